@@ -1,0 +1,313 @@
+"""Checks of the snapshot and of the snapshot against the replay (checks.md).
+
+``check_snapshot`` looks at the saved state alone: fact ids (K001-K003), future ticks
+(K004), BTreeMap key order (K005), interaction metadata (I002-I010), relationship
+values (R001, R004, R005), stress and tolerance (T001, T002). ``check_against_replay``
+compares the snapshot with the state the journal replays to at ``saved_at_tick``
+(J003, and the journal side of I004). ``check_content`` looks at content against the
+save (C004).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .content import Content, fact_category
+from .findings import FindingSink
+from .knowledge import FACT_ID_RE, parse_interaction_id
+from .relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
+from .savefile import Save
+from .timeline import TimelineIndex
+from .types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
+
+I16_MIN, I16_MAX = -(2**15), 2**15 - 1
+
+
+def _fact_path(fact_id: str) -> str:
+    return f"player.knowledge.facts.{fact_id}"
+
+
+def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> None:
+    """Rules that hold on the saved state by itself (see module doc)."""
+    saved_at = save.saved_at_tick
+    _check_key_order(save, sink)
+    sequences: dict[str, list[tuple[int, str]]] = {}
+    in_progress = []
+    for fact_id, fact in save.knowledge.facts.items():
+        path = _fact_path(fact_id)
+        meta = fact.interaction
+        if not FACT_ID_RE.fullmatch(fact_id):
+            sink.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", path)
+        is_interaction = fact_id.startswith("interaction.")
+        if is_interaction and meta is None:
+            sink.add("K002", f"{fact_id} is an interaction fact without Interaction metadata", path + ".metadata")
+        elif not is_interaction and meta is not None:
+            sink.add("K002", f"{fact_id} carries Interaction metadata but is not in the interaction category", path + ".metadata")
+        if fact.acquired_tick > saved_at:
+            sink.add("K004", f"{fact_id}: acquired_tick {fact.acquired_tick} is after saved_at_tick {saved_at}", path + ".acquired_tick", fact.acquired_tick)
+        if not is_interaction:
+            continue
+        parsed = parse_interaction_id(fact_id)
+        if parsed is None or f"{parsed[1]:03d}" != fact_id.rsplit("_", 1)[-1]:
+            sink.add("K003", f"{fact_id!r} is not interaction.{{slug}}_{{NNN}} (kebab-case slug, sequence 001, 002, ...)", path)
+        else:
+            sequences.setdefault(parsed[0], []).append((parsed[1], fact_id))
+        if meta is None:
+            continue
+        _check_interaction(fact_id, fact, meta, parsed, save, content, sink)
+        if meta.interaction_state.in_progress:
+            in_progress.append(fact_id)
+    if len(in_progress) > 1:
+        sink.add("I005", f"{len(in_progress)} interactions are in progress at once: {', '.join(in_progress)}", _fact_path(in_progress[1]), saved_at)
+    for slug, items in sequences.items():
+        numbers = sorted(n for n, _ in items)
+        expected = list(range(1, len(numbers) + 1))
+        if numbers != expected:
+            repeats = sorted({n for n in numbers if numbers.count(n) > 1})
+            missing = sorted(set(expected) - set(numbers))
+            parts = []
+            if missing:
+                parts.append("missing " + ", ".join(f"{n:03d}" for n in missing[:10]))
+            if repeats:
+                parts.append("repeated " + ", ".join(f"{n:03d}" for n in repeats[:10]))
+            if not parts:
+                parts.append("numbers " + ", ".join(f"{n:03d}" for n in numbers[:10]))
+            sink.add("I006", f"interactions with {slug} are not numbered 001, 002, ... without gap or repeat: {'; '.join(parts)}", _fact_path(items[-1][1]))
+    for key, ent in save.knowledge.entities.items():
+        if ent.last_seen_tick > saved_at:
+            sink.add("K004", f"entity {key}: last_seen_tick {ent.last_seen_tick} is after saved_at_tick {saved_at}", f"player.knowledge.entities.{key}.last_seen_tick", ent.last_seen_tick)
+    for sid, npc in save.npcs.items():
+        _check_npc(npc, f"npcs.{sid}", sink)
+
+
+def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: FindingSink) -> None:
+    path = _fact_path(fact_id) + ".metadata.Interaction"
+    state = meta.interaction_state
+    saved_at = save.saved_at_tick
+    npc = save.npcs.get(meta.target_entity)
+    if npc is None:
+        sink.add("I010", f"{fact_id}: target_entity {meta.target_entity} is not an NPC of the save", path + ".target_entity")
+    elif parsed is not None and parsed[0] != npc.slug:
+        sink.add("I007", f"{fact_id}: the FactId names {parsed[0]!r} but target_entity {meta.target_entity} is {npc.slug!r}", path + ".target_entity")
+    if state.in_progress and meta.ended_tick is not None:
+        sink.add("I002", f"{fact_id} is {state.name} (in progress) but has ended_tick {meta.ended_tick}", path + ".ended_tick")
+    if not state.in_progress and meta.ended_tick is None:
+        sink.add("I002", f"{fact_id} is {state.name} but ended_tick is null", path + ".ended_tick")
+    if meta.ended_tick is not None and meta.ended_tick < meta.started_tick:
+        sink.add("I003", f"{fact_id}: ended_tick {meta.ended_tick} is before started_tick {meta.started_tick}", path + ".ended_tick", meta.ended_tick)
+    for name in ("started_tick", "ended_tick"):
+        value = getattr(meta, name)
+        if value is not None and value > saved_at:
+            sink.add("K004", f"{fact_id}: {name} {value} is after saved_at_tick {saved_at}", f"{path}.{name}", value)
+    if state in (InteractionState.Confrontation, InteractionState.ConflictAbandoned) and not meta.confrontation:
+        sink.add("I004", f"{fact_id} is {state.name} but its confrontation flag is false", path + ".confrontation")
+    if state in (InteractionState.Active, InteractionState.WalkedAway) and meta.confrontation:
+        sink.add("I004", f"{fact_id} is {state.name}, which never follows a confrontation, but its confrontation flag is true", path + ".confrontation")
+    wanted = KnowledgeConfidence.Direct if state.in_progress else KnowledgeConfidence.KnowsDetails
+    if fact.confidence != wanted:
+        sink.add(
+            "I008",
+            f"{fact_id} is {state.name} with confidence {fact.confidence.name}; "
+            f"{'in progress must be Direct' if state.in_progress else 'ended must be KnowsDetails (schema §4 decay floor)'}",
+            _fact_path(fact_id) + ".confidence",
+        )
+    if content is not None and content.topics:
+        for k, topic in enumerate(meta.topics):
+            if topic not in content.topics:
+                sink.add("I009", f"{fact_id}: topic {topic!r} is not in global/enums/topics.yaml", f"{path}.topics[{k}]")
+
+
+def _check_npc(npc: NpcState, path: str, sink: FindingSink) -> None:
+    rel = npc.relationship
+    rpath = path + ".relationship"
+    if not math.isfinite(rel.score) or not 0.0 <= rel.score <= 100.0:
+        sink.add("R001", f"{npc.slug}: relationship score {rel.score!r} is outside 0..100", rpath + ".score")
+    for kind in SHARED_REFERENCE_KINDS:
+        items = rel.references(kind)
+        if len(items) > MAX_REFERENCES_PER_KIND:
+            sink.add("R004", f"{npc.slug}: {len(items)} shared {kind}; at most {MAX_REFERENCES_PER_KIND} are kept", f"{rpath}.shared_references.{kind}")
+        dups = sorted({x for x in items if items.count(x) > 1})
+        if dups:
+            sink.add("R004", f"{npc.slug}: shared {kind} repeat {', '.join(repr(d) for d in dups[:5])}", f"{rpath}.shared_references.{kind}")
+    if rel.positive_interactions + rel.negative_interactions > rel.total_interactions:
+        sink.add(
+            "R005",
+            f"{npc.slug}: {rel.positive_interactions} positive + {rel.negative_interactions} negative interactions exceed the total of {rel.total_interactions}",
+            rpath + ".total_interactions",
+        )
+    for name in ("avg_message_length", "conversation_depth_avg"):
+        if getattr(rel, name) < 0:
+            sink.add("R005", f"{npc.slug}: {name} is negative ({getattr(rel, name):g})", f"{rpath}.{name}")
+    for name in ("current_stress", "threshold"):
+        value = getattr(npc.tolerance, name)
+        if not I16_MIN <= value <= I16_MAX:
+            sink.add("T001", f"{npc.slug}: {name} {value} is outside the i16 range", f"{path}.tolerance.{name}")
+    tol = npc.interaction_tolerance
+    tpath = path + ".interaction_tolerance"
+    if not 1 <= tol.walk_away_threshold <= 5:
+        sink.add("T002", f"{npc.slug}: walk_away_threshold {tol.walk_away_threshold} is outside 1..5", tpath + ".walk_away_threshold")
+    if not 0.1 - FLOAT_TOLERANCE <= tol.walk_away_penalty <= 0.5 + FLOAT_TOLERANCE:
+        sink.add("T002", f"{npc.slug}: walk_away_penalty {tol.walk_away_penalty:g} is outside 0.1..0.5", tpath + ".walk_away_penalty")
+    if not I16_MIN <= tol.walk_away_stress_delta <= I16_MAX:
+        sink.add("T002", f"{npc.slug}: walk_away_stress_delta {tol.walk_away_stress_delta} is outside the i16 range", tpath + ".walk_away_stress_delta")
+
+
+def _check_key_order(save: Save, sink: FindingSink) -> None:
+    doc = save.document
+    if not isinstance(doc, dict):
+        return
+    knowledge = (doc.get("player") or {}).get("knowledge") if isinstance(doc.get("player"), dict) else None
+    maps = []
+    if isinstance(knowledge, dict):
+        if isinstance(knowledge.get("facts"), dict):
+            maps.append(("player.knowledge.facts", knowledge["facts"], lambda k: k.encode("utf-8", "surrogatepass"), "by bytes"))
+        if isinstance(knowledge.get("entities"), dict):
+            maps.append(("player.knowledge.entities", knowledge["entities"], _numeric_key, "numerically"))
+    if isinstance(doc.get("npcs"), dict):
+        maps.append(("npcs", doc["npcs"], _numeric_key, "numerically"))
+    for path, mapping, key, how in maps:
+        keys = list(mapping)
+        for a, b in zip(keys, keys[1:]):
+            if key(a) > key(b):
+                sink.add("K005", f"{path}: key {b!r} comes after {a!r}; a BTreeMap writes keys sorted {how}", f"{path}.{b}")
+                break
+
+
+def _numeric_key(key: str):
+    return (0, int(key)) if key.isdigit() else (1, key)
+
+
+def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str], sink: FindingSink) -> None:
+    """J003: the state the journal replays to at ``saved_at_tick`` must be the snapshot.
+
+    Reports the first differing path in the facts, in the entities and in each NPC,
+    with both values. Also I004 for a confrontation flag the journal contradicts.
+    """
+    state = index.at(save.saved_at_tick)
+    tick = save.saved_at_tick
+    replayed = state.knowledge.facts
+    snap = save.knowledge.facts
+    diff = _first_map_diff(snap, replayed, _fact_fields)
+    if diff:
+        key, field, a, b = diff
+        sink.add("J003", f"replay differs from the snapshot at {field or key}: snapshot {a}, replay {b}", f"player.knowledge.facts.{key}{'.' + field if field else ''}", tick)
+    for fact_id, fact in snap.items():
+        meta = fact.interaction
+        if meta is not None and meta.interaction_state is InteractionState.Completed and meta.confrontation != (fact_id in confronted):
+            if fact_id in replayed:
+                sink.add(
+                    "I004",
+                    f"{fact_id}: confrontation flag is {str(meta.confrontation).lower()} but the journal "
+                    f"{'shows' if fact_id in confronted else 'shows no'} InteractionConfrontation",
+                    _fact_path(fact_id) + ".metadata.Interaction.confrontation",
+                )
+    ents = state.knowledge.entities
+    diff = _first_map_diff(save.knowledge.entities, ents, _entity_fields)
+    if diff:
+        key, field, a, b = diff
+        sink.add("J003", f"replay differs from the snapshot at entity {key} {field}: snapshot {a}, replay {b}", f"player.knowledge.entities.{key}{'.' + field if field else ''}", tick)
+    for sid, npc in save.npcs.items():
+        got = state.npc(sid)
+        if got is None:
+            continue
+        for field, a, b in _npc_fields(npc, got):
+            if not _same(a, b):
+                sink.add("J003", f"{npc.slug}: replay differs from the snapshot at {field}: snapshot {_show(a)}, replay {_show(b)}", f"npcs.{sid}.{field}", tick)
+                break
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            return abs(float(a) - float(b)) <= FLOAT_TOLERANCE
+        except (TypeError, ValueError):
+            return False
+    return a == b
+
+
+def _show(v) -> str:
+    if v is None:
+        return "null"
+    if hasattr(v, "name"):
+        return v.name
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, tuple):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return repr(v)
+
+
+def _first_map_diff(snap, replayed, fields):
+    keys = list(snap)
+    rkeys = list(replayed)
+    for key in sorted(set(keys) | set(rkeys), key=lambda k: (type(k) is str, k)):
+        a = snap.get(key)
+        b = replayed.get(key)
+        if a is None:
+            return key, "", "has no such entry", "has it"
+        if b is None:
+            return key, "", "has it", "has no such entry"
+        for field, x, y in fields(a, b):
+            if not _same(x, y):
+                return key, field, _show(x), _show(y)
+    return None
+
+
+def _fact_fields(a, b):
+    yield "confidence", a.confidence, b.confidence
+    yield "source", a.source, b.source
+    yield "state", a.state, b.state
+    yield "acquired_tick", a.acquired_tick, b.acquired_tick
+    ma, mb = a.interaction, b.interaction
+    if (ma is None) != (mb is None):
+        yield "metadata", "Interaction" if ma else None, "Interaction" if mb else None
+        return
+    if ma is None:
+        return
+    for name in ("target_entity", "interaction_state", "started_tick", "ended_tick", "topics", "confrontation", "player_initiated", "location"):
+        yield f"metadata.Interaction.{name}", getattr(ma, name), getattr(mb, name)
+
+
+def _entity_fields(a, b):
+    for name in ("confidence", "source", "state", "relationship", "last_seen_tick"):
+        yield name, getattr(a, name), getattr(b, name)
+
+
+def _npc_fields(a: NpcState, b: NpcState):
+    yield "tolerance.current_stress", a.tolerance.current_stress, b.tolerance.current_stress
+    yield "walk_aways", a.walk_aways, b.walk_aways
+    ra, rb = a.relationship, b.relationship
+    for name in (
+        "score",
+        "total_interactions",
+        "positive_interactions",
+        "negative_interactions",
+        "avg_message_length",
+        "conversation_depth_avg",
+        "first_interaction_tick",
+        "last_interaction_tick",
+    ):
+        yield f"relationship.{name}", getattr(ra, name), getattr(rb, name)
+    for kind in SHARED_REFERENCE_KINDS:
+        yield f"relationship.shared_references.{kind}", ra.references(kind), rb.references(kind)
+
+
+def check_content(content: Content, saves: list[Save], sink: FindingSink) -> None:
+    """C004: prerequisites that name an NPC or a fact category no content or save defines."""
+    npc_slugs = set(content.npcs)
+    categories = {"interaction"}
+    for save in saves:
+        npc_slugs.update(npc.slug for npc in save.npcs.values())
+        categories.update(c for c in (fact_category(f) for f in save.knowledge.facts) if c)
+        for kind, data in zip(save.journal.kinds, save.journal.data):
+            if kind == "FactLearned":
+                cat = fact_category(data["fact_id"])
+                if cat:
+                    categories.add(cat)
+    for line in content.monologues.values():
+        if line.interaction is not None and line.interaction.target_slug not in npc_slugs:
+            sink.add("C004", f"{line.id}: interaction target npc:{line.interaction.target_slug} is not an NPC of the content or the save", line.location)
+        for pre in line.facts:
+            cat = fact_category(pre.fact_id)
+            if cat and cat not in categories:
+                sink.add("C004", f"{line.id}: fact category {cat!r} (in {pre.fact_id}) is not defined by the content or the save", line.location)

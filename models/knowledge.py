@@ -1,0 +1,195 @@
+"""The player's knowledge graph with BTreeMap semantics and the schema's queries.
+
+``KnowledgeGraph`` is the mutable graph the replay builds (facts keyed by FactId in
+UTF-8 byte order, entities keyed by StableId in numeric order, both in
+``sortedcontainers.SortedDict``). The seven interaction queries of schema §5.1 and the
+prefix range of §5.2 live in ``InteractionQueries`` so the same code answers them on
+the live graph and on the read-only view of any past tick (``timeline.KnowledgeAtTick``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from sortedcontainers import SortedDict
+
+from .types import (
+    EntityKnowledge,
+    FactId,
+    FactKnowledge,
+    InteractionMetadata,
+    InteractionState,
+    StableId,
+)
+
+#: FactId grammar (save-format §3): lowercase ``category.topic``, one dot.
+FACT_ID_RE = re.compile(r"[a-z][a-z0-9_-]*\.[a-z0-9][a-z0-9_-]*")
+#: Interaction FactId grammar (schema §3.1): ``interaction.{kebab-slug}_{NNN}``.
+INTERACTION_ID_RE = re.compile(r"interaction\.([a-z0-9]+(?:-[a-z0-9]+)*)_(\d{3,})")
+#: A kebab-case content slug (schema §3.1, ContentSlug).
+SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def interaction_prefix(slug: str) -> str:
+    """The FactId prefix every interaction with ``slug`` shares (schema §5.2)."""
+    return f"interaction.{slug}_"
+
+
+def interaction_fact_id(slug: str, sequence: int) -> FactId:
+    """``interaction.{slug}_{NNN}``: zero-padded to three digits, more past 999 (schema §3.1)."""
+    return f"interaction.{slug}_{sequence:03d}"
+
+
+def parse_interaction_id(fact_id: str) -> tuple[str, int] | None:
+    """Split an interaction FactId into (slug, sequence); None when it is not one."""
+    m = INTERACTION_ID_RE.fullmatch(fact_id)
+    if m is None:
+        return None
+    return m.group(1), int(m.group(2))
+
+
+class InteractionQueries:
+    """Schema §5.1 queries, written once over two primitives.
+
+    Subclasses provide ``slug_for(target)`` (StableId -> content slug),
+    ``interaction_items(slug)`` (the §5.2 prefix range, in key order) and
+    ``active_fact_id()`` (the fact of the interaction in progress, if any).
+    """
+
+    def slug_for(self, target: StableId) -> str | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def interaction_items(self, slug: str) -> Iterator[tuple[FactId, FactKnowledge]]:  # pragma: no cover
+        raise NotImplementedError
+
+    def active_fact_id(self) -> FactId | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fact(self, fact_id: FactId) -> FactKnowledge | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def interaction_facts_for(self, slug: str) -> Iterator[tuple[FactId, InteractionMetadata]]:
+        """Interaction facts with ``slug`` in FactId order: O(log N + K) (schema §5.2)."""
+        for fact_id, fact in self.interaction_items(slug):
+            meta = fact.interaction
+            if meta is not None:
+                yield fact_id, meta
+
+    def _metas(self, target: StableId) -> list[InteractionMetadata]:
+        slug = self.slug_for(target)
+        if slug is None:
+            return []
+        return [meta for _, meta in self.interaction_facts_for(slug)]
+
+    def has_interacted_with(self, target: StableId) -> bool:
+        """Has the player ever interacted with this NPC? (schema §5.1)"""
+        return bool(self._metas(target))
+
+    def interactions_with(self, target: StableId) -> list[InteractionMetadata]:
+        """All interactions with the NPC, ordered by ``started_tick`` (schema §5.1).
+
+        Ties keep FactId sequence order, so ``_1000`` after ``_999``.
+        """
+        slug = self.slug_for(target)
+        if slug is None:
+            return []
+        items = []
+        for fact_id, meta in self.interaction_facts_for(slug):
+            parsed = parse_interaction_id(fact_id)
+            items.append((meta.started_tick, parsed[1] if parsed else 0, meta))
+        items.sort(key=lambda t: (t[0], t[1]))
+        return [meta for _, _, meta in items]
+
+    def last_interaction_with(self, target: StableId) -> InteractionMetadata | None:
+        """The most recent interaction with the NPC, or None (schema §5.1)."""
+        metas = self.interactions_with(target)
+        return metas[-1] if metas else None
+
+    def has_walked_away_from(self, target: StableId) -> bool:
+        """Did the player ever walk away (WalkedAway or ConflictAbandoned)? (schema §5.1)"""
+        return any(m.interaction_state.is_walk_away for m in self._metas(target))
+
+    def interaction_count_with(self, target: StableId) -> int:
+        """How many interactions with the NPC were tracked (schema §5.1)."""
+        return len(self._metas(target))
+
+    def has_confronted(self, target: StableId) -> bool:
+        """Was any interaction with the NPC a confrontation? (schema §5.1)"""
+        return any(m.confrontation for m in self._metas(target))
+
+    def active_interaction(self) -> InteractionMetadata | None:
+        """The interaction in progress (Active or Confrontation), or None (schema §5.1)."""
+        fact_id = self.active_fact_id()
+        if fact_id is None:
+            return None
+        fact = self.fact(fact_id)
+        return fact.interaction if fact is not None else None
+
+    def next_interaction_sequence(self, slug: str) -> int:
+        """Sequence number for a new interaction with ``slug``: existing count + 1 (schema §7.3)."""
+        return sum(1 for _ in self.interaction_items(slug)) + 1
+
+
+class KnowledgeGraph(InteractionQueries):
+    """A mutable knowledge graph (save-format §3) with BTreeMap ordering.
+
+    Attributes:
+        facts: FactId -> FactKnowledge, sorted by UTF-8 bytes (= code points).
+        entities: StableId -> EntityKnowledge, sorted numerically.
+    """
+
+    def __init__(self, slugs: Mapping[StableId, str] | None = None) -> None:
+        self.facts: SortedDict = SortedDict()
+        self.entities: SortedDict = SortedDict()
+        self._slugs: dict[StableId, str] = dict(slugs or {})
+        self._active: FactId | None = None
+
+    def slug_for(self, target: StableId) -> str | None:
+        return self._slugs.get(target)
+
+    def set_fact(self, fact_id: FactId, fact: FactKnowledge) -> None:
+        """Insert or replace a fact, keeping the in-progress index current."""
+        self.facts[fact_id] = fact
+        meta = fact.interaction
+        if meta is not None:
+            if meta.interaction_state.in_progress:
+                self._active = fact_id
+            elif self._active == fact_id:
+                self._active = None
+
+    def fact(self, fact_id: FactId) -> FactKnowledge | None:
+        return self.facts.get(fact_id)
+
+    def interaction_items(self, slug: str) -> Iterator[tuple[FactId, FactKnowledge]]:
+        prefix = interaction_prefix(slug)
+        for fact_id in self.facts.irange(minimum=prefix):
+            if not fact_id.startswith(prefix):
+                break
+            yield fact_id, self.facts[fact_id]
+
+    def active_fact_id(self) -> FactId | None:
+        return self._active
+
+    def in_progress(self) -> list[FactId]:
+        """Every fact whose interaction is in progress (more than one is an I005 fault)."""
+        return [
+            fid
+            for fid, fact in self.facts.items()
+            if fact.interaction is not None and fact.interaction.interaction_state.in_progress
+        ]
+
+    def facts_in_category(self, category: str) -> list[tuple[FactId, FactKnowledge]]:
+        """Facts whose FactId starts with ``category.``, in key order."""
+        prefix = category + "."
+        out = []
+        for fact_id in self.facts.irange(minimum=prefix):
+            if not fact_id.startswith(prefix):
+                break
+            out.append((fact_id, self.facts[fact_id]))
+        return out
+
+    def set_entity(self, entity: StableId, knowledge: EntityKnowledge) -> None:
+        """Insert or replace what the player knows of an entity."""
+        self.entities[entity] = knowledge
+

@@ -1,0 +1,196 @@
+"""Monologue pools and their prerequisites (schema §5.4 and §6).
+
+A line is eligible at a tick when every prerequisite holds in the knowledge graph
+of that tick: each ``facts`` item is known at least at ``min_confidence``, and the
+``interaction`` item (at most one) counts at least ``min_count`` interactions with
+the target NPC, in the given state when one is named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .content import (
+    FactPrerequisite,
+    InteractionPrerequisite,
+    MarkedDict,
+    MonologueLine,
+    _rel,
+    _str_list,
+    _text,
+    _where,
+    load_yaml,
+)
+from .findings import FindingSink
+from .knowledge import FACT_ID_RE, InteractionQueries
+from .types import InteractionState, KnowledgeConfidence
+
+#: Keys a prerequisites object may have (save-format §7: facts, at most one interaction).
+PREREQUISITE_KEYS = frozenset({"facts", "interaction"})
+INTERACTION_KEYS = frozenset({"target", "state", "min_count"})
+FACT_KEYS = frozenset({"fact_id", "min_confidence"})
+CONFIDENCE_BY_SNAKE = {c.snake: c for c in KnowledgeConfidence}
+
+
+def load_pool(root: Path, path: Path, sink: FindingSink) -> list[MonologueLine]:
+    """Read one monologue pool file; C001 for YAML problems, C003 for prerequisites.
+
+    Lines whose prerequisites break the schema are kept without the broken part so
+    the rest of the pool still shows; the finding says what was ignored.
+    """
+    rel = _rel(root, path)
+    data = load_yaml(path, root, sink)
+    if data is None:
+        return []
+    if isinstance(data, dict) and isinstance(data.get("lines"), list):
+        data = data["lines"]
+    if not isinstance(data, list):
+        sink.add("C001", f"{rel}: a monologue pool must be a list of lines", _where(rel, data))
+        return []
+    lines = []
+    for index, item in enumerate(data):
+        if not isinstance(item, dict):
+            sink.add("C001", f"{rel}: line {index + 1} of the pool is not a mapping", _where(rel, data))
+            continue
+        line_id = _text(item.get("id")).strip()
+        where = _where(rel, item, "id" if "id" in item else None)
+        if not line_id:
+            sink.add("C001", f"{rel}: line {index + 1} of the pool has no id", where)
+            continue
+        facts, interaction = _parse_prerequisites(item.get("prerequisites"), rel, line_id, item, sink)
+        lines.append(
+            MonologueLine(
+                id=line_id,
+                text=_text(item.get("text")).strip(),
+                trigger=_text(item.get("trigger")),
+                facts=facts,
+                interaction=interaction,
+                tags=tuple(_str_list(item.get("tags"))),
+                pool=path.stem,
+                location=where,
+            )
+        )
+    return lines
+
+
+def _parse_prerequisites(value, rel: str, line_id: str, item: dict, sink: FindingSink):
+    facts: list[FactPrerequisite] = []
+    interaction = None
+    if value is None:
+        return (), None
+    where = _where(rel, item, "prerequisites")
+    if not isinstance(value, dict):
+        sink.add("C003", f"{rel}: {line_id}: prerequisites must be a mapping", where)
+        return (), None
+    for key in value:
+        if key not in PREREQUISITE_KEYS:
+            sink.add(
+                "C003",
+                f"{rel}: {line_id}: unknown prerequisite key {key!r} (allowed: facts, interaction); ignored",
+                _where(rel, value, key),
+            )
+    raw_facts = value.get("facts")
+    if raw_facts is not None:
+        if not isinstance(raw_facts, list):
+            sink.add("C003", f"{rel}: {line_id}: 'facts' must be a list", _where(rel, value, "facts"))
+        else:
+            for fact in raw_facts:
+                parsed = _parse_fact_prerequisite(fact, rel, line_id, raw_facts, sink)
+                if parsed is not None:
+                    facts.append(parsed)
+    if "interaction" in value:
+        interaction = _parse_interaction_prerequisite(value["interaction"], rel, line_id, value, sink)
+    return tuple(facts), interaction
+
+
+def _parse_fact_prerequisite(fact, rel, line_id, parent, sink) -> FactPrerequisite | None:
+    where = _where(rel, fact if isinstance(fact, MarkedDict) else parent)
+    if not isinstance(fact, dict):
+        sink.add("C003", f"{rel}: {line_id}: each 'facts' item must be a mapping with fact_id and min_confidence", where)
+        return None
+    for key in fact:
+        if key not in FACT_KEYS:
+            sink.add("C003", f"{rel}: {line_id}: unknown key {key!r} in a facts item", _where(rel, fact, key))
+    fact_id = _text(fact.get("fact_id"))
+    if not FACT_ID_RE.fullmatch(fact_id):
+        sink.add("C003", f"{rel}: {line_id}: fact_id {fact_id!r} is not category.topic", _where(rel, fact, "fact_id"))
+        return None
+    raw = _text(fact.get("min_confidence") or "knows_of")
+    confidence = CONFIDENCE_BY_SNAKE.get(raw)
+    if confidence is None:
+        sink.add(
+            "C003",
+            f"{rel}: {line_id}: min_confidence {raw!r} is not one of {', '.join(CONFIDENCE_BY_SNAKE)}",
+            _where(rel, fact, "min_confidence"),
+        )
+        return None
+    return FactPrerequisite(fact_id, confidence)
+
+
+def _parse_interaction_prerequisite(raw, rel, line_id, parent, sink) -> InteractionPrerequisite | None:
+    where = _where(rel, parent, "interaction")
+    if isinstance(raw, list):
+        sink.add("C003", f"{rel}: {line_id}: 'interaction' is one object, not a list (schema §9.1: one interaction prerequisite per line)", where)
+        return None
+    if not isinstance(raw, dict):
+        sink.add("C003", f"{rel}: {line_id}: 'interaction' must be a mapping with a target", where)
+        return None
+    ok = True
+    for key in raw:
+        if key not in INTERACTION_KEYS:
+            sink.add("C003", f"{rel}: {line_id}: unknown key {key!r} in the interaction prerequisite", _where(rel, raw, key))
+            ok = False
+    target = _text(raw.get("target"))
+    if not target.startswith("npc:") or not target[4:]:
+        sink.add("C003", f"{rel}: {line_id}: interaction target {target!r} must be 'npc:<slug>'", _where(rel, raw, "target" if "target" in raw else None))
+        return None
+    state = None
+    if raw.get("state") is not None:
+        state = InteractionState.from_snake(_text(raw["state"]))
+        if state is None:
+            names = ", ".join(s.snake for s in InteractionState)
+            sink.add("C003", f"{rel}: {line_id}: unknown interaction state {raw['state']!r} (one of {names})", _where(rel, raw, "state"))
+            ok = False
+    min_count = raw.get("min_count", 1)
+    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
+        sink.add("C003", f"{rel}: {line_id}: min_count must be a whole number of at least 1, found {min_count!r}", _where(rel, raw, "min_count"))
+        ok = False
+    if not ok:
+        return None
+    return InteractionPrerequisite(target[4:], state, min_count)
+
+
+@dataclass(frozen=True, slots=True)
+class Eligibility:
+    """Whether a line may fire at a tick, and the prerequisites that fail (in words)."""
+
+    eligible: bool
+    failing: tuple[str, ...]
+
+
+def evaluate(line: MonologueLine, knowledge: InteractionQueries) -> Eligibility:
+    """Check a line's prerequisites against the knowledge graph of one tick (schema §6).
+
+    Args:
+        line: the monologue line.
+        knowledge: a KnowledgeGraph or a KnowledgeAtTick view.
+    """
+    failing = []
+    for pre in line.facts:
+        fact = knowledge.fact(pre.fact_id)
+        if fact is None:
+            failing.append(f"{pre.fact_id} is not known (needs {pre.min_confidence.snake})")
+        elif fact.confidence < pre.min_confidence:
+            failing.append(f"{pre.fact_id} is {fact.confidence.snake}, needs {pre.min_confidence.snake}")
+    inter = line.interaction
+    if inter is not None:
+        count = sum(
+            1
+            for _, meta in knowledge.interaction_facts_for(inter.target_slug)
+            if inter.state is None or meta.interaction_state is inter.state
+        )
+        if count < inter.min_count:
+            what = f"{inter.state.snake} " if inter.state else ""
+            failing.append(f"{count} {what}interaction(s) with {inter.target_slug}, needs {inter.min_count}")
+    return Eligibility(not failing, tuple(failing))

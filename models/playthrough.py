@@ -1,0 +1,137 @@
+"""Opening a save with its content: read, replay, index and check in one step.
+
+``Playthrough.open`` is what the command line and the app both use. It never raises
+on bad input: an unreadable save gives a Playthrough with ``readable`` False and the
+findings that say why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .checks import check_against_replay, check_content, check_snapshot
+from .content import Content, load_content
+from .findings import Finding, FindingSink, Severity
+from .replay import replay
+from .savefile import Save, load_save
+from .timeline import StateAtTick, TimelineIndex
+
+#: The content folder shipped with the tool (the sample campaign).
+BUNDLED_CONTENT = Path(__file__).resolve().parent.parent / "sample_saves" / "content"
+#: The sample save opened when the app starts without one.
+BUNDLED_SAVE = Path(__file__).resolve().parent.parent / "sample_saves" / "evening.json"
+
+
+def default_content_dir(save_path: Path) -> Path:
+    """``content/`` beside the save when it exists, else the bundled sample content."""
+    beside = Path(save_path).resolve().parent / "content"
+    return beside if beside.is_dir() else BUNDLED_CONTENT
+
+
+class Cancelled(Exception):
+    """Raised by ``Playthrough.open`` when its ``cancelled`` callback says so."""
+
+
+@dataclass
+class Playthrough:
+    """A save, its content, the replayed timeline and every finding.
+
+    Attributes:
+        save: the parsed save.
+        content: the content folder it was read with.
+        index: the timeline (None when the save was unreadable).
+        findings: all findings, ordered by tick then code.
+    """
+
+    save: Save
+    content: Content
+    index: TimelineIndex | None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def readable(self) -> bool:
+        """False when the save could not be read at all."""
+        return self.index is not None
+
+    @property
+    def has_errors(self) -> bool:
+        """True when any finding is an error (``check`` exits 1)."""
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    def state_at(self, tick: int) -> StateAtTick:
+        """The narrative state at ``tick``.
+
+        Raises:
+            ValueError: when the save was unreadable.
+        """
+        if self.index is None:
+            raise ValueError(f"{self.save.label} could not be read")
+        return self.index.at(tick)
+
+    @property
+    def last_tick(self) -> int:
+        """The last tick worth showing: ``saved_at_tick`` or the last journal tick."""
+        if self.index is None:
+            return 0
+        return max(self.save.saved_at_tick, self.index.last_tick)
+
+    @property
+    def first_tick(self) -> int:
+        """The first journal tick (0 for an empty journal)."""
+        return self.index.first_tick if self.index is not None else 0
+
+    def npc_name(self, stable_id: int) -> str:
+        """Display name of an NPC (profile name, else its slug), or the player's name."""
+        if stable_id == self.save.player.stable_id:
+            return self.save.player.name or "Player"
+        npc = self.save.npcs.get(stable_id)
+        if npc is None:
+            return str(stable_id)
+        return self.content.npc_name(npc.slug)
+
+    @classmethod
+    def open(cls, path: Path, content_dir: Path | None = None, *, progress=None, cancelled=None) -> "Playthrough":
+        """Read, replay and check a save (read-only).
+
+        Args:
+            path: the save (``.json`` or ``.json.gz``).
+            content_dir: the content folder; default ``default_content_dir(path)``.
+            progress: optional callable(fraction 0..1, message).
+            cancelled: optional callable returning True to stop early (raises Cancelled).
+        """
+        path = Path(path)
+        content_dir = Path(content_dir) if content_dir is not None else default_content_dir(path)
+
+        def report(fraction, message):
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            if progress is not None:
+                progress(fraction, message)
+
+        report(0.0, f"reading {path.name}")
+        save = load_save(path)
+        report(0.3, "reading content")
+        content = load_content(content_dir)
+        return cls.build(save, content, report)
+
+    @classmethod
+    def build(cls, save: Save, content: Content, report=None) -> "Playthrough":
+        """Replay and check an already parsed save against content."""
+        report = report or (lambda fraction, message: None)
+        sink = FindingSink()
+        sink.extend(save.findings)
+        if not save.readable:
+            return cls(save, content, None, _ordered(sink.close()))
+        check_snapshot(save, content, sink)
+        report(0.35, "replaying the journal")
+        result = replay(save, content, sink, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"))
+        check_against_replay(save, result.index, result.confrontation_seen, sink)
+        check_content(content, [save], sink)
+        findings = content.findings + sink.close()
+        report(1.0, "ready")
+        return cls(save, content, result.index, _ordered(findings))
+
+
+def _ordered(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.tick is not None, f.tick or 0, f.code))

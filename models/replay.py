@@ -1,0 +1,450 @@
+"""Journal replay: the game's rules applied entry by entry, checked as they go.
+
+``replay(save, content)`` starts from the initial state of save-format §5 (empty
+knowledge graph; each NPC at stress 0, score 0, counters 0, tolerance and interaction
+tolerance as in the snapshot), applies every journal entry in file order, records
+each change in a ``TimelineIndex`` and reports what breaks a rule: I001/I005/I009-I011
+(interactions, schema §3.2), R001-R004 (relationship seed), T001/T003/T004 (tolerance,
+schema §8.1), J001/J002/J004 (journal), K001/K002 (fact ids) and M001/M002 (monologues).
+Faulty entries are applied where the journal shows the game did so, so views show
+what the game did; entries naming unknown things are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from .content import Content
+from .findings import FindingSink
+from .knowledge import FACT_ID_RE, KnowledgeGraph, interaction_fact_id
+from .monologue import evaluate
+from .relationship import add_shared_reference, apply_penalty, clamp_score, close_enough, record_interaction, score_delta
+from .savefile import Save
+from .timeline import DialogueRecord, TimelineIndex, TransitionRecord
+from .types import (
+    SHARED_REFERENCE_KINDS,
+    FactKnowledge,
+    FactMetadata,
+    InteractionMetadata,
+    InteractionState,
+    KnowledgeConfidence,
+    KnowledgeSource,
+    KnowledgeState,
+    EntityKnowledge,
+    NpcState,
+    Relationship,
+    ToleranceThreshold,
+    is_legal_transition,
+)
+
+I16_MIN, I16_MAX = -(2**15), 2**15 - 1
+S = InteractionState
+
+
+@dataclass
+class _WalkAwayDue:
+    """What a walk-away at ``tick`` obliges the journal to show at the same tick (save-format §5)."""
+
+    npc: int
+    tick: int
+    index: int
+    ordinal: int
+    stress_seen: bool = False
+    penalty_seen: bool = False
+
+
+@dataclass
+class ReplayResult:
+    """What a replay produced: the index, the findings and the final live graph."""
+
+    index: TimelineIndex
+    knowledge: KnowledgeGraph
+    npcs: dict[int, NpcState]
+    confrontation_seen: set[str]
+
+
+def initial_npc(snapshot: NpcState) -> NpcState:
+    """The replay's starting state of an NPC (save-format §5): stress 0, score 0,
+    counters 0, no walk-aways; threshold and interaction tolerance from the snapshot."""
+    return NpcState(
+        stable_id=snapshot.stable_id,
+        slug=snapshot.slug,
+        tolerance=ToleranceThreshold(0, snapshot.tolerance.threshold),
+        interaction_tolerance=snapshot.interaction_tolerance,
+        relationship=Relationship(),
+        walk_aways=0,
+    )
+
+
+class _Replayer:
+    def __init__(self, save: Save, content: Content | None, sink: FindingSink, progress=None) -> None:
+        self.save = save
+        self.content = content
+        self.sink = sink
+        self.progress = progress
+        self.index = TimelineIndex(slugs=save.slugs)
+        self.kg = KnowledgeGraph(save.slugs)
+        self.npcs: dict[int, NpcState] = {}
+        self.in_progress: dict[int, str] = {}  # NPC -> FactId of its interaction in progress
+        self.latest: dict[int, str] = {}  # NPC -> FactId of its latest interaction
+        self.confronted: set[str] = set()
+        self.due: list[_WalkAwayDue] = []
+        self.monologue_due: list[tuple[int, int, str]] = []
+        self.tick = 0
+        for sid, npc in save.npcs.items():
+            self.npcs[sid] = initial_npc(npc)
+            self.index.record_npc(0, self.npcs[sid])
+
+    # ----- helpers -----
+    def add(self, code, message, location, tick=None):
+        self.sink.add(code, message, location, self.tick if tick is None else tick)
+
+    def npc_name(self, sid: int) -> str:
+        npc = self.npcs.get(sid)
+        return npc.slug if npc else str(sid)
+
+    def target_npc(self, sid, where: str) -> NpcState | None:
+        npc = self.npcs.get(sid)
+        if npc is None:
+            self.add("I010", f"the event names target {sid}, which is not an NPC of the save", where)
+        return npc
+
+    def set_npc(self, position: int, npc: NpcState) -> None:
+        self.npcs[npc.stable_id] = npc
+        self.index.record_npc(position, npc)
+
+    def set_fact(self, position: int, fact_id: str, fact: FactKnowledge) -> None:
+        self.kg.set_fact(fact_id, fact)
+        self.index.record_fact(position, fact_id, fact)
+
+    def move(self, i: int, npc: NpcState, fact_id: str, source, target: InteractionState, where: str) -> bool:
+        legal = is_legal_transition(source, target)
+        if not legal:
+            src = source.name if source else "(nothing)"
+            self.add("I001", f"{npc.slug}: {fact_id} moves {src} → {target.name}, which schema §3.2 forbids", where)
+        self.index.transitions.append(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
+        return legal
+
+    # ----- the loop -----
+    def run(self) -> None:
+        journal = self.save.journal
+        saved_at = self.save.saved_at_tick
+        ticks_out = self.index.ticks
+        self.index.kinds = journal.kinds
+        handlers = {name: getattr(self, "on_" + name) for name in _HANDLED}
+        total = len(journal)
+        step = max(1, total // 100)
+        current = None
+        for i, (tick, kind, data) in enumerate(zip(journal.ticks, journal.kinds, journal.data)):
+            if tick is None:
+                tick = current if current is not None else 0
+            elif current is not None and tick < current:
+                self.add("J001", f"journal tick {tick} comes after tick {current}: ticks never decrease", f"journal[{i}].tick", tick)
+            if current is None or tick > current:
+                if current is not None:
+                    self.settle()
+                current = tick
+            self.tick = tick
+            ticks_out.append(current)
+            if tick > saved_at:
+                self.add("J002", f"journal entry at tick {tick} is after saved_at_tick {saved_at}", f"journal[{i}].tick", tick)
+            if kind is not None:
+                handlers[kind](i, data, f"journal[{i}].event.{kind}")
+            if self.progress is not None and i % step == 0:
+                self.progress(i, total)
+        self.settle()
+
+    def settle(self) -> None:
+        """End of a tick: walk-away obligations and monologue prerequisites are judged."""
+        for due in self.due:
+            npc = self.npcs[due.npc]
+            tol = npc.interaction_tolerance
+            where = f"journal[{due.index}]"
+            if not due.stress_seen:
+                self.add(
+                    "T003",
+                    f"{npc.slug}: walk-away #{due.ordinal} at tick {due.tick} has no StressChanged (cause walk_away, "
+                    f"delta {tol.walk_away_stress_delta}) at the same tick",
+                    where,
+                    due.tick,
+                )
+            if due.ordinal > tol.walk_away_threshold and not due.penalty_seen:
+                self.add(
+                    "T004",
+                    f"{npc.slug}: walk-away #{due.ordinal} is past the threshold of {tol.walk_away_threshold} "
+                    f"but no WalkAwayPenalty of {tol.walk_away_penalty:g} follows at tick {due.tick}",
+                    where,
+                    due.tick,
+                )
+        self.due.clear()
+        for i, mtick, line_id in self.monologue_due:
+            line = self.content.monologues.get(line_id) if self.content else None
+            if line is None:
+                continue
+            result = evaluate(line, self.kg)
+            if not result.eligible:
+                self.add(
+                    "M001",
+                    f"monologue {line_id!r} fired at tick {mtick} but its prerequisites did not hold: " + "; ".join(result.failing),
+                    f"journal[{i}].event.MonologueFired.line_id",
+                    mtick,
+                )
+        self.monologue_due.clear()
+
+    # ----- interaction events (schema §7.2) -----
+    def on_InteractionStarted(self, i, d, where):
+        npc = self.target_npc(d["target"], where + ".target")
+        if npc is None:
+            return
+        for other_sid, other_fid in self.in_progress.items():
+            self.add("I005", f"{npc.slug}: a conversation starts while {other_fid} is still in progress", where)
+        seq = self.kg.next_interaction_sequence(npc.slug)
+        fact_id = interaction_fact_id(npc.slug, seq)
+        meta = InteractionMetadata(
+            target_entity=npc.stable_id,
+            interaction_state=S.Active,
+            started_tick=self.tick,
+            ended_tick=None,
+            topics=(),
+            confrontation=False,
+            player_initiated=d["player_initiated"],
+            location=d["location"],
+        )
+        self.move(i, npc, fact_id, None, S.Active, where)
+        fact = FactKnowledge(KnowledgeConfidence.Direct, KnowledgeSource.DirectObservation, KnowledgeState.Active, self.tick, FactMetadata(meta))
+        self.set_fact(i + 1, fact_id, fact)
+        self.in_progress[npc.stable_id] = fact_id
+        self.latest[npc.stable_id] = fact_id
+        self.index.active.set(i + 1, fact_id)
+
+    def _current(self, i, d, where, target_state: InteractionState):
+        npc = self.target_npc(d["target"], where + ".target")
+        if npc is None:
+            return None
+        fact_id = self.in_progress.get(npc.stable_id)
+        if fact_id is None:
+            latest = self.latest.get(npc.stable_id)
+            if latest is None:
+                self.add("I011", f"{npc.slug}: {target_state.name} event but no conversation with them is in progress", where)
+            else:
+                prior = self.kg.facts[latest].interaction.interaction_state
+                self.move(i, npc, latest, prior, target_state, where)
+            return None
+        return npc, fact_id, self.kg.facts[fact_id]
+
+    def _end(self, i, npc, fact_id, fact, state: InteractionState, **changes):
+        meta = replace(fact.interaction, interaction_state=state, **changes)
+        confidence = fact.confidence
+        if not state.in_progress:
+            meta = replace(meta, ended_tick=self.tick)
+            confidence = KnowledgeConfidence.KnowsDetails
+            del self.in_progress[npc.stable_id]
+            if self.index.active.values[-1] == fact_id:
+                self.index.active.set(i + 1, next(iter(self.in_progress.values()), None))
+        self.set_fact(i + 1, fact_id, replace(fact, confidence=confidence, metadata=FactMetadata(meta)))
+        return meta
+
+    def on_InteractionConfrontation(self, i, d, where):
+        cur = self._current(i, d, where, S.Confrontation)
+        if cur is None:
+            return
+        npc, fact_id, fact = cur
+        self.move(i, npc, fact_id, fact.interaction.interaction_state, S.Confrontation, where)
+        self.confronted.add(fact_id)
+        self._end(i, npc, fact_id, fact, S.Confrontation, confrontation=True)
+
+    def on_InteractionCompleted(self, i, d, where):
+        topics = d["topics"]
+        if self.content is not None and self.content.topics:
+            for k, topic in enumerate(topics):
+                if topic not in self.content.topics:
+                    self.add("I009", f"topic {topic!r} is not in global/enums/topics.yaml", f"{where}.topics[{k}]")
+        cur = self._current(i, d, where, S.Completed)
+        if cur is None:
+            return
+        npc, fact_id, fact = cur
+        self.move(i, npc, fact_id, fact.interaction.interaction_state, S.Completed, where)
+        self._end(i, npc, fact_id, fact, S.Completed, topics=tuple(topics))
+
+    def _walk_away(self, i, d, where, state: InteractionState):
+        cur = self._current(i, d, where, state)
+        if cur is None:
+            return
+        npc, fact_id, fact = cur
+        self.move(i, npc, fact_id, fact.interaction.interaction_state, state, where)
+        self._end(i, npc, fact_id, fact, state)
+        npc = replace(npc, walk_aways=npc.walk_aways + 1)
+        self.set_npc(i + 1, npc)
+        self.due.append(_WalkAwayDue(npc.stable_id, self.tick, i, npc.walk_aways))
+
+    def on_InteractionWalkedAway(self, i, d, where):
+        self._walk_away(i, d, where, S.WalkedAway)
+
+    def on_InteractionConflictAbandoned(self, i, d, where):
+        self._walk_away(i, d, where, S.ConflictAbandoned)
+
+    # ----- facts and entities -----
+    def on_FactLearned(self, i, d, where):
+        fact_id = d["fact_id"]
+        if not FACT_ID_RE.fullmatch(fact_id):
+            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id")
+        elif fact_id.startswith("interaction."):
+            self.add("K002", f"{fact_id} is learned as an ordinary fact but interaction facts need interaction metadata", where + ".fact_id")
+        self.set_fact(i + 1, fact_id, FactKnowledge(d["confidence"], d["source"], KnowledgeState.Active, self.tick, None))
+
+    def on_FactUpdated(self, i, d, where):
+        fact_id = d["fact_id"]
+        fact = self.kg.facts.get(fact_id)
+        if fact is None:
+            self.add("J004", f"FactUpdated names {fact_id!r}, which the player does not know at this point", where + ".fact_id")
+            return
+        confidence = d["confidence"] if d["confidence"] is not None else fact.confidence
+        state = d["state"] if d["state"] is not None else fact.state
+        meta = fact.interaction
+        if meta is not None and d["confidence"] is not None:
+            wanted = KnowledgeConfidence.Direct if meta.interaction_state.in_progress else KnowledgeConfidence.KnowsDetails
+            if confidence != wanted:
+                self.add("I008", f"{fact_id} ({meta.interaction_state.name}) set to {confidence.name}; it must stay {wanted.name}", where + ".confidence")
+        self.set_fact(i + 1, fact_id, replace(fact, confidence=confidence, state=state))
+
+    def on_EntityObserved(self, i, d, where):
+        value = EntityKnowledge(d["confidence"], d["source"], KnowledgeState.Active, d["relationship"], self.tick)
+        self.kg.set_entity(d["entity"], value)
+        self.index.record_entity(i + 1, d["entity"], value)
+
+    # ----- relationship (relationship seed) -----
+    def on_RelationshipInteraction(self, i, d, where):
+        npc = self.target_npc(d["target"], where + ".target")
+        if npc is None:
+            return
+        rel = npc.relationship
+        expected = score_delta(d["sentiment"], d["message_length"], d["conversation_turns"])
+        if not close_enough(expected, d["delta"]):
+            self.add(
+                "R002",
+                f"{npc.slug}: delta {d['delta']:g} is not the formula's {expected:.4f} for sentiment {d['sentiment']:g}, "
+                f"length {d['message_length']}, turns {d['conversation_turns']}",
+                where + ".delta",
+            )
+        self._check_score(npc, rel.score + d["delta"], d["score_after"], f"{rel.score:g} + {d['delta']:g}", where)
+        rel = record_interaction(
+            rel,
+            tick=self.tick,
+            sentiment=d["sentiment"],
+            message_length=d["message_length"],
+            conversation_turns=d["conversation_turns"],
+            score_after=float(d["score_after"]),
+        )
+        self.set_npc(i + 1, replace(npc, relationship=rel))
+
+    def _check_score(self, npc, raw, after, how, where):
+        if not math.isfinite(after) or not 0.0 <= after <= 100.0:
+            self.add("R001", f"{npc.slug}: score_after {after!r} is outside 0..100", where + ".score_after")
+        expected = clamp_score(raw)
+        if not close_enough(expected, after):
+            self.add("R003", f"{npc.slug}: score_after {after:g} should be {expected:.4f} ({how}, clamped to 0..100)", where + ".score_after")
+
+    def on_WalkAwayPenalty(self, i, d, where):
+        npc = self.target_npc(d["target"], where + ".target")
+        if npc is None:
+            return
+        tol = npc.interaction_tolerance
+        due = next((x for x in self.due if x.npc == npc.stable_id and not x.penalty_seen), None)
+        if due is None:
+            self.add("T004", f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick", where)
+        else:
+            due.penalty_seen = True
+            if due.ordinal <= tol.walk_away_threshold:
+                self.add(
+                    "T004",
+                    f"{npc.slug}: walk-away #{due.ordinal} is within the threshold of {tol.walk_away_threshold}, yet it is penalised",
+                    where,
+                )
+        if not close_enough(d["penalty"], tol.walk_away_penalty):
+            self.add("T004", f"{npc.slug}: penalty {d['penalty']:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty")
+        rel = npc.relationship
+        self._check_score(npc, max(0.0, rel.score - d["penalty"]), d["score_after"], f"{rel.score:g} − {d['penalty']:g}", where)
+        self.set_npc(i + 1, replace(npc, relationship=apply_penalty(rel, d["penalty"], float(d["score_after"]))))
+
+    def on_StressChanged(self, i, d, where):
+        npc = self.target_npc(d["target"], where + ".target")
+        if npc is None:
+            return
+        before = npc.tolerance.current_stress
+        after = d["current_stress"]
+        if not I16_MIN <= after <= I16_MAX:
+            self.add("T001", f"{npc.slug}: stress {after} is outside the i16 range", where + ".current_stress")
+        elif after != before + d["delta"]:
+            self.add("T001", f"{npc.slug}: stress {before} + delta {d['delta']} is {before + d['delta']}, but the entry says {after}", where + ".current_stress")
+        if d["cause"] == "walk_away":
+            tol = npc.interaction_tolerance
+            due = next((x for x in self.due if x.npc == npc.stable_id and not x.stress_seen), None)
+            if due is not None:
+                due.stress_seen = True
+                if d["delta"] != tol.walk_away_stress_delta:
+                    self.add("T003", f"{npc.slug}: walk-away stress delta {d['delta']} is not walk_away_stress_delta {tol.walk_away_stress_delta}", where + ".delta")
+        self.set_npc(i + 1, replace(npc, tolerance=replace(npc.tolerance, current_stress=after)))
+
+    def on_SharedReferenceAdded(self, i, d, where):
+        npc = self.target_npc(d["target"], where + ".target")
+        if npc is None:
+            return
+        if d["kind"] not in SHARED_REFERENCE_KINDS:
+            self.add("F002", f"shared reference kind {d['kind']!r} is not one of jokes, nicknames, memories", where + ".kind")
+            return
+        rel = add_shared_reference(npc.relationship, d["kind"], d["content"])
+        self.set_npc(i + 1, replace(npc, relationship=rel))
+
+    # ----- story -----
+    def on_DialogueLine(self, i, d, where):
+        speaker = d["speaker"]
+        if speaker != self.save.player.stable_id and speaker not in self.npcs:
+            self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save", where + ".speaker")
+        active = self.index.active.values[-1]
+        conversation = self.kg.facts[active].interaction.target_entity if active else None
+        self.index.record_dialogue(DialogueRecord(i, self.tick, speaker, d["text"], conversation))
+
+    def on_MonologueFired(self, i, d, where):
+        line_id = d["line_id"]
+        self.index.monologues_fired.append((i, self.tick, line_id))
+        if self.content is not None and line_id not in self.content.monologues:
+            self.add("M002", f"monologue line {line_id!r} is not defined by any pool in monologues/", where + ".line_id")
+            return
+        self.monologue_due.append((i, self.tick, line_id))
+
+
+_HANDLED = (
+    "InteractionStarted",
+    "InteractionConfrontation",
+    "InteractionCompleted",
+    "InteractionWalkedAway",
+    "InteractionConflictAbandoned",
+    "FactLearned",
+    "FactUpdated",
+    "EntityObserved",
+    "RelationshipInteraction",
+    "WalkAwayPenalty",
+    "StressChanged",
+    "SharedReferenceAdded",
+    "DialogueLine",
+    "MonologueFired",
+)
+
+
+def replay(save: Save, content: Content | None, sink: FindingSink | None = None, progress=None) -> ReplayResult:
+    """Replay a save's journal from the initial state, indexing every change.
+
+    Args:
+        save: a readable save.
+        content: the content folder (for topics, monologues); None skips those checks.
+        sink: where findings go (a fresh one when None).
+        progress: optional callable(done, total) called about 100 times.
+
+    Returns:
+        ReplayResult with the TimelineIndex. Never raises on bad input.
+    """
+    sink = sink if sink is not None else FindingSink()
+    r = _Replayer(save, content, sink, progress)
+    r.run()
+    return ReplayResult(r.index, r.kg, r.npcs, r.confronted)

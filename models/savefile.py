@@ -1,0 +1,625 @@
+"""Turning a parsed save document into typed values (save-format §2-§6).
+
+``parse_save`` checks the shape of every field it reads (F002, with a JSON path) and
+the format marker (F003), converts serde enum shapes to the enums of ``types`` and
+keeps going with whatever it could read: a bad fact is skipped, a bad journal event
+is kept as an ``invalid`` entry so journal positions stay aligned with the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sortedcontainers import SortedDict
+
+from .findings import Finding, FindingSink
+from .findings import finding
+from .jsonio import decode_bytes
+from .knowledge import KnowledgeGraph
+from .types import (
+    SHARED_REFERENCE_KINDS,
+    EntityKnowledge,
+    FactKnowledge,
+    FactMetadata,
+    InteractionMetadata,
+    InteractionState,
+    InteractionTolerance,
+    KnowledgeConfidence,
+    KnowledgeSource,
+    KnowledgeState,
+    NpcState,
+    Relationship,
+    RelationshipState,
+    ToleranceThreshold,
+)
+
+SAVE_FORMAT = "settled-reach.save"
+SUPPORTED_FORMAT_VERSION = 1
+U64_MAX = 2**64 - 1
+U32_MAX = 2**32 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """The player character (save-format §2): StableId, name, pronouns, description."""
+
+    stable_id: int = 0
+    name: str = ""
+    pronouns: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Story:
+    """Prompt inputs kept in the save (save-format §6); each may be empty."""
+
+    plot_essentials: str = ""
+    story_summary: str = ""
+    authors_note: str = ""
+
+
+@dataclass
+class Journal:
+    """The journal as parallel lists, one slot per entry in file order (save-format §5).
+
+    Attributes:
+        ticks: tick of each entry (None when the entry had no valid tick).
+        kinds: variant name, or None for an entry that failed its shape check.
+        data: the variant's fields with enums converted, or None.
+    """
+
+    ticks: list = field(default_factory=list)
+    kinds: list = field(default_factory=list)
+    data: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+
+@dataclass
+class Save:
+    """One save file, as far as it could be read.
+
+    Attributes:
+        label: file name shown to users.
+        path: where it was read from (never written).
+        sha256: hex digest of the file's bytes as stored (gzip included).
+        saved_at_tick, ticks_per_second: ticks and ticks per game second.
+        player, story: see ``Player`` and ``Story``.
+        knowledge: the snapshot's knowledge graph (the state at ``saved_at_tick``).
+        npcs: StableId -> NpcState of the snapshot, in numeric order.
+        journal: the journal (see ``Journal``).
+        document: the parsed JSON value (kept for key-order checks and locations).
+        findings: F001/F002/F003 findings of reading it.
+        readable: False when nothing usable could be read (F001, F003 or no object).
+    """
+
+    label: str
+    path: Path | None = None
+    sha256: str = ""
+    format_version: int = 0
+    game_version: str = ""
+    world_seed: int = 0
+    saved_at_tick: int = 0
+    ticks_per_second: int = 10
+    player: Player = field(default_factory=Player)
+    knowledge: KnowledgeGraph = field(default_factory=KnowledgeGraph)
+    npcs: SortedDict = field(default_factory=SortedDict)
+    journal: Journal = field(default_factory=Journal)
+    story: Story = field(default_factory=Story)
+    document: object | None = None
+    findings: list[Finding] = field(default_factory=list)
+    readable: bool = True
+
+    def npc_by_slug(self, slug: str) -> NpcState | None:
+        """The snapshot NPC with this content slug, if any."""
+        for npc in self.npcs.values():
+            if npc.slug == slug:
+                return npc
+        return None
+
+    @property
+    def slugs(self) -> dict[int, str]:
+        """StableId -> content slug for every NPC of the save."""
+        return {sid: npc.slug for sid, npc in self.npcs.items()}
+
+    def game_time(self, tick: int) -> str:
+        """A tick as game time ``h:mm:ss.t`` using ``ticks_per_second``."""
+        tps = self.ticks_per_second or 1
+        seconds, rest = divmod(tick, tps)
+        h, rem = divmod(seconds, 3600)
+        m, s = divmod(rem, 60)
+        frac = f".{rest * 10 // tps}" if tps > 1 else ""
+        return f"{h}:{m:02d}:{s:02d}{frac}"
+
+
+class _Shape:
+    """Reads typed fields out of JSON values, reporting F002 with JSON paths."""
+
+    def __init__(self, sink: FindingSink, label: str) -> None:
+        self.sink = sink
+        self.label = label
+
+    def bad(self, path: str, what: str) -> None:
+        self.sink.add("F002", f"{self.label}: {path}: {what}", path)
+
+    def obj(self, value, path: str) -> dict | None:
+        if isinstance(value, dict):
+            return value
+        self.bad(path, f"expected an object, found {_kind(value)}")
+        return None
+
+    def field(self, obj: dict, key: str, path: str, check, what: str, *, optional: bool = False):
+        """``obj[key]`` if ``check`` accepts it; otherwise report and return None."""
+        p = f"{path}.{key}" if path else key
+        if key not in obj:
+            if not optional:
+                self.bad(p, f"missing field '{key}'")
+            return None
+        value = obj[key]
+        if value is None and optional:
+            return None
+        if check(value):
+            return value
+        self.bad(p, f"expected {what}, found {_describe(value)}")
+        return None
+
+    def enum(self, obj: dict, key: str, path: str, enum_cls, *, optional: bool = False):
+        """A unit enum variant (a string naming the variant)."""
+        p = f"{path}.{key}" if path else key
+        if key not in obj:
+            if not optional:
+                self.bad(p, f"missing field '{key}'")
+            return None
+        value = obj[key]
+        if value is None and optional:
+            return None
+        return self.variant(value, p, enum_cls)
+
+    def variant(self, value, path: str, enum_cls):
+        if isinstance(value, str):
+            member = enum_cls.__members__.get(value)
+            if member is not None:
+                return member
+            names = ", ".join(enum_cls.__members__)
+            self.bad(path, f"unknown {enum_cls.__name__} variant {value!r} (expected one of {names})")
+            return None
+        self.bad(path, f"expected a {enum_cls.__name__} variant name, found {_describe(value)}")
+        return None
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _describe(value) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{_kind(value)} ({value!r:.40})"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return _kind(value)
+
+
+def is_u64(v) -> bool:
+    return type(v) is int and 0 <= v <= U64_MAX
+
+
+def is_u32(v) -> bool:
+    return type(v) is int and 0 <= v <= U32_MAX
+
+
+def is_int(v) -> bool:
+    return type(v) is int
+
+
+def is_num(v) -> bool:
+    return type(v) is float or type(v) is int
+
+
+def is_str(v) -> bool:
+    return type(v) is str
+
+
+def is_bool(v) -> bool:
+    return type(v) is bool
+
+
+def is_str_list(v) -> bool:
+    return type(v) is list and all(type(x) is str for x in v)
+
+
+def is_u64_key(key: str) -> bool:
+    """A StableId map key: a decimal u64 without sign or leading zeros."""
+    return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and len(key) <= 20 and int(key) <= U64_MAX
+
+
+# ----- journal event shapes (save-format §5) -----
+_U64 = (is_u64, "a u64 integer")
+_U32 = (is_u32, "a u32 integer")
+_INT = (is_int, "an integer")
+_NUM = (is_num, "a number")
+_STR = (is_str, "a string")
+_BOOL = (is_bool, "a boolean")
+_STRS = (is_str_list, "a list of strings")
+
+#: variant -> ((field, (check, description) | enum class, optional), ...)
+EVENT_FIELDS: dict[str, tuple] = {
+    "InteractionStarted": (("target", _U64, False), ("player_initiated", _BOOL, False), ("location", _STR, False)),
+    "InteractionConfrontation": (("target", _U64, False),),
+    "InteractionCompleted": (("target", _U64, False), ("topics", _STRS, False)),
+    "InteractionWalkedAway": (("target", _U64, False),),
+    "InteractionConflictAbandoned": (("target", _U64, False),),
+    "FactLearned": (("fact_id", _STR, False), ("confidence", KnowledgeConfidence, False), ("source", KnowledgeSource, False)),
+    "FactUpdated": (("fact_id", _STR, False), ("confidence", KnowledgeConfidence, True), ("state", KnowledgeState, True)),
+    "EntityObserved": (
+        ("entity", _U64, False),
+        ("confidence", KnowledgeConfidence, False),
+        ("source", KnowledgeSource, False),
+        ("relationship", RelationshipState, False),
+    ),
+    "RelationshipInteraction": (
+        ("target", _U64, False),
+        ("sentiment", _NUM, False),
+        ("message_length", _U32, False),
+        ("conversation_turns", _U32, False),
+        ("delta", _NUM, False),
+        ("score_after", _NUM, False),
+    ),
+    "WalkAwayPenalty": (("target", _U64, False), ("penalty", _NUM, False), ("score_after", _NUM, False)),
+    "StressChanged": (("target", _U64, False), ("delta", _INT, False), ("current_stress", _INT, False), ("cause", _STR, False)),
+    "SharedReferenceAdded": (("target", _U64, False), ("kind", _STR, False), ("content", _STR, False)),
+    "DialogueLine": (("speaker", _U64, False), ("text", _STR, False)),
+    "MonologueFired": (("line_id", _STR, False),),
+}
+
+
+def _parse_journal(value, shape: _Shape) -> Journal:
+    journal = Journal()
+    if type(value) is not list:
+        shape.bad("journal", f"expected a list, found {_kind(value)}")
+        return journal
+    ticks, kinds, datas = journal.ticks, journal.kinds, journal.data
+    bad = shape.bad
+    for i, entry in enumerate(value):
+        kind = None
+        data = None
+        tick = None
+        if type(entry) is dict and len(entry) == 2 and "tick" in entry and "event" in entry:
+            tick = entry["tick"]
+            event = entry["event"]
+            if not is_u64(tick):
+                bad(f"journal[{i}].tick", f"expected a u64 tick, found {_describe(tick)}")
+                tick = None
+            if type(event) is dict and len(event) == 1:
+                (variant, fields), = event.items()
+                spec = EVENT_FIELDS.get(variant)
+                base = f"journal[{i}].event.{variant}"
+                if spec is None:
+                    bad(f"journal[{i}].event", f"unknown event variant {variant!r}")
+                elif type(fields) is not dict:
+                    bad(base, f"expected an object of fields, found {_kind(fields)}")
+                else:
+                    ok = tick is not None
+                    for name, check, optional in spec:
+                        v = fields.get(name, _MISSING)
+                        if v is _MISSING:
+                            bad(f"{base}.{name}", f"missing field '{name}'")
+                            ok = False
+                        elif isinstance(check, tuple):
+                            if not check[0](v):
+                                bad(f"{base}.{name}", f"expected {check[1]}, found {_describe(v)}")
+                                ok = False
+                        elif v is None and optional:
+                            pass
+                        else:
+                            member = shape.variant(v, f"{base}.{name}", check)
+                            if member is None:
+                                ok = False
+                            else:
+                                fields[name] = member
+                    if ok:
+                        kind, data = variant, fields
+            else:
+                bad(f"journal[{i}].event", "expected an enum object with exactly one variant key"
+                    + ("" if type(event) is not dict else f", found {len(event)} keys"))
+        else:
+            bad(f"journal[{i}]", "expected an object with exactly the fields 'tick' and 'event'")
+            if type(entry) is dict and is_u64(entry.get("tick")):
+                tick = entry["tick"]
+        ticks.append(tick)
+        kinds.append(kind)
+        datas.append(data)
+    return journal
+
+
+_MISSING = object()
+
+
+def _parse_interaction_meta(value, path: str, shape: _Shape) -> InteractionMetadata | None:
+    obj = shape.obj(value, path)
+    if obj is None:
+        return None
+    f = shape.field
+    target = f(obj, "target_entity", path, is_u64, "a u64 StableId")
+    state = shape.enum(obj, "interaction_state", path, InteractionState)
+    started = f(obj, "started_tick", path, is_u64, "a u64 tick")
+    ended = f(obj, "ended_tick", path, is_u64, "a u64 tick or null", optional=True)
+    if "ended_tick" not in obj:
+        shape.bad(f"{path}.ended_tick", "missing field 'ended_tick'")
+    topics = f(obj, "topics", path, is_str_list, "a list of topic ids")
+    confrontation = f(obj, "confrontation", path, is_bool, "a boolean")
+    initiated = f(obj, "player_initiated", path, is_bool, "a boolean")
+    location = f(obj, "location", path, is_str, "a location slug")
+    if None in (target, state, started, topics, confrontation, initiated, location):
+        return None
+    return InteractionMetadata(target, state, started, ended, tuple(topics), confrontation, initiated, location)
+
+
+def _parse_fact(value, path: str, shape: _Shape) -> FactKnowledge | None:
+    obj = shape.obj(value, path)
+    if obj is None:
+        return None
+    confidence = shape.enum(obj, "confidence", path, KnowledgeConfidence)
+    source = shape.enum(obj, "source", path, KnowledgeSource)
+    state = shape.enum(obj, "state", path, KnowledgeState)
+    acquired = shape.field(obj, "acquired_tick", path, is_u64, "a u64 tick")
+    metadata = None
+    if "metadata" not in obj:
+        shape.bad(f"{path}.metadata", "missing field 'metadata' (null for ordinary facts)")
+    elif obj["metadata"] is not None:
+        raw = obj["metadata"]
+        mpath = f"{path}.metadata"
+        if type(raw) is dict and len(raw) == 1 and "Interaction" in raw:
+            meta = _parse_interaction_meta(raw["Interaction"], f"{mpath}.Interaction", shape)
+            if meta is None:
+                return None
+            metadata = FactMetadata(meta)
+        elif type(raw) is dict and len(raw) == 1:
+            shape.bad(mpath, f"unknown FactMetadata variant {next(iter(raw))!r} (expected Interaction)")
+            return None
+        else:
+            shape.bad(mpath, "expected null or an enum object with exactly one variant key")
+            return None
+    if None in (confidence, source, state, acquired):
+        return None
+    return FactKnowledge(confidence, source, state, acquired, metadata)
+
+
+def _parse_entity(value, path: str, shape: _Shape) -> EntityKnowledge | None:
+    obj = shape.obj(value, path)
+    if obj is None:
+        return None
+    parts = (
+        shape.enum(obj, "confidence", path, KnowledgeConfidence),
+        shape.enum(obj, "source", path, KnowledgeSource),
+        shape.enum(obj, "state", path, KnowledgeState),
+        shape.enum(obj, "relationship", path, RelationshipState),
+        shape.field(obj, "last_seen_tick", path, is_u64, "a u64 tick"),
+    )
+    if None in parts:
+        return None
+    return EntityKnowledge(*parts)
+
+
+def _parse_relationship(value, path: str, shape: _Shape) -> Relationship:
+    obj = shape.obj(value, path)
+    if obj is None:
+        return Relationship()
+    f = shape.field
+    refs_raw = shape.obj(obj.get("shared_references"), f"{path}.shared_references") if "shared_references" in obj else None
+    if "shared_references" not in obj:
+        shape.bad(f"{path}.shared_references", "missing field 'shared_references'")
+    refs = []
+    for kind in SHARED_REFERENCE_KINDS:
+        items = f(refs_raw, kind, f"{path}.shared_references", is_str_list, "a list of strings") if refs_raw is not None else None
+        refs.append((kind, tuple(items or ())))
+
+    def num(key, check=is_num, what="a number", default=0):
+        v = f(obj, key, path, check, what)
+        return default if v is None else v
+
+    return Relationship(
+        score=float(num("score")),
+        total_interactions=num("total_interactions", is_u32, "a u32 count"),
+        positive_interactions=num("positive_interactions", is_u32, "a u32 count"),
+        negative_interactions=num("negative_interactions", is_u32, "a u32 count"),
+        avg_message_length=float(num("avg_message_length")),
+        conversation_depth_avg=float(num("conversation_depth_avg")),
+        shared_references=tuple(refs),
+        first_interaction_tick=_opt_tick(obj, "first_interaction_tick", path, shape),
+        last_interaction_tick=_opt_tick(obj, "last_interaction_tick", path, shape),
+    )
+
+
+def _opt_tick(obj: dict, key: str, path: str, shape: _Shape) -> int | None:
+    if key not in obj:
+        shape.bad(f"{path}.{key}", f"missing field '{key}'")
+        return None
+    return shape.field(obj, key, path, is_u64, "a u64 tick or null", optional=True)
+
+
+def _parse_npc(sid: int, value, path: str, shape: _Shape) -> NpcState | None:
+    obj = shape.obj(value, path)
+    if obj is None:
+        return None
+    f = shape.field
+    slug = f(obj, "slug", path, is_str, "a content slug")
+    tol = shape.obj(obj.get("tolerance"), f"{path}.tolerance") if "tolerance" in obj else None
+    if "tolerance" not in obj:
+        shape.bad(f"{path}.tolerance", "missing field 'tolerance'")
+    stress = f(tol, "current_stress", f"{path}.tolerance", is_int, "an i16") if tol else None
+    threshold = f(tol, "threshold", f"{path}.tolerance", is_int, "an i16") if tol else None
+    itp = f"{path}.interaction_tolerance"
+    it = shape.obj(obj.get("interaction_tolerance"), itp) if "interaction_tolerance" in obj else None
+    if "interaction_tolerance" not in obj:
+        shape.bad(itp, "missing field 'interaction_tolerance'")
+    if it is not None:
+        wat = f(it, "walk_away_threshold", itp, is_int, "a u8")
+        wap = f(it, "walk_away_penalty", itp, is_num, "a number")
+        wsd = f(it, "walk_away_stress_delta", itp, is_int, "an i16")
+        pcm = f(it, "permanent_confrontation_memory", itp, is_bool, "a boolean")
+    else:
+        wat = wap = wsd = pcm = None
+    walk_aways = f(obj, "walk_aways", path, is_u32, "a count")
+    relationship = _parse_relationship(obj.get("relationship"), f"{path}.relationship", shape) if "relationship" in obj else None
+    if relationship is None:
+        shape.bad(f"{path}.relationship", "missing field 'relationship'")
+        relationship = Relationship()
+    if slug is None:
+        return None
+    return NpcState(
+        stable_id=sid,
+        slug=slug,
+        tolerance=ToleranceThreshold(stress if stress is not None else 0, threshold if threshold is not None else 0),
+        interaction_tolerance=InteractionTolerance(
+            wat if wat is not None else 1,
+            float(wap) if wap is not None else 0.0,
+            wsd if wsd is not None else 0,
+            bool(pcm),
+        ),
+        relationship=relationship,
+        walk_aways=walk_aways or 0,
+    )
+
+
+def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
+    """Build a ``Save`` from a parsed JSON document.
+
+    Args:
+        doc: the parsed JSON value (see ``jsonio``).
+        label: the file name used in messages.
+        findings: findings of reading the bytes, carried into the result.
+
+    Returns:
+        A Save; ``readable`` is False for a document that is not a save at all
+        (F003 or a top level that is not an object). Never raises on bad input.
+    """
+    sink = FindingSink()
+    sink.extend(findings or [])
+    save = Save(label=label, document=doc)
+    shape = _Shape(sink, label)
+    if type(doc) is not dict:
+        shape.bad("$", f"the top level must be an object, found {_kind(doc)}")
+        save.readable = False
+        save.findings = sink.close()
+        return save
+    fmt = doc.get("format")
+    if fmt != SAVE_FORMAT:
+        sink.add("F003", f"{label}: 'format' is {fmt!r}, not {SAVE_FORMAT!r}: this is not a Settled Reach save", "format")
+        save.readable = False
+        save.findings = sink.close()
+        return save
+    version = shape.field(doc, "format_version", "", is_u32, "a u32 version")
+    if version is not None and version > SUPPORTED_FORMAT_VERSION:
+        sink.add(
+            "F003",
+            f"{label}: format_version {version} is newer than this tool reads ({SUPPORTED_FORMAT_VERSION}); update the narrative debugger",
+            "format_version",
+        )
+        save.readable = False
+        save.findings = sink.close()
+        return save
+    save.format_version = version or SUPPORTED_FORMAT_VERSION
+    save.game_version = shape.field(doc, "game_version", "", is_str, "a string") or ""
+    save.world_seed = shape.field(doc, "world_seed", "", is_u64, "a u64") or 0
+    save.saved_at_tick = shape.field(doc, "saved_at_tick", "", is_u64, "a u64 tick") or 0
+    tps = shape.field(doc, "ticks_per_second", "", is_u32, "a u32")
+    save.ticks_per_second = tps if tps else 10
+
+    player = shape.obj(doc.get("player"), "player") if "player" in doc else None
+    if "player" not in doc:
+        shape.bad("player", "missing field 'player'")
+    if player is not None:
+        save.player = Player(
+            stable_id=shape.field(player, "stable_id", "player", is_u64, "a u64 StableId") or 0,
+            name=shape.field(player, "name", "player", is_str, "a string") or "",
+            pronouns=shape.field(player, "pronouns", "player", is_str, "a string") or "",
+            description=shape.field(player, "description", "player", is_str, "a string") or "",
+        )
+
+    npcs_raw = shape.obj(doc.get("npcs"), "npcs") if "npcs" in doc else None
+    if "npcs" not in doc:
+        shape.bad("npcs", "missing field 'npcs'")
+    for key, value in (npcs_raw or {}).items():
+        if not is_u64_key(key):
+            shape.bad(f"npcs.{key}", f"NPC key {key!r} is not a StableId (a decimal u64)")
+            continue
+        npc = _parse_npc(int(key), value, f"npcs.{key}", shape)
+        if npc is not None:
+            save.npcs[int(key)] = npc
+
+    graph = KnowledgeGraph(save.slugs)
+    knowledge = None
+    if player is not None:
+        if "knowledge" in player:
+            knowledge = shape.obj(player["knowledge"], "player.knowledge")
+        else:
+            shape.bad("player.knowledge", "missing field 'knowledge'")
+    if knowledge is not None:
+        facts = shape.field(knowledge, "facts", "player.knowledge", lambda v: type(v) is dict, "an object")
+        for fact_id, value in (facts or {}).items():
+            fact = _parse_fact(value, f"player.knowledge.facts.{fact_id}", shape)
+            if fact is not None:
+                graph.set_fact(fact_id, fact)
+        entities = shape.field(knowledge, "entities", "player.knowledge", lambda v: type(v) is dict, "an object")
+        for key, value in (entities or {}).items():
+            if not is_u64_key(key):
+                shape.bad(f"player.knowledge.entities.{key}", f"entity key {key!r} is not a StableId")
+                continue
+            ent = _parse_entity(value, f"player.knowledge.entities.{key}", shape)
+            if ent is not None:
+                graph.set_entity(int(key), ent)
+    save.knowledge = graph
+
+    if "journal" in doc:
+        save.journal = _parse_journal(doc["journal"], shape)
+    else:
+        shape.bad("journal", "missing field 'journal'")
+
+    story = shape.obj(doc.get("story"), "story") if "story" in doc else None
+    if "story" not in doc:
+        shape.bad("story", "missing field 'story'")
+    if story is not None:
+        save.story = Story(
+            *(shape.field(story, k, "story", is_str, "a string") or "" for k in ("plot_essentials", "story_summary", "authors_note"))
+        )
+    save.findings = sink.close()
+    return save
+
+
+def load_save_bytes(data: bytes, label: str, path: Path | None = None) -> Save:
+    """Parse a save from bytes (gzip or plain JSON). Never raises on bad input."""
+    document = decode_bytes(data, label)
+    if document.value is None:
+        save = Save(label=label, path=path, findings=document.findings, readable=False)
+    else:
+        save = parse_save(document.value, label, document.findings)
+        save.path = path
+    save.sha256 = hashlib.sha256(data).hexdigest()
+    return save
+
+
+def load_save(path: Path) -> Save:
+    """Read a save file from disk, read-only. Never raises on bad input: a file that
+    cannot be read gives a Save with ``readable`` False and an F001 finding."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return Save(label=path.name, path=path, findings=[finding("F001", f"{path.name}: cannot be read ({reason})", str(path))], readable=False)
+    return load_save_bytes(data, path.name, path)

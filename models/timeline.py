@@ -1,0 +1,324 @@
+"""The timeline index: the narrative state at any tick without replaying from zero.
+
+The replay (``replay.py``) records every change as a version stamped with its
+journal position (the number of entries applied, 0 = the initial state). The state
+at tick T is then a seek: ``position_for_tick(T)`` by bisection, and each fact, entity
+or NPC resolves its version at that position by one more bisection. Nothing is
+replayed on a query, so the cost is O(log N) per value read, whatever the tick.
+
+"The state at tick T" is the state after every entry with tick <= T (save-format
+§5). Where a faulty journal's ticks decrease (J001), positions follow the running
+maximum tick so that the timeline stays ordered.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from sortedcontainers import SortedList
+
+from .knowledge import InteractionQueries, interaction_prefix
+from .types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
+
+
+class Versions:
+    """Values of one thing over journal positions: ``positions[k]`` is where ``values[k]`` begins."""
+
+    __slots__ = ("positions", "values")
+
+    def __init__(self, position: int, value) -> None:
+        self.positions = [position]
+        self.values = [value]
+
+    def set(self, position: int, value) -> None:
+        """Record a new value from ``position`` on (positions only grow)."""
+        if self.positions[-1] == position:
+            self.values[-1] = value
+        else:
+            self.positions.append(position)
+            self.values.append(value)
+
+    def at(self, position: int):
+        """The value at ``position``; None before the first version."""
+        k = bisect_right(self.positions, position) - 1
+        return self.values[k] if k >= 0 else None
+
+    @property
+    def first(self) -> int:
+        """The position of the first version."""
+        return self.positions[0]
+
+
+@dataclass(frozen=True, slots=True)
+class DialogueRecord:
+    """One ``DialogueLine`` with where it stands: journal index, tick, speaker, text and
+    the NPC whose conversation was in progress (None when none was)."""
+
+    index: int
+    tick: int
+    speaker: StableId
+    text: str
+    conversation: StableId | None
+
+
+@dataclass(frozen=True, slots=True)
+class TransitionRecord:
+    """One move of an interaction's state (schema §3.2): ``source`` None is the start.
+
+    ``legal`` is False for a move the schema forbids (shown in red with its I001 finding).
+    """
+
+    index: int
+    tick: int
+    npc: StableId
+    fact_id: FactId
+    source: InteractionState | None
+    target: InteractionState
+    legal: bool
+
+
+@dataclass
+class TimelineIndex:
+    """Every change of a replayed journal, indexed by journal position.
+
+    Attributes:
+        ticks: the (running maximum) tick of each journal entry.
+        facts: FactId -> Versions of FactKnowledge.
+        fact_keys: every FactId ever created, in BTreeMap order.
+        fact_created: creation position of each fact, in creation order (sorted).
+        entities: StableId -> Versions of EntityKnowledge; ``entity_keys`` sorted.
+        active: Versions of the FactId of the interaction in progress (or None).
+        npcs: StableId -> Versions of NpcState (position 0 = the initial state).
+        dialogue: every DialogueLine in order.
+        transitions: every interaction state move in order.
+        monologues_fired: (journal index, tick, line_id) in order.
+        kinds: variant name of each entry (None for invalid entries).
+    """
+
+    ticks: list[int] = field(default_factory=list)
+    facts: dict[FactId, Versions] = field(default_factory=dict)
+    fact_keys: SortedList = field(default_factory=SortedList)
+    fact_created: list[int] = field(default_factory=list)
+    entities: dict[StableId, Versions] = field(default_factory=dict)
+    entity_keys: SortedList = field(default_factory=SortedList)
+    active: Versions = field(default_factory=lambda: Versions(0, None))
+    npcs: dict[StableId, Versions] = field(default_factory=dict)
+    dialogue: list[DialogueRecord] = field(default_factory=list)
+    transitions: list[TransitionRecord] = field(default_factory=list)
+    monologues_fired: list[tuple[int, int, str]] = field(default_factory=list)
+    kinds: list = field(default_factory=list)
+    slugs: dict[StableId, str] = field(default_factory=dict)
+    _dialogue_by_npc: dict[StableId, list[int]] = field(default_factory=dict)
+
+    # ----- recording (used by the replay) -----
+    def record_fact(self, position: int, fact_id: FactId, fact: FactKnowledge) -> None:
+        """Record a fact's value from ``position`` on."""
+        versions = self.facts.get(fact_id)
+        if versions is None:
+            self.facts[fact_id] = Versions(position, fact)
+            self.fact_keys.add(fact_id)
+            self.fact_created.append(position)
+        else:
+            versions.set(position, fact)
+
+    def record_entity(self, position: int, entity: StableId, value: EntityKnowledge) -> None:
+        """Record what the player knows of an entity from ``position`` on."""
+        versions = self.entities.get(entity)
+        if versions is None:
+            self.entities[entity] = Versions(position, value)
+            self.entity_keys.add(entity)
+        else:
+            versions.set(position, value)
+
+    def record_npc(self, position: int, npc: NpcState) -> None:
+        """Record an NPC's state from ``position`` on."""
+        versions = self.npcs.get(npc.stable_id)
+        if versions is None:
+            self.npcs[npc.stable_id] = Versions(position, npc)
+        else:
+            versions.set(position, npc)
+
+    def record_dialogue(self, record: DialogueRecord) -> None:
+        """Append a dialogue line (kept per conversation NPC for the prompt history)."""
+        self.dialogue.append(record)
+        if record.conversation is not None:
+            self._dialogue_by_npc.setdefault(record.conversation, []).append(len(self.dialogue) - 1)
+
+    # ----- queries -----
+    @property
+    def first_tick(self) -> int:
+        """Tick of the first journal entry (0 for an empty journal)."""
+        return self.ticks[0] if self.ticks else 0
+
+    @property
+    def last_tick(self) -> int:
+        """Tick of the last journal entry (0 for an empty journal)."""
+        return self.ticks[-1] if self.ticks else 0
+
+    def position_for_tick(self, tick: int) -> int:
+        """How many journal entries have applied at ``tick`` (entries with tick <= T)."""
+        return bisect_right(self.ticks, tick)
+
+    def tick_at_position(self, position: int) -> int:
+        """The tick of the state at ``position`` (0 before any entry)."""
+        return self.ticks[position - 1] if position > 0 else 0
+
+    def at(self, tick: int) -> "StateAtTick":
+        """The whole narrative state at ``tick`` (a cheap read-only view)."""
+        return StateAtTick(self, tick, self.position_for_tick(tick))
+
+    def dialogue_with(self, npc: StableId, tick: int) -> list[DialogueRecord]:
+        """Dialogue lines spoken while a conversation with ``npc`` was in progress, up to ``tick``."""
+        idx = self._dialogue_by_npc.get(npc, [])
+        records = self.dialogue
+        hi = bisect_right(idx, tick, key=lambda i: records[i].tick)
+        return [records[i] for i in idx[:hi]]
+
+    def dialogue_count_with(self, npc: StableId, tick: int) -> int:
+        """How many lines ``dialogue_with`` would return, in O(log N)."""
+        idx = self._dialogue_by_npc.get(npc, [])
+        records = self.dialogue
+        return bisect_right(idx, tick, key=lambda i: records[i].tick)
+
+    def npc_series(self, npc: StableId) -> tuple[list[int], list[float], list[int]]:
+        """(ticks, score points, stress) of one NPC at every change, for plotting.
+
+        Starts with the initial state at the first journal tick.
+        """
+        versions = self.npcs.get(npc)
+        if versions is None:
+            return [], [], []
+        ticks, scores, stress = [], [], []
+        for pos, state in zip(versions.positions, versions.values):
+            t = self.tick_at_position(pos) if pos > 0 else self.first_tick
+            ticks.append(t)
+            scores.append(state.relationship.score)
+            stress.append(state.tolerance.current_stress)
+        return ticks, scores, stress
+
+    def event_ticks(self, kinds: set[str]) -> list[int]:
+        """Ticks of the entries of the given variants, in order (for markers and stepping)."""
+        return [self.ticks[i] for i, k in enumerate(self.kinds) if k in kinds]
+
+
+class FactsAtTick(Mapping):
+    """Read-only FactId -> FactKnowledge mapping of one tick, iterated in BTreeMap order."""
+
+    def __init__(self, index: TimelineIndex, position: int) -> None:
+        self._index = index
+        self._position = position
+
+    def __getitem__(self, fact_id: FactId) -> FactKnowledge:
+        versions = self._index.facts.get(fact_id)
+        value = versions.at(self._position) if versions is not None else None
+        if value is None:
+            raise KeyError(fact_id)
+        return value
+
+    def __iter__(self) -> Iterator[FactId]:
+        facts, pos = self._index.facts, self._position
+        for fact_id in self._index.fact_keys:
+            if facts[fact_id].first <= pos:
+                yield fact_id
+
+    def __len__(self) -> int:
+        return bisect_right(self._index.fact_created, self._position)
+
+    def irange_prefix(self, prefix: str) -> Iterator[tuple[FactId, FactKnowledge]]:
+        """Facts whose id starts with ``prefix``, in key order: O(log N + K) (schema §5.2)."""
+        facts, pos = self._index.facts, self._position
+        for fact_id in self._index.fact_keys.irange(minimum=prefix):
+            if not fact_id.startswith(prefix):
+                break
+            value = facts[fact_id].at(pos)
+            if value is not None:
+                yield fact_id, value
+
+
+class KnowledgeAtTick(InteractionQueries):
+    """The knowledge graph at one journal position, answering the schema §5.1 queries.
+
+    Attributes:
+        facts: FactsAtTick mapping.
+    """
+
+    def __init__(self, index: TimelineIndex, position: int) -> None:
+        self._index = index
+        self._position = position
+        self.facts = FactsAtTick(index, position)
+
+    def slug_for(self, target: StableId) -> str | None:
+        return self._index.slugs.get(target)
+
+    def fact(self, fact_id: FactId) -> FactKnowledge | None:
+        return self.facts.get(fact_id)
+
+    def interaction_items(self, slug: str):
+        return self.facts.irange_prefix(interaction_prefix(slug))
+
+    def active_fact_id(self) -> FactId | None:
+        return self._index.active.at(self._position)
+
+    @property
+    def entities(self) -> dict[StableId, EntityKnowledge]:
+        """StableId -> EntityKnowledge at this tick, in numeric order."""
+        out = {}
+        for key in self._index.entity_keys:
+            value = self._index.entities[key].at(self._position)
+            if value is not None:
+                out[key] = value
+        return out
+
+    def changed_facts(self, since_position: int) -> list[FactId]:
+        """FactIds whose value differs between ``since_position`` and this position."""
+        lo, hi = sorted((since_position, self._position))
+        out = []
+        for fact_id, versions in self._index.facts.items():
+            positions = versions.positions
+            k = bisect_right(positions, lo)
+            if k < len(positions) and positions[k] <= hi:
+                out.append(fact_id)
+        return sorted(out)
+
+
+@dataclass(frozen=True)
+class StateAtTick:
+    """The narrative state after every journal entry with tick <= ``tick``.
+
+    Attributes:
+        index: the timeline it reads from.
+        tick: the tick asked for.
+        position: journal entries applied.
+    """
+
+    index: TimelineIndex
+    tick: int
+    position: int
+
+    @property
+    def knowledge(self) -> KnowledgeAtTick:
+        """The player's knowledge graph at this tick."""
+        return KnowledgeAtTick(self.index, self.position)
+
+    def npc(self, stable_id: StableId) -> NpcState | None:
+        """One NPC's state at this tick."""
+        versions = self.index.npcs.get(stable_id)
+        return versions.at(self.position) if versions is not None else None
+
+    @property
+    def npcs(self) -> dict[StableId, NpcState]:
+        """Every NPC's state at this tick, in numeric StableId order."""
+        return {sid: self.npc(sid) for sid in sorted(self.index.npcs)}
+
+    def monologues_fired(self) -> list[tuple[int, int, str]]:
+        """(journal index, tick, line_id) of the monologue lines shown so far."""
+        fired = self.index.monologues_fired
+        return fired[: bisect_right(fired, self.position - 1, key=lambda r: r[0])]
+
+    def transitions(self, npc: StableId | None = None) -> list[TransitionRecord]:
+        """Interaction state moves so far, optionally for one NPC."""
+        moves = self.index.transitions
+        moves = moves[: bisect_right(moves, self.position - 1, key=lambda r: r.index)]
+        return [m for m in moves if npc is None or m.npc == npc]

@@ -295,7 +295,7 @@ def _npc_fields(a: NpcState, b: NpcState):
 def check_content(content: Content, saves: list[Save], sink: FindingSink) -> None:
     """C004: prerequisites that name an NPC or a fact category no content or save defines."""
     npc_slugs = set(content.npcs)
-    categories = {"interaction"}
+    categories = {"interaction", *content.fact_categories}
     for save in saves:
         npc_slugs.update(npc.slug for npc in save.npcs.values())
         categories.update(c for c in (fact_category(f) for f in save.knowledge.facts) if c)

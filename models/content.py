@@ -20,6 +20,8 @@ from .knowledge import FACT_ID_RE, SLUG_RE
 from .types import InteractionState, KnowledgeConfidence
 
 MAX_ALIASES = 100
+#: A document whose nodes, with aliases expanded, number more than this is refused.
+MAX_EXPANDED_NODES = 200_000
 MAX_CONTENT_FILE_BYTES = 8 * 1024 * 1024
 DEFAULT_BUDGET = 8192
 DEFAULT_MAX_OUTPUT = 300
@@ -44,6 +46,14 @@ class _Loader(yaml.SafeLoader):
                 )
         return super().compose_node(parent, index)
 
+    def compose_document(self):
+        node = super().compose_document()
+        if self.alias_count:
+            size = _expanded_size(node, {})
+            if size > MAX_EXPANDED_NODES:
+                raise yaml.YAMLError(f"aliases expand to more than {MAX_EXPANDED_NODES} nodes: refused (alias bomb)")
+        return node
+
     def construct_mapping(self, node, deep=False):
         seen: set = set()
         marks = {}
@@ -64,6 +74,22 @@ class _Loader(yaml.SafeLoader):
         seq.mark = (node.start_mark.line + 1, node.start_mark.column + 1)
         seq.item_marks = [(n.start_mark.line + 1, n.start_mark.column + 1) for n in node.value]
         return seq
+
+
+def _expanded_size(node, memo: dict) -> int:
+    """Nodes in ``node`` with every alias expanded, computed without expanding (memoised)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = 1  # guards recursive structures
+    if isinstance(node, yaml.MappingNode):
+        size = 1 + sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
+    elif isinstance(node, yaml.SequenceNode):
+        size = 1 + sum(_expanded_size(v, memo) for v in node.value)
+    else:
+        size = 1
+    memo[key] = size
+    return size
 
 
 class MarkedDict(dict):
@@ -226,6 +252,8 @@ class Content:
         root: the folder (read-only).
         prompt: prompt.yaml.
         topics, locations: the known topic ids and location slugs.
+        fact_categories: FactId categories the content declares in
+            ``global/enums/fact_categories.yaml`` (optional; used by C004).
         npcs: slug -> NpcProfile.
         monologues: line id -> MonologueLine (first definition wins on C005).
         cards: story cards in file order.
@@ -236,6 +264,7 @@ class Content:
     prompt: PromptConfig = field(default_factory=PromptConfig)
     topics: frozenset[str] = frozenset()
     locations: frozenset[str] = frozenset()
+    fact_categories: frozenset[str] = frozenset()
     npcs: dict[str, NpcProfile] = field(default_factory=dict)
     monologues: dict[str, MonologueLine] = field(default_factory=dict)
     cards: list[StoryCard] = field(default_factory=list)
@@ -291,6 +320,7 @@ def load_content(root: Path) -> Content:
     content.prompt = _load_prompt(root, sink)
     content.topics = frozenset(_load_list(root, root / "global" / "enums" / "topics.yaml", sink))
     content.locations = frozenset(_load_list(root, root / "global" / "locations.yaml", sink))
+    content.fact_categories = frozenset(_load_list(root, root / "global" / "enums" / "fact_categories.yaml", sink))
     for path in sorted((root / "npcs").glob("*.yaml")) + sorted((root / "npcs").glob("*.yml")):
         profile = _load_npc(root, path, sink)
         if profile is not None:

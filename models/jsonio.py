@@ -194,10 +194,10 @@ def parse_text(text: str, label: str, found: list[Finding]) -> object | None:
         found.append(finding("F001", f"{label}: cannot be read as JSON ({exc})", "1:1"))
         return None
     for key in dict.fromkeys(duplicates):
-        m = re.search(r'"%s"\s*:' % re.escape(json.dumps(key)[1:-1]), text)
-        first = m.start() if m else 0
-        m2 = re.search(r'"%s"\s*:' % re.escape(json.dumps(key)[1:-1]), text, pos=(m.end() if m else 0))
-        line, col = line_col(text, m2.start() if m2 else first)
+        pattern = re.compile(r'"%s"\s*:' % re.escape(json.dumps(key)[1:-1]))
+        first = pattern.search(text)
+        second = pattern.search(text, first.end()) if first else None
+        line, col = line_col(text, (second or first).start() if first else 0)
         found.append(finding("F001", f"{label}: the key {key!r} appears twice in one object; the last value is used", f"{line}:{col}"))
     return value
 

@@ -1,0 +1,62 @@
+"""``narrative-debugger prompt``: the NPC prompt at a tick, as a token table and text or as JSON."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import textwrap
+
+from app.cli import EXIT_OK, UsageError, open_for_query
+from models.prompt import PromptBuilder, PromptPreview
+from models.tokens import UnknownEncodingError
+
+
+def format_prompt_text(preview: PromptPreview, label: str) -> str:
+    """A per-section token table, story cards and history, then the prompt itself."""
+    width = min(100, shutil.get_terminal_size((100, 24)).columns)
+    out = [
+        f"{label}: prompt for {preview.npc} at tick {preview.tick} ({preview.encoding})",
+        f"budget {preview.budget} tokens, {preview.available} available for history and lore",
+        "",
+        f"  {'section':<20} {'tokens':>7}  {'share':>6}",
+    ]
+    for s in preview.sections:
+        share = 100 * s.tokens / max(1, preview.section_sum)
+        out.append(f"  {s.label:<20} {s.tokens:>7}  {share:5.1f}%")
+    out.append(f"  {'sum of sections':<20} {preview.section_sum:>7}")
+    out.append(f"  {'whole prompt':<20} {preview.total_tokens:>7}  ({preview.total_tokens - preview.section_sum:+d} at section joins)")
+    h = preview.history
+    out.append("")
+    out.append(f"history: {h.included} of {h.total} lines included{'; the oldest included line was cut to fit' if h.oldest_truncated else ''}")
+    if preview.cards:
+        out.append("story cards:")
+        for c in preview.cards:
+            status = "included" if c.included else f"dropped ({c.reason})"
+            out.append(f"  {c.id:<24} key {c.keyword!r:<16} {c.tokens:>5} tokens  {status}")
+    else:
+        out.append("story cards: none matched the history")
+    out.append("")
+    for s in preview.sections:
+        out.append(f"───── {s.label} ({s.tokens} tokens) " + "─" * max(0, width - len(s.label) - 20))
+        for para in s.text.split("\n"):
+            out.append(textwrap.fill(para, width=width) if para else "")
+    return "\n".join(out)
+
+
+def cmd_prompt(args) -> int:
+    play, tick = open_for_query(args.save, args.content, args.tick)
+    if play.save.npc_by_slug(args.npc) is None:
+        known = ", ".join(sorted(n.slug for n in play.save.npcs.values())) or "none"
+        raise UsageError(f"no NPC {args.npc!r} in {args.save} (NPCs: {known})")
+    try:
+        builder = PromptBuilder(play, encoding=args.encoding)
+    except UnknownEncodingError as exc:
+        raise UsageError(str(exc)) from None
+    preview = builder.build(args.npc, tick)
+    if args.format == "json":
+        json.dump(preview.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(format_prompt_text(preview, play.save.label))
+    return EXIT_OK

@@ -1,0 +1,177 @@
+"""The session: the open playthrough, the current tick and the selection, as Qt signals.
+
+Data flows one way (style.md): a ``models.Playthrough`` is loaded into the session,
+widgets read it and redraw when the session says something changed, and user intents
+(a tick chosen, an NPC chosen, a fact selected) come back as calls to ``set_*``. No
+widget talks to another widget.
+
+Ticks are game ticks. ``tickPreview`` fires while a tick is being dragged (cheap
+updates only); ``tickChanged`` fires when the tick is committed (full refresh).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from PySide6.QtCore import QObject, Signal
+
+from models.playthrough import Playthrough
+from models.timeline import StateAtTick
+
+#: Journal variants shown as markers and offered by "next event of this kind".
+EVENT_KINDS = {
+    "walk-away": {"InteractionWalkedAway", "InteractionConflictAbandoned"},
+    "confrontation": {"InteractionConfrontation"},
+    "penalty": {"WalkAwayPenalty"},
+    "interaction": {"InteractionStarted"},
+    "completed": {"InteractionCompleted"},
+    "fact": {"FactLearned", "FactUpdated"},
+    "relationship": {"RelationshipInteraction"},
+    "monologue": {"MonologueFired"},
+    "dialogue": {"DialogueLine"},
+}
+
+
+class Session(QObject):
+    """Holds what is open and what is selected; every view follows it.
+
+    Signals:
+        loaded(): a new playthrough replaced the old one.
+        tickPreview(int): the tick while dragging (cheap updates).
+        tickChanged(int): the committed tick (full refresh).
+        npcChanged(object): the selected NPC's StableId, or None.
+        factChanged(object): the selected FactId, or None.
+        viewChanged(str): the view asked for (knowledge, interactions, timelines, prompt).
+    """
+
+    loaded = Signal()
+    tickPreview = Signal(int)
+    tickChanged = Signal(int)
+    npcChanged = Signal(object)
+    factChanged = Signal(object)
+    viewChanged = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.playthrough: Playthrough | None = None
+        self.tick = 0
+        self.previous_tick = 0
+        self.npc: int | None = None
+        self.fact: str | None = None
+        self.view = "knowledge"
+        self._state: StateAtTick | None = None
+        self._event_ticks: dict[str, list[int]] = {}
+        self._all_event_ticks: list[int] = []
+        self._finding_ticks: list[int] = []
+
+    # ----- loading -----
+    def load(self, playthrough: Playthrough, tick: int | None = None, npc: int | None = None) -> None:
+        """Show a new playthrough (must be readable) at ``tick`` (default saved_at_tick)."""
+        self.playthrough = playthrough
+        index = playthrough.index
+        self._event_ticks = {name: index.event_ticks(kinds) for name, kinds in EVENT_KINDS.items()} if index else {}
+        self._all_event_ticks = sorted(set(index.ticks)) if index else []
+        self._finding_ticks = sorted({f.tick for f in playthrough.findings if f.tick is not None})
+        self.tick = self.clamp(tick if tick is not None else playthrough.save.saved_at_tick)
+        self.previous_tick = self.tick
+        self._state = None
+        npcs = list(playthrough.save.npcs)
+        self.npc = npc if npc in playthrough.save.npcs else (npcs[0] if npcs else None)
+        self.fact = None
+        self.loaded.emit()
+        self.npcChanged.emit(self.npc)
+        self.tickChanged.emit(self.tick)
+
+    @property
+    def ready(self) -> bool:
+        """True when a readable playthrough is open."""
+        return self.playthrough is not None and self.playthrough.index is not None
+
+    @property
+    def state(self) -> StateAtTick | None:
+        """The state at the current tick (cached until the tick changes)."""
+        if not self.ready:
+            return None
+        if self._state is None or self._state.tick != self.tick:
+            self._state = self.playthrough.state_at(self.tick)
+        return self._state
+
+    def state_at(self, tick: int) -> StateAtTick | None:
+        """The state at any tick (None when nothing is open)."""
+        return self.playthrough.state_at(tick) if self.ready else None
+
+    # ----- ticks -----
+    @property
+    def first_tick(self) -> int:
+        return 0
+
+    @property
+    def last_tick(self) -> int:
+        return self.playthrough.last_tick if self.ready else 0
+
+    def clamp(self, tick: int) -> int:
+        """Clamp to 0..last tick."""
+        return max(0, min(int(tick), self.last_tick))
+
+    def set_tick(self, tick: int, live: bool = False) -> None:
+        """Move the tick. ``live`` True while dragging: only ``tickPreview`` fires."""
+        tick = self.clamp(tick)
+        if live:
+            self.tickPreview.emit(tick)
+            return
+        if tick == self.tick:
+            return
+        self.previous_tick = self.tick
+        self.tick = tick
+        self._state = None
+        self.tickChanged.emit(tick)
+
+    def event_ticks(self, kind: str | None = None) -> list[int]:
+        """Ticks with an event of ``kind`` (a key of EVENT_KINDS, or "finding"); all events for None."""
+        if kind is None:
+            return self._all_event_ticks
+        if kind == "finding":
+            return self._finding_ticks
+        return self._event_ticks.get(kind, [])
+
+    def next_event_tick(self, kind: str | None = None, forward: bool = True) -> int | None:
+        """The next (or previous) tick after the current one with an event of ``kind``."""
+        ticks = self.event_ticks(kind)
+        if forward:
+            k = bisect_right(ticks, self.tick)
+            return ticks[k] if k < len(ticks) else None
+        k = bisect_left(ticks, self.tick) - 1
+        return ticks[k] if k >= 0 else None
+
+    def step_event(self, kind: str | None = None, forward: bool = True) -> None:
+        """Move to the next/previous event tick of ``kind`` if there is one."""
+        tick = self.next_event_tick(kind, forward)
+        if tick is not None:
+            self.set_tick(tick)
+
+    # ----- selection -----
+    def set_npc(self, npc: int | None) -> None:
+        """Select an NPC by StableId (None clears)."""
+        if npc == self.npc:
+            return
+        self.npc = npc
+        self.npcChanged.emit(npc)
+
+    def npc_by_slug(self, slug: str) -> int | None:
+        """StableId of the NPC with this slug in the open save."""
+        if not self.playthrough:
+            return None
+        npc = self.playthrough.save.npc_by_slug(slug)
+        return npc.stable_id if npc else None
+
+    def set_fact(self, fact_id: str | None) -> None:
+        """Select a fact by FactId."""
+        if fact_id == self.fact:
+            return
+        self.fact = fact_id
+        self.factChanged.emit(fact_id)
+
+    def set_view(self, view: str) -> None:
+        """Bring a view to the front (knowledge, interactions, timelines, prompt)."""
+        self.view = view
+        self.viewChanged.emit(view)

@@ -1,0 +1,414 @@
+"""Assembling the NPC dialogue prompt at a tick (shared/docs/prompt-preview.md).
+
+The order follows the context builder seed: a static system block first (narrator,
+canon, instructions, who the NPC is, who the player is, plot essentials) so that it
+stays in a provider's prompt cache, then the story block: history with the author's
+note three lines before its end, the live sections from least to most volatile
+(summary, lore, relationship, interaction memory, NPC state), the length hint and
+the closing reminder. All counts are tokens of one tiktoken encoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .content import StoryCard
+from .playthrough import Playthrough
+from .relationship import prompt_modifier
+from .tokens import DEFAULT_ENCODING, TokenCounter, get_encoder
+from .types import InteractionState, NpcState
+
+SEPARATOR = "\n\n"
+LINE_SEPARATOR = "\n"
+AUTHORS_NOTE_DEPTH = 3  # lines from the end of history (context builder seed)
+CARD_BUDGET_SHARE = 0.4  # lore may take at most this share of the available budget
+MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections cost
+
+# Length hint constants (context builder seed, "Output-length guidance").
+LENGTH_HEADROOM = 50  # tokens kept free under max_output_tokens
+WORDS_PER_TOKEN = 0.75
+LENGTH_BUFFER = 0.90
+MIN_LENGTH_HINT_WORDS = 40
+LENGTH_FLOOR_SHARE = 0.35
+MIN_LENGTH_FLOOR_WORDS = 60
+MAX_LENGTH_FLOOR_WORDS = 300
+
+SYSTEM_LABELS = ("narrator", "campaign_canon", "ai_instructions", "npc_profile", "player_character", "plot_essentials")
+STORY_LABELS = (
+    "history",
+    "authors_note",
+    "recent_history",
+    "story_summary",
+    "world_lore",
+    "relationship",
+    "interaction_memory",
+    "npc_state",
+    "length_hint",
+    "state_reminder",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One labelled part of the prompt with its token count."""
+
+    label: str
+    text: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardRecord:
+    """A story card that matched: its id, name, the key that matched, and whether it fit."""
+
+    id: str
+    name: str
+    keyword: str
+    included: bool
+    tokens: int
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryReport:
+    """Lines of history included out of those available; whether the oldest kept line was cut."""
+
+    included: int
+    total: int
+    oldest_truncated: bool
+
+
+@dataclass
+class PromptPreview:
+    """The assembled prompt for one NPC at one tick.
+
+    Attributes:
+        npc: the NPC's slug.
+        tick: the tick (game ticks).
+        encoding: tiktoken encoding name.
+        budget: ``context_token_budget`` (tokens).
+        available: tokens left for history and lore (at least 256).
+        sections: non-empty sections in prompt order.
+        cards: matched story cards, included or dropped (reason: budget).
+        history: included / total lines.
+        text: the whole prompt, sections joined by a blank line.
+        total_tokens: tokens of ``text`` (differs from the section sum at joins).
+        system_tokens: tokens of the system block alone.
+    """
+
+    npc: str
+    tick: int
+    encoding: str
+    budget: int
+    available: int
+    sections: list[Section]
+    cards: list[CardRecord]
+    history: HistoryReport
+    text: str
+    total_tokens: int
+    system_tokens: int
+    token_ids: list[int] = field(default_factory=list, repr=False)
+
+    @property
+    def section_sum(self) -> int:
+        """Sum of the section counts (tokens)."""
+        return sum(s.tokens for s in self.sections)
+
+    def section(self, label: str) -> Section | None:
+        """The section with this label, if present."""
+        return next((s for s in self.sections if s.label == label), None)
+
+    def to_json(self) -> dict:
+        """The ``prompt --format json`` contract of prompt-preview.md."""
+        return {
+            "npc": self.npc,
+            "tick": self.tick,
+            "encoding": self.encoding,
+            "budget": self.budget,
+            "total_tokens": self.total_tokens,
+            "section_tokens": self.section_sum,
+            "available": self.available,
+            "sections": [{"label": s.label, "tokens": s.tokens, "text": s.text} for s in self.sections],
+            "cards": [
+                {"id": c.id, "name": c.name, "keyword": c.keyword, "included": c.included, "tokens": c.tokens, "reason": c.reason}
+                for c in self.cards
+            ],
+            "history": {
+                "included": self.history.included,
+                "total": self.history.total,
+                "oldest_truncated": self.history.oldest_truncated,
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PromptDiff:
+    """What changed between two previews: labels of changed sections and the shared prefix (tokens)."""
+
+    changed: tuple[str, ...]
+    common_prefix_tokens: int
+    total_tokens: int
+
+
+def compare(old: PromptPreview, new: PromptPreview) -> PromptDiff:
+    """Sections that differ and leading tokens identical (what a prompt cache can reuse)."""
+    before = {s.label: s.text for s in old.sections}
+    after = {s.label: s.text for s in new.sections}
+    labels = list(dict.fromkeys([*before, *after]))
+    changed = tuple(label for label in labels if before.get(label) != after.get(label))
+    shared = 0
+    for a, b in zip(old.token_ids, new.token_ids):
+        if a != b:
+            break
+        shared += 1
+    return PromptDiff(changed, shared, new.total_tokens)
+
+
+def length_hint(max_output_tokens: int) -> str:
+    """A word-budget hint that keeps the reply inside ``max_output_tokens`` (context builder seed).
+
+    words = int((max_output_tokens - 50) * 0.75 * 0.90); no hint under 40 words; a
+    floor of 35 % of the words (capped at 300) is named only when it is at least 60.
+    For 300 tokens: 168 words and a floor of 58, so no floor; for 1000: 641 and 224;
+    for 100: 33 words, so no hint.
+    """
+    words = int((max_output_tokens - LENGTH_HEADROOM) * WORDS_PER_TOKEN * LENGTH_BUFFER)
+    if words < MIN_LENGTH_HINT_WORDS:
+        return ""
+    floor = min(int(words * LENGTH_FLOOR_SHARE), MAX_LENGTH_FLOOR_WORDS)
+    tail = " End the reply well before the limit."
+    if floor < MIN_LENGTH_FLOOR_WORDS:
+        return f"[Length: no more than {words} words. Most replies need far fewer; say only what the moment calls for.{tail}]"
+    return (
+        f"[Length: no more than {words} words and not much under {floor}. "
+        f"Stay near the lower figure unless the scene truly asks for more.{tail}]"
+    )
+
+
+def match_cards(cards: list[StoryCard], window: str) -> list[tuple[StoryCard, str]]:
+    """Cards whose keys occur in ``window``: literal, case-insensitive substrings, in card order.
+
+    Keys are comma-separated; blank keys (and a key list such as " , ") never match;
+    "c++" is text, not a pattern. Returns (card, the key that matched first).
+    """
+    haystack = window.lower()
+    out = []
+    for card in cards:
+        for key in card.key_list():
+            if key in haystack:
+                out.append((card, key))
+                break
+    return out
+
+
+def _stress_words(stress: int, threshold: int) -> str:
+    if threshold <= 0:
+        return "has no patience to spare" if stress > 0 else "is calm"
+    ratio = stress / threshold
+    if stress > threshold:
+        return "is past the end of their patience"
+    if ratio >= 0.75:
+        return "is close to losing patience"
+    if ratio >= 0.5:
+        return "is on edge"
+    if ratio >= 0.25:
+        return "is a little tense"
+    return "is calm"
+
+
+class PromptBuilder:
+    """Builds previews for one playthrough; reuses token counts across ticks.
+
+    Args:
+        playthrough: a readable playthrough.
+        encoding: tiktoken encoding name (default: prompt.yaml's, else cl100k_base).
+        budget: override of ``context_token_budget`` (tokens).
+
+    Raises:
+        models.tokens.UnknownEncodingError: for an encoding that is not offered.
+    """
+
+    def __init__(self, playthrough: Playthrough, encoding: str | None = None, budget: int | None = None) -> None:
+        self.play = playthrough
+        config = playthrough.content.prompt
+        self.counter: TokenCounter = get_encoder(encoding or config.encoding or DEFAULT_ENCODING)
+        self.budget = budget if budget is not None else config.context_token_budget
+        self._line_tokens: dict[int, int] = {}
+
+    def _count(self, text: str) -> int:
+        return self.counter.count(text) if text else 0
+
+    def _system_sections(self, npc: NpcState) -> list[tuple[str, str]]:
+        play = self.play
+        config = play.content.prompt
+        profile = play.content.npcs.get(npc.slug)
+        name = play.content.npc_name(npc.slug)
+        canon = [f"- {rule}" for rule in config.canon_rules]
+        canon += [f"- What is {a} never becomes {b}." for a, b in config.forbidden_status_changes]
+        canon_text = ("Campaign canon (true, never to be contradicted):\n" + "\n".join(canon)) if canon else ""
+        who = f"You speak as {name}" + (f" ({profile.pronouns})" if profile and profile.pronouns else "") + "."
+        npc_text = "NPC:\n" + " ".join(p for p in (who, profile.description if profile else "") if p)
+        player = play.save.player
+        player_text = ""
+        if player.name or player.description:
+            head = f"The player character is {player.name}" if player.name else ""
+            if head and player.pronouns:
+                head += f" ({player.pronouns})"
+            player_text = "Player character:\n" + " ".join(p for p in (head + "." if head else "", player.description) if p)
+        essentials = play.save.story.plot_essentials.strip()
+        return [
+            ("narrator", config.narrator_prompt),
+            ("campaign_canon", canon_text),
+            ("ai_instructions", config.ai_instructions),
+            ("npc_profile", npc_text),
+            ("player_character", player_text),
+            ("plot_essentials", f"Plot essentials:\n{essentials}" if essentials else ""),
+        ]
+
+    def _interaction_memory(self, state, npc: NpcState) -> str:
+        play = self.play
+        knowledge = state.knowledge
+        name = play.content.npc_name(npc.slug)
+        player = play.save.player.name or "the player"
+        metas = knowledge.interactions_with(npc.stable_id)
+        current = next((m for m in metas if m.interaction_state.in_progress), None)
+        past = [m for m in metas if not m.interaction_state.in_progress]
+        lines = []
+        if not past:
+            lines.append(f"This is the first conversation between {player} and {name}.")
+        else:
+            lines.append(f"{player} and {name} have spoken {len(past)} time{'s' * (len(past) != 1)} before.")
+            last = past[-1]
+            ending = {
+                InteractionState.Completed: "ended normally",
+                InteractionState.WalkedAway: f"ended when {player} walked away mid-conversation",
+                InteractionState.ConflictAbandoned: f"ended when {player} walked out of a confrontation",
+            }.get(last.interaction_state, "ended")
+            lines.append(f"The last one, at {last.location}, {ending}.")
+        if knowledge.has_walked_away_from(npc.stable_id):
+            lines.append(f"{player} has walked away from {name} before ({npc.walk_aways} time{'s' * (npc.walk_aways != 1)}).")
+        if knowledge.has_confronted(npc.stable_id):
+            memory = " and will not forget it" if npc.interaction_tolerance.permanent_confrontation_memory else ""
+            lines.append(f"{name} has been in a confrontation with {player}{memory}.")
+        if current is not None:
+            who = player if current.player_initiated else name
+            lines.append(f"They are talking now at {current.location}; {who} began it.")
+            if current.interaction_state is InteractionState.Confrontation:
+                lines.append("The conversation has turned into a confrontation.")
+        return "Interaction memory:\n" + " ".join(lines)
+
+    def build(self, npc_slug: str, tick: int) -> PromptPreview:
+        """Assemble the prompt for ``npc_slug`` at ``tick``.
+
+        Raises:
+            KeyError: the save has no NPC with that slug.
+        """
+        play = self.play
+        npc_snapshot = play.save.npc_by_slug(npc_slug)
+        if npc_snapshot is None:
+            raise KeyError(npc_slug)
+        state = play.state_at(tick)
+        npc = state.npc(npc_snapshot.stable_id)
+        config = play.content.prompt
+        name = play.content.npc_name(npc.slug)
+        player_name = play.save.player.name or "Player"
+        count = self._count
+
+        system = [(label, text.strip()) for label, text in self._system_sections(npc)]
+        story = play.save.story
+        note = story.authors_note.strip()
+        authors_note = f"[Author's note: {note}]" if note else ""
+        summary = f"Story summary:\n{story.story_summary.strip()}" if story.story_summary.strip() else ""
+        relationship = "Relationship:\n" + prompt_modifier(npc.level, npc.relationship, npc=name, player=player_name)
+        memory = self._interaction_memory(state, npc)
+        npc_state = (
+            f"{name}'s state:\n{name} {_stress_words(npc.tolerance.current_stress, npc.tolerance.threshold)} "
+            f"(stress {npc.tolerance.current_stress} of {npc.tolerance.threshold})."
+        )
+        hint = length_hint(config.max_output_tokens)
+        reminder = f"Reply as {name} only, in character, with {name}'s next line of dialogue."
+
+        reserved = sum(count(t) for _, t in system) + sum(count(t) for t in (authors_note, summary, relationship, memory, npc_state, hint, reminder))
+        available = max(MIN_AVAILABLE, self.budget - reserved)
+
+        # History candidates, newest first (prompt-preview §7).
+        records = play.index.dialogue_with(npc.stable_id, tick)
+        rendered = []
+        for rec in records:
+            speaker = player_name if rec.speaker == play.save.player.stable_id else play.npc_name(rec.speaker)
+            rendered.append((rec.index, f"{speaker}: {rec.text}"))
+        sep_tokens = count(LINE_SEPARATOR)
+
+        def line_cost(index: int, text: str) -> int:
+            cost = self._line_tokens.get(index)
+            if cost is None:
+                cost = self._line_tokens[index] = count(text) + sep_tokens
+            return cost
+
+        def fit(budget: int) -> tuple[list[str], bool]:
+            kept: list[str] = []
+            spent = 0
+            for index, text in reversed(rendered):
+                cost = line_cost(index, text)
+                if spent + cost > budget:
+                    if not kept:
+                        cut, was_cut = self.counter.truncate_to_last(text, max(0, budget - sep_tokens))
+                        return ([cut] if cut else []), was_cut
+                    break
+                kept.append(text)
+                spent += cost
+            kept.reverse()
+            return kept, False
+
+        window, _ = fit(available)
+        matched = match_cards(play.content.cards, LINE_SEPARATOR.join(window))
+        card_budget = int(available * CARD_BUDGET_SHARE)
+        used = 0
+        lore_lines, card_records = [], []
+        for card, key in matched:
+            line = f"World lore ({card.name}): {card.entry}"
+            tokens = count(line) + sep_tokens
+            included = used + tokens <= card_budget
+            if included:
+                lore_lines.append(line)
+                used += tokens
+            card_records.append(CardRecord(card.id, card.name, key, included, tokens, "" if included else "budget"))
+        lines, truncated = fit(available - used)
+
+        story_parts: list[tuple[str, str]] = []
+        if authors_note:
+            pos = max(0, len(lines) - AUTHORS_NOTE_DEPTH)
+            story_parts += [
+                ("history", LINE_SEPARATOR.join(lines[:pos])),
+                ("authors_note", authors_note),
+                ("recent_history", LINE_SEPARATOR.join(lines[pos:])),
+            ]
+        else:
+            story_parts.append(("history", LINE_SEPARATOR.join(lines)))
+        story_parts += [
+            ("story_summary", summary),
+            ("world_lore", LINE_SEPARATOR.join(lore_lines)),
+            ("relationship", relationship),
+            ("interaction_memory", memory),
+            ("npc_state", npc_state),
+            ("length_hint", hint),
+            ("state_reminder", reminder),
+        ]
+        sections = [Section(label, text, count(text)) for label, text in system + story_parts if text]
+        system_text = SEPARATOR.join(s.text for s in sections if s.label in SYSTEM_LABELS)
+        text = SEPARATOR.join(s.text for s in sections)
+        token_ids = self.counter.encode(text)
+        return PromptPreview(
+            npc=npc.slug,
+            tick=tick,
+            encoding=self.counter.name,
+            budget=self.budget,
+            available=available,
+            sections=sections,
+            cards=card_records,
+            history=HistoryReport(len(lines), len(records), truncated),
+            text=text,
+            total_tokens=len(token_ids),
+            system_tokens=count(system_text),
+            token_ids=token_ids,
+        )

@@ -1,0 +1,235 @@
+"""One minimal save per finding code of checks.md, and proof that the clean one is clean."""
+
+from __future__ import annotations
+
+import copy
+import re
+import json
+from pathlib import Path
+
+import pytest
+
+from models.playthrough import Playthrough
+
+DATA = Path(__file__).parent / "data"
+BASE = json.loads((DATA / "minimal.json").read_text())
+
+CONTENT_FILES = {
+    "prompt.yaml": "narrator_prompt: You voice the Reach.\ncontext_token_budget: 2048\nmax_output_tokens: 300\n",
+    "global/enums/topics.yaml": "- cargo\n- the-ring\n",
+    "global/locations.yaml": "- dock-ward\n",
+    "global/enums/fact_categories.yaml": "- contraband\n",
+    "npcs/kael-davan.yaml": "name: Kael Davan\npronouns: he/him\ndescription: A dockhand.\ntolerance: {threshold: 40}\n",
+    "monologues/pool.yaml": (
+        "- id: after-kael\n  text: Kael noticed.\n  prerequisites:\n    interaction: {target: 'npc:kael-davan', state: walked_away}\n"
+        "- id: ring-rumour\n  text: The ring is real.\n  prerequisites:\n    facts:\n      - {fact_id: contraband.ring_exists, min_confidence: knows_details}\n"
+    ),
+    "lore/dock.yaml": "- id: dock-ward\n  name: Dock Ward\n  keys: cargo, dock\n  entry: The dock ward smells of tar.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def content_dir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("content")
+    for rel, text in CONTENT_FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def run(tmp_path: Path, content_dir: Path, doc=None, raw: bytes | None = None, name="save.json") -> Playthrough:
+    path = tmp_path / name
+    path.write_bytes(raw if raw is not None else json.dumps(doc).encode())
+    return Playthrough.open(path, content_dir)
+
+
+def codes(play: Playthrough) -> set[str]:
+    return {f.code for f in play.findings}
+
+
+def fact(doc):
+    return doc["player"]["knowledge"]["facts"]["interaction.kael-davan_001"]
+
+
+def meta(doc):
+    return fact(doc)["metadata"]["Interaction"]
+
+
+def npc(doc):
+    return doc["npcs"]["17"]
+
+
+def ev(tick, variant, **fields):
+    return {"tick": tick, "event": {variant: fields}}
+
+
+def test_minimal_save_is_clean(tmp_path, content_dir):
+    play = run(tmp_path, content_dir, BASE)
+    assert play.readable
+    assert play.findings == []
+
+
+def _mut_k005(d):
+    d["npcs"]["9"] = copy.deepcopy(d["npcs"]["17"]) | {"slug": "sera-venn", "walk_aways": 0}
+    d["npcs"]["9"]["tolerance"]["current_stress"] = 0
+    d["npcs"] = {"17": d["npcs"]["17"], "9": d["npcs"]["9"]}  # "17" before "9": string order, not numeric
+
+
+def _mut_i001(d):
+    d["journal"].append(ev(165, "InteractionCompleted", target=17, topics=[]))
+
+
+def _mut_i005(d):
+    f2 = copy.deepcopy(fact(d))
+    f2["metadata"]["Interaction"].update(interaction_state="Active", ended_tick=None, started_tick=166)
+    f2["confidence"] = "Direct"
+    f2["acquired_tick"] = 166
+    f3 = copy.deepcopy(f2)
+    d["player"]["knowledge"]["facts"]["interaction.kael-davan_002"] = f2
+    d["player"]["knowledge"]["facts"]["interaction.kael-davan_003"] = f3
+
+
+def _mut_i006(d):
+    d["player"]["knowledge"]["facts"]["interaction.kael-davan_003"] = copy.deepcopy(fact(d))
+
+
+def _mut_r002(d):
+    d["journal"].append(ev(168, "RelationshipInteraction", target=17, sentiment=0.4, message_length=100, conversation_turns=1, delta=0.75, score_after=0.75))
+
+
+def _mut_r003(d):
+    d["journal"].append(ev(168, "RelationshipInteraction", target=17, sentiment=0.4, message_length=100, conversation_turns=1, delta=0.55, score_after=0.9))
+
+
+def _mut_t003(d):
+    d["journal"].pop()  # the StressChanged that must follow the walk-away
+
+
+def _mut_t004(d):
+    d["journal"].append(ev(164, "WalkAwayPenalty", target=17, penalty=0.3, score_after=0.0))  # walk-away 1 of threshold 2
+
+
+def _mut_c(d):
+    pass
+
+
+MUTATIONS = {
+    "F002": lambda d: d.pop("world_seed"),
+    "K001": lambda d: d["player"]["knowledge"]["facts"].update(
+        {"Contraband.Ring": {"confidence": "KnowsOf", "source": "Heard", "state": "Active", "acquired_tick": 1, "metadata": None}}
+    ),
+    "K002": lambda d: d["player"]["knowledge"]["facts"].update({"contraband.ring_exists": copy.deepcopy(fact(d))}),
+    "K003": lambda d: d["player"]["knowledge"]["facts"].update({"interaction.kael-davan_01": d["player"]["knowledge"]["facts"].pop("interaction.kael-davan_001")}),
+    "K004": lambda d: fact(d).update(acquired_tick=999),
+    "K005": _mut_k005,
+    "I001": _mut_i001,
+    "I002": lambda d: meta(d).update(ended_tick=None),
+    "I003": lambda d: meta(d).update(ended_tick=100),
+    "I004": lambda d: meta(d).update(confrontation=True),
+    "I005": _mut_i005,
+    "I006": _mut_i006,
+    "I007": lambda d: (d["npcs"].update({"23": copy.deepcopy(npc(d)) | {"slug": "sera-venn", "walk_aways": 0}}), meta(d).update(target_entity=23)),
+    "I008": lambda d: fact(d).update(confidence="Direct"),
+    "I009": lambda d: meta(d).update(topics=["gossip-about-eels"]),
+    "I010": lambda d: meta(d).update(target_entity=99),
+    "I011": lambda d: d["journal"].append(ev(166, "InteractionCompleted", target=17, topics=[])) if False else d["journal"].insert(0, ev(100, "InteractionWalkedAway", target=17)),
+    "R001": lambda d: npc(d)["relationship"].update(score=150.0),
+    "R002": _mut_r002,
+    "R003": _mut_r003,
+    "R004": lambda d: npc(d)["relationship"]["shared_references"].update(jokes=[f"j{i}" for i in range(11)]),
+    "R005": lambda d: npc(d)["relationship"].update(positive_interactions=2),
+    "T001": lambda d: d["journal"][-1]["event"]["StressChanged"].update(current_stress=9),
+    "T002": lambda d: npc(d)["interaction_tolerance"].update(walk_away_threshold=9),
+    "T003": _mut_t003,
+    "T004": _mut_t004,
+    "J001": lambda d: d["journal"].insert(2, ev(90, "DialogueLine", speaker=1, text="Earlier?")),
+    "J002": lambda d: d["journal"].append(ev(200, "DialogueLine", speaker=1, text="Later.")),
+    "J003": lambda d: npc(d).update(walk_aways=2),
+    "J004": lambda d: d["journal"].insert(2, ev(131, "DialogueLine", speaker=555, text="Who am I?")),
+    "M001": lambda d: d["journal"].append(ev(165, "MonologueFired", line_id="ring-rumour")),
+    "M002": lambda d: d["journal"].append(ev(165, "MonologueFired", line_id="no-such-line")),
+}
+
+
+@pytest.mark.parametrize("code", sorted(MUTATIONS))
+def test_each_code_has_a_save_that_triggers_it(tmp_path, content_dir, code):
+    doc = copy.deepcopy(BASE)
+    MUTATIONS[code](doc)
+    play = run(tmp_path, content_dir, doc)
+    found = codes(play)
+    assert code in found, [f"{f.code} {f.location} {f.message}" for f in play.findings]
+    hit = next(f for f in play.findings if f.code == code)
+    assert hit.location and hit.message
+
+
+def test_m001_holds_when_prerequisite_is_met(tmp_path, content_dir):
+    doc = copy.deepcopy(BASE)
+    doc["journal"].append(ev(165, "MonologueFired", line_id="after-kael"))  # walked away at 164: holds
+    assert "M001" not in codes(run(tmp_path, content_dir, doc))
+
+
+def test_m001_is_judged_at_the_end_of_the_tick(tmp_path, content_dir):
+    doc = copy.deepcopy(BASE)
+    doc["journal"].insert(2, ev(164, "MonologueFired", line_id="after-kael"))  # before the walk-away, same tick
+    assert "M001" not in codes(run(tmp_path, content_dir, doc))
+
+
+def test_penalty_beyond_threshold_is_required(tmp_path, content_dir):
+    doc = copy.deepcopy(BASE)
+    npc(doc)["interaction_tolerance"]["walk_away_threshold"] = 1
+    doc["journal"].extend(
+        [
+            ev(166, "InteractionStarted", target=17, player_initiated=False, location="dock-ward"),
+            ev(169, "InteractionWalkedAway", target=17),
+            ev(169, "StressChanged", target=17, delta=6, current_stress=12, cause="walk_away"),
+        ]
+    )
+    play = run(tmp_path, content_dir, doc)
+    assert "T004" in codes(play)
+    doc["journal"].append(ev(169, "WalkAwayPenalty", target=17, penalty=0.3, score_after=0.0))
+    assert "T004" not in codes(run(tmp_path, content_dir, doc))
+
+
+@pytest.mark.parametrize(
+    "raw, code",
+    [
+        (b'{"format": "settled-reach.save", "format_version": 1, "journal": [', "F001"),
+        (b"\xff\xfe{}", "F001"),
+        (b'{"format": "some-other-game", "format_version": 1}', "F003"),
+        (b'{"format": "settled-reach.save", "format_version": 7}', "F003"),
+    ],
+)
+def test_unreadable_files(tmp_path, content_dir, raw, code):
+    play = run(tmp_path, content_dir, raw=raw)
+    assert not play.readable
+    assert code in codes(play)
+
+
+def test_content_codes(tmp_path):
+    root = tmp_path / "content"
+    files = dict(CONTENT_FILES)
+    files["npcs/Bad_Name.yaml"] = "pronouns: they/them\n"  # C002 twice: file name and no name
+    files["monologues/broken.yaml"] = "- id: x\n  text: [unclosed\n"  # C001
+    files["monologues/rules.yaml"] = (
+        "- id: after-kael\n  text: duplicate id\n"  # C005
+        "- id: bad-state\n  text: t\n  prerequisites:\n    interaction: {target: 'npc:kael-davan', state: furious}\n"  # C003
+        "- id: bad-count\n  text: t\n  prerequisites:\n    interaction: {target: 'npc:kael-davan', min_count: 0}\n"  # C003
+        "- id: a-list\n  text: t\n  prerequisites:\n    interaction:\n      - {target: 'npc:kael-davan'}\n"  # C003
+        "- id: who\n  text: t\n  prerequisites:\n    interaction: {target: 'npc:nobody-here'}\n"  # C004
+        "- id: what\n  text: t\n  prerequisites:\n    facts: [{fact_id: unicorns.exist, min_confidence: suspects}]\n"  # C004
+    )
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    play = run(tmp_path, root, BASE)
+    found = [f for f in play.findings if f.code.startswith("C")]
+    by_code = {}
+    for f in found:
+        by_code.setdefault(f.code, []).append(f)
+    assert set(by_code) == {"C001", "C002", "C003", "C004", "C005"}
+    assert len(by_code["C003"]) == 3 and len(by_code["C004"]) == 2 and len(by_code["C002"]) == 2
+    c001 = by_code["C001"][0]
+    assert re.fullmatch(r"monologues/broken.yaml:\d+:\d+", c001.location)
+    assert by_code["C005"][0].location.startswith("monologues/rules.yaml:1:")

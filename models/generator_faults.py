@@ -122,7 +122,11 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     planted.append(("I001", "journal.{}.event.InteractionConflictAbandoned", i001[0],
                     f"an InteractionWalkedAway of {slug_of[i001[1]]} turned into "
                     "InteractionConflictAbandoned without an InteractionConfrontation "
-                    "(Active -> ConflictAbandoned); the snapshot still says WalkedAway",
+                    "(Active -> ConflictAbandoned); its StressChanged follows as before and "
+                    "the snapshot still says WalkedAway. A checker whose replay refuses the "
+                    "transition (leaving the interaction in progress) would also report I005 "
+                    "at the next InteractionStarted; one that compares the snapshot's "
+                    "confrontation flag with the journal may report I004",
                     ["J003"]))
 
     # T003: a walk-away loses its stress change; the NPC's later stress is rebased.
@@ -136,7 +140,8 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
                     f"{slug_of[t003[1]]} removed; later current_stress values rebased", []))
 
     # T004: a penalty for a walk-away still within the threshold.
-    t004 = next(w for w in others if w is not t003 and not w[2])
+    spare = [w for w in others if w is not t003 and not w[2]]
+    t004 = next((w for w in spare if w[1] != t003[1]), spare[0])
     index = next(i for i, e in enumerate(journal) if e is t004[0])
     tolerance = npcs[str(t004[1])]["interaction_tolerance"]
     penalty = {"tick": t004[0]["tick"], "event": {"WalkAwayPenalty": {
@@ -194,7 +199,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     if len(jokes) == 1:
         jokes.append(jokes[0])
     planted.append(("R004", f"npcs.{holder}.relationship.shared_references.jokes", None,
-                    f"joke '{jokes[-1]}' listed twice", ["J003"]))
+                    f'joke "{jokes[-1]}" listed twice', ["J003"]))
 
     # J001: a dialogue line written one tick before the line above it.
     for i in range(len(journal) * 2 // 5, len(journal) * 3 // 5):

@@ -1,8 +1,9 @@
-"""Words the save generator puts in people's mouths.
+"""Words the save generator puts in people's mouths, and what they know.
 
 Dialogue banks for the simulated playthrough: what each NPC says about their
-topics, what the player says back, the lines of a quarrel, and the shared
-references (jokes, nicknames, memories) a close NPC collects. The lines name
+topics, what the player says back, the lines of a quarrel, the shared references
+(jokes, nicknames, memories) a close NPC collects, and which facts each NPC can
+tell and on which topic. The lines name
 places and things the story cards key on (harbor, the ring, lighthouse, dock,
 guild, salt) so a prompt preview built from a generated save pulls in lore.
 """
@@ -350,6 +351,47 @@ SHARED_REFERENCES: dict[str, dict[str, tuple[str, ...]]] = {
 """Shared references NPCs can collect once they are close to the player."""
 
 
+FACTS = (
+    ("contraband.ring_exists", ("Suspects", "KnowsOf", "KnowsDetails"),
+     (("kael-davan", "the-ring"), ("tobin-quill", "the-ring"), ("mira-holt", "smuggling"))),
+    ("contraband.ring_leader", ("Suspects", "KnowsOf"), (("tobin-quill", "rumors"),)),
+    ("smuggling.night_boats", ("KnowsOf", "KnowsDetails"),
+     (("sera-venn", "smuggling"), ("mira-holt", "smuggling"), ("kael-davan", "smuggling"))),
+    ("harbor.dues_raised", ("KnowsOf", "KnowsDetails"),
+     (("orrin-vask", "harbor-dues"), ("lera-sessik", "rumors"))),
+    ("harbor.ledger_missing", ("Suspects", "KnowsOf"), (("orrin-vask", "guild-politics"),)),
+    ("guild.vask_takes_bribes", ("Suspects", "KnowsOf"),
+     (("mira-holt", "rumors"), ("lera-sessik", "rumors"), ("tobin-quill", "rumors"))),
+    ("lighthouse.lamp_sabotaged", ("KnowsOf", "KnowsDetails"), (("sera-venn", "the-lighthouse"),)),
+    ("weather.storm_coming", ("KnowsOf", "KnowsDetails"),
+     (("sera-venn", "weather"), ("lera-sessik", "weather"), ("tobin-quill", "weather"))),
+    ("family.cass_sessik_lost", ("KnowsOf", "KnowsDetails"), (("lera-sessik", "family"),)),
+    ("person.kael_debts", ("Suspects", "KnowsOf", "KnowsDetails"),
+     (("kael-davan", "debts"), ("orrin-vask", "debts"))),
+    ("salt-market.white_salt_origin", ("Suspects", "KnowsOf"), (("mira-holt", "salt-trade"),)),
+    ("shipwreck.gulls_promise_hold", ("KnowsOf", "KnowsDetails"),
+     (("tobin-quill", "shipwrecks"), ("sera-venn", "shipwrecks"))),
+    ("rumor.chapel_bell", ("Suspects",), (("tobin-quill", "weather"),)),
+)
+"""Facts NPCs can tell: id, the confidence ladder telling climbs, (teller, topic)."""
+
+OBSERVATIONS = (
+    ("smuggling.night_boats", "Direct", "DirectObservation"),
+    ("lighthouse.lamp_sabotaged", "Direct", "DirectObservation"),
+    ("guild.vask_takes_bribes", "Suspects", "Inferred"),
+    ("rumor.chapel_bell", "Suspects", "Heard"),
+    ("weather.storm_coming", "KnowsOf", "Background"),
+)
+"""Facts the player can pick up alone: id, confidence, source."""
+
+LAPSES = {"weather.storm_coming": "Stale", "rumor.chapel_bell": "Contradicted",
+          "guild.vask_takes_bribes": "Contradicted", "contraband.ring_leader": "Contradicted"}
+"""Facts that can stop holding (the storm passes, a rumor is disproved)."""
+
+DISPOSITION = {"lera-sessik": 0.55, "sera-venn": 0.35, "mira-holt": 0.3, "tobin-quill": 0.4,
+               "kael-davan": 0.1, "orrin-vask": 0.0}
+
+
 def shared_references_for(slug: str) -> dict[str, tuple[str, ...]]:
     """The shared-reference bank of one NPC, a generic one when it has none.
 
@@ -368,3 +410,34 @@ def shared_references_for(slug: str) -> dict[str, tuple[str, ...]]:
         "memories": ("the first evening on the dock", "waiting out the rain under the salt market roof",
                      "the walk along the breakwater", "the night the chapel bell rang"),
     }
+
+
+PLOT_ESSENTIALS = (
+    "Ilse Maren carries a sealed letter addressed to the harbor master of Settled Reach, "
+    "who drowned a week before she arrived. The ring wants the letter; the harbor guild "
+    "says it does not exist. The lighthouse has gone dark twice on moonless nights."
+)
+AUTHORS_NOTE = (
+    "Keep the tone wet, cold and wary. Humor is allowed; warmth has to be earned. "
+    "Nobody volunteers the ring's business to a stranger."
+)
+STORY: dict[str, str] = {
+    "evening": (
+        "Ilse has settled into the rhythm of the harbor: evenings at the Tidewater with "
+        "Lera, climbs up to Sera's lighthouse, bargaining at the salt market and careful "
+        "questions on the dock about crates that clink."
+    ),
+    "large": (
+        "Months in the Reach. Ilse knows every pier and every tab at the Tidewater, and "
+        "the harbor has started to treat her as one of its own, mostly."
+    ),
+    "walkaway-spiral": (
+        "Kael Davan keeps trying to tell Ilse something about the ring, and Ilse keeps "
+        "leaving before he finishes. The dock has noticed, and so has Kael."
+    ),
+    "abandoned-confrontation": (
+        "Ilse accused Kael of working for the ring in front of half the dock ward, then "
+        "walked off before he could answer. Later she took the ledger to Orrin Vask."
+    ),
+}
+"""``story.story_summary`` per scenario."""

@@ -171,6 +171,12 @@ class KnowledgeGraph(InteractionQueries):
     def active_fact_id(self) -> FactId | None:
         return self._active
 
+    def next_interaction_sequence(self, slug: str) -> int:
+        """Existing interaction facts with ``slug`` + 1 (schema §7.3), counted in O(log N)
+        by bisecting the sorted keys for the prefix range instead of walking it."""
+        prefix = interaction_prefix(slug)
+        return self.facts.bisect_left(prefix + "\U0010ffff") - self.facts.bisect_left(prefix) + 1
+
     def in_progress(self) -> list[FactId]:
         """Every fact whose interaction is in progress (more than one is an I005 fault)."""
         return [

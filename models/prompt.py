@@ -152,6 +152,9 @@ class PromptDiff:
 
 def compare(old: PromptPreview, new: PromptPreview) -> PromptDiff:
     """Sections that differ and leading tokens identical (what a prompt cache can reuse)."""
+    if old.encoding != new.encoding:
+        labels = tuple(dict.fromkeys(s.label for s in (*old.sections, *new.sections)))
+        return PromptDiff(labels, 0, new.total_tokens)
     before = {s.label: s.text for s in old.sections}
     after = {s.label: s.text for s in new.sections}
     labels = list(dict.fromkeys([*before, *after]))
@@ -309,6 +312,8 @@ class PromptBuilder:
             raise KeyError(npc_slug)
         state = play.state_at(tick)
         npc = state.npc(npc_snapshot.stable_id)
+        if npc is None:
+            raise KeyError(npc_slug)
         config = play.content.prompt
         name = play.content.npc_name(npc.slug)
         player_name = play.save.player.name or "Player"
@@ -360,20 +365,31 @@ class PromptBuilder:
             kept.reverse()
             return kept, False
 
-        window, _ = fit(available)
-        matched = match_cards(play.content.cards, LINE_SEPARATOR.join(window))
+        # Cards trigger on the history that ends up in the prompt (prompt-preview §8).
+        # Lore shrinks the history budget, which can drop the line that triggered a
+        # card, so match, fit and re-match until the set of cards no longer changes.
         card_budget = int(available * CARD_BUDGET_SHARE)
-        used = 0
-        lore_lines, card_records = [], []
-        for card, key in matched:
-            line = f"World lore ({card.name}): {card.entry}"
-            tokens = count(line) + sep_tokens
-            included = used + tokens <= card_budget
-            if included:
-                lore_lines.append(line)
-                used += tokens
-            card_records.append(CardRecord(card.id, card.name, key, included, tokens, "" if included else "budget"))
-        lines, truncated = fit(available - used)
+        lines, truncated = fit(available)
+        card_records: list[CardRecord] = []
+        lore_lines: list[str] = []
+        seen: set[tuple[str, ...]] = set()
+        while True:
+            matched = match_cards(play.content.cards, LINE_SEPARATOR.join(lines))
+            key = tuple(card.id for card, _ in matched)
+            used = 0
+            lore_lines, card_records = [], []
+            for card, keyword in matched:
+                line = f"World lore ({card.name}): {card.entry}"
+                tokens = count(line) + sep_tokens
+                included = used + tokens <= card_budget
+                if included:
+                    lore_lines.append(line)
+                    used += tokens
+                card_records.append(CardRecord(card.id, card.name, keyword, included, tokens, "" if included else "budget"))
+            lines, truncated = fit(available - used)
+            if key in seen or len(seen) >= 4:
+                break
+            seen.add(key)
 
         story_parts: list[tuple[str, str]] = []
         if authors_note:

@@ -1,0 +1,398 @@
+"""The main window: the four views, the tick bar and the panels, wired to one session.
+
+This is the only place that knows all the pieces (style.md). Widgets display the
+session and call its ``set_*`` methods; the window opens saves (in a worker thread),
+keeps layout and recent files in QSettings, watches the open save for changes and
+makes bug reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QFileSystemWatcher, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressDialog,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.loader import SaveLoader
+from app.session import Session
+from models.findings import Severity
+from models.playthrough import BUNDLED_SAVE, Playthrough
+
+VIEWS = ("knowledge", "interactions", "timelines", "prompt")
+VIEW_TITLES = {"knowledge": "Knowledge graph", "interactions": "Interactions", "timelines": "Timelines", "prompt": "Prompt preview"}
+MAX_RECENT = 10
+RELOAD_DEBOUNCE_MS = 600
+SAVE_FILTER = "Settled Reach saves (*.json *.json.gz);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    """The narrative debugger's window.
+
+    Args:
+        session: the session to show (a new one when None).
+    """
+
+    def __init__(self, session: Session | None = None) -> None:
+        super().__init__()
+        self.setObjectName("narrativeDebuggerMain")
+        self.setWindowTitle("Narrative debugger")
+        self.session = session or Session(self)
+        self.settings = QSettings()
+        self.save_path: Path | None = None
+        self.content_dir: Path | None = None
+        self.loader = SaveLoader(self)
+        self.loader.progress.connect(self._on_progress)
+        self.loader.loaded.connect(self._on_loaded)
+        self.loader.cancelled.connect(self._on_cancelled)
+        self.loader.failed.connect(self._on_failed)
+        self._progress: QProgressDialog | None = None
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self._on_file_changed)
+        self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)
+        self._reload_timer.timeout.connect(self._reload_from_disk)
+        self._build_views()
+        self._build_docks()
+        self._build_menus()
+        self._build_status()
+        self.setAcceptDrops(True)
+        self.session.tickChanged.connect(self._update_status)
+        self.session.tickPreview.connect(self._update_status)
+        self.session.npcChanged.connect(lambda _: self._update_status())
+        self.session.viewChanged.connect(self._show_view)
+        self.resize(1440, 900)
+        self._restore_layout()
+
+    # ----- construction -----
+    def _build_views(self) -> None:
+        from widgets.interaction_view import InteractionView
+        from widgets.knowledge_view import KnowledgeView
+        from widgets.prompt_view import PromptView
+        from widgets.tickbar import TickBar
+        from widgets.timelines import TimelinesView
+
+        s = self.session
+        self.views = {
+            "knowledge": KnowledgeView(s),
+            "interactions": InteractionView(s),
+            "timelines": TimelinesView(s),
+            "prompt": PromptView(s),
+        }
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("views")
+        self.tabs.setDocumentMode(True)
+        for name in VIEWS:
+            self.views[name].setObjectName(f"view-{name}")
+            self.tabs.addTab(self.views[name], VIEW_TITLES[name])
+        self.tabs.currentChanged.connect(lambda i: setattr(self.session, "view", VIEWS[i]))
+        self.grid = QSplitter(Qt.Vertical)
+        self.grid.setObjectName("views-grid")
+        self.grid_rows = [QSplitter(Qt.Horizontal), QSplitter(Qt.Horizontal)]
+        for row in self.grid_rows:
+            self.grid.addWidget(row)
+        self.grid_mode = False
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.tabs)
+        self.stack.addWidget(self.grid)
+        self.tickbar = TickBar(s)
+        self.tickbar.setObjectName("tickbar")
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.tickbar)
+        self.setCentralWidget(central)
+
+    def set_grid(self, on: bool) -> None:
+        """Show the four views at once in a 2x2 grid (True) or one at a time in tabs."""
+        if on == self.grid_mode:
+            return
+        self.grid_mode = on
+        if on:
+            for i, name in enumerate(VIEWS):
+                self.grid_rows[i // 2].addWidget(self.views[name])
+            for row in self.grid_rows:
+                row.setSizes([1, 1])
+            self.grid.setSizes([1, 1])
+            self.stack.setCurrentWidget(self.grid)
+        else:
+            current = VIEWS.index(self.session.view) if self.session.view in VIEWS else 0
+            for name in VIEWS:
+                self.tabs.addTab(self.views[name], VIEW_TITLES[name])
+            self.tabs.setCurrentIndex(current)
+            self.stack.setCurrentWidget(self.tabs)
+        self.grid_action.setChecked(on)
+
+    def _build_docks(self) -> None:
+        from widgets.findings_view import FindingsView
+        from widgets.journal_view import JournalView
+        from widgets.monologue_view import MonologueView
+        from widgets.npc_list import NpcList
+
+        s = self.session
+        self.panels = {
+            "npcs": (NpcList(s), "NPCs", Qt.LeftDockWidgetArea),
+            "monologues": (MonologueView(s), "Monologues", Qt.LeftDockWidgetArea),
+            "findings": (FindingsView(s), "Findings", Qt.BottomDockWidgetArea),
+            "journal": (JournalView(s), "Journal", Qt.BottomDockWidgetArea),
+        }
+        self.docks: dict[str, QDockWidget] = {}
+        for name, (widget, title, area) in self.panels.items():
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"dock-{name}")
+            dock.setWidget(widget)
+            self.addDockWidget(area, dock)
+            self.docks[name] = dock
+        self.splitDockWidget(self.docks["npcs"], self.docks["monologues"], Qt.Vertical)
+        self.tabifyDockWidget(self.docks["findings"], self.docks["journal"])
+        self.docks["findings"].raise_()
+        self.resizeDocks([self.docks["npcs"]], [360], Qt.Horizontal)
+        self.resizeDocks([self.docks["findings"]], [220], Qt.Vertical)
+
+    def _action(self, text: str, slot, shortcut=None, name: str | None = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setObjectName(name or "action-" + text.lower().strip(".…").replace(" ", "-"))
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        from app import report
+
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self._action("&Open save…", self.choose_save, QKeySequence.Open, "action-open"))
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.setObjectName("menu-recent")
+        file_menu.addAction(self._action("Open &report…", lambda: report.choose_and_open_report(self), "Ctrl+Shift+O", "action-open-report"))
+        file_menu.addAction(self._action("Re&load", self.reload, QKeySequence.Refresh, "action-reload"))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("Report &bug…", lambda: report.report_bug(self), "Ctrl+B", "action-report-bug"))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Quit", self.close, QKeySequence.Quit, "action-quit"))
+        view_menu = bar.addMenu("&View")
+        for i, name in enumerate(VIEWS):
+            view_menu.addAction(self._action(VIEW_TITLES[name], lambda _=False, n=name: self.session.set_view(n), f"Ctrl+{i + 1}", f"action-view-{name}"))
+        self.grid_action = self._action("All four views", lambda checked: self.set_grid(checked), "Ctrl+0", "action-view-all")
+        self.grid_action.setCheckable(True)
+        view_menu.addAction(self.grid_action)
+        view_menu.addSeparator()
+        for dock in self.docks.values():
+            view_menu.addAction(dock.toggleViewAction())
+        go_menu = bar.addMenu("&Go")
+        for action in self.tickbar.actions():
+            go_menu.addAction(action)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("&About", self._about, None, "action-about"))
+        self._refresh_recent()
+
+    def _build_status(self) -> None:
+        self.status_save = QLabel("no save")
+        self.status_tick = QLabel("")
+        self.status_findings = QLabel("")
+        for label in (self.status_save, self.status_tick, self.status_findings):
+            self.statusBar().addPermanentWidget(label)
+
+    # ----- opening -----
+    def choose_save(self) -> None:
+        folder = self.settings.value("last_folder", str(Path.home()))
+        path, _ = QFileDialog.getOpenFileName(self, "Open a save", folder, SAVE_FILTER)
+        if path:
+            self.open_save(Path(path))
+
+    def open_save(self, path: Path, content: Path | None = None, *, tick: int | None = None, npc: str | None = None, view: str | None = None, wait: bool = False) -> None:
+        """Load a save in the worker thread, with a progress dialog that can cancel.
+
+        The window keeps what it shows until the new save has loaded; an unreadable
+        save leaves it as it was and says why. ``wait`` blocks until done (tests, CLI).
+        """
+        path = Path(path)
+        self._progress = QProgressDialog(f"Opening {path.name}…", "Cancel", 0, 100, self)
+        self._progress.setWindowTitle("Opening save")
+        self._progress.setMinimumDuration(400)
+        self._progress.setAutoClose(False)
+        self._progress.canceled.connect(self.loader.cancel)
+        self.loader.start(path, content, context={"path": path, "content": content, "tick": tick, "npc": npc, "view": view, "reload": False})
+        if wait:
+            self.wait_for_load()
+
+    def wait_for_load(self, timeout_ms: int = 600_000) -> None:
+        """Process events until the current load has finished (for tests and headless use)."""
+        from PySide6.QtCore import QDeadlineTimer, QEventLoop
+
+        deadline = QDeadlineTimer(timeout_ms)
+        while self.loader.busy and not deadline.hasExpired():
+            QApplication.processEvents(QEventLoop.AllEvents, 50)
+        QApplication.processEvents()
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        if self._progress is not None:
+            self._progress.setLabelText(message)
+            self._progress.setValue(int(fraction * 100))
+
+    def _close_progress(self) -> None:
+        if self._progress is not None:
+            self._progress.reset()
+            self._progress.deleteLater()
+            self._progress = None
+
+    def _on_cancelled(self) -> None:
+        self._close_progress()
+        self.statusBar().showMessage("Opening cancelled; still showing the previous save.", 6000)
+
+    def _on_failed(self, message: str) -> None:
+        self._close_progress()
+        QMessageBox.critical(self, "Could not open the save", f"An unexpected error stopped the load:\n{message}")
+
+    def _on_loaded(self, play: Playthrough, context: dict) -> None:
+        self._close_progress()
+        path = context["path"]
+        if not play.readable:
+            reasons = "\n".join(f"• {f.code} at {f.location}: {f.message}" for f in play.findings[:5])
+            if context.get("reload"):
+                self.statusBar().showMessage(f"{path.name} changed on disk but cannot be read now; keeping the last good state.", 10000)
+                return
+            QMessageBox.warning(self, "Cannot read this save", f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing.")
+            return
+        keep_tick = self.session.tick if context.get("reload") else context.get("tick")
+        keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
+        self.save_path = path
+        self.content_dir = context.get("content")
+        self.session.load(play, tick=keep_tick, npc=keep_npc)
+        if context.get("view") in VIEWS:
+            self.session.set_view(context["view"])
+        if not context.get("reload"):
+            self._remember(path)
+        self.watcher.removePaths(self.watcher.files()) if self.watcher.files() else None
+        self.watcher.addPath(str(path))
+        self.setWindowTitle(f"{path.name} — Narrative debugger")
+        self._update_status()
+
+    @staticmethod
+    def _npc_id(play: Playthrough, slug: str | None) -> int | None:
+        if not slug:
+            return None
+        npc = play.save.npc_by_slug(slug)
+        return npc.stable_id if npc else None
+
+    def reload(self) -> None:
+        """Read the open save again, keeping tick and NPC."""
+        if self.save_path is not None:
+            self.loader.start(self.save_path, self.content_dir, context={"path": self.save_path, "content": self.content_dir, "reload": True})
+
+    def _on_file_changed(self, path: str) -> None:
+        self._reload_timer.start()  # debounced: editors write in several steps
+        if path not in self.watcher.files() and Path(path).exists():
+            self.watcher.addPath(path)
+
+    def _reload_from_disk(self) -> None:
+        if self.save_path is not None and self.save_path.exists():
+            self.reload()
+
+    # ----- recent files and settings -----
+    def _remember(self, path: Path) -> None:
+        recent = [p for p in self._recent() if p != str(path)]
+        recent.insert(0, str(path))
+        self.settings.setValue("recent_files", recent[:MAX_RECENT])
+        self.settings.setValue("last_folder", str(path.parent))
+        self._refresh_recent()
+
+    def _recent(self) -> list[str]:
+        value = self.settings.value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _refresh_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self._recent()
+        for path in recent:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_save(Path(p)))
+        self.recent_menu.setEnabled(bool(recent))
+
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def closeEvent(self, event) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.loader.cancel()
+        self.loader.wait()
+        super().closeEvent(event)
+
+    # ----- drag and drop -----
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        from app import report
+
+        for url in event.mimeData().urls():
+            path = Path(url.toLocalFile())
+            if path.suffix.lower() == ".png":
+                report.open_report(self, path)
+            else:
+                self.open_save(path)
+            break
+
+    # ----- status and views -----
+    def _show_view(self, view: str) -> None:
+        if view in VIEWS and not self.grid_mode:
+            self.tabs.setCurrentIndex(VIEWS.index(view))
+        elif view in self.docks:
+            self.docks[view].show()
+            self.docks[view].raise_()
+
+    def _update_status(self, *_args) -> None:
+        play = self.session.playthrough
+        if play is None:
+            return
+        tick = self.session.tick
+        self.status_save.setText(play.save.label)
+        self.status_tick.setText(f"tick {tick} / {self.session.last_tick}  ·  {play.save.game_time(tick)}")
+        errors = sum(f.severity is Severity.ERROR for f in play.findings)
+        warnings = len(play.findings) - errors
+        self.status_findings.setText(f"{errors} errors, {warnings} warnings")
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "Narrative debugger", "Steps through Settled Reach saves: knowledge, interactions, relationships and NPC prompts.")
+
+
+def make_app(argv: list[str] | None = None) -> QApplication:
+    """The QApplication with the names QSettings uses."""
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setOrganizationName("SettledReach")
+    app.setApplicationName("narrative-debugger")
+    return app
+
+
+def run_app(save: Path | None, content: Path | None, tick: int | None, npc: str | None) -> int:
+    """Open the window on ``save`` (default: the bundled sample) and run the event loop."""
+    app = make_app()
+    window = MainWindow()
+    window.show()
+    window.open_save(Path(save) if save else BUNDLED_SAVE, content, tick=tick, npc=npc)
+    return app.exec()

@@ -1,0 +1,236 @@
+"""Screenshot bug reports: a PNG that carries its view, a Markdown summary beside it,
+reopening from such a PNG, and the headless ``screenshot`` command.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from models.prompt import PromptBuilder
+from models.report_meta import REPORT_FORMAT_VERSION, ReportError, ViewRecord, embed_record, free_stem, read_record, write_new_file
+from models.report_summary import build_summary
+
+PNG_SUFFIX, MD_SUFFIX = ".png", ".md"
+
+
+def current_record(window) -> ViewRecord:
+    """The view record of what the window shows now."""
+    session = window.session
+    play = session.playthrough
+    npc = play.save.npcs.get(session.npc) if session.npc is not None else None
+    view = "all" if getattr(window, "grid_mode", False) else session.view
+    return ViewRecord(
+        format_version=REPORT_FORMAT_VERSION,
+        save_name=play.save.label,
+        save_sha256=play.save.sha256,
+        save_path=str(Path(window.save_path).resolve()) if window.save_path else "",
+        content_dir=str(Path(play.content.root).resolve()) if play.content.root else "",
+        tick=session.tick,
+        npc=npc.slug if npc else "",
+        view=view,
+        fact=session.fact or "",
+    )
+
+
+def grab_png(window) -> tuple[bytes, tuple[int, int]]:
+    """PNG bytes of the whole window at the screen's device pixel ratio, and its pixel size."""
+    pixmap = window.grab()
+    image = pixmap.toImage()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.WriteOnly)
+    image.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data), (image.width(), image.height())
+
+
+def prompt_preview_for(window, record: ViewRecord):
+    """The prompt preview of the record's NPC at its tick (None without an NPC)."""
+    if not record.npc:
+        return None
+    view = window.views.get("prompt")
+    current = getattr(view, "current_preview", None)
+    if current is not None and current.npc == record.npc and current.tick == record.tick:
+        return current
+    return PromptBuilder(window.session.playthrough).build(record.npc, record.tick)
+
+
+def write_report(window, folder: Path, stem: str | None = None) -> tuple[Path, Path, str]:
+    """Write PNG + Markdown into ``folder`` under fresh names (``stem`` or one made from
+    the save, tick and NPC; ``-2``, ``-3`` … when taken); return both paths and the summary."""
+    record = current_record(window)
+    png, _ = grab_png(window)
+    png = embed_record(png, record)
+    stem = stem or f"{Path(record.save_name).name.split('.')[0]}-t{record.tick}" + (f"-{record.npc}" if record.npc else "")
+    stem = free_stem(folder, stem, (PNG_SUFFIX, MD_SUFFIX))
+    png_path = write_new_file(folder, stem, PNG_SUFFIX, png)
+    summary = build_summary(window.session.playthrough, record, prompt_preview_for(window, record), png_path.name)
+    md_path = write_new_file(folder, png_path.stem, MD_SUFFIX, summary.encode("utf-8"))
+    return png_path, md_path, summary
+
+
+def report_bug(window) -> tuple[Path, Path] | None:
+    """File › Report bug: PNG + summary into the report folder (asked once, remembered)."""
+    if not window.session.ready:
+        QMessageBox.information(window, "Report bug", "Open a save first.")
+        return None
+    folder = window.settings.value("report_folder", "")
+    if not folder or not Path(folder).is_dir():
+        folder = QFileDialog.getExistingDirectory(window, "Where should bug reports go?", str(Path.home()))
+        if not folder:
+            return None
+        window.settings.setValue("report_folder", folder)
+    png_path, md_path, summary = write_report(window, Path(folder))
+    QApplication.clipboard().setText(summary)
+    window.statusBar().showMessage(f"Report written: {png_path} (summary copied to the clipboard)", 10000)
+    return png_path, md_path
+
+
+def choose_and_open_report(window) -> None:
+    """File › Open report…"""
+    path, _ = QFileDialog.getOpenFileName(window, "Open a bug-report PNG", window.settings.value("report_folder", ""), "PNG images (*.png)")
+    if path:
+        open_report(window, Path(path))
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes (read-only)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def locate_save(record: ViewRecord, png_path: Path) -> Path | None:
+    """Where the report's save is now: where it was, or beside the PNG."""
+    for candidate in (Path(record.save_path) if record.save_path else None, png_path.parent / record.save_name):
+        if candidate is not None and candidate.is_file():
+            return candidate
+    return None
+
+
+def open_report(window, png_path: Path, *, ask=True) -> bool:
+    """Reopen the save, tick, NPC and view a report PNG carries.
+
+    Asks for the save when it is not where it was; says so when its SHA-256 differs
+    and opens it all the same. Returns False when nothing could be opened.
+    """
+    try:
+        record = read_record(Path(png_path).read_bytes())
+    except (OSError, ReportError) as exc:
+        QMessageBox.warning(window, "Cannot open report", f"{png_path}: {exc}")
+        return False
+    save = locate_save(record, Path(png_path))
+    if save is None and ask:
+        QMessageBox.information(window, "Where is the save?", f"The report was made on {record.save_name}, which is no longer at {record.save_path or 'its old place'}. Please find it.")
+        chosen, _ = QFileDialog.getOpenFileName(window, f"Find {record.save_name}", str(Path(png_path).parent), f"{record.save_name};;Saves (*.json *.json.gz)")
+        save = Path(chosen) if chosen else None
+    if save is None:
+        return False
+    if record.save_sha256 and sha256_of(save) != record.save_sha256:
+        message = f"{save.name} has changed since the report was made (SHA-256 differs); opening it anyway."
+        window.statusBar().showMessage(message, 15000)
+        if ask:
+            QMessageBox.information(window, "Save changed", message)
+    content = Path(record.content_dir) if record.content_dir and Path(record.content_dir).is_dir() else None
+    view = record.view if record.view != "all" else None
+    window.open_save(save, content, tick=record.tick, npc=record.npc or None, view=view)
+    if record.view == "all":
+        window.set_grid(True)
+    if record.fact:
+        window.loader.loaded.connect(lambda *_: window.session.set_fact(record.fact), type=_single_shot())
+    return True
+
+
+def _single_shot():
+    from PySide6.QtCore import Qt
+
+    return Qt.SingleShotConnection
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"narrative-debugger screenshot: --size must look like 1280x800, not {text!r}") from None
+    if not (200 <= w <= 8000 and 200 <= h <= 8000):
+        raise SystemExit("narrative-debugger screenshot: --size must be between 200x200 and 8000x8000")
+    return w, h
+
+
+def wait_for_prompt(window, timeout_s: float = 60.0) -> None:
+    """Process events until the prompt view shows the session's NPC at the session tick."""
+    view = window.views.get("prompt")
+    session = window.session
+    npc = session.playthrough.save.npcs.get(session.npc) if session.npc is not None else None
+    deadline = time.monotonic() + timeout_s
+    while npc is not None and time.monotonic() < deadline:
+        current = getattr(view, "current_preview", None)
+        if current is not None and current.npc == npc.slug and current.tick == session.tick:
+            break
+        QApplication.processEvents()
+        time.sleep(0.01)
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def cmd_screenshot(args) -> int:
+    """``narrative-debugger screenshot``: render offscreen, write PNG (with its view) and summary."""
+    from app.cli import UsageError, open_for_query
+    from app.main_window import MainWindow, make_app
+
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    width, height = _parse_size(args.size)
+    play, tick = open_for_query(args.save, args.content, args.tick)
+    npc_id = None
+    if args.npc:
+        npc = play.save.npc_by_slug(args.npc)
+        if npc is None:
+            known = ", ".join(sorted(n.slug for n in play.save.npcs.values()))
+            raise UsageError(f"no NPC {args.npc!r} in {args.save} (NPCs: {known})")
+        npc_id = npc.stable_id
+    make_app()
+    window = MainWindow()
+    window.resize(width, height)
+    window.show()
+    window.save_path = Path(args.save)
+    window.content_dir = args.content
+    window.session.load(play, tick=tick, npc=npc_id)
+    if args.view == "all":
+        window.set_grid(True)
+    else:
+        window.session.set_view(args.view)
+    wait_for_prompt(window)
+    out = Path(args.out)
+    stem = out.name[: -len(PNG_SUFFIX)] if out.name.lower().endswith(PNG_SUFFIX) else out.name
+    png_path, md_path, _ = write_report(window, out.parent, stem)
+    window.close()
+    print(png_path)
+    print(md_path)
+    return 0
+
+
+def cmd_open_report(args) -> int:
+    """``narrative-debugger open-report PNG``: open the app on the view the PNG carries."""
+    from app.main_window import MainWindow, make_app
+
+    try:
+        read_record(Path(args.png).read_bytes())
+    except (OSError, ReportError) as exc:
+        print(f"narrative-debugger open-report: {args.png}: {exc}", file=sys.stderr)
+        return 2
+    app = make_app()
+    window = MainWindow()
+    window.show()
+    if not open_report(window, Path(args.png)):
+        return 2
+    return app.exec()

@@ -1,0 +1,220 @@
+"""Bug-report files: the view record carried inside a PNG, and writing without overwriting.
+
+A report PNG carries a versioned JSON record in an ``iTXt`` chunk (UTF-8, so
+non-ASCII names and newlines survive) under the keyword ``REPORT_KEY``. Readers
+that do not know the chunk ignore it and show an ordinary image (PNG spec §12.12:
+ancillary chunks). Everything here is pure Python and never touches a save file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+REPORT_KEY = "narrative-debugger.view"
+REPORT_FORMAT_VERSION = 1
+VIEWS = ("knowledge", "interactions", "timelines", "prompt", "all")
+
+
+class ReportError(ValueError):
+    """A PNG without a readable view record, with a message that says why."""
+
+
+@dataclass(frozen=True)
+class ViewRecord:
+    """What a report PNG needs to reopen its view.
+
+    Attributes:
+        format_version: ``REPORT_FORMAT_VERSION`` when written.
+        save_name: the save's file name.
+        save_sha256: hex SHA-256 of the save's bytes.
+        save_path: where the save was when the report was made.
+        content_dir: the content folder used (may be empty for the default).
+        tick: game tick shown.
+        npc: the selected NPC's slug (or empty).
+        view: knowledge, interactions, timelines, prompt or all.
+        fact: the selected FactId (or empty).
+    """
+
+    format_version: int
+    save_name: str
+    save_sha256: str
+    save_path: str
+    content_dir: str
+    tick: int
+    npc: str
+    view: str
+    fact: str = ""
+
+    def to_json(self) -> str:
+        """The record as compact JSON (UTF-8 text)."""
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "ViewRecord":
+        """Parse and validate a record.
+
+        Raises:
+            ReportError: not JSON, a newer format version, or a field of the wrong type.
+        """
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise ReportError(f"the view record is not JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise ReportError("the view record is not a JSON object")
+        version = data.get("format_version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise ReportError("the view record has no format_version")
+        if version > REPORT_FORMAT_VERSION:
+            raise ReportError(f"the view record is format {version}; this tool reads up to {REPORT_FORMAT_VERSION}")
+        fields = {"save_name": str, "save_sha256": str, "save_path": str, "content_dir": str, "tick": int, "npc": str, "view": str, "fact": str}
+        values = {}
+        for name, kind in fields.items():
+            value = data.get(name, "" if kind is str else None)
+            if value is None and name == "fact":
+                value = ""
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise ReportError(f"the view record's {name} should be {'text' if kind is str else 'a whole number'}")
+            values[name] = value
+        if values["view"] not in VIEWS:
+            values["view"] = "knowledge"
+        return cls(format_version=version, **values)
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def iter_chunks(png: bytes):
+    """Yield (type, data) for each chunk of a PNG.
+
+    Raises:
+        ReportError: not a PNG, or a truncated or corrupt chunk.
+    """
+    if not png.startswith(PNG_SIGNATURE):
+        raise ReportError("not a PNG image")
+    pos = len(PNG_SIGNATURE)
+    while pos < len(png):
+        if pos + 8 > len(png):
+            raise ReportError("the PNG is truncated")
+        length, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        end = pos + 12 + length
+        if end > len(png):
+            raise ReportError("the PNG is truncated")
+        data = png[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", png[end - 4 : end])
+        if crc != zlib.crc32(kind + data) & 0xFFFFFFFF:
+            raise ReportError(f"the PNG chunk {kind!r} is corrupt")
+        yield kind, data
+        pos = end
+        if kind == b"IEND":
+            return
+
+
+def add_text_chunk(png: bytes, key: str, text: str) -> bytes:
+    """Return ``png`` with an uncompressed UTF-8 ``iTXt`` chunk inserted before IEND."""
+    chunks = list(iter_chunks(png))
+    body = key.encode("latin-1") + b"\x00\x00\x00" + b"\x00" + b"\x00" + text.encode("utf-8")
+    out = [PNG_SIGNATURE]
+    for kind, data in chunks:
+        if kind == b"IEND":
+            out.append(_chunk(b"iTXt", body))
+        out.append(_chunk(kind, data))
+    return b"".join(out)
+
+
+def read_text_chunks(png: bytes) -> dict[str, str]:
+    """Text chunks (tEXt, zTXt, iTXt) of a PNG by keyword.
+
+    Raises:
+        ReportError: not a PNG or corrupt.
+    """
+    texts = {}
+    for kind, data in iter_chunks(png):
+        try:
+            if kind == b"tEXt":
+                key, _, value = data.partition(b"\x00")
+                texts[key.decode("latin-1")] = value.decode("latin-1")
+            elif kind == b"zTXt":
+                key, _, rest = data.partition(b"\x00")
+                texts[key.decode("latin-1")] = zlib.decompress(rest[1:]).decode("latin-1")
+            elif kind == b"iTXt":
+                key, _, rest = data.partition(b"\x00")
+                compressed, _method = rest[0], rest[1]
+                _lang, _, rest = rest[2:].partition(b"\x00")
+                _translated, _, value = rest.partition(b"\x00")
+                if compressed:
+                    value = zlib.decompress(value)
+                texts[key.decode("latin-1")] = value.decode("utf-8")
+        except (zlib.error, UnicodeDecodeError, IndexError):
+            continue
+    return texts
+
+
+def embed_record(png: bytes, record: ViewRecord) -> bytes:
+    """The PNG with ``record`` in its text chunk."""
+    return add_text_chunk(png, REPORT_KEY, record.to_json())
+
+
+def read_record(png: bytes) -> ViewRecord:
+    """The view record of a report PNG.
+
+    Raises:
+        ReportError: not a PNG, or a PNG the narrative debugger did not make.
+    """
+    text = read_text_chunks(png).get(REPORT_KEY)
+    if text is None:
+        raise ReportError("this PNG carries no narrative-debugger view (it was not made with Report bug or screenshot)")
+    return ViewRecord.from_json(text)
+
+
+def write_new_file(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
+    """Write ``data`` to a new file ``stem[-N]suffix`` in ``folder``; never overwrites.
+
+    The bytes go to a temporary file in the same folder first, which is then linked
+    under the first free name (an atomic test-and-create), so a reader never sees
+    half a file and an existing file is never replaced.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        n = 1
+        while True:
+            name = f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}"
+            target = folder / name
+            try:
+                os.link(tmp, target)
+                return target
+            except FileExistsError:
+                n += 1
+            except OSError:  # file systems without hard links: exclusive create instead
+                try:
+                    with open(target, "xb") as fh:
+                        fh.write(data)
+                    return target
+                except FileExistsError:
+                    n += 1
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def free_stem(folder: Path, stem: str, suffixes: tuple[str, ...]) -> str:
+    """A stem ``stem[-N]`` for which no file with any of ``suffixes`` exists yet."""
+    n = 1
+    while True:
+        candidate = stem if n == 1 else f"{stem}-{n}"
+        if not any((folder / f"{candidate}{s}").exists() for s in suffixes):
+            return candidate
+        n += 1

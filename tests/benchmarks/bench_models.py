@@ -1,0 +1,105 @@
+"""Benchmark of the models layer on a generated save (prints figures; not a test).
+
+Usage: python tests/benchmarks/bench_models.py [--events 1000000] [--seed 11] [--keep PATH]
+
+Prints: generation time, file size, bare json.load time, load + index time (and the
+ratio, goal <= 3), state-at-tick median and p99 over random ticks (goal p99 <= 16 ms),
+check time, prompt step time, and peak memory (goal <= 2 GB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from models.generator import generate_save, write_save  # noqa: E402
+from models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--samples", type=int, default=2000, help="random ticks for the state query")
+    parser.add_argument("--keep", type=Path, help="write the generated save here and keep it")
+    args = parser.parse_args()
+
+    path = args.keep or Path(tempfile.mkdtemp()) / f"bench-{args.events}.json"
+    t0 = time.perf_counter()
+    doc = generate_save(seed=args.seed, events=args.events, scenario="large")
+    write_save(doc, path)
+    del doc
+    gc.collect()
+    print(f"generated {args.events} events in {time.perf_counter() - t0:.1f} s -> {path} ({path.stat().st_size / 1e6:.0f} MB)")
+
+    t0 = time.perf_counter()
+    with open(path, "rb") as fh:
+        bare = json.load(fh)
+    bare_s = time.perf_counter() - t0
+    del bare
+    gc.collect()
+    print(f"bare json.load: {bare_s:.2f} s")
+
+    t0 = time.perf_counter()
+    play = Playthrough.open(path, BUNDLED_CONTENT)
+    load_s = time.perf_counter() - t0
+    print(f"load + replay + index + check: {load_s:.2f} s  (ratio to bare json.load {load_s / bare_s:.2f}; goal <= 3)")
+    print(f"  journal entries {len(play.save.journal)}, facts {len(play.save.knowledge.facts)}, findings {len(play.findings)}")
+
+    rng = random.Random(1)
+    last = play.last_tick
+    times = []
+    for _ in range(args.samples):
+        tick = rng.randint(0, last)
+        t0 = time.perf_counter()
+        state = play.state_at(tick)
+        npcs = state.npcs
+        knowledge = state.knowledge
+        n = len(knowledge.facts)
+        for sid in npcs:
+            knowledge.interaction_count_with(sid)
+            knowledge.last_interaction_with(sid)
+        knowledge.active_interaction()
+        times.append((time.perf_counter() - t0) * 1000)
+    print(
+        f"state at a random tick (NPCs, fact count, per-NPC count and last interaction, active): "
+        f"median {statistics.median(times):.3f} ms, p99 {percentile(times, 0.99):.3f} ms (goal p99 <= 16 ms); last n={n}"
+    )
+
+    t0 = time.perf_counter()
+    json_state = __import__("app.cli", fromlist=["state_json"]).state_json(play, play.save.saved_at_tick)
+    print(f"full `state` JSON at saved_at_tick: {(time.perf_counter() - t0) * 1000:.0f} ms ({len(json_state['facts'])} facts)")
+
+    t0 = time.perf_counter()
+    play2 = Playthrough.open(path, BUNDLED_CONTENT)
+    print(f"`check` (open + every rule): {time.perf_counter() - t0:.2f} s, {len(play2.findings)} findings")
+    del play2
+    gc.collect()
+    print(f"peak memory (max RSS): {peak_rss_mb():.0f} MB (goal <= 2048 MB)")
+    if args.keep is None:
+        path.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

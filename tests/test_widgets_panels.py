@@ -1,0 +1,392 @@
+"""Panels that follow the session: NPC list, journal, findings and monologues.
+
+Each test builds a playthrough, wraps it in a session and a widget, drives one side
+and asserts on the other (style.md §8). Qt runs offscreen; pytest-qt owns the app.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView
+
+from app.session import Session
+from models.findings import Finding, Severity
+from models.playthrough import Playthrough
+from tests.conftest import CONTENT, DATA
+from widgets.findings_view import FindingsModel, FindingsView, activate_finding, finding_target
+from widgets.journal_view import WITH_FINDINGS, JournalModel, JournalView
+from widgets.monologue_view import MonologueView, line_concerns, monologue_rows
+from widgets.npc_list import NpcList, NpcTableModel
+
+KAEL = 17
+
+
+# ----- helpers and fixtures -----
+def minimal_doc() -> dict:
+    """The tiny test save as a document (Kael walks away at tick 164)."""
+    return json.loads((DATA / "minimal.json").read_text(encoding="utf-8"))
+
+
+def open_doc(doc: dict, path: Path) -> Playthrough:
+    """Write a save document and open it with the sample content."""
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return Playthrough.open(path, CONTENT)
+
+
+def load(qtbot, playthrough: Playthrough, tick: int | None = None, npc: int | None = None) -> Session:
+    """A session showing ``playthrough`` (qtbot first, so the QApplication exists)."""
+    session = Session()
+    session.load(playthrough, tick=tick, npc=npc)
+    return session
+
+
+def show(qtbot, widget, size=(900, 400)):
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def assert_not_blank(widget) -> None:
+    image = widget.grab().toImage()
+    assert not image.isNull()
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+    assert len(colours) > 5, "the grab is a blank picture"
+
+
+def double_click_row(qtbot, view: QAbstractItemView, row: int, column: int = 0) -> None:
+    index = view.model().index(row, column)
+    view.scrollTo(index)
+    rect = view.visualRect(index)
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(view.viewport(), Qt.LeftButton, pos=rect.center())
+
+
+@pytest.fixture()
+def minimal() -> Playthrough:
+    return Playthrough.open(DATA / "minimal.json", CONTENT)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Playthrough:
+    """A generated evening with every sample NPC (a few hundred entries)."""
+    generator = pytest.importorskip("models.generator")
+    path = tmp_path_factory.mktemp("gen") / "evening-600.json"
+    generator.write_save(generator.generate_save(seed=5, events=600, scenario="evening"), path)
+    return Playthrough.open(path, CONTENT)
+
+
+@pytest.fixture()
+def penalty_fault(tmp_path) -> Playthrough:
+    """Minimal save plus a WalkAwayPenalty of the wrong size on a walk-away within the threshold
+    (T004 errors) and an unknown topic on the snapshot's interaction (an I009 warning)."""
+    doc = minimal_doc()
+    fact = doc["player"]["knowledge"]["facts"]["interaction.kael-davan_001"]
+    fact["metadata"]["Interaction"]["topics"] = ["sea-serpents"]
+    doc["journal"].append({"tick": 164, "event": {"WalkAwayPenalty": {"target": KAEL, "penalty": 0.9, "score_after": 0.0}}})
+    return open_doc(doc, tmp_path / "penalty-fault.json")
+
+
+# ----- NPC list -----
+def test_npc_list_selection_follows_session_both_ways(qtbot, generated):
+    session = load(qtbot, generated)
+    widget = show(qtbot, NpcList(session))
+    sids = list(generated.save.npcs)
+    assert widget.model.rowCount() == len(sids)
+    assert widget.selected_npc() == session.npc == sids[0]
+
+    with qtbot.waitSignal(session.npcChanged) as signal:
+        widget.view.selectRow(widget.proxy.mapFromSource(widget.model.index(2, 0)).row())
+    assert signal.args == [sids[2]] and session.npc == sids[2]
+
+    session.set_npc(sids[4])
+    assert widget.selected_npc() == sids[4]
+    session.set_npc(None)
+    assert widget.selected_npc() is None
+
+
+def test_npc_list_cells_follow_the_tick(qtbot, generated):
+    session = load(qtbot, generated)
+    widget = show(qtbot, NpcList(session))
+    index = generated.index
+    started = generated.save.journal.kinds.index("InteractionStarted")
+    tick = index.ticks[started]
+    session.set_tick(tick)
+    state = session.state
+    active = state.knowledge.active_interaction()
+    model = widget.model
+    for row in range(model.rowCount()):
+        sid = model.sid_at(row)
+        npc = state.npc(sid)
+        assert model.index(row, NpcTableModel.SCORE).data() == f"{npc.relationship.score:.1f}"
+        assert model.index(row, NpcTableModel.STRESS).data() == f"{npc.tolerance.current_stress} / {npc.tolerance.threshold}"
+        shown = model.index(row, NpcTableModel.INTERACTION).data()
+        expected = active.interaction_state.name if active is not None and active.target_entity == sid else ""
+        assert shown == expected
+    assert any(model.index(r, NpcTableModel.INTERACTION).data() for r in range(model.rowCount()))
+
+    session.set_tick(0, live=True)
+    assert all(model.index(r, NpcTableModel.SCORE).data() == "0.0" for r in range(model.rowCount()))
+    assert_not_blank(widget)
+
+
+def test_npc_list_stress_over_threshold_is_red(qtbot, tmp_path):
+    doc = minimal_doc()
+    journal = doc["journal"]
+    journal[-1]["event"]["StressChanged"].update(delta=50, current_stress=50)
+    doc["npcs"]["17"]["tolerance"]["current_stress"] = 50
+    session = load(qtbot, open_doc(doc, tmp_path / "stressed.json"))
+    widget = show(qtbot, NpcList(session))
+    cell = widget.model.index(0, NpcTableModel.STRESS)
+    assert cell.data() == "50 / 40"
+    assert cell.data(Qt.ForegroundRole).color() == widget.model.data(cell, Qt.ForegroundRole).color()
+    assert cell.data(Qt.ForegroundRole).color().red() > 150
+
+
+def test_npc_list_disconnects_when_destroyed(qtbot, minimal):
+    session = load(qtbot, minimal)
+    widget = NpcList(session)
+    widget.deleteLater()
+    qtbot.wait(10)
+    session.set_tick(100)
+    session.set_npc(None)
+
+
+# ----- journal -----
+def test_journal_double_click_moves_tick_and_npc(qtbot, minimal):
+    session = load(qtbot, minimal, tick=0)
+    session.set_npc(None)
+    widget = show(qtbot, JournalView(session))
+    assert widget.model.rowCount() == 4
+    with qtbot.waitSignal(session.tickChanged) as signal:
+        double_click_row(qtbot, widget.view, 1)
+    assert signal.args == [131]
+    assert session.tick == 131 and session.npc == KAEL
+
+
+def test_journal_marks_the_current_tick_and_greys_the_future(qtbot, minimal):
+    session = load(qtbot, minimal, tick=131)
+    widget = show(qtbot, JournalView(session))
+    model = widget.model
+    assert model.current_row() == 1
+    assert model.index(1, JournalModel.NUMBER).data().startswith("▶")
+    assert model.index(1, 0).data(Qt.BackgroundRole) is not None
+    grey = model.index(2, JournalModel.KIND).data(Qt.ForegroundRole).color()
+    assert grey == QColor("#9a9a9a")
+    assert model.index(0, JournalModel.SUMMARY).data() == "conversation opens: player approaches, at dock-ward"
+    assert model.index(2, JournalModel.NPC).data() == "Kael Davan"
+
+    session.set_tick(164)
+    assert model.current_row() == 3
+    assert model.index(2, 0).data(Qt.BackgroundRole) is not None, "entries of the same tick are marked too"
+    assert "4 of 4 entries" in widget.caption.text()
+    assert_not_blank(widget)
+
+
+def test_journal_filters_by_kind_and_npc(qtbot, generated):
+    session = load(qtbot, generated)
+    widget = show(qtbot, JournalView(session))
+    kinds = generated.save.journal.kinds
+    counts = Counter(kinds)
+    widget.kind_filter.setCurrentIndex(widget.kind_filter.findData("DialogueLine"))
+    assert widget.model.rowCount() == counts["DialogueLine"]
+    assert {widget.model.index(r, JournalModel.KIND).data() for r in range(widget.model.rowCount())} == {"DialogueLine"}
+
+    session.set_npc(KAEL)
+    widget.npc_filter.setChecked(True)
+    rows = [widget.model.journal_index(r) for r in range(widget.model.rowCount())]
+    assert rows and all(generated.save.journal.data[i]["speaker"] == KAEL for i in rows)
+    assert "Kael Davan" in widget.npc_filter.text()
+
+    widget.kind_filter.setCurrentIndex(0)
+    widget.npc_filter.setChecked(False)
+    assert widget.model.rowCount() == len(kinds)
+
+
+def test_journal_lists_entries_with_findings(qtbot, penalty_fault):
+    session = load(qtbot, penalty_fault)
+    widget = show(qtbot, JournalView(session))
+    assert widget.kind_filter.findData(WITH_FINDINGS) >= 0
+    widget.kind_filter.setCurrentIndex(widget.kind_filter.findData(WITH_FINDINGS))
+    assert [widget.model.journal_index(r) for r in range(widget.model.rowCount())] == [4]
+    assert widget.model.index(0, 0).data(Qt.DecorationRole) is not None
+    assert "T004" in widget.model.index(0, 0).data(Qt.ToolTipRole)
+
+
+def test_journal_model_handles_a_large_save(qtbot, tmp_path):
+    generator = pytest.importorskip("models.generator")
+    path = tmp_path / "large.json"
+    generator.write_save(generator.generate_save(seed=1, events=200_000, scenario="evening"), path)
+    playthrough = Playthrough.open(path, CONTENT)
+    session = load(qtbot, playthrough)
+    widget = show(qtbot, JournalView(session), size=(1000, 500))
+    model = widget.model
+    assert model.rowCount() == 200_000
+    middle = playthrough.index.ticks[100_000]
+    session.set_tick(middle)
+    assert model.journal_index(model.current_row()) == playthrough.index.position_for_tick(middle) - 1
+    assert model.index(199_999, JournalModel.SUMMARY).data()
+    counts = Counter(playthrough.save.journal.kinds)
+    widget.kind_filter.setCurrentIndex(widget.kind_filter.findData("StressChanged"))
+    assert model.rowCount() == counts["StressChanged"]
+    session.set_npc(KAEL)
+    widget.npc_filter.setChecked(True)
+    assert 0 < model.rowCount() < counts["StressChanged"]
+    assert_not_blank(widget)
+
+
+# ----- findings -----
+def test_finding_target_on_hand_made_findings(minimal):
+    def target(code, location, tick=None, message="something is wrong"):
+        return finding_target(minimal, Finding(code, Severity.ERROR, message, location, tick))
+
+    assert target("R001", "npcs.17.relationship.score") == {"tick": None, "npc": KAEL, "fact": None, "view": "timelines"}
+    assert target("I002", "player.knowledge.facts.interaction.kael-davan_001.metadata.Interaction.ended_tick") == {
+        "tick": None, "npc": KAEL, "fact": "interaction.kael-davan_001", "view": "interactions"}
+    assert target("K004", "player.knowledge.facts.interaction.kael-davan_001.acquired_tick", 999)["tick"] == 999
+    assert target("K001", "player.knowledge.facts.harbor.dues_raised.confidence") == {
+        "tick": None, "npc": None, "fact": "harbor.dues_raised", "view": "knowledge"}
+    assert target("J004", "journal[1].event.DialogueLine.speaker") == {"tick": 131, "npc": KAEL, "fact": None, "view": "journal"}
+    assert target("T003", "journal[2]", 164) == {"tick": 164, "npc": KAEL, "fact": None, "view": "timelines"}
+    assert target("K004", "player.knowledge.entities.17.last_seen_tick")["npc"] == KAEL
+    assert target("I005", "player.knowledge.facts.contraband.ring", message="interaction.kael-davan_002 is in progress")["npc"] == KAEL
+    assert target("R002", "journal[99]", message="kael-davan: delta is wrong")["npc"] == KAEL
+    assert target("C004", "monologues/harbor-nights.yaml:4:3") == {"tick": None, "npc": None, "fact": None, "view": None}
+    assert target("M001", "journal[0].event.MonologueFired.line_id", 120)["view"] == "monologues"
+
+
+def test_finding_target_on_a_real_fault(penalty_fault):
+    t004 = [f for f in penalty_fault.findings if f.code == "T004"]
+    assert t004, penalty_fault.findings
+    for f in t004:
+        assert f.location.startswith("journal[4]")
+        assert finding_target(penalty_fault, f) == {"tick": 164, "npc": KAEL, "fact": None, "view": "timelines"}
+
+
+def test_finding_activation_moves_the_session(qtbot, penalty_fault):
+    session = load(qtbot, penalty_fault, tick=0)
+    session.set_npc(None)
+    widget = show(qtbot, FindingsView(session), size=(1000, 300))
+    widget.search.setText("T004")
+    assert widget.proxy.rowCount() >= 1
+    views = []
+    session.viewChanged.connect(views.append)
+    with qtbot.waitSignal(session.tickChanged):
+        double_click_row(qtbot, widget.view, 0)
+    assert (session.tick, session.npc, views[-1]) == (164, KAEL, "timelines")
+
+    session.set_tick(0)
+    session.set_npc(None)
+    widget.view.setFocus()
+    widget.view.setCurrentIndex(widget.proxy.index(0, 1))
+    qtbot.keyClick(widget.view, Qt.Key_Return)
+    assert (session.tick, session.npc) == (164, KAEL)
+
+
+def test_findings_view_filters_sorts_and_counts(qtbot, penalty_fault):
+    session = load(qtbot, penalty_fault)
+    widget = show(qtbot, FindingsView(session), size=(1000, 300))
+    findings = penalty_fault.findings
+    errors = sum(f.severity is Severity.ERROR for f in findings)
+    warnings = len(findings) - errors
+    assert errors and warnings
+    assert f"{errors} error" in widget.counts.text() and f"{warnings} warning" in widget.counts.text()
+
+    widget.errors.setChecked(False)
+    assert widget.proxy.rowCount() == warnings
+    assert f"showing {warnings}" in widget.counts.text()
+    widget.errors.setChecked(True)
+    widget.warnings.setChecked(False)
+    assert widget.proxy.rowCount() == errors
+    widget.warnings.setChecked(True)
+
+    widget.search.setText("t004 kael-davan")
+    codes = {widget.proxy.index(r, FindingsModel.CODE).data() for r in range(widget.proxy.rowCount())}
+    assert codes == {"T004"}
+    widget.search.clear()
+
+    widget.view.sortByColumn(FindingsModel.TICK, Qt.DescendingOrder)
+    latest = max(f.tick for f in findings if f.tick is not None)
+    assert widget.proxy.index(0, FindingsModel.TICK).data() == f"{latest:,}"
+    widget.view.sortByColumn(FindingsModel.SEVERITY, Qt.AscendingOrder)
+    assert widget.proxy.index(0, FindingsModel.SEVERITY).data() == "error"
+    assert widget.proxy.index(0, 0).data(Qt.DecorationRole) is not None
+    assert_not_blank(widget)
+
+
+def test_activate_finding_selects_the_fact(qtbot, minimal):
+    session = load(qtbot, minimal)
+    finding = Finding("I008", Severity.ERROR, "confidence", "player.knowledge.facts.interaction.kael-davan_001.confidence")
+    session.set_npc(None)
+    activate_finding(session, finding)
+    assert (session.fact, session.npc, session.view) == ("interaction.kael-davan_001", KAEL, "interactions")
+
+
+# ----- monologues -----
+def _row(rows, line_id):
+    return next(r for r in rows if r.kind == "line" and r.line_id == line_id)
+
+
+def test_monologue_view_lists_eligible_and_failing_lines(qtbot, minimal):
+    session = load(qtbot, minimal, tick=170, npc=KAEL)
+    widget = show(qtbot, MonologueView(session), size=(1000, 500))
+    rows = widget.model.rows
+    assert rows[0].kind == "heading" and rows[0].title.startswith("About Kael Davan")
+    first_heading_end = next(k for k, r in enumerate(rows[1:], 1) if r.kind == "heading")
+    about = rows[1:first_heading_end]
+    assert about and all(line_concerns(r.line, "kael-davan", "Kael Davan") for r in about)
+    met = _row(rows, "the-last-shift_m_s_010")
+    assert met.eligible and not met.failing
+    blocked = [r for r in rows if r.kind == "line" and not r.eligible]
+    assert blocked and all(r.failing for r in blocked)
+    assert "eligible" in widget.caption.text()
+
+    session.set_tick(100)
+    early = _row(widget.model.rows, "the-last-shift_m_s_010")
+    assert not early.eligible
+    assert early.failing == ("0 interaction(s) with kael-davan, needs 1",)
+    assert_not_blank(widget)
+
+
+def test_monologue_view_lists_fired_lines(qtbot, tmp_path):
+    doc = minimal_doc()
+    doc["journal"].append({"tick": 166, "event": {"MonologueFired": {"line_id": "the-last-shift_m_s_010"}}})
+    doc["saved_at_tick"] = 170
+    playthrough = open_doc(doc, tmp_path / "fired.json")
+    session = load(qtbot, playthrough, tick=170, npc=KAEL)
+    widget = MonologueView(session)
+    qtbot.addWidget(widget)
+    fired = [r for r in widget.model.rows if r.kind == "fired"]
+    assert [(r.line_id, r.tick) for r in fired] == [("the-last-shift_m_s_010", 166)]
+    assert _row(widget.model.rows, "the-last-shift_m_s_010").fired == 1
+    session.set_tick(165)
+    assert not [r for r in widget.model.rows if r.kind == "fired"]
+
+
+def test_monologue_rows_without_an_npc_are_one_group(minimal):
+    rows = monologue_rows(minimal, minimal.state_at(170), None)
+    headings = [r.title for r in rows if r.kind == "heading"]
+    assert headings[0].startswith("All lines") and headings[-1].startswith("Fired up to the tick: 0")
+    assert sum(r.kind == "line" for r in rows) == len(minimal.content.monologues)
+
+
+def test_panels_survive_an_unreadable_save(qtbot, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text("{not json", encoding="utf-8")
+    playthrough = Playthrough.open(path, CONTENT)
+    assert not playthrough.readable
+    session = load(qtbot, playthrough)
+    widgets = [NpcList(session), JournalView(session), FindingsView(session), MonologueView(session)]
+    for widget in widgets:
+        qtbot.addWidget(widget)
+    assert widgets[0].model.rowCount() == widgets[1].model.rowCount() == 0
+    codes = {widgets[2].model.index(r, FindingsModel.CODE).data() for r in range(widgets[2].model.rowCount())}
+    assert "F001" in codes
+    assert widgets[2].activate_row(0) is not None

@@ -1,0 +1,419 @@
+"""The findings panel: every problem the checks found, sortable and filterable.
+
+Activating a finding (double-click or Enter) moves the session to where the
+finding points: its tick, the NPC it is about, the fact it names and the view that
+shows that kind of problem. The mapping is the pure function ``finding_target``
+so it can be tested without a window.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPixmap, QPolygonF
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QStyledItemDelegate,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.session import Session
+from models.findings import CATALOGUE, Finding, Severity
+from models.knowledge import parse_interaction_id
+from models.playthrough import Playthrough
+from models.types import StableId
+
+#: The view each code family is best seen in (Session.set_view names).
+VIEW_BY_FAMILY = {
+    "I": "interactions",
+    "R": "timelines",
+    "T": "timelines",
+    "K": "knowledge",
+    "J": "journal",
+    "M": "monologues",
+}
+FACTS_PREFIX = "player.knowledge.facts."
+ENTITIES_PREFIX = "player.knowledge.entities."
+_NPC_RE = re.compile(r"npcs\.(\d+)(?:\.|$)")
+_JOURNAL_RE = re.compile(r"journal\[(\d+)\]")
+_INTERACTION_IN_TEXT = re.compile(r"interaction\.[a-z0-9]+(?:-[a-z0-9]+)*_\d{3,}")
+_EVENT_NPC_KEYS = ("target", "speaker", "entity")
+
+
+def _fact_in_location(playthrough: Playthrough, rest: str) -> str:
+    """The FactId at the start of ``rest`` (what follows ``player.knowledge.facts.``).
+
+    A FactId has one dot, but a faulty one (K001) may have more; the longest key the
+    snapshot or the timeline knows wins, else the first two segments.
+    """
+    known = playthrough.save.knowledge.facts
+    index_facts = playthrough.index.facts if playthrough.index is not None else {}
+    best = None
+    for end in [m.start() for m in re.finditer(r"\.", rest)] + [len(rest)]:
+        candidate = rest[:end]
+        if candidate in known or candidate in index_facts:
+            best = candidate
+    if best is not None:
+        return best
+    parts = rest.split(".")
+    return ".".join(parts[:2])
+
+
+def _npc_of_fact(playthrough: Playthrough, fact_id: str) -> StableId | None:
+    parsed = parse_interaction_id(fact_id)
+    if parsed is not None:
+        npc = playthrough.save.npc_by_slug(parsed[0])
+        if npc is not None:
+            return npc.stable_id
+    fact = playthrough.save.knowledge.fact(fact_id)
+    meta = fact.interaction if fact is not None else None
+    if meta is not None and meta.target_entity in playthrough.save.npcs:
+        return meta.target_entity
+    return None
+
+
+def finding_target(playthrough: Playthrough, finding: Finding) -> dict:
+    """Where a finding points: the tick, NPC, fact and view to show it in.
+
+    Rules, first match wins for each key:
+
+    * tick: ``finding.tick``; else the tick of the journal entry ``journal[i]`` it is at.
+    * npc: ``npcs.<sid>`` or ``player.knowledge.entities.<sid>`` in the location; the
+      NPC of an interaction FactId ``interaction.<slug>_NNN`` in the location; the
+      target, speaker or entity of the journal entry; the NPC of a fact the entry
+      names; an interaction FactId in the message; an NPC slug in the message.
+    * fact: the FactId of a ``player.knowledge.facts.<fact_id>...`` location, else the
+      ``fact_id`` of the journal entry.
+    * view: by code family, I → interactions, R/T → timelines, K → knowledge,
+      J → journal, M → monologues; None for F and C (file and content problems).
+
+    Args:
+        playthrough: the open playthrough (its save names the NPCs).
+        finding: the finding.
+
+    Returns:
+        ``{"tick": int | None, "npc": StableId | None, "fact": str | None, "view": str | None}``.
+    """
+    save = playthrough.save
+    location = finding.location or ""
+    tick, npc, fact = finding.tick, None, None
+
+    m = _NPC_RE.match(location)
+    if m and int(m.group(1)) in save.npcs:
+        npc = int(m.group(1))
+    elif location.startswith(ENTITIES_PREFIX):
+        key = location[len(ENTITIES_PREFIX):].split(".", 1)[0]
+        if key.isdigit() and int(key) in save.npcs:
+            npc = int(key)
+    elif location.startswith(FACTS_PREFIX):
+        fact = _fact_in_location(playthrough, location[len(FACTS_PREFIX):])
+        npc = _npc_of_fact(playthrough, fact)
+
+    m = _JOURNAL_RE.match(location)
+    if m:
+        i = int(m.group(1))
+        journal = save.journal
+        if i < len(journal):
+            if tick is None:
+                index = playthrough.index
+                tick = index.ticks[i] if index is not None and i < len(index.ticks) else journal.ticks[i]
+            data = journal.data[i] or {}
+            if npc is None:
+                npc = next((data[k] for k in _EVENT_NPC_KEYS if data.get(k) in save.npcs), None)
+            fact_id = data.get("fact_id")
+            if fact_id:
+                fact = fact or fact_id
+                if npc is None:
+                    npc = _npc_of_fact(playthrough, fact_id)
+
+    if npc is None:
+        npc = _npc_in_message(playthrough, finding.message)
+    return {"tick": tick, "npc": npc, "fact": fact, "view": VIEW_BY_FAMILY.get(finding.code[:1])}
+
+
+def _npc_in_message(playthrough: Playthrough, message: str) -> StableId | None:
+    for fact_id in _INTERACTION_IN_TEXT.findall(message):
+        npc = _npc_of_fact(playthrough, fact_id)
+        if npc is not None:
+            return npc
+    for sid, npc in playthrough.save.npcs.items():
+        if re.search(rf"(?<![a-z0-9-]){re.escape(npc.slug)}(?![a-z0-9-])", message):
+            return sid
+    return None
+
+
+def activate_finding(session: Session, finding: Finding) -> dict:
+    """Move the session to a finding (NPC, fact, tick, then view). Returns the target."""
+    target = finding_target(session.playthrough, finding)
+    if target["npc"] is not None:
+        session.set_npc(target["npc"])
+    if target["fact"] is not None:
+        session.set_fact(target["fact"])
+    if target["tick"] is not None:
+        session.set_tick(target["tick"])
+    if target["view"] is not None:
+        session.set_view(target["view"])
+    return target
+
+
+def severity_icon(severity: Severity, size: int = 14) -> QIcon:
+    """A red disc for errors, an amber triangle for warnings, each with a white mark."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.transparent)
+    p = QPainter(pixmap)
+    p.setRenderHint(QPainter.Antialiasing)
+    p.setPen(Qt.NoPen)
+    if severity is Severity.ERROR:
+        p.setBrush(QColor("#c62828"))
+        p.drawEllipse(1, 1, size - 2, size - 2)
+    else:
+        p.setBrush(QColor("#e0a030"))
+        p.drawPolygon(QPolygonF([QPointF(size / 2, 1), QPointF(size - 1, size - 1), QPointF(1, size - 1)]))
+    p.setPen(QColor("white"))
+    font = p.font()
+    font.setBold(True)
+    font.setPixelSize(int(size * 0.7))
+    p.setFont(font)
+    p.drawText(pixmap.rect().adjusted(0, 2 if severity is Severity.WARNING else 0, 0, 0), Qt.AlignCenter, "!")
+    p.end()
+    return QIcon(pixmap)
+
+
+class FindingsModel(QAbstractTableModel):
+    """The findings of a playthrough as a table: severity, code, tick, location, message."""
+
+    SEVERITY, CODE, TICK, LOCATION, MESSAGE = range(5)
+    HEADERS = ("Severity", "Code", "Tick", "Location", "Message")
+    #: Role carrying a sort key; role carrying the Finding itself.
+    SORT_ROLE = Qt.UserRole + 1
+    FINDING_ROLE = Qt.UserRole + 2
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.findings: list[Finding] = []
+        self._icons = {s: severity_icon(s) for s in Severity}
+
+    def set_findings(self, findings: list[Finding]) -> None:
+        """Show another list of findings."""
+        self.beginResetModel()
+        self.findings = list(findings)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.findings)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        f = self.findings[index.row()]
+        col = index.column()
+        if role == self.FINDING_ROLE:
+            return f
+        if role == Qt.DisplayRole:
+            if col == self.SEVERITY:
+                return f.severity.value
+            if col == self.CODE:
+                return f.code
+            if col == self.TICK:
+                return f"{f.tick:,}" if f.tick is not None else ""
+            if col == self.LOCATION:
+                return f.location
+            return f.message
+        if role == self.SORT_ROLE:
+            if col == self.SEVERITY:
+                return ("0" if f.severity is Severity.ERROR else "1") + f.code  # errors first
+            if col == self.TICK:
+                return f.tick if f.tick is not None else -1
+            return self.data(index, Qt.DisplayRole)
+        if role == Qt.DecorationRole and col == self.SEVERITY:
+            return self._icons[f.severity]
+        if role == Qt.ForegroundRole and col in (self.SEVERITY, self.CODE):
+            return QBrush(QColor("#c62828") if f.severity is Severity.ERROR else QColor("#a86b00"))
+        if role == Qt.ToolTipRole:
+            title = CATALOGUE.get(f.code, (None, ""))[1]
+            when = f" at tick {f.tick:,}" if f.tick is not None else ""
+            return f"{f.code} ({f.severity.value}): {title}\n{f.location}{when}\n\n{f.message}"
+        if role == Qt.TextAlignmentRole and col == self.TICK:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+
+class FindingsFilter(QSortFilterProxyModel):
+    """Keeps findings of the shown severities whose code, location or message contain the text.
+
+    Text is matched case-insensitively; several words must all match (``T004 kael``).
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.severities = set(Severity)
+        self.words: list[str] = []
+        self.setSortRole(FindingsModel.SORT_ROLE)
+
+    def set_text(self, text: str) -> None:
+        """Filter by words (all must appear in the code, location or message)."""
+        self._change(lambda: setattr(self, "words", text.lower().split()))
+
+    def set_severity(self, severity: Severity, shown: bool) -> None:
+        """Show or hide one severity."""
+        self._change(lambda: (self.severities.add if shown else self.severities.discard)(severity))
+
+    def _change(self, apply) -> None:
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.9
+            self.beginFilterChange()
+            apply()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            apply()
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex) -> bool:
+        f = self.sourceModel().findings[row]
+        if f.severity not in self.severities:
+            return False
+        if not self.words:
+            return True
+        hay = f"{f.code} {f.location} {f.message}".lower()
+        return all(w in hay for w in self.words)
+
+
+class _ElideMiddle(QStyledItemDelegate):
+    """Elides in the middle, so a long JSON path keeps its start and its field name."""
+
+    def initStyleOption(self, option, index) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.ElideMiddle
+
+
+class FindingsView(QWidget):
+    """The findings table with a text filter, severity toggles and counts.
+
+    Activating a row (double-click or Enter) calls ``activate_finding``.
+
+    Attributes:
+        model, proxy, view: the table's model, filter proxy and view.
+        search: the filter box; errors, warnings: the severity toggles; counts: the header label.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("findingsView")
+        self.session = session
+        self.model = FindingsModel(self)
+        self.proxy = FindingsFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = QTableView(self)
+        self.view.setObjectName("findingsTable")
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.AscendingOrder)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setWordWrap(False)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        hh = self.view.horizontalHeader()
+        hh.setStretchLastSection(True)
+        for col, width in ((0, 82), (1, 54), (2, 80), (3, 280)):
+            self.view.setColumnWidth(col, width)
+        hh.setSectionResizeMode(FindingsModel.LOCATION, QHeaderView.Interactive)
+        self.view.setItemDelegateForColumn(FindingsModel.LOCATION, _ElideMiddle(self.view))
+
+        self.counts = QLabel(self)
+        self.counts.setObjectName("findingsCounts")
+        self.search = QLineEdit(self)
+        self.search.setObjectName("findingsSearch")
+        self.search.setPlaceholderText("Filter by code, location or message (e.g. T004 kael-davan)")
+        self.search.setClearButtonEnabled(True)
+        self.errors = self._toggle("Errors", Severity.ERROR)
+        self.warnings = self._toggle("Warnings", Severity.WARNING)
+        bar = QHBoxLayout()
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.errors)
+        bar.addWidget(self.warnings)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.counts)
+        layout.addLayout(bar)
+        layout.addWidget(self.view)
+
+        self.search.textChanged.connect(self._on_text)
+        self.view.activated.connect(self._on_activated)
+        self.proxy.rowsInserted.connect(self._update_counts)
+        self.proxy.rowsRemoved.connect(self._update_counts)
+        self.proxy.modelReset.connect(self._update_counts)
+        self.proxy.layoutChanged.connect(self._update_counts)
+        session.loaded.connect(self._on_loaded)
+        self._on_loaded()
+
+    def _toggle(self, text: str, severity: Severity) -> QToolButton:
+        button = QToolButton(self)
+        button.setObjectName(f"findings{text}")
+        button.setText(text)
+        button.setIcon(severity_icon(severity))
+        button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        button.setCheckable(True)
+        button.setChecked(True)
+        button.setToolTip(f"Show {text.lower()}")
+        button.toggled.connect(lambda on, s=severity: self._on_severity(s, on))
+        return button
+
+    # ----- session -> view -----
+    def _on_loaded(self) -> None:
+        playthrough = self.session.playthrough
+        self.model.set_findings(playthrough.findings if playthrough is not None else [])
+        self._update_counts()
+
+    def _on_text(self, text: str) -> None:
+        self.proxy.set_text(text)
+        self._update_counts()
+
+    def _on_severity(self, severity: Severity, shown: bool) -> None:
+        self.proxy.set_severity(severity, shown)
+        self._update_counts()
+
+    def _update_counts(self, *_args) -> None:
+        findings = self.model.findings
+        errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+        warnings = len(findings) - errors
+        if not findings:
+            text = "No findings: the save and content pass every check" if self.session.playthrough else "No save open"
+        else:
+            text = f"<b style='color:#c62828'>{errors:,} error{'s' * (errors != 1)}</b> · " \
+                   f"<b style='color:#a86b00'>{warnings:,} warning{'s' * (warnings != 1)}</b>"
+            shown = self.proxy.rowCount()
+            if shown != len(findings):
+                text += f" · showing {shown:,}"
+            text += " — double-click a finding to go to it"
+        self.counts.setText(text)
+
+    # ----- view -> session -----
+    def _on_activated(self, index: QModelIndex) -> None:
+        finding = index.data(FindingsModel.FINDING_ROLE)
+        if finding is not None and self.session.playthrough is not None:
+            activate_finding(self.session, finding)
+
+    def activate_row(self, row: int) -> dict | None:
+        """Activate the finding shown at ``row`` (as a double-click would); returns its target."""
+        finding = self.proxy.index(row, 0).data(FindingsModel.FINDING_ROLE)
+        if finding is None or self.session.playthrough is None:
+            return None
+        return activate_finding(self.session, finding)

@@ -1,0 +1,499 @@
+"""The journal: every entry of the save in file order, tied to the current tick.
+
+``JournalModel`` reads the save's parallel journal lists lazily, so a million-entry
+journal costs nothing until a row is drawn. Filtering (by event kind, by the NPC an
+entry names, or entries with findings) is an index list held by the model itself:
+a ``QSortFilterProxyModel`` would call Python once per row, seconds for 1M rows.
+
+Entries applied at the current tick are marked, the last one with a ▶; entries
+after the tick are greyed. Ticks are game ticks.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left
+from collections import Counter
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QStyle,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.session import Session
+from models.findings import Finding, Severity
+from models.knowledge import parse_interaction_id
+from models.playthrough import Playthrough
+from models.savefile import Save
+from models.types import InteractionState, StableId
+from widgets.state_colors import INTERACTION_COLORS
+
+#: Role carrying the journal index of a row.
+JOURNAL_INDEX_ROLE = Qt.UserRole + 1
+#: Combo data for "entries with findings" and "unreadable entries".
+WITH_FINDINGS = "__findings__"
+INVALID = "__invalid__"
+
+_JOURNAL_RE = re.compile(r"journal\[(\d+)\]")
+_GREY = QColor("#9a9a9a")
+_CURRENT = QColor("#fff3c4")
+_CURRENT_LAST = QColor("#ffe08a")
+#: Event kinds drawn in the colour of the interaction state they lead to (state_colors).
+_KIND_COLOURS = {
+    "InteractionStarted": INTERACTION_COLORS[InteractionState.Active],
+    "InteractionCompleted": INTERACTION_COLORS[InteractionState.Completed],
+    "InteractionWalkedAway": INTERACTION_COLORS[InteractionState.WalkedAway],
+    "WalkAwayPenalty": INTERACTION_COLORS[InteractionState.WalkedAway],
+    "InteractionConfrontation": INTERACTION_COLORS[InteractionState.Confrontation],
+    "InteractionConflictAbandoned": INTERACTION_COLORS[InteractionState.ConflictAbandoned],
+    "FactLearned": QColor("#1f4e8c"),
+    "FactUpdated": QColor("#1f4e8c"),
+    "MonologueFired": QColor("#00838f"),
+}
+
+
+def entry_npc(save: Save, position: int) -> StableId | None:
+    """The NPC a journal entry is about: its target, speaker or entity, or the NPC of
+    an interaction FactId it names. None for the player or when it names no NPC."""
+    data = save.journal.data[position] if 0 <= position < len(save.journal) else None
+    if not data:
+        return None
+    for key in ("target", "speaker", "entity"):
+        sid = data.get(key)
+        if sid is not None and sid in save.npcs:
+            return sid
+    parsed = parse_interaction_id(data.get("fact_id") or "")
+    if parsed is not None:
+        npc = save.npc_by_slug(parsed[0])
+        return npc.stable_id if npc is not None else None
+    return None
+
+
+def summarize(playthrough: Playthrough, kind: str | None, d: dict | None) -> str:
+    """One line saying what an entry did, in a designer's words."""
+    if kind is None or d is None:
+        return "unreadable entry (see its F002 finding)"
+    if kind == "InteractionStarted":
+        who = "player approaches" if d["player_initiated"] else "NPC approaches"
+        return f"conversation opens: {who}, at {d['location']}"
+    if kind == "InteractionConfrontation":
+        return "conversation escalates to a confrontation"
+    if kind == "InteractionCompleted":
+        topics = ", ".join(d["topics"]) or "no topics"
+        return f"conversation completed ({topics})"
+    if kind == "InteractionWalkedAway":
+        return "player walked away"
+    if kind == "InteractionConflictAbandoned":
+        return "player abandoned the confrontation"
+    if kind == "FactLearned":
+        return f"learned {d['fact_id']}: {d['confidence'].name}, {d['source'].name}"
+    if kind == "FactUpdated":
+        parts = [p.name for p in (d.get("confidence"), d.get("state")) if p is not None]
+        return f"updated {d['fact_id']} → {', '.join(parts) or 'no change'}"
+    if kind == "EntityObserved":
+        name = playthrough.npc_name(d["entity"])
+        return f"observed {name}: {d['confidence'].name}, {d['relationship'].name} ({d['source'].name})"
+    if kind == "RelationshipInteraction":
+        return (
+            f"score {d['delta']:+.3f} → {d['score_after']:.2f}  (sentiment {d['sentiment']:+.2f}, "
+            f"{d['message_length']} chars, {d['conversation_turns']} turns)"
+        )
+    if kind == "WalkAwayPenalty":
+        return f"walk-away penalty −{d['penalty']:g} → score {d['score_after']:.2f}"
+    if kind == "StressChanged":
+        return f"stress {d['delta']:+d} → {d['current_stress']} ({d['cause']})"
+    if kind == "SharedReferenceAdded":
+        return f"shared {d['kind']}: {d['content']}"
+    if kind == "DialogueLine":
+        return f"“{d['text']}”"
+    if kind == "MonologueFired":
+        line = playthrough.content.monologues.get(d["line_id"])
+        return f"{d['line_id']}: {line.text}" if line is not None else f"{d['line_id']} (not in any pool)"
+    return ", ".join(f"{k}={v}" for k, v in d.items())
+
+
+class JournalModel(QAbstractTableModel):
+    """A lazy table over ``save.journal``, filtered by an index list.
+
+    Rows are journal entries (all of them, or those passing the filter); columns
+    are the entry number, tick, event kind, the NPC it names and a summary.
+    ``set_position`` says how many entries have applied at the session's tick.
+    """
+
+    NUMBER, TICK, KIND, NPC, SUMMARY = range(5)
+    HEADERS = ("#", "Tick", "Event", "NPC", "Summary")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.playthrough: Playthrough | None = None
+        self._rows: array | None = None  # journal indices shown; None = every entry
+        self._position = 0
+        self._current_tick: int | None = None
+        self._names: dict[StableId, str] = {}
+        self._npc_rows: dict[StableId, array] = {}
+        self._findings: dict[int, list[Finding]] = {}
+        self._kind: str | None = None
+        self._npc: StableId | None = None
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._icons = {}
+
+    # ----- feeding -----
+    def set_playthrough(self, playthrough: Playthrough | None) -> None:
+        """Show another playthrough's journal; filters are cleared."""
+        self.beginResetModel()
+        self.playthrough = playthrough
+        self._rows = None
+        self._kind = self._npc = None
+        self._names = {}
+        self._npc_rows = {}
+        self._findings = {}
+        self._position = 0
+        self._current_tick = None
+        for f in playthrough.findings if playthrough is not None else ():
+            m = _JOURNAL_RE.match(f.location)
+            if m:
+                self._findings.setdefault(int(m.group(1)), []).append(f)
+        self.endResetModel()
+
+    @property
+    def journal_length(self) -> int:
+        """Entries in the whole journal."""
+        return len(self.playthrough.save.journal) if self.playthrough is not None else 0
+
+    def kind_counts(self) -> Counter:
+        """Entries of each variant (None for unreadable entries)."""
+        return Counter(self.playthrough.save.journal.kinds) if self.playthrough is not None else Counter()
+
+    def finding_count(self) -> int:
+        """Entries that carry at least one finding."""
+        return len(self._findings)
+
+    def set_filter(self, kind: str | None = None, npc: StableId | None = None) -> None:
+        """Show only entries of ``kind`` (a variant, WITH_FINDINGS or INVALID) naming ``npc``."""
+        self.beginResetModel()
+        self._kind, self._npc = kind, npc
+        self._rows = self._filtered(kind, npc)
+        self.endResetModel()
+
+    def _filtered(self, kind, npc) -> array | None:
+        if self.playthrough is None or (kind is None and npc is None):
+            return None
+        kinds = self.playthrough.save.journal.kinds
+        base = self._rows_naming(npc) if npc is not None else None
+        if kind is None:
+            return base
+        if kind == WITH_FINDINGS:
+            wanted = sorted(self._findings)
+            return array("q", wanted if base is None else [i for i in wanted if _contains(base, i)])
+        target = None if kind == INVALID else kind
+        if base is None:
+            return array("q", [i for i, k in enumerate(kinds) if k == target])
+        return array("q", [i for i in base if kinds[i] == target])
+
+    def _rows_naming(self, sid: StableId) -> array:
+        cached = self._npc_rows.get(sid)
+        if cached is not None:
+            return cached
+        save = self.playthrough.save
+        npc = save.npcs.get(sid)
+        prefix = f"interaction.{npc.slug}_" if npc is not None else "\0"
+        out = array("q")
+        append = out.append
+        for i, d in enumerate(save.journal.data):
+            if d is not None and (
+                d.get("target") == sid
+                or d.get("speaker") == sid
+                or d.get("entity") == sid
+                or (d.get("fact_id") or "").startswith(prefix)
+            ):
+                append(i)
+        self._npc_rows[sid] = out
+        return out
+
+    def set_position(self, position: int) -> None:
+        """Mark the entries applied at the tick: ``position`` entries have applied."""
+        index = self.playthrough.index if self.playthrough is not None else None
+        position = max(0, min(position, self.journal_length))
+        current_tick = index.ticks[position - 1] if index is not None and position > 0 else None
+        if position == self._position and current_tick == self._current_tick:
+            return
+        self._position, self._current_tick = position, current_tick
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(self.HEADERS) - 1))
+
+    @property
+    def position(self) -> int:
+        """Entries applied at the tick shown."""
+        return self._position
+
+    # ----- lookups -----
+    def journal_index(self, row: int) -> int:
+        """The journal index shown at ``row``."""
+        return self._rows[row] if self._rows is not None else row
+
+    def row_of(self, journal_index: int) -> int:
+        """The row of a journal entry, or -1 when the filter hides it."""
+        if self._rows is None:
+            return journal_index if 0 <= journal_index < self.journal_length else -1
+        k = bisect_left(self._rows, journal_index)
+        return k if k < len(self._rows) and self._rows[k] == journal_index else -1
+
+    def current_row(self) -> int:
+        """The row of the last entry applied at the tick (or the last shown before it); -1 if none."""
+        if self._position <= 0:
+            return -1
+        if self._rows is None:
+            return self._position - 1
+        return bisect_left(self._rows, self._position) - 1
+
+    def entry_tick(self, journal_index: int) -> int:
+        """The tick an entry applies at (the running tick of the timeline)."""
+        index = self.playthrough.index
+        if index is not None and journal_index < len(index.ticks):
+            return index.ticks[journal_index]
+        return self.playthrough.save.journal.ticks[journal_index] or 0
+
+    def name(self, sid: StableId) -> str:
+        """Display name of an NPC or the player (cached)."""
+        name = self._names.get(sid)
+        if name is None:
+            name = self._names[sid] = self.playthrough.npc_name(sid)
+        return name
+
+    # ----- QAbstractTableModel -----
+    def rowCount(self, parent=QModelIndex()) -> int:
+        if parent.isValid():
+            return 0
+        return len(self._rows) if self._rows is not None else self.journal_length
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid() or self.playthrough is None:
+            return None
+        i = self.journal_index(index.row())
+        col = index.column()
+        if role == Qt.DisplayRole:
+            return self._display(i, col)
+        if role == JOURNAL_INDEX_ROLE:
+            return i
+        if role == Qt.ForegroundRole:
+            if i >= self._position:
+                return QBrush(_GREY)
+            if col == self.KIND:
+                colour = _KIND_COLOURS.get(self.playthrough.save.journal.kinds[i])
+                return QBrush(colour) if colour is not None else None
+            return None
+        if role == Qt.BackgroundRole and self._is_current(i):
+            return QBrush(_CURRENT_LAST if i == self._position - 1 else _CURRENT)
+        if role == Qt.FontRole and i == self._position - 1:
+            return self._bold
+        if role == Qt.DecorationRole and col == self.NUMBER and i in self._findings:
+            return self._finding_icon(self._findings[i])
+        if role == Qt.ToolTipRole:
+            return self._tooltip(i)
+        if role == Qt.TextAlignmentRole and col in (self.NUMBER, self.TICK):
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+    def _is_current(self, i: int) -> bool:
+        if i >= self._position or self._current_tick is None:
+            return False
+        return self.playthrough.index.ticks[i] == self._current_tick
+
+    def _display(self, i: int, col: int):
+        journal = self.playthrough.save.journal
+        if col == self.NUMBER:
+            return f"▶ {i}" if i == self._position - 1 else str(i)
+        if col == self.TICK:
+            tick = journal.ticks[i]
+            return f"{tick:,}" if tick is not None else "—"
+        if col == self.KIND:
+            return journal.kinds[i] or "(unreadable)"
+        if col == self.NPC:
+            data = journal.data[i]
+            if not data:
+                return ""
+            sid = next((data[k] for k in ("target", "speaker", "entity") if k in data), None)
+            if sid is not None:
+                return self.name(sid)
+            sid = entry_npc(self.playthrough.save, i)
+            return self.name(sid) if sid is not None else ""
+        if col == self.SUMMARY:
+            return summarize(self.playthrough, journal.kinds[i], journal.data[i])
+        return None
+
+    def _tooltip(self, i: int) -> str:
+        save = self.playthrough.save
+        tick = save.journal.ticks[i]
+        when = f"tick {tick:,} ({save.game_time(tick)})" if tick is not None else "no valid tick"
+        lines = [f"journal[{i}] · {when}", summarize(self.playthrough, save.journal.kinds[i], save.journal.data[i])]
+        for f in self._findings.get(i, ()):
+            lines.append(f"{f.code} {f.severity.value}: {f.message}")
+        return "\n".join(lines)
+
+    def _finding_icon(self, findings: list[Finding]):
+        worst = QStyle.SP_MessageBoxCritical if any(f.severity is Severity.ERROR for f in findings) else QStyle.SP_MessageBoxWarning
+        if worst not in self._icons:
+            self._icons[worst] = QApplication.style().standardIcon(worst)
+        return self._icons[worst]
+
+
+def _contains(rows: array, i: int) -> bool:
+    k = bisect_left(rows, i)
+    return k < len(rows) and rows[k] == i
+
+
+class JournalView(QWidget):
+    """The journal table with its filters; follows the session's tick and NPC.
+
+    Double-clicking a row moves the session to the entry's tick and selects the NPC
+    it names. The row of the current tick is kept in view while the tick moves.
+
+    Attributes:
+        model: the JournalModel.
+        view: the QTableView.
+        kind_filter: combo of event kinds (data: variant name, WITH_FINDINGS, INVALID or None).
+        npc_filter: checkbox "only entries naming the selected NPC".
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("journalView")
+        self.session = session
+        self.model = JournalModel(self)
+        self.view = QTableView(self)
+        self.view.setObjectName("journalTable")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setWordWrap(False)
+        self.view.setHorizontalScrollMode(QAbstractItemView.ScrollPerPixel)
+        vh = self.view.verticalHeader()
+        vh.hide()
+        vh.setSectionResizeMode(QHeaderView.Fixed)
+        vh.setDefaultSectionSize(self.fontMetrics().height() + 6)
+        hh = self.view.horizontalHeader()
+        hh.setStretchLastSection(True)
+        for col, width in ((JournalModel.NUMBER, 84), (JournalModel.TICK, 96), (JournalModel.KIND, 196), (JournalModel.NPC, 120)):
+            self.view.setColumnWidth(col, width)
+
+        self.kind_filter = QComboBox(self)
+        self.kind_filter.setObjectName("journalKindFilter")
+        self.kind_filter.setToolTip("Show only entries of one event kind")
+        self.npc_filter = QCheckBox("Selected NPC only", self)
+        self.npc_filter.setObjectName("journalNpcFilter")
+        self.npc_filter.setToolTip("Show only entries that name the NPC selected in the session")
+        self.caption = QLabel(self)
+        self.caption.setObjectName("journalCaption")
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Event:", self))
+        bar.addWidget(self.kind_filter, 1)
+        bar.addWidget(self.npc_filter)
+        bar.addStretch(1)
+        bar.addWidget(self.caption)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(bar)
+        layout.addWidget(self.view)
+
+        self.kind_filter.currentIndexChanged.connect(self._apply_filter)
+        self.npc_filter.toggled.connect(self._apply_filter)
+        self.view.doubleClicked.connect(self._on_double_click)
+        session.loaded.connect(self._on_loaded)
+        session.tickChanged.connect(self._on_tick)
+        session.tickPreview.connect(self._on_tick)
+        session.npcChanged.connect(self._on_npc)
+        if session.ready:
+            self._on_loaded()
+
+    # ----- session -> view -----
+    def _on_loaded(self) -> None:
+        playthrough = self.session.playthrough if self.session.ready else None
+        self.model.set_playthrough(playthrough)
+        self._fill_kinds()
+        self._on_npc(self.session.npc)
+        self._on_tick(self.session.tick)
+
+    def _fill_kinds(self) -> None:
+        self.kind_filter.blockSignals(True)
+        self.kind_filter.clear()
+        counts = self.model.kind_counts()
+        self.kind_filter.addItem(f"All events ({self.model.journal_length:,})", None)
+        if self.model.finding_count():
+            self.kind_filter.addItem(f"Entries with findings ({self.model.finding_count():,})", WITH_FINDINGS)
+        for kind in sorted(k for k in counts if k is not None):
+            self.kind_filter.addItem(f"{kind} ({counts[kind]:,})", kind)
+        if counts.get(None):
+            self.kind_filter.addItem(f"(unreadable) ({counts[None]:,})", INVALID)
+        self.kind_filter.blockSignals(False)
+
+    def _on_tick(self, tick: int) -> None:
+        index = self.model.playthrough.index if self.model.playthrough is not None else None
+        self.model.set_position(index.position_for_tick(tick) if index is not None else 0)
+        self._update_caption()
+        self.scroll_to_current()
+
+    def _on_npc(self, sid) -> None:
+        name = self.model.name(sid) if sid is not None and self.model.playthrough is not None else "selected NPC"
+        self.npc_filter.setText(f"Only {name}")
+        if self.npc_filter.isChecked():
+            self._apply_filter()
+
+    def _apply_filter(self, *_args) -> None:
+        npc = self.session.npc if self.npc_filter.isChecked() else None
+        self.model.set_filter(self.kind_filter.currentData(), npc)
+        self._update_caption()
+        self.scroll_to_current(force=True)
+
+    def _update_caption(self) -> None:
+        total, shown = self.model.journal_length, self.model.rowCount()
+        applied = self.model.position
+        text = f"{applied:,} of {total:,} entries applied at tick {self.session.tick:,}"
+        if shown != total:
+            text += f" · {shown:,} shown"
+        self.caption.setText(text)
+
+    def scroll_to_current(self, force: bool = False) -> None:
+        """Bring the row of the current tick into view (centred when it was far away)."""
+        row = self.model.current_row()
+        if row < 0:
+            if self.model.rowCount():
+                self.view.scrollToTop()
+            return
+        index = self.model.index(row, 0)
+        top = self.view.rowAt(0)
+        bottom = self.view.rowAt(self.view.viewport().height() - 1)
+        visible = top >= 0 and top <= row and (bottom < 0 or row <= bottom)
+        if force or not visible:
+            self.view.scrollTo(index, QAbstractItemView.PositionAtCenter)
+
+    # ----- view -> session -----
+    def _on_double_click(self, index: QModelIndex) -> None:
+        if not index.isValid() or self.model.playthrough is None:
+            return
+        i = self.model.journal_index(index.row())
+        npc = entry_npc(self.model.playthrough.save, i)
+        if npc is not None:
+            self.session.set_npc(npc)
+        self.session.set_tick(self.model.entry_tick(i))

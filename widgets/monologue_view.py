@@ -1,0 +1,288 @@
+"""Monologue lines at the tick: which may fire, which may not and why, which fired.
+
+Lines about the selected NPC come first (their interaction prerequisite targets the
+NPC's slug, or a tag names the NPC), then the other lines; within each group the
+eligible lines (green) come before the blocked ones, which say which prerequisite
+fails. Last come the lines the journal shows fired up to the tick, newest first.
+Eligibility follows schema §6 through ``models.monologue.evaluate``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from app.session import Session
+from models.content import MonologueLine
+from models.monologue import evaluate
+from models.playthrough import Playthrough
+from models.timeline import StateAtTick
+from models.types import StableId
+
+#: How many fired lines the history section lists (newest first).
+FIRED_SHOWN = 200
+
+_ELIGIBLE = QColor("#2e7d32")
+_BLOCKED = QColor("#b23b3b")
+_FIRED = QColor("#00838f")
+_HEADING_BG = QColor("#e8eaf0")
+_ELIGIBLE_BG = QColor("#eef7ee")
+
+
+@dataclass(frozen=True)
+class MonologueRow:
+    """One row of the monologue table.
+
+    Attributes:
+        kind: ``heading``, ``line`` (a line of a pool judged at the tick) or ``fired``
+            (a MonologueFired entry of the journal).
+        title: the heading text (headings only).
+        line: the monologue line (None for a fired id no pool defines).
+        line_id: the line id.
+        eligible: whether every prerequisite holds at the tick (``line`` rows).
+        failing: the prerequisites that fail, in words.
+        fired: how many times it fired up to the tick; tick: last (or this) firing tick.
+    """
+
+    kind: str
+    title: str = ""
+    line: MonologueLine | None = None
+    line_id: str = ""
+    eligible: bool = False
+    failing: tuple[str, ...] = ()
+    fired: int = 0
+    tick: int | None = None
+
+
+def describe_prerequisites(line: MonologueLine) -> list[str]:
+    """The line's prerequisites in words (``interaction with sera-venn: 2× completed``)."""
+    out = [f"{p.fact_id} at least {p.min_confidence.snake}" for p in line.facts]
+    inter = line.interaction
+    if inter is not None:
+        state = f" {inter.state.snake}" if inter.state is not None else ""
+        out.append(f"{inter.min_count}×{state} interaction with {inter.target_slug}")
+    return out
+
+
+def line_concerns(line: MonologueLine, slug: str, name: str = "") -> bool:
+    """True when a line is about the NPC: its interaction prerequisite targets ``slug``,
+    or a tag is the slug, a part of it, or a word of the NPC's display name."""
+    if line.interaction is not None and line.interaction.target_slug == slug:
+        return True
+    words = {slug, *slug.split("-"), *(w.lower() for w in name.split())}
+    return any(tag.lower() in words for tag in line.tags)
+
+
+def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId | None) -> list[MonologueRow]:
+    """Every row the monologue view shows for ``npc`` at ``state``'s tick.
+
+    Args:
+        playthrough: the open playthrough (its content holds the pools).
+        state: the narrative state at the tick.
+        npc: the selected NPC, or None for one group of all lines.
+    """
+    knowledge = state.knowledge
+    fired = state.monologues_fired()
+    counts: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for _, tick, line_id in fired:
+        counts[line_id] = counts.get(line_id, 0) + 1
+        last[line_id] = tick
+
+    def judged(line: MonologueLine) -> MonologueRow:
+        result = evaluate(line, knowledge)
+        return MonologueRow("line", line=line, line_id=line.id, eligible=result.eligible, failing=result.failing,
+                            fired=counts.get(line.id, 0), tick=last.get(line.id))
+
+    lines = list(playthrough.content.monologues.values())
+    npc_state = playthrough.save.npcs.get(npc) if npc is not None else None
+    groups: list[tuple[str, list[MonologueRow]]] = []
+    if npc_state is not None:
+        name = playthrough.npc_name(npc)
+        about = [judged(x) for x in lines if line_concerns(x, npc_state.slug, name)]
+        ids = {r.line_id for r in about}
+        groups.append((f"About {name}", about))
+        groups.append(("Other lines", [judged(x) for x in lines if x.id not in ids]))
+    else:
+        groups.append(("All lines", [judged(x) for x in lines]))
+
+    rows: list[MonologueRow] = []
+    for title, group in groups:
+        group.sort(key=lambda r: (not r.eligible, r.line_id))
+        ok = sum(r.eligible for r in group)
+        rows.append(MonologueRow("heading", title=f"{title}: {ok} of {len(group)} eligible"))
+        rows.extend(group)
+    shown = fired[-FIRED_SHOWN:][::-1]
+    more = f", newest {len(shown)} shown" if len(shown) < len(fired) else ""
+    rows.append(MonologueRow("heading", title=f"Fired up to the tick: {len(fired)}{more}"))
+    for _, tick, line_id in shown:
+        rows.append(MonologueRow("fired", line=playthrough.content.monologues.get(line_id), line_id=line_id, tick=tick))
+    return rows
+
+
+class MonologueModel(QAbstractTableModel):
+    """The rows of ``monologue_rows`` as a table: status, line, prerequisites, text."""
+
+    STATUS, FIRED, LINE, WHY, TEXT = range(5)
+    HEADERS = ("Status", "Fired", "Line", "Prerequisites", "Text")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[MonologueRow] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    def set_rows(self, rows: list[MonologueRow]) -> None:
+        """Show new rows."""
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        r = self.rows[index.row()]
+        col = index.column()
+        if r.kind == "heading":
+            if role == Qt.DisplayRole and col == 0:
+                return r.title
+            if role == Qt.FontRole:
+                return self._bold
+            if role == Qt.BackgroundRole:
+                return QBrush(_HEADING_BG)
+            return None
+        if role == Qt.DisplayRole:
+            return self._display(r, col)
+        if role == Qt.ForegroundRole:
+            if r.kind == "fired":
+                return QBrush(_FIRED) if col in (self.STATUS, self.FIRED) else None
+            if col == self.STATUS or (col == self.WHY and not r.eligible):
+                return QBrush(_ELIGIBLE if r.eligible else _BLOCKED)
+            if col == self.FIRED:
+                return QBrush(_FIRED)
+            return None
+        if role == Qt.BackgroundRole and r.kind == "line" and r.eligible:
+            return QBrush(_ELIGIBLE_BG)
+        if role == Qt.FontRole and col == self.STATUS and r.kind == "line" and r.eligible:
+            return self._bold
+        if role == Qt.ToolTipRole:
+            return self._tooltip(r)
+        return None
+
+    def _display(self, r: MonologueRow, col: int) -> str:
+        line = r.line
+        if col == self.LINE:
+            return r.line_id
+        if col == self.TEXT:
+            return line.text if line is not None else "(no pool defines this line)"
+        if r.kind == "fired":
+            if col == self.STATUS:
+                return "fired"
+            if col == self.FIRED:
+                return f"at {r.tick:,}"
+            return f"pool {line.pool}" if line is not None else ""
+        if col == self.STATUS:
+            return "✔ eligible" if r.eligible else "✘ blocked"
+        if col == self.FIRED:
+            return f"{r.fired}× (last {r.tick:,})" if r.fired else ""
+        if r.eligible:
+            prereqs = describe_prerequisites(line)
+            return "holds: " + "; ".join(prereqs) if prereqs else "no prerequisites"
+        return "\n".join(r.failing)
+
+    def _tooltip(self, r: MonologueRow) -> str:
+        line = r.line
+        if line is None:
+            return f"{r.line_id}: no pool in monologues/ defines this line (M002)"
+        parts = [f"{line.id} · pool {line.pool} · trigger {line.trigger or '—'}", line.text, ""]
+        prereqs = describe_prerequisites(line)
+        parts.append("Prerequisites: " + ("; ".join(prereqs) if prereqs else "none"))
+        if r.failing:
+            parts.append("Failing: " + "; ".join(r.failing))
+        if line.tags:
+            parts.append("Tags: " + ", ".join(line.tags))
+        if r.fired:
+            parts.append(f"Fired {r.fired}× so far, last at tick {r.tick:,}")
+        return "\n".join(parts)
+
+
+class MonologueView(QWidget):
+    """Monologue eligibility for the selected NPC at the committed tick.
+
+    Refreshes on ``loaded``, ``tickChanged`` and ``npcChanged`` (not while a tick is
+    dragged). Read-only: it emits no intents.
+
+    Attributes:
+        model: the MonologueModel; view: its QTableView; caption: the summary label.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("monologueView")
+        self.session = session
+        self.model = MonologueModel(self)
+        self.view = QTableView(self)
+        self.view.setObjectName("monologueTable")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setWordWrap(True)
+        self.view.verticalHeader().hide()
+        self.view.setShowGrid(False)
+        hh = self.view.horizontalHeader()
+        hh.setStretchLastSection(True)
+        for col, width in ((0, 92), (1, 118), (2, 178), (3, 300)):
+            self.view.setColumnWidth(col, width)
+        self.caption = QLabel(self)
+        self.caption.setObjectName("monologueCaption")
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.view)
+
+        session.loaded.connect(self.refresh)
+        session.tickChanged.connect(self.refresh)
+        session.npcChanged.connect(self.refresh)
+        hh.sectionResized.connect(lambda *_: self.view.resizeRowsToContents())
+        self.refresh()
+
+    def refresh(self, *_args) -> None:
+        """Rebuild the rows for the session's tick and NPC."""
+        state = self.session.state
+        if state is None:
+            self.model.set_rows([])
+            self.caption.setText("No save open")
+            return
+        playthrough = self.session.playthrough
+        rows = monologue_rows(playthrough, state, self.session.npc)
+        self.model.set_rows(rows)
+        self.view.clearSpans()
+        for k, r in enumerate(rows):
+            if r.kind == "heading":
+                self.view.setSpan(k, 0, 1, len(MonologueModel.HEADERS))
+        self.view.resizeRowsToContents()
+        judged = [r for r in rows if r.kind == "line"]
+        eligible = sum(r.eligible for r in judged)
+        fired = len(state.monologues_fired())
+        who = playthrough.npc_name(self.session.npc) if self.session.npc is not None else "no NPC selected"
+        self.caption.setText(
+            f"<b>Monologues at tick {state.tick:,}</b> ({who}): "
+            f"<span style='color:#2e7d32'>{eligible} eligible</span> · "
+            f"<span style='color:#b23b3b'>{len(judged) - eligible} blocked</span> · "
+            f"<span style='color:#00838f'>{fired} fired so far</span>"
+        )

@@ -1,0 +1,320 @@
+"""The NPC list: every NPC of the save and how they stand with the player at the tick.
+
+One row per NPC of the save: name, relationship level and score, stress against its
+threshold (a small bar, red past the threshold), walk-aways so far and the state of
+the conversation in progress with them, if any. Selecting a row selects the NPC in
+the session; the session's selection selects the row.
+
+Units: scores are relationship score points (0..100), stress is in the game's i16
+stress units, ticks are game ticks.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.session import Session
+from models.playthrough import Playthrough
+from models.timeline import StateAtTick
+from models.types import InteractionState, NpcState, StableId
+from widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
+
+#: Role carrying a value to sort by (numbers sort as numbers).
+SORT_ROLE = Qt.UserRole + 1
+#: Role carrying the NPC's StableId on every cell.
+SID_ROLE = Qt.UserRole + 2
+#: Role carrying (stress, threshold) on the stress cell, for the bar delegate.
+STRESS_ROLE = Qt.UserRole + 3
+
+OVER_THRESHOLD = FAULT_COLOR
+STRESS_OK = QColor("#7a9cc6")
+STRESS_NEAR = QColor("#e0a030")
+
+
+class NpcTableModel(QAbstractTableModel):
+    """The NPCs of a playthrough at one tick, one row each, in StableId order.
+
+    Columns: name, level, score (points), stress / threshold, walk-aways, and the
+    interaction in progress with the NPC at the tick (its state name, or blank).
+    """
+
+    NAME, LEVEL, SCORE, STRESS, WALK_AWAYS, INTERACTION = range(6)
+    HEADERS = ("Name", "Level", "Score", "Stress / threshold", "Walk-aways", "In progress")
+    TIPS = (
+        "The NPC's name from its content profile",
+        "Relationship level: Stranger ≤20, Acquaintance ≤40, Friend ≤60, Good Friend ≤80, Close Friend",
+        "Relationship score, 0..100 points",
+        "Current stress against the NPC's threshold (i16 stress units); red when over",
+        "Walk-aways so far against the NPC's walk-away threshold (penalties past it)",
+        "State of the conversation with this NPC in progress at the tick",
+    )
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._playthrough: Playthrough | None = None
+        self._sids: list[StableId] = []
+        self._names: list[str] = []
+        self._states: list[NpcState | None] = []
+        self._active: dict[StableId, InteractionState] = {}
+        self.tick = 0
+
+    # ----- feeding -----
+    def set_playthrough(self, playthrough: Playthrough | None) -> None:
+        """Show the NPCs of another playthrough (rows are rebuilt)."""
+        self.beginResetModel()
+        self._playthrough = playthrough
+        self._sids = list(playthrough.save.npcs) if playthrough is not None else []
+        self._names = [playthrough.npc_name(sid) for sid in self._sids] if playthrough is not None else []
+        self._states = [None] * len(self._sids)
+        self._active = {}
+        self.endResetModel()
+
+    def set_state(self, state: StateAtTick | None) -> None:
+        """Show the NPCs as they are in ``state`` (cells change, rows stay)."""
+        self.tick = state.tick if state is not None else 0
+        self._states = [state.npc(sid) if state is not None else None for sid in self._sids]
+        self._active = {}
+        if state is not None:
+            meta = state.knowledge.active_interaction()
+            if meta is not None:
+                self._active[meta.target_entity] = meta.interaction_state
+        if self._sids:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._sids) - 1, len(self.HEADERS) - 1))
+
+    # ----- lookups -----
+    def sid_at(self, row: int) -> StableId | None:
+        """StableId of a row, or None outside the table."""
+        return self._sids[row] if 0 <= row < len(self._sids) else None
+
+    def row_of(self, sid: StableId | None) -> int:
+        """Row of an NPC, or -1 when it is not in the table."""
+        try:
+            return self._sids.index(sid)
+        except ValueError:
+            return -1
+
+    def npc_state(self, row: int) -> NpcState | None:
+        """The NPC's state at the tick shown."""
+        return self._states[row] if 0 <= row < len(self._states) else None
+
+    # ----- QAbstractTableModel -----
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._sids)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal:
+            return None
+        if role == Qt.DisplayRole:
+            return self.HEADERS[section]
+        if role == Qt.ToolTipRole:
+            return self.TIPS[section]
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        sid = self._sids[row]
+        npc = self._states[row]
+        if role == SID_ROLE:
+            return sid
+        if npc is None:
+            return self._name_or_blank(row, col, role)
+        if role == Qt.DisplayRole:
+            return self._display(row, col, npc)
+        if role == SORT_ROLE:
+            return self._sort_key(row, col, npc)
+        if role == STRESS_ROLE and col == self.STRESS:
+            return (npc.tolerance.current_stress, npc.tolerance.threshold)
+        if role == Qt.ForegroundRole:
+            if col == self.STRESS and npc.tolerance.over_threshold:
+                return QBrush(OVER_THRESHOLD)
+            if col == self.INTERACTION and sid in self._active:
+                return QBrush(INTERACTION_COLORS[self._active[sid]])
+            if col == self.WALK_AWAYS and npc.walk_aways > npc.interaction_tolerance.walk_away_threshold:
+                return QBrush(OVER_THRESHOLD)
+        if role == Qt.TextAlignmentRole and col in (self.SCORE, self.WALK_AWAYS):
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole:
+            return self._tooltip(row, npc)
+        return None
+
+    # ----- cell helpers -----
+    def _name_or_blank(self, row: int, col: int, role: int):
+        if col == self.NAME and role in (Qt.DisplayRole, SORT_ROLE):
+            return self._names[row]
+        return None
+
+    def _display(self, row: int, col: int, npc: NpcState):
+        if col == self.NAME:
+            return self._names[row]
+        if col == self.LEVEL:
+            return npc.level.display_name
+        if col == self.SCORE:
+            return f"{npc.relationship.score:.1f}"
+        if col == self.STRESS:
+            return f"{npc.tolerance.current_stress} / {npc.tolerance.threshold}"
+        if col == self.WALK_AWAYS:
+            return f"{npc.walk_aways} / {npc.interaction_tolerance.walk_away_threshold}"
+        if col == self.INTERACTION:
+            state = self._active.get(npc.stable_id)
+            return state.name if state is not None else ""
+        return None
+
+    def _sort_key(self, row: int, col: int, npc: NpcState):
+        if col == self.NAME:
+            return self._names[row]
+        if col in (self.LEVEL, self.SCORE):
+            return npc.relationship.score
+        if col == self.STRESS:
+            t = npc.tolerance
+            return t.current_stress / t.threshold if t.threshold > 0 else float(t.current_stress)
+        if col == self.WALK_AWAYS:
+            return npc.walk_aways
+        state = self._active.get(npc.stable_id)
+        return state.name if state is not None else ""
+
+    def _tooltip(self, row: int, npc: NpcState) -> str:
+        rel, tol, it = npc.relationship, npc.tolerance, npc.interaction_tolerance
+        over = " (over threshold)" if tol.over_threshold else ""
+        return (
+            f"<b>{self._names[row]}</b> · {npc.slug} · StableId {npc.stable_id}<br>"
+            f"score {rel.score:.2f} ({npc.level.display_name}), {rel.total_interactions} interactions "
+            f"({rel.positive_interactions} positive, {rel.negative_interactions} negative)<br>"
+            f"stress {tol.current_stress} / {tol.threshold}{over}<br>"
+            f"walk-aways {npc.walk_aways}; penalty {it.walk_away_penalty:g} points past "
+            f"{it.walk_away_threshold}, +{it.walk_away_stress_delta} stress each"
+        )
+
+
+class StressBarDelegate(QStyledItemDelegate):
+    """Draws ``stress / threshold`` with a thin bar under the text (red past the threshold)."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().paint(painter, option, index)
+        value = index.data(STRESS_ROLE)
+        if value is None:
+            return
+        stress, threshold = value
+        fraction = max(0.0, min(1.0, stress / threshold)) if threshold > 0 else (1.0 if stress > 0 else 0.0)
+        if stress > threshold:
+            colour = OVER_THRESHOLD
+        elif fraction >= 0.75:
+            colour = STRESS_NEAR
+        else:
+            colour = STRESS_OK
+        r = option.rect
+        track = QRect(r.left() + 4, r.bottom() - 4, max(0, r.width() - 8), 3)
+        painter.save()
+        painter.fillRect(track, option.palette.color(QPalette.Mid).lighter(130))
+        painter.fillRect(QRect(track.left(), track.top(), int(track.width() * fraction), track.height()), colour)
+        painter.restore()
+
+
+class NpcList(QWidget):
+    """The table of NPCs; follows the session's tick and NPC selection.
+
+    Selecting a row calls ``session.set_npc``; ``session.npcChanged`` selects the
+    row. The cells follow ``tickPreview`` (while dragging) and ``tickChanged``:
+    a save has a handful of NPCs, so both are cheap. Connections end with the
+    widget (PySide disconnects slots of a deleted receiver).
+
+    Attributes:
+        model: the NpcTableModel.
+        proxy: the sorting proxy the view shows.
+        view: the QTableView.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("npcList")
+        self.session = session
+        self.model = NpcTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.view = QTableView(self)
+        self.view.setObjectName("npcTable")
+        self.view.setModel(self.proxy)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.AscendingOrder)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().hide()
+        self.view.setItemDelegateForColumn(NpcTableModel.STRESS, StressBarDelegate(self.view))
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(NpcTableModel.NAME, QHeaderView.Stretch)
+        self.caption = QLabel(self)
+        self.caption.setObjectName("npcListCaption")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.view)
+
+        self.view.selectionModel().selectionChanged.connect(self._on_selection)
+        session.loaded.connect(self._on_loaded)
+        session.tickChanged.connect(self._on_tick)
+        session.tickPreview.connect(self._on_tick_preview)
+        session.npcChanged.connect(self._select_npc)
+        if session.ready:
+            self._on_loaded()
+            self._on_tick(session.tick)
+
+    # ----- session -> view -----
+    def _on_loaded(self) -> None:
+        self.model.set_playthrough(self.session.playthrough if self.session.ready else None)
+        self._on_tick(self.session.tick)
+
+    def _on_tick(self, tick: int) -> None:
+        self._show_state(self.session.state)
+
+    def _on_tick_preview(self, tick: int) -> None:
+        self._show_state(self.session.state_at(tick))
+
+    def _show_state(self, state: StateAtTick | None) -> None:
+        self.model.set_state(state)
+        self.caption.setText(f"NPCs at tick {state.tick:,}" if state is not None else "No save open")
+        self._select_npc(self.session.npc)
+
+    def _select_npc(self, sid) -> None:
+        row = self.model.row_of(sid)
+        selection = self.view.selectionModel()
+        if row < 0:
+            selection.clearSelection()
+            return
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if selection.isRowSelected(index.row(), QModelIndex()):
+            return
+        selection.select(index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        self.view.scrollTo(index)
+
+    # ----- view -> session -----
+    def _on_selection(self, *_args) -> None:
+        rows = self.view.selectionModel().selectedRows()
+        if not rows:
+            return
+        sid = self.proxy.mapToSource(rows[0]).data(SID_ROLE)
+        if sid is not None:
+            self.session.set_npc(sid)
+
+    def selected_npc(self) -> StableId | None:
+        """The StableId of the selected row, or None."""
+        rows = self.view.selectionModel().selectedRows()
+        return self.proxy.mapToSource(rows[0]).data(SID_ROLE) if rows else None

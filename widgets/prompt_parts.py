@@ -1,0 +1,434 @@
+"""Pieces of the prompt preview: section colours, table models, the budget bar, the worker.
+
+``PromptView`` (``widgets/prompt_view.py``) puts these together. Counting tokens
+loads a tiktoken table (0.1-0.3 s) and encodes the whole prompt, so previews are
+built by :class:`PreviewJob` on a thread pool; the result comes back to the GUI
+thread through :class:`PreviewRelay`'s signals (style.md rule 5). All counts are
+tokens of one encoding; ticks are game ticks.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from models.playthrough import Playthrough
+from models.prompt import PromptBuilder, PromptDiff, PromptPreview, compare
+
+#: Section label -> base colour (bar segments, legend swatches). System block in
+#: cool tones, history in ambers, the live sections in greens and reds.
+SECTION_COLOURS: dict[str, str] = {
+    "narrator": "#5b7db1",
+    "campaign_canon": "#7a68b8",
+    "ai_instructions": "#8a9bb0",
+    "npc_profile": "#3e9e9a",
+    "player_character": "#58b5d6",
+    "plot_essentials": "#a86bb5",
+    "history": "#e0a23b",
+    "authors_note": "#e2713a",
+    "recent_history": "#d9c03e",
+    "story_summary": "#9aae4a",
+    "world_lore": "#4fa15a",
+    "relationship": "#d96a8e",
+    "interaction_memory": "#c25b5b",
+    "npc_state": "#b0795a",
+    "length_hint": "#9e9e9e",
+    "state_reminder": "#6e6e6e",
+}
+_FALLBACK_COLOUR = "#b8b8b8"
+OVERFLOW_COLOUR = QColor("#d32f2f")
+
+
+def section_colour(label: str) -> QColor:
+    """The base colour of a section label (grey for a label not in the palette)."""
+    return QColor(SECTION_COLOURS.get(label, _FALLBACK_COLOUR))
+
+
+def section_tint(label: str, strength: float = 0.22) -> QColor:
+    """A light tint of the section colour, for text backgrounds (``strength`` 0..1 of colour)."""
+    base = section_colour(label)
+    mix = lambda c: round(255 + (c - 255) * strength)  # noqa: E731 - blend towards white
+    return QColor(mix(base.red()), mix(base.green()), mix(base.blue()))
+
+
+def legend_html(labels: list[str]) -> str:
+    """Rich text with a colour swatch before each label (the legend of the text view)."""
+    chips = [
+        f'<span style="background-color:{section_colour(label).name()}">&nbsp;&nbsp;&nbsp;&nbsp;</span>'
+        f"&nbsp;{label}"
+        for label in labels
+    ]
+    return "&nbsp;&nbsp;&nbsp; ".join(chips)
+
+
+# ----- table models -----
+
+
+class SectionTableModel(QAbstractTableModel):
+    """Tokens per section, then two summary rows: the sum of sections and the whole prompt.
+
+    The two totals differ where the blank-line joins merge with (or add to) the
+    tokens around them. Column ``Δ`` is the change against the comparison preview.
+    The tokens column's display value is an ``int``.
+    """
+
+    COLUMNS = ("Section", "Tokens", "Share", "Δ")
+    SUM_LABEL = "sum of sections"
+    TOTAL_LABEL = "whole prompt"
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._preview: PromptPreview | None = None
+        self._before: dict[str, int] | None = None
+        self._before_total = 0
+        self._changed: set[str] = set()
+
+    def set_preview(self, preview: PromptPreview | None, before: PromptPreview | None = None, diff: PromptDiff | None = None) -> None:
+        """Show ``preview``; ``before``/``diff`` fill the Δ column and mark changed rows."""
+        self.beginResetModel()
+        self._preview = preview
+        self._before = {s.label: s.tokens for s in before.sections} if before else None
+        self._before_total = before.total_tokens if before else 0
+        self._changed = set(diff.changed) if diff else set()
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        if parent.isValid() or self._preview is None:
+            return 0
+        return len(self._preview.sections) + 2
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return self.COLUMNS[section]
+        if orientation == Qt.Horizontal and role == Qt.ToolTipRole:
+            return ("Prompt section", "Tokens of the section alone", "Share of the sum of sections",
+                    "Change in tokens against the compared preview")[section]
+        return None
+
+    def _row(self, row: int) -> tuple[str, int, int | None]:
+        """(label, tokens, tokens before or None) of a row; the last two rows are the totals."""
+        p = self._preview
+        n = len(p.sections)
+        if row < n:
+            s = p.sections[row]
+            before = None if self._before is None else self._before.get(s.label, 0)
+            return s.label, s.tokens, before
+        if row == n:
+            before = None if self._before is None else sum(self._before.values())
+            return self.SUM_LABEL, p.section_sum, before
+        return self.TOTAL_LABEL, p.total_tokens, None if self._before is None else self._before_total
+
+    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        if not index.isValid() or self._preview is None:
+            return None
+        p = self._preview
+        row, col = index.row(), index.column()
+        label, tokens, before = self._row(row)
+        is_total = row >= len(p.sections)
+        if role == Qt.DisplayRole:
+            if col == 0:
+                return label
+            if col == 1:
+                return tokens
+            if col == 2:
+                if row == len(p.sections) + 1:
+                    joins = p.total_tokens - p.section_sum
+                    return f"joins {joins:+d}"
+                return f"{100 * tokens / max(1, p.section_sum):.1f} %"
+            if col == 3:
+                return "" if before is None or before == tokens else f"{tokens - before:+d}"
+        if role == Qt.DecorationRole and col == 0 and not is_total:
+            return section_colour(label)
+        if role == Qt.FontRole and (is_total or label in self._changed):
+            font = QFont()
+            font.setBold(is_total)
+            font.setItalic(label in self._changed)
+            return font
+        if role == Qt.TextAlignmentRole and col > 0:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole and not is_total:
+            text = p.sections[row].text
+            note = " (changed)" if label in self._changed else ""
+            return f"{label}{note}: {tokens} tokens\n\n{text[:400]}{'…' if len(text) > 400 else ''}"
+        if role == Qt.ToolTipRole and row == len(p.sections) + 1:
+            return "Tokens of the whole assembled prompt; sections are joined by a blank line."
+        return None
+
+
+class CardTableModel(QAbstractTableModel):
+    """Story cards whose keys occur in the history: included, or dropped with the reason."""
+
+    COLUMNS = ("Card", "Name", "Matched key", "Tokens", "Status")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._cards = []
+
+    def set_cards(self, cards) -> None:
+        """Show these ``CardRecord``s."""
+        self.beginResetModel()
+        self._cards = list(cards)
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        return 0 if parent.isValid() else len(self._cards)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        card = self._cards[index.row()]
+        col = index.column()
+        if role == Qt.DisplayRole:
+            status = "included" if card.included else f"dropped ({card.reason or 'budget'})"
+            return (card.id, card.name, card.keyword, card.tokens, status)[col]
+        if role == Qt.ForegroundRole and col == 4:
+            return QBrush(QColor("#2e7d32") if card.included else OVERFLOW_COLOUR)
+        if role == Qt.TextAlignmentRole and col == 3:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole:
+            why = "fits the lore budget (40 % of the available tokens)" if card.included else "over the lore budget (40 % of the available tokens)"
+            return f"{card.name}: key {card.keyword!r} occurs in the history; {why}"
+        return None
+
+
+# ----- budget bar -----
+
+
+class BudgetBar(QWidget):
+    """A stacked horizontal bar: each section's tokens as a coloured segment over the budget.
+
+    The part of the budget left free is drawn empty; tokens beyond the budget are
+    hatched red behind a red budget line. A thin strip under the bar marks the
+    leading tokens a prompt cache can reuse (``set_prefix``).
+    """
+
+    BAR_HEIGHT = 26
+    STRIP_HEIGHT = 6
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._preview: PromptPreview | None = None
+        self._prefix: int | None = None
+        self.setMouseTracking(True)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setMinimumHeight(self.BAR_HEIGHT + self.STRIP_HEIGHT + 6)
+
+    def sizeHint(self) -> QSize:
+        return QSize(600, self.BAR_HEIGHT + self.STRIP_HEIGHT + 6)
+
+    def set_preview(self, preview: PromptPreview | None, prefix_tokens: int | None = None) -> None:
+        """Draw ``preview``; ``prefix_tokens`` is the cache-reusable prefix (None: no strip)."""
+        self._preview = preview
+        self._prefix = prefix_tokens
+        self.update()
+
+    def _scale(self) -> float:
+        p = self._preview
+        return max(p.budget, p.total_tokens, p.section_sum, 1)
+
+    def _bar_rect(self) -> QRectF:
+        return QRectF(1, 1, self.width() - 2, self.BAR_HEIGHT)
+
+    def segments(self) -> list[tuple[str, int, QRectF]]:
+        """(label, tokens, rectangle) of each section's segment, left to right."""
+        if self._preview is None:
+            return []
+        bar = self._bar_rect()
+        per_token = bar.width() / self._scale()
+        out, x = [], bar.left()
+        for s in self._preview.sections:
+            w = s.tokens * per_token
+            out.append((s.label, s.tokens, QRectF(x, bar.top(), w, bar.height())))
+            x += w
+        return out
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.Antialiasing, False)
+        bar = self._bar_rect()
+        painter.fillRect(bar, QColor("#ffffff"))
+        p = self._preview
+        if p is None:
+            painter.setPen(QColor("#888888"))
+            painter.drawText(bar, Qt.AlignCenter, "no preview")
+            painter.setPen(QColor("#999999"))
+            painter.drawRect(bar)
+            return
+        per_token = bar.width() / self._scale()
+        metrics = painter.fontMetrics()
+        for label, tokens, rect in self.segments():
+            painter.fillRect(rect, section_colour(label))
+            if rect.width() > 2:
+                painter.setPen(QPen(QColor(255, 255, 255, 170), 1))
+                painter.drawLine(QPointF(rect.right(), rect.top()), QPointF(rect.right(), rect.bottom()))
+            text = label if metrics.horizontalAdvance(label) + 8 < rect.width() else ""
+            if text:
+                painter.setPen(QColor("#ffffff"))
+                painter.drawText(rect, Qt.AlignCenter, text)
+        budget_x = bar.left() + p.budget * per_token
+        used_x = bar.left() + max(p.total_tokens, p.section_sum) * per_token
+        if p.total_tokens > p.budget:
+            over = QRectF(budget_x, bar.top(), used_x - budget_x, bar.height())
+            painter.fillRect(over, QBrush(QColor(211, 47, 47, 150), Qt.BDiagPattern))
+            painter.setPen(QPen(OVERFLOW_COLOUR, 3))
+            painter.drawLine(QPointF(budget_x, 0), QPointF(budget_x, bar.bottom() + self.STRIP_HEIGHT + 4))
+        else:
+            free = QRectF(used_x, bar.top(), budget_x - used_x, bar.height())
+            text = f"{p.budget - p.total_tokens:,} free"
+            if metrics.horizontalAdvance(text) + 12 < free.width():
+                painter.setPen(QColor("#777777"))
+                painter.drawText(free, Qt.AlignCenter, text)
+        painter.setPen(QPen(QColor("#888888"), 1))
+        painter.setBrush(Qt.NoBrush)
+        painter.drawRect(bar)
+        if self._prefix is not None:
+            strip = QRectF(bar.left(), bar.bottom() + 3, self._prefix * per_token, self.STRIP_HEIGHT)
+            painter.fillRect(strip, QColor("#1565c0"))
+
+    def event(self, event) -> bool:
+        if event.type() == event.Type.ToolTip and self._preview is not None:
+            pos = event.position() if hasattr(event, "position") else event.pos()
+            for label, tokens, rect in self.segments():
+                if rect.left() <= pos.x() <= rect.right():
+                    share = 100 * tokens / max(1, self._preview.budget)
+                    QToolTip.showText(event.globalPos(), f"{label}: {tokens:,} tokens ({share:.1f} % of the budget)", self)
+                    return True
+            p = self._preview
+            tip = f"{p.total_tokens:,} of {p.budget:,} tokens"
+            if self._prefix is not None:
+                tip += f"\nblue strip: {self._prefix:,} leading tokens reusable by a prompt cache"
+            QToolTip.showText(event.globalPos(), tip, self)
+            return True
+        return super().event(event)
+
+
+# ----- the worker -----
+
+
+@dataclass(frozen=True)
+class PreviewRequest:
+    """What to build: one NPC at one tick in one encoding, and what to compare it with.
+
+    Attributes:
+        id: increasing request number; results of older ids are dropped.
+        playthrough: the open playthrough (read-only).
+        npc: the NPC's StableId.
+        npc_slug: the NPC's slug.
+        tick: the tick to preview (game ticks).
+        encoding: tiktoken encoding name.
+        compare: ``"tick"`` (with ``previous_tick``) or ``"turn"`` (the NPC's previous line).
+        previous_tick: the session's previous tick.
+    """
+
+    id: int
+    playthrough: Playthrough
+    npc: int
+    npc_slug: str
+    tick: int
+    encoding: str
+    compare: str
+    previous_tick: int
+
+
+@dataclass(frozen=True)
+class PreviewResult:
+    """A built preview, the one it was compared with (if any) and their difference."""
+
+    request: PreviewRequest
+    preview: PromptPreview
+    before: PromptPreview | None
+    before_tick: int | None
+    diff: PromptDiff | None
+    seconds: float
+
+
+def previous_turn_tick(playthrough: Playthrough, npc: int, tick: int) -> int | None:
+    """Tick of the NPC's last ``DialogueLine`` before ``tick`` (its previous turn), or None."""
+    if tick <= 0:
+        return None
+    for record in reversed(playthrough.index.dialogue_with(npc, tick - 1)):
+        if record.speaker == npc:
+            return record.tick
+    return None
+
+
+class BuilderCache:
+    """One ``PromptBuilder`` per (playthrough, encoding), kept for reuse (it caches line counts).
+
+    Used only from worker threads; a lock makes it safe if jobs ever overlap.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._playthrough: Playthrough | None = None
+        self._builders: dict[str, PromptBuilder] = {}
+
+    def get(self, playthrough: Playthrough, encoding: str) -> PromptBuilder:
+        """The builder for this playthrough and encoding (loads the encoding on first use)."""
+        with self._lock:
+            if playthrough is not self._playthrough:
+                self._playthrough, self._builders = playthrough, {}
+            builder = self._builders.get(encoding)
+            if builder is None:
+                builder = self._builders[encoding] = PromptBuilder(playthrough, encoding=encoding)
+            return builder
+
+
+class PreviewRelay(QObject):
+    """Carries results from worker threads to the GUI thread (queued signals).
+
+    Signals:
+        finished(object): a ``PreviewResult``.
+        failed(int, str): the request id and a message for the user.
+    """
+
+    finished = Signal(object)
+    failed = Signal(int, str)
+
+
+def build_result(request: PreviewRequest, builders: BuilderCache) -> PreviewResult:
+    """Build the preview of ``request`` and its comparison (runs on a worker thread)."""
+    start = time.perf_counter()
+    builder = builders.get(request.playthrough, request.encoding)
+    preview = builder.build(request.npc_slug, request.tick)
+    if request.compare == "turn":
+        before_tick = previous_turn_tick(request.playthrough, request.npc, request.tick)
+    else:
+        before_tick = request.previous_tick if request.previous_tick != request.tick else None
+    before = builder.build(request.npc_slug, before_tick) if before_tick is not None else None
+    diff = compare(before, preview) if before is not None else None
+    return PreviewResult(request, preview, before, before_tick, diff, time.perf_counter() - start)
+
+
+class PreviewJob(QRunnable):
+    """Builds one preview on a thread pool and reports through a :class:`PreviewRelay`."""
+
+    def __init__(self, request: PreviewRequest, builders: BuilderCache, relay: PreviewRelay) -> None:
+        super().__init__()
+        self.request = request
+        self._builders = builders
+        self._relay = relay
+
+    def run(self) -> None:
+        try:
+            result = build_result(self.request, self._builders)
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a message the user sees
+            self._relay.failed.emit(self.request.id, f"{type(exc).__name__}: {exc}")
+        else:
+            self._relay.finished.emit(result)

@@ -1,0 +1,436 @@
+"""The prompt preview: what the game would send the LLM for the selected NPC at the tick.
+
+Shows the assembled prompt (shared/docs/prompt-preview.md) with each section on its
+own colour, the tokens per section against the budget, the story cards that matched,
+how much history fit, and what changed since the previous tick viewed or the NPC's
+previous line, with how many leading tokens a prompt cache could reuse.
+
+Previews are built off the GUI thread (``widgets/prompt_parts.PreviewJob``); requests
+are coalesced so only the latest tick / NPC / encoding is built, and stale results are
+dropped by request id. Dragging the tick (``tickPreview``) does nothing; the committed
+tick, a new NPC or a new encoding asks for a new preview.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.session import Session
+from models.prompt import PromptDiff, PromptPreview
+from models.tokens import DEFAULT_ENCODING, ENCODINGS
+
+from .prompt_parts import (
+    BudgetBar,
+    BuilderCache,
+    CardTableModel,
+    PreviewJob,
+    PreviewRelay,
+    PreviewRequest,
+    PreviewResult,
+    SectionTableModel,
+    legend_html,
+    section_colour,
+    section_tint,
+)
+
+#: Comparison modes offered in the "compare with" selector: (key, menu text).
+COMPARE_MODES = (("tick", "previous tick viewed"), ("turn", "NPC's previous line"))
+
+
+class PromptView(QWidget):
+    """The NPC dialogue prompt at the session tick, section by section, against the budget.
+
+    Args:
+        session: the session to follow; intents go back through it.
+        parent: the Qt parent.
+
+    Signals:
+        previewReady(object): a new ``PromptPreview`` is shown (after ``current_preview`` is set).
+
+    Attributes:
+        current_preview: the ``PromptPreview`` shown, or None.
+        current_diff: its ``PromptDiff`` against the compared preview, or None.
+        compared_tick: the tick it was compared with, or None.
+        section_model: tokens per section (``SectionTableModel``).
+        card_model: the matched story cards (``CardTableModel``).
+        budget_bar: the stacked budget bar (``BudgetBar``).
+        text_view: the prompt, section by section (read-only ``QTextEdit``).
+        title_label, status_label, budget_label, legend_label, history_label,
+        cards_label, changes_label: the texts shown (read them in tests, never write).
+        encoding_box, compare_box, copy_button: the controls.
+    """
+
+    previewReady = Signal(object)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("promptView")
+        self.session = session
+        self.current_preview: PromptPreview | None = None
+        self.current_diff: PromptDiff | None = None
+        self.compared_tick: int | None = None
+        self._request_id = 0
+        self._running = False
+        self._pending: PreviewRequest | None = None
+        self._builders = BuilderCache()
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._relay = PreviewRelay()
+        self._relay.finished.connect(self._on_finished)
+        self._relay.failed.connect(self._on_failed)
+        self._kick = QTimer(self)
+        self._kick.setSingleShot(True)
+        self._kick.setInterval(0)
+        self._kick.timeout.connect(self._dispatch)
+
+        self._build_ui()
+        session.loaded.connect(self._on_loaded)
+        session.tickChanged.connect(self.request_preview)
+        session.npcChanged.connect(self.request_preview)
+        if session.playthrough is not None:
+            self._on_loaded()
+
+    # ----- layout -----
+    def _build_ui(self) -> None:
+        self.title_label = QLabel("No save open")
+        title_font = QFont(self.title_label.font())
+        title_font.setPointSizeF(title_font.pointSizeF() * 1.2)
+        title_font.setBold(True)
+        self.title_label.setFont(title_font)
+        self.status_label = QLabel("")
+        self.status_label.setStyleSheet("color: #8a6d00;")
+        self.status_label.setMinimumWidth(self.status_label.fontMetrics().horizontalAdvance("counted in 0000 ms") + 8)
+        self.encoding_box = QComboBox()
+        self.encoding_box.addItems(list(ENCODINGS))
+        self.encoding_box.setToolTip("tiktoken encoding the tokens are counted in")
+        self.encoding_box.currentTextChanged.connect(self.request_preview)
+        self.compare_box = QComboBox()
+        for key, text in COMPARE_MODES:
+            self.compare_box.addItem(text, key)
+        self.compare_box.setToolTip("What “changed since” compares the prompt with")
+        self.compare_box.currentIndexChanged.connect(self.request_preview)
+        self.copy_button = QPushButton("Copy prompt")
+        self.copy_button.setToolTip("Copy the whole assembled prompt (without the section headers)")
+        self.copy_button.clicked.connect(self.copy_prompt)
+        top = QHBoxLayout()
+        top.addWidget(self.title_label, 1)
+        top.addWidget(self.status_label)
+        top.addSpacing(12)
+        top.addWidget(QLabel("Encoding"))
+        top.addWidget(self.encoding_box)
+        top.addWidget(QLabel("Compare with"))
+        top.addWidget(self.compare_box)
+        top.addWidget(self.copy_button)
+
+        self.budget_bar = BudgetBar()
+        self.budget_label = QLabel("")
+        self.budget_label.setTextFormat(Qt.RichText)
+
+        self.legend_label = QLabel("")
+        self.legend_label.setWordWrap(True)
+        self.text_view = QTextEdit()
+        self.text_view.setReadOnly(True)
+        self.text_view.setUndoRedoEnabled(False)
+        self.text_view.setPlaceholderText("The assembled prompt appears here.")
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.legend_label)
+        left_layout.addWidget(self.text_view, 1)
+
+        self.section_model = SectionTableModel(self)
+        self.section_table = self._table(self.section_model)
+        self.section_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.history_label = QLabel("")
+        self.history_label.setWordWrap(True)
+        self.card_model = CardTableModel(self)
+        self.card_table = self._table(self.card_model)
+        self.card_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.cards_label = QLabel("")
+        self.changes_label = QLabel("")
+        self.changes_label.setWordWrap(True)
+        self.changes_label.setMinimumHeight(3 * self.changes_label.fontMetrics().lineSpacing())
+        self.changes_label.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.changes_label.setToolTip("The blue strip under the budget bar marks the reusable leading tokens.")
+
+        tokens_box = QGroupBox("Tokens per section")
+        QVBoxLayout(tokens_box).addWidget(self.section_table)
+        story_box = QGroupBox("History and story cards")
+        story_layout = QVBoxLayout(story_box)
+        story_layout.addWidget(self.history_label)
+        story_layout.addWidget(self.cards_label)
+        story_layout.addWidget(self.card_table, 1)
+        changes_box = QGroupBox("Changed since previous turn")
+        QVBoxLayout(changes_box).addWidget(self.changes_label)
+        right = QSplitter(Qt.Vertical)
+        for i, box in enumerate((changes_box, tokens_box, story_box)):
+            right.addWidget(box)
+            right.setCollapsible(i, False)
+        right.setStretchFactor(1, 3)
+        right.setStretchFactor(2, 1)
+        right.setSizes([75, 400, 145])
+
+        splitter = QSplitter()
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([610, 490])
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.budget_bar)
+        layout.addWidget(self.budget_label)
+        layout.addWidget(splitter, 1)
+
+    @staticmethod
+    def _table(model) -> QTableView:
+        table = QTableView()
+        table.setModel(model)
+        table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        table.verticalHeader().setVisible(False)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 3)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        table.setAlternatingRowColors(True)
+        table.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)  # height from the layout stretch
+        table.setMinimumHeight(4 * table.verticalHeader().defaultSectionSize())
+        return table
+
+    # ----- public API -----
+    @property
+    def encoding(self) -> str:
+        """The selected tiktoken encoding name."""
+        return self.encoding_box.currentText()
+
+    def set_encoding(self, name: str) -> None:
+        """Select an encoding (one of ``models.tokens.ENCODINGS``); a new preview follows."""
+        self.encoding_box.setCurrentText(name)
+
+    @property
+    def compare_mode(self) -> str:
+        """``"tick"`` (previous tick viewed) or ``"turn"`` (the NPC's previous line)."""
+        return self.compare_box.currentData()
+
+    def set_compare_mode(self, mode: str) -> None:
+        """Compare with the previous tick viewed (``"tick"``) or the NPC's previous line (``"turn"``)."""
+        self.compare_box.setCurrentIndex(max(0, self.compare_box.findData(mode)))
+
+    @property
+    def busy(self) -> bool:
+        """True while a preview is being counted or waiting to be."""
+        return self._running or self._pending is not None or self._kick.isActive()
+
+    def copy_prompt(self) -> None:
+        """Put the whole prompt text (as sent, without headers) on the clipboard."""
+        if self.current_preview is None:
+            return
+        QGuiApplication.clipboard().setText(self.current_preview.text)
+        self.status_label.setText(f"copied {self.current_preview.total_tokens:,} tokens")
+
+    def request_preview(self, *_args) -> None:
+        """Ask for a preview of the current tick / NPC / encoding (coalesced, built off-thread)."""
+        self.status_label.setText("counting…")
+        self._kick.start()
+
+    # ----- session events -----
+    def _on_loaded(self) -> None:
+        play = self.session.playthrough
+        encoding = (play.content.prompt.encoding if play is not None else None) or DEFAULT_ENCODING
+        self.encoding_box.blockSignals(True)
+        if self.encoding_box.findText(encoding) < 0:
+            self.encoding_box.addItem(encoding)
+        self.encoding_box.setCurrentText(encoding)
+        self.encoding_box.blockSignals(False)
+        self.request_preview()
+
+    # ----- the worker round trip -----
+    def _dispatch(self) -> None:
+        self._request_id += 1
+        session = self.session
+        play = session.playthrough
+        npc = session.npc
+        message = None
+        if play is None:
+            message = "No save open"
+        elif not session.ready:
+            message = f"{play.save.label} could not be read"
+        elif npc is None or npc not in play.save.npcs:
+            message = "Select an NPC to see their prompt"
+        if message is not None:
+            self._pending = None
+            self._show_message(message)
+            return
+        request = PreviewRequest(
+            id=self._request_id,
+            playthrough=play,
+            npc=npc,
+            npc_slug=play.save.npcs[npc].slug,
+            tick=session.tick,
+            encoding=self.encoding,
+            compare=self.compare_mode,
+            previous_tick=session.previous_tick,
+        )
+        if self._running:
+            self._pending = request
+        else:
+            self._start(request)
+
+    def _start(self, request: PreviewRequest) -> None:
+        self._running = True
+        self.status_label.setText("counting…")
+        self._pool.start(PreviewJob(request, self._builders, self._relay))
+
+    def _job_done(self) -> None:
+        self._running = False
+        if self._pending is not None:
+            request, self._pending = self._pending, None
+            self._start(request)
+        elif not self.busy and self.status_label.text() == "counting…":
+            self.status_label.setText("")
+
+    def _on_finished(self, result: PreviewResult) -> None:
+        self._job_done()
+        if result.request.id != self._request_id:
+            return  # stale: a newer request is on its way
+        self.status_label.setText(f"counted in {1000 * result.seconds:.0f} ms")
+        self._show(result)
+
+    def _on_failed(self, request_id: int, message: str) -> None:
+        self._job_done()
+        if request_id == self._request_id:
+            self._show_message(f"Could not build the prompt: {message}")
+
+    # ----- display -----
+    def _show_message(self, message: str) -> None:
+        self.current_preview = self.current_diff = self.compared_tick = None
+        self.status_label.setText("" if not self.busy else "counting…")
+        self.title_label.setText(message)
+        self.budget_bar.set_preview(None)
+        self.budget_label.setText("")
+        self.legend_label.setText("")
+        self.text_view.clear()
+        self.section_model.set_preview(None)
+        self.card_model.set_cards([])
+        self.history_label.setText("")
+        self.cards_label.setText("")
+        self.changes_label.setText("")
+
+    def _show(self, result: PreviewResult) -> None:
+        p, diff = result.preview, result.diff
+        self.current_preview, self.current_diff, self.compared_tick = p, diff, result.before_tick
+        name = self.session.playthrough.npc_name(result.request.npc)
+        self.title_label.setText(f"Prompt for {name} at tick {p.tick:,}")
+        self.budget_bar.set_preview(p, diff.common_prefix_tokens if diff else None)
+        self.budget_label.setText(self._budget_html(p))
+        self.legend_label.setText(legend_html([s.label for s in p.sections]))
+        self._fill_text(p, set(diff.changed) if diff else set())
+        self.section_model.set_preview(p, result.before, diff)
+        self.card_model.set_cards(p.cards)
+        self.history_label.setText(self._history_html(p))
+        kept = sum(c.included for c in p.cards)
+        self.cards_label.setText(
+            f"Story cards: {len(p.cards)} matched, {kept} included" if p.cards
+            else "Story cards: no card key occurs in the history that fits."
+        )
+        self.changes_label.setText(self._changes_html(result))
+        self.previewReady.emit(p)
+
+    @staticmethod
+    def _budget_html(p: PromptPreview) -> str:
+        share = 100 * p.total_tokens / max(1, p.budget)
+        head = f"<b>{p.total_tokens:,}</b> of {p.budget:,} tokens ({share:.0f} %) in {p.encoding}"
+        if p.total_tokens > p.budget:
+            state = f'<span style="color:#d32f2f"><b>over budget by {p.total_tokens - p.budget:,}</b></span>'
+        else:
+            state = f"{p.budget - p.total_tokens:,} free"
+        joins = p.total_tokens - p.section_sum
+        return (
+            f"{head} · {state} · sections sum to {p.section_sum:,} ({joins:+d} at joins) · "
+            f"system block {p.system_tokens:,} · history and lore may use {p.available:,}"
+        )
+
+    @staticmethod
+    def _history_html(p: PromptPreview) -> str:
+        h = p.history
+        text = f"<b>History:</b> {h.included} of {h.total} lines included"
+        if h.total > h.included:
+            text += f" ({h.total - h.included} older lines left out for the budget)"
+        if h.oldest_truncated:
+            text += ' · <span style="color:#d32f2f"><b>oldest line cut</b></span> to its last tokens'
+        return text
+
+    def _changes_html(self, result: PreviewResult) -> str:
+        diff = result.diff
+        if diff is None:
+            if result.request.compare == "turn":
+                return f"{self.session.playthrough.npc_name(result.request.npc)} has no earlier line to compare with."
+            return "No earlier tick viewed yet: commit another tick to compare."
+        what = "the NPC's previous line" if result.request.compare == "turn" else "the previous tick viewed"
+        lines = [f"Compared with tick {result.before_tick:,} ({what})"]
+        if diff.changed:
+            chips = ", ".join(
+                f'<span style="background-color:{section_tint(label, 0.45).name()}">&nbsp;{label}&nbsp;</span>'
+                for label in diff.changed
+            )
+            lines.append(f"<b>{len(diff.changed)} changed</b>: {chips}")
+        else:
+            lines.append("<b>no section changed</b>")
+        share = 100 * diff.common_prefix_tokens / max(1, diff.total_tokens)
+        lines.append(
+            f"<b>{diff.common_prefix_tokens:,} of {diff.total_tokens:,}</b> leading tokens reusable "
+            f"by a prompt cache ({share:.0f} %)"
+        )
+        return "<br>".join(lines)
+
+    def _fill_text(self, p: PromptPreview, changed: set[str]) -> None:
+        """Each section under a header line, on its colour; keeps the scroll position."""
+        scroll = self.text_view.verticalScrollBar().value()
+        doc = self.text_view.document()
+        doc.clear()
+        cursor = QTextCursor(doc)
+        body_font = QFont(self.text_view.font())
+        header_font = QFont(body_font)
+        header_font.setBold(True)
+        header_font.setPointSizeF(body_font.pointSizeF() * 0.9)
+        cursor.beginEditBlock()
+        for i, section in enumerate(p.sections):
+            header = QTextBlockFormat()
+            header.setTopMargin(10 if i else 0)
+            header.setBottomMargin(2)
+            header_chars = QTextCharFormat()
+            header_chars.setFont(header_font)
+            header_chars.setForeground(section_colour(section.label).darker(140))
+            if i:
+                cursor.insertBlock(header, header_chars)
+            else:
+                cursor.setBlockFormat(header)
+                cursor.setCharFormat(header_chars)
+            note = "  ·  changed" if section.label in changed else ""
+            cursor.insertText(f"■ {section.label}  ·  {section.tokens:,} tokens{note}")
+            body = QTextBlockFormat()
+            body.setBackground(section_tint(section.label))
+            body.setLeftMargin(4)
+            body_chars = QTextCharFormat()
+            body_chars.setFont(body_font)
+            for line in section.text.split("\n"):
+                cursor.insertBlock(body, body_chars)
+                cursor.insertText(line)
+        cursor.endEditBlock()
+        self.text_view.verticalScrollBar().setValue(scroll)

@@ -1,0 +1,114 @@
+"""Colours, pens and words shared by the knowledge and interaction views.
+
+One place decides how a domain value looks so that the fact table, the knowledge
+graph and the interaction diagram agree: an interaction that walked away is the
+same amber everywhere, a ``Suspects`` edge is always dotted. Nothing here holds
+state; every function is a pure mapping from a ``models.types`` value to a Qt value
+or a display string.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPen
+
+from models.types import (
+    InteractionState,
+    KnowledgeConfidence,
+    KnowledgeSource,
+    KnowledgeState,
+    RelationshipState,
+)
+
+#: Fill colour of each interaction state (schema §3.2). Red is kept for faults.
+INTERACTION_COLORS: dict[InteractionState, QColor] = {
+    InteractionState.Active: QColor("#3b7dd8"),
+    InteractionState.Completed: QColor("#2f9e6e"),
+    InteractionState.WalkedAway: QColor("#d9a21b"),
+    InteractionState.Confrontation: QColor("#e8690c"),
+    InteractionState.ConflictAbandoned: QColor("#8e44ad"),
+}
+
+#: Fill colour of an NPC node by what the player thinks of them (schema §2).
+RELATIONSHIP_COLORS: dict[RelationshipState, QColor] = {
+    RelationshipState.Unknown: QColor("#a3a9b0"),
+    RelationshipState.Known: QColor("#6fa8dc"),
+    RelationshipState.Friendly: QColor("#51b36b"),
+    RelationshipState.PersonOfInterest: QColor("#e5a50a"),
+    RelationshipState.Hostile: QColor("#d64545"),
+}
+
+#: Colour of a schema fault (an illegal transition, an I001 finding).
+FAULT_COLOR = QColor("#e03131")
+#: Colour that marks "changed since the previous step" (table rows, graph rings).
+CHANGED_COLOR = QColor("#ff8c1a")
+#: Background of a changed row in the fact table.
+CHANGED_BACKGROUND = QColor("#fff1d6")
+#: Colour of the selection ring around a node.
+SELECTION_COLOR = QColor("#1c7ed6")
+#: Ink for edges and neutral text.
+INK = QColor("#4a5562")
+#: Light ink for secondary text.
+MUTED_INK = QColor("#7b8794")
+
+_CATEGORY_PALETTE = (
+    "#7aa6c2", "#c29a7a", "#8fbf8f", "#b39ddb", "#e6a57e", "#80cbc4",
+    "#d4a5a5", "#a1b56c", "#f0b86e", "#9fa8da", "#bcaaa4", "#ce93d8",
+)
+
+
+def category_color(category: str) -> QColor:
+    """A stable pastel colour for a fact category (same name, same colour, every run)."""
+    return QColor(_CATEGORY_PALETTE[zlib.crc32(category.encode()) % len(_CATEGORY_PALETTE)])
+
+
+def confidence_pen(confidence: KnowledgeConfidence, color: QColor | None = None, scale: float = 1.0) -> QPen:
+    """The edge style of a confidence level: Direct solid thick, KnowsDetails solid,
+    KnowsOf dashed, Suspects dotted.
+
+    Args:
+        confidence: the level to draw.
+        color: ink colour; ``INK`` by default.
+        scale: multiplies the width (for highlighted edges).
+    """
+    width, style = {
+        KnowledgeConfidence.Direct: (3.4, Qt.SolidLine),
+        KnowledgeConfidence.KnowsDetails: (1.8, Qt.SolidLine),
+        KnowledgeConfidence.KnowsOf: (1.5, Qt.DashLine),
+        KnowledgeConfidence.Suspects: (1.5, Qt.DotLine),
+    }[confidence]
+    pen = QPen(color if color is not None else INK, width * scale, style)
+    pen.setCapStyle(Qt.FlatCap if style != Qt.SolidLine else Qt.RoundCap)
+    pen.setCosmetic(False)
+    return pen
+
+
+def words(name: str) -> str:
+    """``PersonOfInterest`` -> ``Person of interest``; ``KnowsOf`` -> ``Knows of``."""
+    parts = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", name)
+    if not parts:
+        return name
+    return " ".join([parts[0]] + [p.lower() for p in parts[1:]])
+
+
+def confidence_label(confidence: KnowledgeConfidence) -> str:
+    """Display words of a confidence level."""
+    return words(confidence.name)
+
+
+def source_label(source: KnowledgeSource) -> str:
+    """Display words of a knowledge source."""
+    return words(source.name)
+
+
+def state_label(state: KnowledgeState | InteractionState | RelationshipState) -> str:
+    """Display words of a knowledge, interaction or relationship state."""
+    return words(state.name)
+
+
+def readable_text(background: QColor) -> QColor:
+    """Black or white, whichever reads better on ``background``."""
+    return QColor("#1d232a") if background.lightnessF() > 0.62 else QColor("#ffffff")

@@ -41,16 +41,19 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--samples", type=int, default=2000, help="random ticks for the state query")
-    parser.add_argument("--keep", type=Path, help="write the generated save here and keep it")
+    parser.add_argument("--keep", type=Path, help="write the generated save here and keep it (reused when it exists)")
     args = parser.parse_args()
 
     path = args.keep or Path(tempfile.mkdtemp()) / f"bench-{args.events}.json"
     t0 = time.perf_counter()
-    doc = generate_save(seed=args.seed, events=args.events, scenario="large")
-    write_save(doc, path)
-    del doc
-    gc.collect()
-    print(f"generated {args.events} events in {time.perf_counter() - t0:.1f} s -> {path} ({path.stat().st_size / 1e6:.0f} MB)")
+    if args.keep is not None and args.keep.exists():
+        print(f"reusing {path} ({path.stat().st_size / 1e6:.0f} MB)")
+    else:
+        doc = generate_save(seed=args.seed, events=args.events, scenario="large")
+        write_save(doc, path)
+        del doc
+        gc.collect()
+        print(f"generated {args.events} events in {time.perf_counter() - t0:.1f} s -> {path} ({path.stat().st_size / 1e6:.0f} MB)")
 
     t0 = time.perf_counter()
     with open(path, "rb") as fh:

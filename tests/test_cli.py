@@ -1,0 +1,91 @@
+"""The command-line contract: commands, flags, JSON keys and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_saves"
+CLEAN = ["evening.json", "walkaway-spiral.json", "abandoned-confrontation.json"]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def test_check_clean_samples_exit_0_and_json_shape():
+    out = cli("check", *(str(SAMPLES / n) for n in CLEAN), "--format", "json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    doc = json.loads(out.stdout)
+    assert [Path(f["path"]).name for f in doc["files"]] == CLEAN
+    assert all(f["findings"] == [] for f in doc["files"])
+
+
+def test_check_qa_save_reports_at_least_8_codes_exit_1():
+    out = cli("check", str(SAMPLES / "qa-faults.json"), "--format", "json")
+    assert out.returncode == 1
+    findings = json.loads(out.stdout)["files"][0]["findings"]
+    assert set(findings[0]) == {"code", "severity", "message", "location", "tick"}
+    assert len({f["code"] for f in findings}) >= 8
+    text = cli("check", str(SAMPLES / "qa-faults.json"))
+    assert text.returncode == 1 and "M002" in text.stdout and "error" in text.stdout
+
+
+def test_check_unreadable_exit_2(tmp_path):
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "settled-reach.save", "journal": [')
+    out = cli("check", str(SAMPLES / "evening.json"), str(bad))
+    assert out.returncode == 2
+    assert "F001" in out.stdout and "broken.json" in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_misuse_exit_2():
+    assert cli("check").returncode == 2
+    assert cli("state").returncode == 2
+
+
+def test_state_json_contract():
+    out = cli("state", str(SAMPLES / "walkaway-spiral.json"), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert set(doc) == {"tick", "npcs", "facts", "monologues"}
+    kael = doc["npcs"]["kael-davan"]
+    assert set(kael) == {"stable_id", "score", "level", "stress", "threshold", "walk_aways", "interactions"}
+    assert kael["walk_aways"] > 0 and kael["level"] in {"Stranger", "Acquaintance", "Friend", "Good Friend", "Close Friend"}
+    assert set(kael["interactions"][0]) == {"fact_id", "state", "started_tick", "ended_tick", "topics", "confrontation"}
+    fact = next(iter(doc["facts"].values()))
+    assert set(fact) == {"confidence", "source", "state", "acquired_tick"}
+    line = next(iter(doc["monologues"].values()))
+    assert set(line) == {"eligible", "failing"}
+
+
+def test_state_at_earlier_tick_differs():
+    late = json.loads(cli("state", str(SAMPLES / "walkaway-spiral.json")).stdout)
+    early = json.loads(cli("state", str(SAMPLES / "walkaway-spiral.json"), "--tick", "0").stdout)
+    assert early["tick"] == 0 and early["facts"] == {}
+    assert len(late["facts"]) > 0
+
+
+@pytest.mark.parametrize("args", [["--npc", "nobody"], ["--npc", "kael-davan", "--tick", "99999999999"], ["--npc", "kael-davan", "--encoding", "p50k_base"]])
+def test_prompt_usage_errors_exit_2(args):
+    out = cli("prompt", str(SAMPLES / "evening.json"), *args)
+    assert out.returncode == 2
+    assert out.stderr.startswith("narrative-debugger prompt:") and "Traceback" not in out.stderr
+
+
+def test_prompt_json_contract_and_text():
+    out = cli("prompt", str(SAMPLES / "evening.json"), "--npc", "lera-sessik", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    for key in ("npc", "tick", "encoding", "budget", "total_tokens", "sections", "cards", "history"):
+        assert key in doc
+    assert doc["encoding"] == "cl100k_base"
+    assert set(doc["history"]) == {"included", "total", "oldest_truncated"}
+    text = cli("prompt", str(SAMPLES / "evening.json"), "--npc", "lera-sessik", "--encoding", "o200k_base")
+    assert text.returncode == 0 and "whole prompt" in text.stdout and "o200k_base" in text.stdout

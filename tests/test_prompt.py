@@ -1,0 +1,208 @@
+"""Prompt assembly (prompt-preview.md, context builder seed) on small hand-made saves."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from models.content import StoryCard
+from models.playthrough import Playthrough
+from models.prompt import PromptBuilder, compare, length_hint, match_cards
+from models.tokens import get_encoder
+
+DATA = Path(__file__).parent / "data"
+BASE = json.loads((DATA / "minimal.json").read_text())
+PLAYER, KAEL = 1, 17
+
+
+def ev(tick, variant, **fields):
+    return {"tick": tick, "event": {variant: fields}}
+
+
+def make_content(root: Path, *, budget=8192, cards="", max_output=300) -> Path:
+    files = {
+        "prompt.yaml": f"narrator_prompt: You voice the Reach.\nai_instructions: Stay in character.\ncontext_token_budget: {budget}\nmax_output_tokens: {max_output}\n"
+        "campaign_canon:\n  rules: [The ring is real.]\n  forbidden_status_changes: [{from: dead, to: alive}]\n",
+        "npcs/kael-davan.yaml": "name: Kael Davan\npronouns: he/him\ndescription: A dockhand.\n",
+        "lore/cards.yaml": cards or "- id: dock\n  name: Dock Ward\n  keys: dock, pier\n  entry: Tar and rope.\n",
+    }
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+def conversation(lines: int, start=200, text="line {i} about the dock") -> dict:
+    """A save where the player talks with Kael: ``lines`` dialogue lines from tick ``start``+1."""
+    doc = copy.deepcopy(BASE)
+    doc["journal"].append(ev(start, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"))
+    for i in range(lines):
+        doc["journal"].append(ev(start + 1 + i, "DialogueLine", speaker=KAEL if i % 2 else PLAYER, text=text.format(i=i)))
+    doc["saved_at_tick"] = start + lines + 1
+    return doc
+
+
+def open_play(tmp_path, doc, **content) -> Playthrough:
+    save = tmp_path / "s.json"
+    save.write_text(json.dumps(doc))
+    return Playthrough.open(save, make_content(tmp_path / "content", **content))
+
+
+@pytest.mark.parametrize("cap, words, floor", [(300, 168, None), (1000, 641, 224), (100, None, None), (2400, 1586, 300)])
+def test_length_hint_figures(cap, words, floor):
+    hint = length_hint(cap)
+    if words is None:
+        assert hint == ""
+        return
+    assert f"no more than {words} words" in hint
+    if floor is None:
+        assert "not much under" not in hint
+    else:
+        assert f"not much under {floor}" in hint
+
+
+def test_sections_in_contract_order_and_empty_left_out(tmp_path):
+    play = open_play(tmp_path, conversation(4))
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    labels = [s.label for s in p.sections]
+    assert labels == [
+        "narrator", "campaign_canon", "ai_instructions", "npc_profile", "player_character",
+        "history", "world_lore", "relationship", "interaction_memory", "npc_state", "length_hint", "state_reminder",
+    ]
+    assert "plot_essentials" not in labels and "story_summary" not in labels  # empty in the save
+    assert p.text == "\n\n".join(s.text for s in p.sections)
+    assert "What is dead never becomes alive." in p.section("campaign_canon").text
+
+
+def test_total_is_whole_prompt_and_differs_from_section_sum(tmp_path):
+    play = open_play(tmp_path, conversation(6))
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    enc = get_encoder()
+    assert p.total_tokens == enc.count(p.text)
+    assert p.section_sum == sum(enc.count(s.text) for s in p.sections)
+    assert p.total_tokens != p.section_sum  # joins merge with punctuation: ".\n\n" is one token
+
+
+def test_tick_boundary_line_at_t_plus_1_never_appears(tmp_path):
+    play = open_play(tmp_path, conversation(5))
+    builder = PromptBuilder(play)
+    at = builder.build("kael-davan", 203)  # lines at 201..203
+    assert at.history.total == 4  # the minimal save's line at 131 plus lines 0..2
+    assert "line 3" not in at.text and "line 2" in at.text
+
+
+def test_history_cut_to_newest_lines_under_small_budget(tmp_path):
+    play = open_play(tmp_path, conversation(400, text="line {i}: " + "the tide turns again " * 8), budget=600)
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    assert p.available == 600 - sum(s.tokens for s in p.sections if s.label not in ("history", "world_lore"))
+    h = p.history
+    assert 0 < h.included < h.total == 401
+    assert "line 399" in p.section("history").text and "line 0:" not in p.text
+    assert p.section("history").tokens <= p.available
+
+
+def test_newest_line_alone_over_budget_is_cut_and_reported(tmp_path):
+    play = open_play(tmp_path, conversation(1, text="x " * 3000), budget=300)
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    assert p.history.included == 1 and p.history.oldest_truncated
+    assert p.section("history").tokens <= p.available
+
+
+def test_authors_note_three_lines_before_the_end(tmp_path):
+    doc = conversation(6)
+    doc["story"]["authors_note"] = "Keep it tense."
+    play = open_play(tmp_path, doc)
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    labels = [s.label for s in p.sections]
+    assert labels.index("history") < labels.index("authors_note") < labels.index("recent_history")
+    assert p.section("recent_history").text.count("\n") == 2  # three lines
+    assert "[Author's note: Keep it tense.]" == p.section("authors_note").text
+
+
+def test_lore_capped_at_40_percent_of_available(tmp_path):
+    big = "salt " * 120
+    cards = "".join(f"- id: c{i}\n  name: Card {i}\n  keys: dock\n  entry: {big}\n" for i in range(6))
+    play = open_play(tmp_path, conversation(3), budget=1200, cards=cards)
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    included = [c for c in p.cards if c.included]
+    dropped = [c for c in p.cards if not c.included]
+    assert included and dropped
+    assert all(c.reason == "budget" for c in dropped)
+    assert sum(c.tokens for c in included) <= int(p.available * 0.4)
+    assert [c.id for c in p.cards] == [f"c{i}" for i in range(6)]  # card order
+
+
+def test_story_card_keys_literal_case_insensitive():
+    cards = [
+        StoryCard("boat", "Boat", "boat", "e"),
+        StoryCard("cpp", "C++", "c++", "e"),
+        StoryCard("blank", "Blank", " , ", "e"),
+        StoryCard("empty", "Empty", "", "e"),
+        StoryCard("dots", "Dots", "n.b.", "e"),
+    ]
+    hits = {card.id: key for card, key in match_cards(cards, "Three BOATS and some C++ code; nab it")}
+    assert hits == {"boat": "boat", "cpp": "c++"}  # "n.b." is not a pattern matching "nab"
+
+
+def test_relationship_modifier_per_level_and_shared_references(tmp_path):
+    doc = conversation(2)
+    rel_events = [ev(205, "SharedReferenceAdded", target=KAEL, kind="jokes", content="the eel in the ledger")]
+    score = 0.0
+    tick = 206
+    for _ in range(70):  # 70 perfect talks: 1.0 point each → 70 = Good Friend
+        score = min(100.0, score + 1.0)
+        rel_events.append(ev(tick, "RelationshipInteraction", target=KAEL, sentiment=0.8, message_length=800, conversation_turns=5, delta=1.0, score_after=score))
+        tick += 1
+    doc["journal"].extend(rel_events)
+    doc["saved_at_tick"] = tick
+    play = open_play(tmp_path, doc)
+    builder = PromptBuilder(play)
+    at_friend = builder.build("kael-davan", 206 + 44)  # score 45: Friend
+    at_good = builder.build("kael-davan", tick)  # score 70: Good Friend
+    assert "eel in the ledger" not in at_friend.section("relationship").text
+    assert "eel in the ledger" in at_good.section("relationship").text
+    assert at_friend.section("relationship").text != at_good.section("relationship").text
+
+
+def test_special_tokens_and_surrogates_count_as_text(tmp_path):
+    play = open_play(tmp_path, conversation(2, text="<|endoftext|> and \ud800 and 漢字 {i}"))
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    assert "<|endoftext|>" in p.text and p.total_tokens > 0
+
+
+def test_compare_changed_sections_and_cache_prefix(tmp_path):
+    play = open_play(tmp_path, conversation(6))
+    builder = PromptBuilder(play)
+    a = builder.build("kael-davan", 204)
+    b = builder.build("kael-davan", 205)
+    diff = compare(a, b)
+    assert "history" in diff.changed and "narrator" not in diff.changed
+    assert 0 < diff.common_prefix_tokens < b.total_tokens
+    assert diff.common_prefix_tokens >= sum(s.tokens for s in b.sections[:5])  # the system block is cached
+    same = compare(b, builder.build("kael-davan", 205))
+    assert same.changed == () and same.common_prefix_tokens == b.total_tokens
+    other = PromptBuilder(play, encoding="o200k_base").build("kael-davan", 205)
+    assert compare(b, other).common_prefix_tokens == 0
+
+
+def test_interaction_memory_reflects_walk_away(tmp_path):
+    play = open_play(tmp_path, conversation(2))
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    memory = p.section("interaction_memory").text
+    assert "spoken 1 time before" in memory and "walked away" in memory and "talking now" in memory
+
+
+def test_unknown_npc_raises_keyerror(tmp_path):
+    play = open_play(tmp_path, conversation(1))
+    with pytest.raises(KeyError):
+        PromptBuilder(play).build("nobody", 10)
+
+
+def test_available_never_below_256(tmp_path):
+    play = open_play(tmp_path, conversation(3), budget=100)
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    assert p.available == 256

@@ -10,7 +10,7 @@ the closing reminder. All counts are tokens of one tiktoken encoding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .content import StoryCard
 from .playthrough import Playthrough
@@ -236,7 +236,8 @@ class PromptBuilder:
         config = playthrough.content.prompt
         self.counter: TokenCounter = get_encoder(encoding or config.encoding or DEFAULT_ENCODING)
         self.budget = budget if budget is not None else config.context_token_budget
-        self._line_tokens: dict[int, int] = {}
+        self._line_tokens: dict[int, tuple[str, int]] = {}
+        self._last: dict[str, tuple[tuple, PromptPreview]] = {}
 
     def _count(self, text: str) -> int:
         return self.counter.count(text) if text else 0
@@ -273,21 +274,24 @@ class PromptBuilder:
         knowledge = state.knowledge
         name = play.content.npc_name(npc.slug)
         player = play.save.player.name or "the player"
-        metas = knowledge.interactions_with(npc.stable_id)
-        current = next((m for m in metas if m.interaction_state.in_progress), None)
-        past = [m for m in metas if not m.interaction_state.in_progress]
+        summary = knowledge.summary(npc.stable_id)
+        active = knowledge.active_interaction()
+        current = active if active is not None and active.target_entity == npc.stable_id else None
+        past = summary.count - (current is not None)
         lines = []
-        if not past:
+        if past <= 0:
             lines.append(f"This is the first conversation between {player} and {name}.")
         else:
-            lines.append(f"{player} and {name} have spoken {len(past)} time{'s' * (len(past) != 1)} before.")
-            last = past[-1]
-            ending = {
-                InteractionState.Completed: "ended normally",
-                InteractionState.WalkedAway: f"ended when {player} walked away mid-conversation",
-                InteractionState.ConflictAbandoned: f"ended when {player} walked out of a confrontation",
-            }.get(last.interaction_state, "ended")
-            lines.append(f"The last one, at {last.location}, {ending}.")
+            lines.append(f"{player} and {name} have spoken {past} time{'s' * (past != 1)} before.")
+            last_fact = knowledge.fact(summary.last_ended) if summary.last_ended else None
+            last = last_fact.interaction if last_fact is not None else None
+            if last is not None:
+                ending = {
+                    InteractionState.Completed: "ended normally",
+                    InteractionState.WalkedAway: f"ended when {player} walked away mid-conversation",
+                    InteractionState.ConflictAbandoned: f"ended when {player} walked out of a confrontation",
+                }.get(last.interaction_state, "ended")
+                lines.append(f"The last one, at {last.location}, {ending}.")
         if knowledge.has_walked_away_from(npc.stable_id):
             lines.append(f"{player} has walked away from {name} before ({npc.walk_aways} time{'s' * (npc.walk_aways != 1)}).")
         if knowledge.has_confronted(npc.stable_id):
@@ -310,6 +314,18 @@ class PromptBuilder:
         npc_snapshot = play.save.npc_by_slug(npc_slug)
         if npc_snapshot is None:
             raise KeyError(npc_slug)
+        signature = play.index.npc_signature(npc_snapshot.stable_id, tick)
+        last = self._last.get(npc_slug)
+        if last is not None and last[0] == signature:
+            # Nothing this NPC's prompt depends on changed: same text, same counts.
+            return replace(last[1], tick=tick)
+        preview = self._build(npc_snapshot, tick)
+        self._last[npc_slug] = (signature, preview)
+        return preview
+
+    def _build(self, npc_snapshot: NpcState, tick: int) -> PromptPreview:
+        play = self.play
+        npc_slug = npc_snapshot.slug
         state = play.state_at(tick)
         npc = state.npc(npc_snapshot.stable_id)
         if npc is None:
@@ -336,25 +352,33 @@ class PromptBuilder:
         reserved = sum(count(t) for _, t in system) + sum(count(t) for t in (authors_note, summary, relationship, memory, npc_state, hint, reminder))
         available = max(MIN_AVAILABLE, self.budget - reserved)
 
-        # History candidates, newest first (prompt-preview §7).
-        records = play.index.dialogue_with(npc.stable_id, tick)
-        rendered = []
-        for rec in records:
-            speaker = player_name if rec.speaker == play.save.player.stable_id else play.npc_name(rec.speaker)
-            rendered.append((rec.index, f"{speaker}: {rec.text}"))
+        # History candidates, newest first (prompt-preview §7), rendered only as far as
+        # the budget reaches; rendered lines and their counts are kept across ticks.
+        index = play.index
+        total_lines = index.dialogue_count_with(npc.stable_id, tick)
         sep_tokens = count(LINE_SEPARATOR)
+        player_id = play.save.player.stable_id
 
-        def line_cost(index: int, text: str) -> int:
-            cost = self._line_tokens.get(index)
-            if cost is None:
-                cost = self._line_tokens[index] = count(text) + sep_tokens
-            return cost
+        def rendered(rec) -> tuple[str, int]:
+            cached = self._line_tokens.get(rec.index)
+            if cached is None:
+                speaker = player_name if rec.speaker == player_id else play.npc_name(rec.speaker)
+                text = f"{speaker}: {rec.text}"
+                cached = self._line_tokens[rec.index] = (text, count(text) + sep_tokens)
+            return cached
+
+        fitted: dict[int, tuple[list[str], bool]] = {}
 
         def fit(budget: int) -> tuple[list[str], bool]:
+            if budget not in fitted:
+                fitted[budget] = fit_uncached(budget)
+            return fitted[budget]
+
+        def fit_uncached(budget: int) -> tuple[list[str], bool]:
             kept: list[str] = []
             spent = 0
-            for index, text in reversed(rendered):
-                cost = line_cost(index, text)
+            for rec in index.dialogue_newest_first(npc.stable_id, tick):
+                text, cost = rendered(rec)
                 if spent + cost > budget:
                     if not kept:
                         cut, was_cut = self.counter.truncate_to_last(text, max(0, budget - sep_tokens))
@@ -422,7 +446,7 @@ class PromptBuilder:
             available=available,
             sections=sections,
             cards=card_records,
-            history=HistoryReport(len(lines), len(records), truncated),
+            history=HistoryReport(len(lines), total_lines, truncated),
             text=text,
             total_tokens=len(token_ids),
             system_tokens=count(system_text),

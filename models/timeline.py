@@ -79,6 +79,29 @@ class TransitionRecord:
     legal: bool
 
 
+@dataclass(frozen=True, slots=True)
+class InteractionSummary:
+    """Aggregates of one NPC's interactions at a journal position, kept so the schema
+    §5.1 queries cost O(log N) at any tick instead of a scan of every interaction.
+
+    Attributes:
+        count: interactions started.
+        walked_away: interactions that ended WalkedAway or ConflictAbandoned.
+        confronted: interactions with the confrontation flag.
+        last: FactId of the most recently started interaction.
+        last_ended: FactId of the most recently ended interaction.
+    """
+
+    count: int = 0
+    walked_away: int = 0
+    confronted: int = 0
+    last: FactId | None = None
+    last_ended: FactId | None = None
+
+
+_EMPTY_SUMMARY = InteractionSummary()
+
+
 @dataclass
 class TimelineIndex:
     """Every change of a replayed journal, indexed by journal position.
@@ -110,18 +133,48 @@ class TimelineIndex:
     monologues_fired: list[tuple[int, int, str]] = field(default_factory=list)
     kinds: list = field(default_factory=list)
     slugs: dict[StableId, str] = field(default_factory=dict)
+    interaction_changes: dict[StableId, list[int]] = field(default_factory=dict)
+    summaries: dict[StableId, Versions] = field(default_factory=dict)
     _dialogue_by_npc: dict[StableId, list[int]] = field(default_factory=dict)
 
     # ----- recording (used by the replay) -----
     def record_fact(self, position: int, fact_id: FactId, fact: FactKnowledge) -> None:
         """Record a fact's value from ``position`` on."""
+        meta = fact.interaction
         versions = self.facts.get(fact_id)
+        if meta is not None:
+            self.interaction_changes.setdefault(meta.target_entity, []).append(position)
+            self._summarise(position, fact_id, meta, versions.values[-1].interaction if versions is not None else None)
         if versions is None:
             self.facts[fact_id] = Versions(position, fact)
             self.fact_keys.add(fact_id)
             self.fact_created.append(position)
         else:
             versions.set(position, fact)
+
+    def _summarise(self, position: int, fact_id: FactId, meta, before) -> None:
+        versions = self.summaries.get(meta.target_entity)
+        s = versions.values[-1] if versions is not None else _EMPTY_SUMMARY
+        was_walk = before is not None and before.interaction_state.is_walk_away
+        was_confronted = before is not None and before.confrontation
+        ended_now = not meta.interaction_state.in_progress and (before is None or before.interaction_state.in_progress)
+        summary = InteractionSummary(
+            count=s.count + (before is None),
+            walked_away=s.walked_away + meta.interaction_state.is_walk_away - was_walk,
+            confronted=s.confronted + meta.confrontation - was_confronted,
+            last=fact_id if before is None else s.last,
+            last_ended=fact_id if ended_now else s.last_ended,
+        )
+        if versions is None:
+            self.summaries[meta.target_entity] = Versions(position, summary)
+        else:
+            versions.set(position, summary)
+
+    def summary(self, npc: StableId, position: int) -> InteractionSummary:
+        """The NPC's interaction aggregates at ``position``."""
+        versions = self.summaries.get(npc)
+        value = versions.at(position) if versions is not None else None
+        return value or _EMPTY_SUMMARY
 
     def record_entity(self, position: int, entity: StableId, value: EntityKnowledge) -> None:
         """Record what the player knows of an entity from ``position`` on."""
@@ -176,11 +229,27 @@ class TimelineIndex:
         hi = bisect_right(idx, tick, key=lambda i: records[i].tick)
         return [records[i] for i in idx[:hi]]
 
+    def dialogue_newest_first(self, npc: StableId, tick: int):
+        """Dialogue lines of conversations with ``npc`` up to ``tick``, newest first, lazily."""
+        idx = self._dialogue_by_npc.get(npc, [])
+        records = self.dialogue
+        for k in range(self.dialogue_count_with(npc, tick) - 1, -1, -1):
+            yield records[idx[k]]
+
     def dialogue_count_with(self, npc: StableId, tick: int) -> int:
         """How many lines ``dialogue_with`` would return, in O(log N)."""
         idx = self._dialogue_by_npc.get(npc, [])
         records = self.dialogue
         return bisect_right(idx, tick, key=lambda i: records[i].tick)
+
+    def npc_signature(self, npc: StableId, tick: int) -> tuple[int, int, int]:
+        """A value that changes whenever anything the NPC's prompt depends on changed by
+        ``tick``: its state version, its dialogue line count and its interaction changes."""
+        position = self.position_for_tick(tick)
+        versions = self.npcs.get(npc)
+        version = bisect_right(versions.positions, position) if versions is not None else 0
+        changes = bisect_right(self.interaction_changes.get(npc, []), position)
+        return version, self.dialogue_count_with(npc, tick), changes
 
     def npc_series(self, npc: StableId) -> tuple[list[int], list[float], list[int]]:
         """(ticks, score points, stress) of one NPC at every change, for plotting.
@@ -260,6 +329,30 @@ class KnowledgeAtTick(InteractionQueries):
 
     def active_fact_id(self) -> FactId | None:
         return self._index.active.at(self._position)
+
+    # O(log N) forms of the schema §5.1 queries, read from the interaction summaries.
+    # The replay creates every interaction fact from its target's slug, so these agree
+    # with the prefix-range forms of InteractionQueries (a test holds them equal).
+    def summary(self, target: StableId):
+        """The NPC's interaction aggregates at this tick (see InteractionSummary)."""
+        return self._index.summary(target, self._position)
+
+    def has_interacted_with(self, target: StableId) -> bool:
+        return self.summary(target).count > 0
+
+    def interaction_count_with(self, target: StableId) -> int:
+        return self.summary(target).count
+
+    def has_walked_away_from(self, target: StableId) -> bool:
+        return self.summary(target).walked_away > 0
+
+    def has_confronted(self, target: StableId) -> bool:
+        return self.summary(target).confronted > 0
+
+    def last_interaction_with(self, target: StableId):
+        last = self.summary(target).last
+        fact = self.fact(last) if last is not None else None
+        return fact.interaction if fact is not None else None
 
     @property
     def entities(self) -> dict[StableId, EntityKnowledge]:

@@ -206,3 +206,15 @@ def test_available_never_below_256(tmp_path):
     play = open_play(tmp_path, conversation(3), budget=100)
     p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
     assert p.available == 256
+
+
+def test_reused_preview_equals_a_fresh_build(tmp_path):
+    doc = conversation(4)
+    doc["journal"].append(ev(210, "StressChanged", target=KAEL, delta=2, current_stress=8, cause="argument"))
+    doc["saved_at_tick"] = 220
+    play = open_play(tmp_path, doc)
+    builder = PromptBuilder(play)
+    for tick in (205, 206, 209, 210, 215, 220):
+        stepped = builder.build("kael-davan", tick)
+        fresh = PromptBuilder(play).build("kael-davan", tick)
+        assert (stepped.text, stepped.total_tokens, stepped.tick) == (fresh.text, fresh.total_tokens, tick)

@@ -130,6 +130,11 @@ class InteractionQueries:
         """Sequence number for a new interaction with ``slug``: existing count + 1 (schema §7.3)."""
         return sum(1 for _ in self.interaction_items(slug)) + 1
 
+    def count_interactions(self, slug: str, state: InteractionState | None = None) -> int:
+        """Interactions with ``slug`` (in ``state`` when given): the monologue
+        ``interaction`` prerequisite's count (schema §6)."""
+        return sum(1 for _, meta in self.interaction_facts_for(slug) if state is None or meta.interaction_state is state)
+
 
 class KnowledgeGraph(InteractionQueries):
     """A mutable knowledge graph (save-format §3) with BTreeMap ordering.
@@ -144,14 +149,26 @@ class KnowledgeGraph(InteractionQueries):
         self.entities: SortedDict = SortedDict()
         self._slugs: dict[StableId, str] = dict(slugs or {})
         self._active: FactId | None = None
+        self._state_counts: dict[str, dict[InteractionState | None, int]] = {}
 
     def slug_for(self, target: StableId) -> str | None:
         return self._slugs.get(target)
 
     def set_fact(self, fact_id: FactId, fact: FactKnowledge) -> None:
-        """Insert or replace a fact, keeping the in-progress index current."""
+        """Insert or replace a fact, keeping the in-progress index and the counts current."""
+        before = self.facts.get(fact_id)
         self.facts[fact_id] = fact
         meta = fact.interaction
+        old = before.interaction if before is not None else None
+        if meta is not None or old is not None:
+            parsed = parse_interaction_id(fact_id)
+            counts = self._state_counts.setdefault(parsed[0] if parsed else "", {})
+            if old is not None:
+                counts[old.interaction_state] -= 1
+                counts[None] -= 1
+            if meta is not None:
+                counts[meta.interaction_state] = counts.get(meta.interaction_state, 0) + 1
+                counts[None] = counts.get(None, 0) + 1
         if meta is not None:
             if meta.interaction_state.in_progress:
                 self._active = fact_id
@@ -176,6 +193,10 @@ class KnowledgeGraph(InteractionQueries):
         by bisecting the sorted keys for the prefix range instead of walking it."""
         prefix = interaction_prefix(slug)
         return self.facts.bisect_left(prefix + "\U0010ffff") - self.facts.bisect_left(prefix) + 1
+
+    def count_interactions(self, slug: str, state: InteractionState | None = None) -> int:
+        """O(1): counts kept by ``set_fact`` (schema §6 ``min_count``)."""
+        return self._state_counts.get(slug, {}).get(state, 0)
 
     def in_progress(self) -> list[FactId]:
         """Every fact whose interaction is in progress (more than one is an I005 fault)."""

@@ -185,11 +185,7 @@ def evaluate(line: MonologueLine, knowledge: InteractionQueries) -> Eligibility:
             failing.append(f"{pre.fact_id} is {fact.confidence.snake}, needs {pre.min_confidence.snake}")
     inter = line.interaction
     if inter is not None:
-        count = sum(
-            1
-            for _, meta in knowledge.interaction_facts_for(inter.target_slug)
-            if inter.state is None or meta.interaction_state is inter.state
-        )
+        count = knowledge.count_interactions(inter.target_slug, inter.state)
         if count < inter.min_count:
             what = f"{inter.state.snake} " if inter.state else ""
             failing.append(f"{count} {what}interaction(s) with {inter.target_slug}, needs {inter.min_count}")

@@ -123,7 +123,7 @@ class _Replayer:
         if not legal:
             src = source.name if source else "(nothing)"
             self.add("I001", f"{npc.slug}: {fact_id} moves {src} → {target.name}, which schema §3.2 forbids", where)
-        self.index.transitions.append(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
+        self.index.record_transition(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
         return legal
 
     # ----- the loop -----

@@ -67,3 +67,18 @@ def test_npc_series_start_at_initial_state(play):
         assert scores[0] == 0.0 and stress[0] == 0
         assert ticks == sorted(ticks)
         assert scores[-1] == pytest.approx(play.save.npcs[sid].relationship.score, abs=1e-4)
+
+
+def test_interaction_counts_by_state_agree(play):
+    from models.types import InteractionState
+
+    rng = random.Random(9)
+    for tick in [rng.randint(0, play.last_tick) for _ in range(10)] + [play.last_tick]:
+        knowledge = play.state_at(tick).knowledge
+        for npc in play.save.npcs.values():
+            for state in [None, *InteractionState]:
+                assert knowledge.count_interactions(npc.slug, state) == InteractionQueries.count_interactions(knowledge, npc.slug, state)
+    final = truncated_replay(play, play.last_tick).knowledge
+    for npc in play.save.npcs.values():
+        for state in [None, *InteractionState]:
+            assert final.count_interactions(npc.slug, state) == InteractionQueries.count_interactions(final, npc.slug, state)

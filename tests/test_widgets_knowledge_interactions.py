@@ -1,0 +1,391 @@
+"""KnowledgeView and InteractionView driven through a Session (pytest-qt, offscreen).
+
+A small save is written here so every count is known; the bundled evening sample,
+when present, checks the state-machine counts against a real playthrough.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.session import Session
+from models.playthrough import Playthrough
+from models.types import InteractionState, KnowledgeConfidence, KnowledgeState
+from widgets.fact_model import COL_FACT, ChangedRole
+from widgets.interaction_view import InteractionView
+from widgets.knowledge_view import KnowledgeView
+from widgets.state_colors import FAULT_COLOR
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "sample_saves" / "content"
+EVENING = ROOT / "sample_saves" / "evening.json"
+KAEL, LERA, MIRA = 17, 9, 42
+S = InteractionState
+
+
+# ----- a save written by hand -----
+def _npc(slug: str) -> dict:
+    return {
+        "slug": slug,
+        "tolerance": {"current_stress": 0, "threshold": 40},
+        "interaction_tolerance": {"walk_away_threshold": 2, "walk_away_penalty": 0.3,
+                                  "walk_away_stress_delta": 6, "permanent_confrontation_memory": True},
+        "relationship": {"score": 0.0, "total_interactions": 0, "positive_interactions": 0,
+                         "negative_interactions": 0, "avg_message_length": 0.0, "conversation_depth_avg": 0.0,
+                         "shared_references": {"jokes": [], "nicknames": [], "memories": []},
+                         "first_interaction_tick": None, "last_interaction_tick": None},
+        "walk_aways": 0,
+    }
+
+
+def _e(tick: int, variant: str, **fields) -> dict:
+    return {"tick": tick, "event": {variant: fields}}
+
+
+def _save(journal: list[dict]) -> dict:
+    return {
+        "format": "settled-reach.save", "format_version": 1, "game_version": "0.7.2", "world_seed": 1,
+        "saved_at_tick": max(e["tick"] for e in journal), "ticks_per_second": 10,
+        "player": {"stable_id": 1, "name": "Ilse Maren", "pronouns": "she/her", "description": "",
+                   "knowledge": {"entities": {}, "facts": {}}},
+        "npcs": {str(sid): _npc(slug)
+                 for sid, slug in ((LERA, "lera-sessik"), (KAEL, "kael-davan"), (MIRA, "mira-holt"))},
+        "journal": journal,
+        "story": {"plot_essentials": "", "story_summary": "", "authors_note": ""},
+    }
+
+
+def _walk(tick: int, target: int) -> list[dict]:
+    return [_e(tick, "InteractionWalkedAway", target=target),
+            _e(tick, "StressChanged", target=target, delta=6, current_stress=6, cause="walk_away")]
+
+
+STORY = [
+    _e(10, "EntityObserved", entity=KAEL, confidence="Direct", source="DirectObservation", relationship="Known"),
+    _e(10, "FactLearned", fact_id="harbor.dues_raised", confidence="KnowsOf", source="Heard"),
+    _e(20, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
+    _e(30, "InteractionCompleted", target=KAEL, topics=["cargo"]),
+    _e(40, "FactLearned", fact_id="contraband.ring_exists", confidence="Suspects", source="Inferred"),
+    _e(40, "FactLearned", fact_id="weather.storm_coming", confidence="KnowsDetails", source="DirectObservation"),
+    _e(50, "InteractionStarted", target=MIRA, player_initiated=False, location="salt-market"),
+    _e(55, "InteractionConfrontation", target=MIRA),
+    _e(60, "InteractionCompleted", target=MIRA, topics=["smuggling"]),
+    _e(70, "InteractionStarted", target=KAEL, player_initiated=True, location="tidewater-inn"),
+    *_walk(80, KAEL),
+    _e(90, "FactUpdated", fact_id="harbor.dues_raised", confidence="Direct", state=None),
+    _e(90, "FactUpdated", fact_id="weather.storm_coming", confidence=None, state="Stale"),
+    _e(100, "InteractionStarted", target=KAEL, player_initiated=False, location="dock-ward"),
+]
+
+
+def _open(tmp_path: Path, journal: list[dict]) -> Playthrough:
+    path = tmp_path / "story.json"
+    path.write_text(json.dumps(_save(journal)), encoding="utf-8")
+    playthrough = Playthrough.open(path, CONTENT)
+    assert playthrough.readable
+    return playthrough
+
+
+@pytest.fixture()
+def session(qtbot, tmp_path):
+    s = Session()
+    s.load(_open(tmp_path, STORY))
+    return s
+
+
+@pytest.fixture()
+def knowledge(qtbot, session):
+    view = KnowledgeView(session)
+    qtbot.addWidget(view)
+    view.resize(1100, 700)
+    return view
+
+
+@pytest.fixture()
+def interactions(qtbot, session):
+    view = InteractionView(session)
+    qtbot.addWidget(view)
+    view.resize(1100, 700)
+    return view
+
+
+def _distinct_colours(widget) -> int:
+    image = widget.grab().toImage()
+    colours = set()
+    for y in range(0, image.height(), 7):
+        for x in range(0, image.width(), 7):
+            colours.add(image.pixel(x, y))
+    return len(colours)
+
+
+# ----- the fact table -----
+def test_table_rows_follow_the_tick(session, knowledge):
+    assert session.tick == 100
+    assert knowledge.model.rowCount() == len(session.state.knowledge.facts) == 7
+    session.set_tick(45)
+    assert knowledge.model.rowCount() == len(session.state.knowledge.facts) == 4
+    session.set_tick(5)
+    assert knowledge.model.rowCount() == 0
+    assert knowledge.shown_count() == 0
+
+
+def test_rows_show_the_fact_values(session, knowledge):
+    model = knowledge.model
+    row = model.row_of("harbor.dues_raised")
+    assert model.index(row, COL_FACT).data() == "harbor.dues_raised"
+    assert [model.index(row, c).data() for c in range(1, 6)] == ["harbor", "Direct", "Heard", "Active", "10"]
+    walked = model.row_of("interaction.kael-davan_002")
+    assert model.index(walked, 6).data() == "Walked away"
+
+
+def test_filters_reduce_rows(session, knowledge):
+    proxy = knowledge.proxy
+    assert knowledge.shown_count() == 7 and knowledge.table.model() is knowledge.model
+    knowledge.category.setCurrentIndex(knowledge.category.findData("interaction"))
+    assert proxy.rowCount() == 4
+    knowledge.search.setText("kael")
+    assert proxy.rowCount() == 3
+    knowledge.search.setText("")
+    knowledge.category.setCurrentIndex(0)
+    knowledge.confidence.setCurrentIndex(knowledge.confidence.findData(KnowledgeConfidence.Direct))
+    direct = [fid for fid, f in session.state.knowledge.facts.items() if f.confidence >= KnowledgeConfidence.Direct]
+    assert proxy.rowCount() == len(direct) == 2  # harbor.dues_raised and the talk in progress
+    knowledge.confidence.setCurrentIndex(0)
+    knowledge.state_filter.setCurrentIndex(knowledge.state_filter.findData(KnowledgeState.Stale))
+    assert proxy.rowCount() == 1
+    assert proxy.index(0, COL_FACT).data() == "weather.storm_coming"
+    session.set_tick(45)  # filters hold across ticks
+    assert proxy.rowCount() == 0
+    session.set_tick(100)
+    assert proxy.rowCount() == 1
+    knowledge.state_filter.setCurrentIndex(0)
+    assert knowledge.shown_count() == 7 and knowledge.table.model() is knowledge.model
+    assert knowledge.count.text() == "7 facts"
+
+
+def test_sorting_is_done_by_the_source_model(session, knowledge):
+    knowledge.table.sortByColumn(5, Qt.DescendingOrder)  # acquired tick
+    ticks = [int(knowledge.model.index(r, 5).data()) for r in range(knowledge.model.rowCount())]
+    assert ticks == sorted(ticks, reverse=True)
+    knowledge.search.setText(".")  # through the proxy too
+    shown = knowledge.table.model()
+    assert shown is knowledge.proxy
+    assert [int(shown.index(r, 5).data()) for r in range(shown.rowCount())] == ticks
+    session.set_fact("weather.storm_coming")
+    current = knowledge.table.currentIndex()
+    assert current.isValid() and shown.index(current.row(), COL_FACT).data() == "weather.storm_coming"
+
+
+def test_changed_facts_are_flagged(session, knowledge):
+    session.set_tick(85)
+    session.set_tick(95)  # the two FactUpdated entries at tick 90
+    model = knowledge.model
+    assert model.changed == {"harbor.dues_raised", "weather.storm_coming"}
+    row = model.row_of("harbor.dues_raised")
+    index = model.index(row, 0)
+    assert index.data(ChangedRole) is True
+    assert index.data(Qt.FontRole).bold()
+    assert index.data(Qt.BackgroundRole) is not None
+    quiet = model.index(model.row_of("contraband.ring_exists"), 0)
+    assert quiet.data(ChangedRole) is False and quiet.data(Qt.BackgroundRole) is None
+    knowledge.changed_only.setChecked(True)
+    assert knowledge.shown_count() == 2
+    assert "2 changed since tick 85" in knowledge.heading.text()
+
+
+def _shown_row(knowledge, fact_id: str) -> int:
+    shown = knowledge.table.model()
+    return next(r for r in range(shown.rowCount()) if shown.index(r, COL_FACT).data() == fact_id)
+
+
+def test_selecting_an_interaction_fact_selects_its_npc(session, knowledge):
+    session.set_npc(LERA)
+    knowledge.table.selectRow(_shown_row(knowledge, "interaction.mira-holt_001"))
+    assert session.fact == "interaction.mira-holt_001"
+    assert session.npc == MIRA
+    knowledge.table.selectRow(_shown_row(knowledge, "harbor.dues_raised"))
+    assert session.fact == "harbor.dues_raised" and session.npc == MIRA
+    knowledge.category.setCurrentIndex(knowledge.category.findData("interaction"))  # and through the proxy
+    knowledge.table.selectRow(_shown_row(knowledge, "interaction.kael-davan_002"))
+    assert session.fact == "interaction.kael-davan_002" and session.npc == KAEL
+
+
+def test_session_fact_selects_the_row(session, knowledge):
+    session.set_fact("interaction.kael-davan_001")
+    assert knowledge.table.currentIndex().row() == _shown_row(knowledge, "interaction.kael-davan_001")
+    session.set_npc(LERA)
+    session.set_tick(99)  # the selection survives a refresh without sending intents
+    assert session.npc == LERA and session.fact == "interaction.kael-davan_001"
+    assert knowledge.table.currentIndex().row() == _shown_row(knowledge, "interaction.kael-davan_001")
+    knowledge.search.setText("kael")
+    assert knowledge.table.currentIndex().row() == _shown_row(knowledge, "interaction.kael-davan_001")
+    assert session.npc == LERA
+
+
+# ----- the knowledge graph -----
+def test_graph_draws_npcs_and_facts_and_clicks_select(qtbot, session, knowledge):
+    knowledge.show()
+    knowledge.tabs.setCurrentIndex(knowledge.GRAPH_TAB)
+    graph = knowledge.graph
+    assert sorted(graph.node_ids("npc")) == sorted([LERA, KAEL, MIRA])
+    assert set(graph.node_ids("fact")) == set(session.state.knowledge.facts)
+    view = graph.view
+    node = next(item for item in graph.scene.items() if item.data(0) == "npc" and item.data(1) == MIRA)
+    point = view.mapFromScene(node.sceneBoundingRect().center())
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=point)
+    assert session.npc == MIRA
+    fact = next(item for item in graph.scene.items()
+                if item.data(0) == "fact" and item.data(1) == "interaction.kael-davan_001")
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=view.mapFromScene(fact.sceneBoundingRect().center()))
+    assert session.fact == "interaction.kael-davan_001" and session.npc == KAEL
+
+
+def test_graph_limits_facts_per_category(session, knowledge):
+    knowledge.tabs.setCurrentIndex(knowledge.GRAPH_TAB)
+    knowledge.graph.per_category.setValue(1)
+    shown = knowledge.graph.node_ids("fact")
+    assert "interaction.kael-davan_003" in shown and "interaction.kael-davan_001" not in shown
+    assert len([f for f in shown if f.startswith("interaction.kael-davan")]) == 1
+
+
+def test_crowded_graph_draws_the_selected_and_recent_npcs(qtbot, tmp_path):
+    doc = _save([_e(5, "FactLearned", fact_id="harbor.dues_raised", confidence="KnowsOf", source="Heard")])
+    doc["npcs"] = {str(200 + k): _npc(f"extra-{k:02d}") for k in range(15)}
+    doc["journal"] += [_e(10 + k, "EntityObserved", entity=200 + k, confidence="KnowsOf", source="Heard",
+                          relationship="Known") for k in range(15)]
+    doc["saved_at_tick"] = 30
+    path = tmp_path / "crowd.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    s = Session()
+    s.load(Playthrough.open(path, CONTENT), npc=200)
+    view = KnowledgeView(s)
+    qtbot.addWidget(view)
+    view.tabs.setCurrentIndex(view.GRAPH_TAB)
+    drawn = view.graph.node_ids("npc")
+    assert len(drawn) == 12 and 200 in drawn  # the selected NPC, then the most recently seen
+    assert set(drawn) == {200, *range(204, 215)}
+    s.set_npc(201)
+    assert 201 in view.graph.node_ids("npc") and len(view.graph.node_ids("npc")) == 12
+    assert "12 of 15 NPCs" in view.graph.summary.text()
+
+
+# ----- the interaction view -----
+def test_interaction_table_and_header_follow_the_npc(session, interactions):
+    session.set_npc(KAEL)
+    model = interactions.model
+    assert model.rowCount() == 3
+    assert [model.index(r, 0).data() for r in range(3)] == [f"interaction.kael-davan_00{k}" for k in (1, 2, 3)]
+    assert [model.index(0, c).data() for c in range(8)] == [
+        "interaction.kael-davan_001", "20", "30", "Completed", "cargo", "dock-ward", "player", ""]
+    assert model.index(2, 2).data() == "—" and model.index(2, 6).data() == "NPC"
+    assert "Kael Davan" in interactions.heading.text()
+    assert "walk-aways <b" in interactions.heading.text()
+    assert interactions.npc_choice.currentData() == KAEL
+    session.set_npc(MIRA)
+    assert model.rowCount() == 1 and model.index(0, 7).data() == "yes"
+    interactions.npc_choice.setCurrentIndex(interactions.npc_choice.findData(KAEL))
+    assert session.npc == KAEL
+
+
+def test_state_machine_counts_and_progress(session, interactions):
+    session.set_npc(KAEL)
+    labels = interactions.diagram.edge_labels
+    assert labels[(None, S.Active, True)] == "3"
+    assert labels[(S.Active, S.Completed, True)] == "1"
+    assert labels[(S.Active, S.WalkedAway, True)] == "1"
+    assert labels[(S.Active, S.Confrontation, True)] == "0"
+    assert interactions.diagram.highlighted == {S.Active}  # kael-davan_003 is in progress at tick 100
+    session.set_tick(90)
+    assert interactions.diagram.edge_labels[(None, S.Active, True)] == "2"
+    assert interactions.diagram.highlighted == set()
+    session.set_npc(MIRA)
+    labels = interactions.diagram.edge_labels
+    assert labels[(S.Active, S.Confrontation, True)] == "1" and labels[(S.Confrontation, S.Completed, True)] == "1"
+    session.set_tick(57)
+    assert interactions.diagram.highlighted == {S.Confrontation}
+
+
+def test_selecting_an_interaction_row_selects_the_fact(session, interactions):
+    session.set_npc(KAEL)
+    interactions.table.selectRow(1)
+    assert session.fact == "interaction.kael-davan_002"
+    session.set_fact("interaction.kael-davan_001")
+    assert interactions.table.currentIndex().row() == 0
+
+
+@pytest.mark.skipif(not EVENING.exists(), reason="sample_saves/evening.json not generated")
+def test_edge_counts_equal_the_playthrough(qtbot, evening_playthrough):
+    s = Session()
+    s.load(evening_playthrough)
+    view = InteractionView(s)
+    qtbot.addWidget(view)
+    for tick in (s.last_tick // 3, s.last_tick):
+        s.set_tick(tick)
+        for npc in evening_playthrough.save.npcs:
+            s.set_npc(npc)
+            expected = Counter((t.source, t.target) for t in s.state.transitions(npc) if t.legal)
+            shown = {(a, b): int(text) for (a, b, legal), text in view.diagram.edge_labels.items() if legal}
+            assert shown == {key: expected.get(key, 0) for key in shown}
+            assert sum(shown.values()) == sum(expected.values())
+
+
+def test_illegal_transition_is_a_red_edge(qtbot, tmp_path):
+    journal = [
+        _e(20, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
+        _e(30, "InteractionCompleted", target=KAEL, topics=[]),
+        *_walk(40, KAEL),
+    ]
+    playthrough = _open(tmp_path, journal)
+    finding = next(f for f in playthrough.findings if f.code == "I001")
+    s = Session()
+    s.load(playthrough, npc=KAEL)
+    view = InteractionView(s)
+    qtbot.addWidget(view)
+    diagram = view.diagram
+    assert diagram.edge_labels[(S.Completed, S.WalkedAway, False)] == "I001"
+    red = [item for item in diagram.scene().items()
+           if hasattr(item, "pen") and item.pen().color() == FAULT_COLOR and item.pen().style() == Qt.DashLine]
+    assert red
+    badge_tips = [item.toolTip() for item in diagram.scene().items() if "I001" in item.toolTip()]
+    assert any(finding.message in tip for tip in badge_tips)
+    assert "I001" in view.faults.text() and "tick 40" in view.faults.text()
+    s.set_tick(35)
+    assert (S.Completed, S.WalkedAway, False) not in view.diagram.edge_labels
+
+
+# ----- they render -----
+def test_widgets_render_something(qtbot, session, knowledge, interactions):
+    session.set_npc(KAEL)
+    for view in (knowledge, interactions):
+        view.show()
+        qtbot.waitExposed(view)
+    assert _distinct_colours(knowledge) > 12
+    knowledge.tabs.setCurrentIndex(knowledge.GRAPH_TAB)
+    assert _distinct_colours(knowledge) > 12
+    assert _distinct_colours(interactions) > 12
+
+
+def test_empty_session_is_quiet(qtbot):
+    s = Session()
+    kv, iv = KnowledgeView(s), InteractionView(s)
+    qtbot.addWidget(kv)
+    qtbot.addWidget(iv)
+    assert kv.model.rowCount() == 0 and iv.model.rowCount() == 0
+    assert "no save open" in kv.heading.text() and "no save open" in iv.heading.text()
+    kv.tabs.setCurrentIndex(kv.GRAPH_TAB)
+    s.tickPreview.emit(3)
+    assert "previewing tick 3" in kv.preview.text()
+
+
+def test_preview_is_cheap(session, knowledge):
+    before = knowledge.model.rowCount()
+    session.set_tick(5, live=True)
+    assert knowledge.model.rowCount() == before
+    assert "previewing tick 5" in knowledge.preview.text()
+    session.set_tick(5)
+    assert knowledge.preview.text() == ""

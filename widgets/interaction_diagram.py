@@ -1,0 +1,305 @@
+"""The InteractionState machine of schema §3.2, drawn with one NPC's history on it.
+
+Nodes and legal edges are laid out like the schema's drawing: Active on top with
+"dialogue opens" beside it, Completed / WalkedAway / Confrontation below, and
+ConflictAbandoned under Confrontation. Completed is drawn once; the
+Confrontation → Completed edge curves under WalkedAway. Each edge carries a badge
+with how many of the NPC's interactions took it up to the tick. Moves the schema
+forbids (``TransitionRecord.legal`` False) are drawn as bent red edges whose
+badge and tooltip give their I001 finding.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
+
+from models.findings import Finding
+from models.timeline import TransitionRecord
+from models.types import TRANSITIONS, InteractionState
+
+from .state_colors import FAULT_COLOR, INK, INTERACTION_COLORS, MUTED_INK, SELECTION_COLOR, state_label
+
+S = InteractionState
+NODE_W, NODE_H = 166.0, 50.0
+#: Node centres, following the drawing of schema §3.2 (None is "dialogue opens").
+POSITIONS: dict[InteractionState | None, QPointF] = {
+    None: QPointF(215, 0),
+    S.Active: QPointF(0, 0),
+    S.Completed: QPointF(-205, 150),
+    S.WalkedAway: QPointF(0, 150),
+    S.Confrontation: QPointF(205, 150),
+    S.ConflictAbandoned: QPointF(205, 290),
+}
+#: How each legal edge is routed: (start side, end side, control points or None for straight).
+ROUTES = {
+    (None, S.Active): ("left", "right", None),
+    (S.Active, S.Completed): ("bottom", "top", None),
+    (S.Active, S.WalkedAway): ("bottom", "top", None),
+    (S.Active, S.Confrontation): ("bottom", "top", None),
+    (S.Confrontation, S.Completed): ("bottom", "bottom", (QPointF(165, 300), QPointF(-205, 300))),
+    (S.Confrontation, S.ConflictAbandoned): ("bottom", "top", None),
+}
+assert set(ROUTES) == set(TRANSITIONS)
+
+
+@dataclass
+class DiagramData:
+    """What the diagram shows for one NPC at one tick.
+
+    Attributes:
+        counts: (source, target) -> legal moves taken so far.
+        illegal: (source, target) -> the forbidden moves and their I001 findings.
+        states_now: InteractionState -> how many of the NPC's interactions are in it now.
+        in_progress: states of the NPC's interactions still in progress (highlighted).
+        path: (source, target) moves of the selected interaction (drawn in blue).
+    """
+
+    counts: Counter = field(default_factory=Counter)
+    illegal: dict = field(default_factory=dict)
+    states_now: Counter = field(default_factory=Counter)
+    in_progress: set = field(default_factory=set)
+    path: set = field(default_factory=set)
+
+
+def diagram_data(transitions: list[TransitionRecord], findings_by_tick: dict[int, list[Finding]],
+                 states_now: Counter, in_progress: set, selected_fact: str | None) -> DiagramData:
+    """Fold one NPC's transition records into edge counts, faults and the selected path.
+
+    Args:
+        transitions: ``state.transitions(npc)`` up to the tick.
+        findings_by_tick: I001 findings of the playthrough by tick.
+        states_now: current state counts of the NPC's interactions.
+        in_progress: states to highlight.
+        selected_fact: the session's FactId, to trace its path.
+    """
+    data = DiagramData(states_now=states_now, in_progress=in_progress)
+    # Keys by enum value: hashing a PySide-free Python enum member runs Python code, and
+    # an NPC can have tens of thousands of moves.
+    counts: Counter = Counter()
+    for rec in transitions:
+        key = (rec.source._value_ if rec.source is not None else None, rec.target._value_)
+        if rec.legal:
+            counts[key] += 1
+        else:
+            candidates = findings_by_tick.get(rec.tick, [])
+            entry = f"journal[{rec.index}]"  # the replay locates I001 at the journal entry of the move
+            match = next((f for f in candidates if f.location.startswith(entry + ".") or f.location == entry),
+                         next((f for f in candidates if rec.fact_id in f.message), None))
+            data.illegal.setdefault((rec.source, rec.target), []).append((rec, match))
+        if rec.fact_id == selected_fact:
+            data.path.add((rec.source, rec.target))
+    for (source, target), n in counts.items():
+        data.counts[(S(source) if source is not None else None, S(target))] = n
+    return data
+
+
+def _anchor(state, side: str) -> QPointF:
+    c = POSITIONS[state]
+    w, h = (120.0, 34.0) if state is None else (NODE_W, NODE_H)
+    return {"left": QPointF(c.x() - w / 2, c.y()), "right": QPointF(c.x() + w / 2, c.y()),
+            "top": QPointF(c.x(), c.y() - h / 2), "bottom": QPointF(c.x(), c.y() + h / 2)}[side]
+
+
+def _arrow_head(path: QPainterPath, size: float = 10.0) -> QPolygonF:
+    end = path.pointAtPercent(1.0)
+    before = path.pointAtPercent(0.97)
+    angle = math.atan2(end.y() - before.y(), end.x() - before.x())
+    left = QPointF(end.x() - size * math.cos(angle - 0.42), end.y() - size * math.sin(angle - 0.42))
+    right = QPointF(end.x() - size * math.cos(angle + 0.42), end.y() - size * math.sin(angle + 0.42))
+    return QPolygonF([end, left, right])
+
+
+def _node_rect(state) -> QRectF:
+    c = POSITIONS[state]
+    w, h = (120.0, 34.0) if state is None else (NODE_W, NODE_H)
+    return QRectF(c.x() - w / 2, c.y() - h / 2, w, h)
+
+
+def _detour(source, target, n: int) -> QPainterPath:
+    """A bent path for a forbidden move that misses every other node (tries growing bends)."""
+    a, b = POSITIONS[source], POSITIONS[target]
+    dx, dy = b.x() - a.x(), b.y() - a.y()
+    length = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / length, dx / length
+    others = [_node_rect(st).adjusted(-6, -6, 6, 6) for st in POSITIONS if st not in (source, target)]
+    ends = (_node_rect(source).adjusted(-2, -2, 2, 2), _node_rect(target).adjusted(-2, -2, 2, 2))
+    fallback = None
+    for bend in (50.0, 80.0, 110.0, 140.0, 170.0, 200.0):
+        for side in (1.0, -1.0):
+            k = side * (bend + 20.0 * n)
+            mid = QPointF((a.x() + b.x()) / 2 + nx * k, (a.y() + b.y()) / 2 + ny * k)
+            path = QPainterPath(a)
+            path.quadTo(mid, b)
+            points = [path.pointAtPercent(t / 60) for t in range(61)]
+            outside = [p for p in points if not any(r.contains(p) for r in ends)]
+            if len(outside) < 2:
+                continue
+            trimmed = QPainterPath(outside[0])
+            for p in outside[1:]:
+                trimmed.lineTo(p)
+            if fallback is None:
+                fallback = trimmed
+            if not any(r.contains(p) for r in others for p in outside):
+                return trimmed
+    return fallback if fallback is not None else QPainterPath(a)
+
+
+def _font(size: float, bold: bool = False) -> QFont:
+    font = QFont()
+    font.setPointSizeF(size)
+    font.setBold(bold)
+    return font
+
+
+class StateMachineDiagram(QGraphicsView):
+    """A view of the §3.2 state machine; call ``show_data`` to redraw."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
+        self.setBackgroundBrush(QColor("#fbfaf7"))
+        self.setFrameShape(QGraphicsView.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        #: (source, target, legal) -> the badge text drawn on that edge (for tests).
+        self.edge_labels: dict[tuple, str] = {}
+        #: States drawn as "in progress now".
+        self.highlighted: set[InteractionState] = set()
+        self.show_data(DiagramData())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.refit()
+
+    def refit(self) -> None:
+        """Scale the drawing to the view (never magnified past 1.3)."""
+        rect = self.sceneRect()
+        self.fitInView(rect, Qt.KeepAspectRatio)
+        if self.transform().m11() > 1.3:
+            self.resetTransform()
+            self.scale(1.3, 1.3)
+            self.centerOn(rect.center())
+
+    # ----- drawing -----
+    def show_data(self, data: DiagramData) -> None:
+        """Redraw nodes, legal edges with counts, illegal edges and highlights."""
+        scene = self.scene()
+        scene.clear()
+        self.edge_labels = {}
+        self.highlighted = set(data.in_progress)
+        for key, (start, end, controls) in ROUTES.items():
+            path = QPainterPath(_anchor(key[0], start))
+            if controls is None:
+                path.lineTo(_anchor(key[1], end))
+            else:
+                path.cubicTo(controls[0], controls[1], _anchor(key[1], end))
+            count = data.counts.get(key, 0)
+            selected = key in data.path
+            color = SELECTION_COLOR if selected else (INK if count else QColor("#c3c8ce"))
+            width = 3.2 if selected else (1.4 + min(count, 24) * 0.12 if count else 1.2)
+            self._edge(path, QPen(color, width), color)
+            mid = path.pointAtPercent(0.5 if controls else 0.45)
+            tip = f"{state_label(key[0]) if key[0] else 'dialogue opens'} → {state_label(key[1])}: taken {count}×"
+            self._badge(mid, str(count), color if count else MUTED_INK, QColor("white"), tip)
+            self.edge_labels[(key[0], key[1], True)] = str(count)
+        for n, (key, items) in enumerate(sorted(data.illegal.items(), key=lambda kv: str(kv[0]))):
+            self._illegal_edge(key, items, n)
+        for state in (None, *InteractionState):
+            self._node(state, data)
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-14, -14, 14, 14))
+        self.refit()
+
+    def _edge(self, path: QPainterPath, pen: QPen, color: QColor, z: float = 1) -> None:
+        pen.setCapStyle(Qt.RoundCap)
+        item = self.scene().addPath(path, pen)
+        item.setZValue(z)
+        head = self.scene().addPolygon(_arrow_head(path, 9 + pen.widthF()), QPen(color, 1), QBrush(color))
+        head.setZValue(z + 0.1)
+
+    def _badge(self, at: QPointF, text: str, fill: QColor, ink: QColor, tooltip: str, z: float = 6) -> None:
+        label = self.scene().addSimpleText(text, _font(9, bold=True))
+        r = label.boundingRect()
+        w, h = max(r.width() + 12, 22), r.height() + 4
+        box = self.scene().addRect(QRectF(at.x() - w / 2, at.y() - h / 2, w, h), QPen(fill.darker(120), 1),
+                                   QBrush(fill))
+        box.setZValue(z)
+        box.setToolTip(tooltip)
+        label.setBrush(ink)
+        label.setPos(at.x() - r.width() / 2, at.y() - r.height() / 2)
+        label.setZValue(z + 0.1)
+        label.setToolTip(tooltip)
+
+    def _illegal_edge(self, key, items, n: int) -> None:
+        source, target = key
+        a, b = POSITIONS[source], POSITIONS[target]
+        pen = QPen(FAULT_COLOR, 2.6, Qt.DashLine)
+        if source == target:
+            top = QPointF(a.x() + NODE_W / 2 - 20, a.y() - NODE_H / 2)
+            path = QPainterPath(top)
+            path.cubicTo(QPointF(top.x() + 10, top.y() - 60), QPointF(top.x() + 70, top.y() - 20),
+                         QPointF(a.x() + NODE_W / 2, a.y() - 6))
+        else:
+            path = _detour(source, target, n)
+        self._edge(path, pen, FAULT_COLOR, z=3)
+        codes = sorted({f.code for _, f in items if f is not None}) or ["I001"]
+        text = f"{'/'.join(codes)} ×{len(items)}" if len(items) > 1 else codes[0]
+        lines = [f"<b>Illegal: {state_label(source) if source else 'nothing'} → {state_label(target)}</b> "
+                 "(schema §3.2 forbids it)"]
+        for rec, finding in items[:12]:
+            detail = f"{finding.code}: {finding.message}" if finding else "no finding recorded"
+            lines.append(f"tick {rec.tick}, {rec.fact_id} — {detail}")
+        if len(items) > 12:
+            lines.append(f"… and {len(items) - 12} more")
+        self._badge(path.pointAtPercent(0.5), text, FAULT_COLOR, QColor("white"), "<br>".join(lines), z=7)
+        self.edge_labels[(source, target, False)] = text
+
+    def _node(self, state, data: DiagramData) -> None:
+        scene = self.scene()
+        c = POSITIONS[state]
+        if state is None:
+            w, h = 120.0, 34.0
+            box = scene.addRect(QRectF(c.x() - w / 2, c.y() - h / 2, w, h), QPen(MUTED_INK, 1, Qt.DashLine),
+                                QBrush(QColor("#f1efe9")))
+            box.setZValue(4)
+            box.setToolTip("InteractionStarted: the dialogue box opens")
+            self._label("dialogue opens", c, 9.5, False, MUTED_INK)
+            return
+        color = INTERACTION_COLORS[state]
+        now = state in data.in_progress
+        fill = QColor(color)
+        fill.setAlpha(255 if now else 60)
+        pen = QPen(color.darker(130), 4 if now else 1.6)
+        rect = QRectF(c.x() - NODE_W / 2, c.y() - NODE_H / 2, NODE_W, NODE_H)
+        if now:
+            halo = QColor(color)
+            halo.setAlpha(90)
+            glow = scene.addRect(rect.adjusted(-7, -7, 7, 7), QPen(halo, 6), QBrush(Qt.NoBrush))
+            glow.setZValue(3.5)
+        path = QPainterPath()
+        path.addRoundedRect(rect, 10, 10)
+        node = scene.addPath(path, pen, QBrush(fill))
+        node.setZValue(4)
+        terminal = "terminal" if not state.in_progress else "in progress"
+        node.setToolTip(f"<b>{state_label(state)}</b> ({terminal})<br>{data.states_now.get(state, 0)} of this NPC's "
+                        "interactions are in this state now"
+                        + ("<br><b>an interaction is in progress here</b>" if now else ""))
+        ink = QColor("white") if now else QColor("#1d232a")
+        self._label(state_label(state), QPointF(c.x(), c.y() - 8), 10.5, True, ink)
+        held = data.states_now.get(state, 0)
+        sub = ("● in progress now" if now else f"{held} here now" if held else "none here")
+        self._label(sub, QPointF(c.x(), c.y() + 10), 8.5, False, ink if now else MUTED_INK)
+
+    def _label(self, text: str, center: QPointF, size: float, bold: bool, color: QColor) -> QGraphicsItem:
+        item = self.scene().addSimpleText(text, _font(size, bold))
+        item.setBrush(color)
+        r = item.boundingRect()
+        item.setPos(center.x() - r.width() / 2, center.y() - r.height() / 2)
+        item.setZValue(5)
+        return item

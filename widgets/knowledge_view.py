@@ -1,0 +1,313 @@
+"""What the player knows at the session tick: a filterable fact table and a graph.
+
+``KnowledgeView`` follows the session (style.md): it redraws on ``loaded`` and
+``tickChanged``, only updates a label on ``tickPreview``, marks the selection on
+``npcChanged``/``factChanged``, and sends the user's choices back through
+``session.set_fact`` and ``session.set_npc``. The table is an item model over the
+timeline's read-only fact mapping (``widgets.fact_model``); the graph is drawn only
+while its tab is visible (``widgets.knowledge_graph``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from models.types import FactId, KnowledgeConfidence, KnowledgeState
+
+from .fact_model import COL_ACQUIRED, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
+from .knowledge_graph import KnowledgeGraph
+from .state_colors import confidence_label, state_label
+
+_KEY_CACHE = 6  # ticks whose sorted key lists are kept (stepping back and forth is free)
+
+
+class KnowledgeView(QWidget):
+    """The player's knowledge graph at the session tick, as a table and as a drawing.
+
+    Args:
+        session: the app session (``app.session.Session``).
+        parent: optional parent widget.
+
+    Attributes:
+        model: the ``FactTableModel`` of the tick.
+        proxy: the ``FactFilterProxy`` the table shows while a filter is set.
+        table: the ``QTableView``.
+        graph: the ``KnowledgeGraph`` tab.
+        tabs: the ``QTabWidget`` holding both.
+    """
+
+    TABLE_TAB, GRAPH_TAB = 0, 1
+
+    def __init__(self, session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("knowledgeView")
+        self.session = session
+        self._keys: OrderedDict[tuple[int, int], list[FactId]] = OrderedDict()
+        self._changed: frozenset[FactId] = frozenset()
+        self._graph_dirty = True
+        self._syncing = False
+        self._shown: tuple | None = None
+
+        self.model = FactTableModel(self)
+        self.proxy = FactFilterProxy(self)  # attached to the model only while a filter is set
+
+        self.heading = QLabel()
+        self.heading.setTextFormat(Qt.RichText)
+        self.preview = QLabel()
+        self.preview.setStyleSheet("color: #b35c00;")
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Filter FactId…")
+        self.search.setClearButtonEnabled(True)
+        self.category = QComboBox()
+        self.category.setMinimumContentsLength(14)
+        self.confidence = QComboBox()
+        self.confidence.addItem("Any confidence", None)
+        for conf in KnowledgeConfidence:
+            self.confidence.addItem(f"≥ {confidence_label(conf)}", conf)
+        self.state_filter = QComboBox()
+        self.state_filter.addItem("Any state", None)
+        for st in KnowledgeState:
+            self.state_filter.addItem(state_label(st), st)
+        self.changed_only = QCheckBox("Changed only")
+        self.count = QLabel()
+        self.count.setStyleSheet("color: #5f6b78;")
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setSortIndicator(COL_FACT, Qt.AscendingOrder)
+        self.table.setSortingEnabled(True)
+        for col, width in ((COL_FACT, 250), (COL_CATEGORY, 100), (2, 105), (3, 130), (4, 95), (COL_ACQUIRED, 95)):
+            self.table.setColumnWidth(col, width)
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.search, 2)
+        filters.addWidget(self.category, 1)
+        filters.addWidget(self.confidence)
+        filters.addWidget(self.state_filter)
+        filters.addWidget(self.changed_only)
+        filters.addWidget(self.count)
+        table_page = QWidget()
+        table_layout = QVBoxLayout(table_page)
+        table_layout.setContentsMargins(4, 4, 4, 4)
+        table_layout.addLayout(filters)
+        table_layout.addWidget(self.table, 1)
+
+        self.graph = KnowledgeGraph(session)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(table_page, "Table")
+        self.tabs.addTab(self.graph, "Graph")
+
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        top.addWidget(self.preview)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.tabs, 1)
+
+        self.search.textChanged.connect(lambda text: self._filter(self.proxy.set_text, text))
+        self.category.currentIndexChanged.connect(
+            lambda _: self._filter(self.proxy.set_category, self.category.currentData()))
+        self.confidence.currentIndexChanged.connect(
+            lambda _: self._filter(self.proxy.set_min_confidence, self.confidence.currentData()))
+        self.state_filter.currentIndexChanged.connect(
+            lambda _: self._filter(self.proxy.set_state, self.state_filter.currentData()))
+        self.changed_only.toggled.connect(lambda on: self._filter(self.proxy.set_changed_only, on))
+        for signal in (self.proxy.modelReset, self.proxy.layoutChanged, self.proxy.rowsInserted,
+                       self.proxy.rowsRemoved, self.model.modelReset):
+            signal.connect(self._update_count)
+        self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
+        self.tabs.currentChanged.connect(self._tab_shown)
+
+        session.loaded.connect(self._on_loaded)
+        session.tickChanged.connect(self._on_tick)
+        session.tickPreview.connect(self._on_preview)
+        session.npcChanged.connect(self._on_selection)
+        session.factChanged.connect(self._on_fact)
+        self.refresh()
+
+    # ----- session events -----
+    def _on_loaded(self) -> None:
+        self._keys.clear()
+        self.refresh()
+
+    def _on_tick(self, tick: int) -> None:
+        self.preview.setText("")
+        if self._shown_key() != self._shown:  # Session.load emits loaded, then tickChanged
+            self.refresh()
+
+    def _on_preview(self, tick: int) -> None:
+        self.preview.setText(f"previewing tick {tick}…" if tick != self.session.tick else "")
+
+    def _on_selection(self, _npc) -> None:
+        self.graph.set_selection(self.session.npc, self.session.fact)
+
+    def _on_fact(self, fact_id: FactId | None) -> None:
+        self.select_fact(fact_id)
+        self.graph.set_selection(self.session.npc, fact_id)
+
+    # ----- refreshing -----
+    def refresh(self) -> None:
+        """Rebuild the table (and the graph if visible) for the session tick."""
+        session = self.session
+        state = session.state
+        self._shown = self._shown_key()
+        if state is None:
+            self._changed = frozenset()
+            self.model.set_facts({}, [], frozenset())
+            self._fill_categories([])
+            self.heading.setText("<b>Knowledge</b> — no save open")
+            self.graph.show_state(None, [], frozenset())
+            return
+        keys = self.keys_at(state)
+        self._changed = self._changed_since_previous(state)
+        names = {sid: session.playthrough.npc_name(sid) for sid in session.playthrough.save.npcs}
+        self.model.set_facts(state.knowledge.facts, keys, self._changed, names)
+        self._fill_categories(keys)
+        since = f" since tick {session.previous_tick}" if session.previous_tick != session.tick else ""
+        clock = session.playthrough.save.game_time(state.tick)
+        self.heading.setText(
+            f"<b>Knowledge at tick {state.tick}</b> <span style='color:#5f6b78'>({clock})</span> — "
+            f"{len(keys)} facts, <span style='color:#b35c00'>{len(self._changed)} changed{since}</span>")
+        self._graph_dirty = True
+        if self.tabs.currentIndex() == self.GRAPH_TAB:
+            self._draw_graph()
+        self.select_fact(session.fact)
+
+    def _shown_key(self) -> tuple | None:
+        state = self.session.state
+        if state is None:
+            return None
+        previous = self.session.state_at(self.session.previous_tick)
+        return id(state.index), state.tick, state.position, previous.position
+
+    def keys_at(self, state) -> list[FactId]:
+        """The FactIds at ``state`` in BTreeMap order, cached for the last few ticks."""
+        key = (id(state.index), state.position)
+        keys = self._keys.get(key)
+        if keys is None:
+            keys = self._keys[key] = list(state.knowledge.facts)
+            while len(self._keys) > _KEY_CACHE:
+                self._keys.popitem(last=False)
+        else:
+            self._keys.move_to_end(key)
+        return keys
+
+    def _changed_since_previous(self, state) -> frozenset[FactId]:
+        previous = self.session.state_at(self.session.previous_tick)
+        if previous is None or previous.position == state.position:
+            return frozenset()
+        return frozenset(state.knowledge.changed_facts(previous.position))
+
+    def _fill_categories(self, keys: list[FactId]) -> None:
+        chosen = self.category.currentData()
+        self.category.blockSignals(True)
+        self.category.clear()
+        self.category.addItem("All categories", None)
+        present = categories_in(keys)
+        for name, n in present:
+            self.category.addItem(f"{name} ({n})", name)
+        if chosen is not None and chosen not in {name for name, _ in present}:
+            self.category.addItem(f"{chosen} (0)", chosen)
+        self.category.setCurrentIndex(max(0, self.category.findData(chosen)) if chosen else 0)
+        self.category.blockSignals(False)
+
+    def _filter(self, setter, value) -> None:
+        """Apply one filter, attaching the proxy while any filter is set.
+
+        An attached proxy calls ``filterAcceptsRow`` for every fact on every tick, even
+        with no filter, so the table shows the model directly when nothing is filtered.
+        """
+        setter(value)
+        filtering = self.proxy.filtering
+        if filtering != (self.table.model() is self.proxy):
+            widths = [self.table.columnWidth(c) for c in range(self.model.columnCount())]
+            self.table.selectionModel().deleteLater()  # setModel() makes a new one and keeps the old
+            if filtering:
+                self.proxy.setSourceModel(self.model)
+                self.table.setModel(self.proxy)
+            else:
+                self.table.setModel(self.model)
+                self.proxy.setSourceModel(None)
+            for col, width in enumerate(widths):
+                self.table.setColumnWidth(col, width)
+            self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
+            self.select_fact(self.session.fact)
+        self._update_count()
+
+    def shown_count(self) -> int:
+        """How many facts the table shows (after filters)."""
+        return self.table.model().rowCount()
+
+    def _update_count(self, *_args) -> None:
+        total, shown = self.model.rowCount(), self.shown_count()
+        self.count.setText(f"{shown} of {total} facts" if self.proxy.filtering else f"{total} facts")
+
+    def _view_index(self, source_row: int | None) -> QModelIndex:
+        if source_row is None:
+            return QModelIndex()
+        index = self.model.index(source_row, 0)
+        return self.proxy.mapFromSource(index) if self.table.model() is self.proxy else index
+
+    def _source_row(self, view_index: QModelIndex) -> int:
+        if self.table.model() is self.proxy:
+            return self.proxy.mapToSource(view_index).row()
+        return view_index.row()
+
+    def _tab_shown(self, index: int) -> None:
+        if index == self.GRAPH_TAB and self._graph_dirty:
+            self._draw_graph()
+
+    def _draw_graph(self) -> None:
+        state = self.session.state
+        self.graph.show_state(state, self.keys_at(state) if state is not None else [], self._changed)
+        self._graph_dirty = False
+
+    # ----- selection -----
+    def select_fact(self, fact_id: FactId | None) -> None:
+        """Select and reveal the row of ``fact_id`` without sending intents (None clears)."""
+        self._syncing = True
+        try:
+            index = self._view_index(self.model.row_of(fact_id) if fact_id is not None else None)
+            if index.isValid():
+                self.table.selectRow(index.row())
+                self.table.scrollTo(index)
+            else:
+                self.table.clearSelection()
+                self.table.selectionModel().setCurrentIndex(QModelIndex(), QItemSelectionModel.NoUpdate)
+        finally:
+            self._syncing = False
+
+    def _row_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if self._syncing or not current.isValid():
+            return
+        row = self._source_row(current)
+        self.session.set_fact(self.model.fact_id(row))
+        meta = self.model.fact(row).interaction
+        if meta is not None:
+            self.session.set_npc(meta.target_entity)

@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         if on:
             for i, name in enumerate(VIEWS):
                 self.grid_rows[i // 2].addWidget(self.views[name])
+                self.views[name].show()  # the tab widget had hidden the ones not in front
             for row in self.grid_rows:
                 row.setSizes([1, 1])
             self.grid.setSizes([1, 1])

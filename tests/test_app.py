@@ -1,0 +1,209 @@
+"""The main window end to end (pytest-qt, offscreen): one tick bar drives every view,
+selection is shared, findings move the tick, broken saves do not close the app, and
+bug reports reopen the moment they show."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QMessageBox
+
+from app.main_window import MainWindow
+from app.report import open_report, write_report
+from models.prompt import PromptBuilder
+from models.report_meta import read_record
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_saves"
+
+
+@pytest.fixture(autouse=True)
+def _no_modal_dialogs(monkeypatch, isolated_settings):
+    """Modal boxes would block an offscreen test run; record them instead."""
+    shown = []
+    for name in ("warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, _n=name, **k: shown.append((_n, a[1:3])) or QMessageBox.Ok))
+    return shown
+
+
+@pytest.fixture()
+def window(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    w.open_save(SAMPLES / "evening.json", wait=True)
+    assert w.session.ready
+    return w
+
+
+def wait_prompt(qtbot, window):
+    view = window.views["prompt"]
+    s = window.session
+    slug = s.playthrough.save.npcs[s.npc].slug
+    qtbot.waitUntil(lambda: view.current_preview is not None and view.current_preview.tick == s.tick and view.current_preview.npc == slug, timeout=30000)
+    return view.current_preview
+
+
+def distinct_colours(image: QImage, step: int = 17) -> int:
+    colours = set()
+    for x in range(0, image.width(), step):
+        for y in range(0, image.height(), step):
+            colours.add(image.pixel(x, y))
+    return len(colours)
+
+
+def test_tick_bar_drives_every_view(qtbot, window):
+    s = window.session
+    window.tickbar.first_action.trigger()
+    assert s.tick == 0
+    window.tickbar.next_action.trigger()
+    first_event = s.playthrough.index.ticks[0]
+    assert s.tick == first_event
+    for _ in range(40):
+        window.tickbar.next_action.trigger()
+    tick = s.tick
+    assert tick > first_event
+    state = s.playthrough.state_at(tick)
+    knowledge = window.views["knowledge"]
+    assert knowledge.model.rowCount() == len(state.knowledge.facts)
+    assert all(abs(line.value() - tick) < 1e-6 for line in window.views["timelines"].cursors)
+    preview = wait_prompt(qtbot, window)
+    assert preview.tick == tick
+    assert str(tick) in window.status_tick.text()
+
+
+def test_selecting_an_npc_in_one_view_selects_it_everywhere(qtbot, window):
+    s = window.session
+    npc_list = window.panels["npcs"][0]
+    target_row = next(r for r in range(npc_list.model.rowCount()) if npc_list.model.sid_at(r) != s.npc)
+    target = npc_list.model.sid_at(target_row)
+    npc_list.view.selectRow(npc_list.proxy.mapFromSource(npc_list.model.index(target_row, 0)).row())
+    assert s.npc == target
+    name = s.playthrough.npc_name(target)
+    assert name in window.views["interactions"].heading.text()
+    preview = wait_prompt(qtbot, window)
+    assert preview.npc == s.playthrough.save.npcs[target].slug
+
+
+def test_prompt_view_totals_match_the_model(qtbot, window):
+    preview = wait_prompt(qtbot, window)
+    s = window.session
+    expected = PromptBuilder(s.playthrough).build(preview.npc, s.tick)
+    assert (preview.total_tokens, preview.section_sum) == (expected.total_tokens, expected.section_sum)
+
+
+def test_activating_a_finding_moves_tick_and_npc(qtbot, window):
+    window.open_save(SAMPLES / "qa-faults.json", wait=True)
+    s = window.session
+    findings = window.panels["findings"][0]
+    play = s.playthrough
+    from widgets.findings_view import FindingsModel
+
+    shown = [findings.proxy.index(r, 0).data(FindingsModel.FINDING_ROLE) for r in range(findings.proxy.rowCount())]
+    row = next(r for r, f in enumerate(shown) if f.code == "T004" and f.tick not in (None, s.tick))
+    finding = shown[row]
+    findings.activate_row(row)
+    assert s.tick == finding.tick
+    npc_slug = play.save.npcs[s.npc].slug
+    assert npc_slug in finding.message
+
+
+def test_broken_save_keeps_the_window_and_what_it_showed(qtbot, window, tmp_path, _no_modal_dialogs):
+    before = window.session.playthrough
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "settled-reach.save", "format_version": 1, "npcs": {')
+    window.open_save(bad, wait=True)
+    assert window.isVisible() and window.session.playthrough is before
+    assert _no_modal_dialogs and "broken.json" in _no_modal_dialogs[-1][1][1]
+
+
+def test_reload_when_the_save_changes_keeps_last_good_state(qtbot, window, tmp_path):
+    path = tmp_path / "live.json"
+    path.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes())
+    window.open_save(path, wait=True)
+    good = window.session.playthrough
+    path.write_text("{ not json")
+    window.reload()
+    window.wait_for_load()
+    assert window.session.playthrough is good
+    assert "cannot be read" in window.statusBar().currentMessage()
+
+
+def test_grab_is_not_blank_and_all_views_grid(qtbot, window):
+    wait_prompt(qtbot, window)
+    image = window.grab().toImage()
+    assert distinct_colours(image) > 20
+    window.set_grid(True)
+    assert all(v.isVisible() for v in window.views.values())
+    window.set_grid(False)
+    assert window.tabs.count() == 4
+
+
+def test_report_then_drop_reopens_same_moment(qtbot, window, tmp_path):
+    s = window.session
+    window.tickbar.first_action.trigger()
+    for _ in range(25):
+        window.tickbar.next_action.trigger()
+    other = next(sid for sid in s.playthrough.save.npcs if sid != s.npc)
+    s.set_npc(other)
+    s.set_view("timelines")
+    wait_prompt(qtbot, window)
+    png, md, summary = write_report(window, tmp_path)
+    record = read_record(png.read_bytes())
+    assert (record.tick, record.npc, record.view) == (s.tick, s.playthrough.save.npcs[other].slug, "timelines")
+    image = QImage(str(png))
+    dpr = window.devicePixelRatioF()
+    assert (image.width(), image.height()) == (round(window.width() * dpr), round(window.height() * dpr))
+    assert distinct_colours(image) > 20
+    assert f"tick {s.tick}" in summary and s.playthrough.save.sha256 in md.read_text()
+    png2, _, _ = write_report(window, tmp_path)
+    assert png2 != png and png.exists()  # never overwritten
+
+    second = MainWindow()
+    qtbot.addWidget(second)
+    second.show()
+    assert open_report(second, png, ask=False)
+    second.wait_for_load()
+    t = second.session
+    assert (t.tick, t.npc, t.view) == (s.tick, other, "timelines")
+    assert second.tabs.currentWidget() is second.views["timelines"]
+
+
+def test_report_with_moved_save_and_changed_bytes(qtbot, window, tmp_path, _no_modal_dialogs):
+    save = tmp_path / "copy.json"
+    save.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes())
+    window.open_save(save, wait=True)
+    png, _, _ = write_report(window, tmp_path / "reports")
+    moved = tmp_path / "reports" / "copy.json"
+    save.rename(moved)
+    moved.write_bytes(moved.read_bytes().replace(b'"game_version":"', b'"game_version":"x', 1))
+    second = MainWindow()
+    qtbot.addWidget(second)
+    assert open_report(second, png, ask=False)  # found beside the PNG
+    second.wait_for_load()
+    assert second.save_path == moved
+    assert "changed" in second.statusBar().currentMessage()
+
+
+def test_screenshot_command_headless(tmp_path):
+    out = tmp_path / "shot.png"
+    env = {"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "screenshot", str(SAMPLES / "abandoned-confrontation.json"), "--out", str(out), "--npc", "sera-venn", "--view", "interactions", "--tick", "500"],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    record = read_record(out.read_bytes())
+    assert (record.tick, record.npc, record.view) == (500, "sera-venn", "interactions")
+    image = QImage(str(out))
+    assert image.width() >= 1280 and image.height() >= 800 and distinct_colours(image) > 20
+    assert out.with_suffix(".md").read_text().startswith("# Narrative bug report")
+    again = subprocess.run(done.args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert again.returncode == 0 and (tmp_path / "shot-2.png").exists()
+    assert json.loads(read_record(out.read_bytes()).to_json())["save_name"] == "abandoned-confrontation.json"

@@ -175,6 +175,7 @@ class InteractionView(QWidget):
         self._states_now: Counter = Counter()
         self._syncing = False
         self._shown: tuple | None = None
+        self._rows: list = []
 
         self.heading = QLabel()
         self.heading.setTextFormat(Qt.RichText)
@@ -254,13 +255,36 @@ class InteractionView(QWidget):
         self._select(fact_id)
 
     def _shown_key(self) -> tuple | None:
+        """What the view depends on: the NPC's state version and its interaction changes.
+
+        Stepping to a tick where neither changed leaves diagram and table as they are.
+        """
         state = self.session.state
-        return (id(state.index), state.tick, self.session.npc) if state is not None else None
+        npc = self.session.npc
+        if state is None:
+            return None
+        version, _lines, changes = state.index.npc_signature(npc, state.tick) if npc is not None else (0, 0, 0)
+        return (id(state.index), npc, version, changes, self.session.fact)
 
     def _maybe_refresh(self, *_args) -> None:
-        # Session.load emits loaded, npcChanged and tickChanged: draw once.
+        # Session.load emits loaded, npcChanged and tickChanged: draw once; and a
+        # tick that changed nothing for this NPC costs nothing.
         if self._shown_key() != self._shown:
             self.refresh()
+        else:
+            self._show_texts()
+
+    def _show_texts(self) -> None:
+        """Heading and caption, which name the tick, for the current tick."""
+        state, npc_id = self.session.state, self.session.npc
+        npc = state.npc(npc_id) if state is not None and npc_id is not None else None
+        if npc is None:
+            return
+        self._show_heading(npc, self._rows, state.tick)
+        self.caption.setText(
+            f"Badges count the transitions {self.session.playthrough.npc_name(npc_id)}'s conversations took up to tick "
+            f"{state.tick}. Filled node: a conversation in progress now. Blue: the selected conversation's path. "
+            "Red dashed: a move schema §3.2 forbids.")
 
     def refresh(self, *_args) -> None:
         """Redraw header, diagram and table for the session's NPC and tick."""
@@ -279,16 +303,13 @@ class InteractionView(QWidget):
             return
         rows = list(state.knowledge.interaction_facts_for(npc.slug))
         rows.sort(key=lambda r: (r[1].started_tick, len(r[0]), r[0]))
+        self._rows = rows
         self.model.set_rows(rows, session.playthrough.save.game_time)
         self._transitions = state.transitions(npc_id)
         values = Counter(meta.interaction_state._value_ for _, meta in rows)  # see diagram_data
         self._states_now = Counter({InteractionState(v): n for v, n in values.items()})
         self._draw_diagram()
-        self._show_heading(npc, rows, state.tick)
-        self.caption.setText(
-            f"Badges count the transitions {session.playthrough.npc_name(npc_id)}'s conversations took up to tick "
-            f"{state.tick}. Filled node: a conversation in progress now. Blue: the selected conversation's path. "
-            "Red dashed: a move schema §3.2 forbids.")
+        self._show_texts()
         self._select(session.fact)
 
     def _draw_diagram(self) -> None:

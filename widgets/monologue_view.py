@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QTimer, QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableView, QVBoxLayout, QWidget
 
@@ -30,6 +30,14 @@ _BLOCKED = QColor("#b23b3b")
 _FIRED = QColor("#00838f")
 _HEADING_BG = QColor("#e8eaf0")
 _ELIGIBLE_BG = QColor("#eef7ee")
+
+_ROLE = {
+    int(Qt.DisplayRole.value): Qt.DisplayRole,
+    int(Qt.FontRole.value): Qt.FontRole,
+    int(Qt.BackgroundRole.value): Qt.BackgroundRole,
+    int(Qt.ForegroundRole.value): Qt.ForegroundRole,
+    int(Qt.ToolTipRole.value): Qt.ToolTipRole,
+}
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,9 @@ class MonologueModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid():
             return None
+        role = _ROLE.get(int(role))  # plain ints: comparing Qt enums costs µs per call
+        if role is None:
+            return None
         r = self.rows[index.row()]
         col = index.column()
         if r.kind == "heading":
@@ -258,7 +269,11 @@ class MonologueView(QWidget):
         session.loaded.connect(self.refresh)
         session.tickChanged.connect(self.refresh)
         session.npcChanged.connect(self.refresh)
-        hh.sectionResized.connect(lambda *_: self.view.resizeRowsToContents())
+        # Row heights follow wrapped text; resizing every row is slow, so it waits until
+        # stepping pauses and the panel is on screen.
+        self._resize_rows = QTimer(self, singleShot=True, interval=120)
+        self._resize_rows.timeout.connect(lambda: self.view.resizeRowsToContents() if self.isVisible() else None)
+        hh.sectionResized.connect(lambda *_: self._resize_rows.start())
         self.refresh()
 
     def refresh(self, *_args) -> None:
@@ -275,7 +290,7 @@ class MonologueView(QWidget):
         for k, r in enumerate(rows):
             if r.kind == "heading":
                 self.view.setSpan(k, 0, 1, len(MonologueModel.HEADERS))
-        self.view.resizeRowsToContents()
+        self._resize_rows.start()
         judged = [r for r in rows if r.kind == "line"]
         eligible = sum(r.eligible for r in judged)
         fired = len(state.monologues_fired())

@@ -45,10 +45,13 @@ class MainWindow(QMainWindow):
 
     Args:
         session: the session to show (a new one when None).
+        persist: restore and keep the layout in QSettings (False for headless screenshots,
+            which always use the default layout).
     """
 
-    def __init__(self, session: Session | None = None) -> None:
+    def __init__(self, session: Session | None = None, *, persist: bool = True) -> None:
         super().__init__()
+        self._persist = persist
         self.setObjectName("narrativeDebuggerMain")
         self.setWindowTitle("Narrative debugger")
         self.session = session or Session(self)
@@ -75,7 +78,8 @@ class MainWindow(QMainWindow):
         self.session.npcChanged.connect(lambda _: self._update_status())
         self.session.viewChanged.connect(self._show_view)
         self.resize(1440, 900)
-        self._restore_layout()
+        if persist:
+            self._restore_layout()
 
     # ----- construction -----
     def _build_views(self) -> None:
@@ -126,9 +130,13 @@ class MainWindow(QMainWindow):
             for i, name in enumerate(VIEWS):
                 self.grid_rows[i // 2].addWidget(self.views[name])
                 self.views[name].show()  # the tab widget had hidden the ones not in front
+            width = max(2, self.stack.width())
+            height = max(2, self.stack.height())
             for row in self.grid_rows:
-                row.setSizes([1, 1])
-            self.grid.setSizes([1, 1])
+                for k in range(2):
+                    row.setStretchFactor(k, 1)
+                row.setSizes([width // 2, width - width // 2])
+            self.grid.setSizes([height // 2, height - height // 2])
             self.stack.setCurrentWidget(self.grid)
         else:
             current = VIEWS.index(self.session.view) if self.session.view in VIEWS else 0
@@ -161,8 +169,7 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.docks["npcs"], self.docks["monologues"], Qt.Vertical)
         self.tabifyDockWidget(self.docks["findings"], self.docks["journal"])
         self.docks["findings"].raise_()
-        self.resizeDocks([self.docks["npcs"]], [360], Qt.Horizontal)
-        self.resizeDocks([self.docks["findings"]], [220], Qt.Vertical)
+        self._docks_sized = False
 
     def _action(self, text: str, slot, shortcut=None, name: str | None = None) -> QAction:
         action = QAction(text, self)
@@ -336,9 +343,19 @@ class MainWindow(QMainWindow):
         if isinstance(state, QByteArray):
             self.restoreState(state)
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._docks_sized and (not self._persist or self.settings.value("window/state") is None):
+            # Default proportions, once the window has its real size.
+            self._docks_sized = True
+            self.resizeDocks([self.docks["npcs"]], [max(330, self.width() // 5)], Qt.Horizontal)
+            self.resizeDocks([self.docks["npcs"], self.docks["monologues"]], [self.height() // 3, self.height() // 3], Qt.Vertical)
+            self.resizeDocks([self.docks["findings"]], [max(160, self.height() // 6)], Qt.Vertical)
+
     def closeEvent(self, event) -> None:
-        self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("window/state", self.saveState())
+        if self._persist:
+            self.settings.setValue("window/geometry", self.saveGeometry())
+            self.settings.setValue("window/state", self.saveState())
         self.loader.cancel()
         self.loader.wait()
         super().closeEvent(event)

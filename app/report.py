@@ -199,7 +199,7 @@ def cmd_screenshot(args) -> int:
             raise UsageError(f"no NPC {args.npc!r} in {args.save} (NPCs: {known})")
         npc_id = npc.stable_id
     make_app()
-    window = MainWindow()
+    window = MainWindow(persist=False)
     window.resize(width, height)
     window.show()
     window.save_path = Path(args.save)

@@ -1,0 +1,401 @@
+"""Tick bar and timelines: drive one side, assert on the other (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sortedcontainers import SortedDict
+
+from tests.conftest import CONTENT, DATA
+
+pytest.importorskip("pyqtgraph")
+
+from PySide6.QtCore import QPointF, Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication, QInputDialog  # noqa: E402
+
+from app.session import Session  # noqa: E402
+from models.playthrough import Playthrough  # noqa: E402
+from models.savefile import Journal, Save  # noqa: E402
+from models.timeline import TimelineIndex, Versions  # noqa: E402
+from models.types import InteractionTolerance, NpcState, Relationship, ToleranceThreshold  # noqa: E402
+from widgets.tickbar import TickBar, bin_ticks  # noqa: E402
+from widgets.timelines import OTHER_WIDTH, SELECTED_WIDTH, Step, TimelinesView, step_xy  # noqa: E402
+
+
+class _Names:
+    """Stands in for Content: an NPC's display name is its slug, title-cased."""
+
+    findings: list = []
+
+    def npc_name(self, slug: str) -> str:
+        return slug.replace("-", " ").title()
+
+
+def synthetic_playthrough(series: dict[int, list[tuple[int, float, int]]], last_tick: int = 1000,
+                          events: list[tuple[int, str, int]] = ()) -> Playthrough:
+    """A playthrough whose NPCs take the given (tick, score, stress) values.
+
+    Args:
+        series: StableId -> (tick, score, stress) in tick order; tick 0 is the initial state.
+        last_tick: saved_at_tick.
+        events: extra (tick, variant, target) journal entries (walk-aways and such).
+    """
+    entries = sorted({t for values in series.values() for t, _, _ in values if t > 0}
+                     | {t for t, _, _ in events})
+    rows = [(t, "RelationshipInteraction", {}) for t in entries]
+    rows += [(t, kind, {"target": target}) for t, kind, target in events]
+    rows.sort(key=lambda r: r[0])
+    index = TimelineIndex()
+    index.ticks = [t for t, _, _ in rows]
+    index.kinds = [k for _, k, _ in rows]
+    journal = Journal(list(index.ticks), list(index.kinds), [d for _, _, d in rows])
+    npcs = SortedDict()
+    for sid, values in series.items():
+        for tick, score, stress in values:
+            state = NpcState(sid, f"npc-{sid}", ToleranceThreshold(stress, 40),
+                             InteractionTolerance(2, 0.3, 6, True), Relationship(score=score))
+            position = index.position_for_tick(tick) if tick > 0 else 0
+            if sid in index.npcs:
+                index.npcs[sid].set(position, state)
+            else:
+                index.npcs[sid] = Versions(position, state)
+            npcs[sid] = state
+    save = Save(label="synthetic", saved_at_tick=last_tick, npcs=npcs, journal=journal)
+    return Playthrough(save, _Names(), index, [])
+
+
+@pytest.fixture()
+def minimal():
+    return Playthrough.open(DATA / "minimal.json", CONTENT)
+
+
+@pytest.fixture()
+def stepping():
+    """Walk-aways at 100 and 400, a confrontation at 250, interactions at 50 and 300."""
+    return synthetic_playthrough(
+        {7: [(0, 10.0, 0), (50, 12.0, 0), (100, 11.0, 6), (300, 30.0, 50)], 8: [(0, 50.0, 0), (200, 55.0, 0)]},
+        last_tick=1000,
+        events=[(50, "InteractionStarted", 7), (100, "InteractionWalkedAway", 7), (100, "WalkAwayPenalty", 7),
+                (250, "InteractionConfrontation", 8), (300, "InteractionStarted", 7), (400, "InteractionWalkedAway", 7)],
+    )
+
+
+def _session(qtbot, playthrough, tick=0, npc=None) -> Session:
+    session = Session()
+    if playthrough is not None:
+        session.load(playthrough, tick=tick, npc=npc)
+    return session
+
+
+def _distinct_colours(widget) -> int:
+    widget.resize(1000, 600)
+    widget.show()
+    image = widget.grab().toImage()
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 3) for y in range(0, image.height(), 3)}
+    return len(colours)
+
+
+def _action(bar: TickBar, name: str):
+    return next(a for a in bar.actions() if a.objectName() == name)
+
+
+# ----- pure helpers -----
+def test_step_xy_edge_cases():
+    x, y = step_xy([], [], 10)
+    assert len(x) == len(y) == 0
+    x, y = step_xy([5], [3.0], 10)
+    assert list(x) == [5, 10] and list(y) == [3, 3]
+    x, y = step_xy([0, 4, 4, 8], [1.0, 2.0, 3.0, float("nan")], 10)
+    assert list(x) == [0, 4, 4, 8, 8, 10]
+    step = Step(x, y)
+    assert step.at(5) == 3.0 and math.isnan(step.at(9)) and step.at(0) == 1.0
+    assert math.isnan(step.at(-1))
+    x, y = step_xy([0, 3, 6, 9], [7.0, 7.0, 7.0, 8.0], 12)  # unchanged runs collapse
+    assert list(x) == [0, 9, 9, 12] and list(y) == [7, 7, 8, 8]
+    assert list(Step(x, y).at_many(np.array([-1.0, 0, 8.9, 9, 20]))[1:]) == [7, 7, 8, 8]
+
+
+def test_bin_ticks_counts_per_column():
+    cols, counts = bin_ticks(np.array([0, 0, 50, 100], dtype=np.int64), 100, 11)
+    assert list(cols) == [0, 5, 10] and list(counts) == [2, 1, 1]
+    cols, _ = bin_ticks(np.array([3], dtype=np.int64), 0, 10)
+    assert list(cols) == [0]
+
+
+# ----- tick bar -----
+def test_tickbar_keys_step_through_events(qtbot, stepping):
+    session = _session(qtbot, stepping)
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    qtbot.keyClick(bar, Qt.Key_Right)
+    assert session.tick == 50
+    qtbot.keyClick(bar, Qt.Key_Right)
+    assert session.tick == 100
+    qtbot.keyClick(bar, Qt.Key_Left)
+    assert session.tick == 50
+    qtbot.keyClick(bar, Qt.Key_Right, Qt.ShiftModifier)
+    assert session.tick == 150
+    qtbot.keyClick(bar, Qt.Key_End)
+    assert session.tick == 1000
+    qtbot.keyClick(bar, Qt.Key_Left, Qt.ShiftModifier)
+    assert session.tick == 900
+    qtbot.keyClick(bar, Qt.Key_Home)
+    assert session.tick == 0
+
+
+def test_tickbar_kind_combo_and_actions(qtbot, stepping):
+    session = _session(qtbot, stepping)
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    names = {a.objectName() for a in bar.actions()}
+    assert {"actionPreviousEvent", "actionNextEvent", "actionBack100", "actionForward100", "actionFirstTick",
+            "actionLastTick", "actionGoToTick", "actionPlayPause"} <= names
+    bar.kind_combo.setCurrentIndex(bar.kind_combo.findData("walk-away"))
+    _action(bar, "actionNextEvent").trigger()
+    assert session.tick == 100
+    _action(bar, "actionNextEvent").trigger()
+    assert session.tick == 400
+    assert not _action(bar, "actionNextEvent").isEnabled()  # no walk-away after 400
+    bar.kind_combo.setCurrentIndex(bar.kind_combo.findData("confrontation"))
+    _action(bar, "actionPreviousEvent").trigger()
+    assert session.tick == 250
+
+
+def test_tickbar_go_to_tick(qtbot, stepping, monkeypatch):
+    session = _session(qtbot, stepping)
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (321, True)))
+    _action(bar, "actionGoToTick").trigger()
+    assert session.tick == 321
+    assert bar.spin.value() == 321
+    monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (5, False)))
+    _action(bar, "actionGoToTick").trigger()
+    assert session.tick == 321
+
+
+def test_tickbar_drag_previews_then_commits(qtbot, stepping):
+    session = _session(qtbot, stepping)
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    with qtbot.waitSignal(session.tickPreview) as preview:
+        bar.track.dragged.emit(600)
+    assert preview.args == [600] and session.tick == 0
+    with qtbot.waitSignal(session.tickChanged):
+        bar.track.released.emit(610)
+    assert session.tick == 610 and bar.track.tick == 610
+
+
+def test_tickbar_mouse_drag_on_track(qtbot, stepping):
+    from PySide6.QtCore import QPoint
+
+    session = _session(qtbot, stepping)
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    bar.resize(600, 80)
+    bar.show()
+    track = bar.track
+    y = track.height() // 2
+    previews = []
+    session.tickPreview.connect(previews.append)
+    qtbot.mousePress(track, Qt.LeftButton, pos=QPoint(100, y))
+    qtbot.mouseMove(track, QPoint(300, y))
+    qtbot.mouseRelease(track, Qt.LeftButton, pos=QPoint(300, y))
+    assert previews and previews[0] == track.tick_at(100)
+    assert session.tick == track.tick_at(300) > 0
+
+
+def test_tickbar_follows_session_and_spin_sets_tick(qtbot, stepping):
+    session = _session(qtbot, stepping)
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    session.set_tick(777)
+    assert bar.spin.value() == 777 and bar.track.tick == 777
+    assert bar.time_label.text() == "0:01:17.7 / 0:01:40.0"
+    bar.spin.setValue(12)
+    assert session.tick == 12
+
+
+def test_tickbar_play_steps_and_stops(qtbot, stepping):
+    session = _session(qtbot, stepping, tick=990)
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    bar.speed_combo.setCurrentIndex(bar.speed_combo.findData(4))
+    assert bar.ticks_per_frame() == 4
+    qtbot.keyClick(bar, Qt.Key_Space)
+    assert bar.playing
+    qtbot.waitUntil(lambda: not bar.playing, timeout=3000)
+    assert session.tick == 1000
+    bar.speed_combo.setCurrentIndex(0)  # event by event, restarts from the first tick at the end
+    bar.set_playing(True)
+    qtbot.waitUntil(lambda: session.tick == 50, timeout=3000)
+    bar.set_playing(False)
+
+
+def test_tickbar_keys_leave_tables_and_text_alone(qtbot, stepping):
+    from PySide6.QtWidgets import QLineEdit, QTableWidget, QVBoxLayout, QWidget
+
+    session = _session(qtbot, stepping)
+    window = QWidget()
+    qtbot.addWidget(window)
+    table, edit, plain, bar = QTableWidget(3, 3), QLineEdit("text"), QWidget(), TickBar(session)
+    plain.setFocusPolicy(Qt.StrongFocus)
+    layout = QVBoxLayout(window)
+    for widget in (table, edit, plain, bar):
+        layout.addWidget(widget)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    table.setFocus()
+    table.setCurrentCell(0, 0)
+    qtbot.keyClick(table, Qt.Key_Right)
+    assert table.currentColumn() == 1 and session.tick == 0
+    edit.setFocus()
+    edit.setCursorPosition(0)
+    qtbot.keyClick(edit, Qt.Key_Right)
+    assert edit.cursorPosition() == 1 and session.tick == 0
+    plain.setFocus()
+    qtbot.keyClick(plain, Qt.Key_Right)  # not a key user: the window-wide shortcut steps
+    assert session.tick == 50
+
+
+def test_tickbar_without_save_and_minimal(qtbot, minimal):
+    session = Session()
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    assert not bar.isEnabled()
+    session.load(minimal)
+    assert bar.isEnabled() and bar.track.last_tick == 170
+    qtbot.keyClick(bar, Qt.Key_Home)
+    qtbot.keyClick(bar, Qt.Key_Right)
+    assert session.tick == 120
+
+
+# ----- timelines -----
+def test_cursor_drag_sets_session_tick(qtbot, stepping):
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    line = view.cursors[0]
+    line.setValue(432.4)
+    with qtbot.waitSignal(session.tickChanged):
+        line.sigPositionChangeFinished.emit(line)
+    assert session.tick == 432
+    assert view.cursors[1].value() == 432
+
+
+def test_cursor_live_drag_previews(qtbot, stepping):
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    line = view.cursors[1]
+    line.moving = True  # as during a mouse drag
+    with qtbot.waitSignal(session.tickPreview, timeout=2000) as preview:
+        line.setValue(222)
+    line.moving = False
+    assert preview.args == [222] and session.tick == 0
+    assert view.cursors[0].value() == 222
+
+
+def test_session_tick_moves_cursor(qtbot, stepping):
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    session.set_tick(640)
+    assert [line.value() for line in view.cursors] == [640, 640]
+    session.set_tick(650, live=True)
+    assert view.cursors[0].value() == 650
+    assert "650" in view.readout.text()  # the readout follows the preview too
+
+
+def test_selected_npc_is_emphasised(qtbot, stepping):
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    width = {sid: curve.opts["pen"].widthF() for sid, curve in view.curves.items()}
+    assert width == {7: SELECTED_WIDTH, 8: OTHER_WIDTH}
+    session.set_npc(8)
+    assert view.curves[8].opts["pen"].widthF() == SELECTED_WIDTH
+    assert view.curves[7].opts["pen"].widthF() == OTHER_WIDTH
+    assert view.curves[8].zValue() > view.curves[7].zValue()
+    x, y = view.stress_curve.getOriginalDataset()
+    assert list(x) == list(view.tracks[8].stress.x)
+
+
+def test_clicking_curve_or_legend_selects_npc(qtbot, stepping):
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.curves[8].sigClicked.emit(view.curves[8], None)
+    assert session.npc == 8
+    assert "<b>Npc 8</b>" in view.legend.text()
+    view.legend.linkActivated.emit("npc:7")  # the legend names are links
+    assert session.npc == 7
+
+
+def test_markers_of_selected_npc(qtbot, stepping):
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    walk = view.markers["walk-away"][1].getData()
+    assert list(walk[0]) == [100, 400] and list(walk[1]) == [11.0, 30.0]
+    assert list(view.markers["penalty"][1].getData()[0]) == [100]
+    assert len(view.markers["confrontation"][1].getData()[0]) == 0
+    session.set_npc(8)
+    assert list(view.markers["confrontation"][1].getData()[0]) == [250]
+
+
+@pytest.mark.parametrize("series", [
+    {3: [(0, 0.0, 0)]},                                             # single point
+    {3: [(0, 42.0, 5), (10, 42.0, 5), (20, 42.0, 5)]},             # flat
+    {3: [(0, 10.0, 0), (10, float("nan"), 0), (20, 30.0, 60)]},    # gap
+    {},                                                            # no NPC at all
+], ids=["single", "flat", "nan-gap", "empty"])
+def test_degenerate_series_draw(qtbot, series):
+    session = _session(qtbot, synthetic_playthrough(series, last_tick=30), npc=3 if series else None)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.resize(800, 500)
+    view.show()
+    view.grab()
+    session.set_tick(15)
+    session.set_npc(None)
+    view.grab()
+
+
+def test_views_without_save(qtbot):
+    session = Session()
+    view = TimelinesView(session)
+    bar = TickBar(session)
+    qtbot.addWidget(view)
+    qtbot.addWidget(bar)
+    view.grab()
+    assert "No save" in view.readout.text()
+
+
+def test_hover_shows_values(qtbot, stepping):
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    view.grab()
+    scene_pos = view.score_plot.vb.mapViewToScene(QPointF(350, 30.0))
+    view._on_mouse_moved((scene_pos,))  # the SignalProxy slot, as after a mouse move
+    text = view.readout.text()
+    for part in ("Mouse", "350", "Npc 7", "30.0", "Acquaintance", "<b>50</b> / 40", "over threshold"):
+        assert part in text
+    view._on_mouse_moved((QPointF(-50, -50),))  # outside the plots: back to the cursor values
+    assert view.readout.text().startswith("<b>Cursor</b>")
+
+
+def test_grabs_are_not_blank(qtbot, stepping):
+    session = _session(qtbot, stepping, tick=300, npc=7)
+    view = TimelinesView(session)
+    bar = TickBar(session)
+    qtbot.addWidget(view)
+    qtbot.addWidget(bar)
+    assert _distinct_colours(view) > 20
+    assert _distinct_colours(bar) > 10

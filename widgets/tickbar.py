@@ -1,0 +1,539 @@
+"""The tick bar: a timeline slider with event markers, stepping and playback.
+
+The bar follows the session (``loaded``, ``tickPreview``, ``tickChanged``) and sends
+user intents back to it: dragging the slider previews ticks with
+``set_tick(t, live=True)`` and commits with ``set_tick(t)`` on release; buttons and
+keys step to the previous/next event of the chosen kind. Its keyboard commands are
+QActions (see ``TickBar.actions``) so the main window can list them in a menu.
+
+Ticks are game ticks; game time is ``save.game_time(tick)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF
+from PySide6.QtWidgets import (
+    QAbstractButton, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QHBoxLayout,
+    QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QSpinBox, QStyle, QTabBar, QTextEdit, QToolButton, QToolTip,
+    QVBoxLayout, QWidget,
+)
+
+#: Marker lanes of the bar, top to bottom: session event kind -> (label, colour).
+KIND_STYLE: dict[str, tuple[str, str]] = {
+    "walk-away": ("Walk-away", "#d62728"),
+    "confrontation": ("Confrontation", "#f28e2b"),
+    "penalty": ("Penalty", "#8b0000"),
+    "interaction": ("Interaction start", "#1f77b4"),
+    "monologue": ("Monologue", "#9467bd"),
+    "finding": ("Finding", "#d4a017"),
+}
+
+#: Entries of the speed combo: label -> ticks per step at 1x game speed (None = event by event).
+SPEEDS: tuple[tuple[str, int | None], ...] = (("Events", None), ("1×", 1), ("4×", 4), ("16×", 16), ("64×", 64), ("256×", 256))
+
+FRAME_MS = 100
+"""Playback timer interval in tick mode (ms)."""
+EVENT_FRAME_MS = 400
+"""Playback timer interval in event-by-event mode (ms)."""
+BIG_STEP = 100
+"""Ticks moved by Shift+Left / Shift+Right."""
+_INT_MAX = 2**31 - 1
+#: Widgets that use arrows, Home/End, Space themselves: while one of them outside the
+#: bar has focus, the bar's bare-key shortcuts step back (see TickBar._on_focus_changed).
+_KEY_USERS = (QAbstractItemView, QAbstractSpinBox, QAbstractSlider, QComboBox, QLineEdit,
+              QTextEdit, QPlainTextEdit, QAbstractButton, QTabBar)
+
+
+def bin_ticks(ticks: np.ndarray, last_tick: int, columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bins event ticks into pixel columns.
+
+    Args:
+        ticks: event ticks (any order, int64).
+        last_tick: the tick mapped to the last column (0 maps everything to column 0).
+        columns: number of pixel columns (>= 1).
+
+    Returns:
+        (columns that hold at least one event, event count of each of them).
+    """
+    if len(ticks) == 0 or columns <= 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    scale = (columns - 1) / last_tick if last_tick > 0 else 0.0
+    cols = np.clip((ticks.astype(np.float64) * scale).round().astype(np.int64), 0, columns - 1)
+    counts = np.bincount(cols, minlength=columns)
+    where = np.flatnonzero(counts)
+    return where, counts[where]
+
+
+def swatch(colour: str, size: int = 12) -> QIcon:
+    """A square colour swatch icon (used as the kind legend in the combo)."""
+    pix = QPixmap(size, size)
+    pix.fill(QColor(colour))
+    return QIcon(pix)
+
+
+class _Track(QWidget):
+    """The slider proper: a groove with one marker lane per event kind and a handle.
+
+    Markers are binned into pixel columns once per width and cached in a pixmap,
+    so a million events cost nothing per repaint. Emits ``dragged`` while the mouse
+    moves with the button held and ``released`` when it is let go.
+    """
+
+    dragged = Signal(int)
+    released = Signal(int)
+
+    MARGIN = 7
+    LANE_H = 4
+    LANE_GAP = 1
+    TOP = 4
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMouseTracking(True)
+        self.setMinimumWidth(120)
+        self.last_tick = 0
+        self.tick = 0
+        self.lanes: list[tuple[str, QColor, np.ndarray]] = []
+        self.game_time = str
+        self._cache: QPixmap | None = None
+        self._cache_key: tuple | None = None
+        self._dragging = False
+        h = self.TOP + len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 14
+        self.setFixedHeight(h)
+
+    def set_data(self, last_tick: int, lanes: list[tuple[str, QColor, np.ndarray]], game_time) -> None:
+        """Replaces the markers (one lane per kind) and the tick range."""
+        self.last_tick = max(0, int(last_tick))
+        self.lanes = lanes
+        self.game_time = game_time
+        self._cache = None
+        self.update()
+
+    def set_tick(self, tick: int) -> None:
+        """Moves the handle."""
+        if tick != self.tick:
+            self.tick = tick
+            self.update()
+
+    # ----- geometry -----
+    def _x_for(self, tick: float) -> float:
+        span = self.width() - 2 * self.MARGIN
+        return self.MARGIN + (tick / self.last_tick * span if self.last_tick else 0.0)
+
+    def tick_at(self, x: float) -> int:
+        """The tick under pixel column ``x`` (clamped)."""
+        span = max(1, self.width() - 2 * self.MARGIN)
+        t = round((x - self.MARGIN) / span * self.last_tick)
+        return max(0, min(self.last_tick, t))
+
+    def _lane_top(self, lane: int) -> int:
+        return self.TOP + lane * (self.LANE_H + self.LANE_GAP)
+
+    # ----- painting -----
+    def _markers(self) -> QPixmap:
+        key = (self.width(), self.height(), self.devicePixelRatioF())
+        if self._cache is not None and self._cache_key == key:
+            return self._cache
+        dpr = self.devicePixelRatioF()
+        pix = QPixmap(int(self.width() * dpr), int(self.height() * dpr))
+        pix.setDevicePixelRatio(dpr)
+        pix.fill(Qt.transparent)
+        p = QPainter(pix)
+        span = self.width() - 2 * self.MARGIN
+        groove = QRectF(self.MARGIN, self.TOP - 1, span, len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 1)
+        p.fillRect(groove, self.palette().color(self.palette().ColorRole.AlternateBase).darker(104))
+        for lane, (_, colour, ticks) in enumerate(self.lanes):
+            cols, counts = bin_ticks(ticks, self.last_tick, max(1, span))
+            if len(cols) == 0:
+                continue
+            top = self._lane_top(lane)
+            weight = np.log1p(counts) / math.log1p(max(int(counts.max()), 1))
+            alphas = (120 + 135 * weight).astype(int)
+            for alpha in np.unique(alphas):
+                c = QColor(colour)
+                c.setAlpha(int(alpha))
+                p.setPen(QPen(c, 1))
+                xs = cols[alphas == alpha] + self.MARGIN + 0.5
+                p.drawLines([QLineF(x, top, x, top + self.LANE_H) for x in xs.tolist()])
+        p.end()
+        self._cache, self._cache_key = pix, key
+        return pix
+
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        p = QPainter(self)
+        p.drawPixmap(0, 0, self._markers())
+        p.setRenderHint(QPainter.Antialiasing)
+        base_y = self._lane_top(len(KIND_STYLE)) + 3
+        span = self.width() - 2 * self.MARGIN
+        pal = self.palette()
+        p.setPen(Qt.NoPen)
+        p.setBrush(pal.color(pal.ColorRole.Mid))
+        p.drawRoundedRect(QRectF(self.MARGIN, base_y, span, 4), 2, 2)
+        x = self._x_for(self.tick)
+        accent = pal.color(pal.ColorRole.Highlight)
+        p.setBrush(accent)
+        p.drawRoundedRect(QRectF(self.MARGIN, base_y, x - self.MARGIN, 4), 2, 2)
+        p.setPen(QPen(QColor(30, 30, 30), 1.5))
+        p.drawLine(QPointF(x, 1), QPointF(x, base_y + 4))
+        p.setPen(QPen(QColor(30, 30, 30), 1))
+        p.drawPolygon(QPolygonF([QPointF(x - 6, self.height() - 1), QPointF(x + 6, self.height() - 1), QPointF(x, base_y + 1)]))
+        p.end()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self._cache = None
+        super().resizeEvent(event)
+
+    # ----- mouse -----
+    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if event.button() == Qt.LeftButton and self.last_tick > 0:
+            self._dragging = True
+            self.dragged.emit(self.tick_at(event.position().x()))
+            event.accept()
+        else:
+            super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if self._dragging:
+            self.dragged.emit(self.tick_at(event.position().x()))
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if self._dragging and event.button() == Qt.LeftButton:
+            self._dragging = False
+            self.released.emit(self.tick_at(event.position().x()))
+
+    def event(self, event) -> bool:  # noqa: D401 (Qt override)
+        if event.type() == QEvent.ToolTip:
+            QToolTip.showText(event.globalPos(), self._tooltip(event.pos().x(), event.pos().y()), self)
+            return True
+        return super().event(event)
+
+    def _tooltip(self, x: float, y: float) -> str:
+        """Names the nearest event (within 4 px) of the lane under the mouse, else the tick."""
+        tick = self.tick_at(x)
+        lane = int((y - self.TOP) // (self.LANE_H + self.LANE_GAP))
+        if 0 <= lane < len(self.lanes) and self.last_tick:
+            label, _, ticks = self.lanes[lane]
+            if len(ticks):
+                k = int(np.searchsorted(ticks, tick))
+                near = [ticks[i] for i in (k - 1, k) if 0 <= i < len(ticks)]
+                best = min(near, key=lambda t: abs(t - tick))
+                px = abs(self._x_for(best) - x)
+                if px <= 4:
+                    count = int(np.count_nonzero(ticks == best))
+                    many = f" ×{count}" if count > 1 else ""
+                    return f"{label}{many} at tick {int(best):,} ({self.game_time(int(best))})"
+        return f"tick {tick:,} ({self.game_time(tick)})"
+
+
+class TickBar(QWidget):
+    """Slider over 0..last tick with event markers, stepping, go-to and playback.
+
+    Args:
+        session: the app ``Session``; the bar follows it and calls its ``set_tick``
+            and ``step_event``.
+        parent: optional parent widget.
+
+    The keyboard commands are the QActions returned by ``actions()`` (object names
+    ``actionPreviousEvent``, ``actionNextEvent``, ``actionBack100``,
+    ``actionForward100``, ``actionFirstTick``, ``actionLastTick``,
+    ``actionGoToTick``, ``actionPlayPause``), shortcut context WindowShortcut.
+    """
+
+    def __init__(self, session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("tickBar")
+        self.session = session
+        self.setFocusPolicy(Qt.StrongFocus)
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self._on_frame)
+
+        self._make_actions()
+        self.track = _Track(self)
+        self.track.dragged.connect(self._on_dragged)
+        self.track.released.connect(self._on_released)
+
+        self.kind_combo = QComboBox(self)
+        self.kind_combo.setObjectName("tickBarKind")
+        self.kind_combo.setToolTip("Kind of event that previous/next event and event playback step to")
+        self.kind_combo.addItem("Any event", None)
+        self.kind_combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        for kind, (label, colour) in KIND_STYLE.items():
+            self.kind_combo.addItem(swatch(colour), label, kind)
+        self.kind_combo.currentIndexChanged.connect(self._update_actions)
+
+        self.speed_combo = QComboBox(self)
+        self.speed_combo.setObjectName("tickBarSpeed")
+        self.speed_combo.setToolTip("Playback speed: one event of the chosen kind at a time, or game ticks at N× real time")
+        for label, speed in SPEEDS:
+            self.speed_combo.addItem(label, speed)
+        self.speed_combo.setCurrentIndex(1)
+        self.speed_combo.currentIndexChanged.connect(self._restart_timer)
+
+        self.spin = QSpinBox(self)
+        self.spin.setObjectName("tickBarTick")
+        self.spin.setKeyboardTracking(False)
+        self.spin.setAccelerated(True)
+        self.spin.setPrefix("tick ")
+        self.spin.setToolTip("Current tick (type a tick and press Enter)")
+        self.spin.valueChanged.connect(self._on_spin)
+        self.time_label = QLabel(self)
+        self.time_label.setObjectName("tickBarTime")
+        self.time_label.setTextFormat(Qt.RichText)
+
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        for action in (self.first_action, self.prev_action, self.play_action, self.next_action, self.last_action):
+            button = QToolButton(self)
+            button.setDefaultAction(action)
+            button.setFocusPolicy(Qt.NoFocus)
+            button.setAutoRaise(True)
+            row.addWidget(button)
+        row.addWidget(self.kind_combo)
+        row.addWidget(self.speed_combo)
+        row.addStretch(1)
+        row.addWidget(self.spin)
+        row.addWidget(self.time_label)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(2)
+        layout.addWidget(self.track)
+        layout.addLayout(row)
+
+        session.loaded.connect(self._on_loaded)
+        session.tickChanged.connect(self._on_tick)
+        session.tickPreview.connect(self._on_preview)
+        app = QApplication.instance()
+        app.focusChanged.connect(self._on_focus_changed)
+        self._on_focus_changed(None, app.focusWidget())
+        self._on_loaded()
+
+    # ----- actions -----
+    def _make_actions(self) -> None:
+        style = self.style()
+        key = QKeySequence
+        specs = (  # attribute, object name, text, shortcut, icon, slot
+            ("prev_action", "actionPreviousEvent", "Previous event", key(Qt.Key_Left),
+             QStyle.SP_MediaSeekBackward, self.previous_event),
+            ("next_action", "actionNextEvent", "Next event", key(Qt.Key_Right),
+             QStyle.SP_MediaSeekForward, self.next_event),
+            ("back_action", "actionBack100", f"Back {BIG_STEP} ticks", key(Qt.SHIFT | Qt.Key_Left),
+             None, self.back_big_step),
+            ("forward_action", "actionForward100", f"Forward {BIG_STEP} ticks", key(Qt.SHIFT | Qt.Key_Right),
+             None, self.forward_big_step),
+            ("first_action", "actionFirstTick", "First tick", key(Qt.Key_Home),
+             QStyle.SP_MediaSkipBackward, self.go_first),
+            ("last_action", "actionLastTick", "Last tick", key(Qt.Key_End),
+             QStyle.SP_MediaSkipForward, self.go_last),
+            ("goto_action", "actionGoToTick", "Go to tick…", key(Qt.CTRL | Qt.Key_G), None, self.go_to_tick),
+            ("play_action", "actionPlayPause", "Play", key(Qt.Key_Space), QStyle.SP_MediaPlay, None),
+        )
+        self._actions: list[QAction] = []
+        for attr, name, text, keys, icon, slot in specs:
+            action = QAction(text, self)
+            action.setObjectName(name)
+            action.setShortcut(keys)
+            action.setShortcutContext(Qt.WindowShortcut)
+            action.setToolTip(f"{text} ({keys.toString(QKeySequence.NativeText)})")
+            if icon is not None:
+                action.setIcon(style.standardIcon(icon))
+            if slot is not None:
+                action.triggered.connect(slot)
+            self.addAction(action)
+            setattr(self, attr, action)
+            self._actions.append(action)
+        self.play_action.setCheckable(True)
+        self.play_action.toggled.connect(self._on_play_toggled)
+
+    def actions(self) -> list[QAction]:  # noqa: D401 (QWidget override)
+        """The bar's commands (for a menu), in display order."""
+        return list(self._actions)
+
+    def _on_focus_changed(self, _old, new) -> None:
+        """Lets a focused table, list, text field or button elsewhere keep its own keys.
+
+        WindowShortcut would take Left/Right from a table of the same window, so while
+        such a widget outside the bar has focus the bare-key actions (all but Ctrl+G)
+        narrow to WidgetWithChildrenShortcut; everywhere else they work window-wide.
+        """
+        outside_user = isinstance(new, _KEY_USERS) and not self.isAncestorOf(new)
+        context = Qt.WidgetWithChildrenShortcut if outside_user else Qt.WindowShortcut
+        for action in self._actions:
+            if action is not self.goto_action:
+                action.setShortcutContext(context)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Runs an action whose shortcut matches when the key reaches the bar itself.
+
+        WindowShortcut handles keys in a window; this covers keys sent straight to
+        the bar (a focused bar outside an active window, or ``QTest.keyClick``).
+        """
+        pressed = QKeySequence(event.keyCombination())
+        for action in self._actions:
+            if action.isEnabled() and action.shortcut() == pressed:
+                action.trigger()
+                event.accept()
+                return
+        super().keyPressEvent(event)
+
+    def _update_actions(self) -> None:
+        s = self.session
+        ready = s.ready and s.last_tick > 0
+        kind = self.current_kind()
+        self.prev_action.setEnabled(ready and s.next_event_tick(kind, False) is not None)
+        self.next_action.setEnabled(ready and s.next_event_tick(kind, True) is not None)
+        for action in (self.back_action, self.forward_action, self.first_action, self.last_action,
+                       self.goto_action, self.play_action):
+            action.setEnabled(ready)
+
+    # ----- intents -----
+    def current_kind(self) -> str | None:
+        """The event kind chosen in the kind combo (None for any event)."""
+        return self.kind_combo.currentData()
+
+    def step_event(self, forward: bool) -> None:
+        """Moves the session to the previous/next event of the chosen kind."""
+        self.session.step_event(self.current_kind(), forward)
+
+    def previous_event(self) -> None:
+        """Moves to the previous event of the chosen kind."""
+        self.step_event(False)
+
+    def next_event(self) -> None:
+        """Moves to the next event of the chosen kind."""
+        self.step_event(True)
+
+    def step_ticks(self, delta: int) -> None:
+        """Moves the session ``delta`` ticks (clamped)."""
+        self.session.set_tick(self.session.tick + delta)
+
+    def back_big_step(self) -> None:
+        """Moves BIG_STEP ticks back."""
+        self.step_ticks(-BIG_STEP)
+
+    def forward_big_step(self) -> None:
+        """Moves BIG_STEP ticks forward."""
+        self.step_ticks(BIG_STEP)
+
+    def go_first(self) -> None:
+        """Moves to the first tick."""
+        self.session.set_tick(self.session.first_tick)
+
+    def go_last(self) -> None:
+        """Moves to the last tick."""
+        self.session.set_tick(self.session.last_tick)
+
+    def go_to_tick(self) -> None:
+        """Asks for a tick and moves there."""
+        s = self.session
+        top = min(s.last_tick, _INT_MAX)
+        tick, ok = QInputDialog.getInt(self, "Go to tick", f"Tick (0 – {top}):", min(s.tick, top), 0, top, 1)
+        if ok:
+            s.set_tick(tick)
+
+    def _on_dragged(self, tick: int) -> None:
+        self.session.set_tick(tick, live=True)
+
+    def _on_released(self, tick: int) -> None:
+        self.session.set_tick(tick)
+        self._show_tick(self.session.tick)  # the commit may be a no-op after a preview
+
+    def _on_spin(self, value: int) -> None:
+        self.session.set_tick(value)
+
+    # ----- playback -----
+    @property
+    def playing(self) -> bool:
+        """True while playback runs."""
+        return self._timer.isActive()
+
+    def set_playing(self, playing: bool) -> None:
+        """Starts or stops playback."""
+        self.play_action.setChecked(playing)
+
+    def _on_play_toggled(self, playing: bool) -> None:
+        icon = QStyle.SP_MediaPause if playing else QStyle.SP_MediaPlay
+        self.play_action.setIcon(self.style().standardIcon(icon))
+        self.play_action.setText("Pause" if playing else "Play")
+        if playing:
+            s = self.session
+            if s.tick >= s.last_tick:
+                s.set_tick(s.first_tick)
+            self._restart_timer()
+        else:
+            self._timer.stop()
+
+    def _restart_timer(self) -> None:
+        if not self.play_action.isChecked():
+            return
+        self._timer.start(EVENT_FRAME_MS if self.speed_combo.currentData() is None else FRAME_MS)
+
+    def ticks_per_frame(self) -> int | None:
+        """Ticks moved per playback frame (None in event-by-event mode)."""
+        speed = self.speed_combo.currentData()
+        if speed is None:
+            return None
+        s = self.session
+        tps = s.playthrough.save.ticks_per_second if s.playthrough else 10
+        return max(1, round(speed * (tps or 10) * FRAME_MS / 1000))
+
+    def _on_frame(self) -> None:
+        s = self.session
+        step = self.ticks_per_frame()
+        if step is None:
+            tick = s.next_event_tick(self.current_kind(), True)
+        else:
+            tick = s.tick + step if s.tick < s.last_tick else None
+        if tick is None:
+            self.set_playing(False)
+            return
+        s.set_tick(tick)
+        if s.tick >= s.last_tick:
+            self.set_playing(False)
+
+    # ----- following the session -----
+    def _on_loaded(self) -> None:
+        self.set_playing(False)
+        s = self.session
+        lanes = []
+        for kind, (label, colour) in KIND_STYLE.items():
+            ticks = np.asarray(s.event_ticks(kind), dtype=np.int64) if s.ready else np.empty(0, np.int64)
+            lanes.append((label, QColor(colour), np.sort(ticks)))
+        game_time = s.playthrough.save.game_time if s.playthrough else str
+        self.track.set_data(s.last_tick, lanes, game_time)
+        self.spin.blockSignals(True)
+        self.spin.setRange(0, min(s.last_tick, _INT_MAX))
+        self.spin.blockSignals(False)
+        metrics = self.time_label.fontMetrics()
+        widest = max(metrics.horizontalAdvance(f"{game_time(s.last_tick)} / {game_time(s.last_tick)}"),
+                     metrics.horizontalAdvance("no save open"))
+        self.time_label.setFixedWidth(widest + 8)
+        self.setEnabled(s.ready)
+        self._show_tick(s.tick)
+
+    def _on_tick(self, tick: int) -> None:
+        self._show_tick(tick)
+
+    def _on_preview(self, tick: int) -> None:
+        self._show_tick(tick, preview=True)
+
+    def _show_tick(self, tick: int, preview: bool = False) -> None:
+        """Shows ``tick`` (a preview while dragging: italic time, actions unchanged)."""
+        self.track.set_tick(tick)
+        self.spin.blockSignals(True)
+        self.spin.setValue(min(tick, _INT_MAX))
+        self.spin.blockSignals(False)
+        if not preview:
+            self._update_actions()
+        s = self.session
+        if not s.playthrough:
+            self.time_label.setText("no save open")
+            return
+        game_time = s.playthrough.save.game_time
+        text = f"{game_time(tick)} / {game_time(s.last_tick)}"
+        self.time_label.setText(f"<i>{text}</i>" if preview else text)
+        self.time_label.setToolTip(f"Game time at tick {tick:,} / at the last tick {s.last_tick:,}")

@@ -1,0 +1,561 @@
+"""Relationship and stress timelines of the open playthrough (pyqtgraph).
+
+Two x-linked plots over game ticks:
+
+* **Relationship**: every NPC's score (0..100 score points) as a step curve, the
+  selected NPC emphasised, the level bands (relationship seed: <= 20 Stranger,
+  <= 40 Acquaintance, <= 60 Friend, <= 80 Good Friend, above Close Friend) shaded
+  and named on the right axis, and the selected NPC's walk-aways, confrontations
+  and walk-away penalties as markers.
+* **Stress**: the selected NPC's stress against its threshold (dashed), the part
+  over the threshold filled red (schema §8.1).
+
+A movable tick cursor in both plots follows the session and drives it: dragging
+previews (``set_tick(t, live=True)``, rate-limited), releasing commits. The numpy
+arrays are built once per load; a tick change only moves two lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from models.types import LEVEL_BOUNDS, RelationshipLevel
+
+from .tickbar import KIND_STYLE
+
+
+
+
+def _marker(points: list[tuple[float, float]] | None = None, cross_at: float | None = None) -> QPainterPath:
+    """A marker path in pyqtgraph's unit symbol box (-0.5..0.5, y down): a polygon, or an x at (0, cross_at)."""
+    path = QPainterPath()
+    if points:
+        path.addPolygon(QPolygonF([QPointF(x, y) for x, y in points]))
+        path.closeSubpath()
+    if cross_at is not None:
+        plus = QPainterPath()
+        plus.setFillRule(Qt.WindingFill)
+        plus.addRect(-0.17, -0.04, 0.34, 0.08)
+        plus.addRect(-0.04, -0.17, 0.08, 0.34)
+        path.addPath(QTransform().translate(0.0, cross_at).rotate(45).map(plus.simplified()))
+    return path
+
+
+#: Per-NPC markers: session event kind -> journal variants, symbol. Symbols are drawn
+#: at MARKER_SIZE px with the shape off-centre so that markers of one tick do not
+#: cover each other: walk-aways point down at the curve from above, penalties hang
+#: below it, confrontations sit on it.
+MARKERS: dict[str, tuple[frozenset[str], QPainterPath]] = {
+    "walk-away": (frozenset({"InteractionWalkedAway", "InteractionConflictAbandoned"}),
+                  _marker([(-0.22, -0.48), (0.22, -0.48), (0.0, -0.1)])),
+    "confrontation": (frozenset({"InteractionConfrontation"}),
+                      _marker([(0.0, -0.2), (0.2, 0.0), (0.0, 0.2), (-0.2, 0.0)])),
+    "penalty": (frozenset({"WalkAwayPenalty"}), _marker(cross_at=0.3)),
+}
+MARKER_SIZE = 24
+
+#: Qualitative palette (Tableau 10) for NPC curves; more NPCs fall back to pg.intColor.
+PALETTE = ("#4e79a7", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac", "#e15759", "#f28e2b")
+BAND_FILLS = ("#f3f3f3", "#eaf1f8", "#eaf5ea", "#f3ecf6", "#fbf3dc")
+SELECTED_WIDTH = 3.0
+OTHER_WIDTH = 1.5
+HOVER_RATE = 30
+"""Hover and cursor-drag updates per second (SignalProxy rate limit)."""
+
+
+def step_xy(ticks, values, end: float) -> tuple[np.ndarray, np.ndarray]:
+    """Turns values that hold from their tick on into a step polyline.
+
+    Repeated ticks keep their last value and runs of an unchanged value become one
+    step, so a threshold that never moves is two points whatever the journal size.
+
+    Args:
+        ticks: non-decreasing ticks where a value begins.
+        values: the value from that tick on; NaN leaves a gap.
+        end: tick where the last value stops (at least the last tick).
+
+    Returns:
+        (x, y) float64 arrays with two points per step, ready for ``connect='finite'``.
+    """
+    t = np.asarray(ticks, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    if len(t) == 0:
+        return np.empty(0), np.empty(0)
+    last_of_tick = np.r_[t[1:] != t[:-1], True]
+    t, v = t[last_of_tick], v[last_of_tick]
+    same = (v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1]))
+    changed = np.r_[True, ~same]
+    t, v = t[changed], v[changed]
+    x = np.repeat(t, 2)
+    x[1::2] = np.r_[t[1:], max(float(end), t[-1])]
+    return x, np.repeat(v, 2)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A value that holds from each tick on, as a plottable polyline.
+
+    Attributes:
+        x, y: the ``step_xy`` polyline (two points per step).
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+
+    @classmethod
+    def build(cls, ticks, values, end: float) -> "Step":
+        """See ``step_xy``."""
+        return cls(*step_xy(ticks, values, end))
+
+    def at(self, tick: float) -> float:
+        """The value at ``tick`` (NaN before the first step)."""
+        return float(self.at_many(np.asarray([tick], dtype=np.float64))[0])
+
+    def at_many(self, ticks: np.ndarray) -> np.ndarray:
+        """The values at many ticks at once."""
+        out = np.full(len(ticks), np.nan)
+        if len(self.x) == 0:
+            return out
+        k = np.searchsorted(self.x[0::2], ticks, side="right") - 1
+        inside = k >= 0
+        out[inside] = self.y[2 * k[inside]]
+        return out
+
+
+@dataclass
+class NpcTrack:
+    """One NPC's plotted series, built once per load.
+
+    Attributes:
+        stable_id, name: the NPC.
+        colour: curve colour.
+        score: relationship score points (0..100).
+        stress, threshold: stress units (i16); ``excess`` is max(stress, threshold).
+        walk_aways: walk-away count.
+        markers: session event kind -> ticks of that kind aimed at this NPC.
+    """
+
+    stable_id: int
+    name: str
+    colour: QColor
+    score: Step
+    stress: Step
+    threshold: Step
+    excess: Step
+    walk_aways: Step
+    markers: dict[str, np.ndarray]
+
+
+def build_tracks(playthrough, end: int) -> list[NpcTrack]:
+    """Reads every NPC's versions and the marker events of a playthrough into arrays."""
+    index = playthrough.index
+    if index is None:
+        return []
+    entry_ticks = np.asarray(index.ticks, dtype=np.float64)
+    by_target = _marker_ticks(playthrough)
+    tracks = []
+    for n, sid in enumerate(sorted(index.npcs)):
+        versions = index.npcs[sid]
+        pos = np.asarray(versions.positions, dtype=np.int64)
+        ticks = np.where(pos > 0, entry_ticks[np.maximum(pos - 1, 0)] if len(entry_ticks) else 0.0, 0.0)
+        states = versions.values
+        score = np.asarray([s.relationship.score for s in states], dtype=np.float64)
+        stress = np.asarray([s.tolerance.current_stress for s in states], dtype=np.float64)
+        threshold = np.asarray([s.tolerance.threshold for s in states], dtype=np.float64)
+        walk_aways = np.asarray([s.walk_aways for s in states], dtype=np.float64)
+        colour = QColor(PALETTE[n]) if n < len(PALETTE) else pg.intColor(n, hues=12)
+        tracks.append(NpcTrack(
+            sid, playthrough.npc_name(sid), colour,
+            score=Step.build(ticks, score, end),
+            stress=Step.build(ticks, stress, end),
+            threshold=Step.build(ticks, threshold, end),
+            excess=Step.build(ticks, np.fmax(stress, threshold), end),
+            walk_aways=Step.build(ticks, walk_aways, end),
+            markers={kind: np.asarray(by_target.get((kind, sid), ()), dtype=np.float64) for kind in MARKERS},
+        ))
+    return tracks
+
+
+def _marker_ticks(playthrough) -> dict[tuple[str, int], list[int]]:
+    """(kind, target StableId) -> ticks of the walk-away, confrontation and penalty entries."""
+    index, data = playthrough.index, playthrough.save.journal.data
+    kind_of = {variant: kind for kind, (variants, _) in MARKERS.items() for variant in variants}
+    out: dict[tuple[str, int], list[int]] = {}
+    for i, variant in enumerate(index.kinds):
+        kind = kind_of.get(variant)
+        if kind is None or i >= len(data) or not isinstance(data[i], dict):
+            continue
+        target = data[i].get("target")
+        if target is not None:
+            out.setdefault((kind, target), []).append(index.ticks[i])
+    return out
+
+
+class _StepCurve(pg.PlotDataItem):
+    """A PlotDataItem that keeps the tail that peak downsampling drops.
+
+    pyqtgraph bins ``len // ds`` whole bins and drops the remainder; on a step
+    curve the remainder can be a long last step, so the curve would stop short of
+    the end of the data. The dropped points are put back (at most ``ds`` of them).
+    Overrides pyqtgraph's private ``_getDisplayDataset`` (checked with 0.14).
+    """
+
+    def _getDisplayDataset(self):  # noqa: N802 (pyqtgraph override)
+        shown = super()._getDisplayDataset()
+        full = self._dataset
+        if shown is None or full is None or len(shown.x) == 0 or len(full.x) == 0 or shown.x[-1] >= full.x[-1]:
+            return shown
+        view = self.getViewBox()
+        right = view.viewRect().right() if view is not None else full.x[-1]
+        start = int(np.searchsorted(full.x, shown.x[-1], side="right"))
+        stop = min(len(full.x), int(np.searchsorted(full.x, right, side="right")) + 1)
+        if start < stop:
+            shown.x = np.concatenate([shown.x, full.x[start:stop]])
+            shown.y = np.concatenate([shown.y, full.y[start:stop]])
+        return shown
+
+
+def _faded(colour: QColor, amount: float = 0.35) -> QColor:
+    """``colour`` mixed with white, kept opaque (translucent wide pens are slow to draw)."""
+    return QColor.fromRgbF(*(c + (1.0 - c) * amount for c in colour.getRgbF()[:3]))
+
+
+class _TickAxis(pg.AxisItem):
+    """Bottom axis writing ticks with thousands separators."""
+
+    def __init__(self) -> None:
+        super().__init__("bottom")
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph override)
+        return [f"{v * scale:,.0f}" if float(v * scale).is_integer() else "" for v in values]
+
+
+class _LevelAxis(pg.AxisItem):
+    """Right axis naming the relationship level of each score band."""
+
+    def __init__(self) -> None:
+        super().__init__("right")
+        bounds = [0.0] + [b for b, _ in LEVEL_BOUNDS] + [100.0]
+        levels = [level for _, level in LEVEL_BOUNDS] + [RelationshipLevel.CLOSE_FRIEND]
+        self.setTicks([[((lo + hi) / 2, level.display_name) for lo, hi, level in zip(bounds, bounds[1:], levels)], []])
+
+
+class TimelinesView(QWidget):
+    """Relationship score and stress over time, with a tick cursor and hover values.
+
+    Args:
+        session: the app ``Session``; the view follows ``loaded``, ``tickPreview``,
+            ``tickChanged`` and ``npcChanged`` and calls ``set_tick``/``set_npc``.
+        parent: optional parent widget.
+
+    Attributes:
+        score_plot, stress_plot: the two x-linked ``pg.PlotItem``.
+        cursors: the movable tick lines (score plot, stress plot).
+        curves: StableId -> score curve (``pg.PlotDataItem``).
+        readout: label with the values under the mouse (or at the cursor).
+    """
+
+    def __init__(self, session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("timelinesView")
+        self.session = session
+        self.tracks: dict[int, NpcTrack] = {}
+        self.curves: dict[int, pg.PlotDataItem] = {}
+
+        self.readout = QLabel(self)
+        self.readout.setObjectName("timelinesReadout")
+        self.readout.setTextFormat(Qt.RichText)
+        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # long text never widens the dock
+        self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics.setBackground("w")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(2)
+        layout.addWidget(self.readout)
+        self.legend = QLabel(self)
+        self.legend.setObjectName("timelinesLegend")
+        self.legend.setTextFormat(Qt.RichText)
+        self.legend.setWordWrap(True)
+        self.legend.setToolTip("Click a name to select that NPC")
+        self.legend.linkActivated.connect(self._on_legend_link)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.graphics, 1)
+        self._build_plots()
+
+        self._hover_proxy = pg.SignalProxy(self.graphics.scene().sigMouseMoved, rateLimit=HOVER_RATE, slot=self._on_mouse_moved)
+        self._drag_proxies = [
+            pg.SignalProxy(line.sigPositionChanged, rateLimit=HOVER_RATE, slot=self._on_cursor_dragged) for line in self.cursors
+        ]
+        for line in self.cursors:
+            line.sigPositionChangeFinished.connect(self._on_cursor_released)
+
+        session.loaded.connect(self._on_loaded)
+        session.tickPreview.connect(self._on_tick)  # cheap: two lines and a few bisections
+        session.tickChanged.connect(self._on_tick)
+        session.npcChanged.connect(self._on_npc)
+        self._on_loaded()
+
+    # ----- construction -----
+    def _build_plots(self) -> None:
+        g = self.graphics
+        self.score_plot = g.addPlot(row=0, col=0, axisItems={"right": _LevelAxis()})
+        self.stress_plot = g.addPlot(row=1, col=0, axisItems={"bottom": _TickAxis()})
+        g.ci.layout.setRowStretchFactor(0, 3)
+        g.ci.layout.setRowStretchFactor(1, 2)
+        self.stress_plot.setXLink(self.score_plot)
+        for plot, title in ((self.score_plot, "Relationship score"), (self.stress_plot, "Stress")):
+            plot.setMouseEnabled(x=True, y=False)
+            plot.setMenuEnabled(False)
+            plot.hideButtons()
+            plot.showGrid(x=True, y=False, alpha=0.15)
+            plot.setLabel("left", title, color="#333")
+            plot.showAxis("right")
+            for name in ("left", "bottom", "right"):
+                plot.getAxis(name).setPen(pg.mkPen("#555"))
+                plot.getAxis(name).setTextPen(pg.mkPen("#333"))
+            plot.getAxis("left").setWidth(58)
+            plot.getAxis("left").enableAutoSIPrefix(False)
+            plot.getAxis("right").setWidth(104)  # level names; the same in both plots keeps x aligned
+        self.score_plot.getAxis("bottom").setStyle(showValues=False)
+        self.stress_plot.getAxis("right").setStyle(showValues=False)
+        self.stress_plot.setLabel("bottom", "tick", color="#333")
+        self._build_score_plot()
+        self._build_stress_plot()
+        self._build_cursors()
+
+    def _build_score_plot(self) -> None:
+        plot = self.score_plot
+        plot.setYRange(-5, 103, padding=0)
+        plot.setLimits(yMin=-6, yMax=106)
+        plot.getAxis("left").setTicks([[(v, str(v)) for v in (0, 20, 40, 60, 80, 100)], []])
+        bounds = [0.0] + [b for b, _ in LEVEL_BOUNDS] + [100.0]
+        for lo, hi, fill in zip(bounds, bounds[1:], BAND_FILLS):
+            band = pg.LinearRegionItem((lo, hi), orientation="horizontal", movable=False,
+                                       brush=pg.mkBrush(fill), pen=pg.mkPen(None))
+            band.setZValue(-100)
+            plot.addItem(band, ignoreBounds=True)
+        for bound, _ in LEVEL_BOUNDS:
+            line = pg.InfiniteLine(bound, angle=0, pen=pg.mkPen("#b8b8b8", width=1, style=Qt.DashLine))
+            line.setZValue(-90)
+            plot.addItem(line, ignoreBounds=True)
+        self.markers = {}
+        for kind, (_, symbol) in MARKERS.items():
+            label, colour = KIND_STYLE[kind]
+            item = pg.ScatterPlotItem(symbol=symbol, size=MARKER_SIZE, brush=pg.mkBrush(colour), pen=pg.mkPen("#ffffff", width=0.8))
+            item.setZValue(50)
+            plot.addItem(item)
+            self.markers[kind] = (label, item)
+        self.hover_dot = pg.ScatterPlotItem(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
+        self.hover_dot.setZValue(90)
+        plot.addItem(self.hover_dot, ignoreBounds=True)
+
+    def _build_stress_plot(self) -> None:
+        over_brush = pg.mkBrush(214, 39, 40, 70)
+        self.stress_curve = _StepCurve(pen=pg.mkPen("#c0392b", width=2), name="Stress")
+        self.threshold_curve = _StepCurve(pen=pg.mkPen("#333", width=1.5, style=Qt.DashLine), name="Threshold")
+        self.excess_curve = _StepCurve()
+        self.over_fill = pg.FillBetweenItem(self.excess_curve, self.threshold_curve, brush=over_brush, pen=pg.mkPen(None))
+        for item in (self.over_fill, self.threshold_curve, self.excess_curve, self.stress_curve):
+            self.stress_plot.addItem(item)
+        for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
+            self._tune(item)
+        self.excess_curve.setVisible(False)  # only the fill's upper edge; never drawn
+
+    def _build_cursors(self) -> None:
+        pen, hover_pen = pg.mkPen("#202020", width=2), pg.mkPen("#1f77b4", width=3)
+        label = {"position": 0.96, "color": "#202020", "fill": (255, 255, 255, 220)}
+        self.cursors = (
+            pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen, label="{value:,.0f}", labelOpts=label),
+            pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen),
+        )
+        for plot, line in zip((self.score_plot, self.stress_plot), self.cursors):
+            line.setZValue(100)
+            plot.addItem(line, ignoreBounds=True)
+
+    @staticmethod
+    def _tune(item: pg.PlotDataItem) -> None:
+        """Settings that keep a million-point curve fast to draw and pan.
+
+        Called after the item is in a plot: pyqtgraph 0.14 fails when clip-to-view
+        is set on an item that is not in a ViewBox yet.
+        """
+        item.setDownsampling(auto=True, method="peak")
+        # One min/max pair per pixel column instead of pyqtgraph's default of five:
+        # wide cosmetic pens make every drawn point expensive. (No setter exists.)
+        item.opts["autoDownsampleFactor"] = 1.0
+        item.setClipToView(True)
+
+    # ----- following the session -----
+    def _on_loaded(self) -> None:
+        for curve in self.curves.values():
+            self.score_plot.removeItem(curve)
+        self.curves.clear()
+        s = self.session
+        end = s.last_tick
+        self.tracks = {t.stable_id: t for t in build_tracks(s.playthrough, end)} if s.ready else {}
+        for sid, track in self.tracks.items():
+            curve = _StepCurve(track.score.x, track.score.y, connect="finite", name=track.name)
+            curve.setCurveClickable(True, width=8)
+            curve.sigClicked.connect(self._on_curve_clicked)
+            self.score_plot.addItem(curve)
+            self._tune(curve)
+            self.curves[sid] = curve
+        for line in self.cursors:
+            line.setVisible(s.ready)
+        span = max(end, 10)
+        for plot in (self.score_plot, self.stress_plot):
+            plot.setLimits(xMin=-0.02 * span, xMax=1.02 * span)
+        self.score_plot.setXRange(0, span, padding=0.01)
+        self._on_npc(s.npc)
+        self._on_tick(s.tick)
+
+    def _on_npc(self, npc) -> None:
+        self._update_legend(npc)
+        for sid, curve in self.curves.items():
+            selected = sid == npc
+            colour = self.tracks[sid].colour if selected else _faded(self.tracks[sid].colour)
+            curve.setPen(pg.mkPen(colour, width=SELECTED_WIDTH if selected else OTHER_WIDTH))
+            curve.setZValue(10 if selected else 0)
+        track = self.tracks.get(npc)
+        empty = np.empty(0)
+        if track is None:
+            for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
+                item.setData(empty, empty)
+            for _, item in self.markers.values():
+                item.setData([], [])
+            self.stress_plot.setYRange(0, 1, padding=0.02)
+            self._show_values(self.session.tick, None)
+            return
+        self.stress_curve.setData(track.stress.x, track.stress.y, connect="finite")
+        self.threshold_curve.setData(track.threshold.x, track.threshold.y, connect="finite")
+        self.excess_curve.setData(track.excess.x, track.excess.y, connect="finite")
+        self.stress_curve.setPen(pg.mkPen(track.colour.darker(115), width=2))
+        for kind, (_, item) in self.markers.items():
+            ticks = track.markers[kind]
+            item.setData(ticks, track.score.at_many(ticks))
+        finite = np.concatenate([track.stress.y, track.threshold.y])
+        finite = finite[np.isfinite(finite)]
+        top = float(finite.max()) if len(finite) else 1.0
+        bottom = min(0.0, float(finite.min())) if len(finite) else 0.0
+        self.stress_plot.setYRange(bottom, max(top * 1.1, bottom + 1), padding=0.02)
+        self._show_values(self.session.tick, npc)
+
+    def _on_tick(self, tick: int) -> None:
+        self._move_cursors(tick)
+        self._show_values(tick, self.session.npc)
+
+    def _move_cursors(self, tick: int) -> None:
+        for line in self.cursors:
+            if not line.moving and line.value() != tick:
+                line.setValue(tick)
+
+    # ----- intents -----
+    def _on_cursor_dragged(self, args) -> None:
+        line = args[0]
+        if not line.moving:
+            return  # moved by the session, not by the user
+        tick = self.session.clamp(round(line.value()))
+        for other in self.cursors:
+            if other is not line:
+                other.setValue(tick)
+        self.session.set_tick(tick, live=True)
+
+    def _on_curve_clicked(self, item, _event) -> None:
+        for sid, curve in self.curves.items():
+            if curve is item:
+                self.session.set_npc(sid)
+                return
+
+    def _on_legend_link(self, link: str) -> None:
+        self.session.set_npc(int(link.removeprefix("npc:")))
+
+    def _update_legend(self, npc) -> None:
+        """Writes the legend: NPC names (links that select; the selected one bold), markers, stress."""
+        if not self.tracks:
+            self.legend.setText("")
+            return
+        parts = []
+        for sid, track in self.tracks.items():
+            colour = track.colour.name() if sid == npc else _faded(track.colour).name()
+            name = f"<b>{escape(track.name)}</b>" if sid == npc else escape(track.name)
+            parts.append(f"<span style='color:{colour}'>━━</span>&nbsp;<a href='npc:{sid}' "
+                         f"style='color:#222; text-decoration:none'>{name}</a>")
+        for kind, glyph in (("walk-away", "▼"), ("confrontation", "◆"), ("penalty", "✕")):
+            label, colour = KIND_STYLE[kind]
+            nobreak = label.replace("-", "\u2011")  # non-breaking hyphen: "Walk-away" stays whole
+            parts.append(f"<span style='color:{colour}'>{glyph}</span>&nbsp;{nobreak}")
+        selected = self.tracks.get(npc)
+        stress_colour = selected.colour.darker(115).name() if selected else "#555"
+        parts.append(f"<span style='color:{stress_colour}'>━━</span>&nbsp;stress")
+        parts.append("<span style='color:#333'>╍╍</span>&nbsp;threshold")
+        parts.append("<span style='background:#f4c4c4'>&nbsp;&nbsp;&nbsp;</span>&nbsp;over threshold")
+        self.legend.setText("&nbsp;&nbsp; ".join(parts))
+
+    def _on_cursor_released(self, line) -> None:
+        self.session.set_tick(round(line.value()))
+        self._on_tick(self.session.tick)  # the commit may be a no-op after a preview
+
+    # ----- hover -----
+    def _on_mouse_moved(self, args) -> None:
+        pos = args[0]
+        for plot in (self.score_plot, self.stress_plot):
+            if plot.sceneBoundingRect().contains(pos) and plot.vb.sceneBoundingRect().contains(pos):
+                point = plot.vb.mapSceneToView(pos)
+                tick = self.session.clamp(round(point.x()))
+                npc = self._nearest_npc(tick, point.y(), plot) if plot is self.score_plot else self.session.npc
+                self._show_values(tick, npc, hover=True)
+                return
+        self.hover_dot.setData([], [])
+        self._show_values(self.session.tick, self.session.npc)
+
+    def _nearest_npc(self, tick: int, score: float, plot) -> int | None:
+        """The NPC whose curve passes within 8 px of the mouse, else the selected one."""
+        per_px = plot.vb.viewPixelSize()[1]
+        best, best_d = self.session.npc, 8 * per_px
+        for sid, track in self.tracks.items():
+            d = abs(track.score.at(tick) - score)
+            if d < best_d and self.curves[sid].isVisible():
+                best, best_d = sid, d
+        return best
+
+    def _show_values(self, tick: int, npc, hover: bool = False) -> None:
+        """Writes tick, game time and the NPC's score, level and stress into the readout."""
+        s = self.session
+        if not s.ready:
+            self.readout.setText("<i>No save open.</i>")
+            return
+        where = "Mouse" if hover else "Cursor"
+        text = f"<b>{where}</b> tick {tick:,} ({s.playthrough.save.game_time(tick)})"
+        track = self.tracks.get(npc)
+        if track is not None:
+            score = track.score.at(tick)
+            stress = track.stress.at(tick)
+            threshold = track.threshold.at(tick)
+            walk = track.walk_aways.at(tick)
+            colour = track.colour.name()
+            text += f" · <b><span style='color:{colour}'>■</span> {escape(track.name)}</b>"
+            if np.isfinite(score):
+                level = RelationshipLevel.for_score(score).display_name
+                over = " <span style='color:#c0392b'><b>over threshold</b></span>" if stress > threshold else ""
+                text += (f" · score <b>{score:.1f}</b> ({level}) · stress <b>{stress:.0f}</b> / {threshold:.0f}{over}"
+                         f" · walk-aways {walk:.0f}")
+                if hover:
+                    self.hover_dot.setData([tick], [score], brush=pg.mkBrush(track.colour))
+            else:
+                text += " · no state at this tick"
+        elif hover:
+            self.hover_dot.setData([], [])
+        self.readout.setText(text)
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self.hover_dot.setData([], [])
+        self._show_values(self.session.tick, self.session.npc)
+        super().leaveEvent(event)
+

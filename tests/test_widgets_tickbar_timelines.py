@@ -399,3 +399,29 @@ def test_grabs_are_not_blank(qtbot, stepping):
     qtbot.addWidget(bar)
     assert _distinct_colours(view) > 20
     assert _distinct_colours(bar) > 10
+
+
+def test_rising_curve_never_drawn_with_false_drops(qtbot):
+    """Regression: peak downsampling drew a rising score as a sawtooth (max then min per bin)."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from widgets.timelines import DOWNSAMPLE_ABOVE, _StepCurve, step_xy
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    plot.show()
+    for n in (300, DOWNSAMPLE_ABOVE + 5000):
+        ticks = np.arange(n) * 10
+        x, y = step_xy(ticks, np.linspace(0, 100, n), ticks[-1] + 10)
+        curve = _StepCurve(x, y, connect="finite")
+        plot.addItem(curve)
+        TimelinesView._tune(curve)
+        qtbot.wait(10)
+        shown = curve._getDisplayDataset()
+        assert np.all(np.diff(shown.y) >= 0), n
+        assert shown.x[-1] == x[-1] and shown.y[-1] == y[-1]  # drawn to the end
+        if len(x) <= DOWNSAMPLE_ABOVE:
+            assert len(shown.x) == len(x)  # small curves are drawn exactly
+        plot.removeItem(curve)

@@ -33,6 +33,9 @@ from .tickbar import KIND_STYLE
 
 
 
+#: Curves with more points than this are peak-downsampled when drawn.
+DOWNSAMPLE_ABOVE = 20_000
+
 def _marker(points: list[tuple[float, float]] | None = None, cross_at: float | None = None) -> QPainterPath:
     """A marker path in pyqtgraph's unit symbol box (-0.5..0.5, y down): a polygon, or an x at (0, cross_at)."""
     path = QPainterPath()
@@ -199,27 +202,52 @@ def _marker_ticks(playthrough) -> dict[tuple[str, int], list[int]]:
 
 
 class _StepCurve(pg.PlotDataItem):
-    """A PlotDataItem that keeps the tail that peak downsampling drops.
+    """A PlotDataItem that keeps the end of a step curve that peak downsampling drops.
 
     pyqtgraph bins ``len // ds`` whole bins and drops the remainder; on a step
     curve the remainder can be a long last step, so the curve would stop short of
-    the end of the data. The dropped points are put back (at most ``ds`` of them).
-    Overrides pyqtgraph's private ``_getDisplayDataset`` (checked with 0.14).
+    the end of the data. The last step (its two points) is put back when it lies in
+    view. Downsampled (max, min) pairs are also ordered along the trend
+    (``_order_peaks``). Overrides pyqtgraph's private ``_getDisplayDataset``
+    (checked with 0.14).
     """
 
     def _getDisplayDataset(self):  # noqa: N802 (pyqtgraph override)
         shown = super()._getDisplayDataset()
         full = self._dataset
-        if shown is None or full is None or len(shown.x) == 0 or len(full.x) == 0 or shown.x[-1] >= full.x[-1]:
+        if shown is None or full is None or len(shown.x) == 0 or len(full.x) < 2:
             return shown
-        view = self.getViewBox()
-        right = view.viewRect().right() if view is not None else full.x[-1]
-        start = int(np.searchsorted(full.x, shown.x[-1], side="right"))
-        stop = min(len(full.x), int(np.searchsorted(full.x, right, side="right")) + 1)
-        if start < stop:
-            shown.x = np.concatenate([shown.x, full.x[start:stop]])
-            shown.y = np.concatenate([shown.y, full.y[start:stop]])
+        if len(shown.x) < len(full.x):
+            _order_peaks(shown)
+        if shown.x[-1] < full.x[-1]:
+            view = self.getViewBox()
+            right = view.viewRect().right() if view is not None else full.x[-1]
+            if full.x[-2] <= right:
+                shown.x = np.concatenate([shown.x, full.x[-2:]])
+                shown.y = np.concatenate([shown.y, full.y[-2:]])
         return shown
+
+
+def _order_peaks(shown) -> None:
+    """Orders each downsampled (max, min) pair along the curve's trend.
+
+    Peak downsampling writes every bin as max then min at one x. On a rising step
+    curve that draws a drop in every bin and a diagonal climb to the next one: a
+    sawtooth the data does not have. Putting min first where the curve rises (and
+    max first where it falls) draws the same envelope without the false drops.
+    """
+    x, y = shown.x, shown.y
+    n = len(y) // 2
+    if n < 2 or len(x) < 2 * n or not np.array_equal(x[0 : 2 * n : 2], x[1 : 2 * n : 2]):
+        return
+    y = np.array(y, dtype=np.float64)
+    hi, lo = y[0 : 2 * n : 2].copy(), y[1 : 2 * n : 2].copy()
+    mid = (hi + lo) / 2
+    rising = np.r_[mid[1:] >= mid[:-1], True]
+    first = np.where(rising, np.minimum(hi, lo), np.maximum(hi, lo))
+    second = np.where(rising, np.maximum(hi, lo), np.minimum(hi, lo))
+    y[0 : 2 * n : 2], y[1 : 2 * n : 2] = first, second
+    shown.y = y
 
 
 def _faded(colour: QColor, amount: float = 0.35) -> QColor:
@@ -386,7 +414,10 @@ class TimelinesView(QWidget):
         Called after the item is in a plot: pyqtgraph 0.14 fails when clip-to-view
         is set on an item that is not in a ViewBox yet.
         """
-        item.setDownsampling(auto=True, method="peak")
+        points = len(item.xData) if item.xData is not None else 0
+        # Peak downsampling draws a step curve as min/max bars: only worth it when
+        # the curve has far more points than a view has pixel columns.
+        item.setDownsampling(auto=points > DOWNSAMPLE_ABOVE, method="peak")
         # One min/max pair per pixel column instead of pyqtgraph's default of five:
         # wide cosmetic pens make every drawn point expensive. (No setter exists.)
         item.opts["autoDownsampleFactor"] = 1.0
@@ -437,6 +468,8 @@ class TimelinesView(QWidget):
         self.threshold_curve.setData(track.threshold.x, track.threshold.y, connect="finite")
         self.excess_curve.setData(track.excess.x, track.excess.y, connect="finite")
         self.stress_curve.setPen(pg.mkPen(track.colour.darker(115), width=2))
+        for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
+            self._tune(item)
         for kind, (_, item) in self.markers.items():
             ticks = track.markers[kind]
             item.setData(ticks, track.score.at_many(ticks))

@@ -74,8 +74,23 @@ def build_gui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _looks_like_save(word: str) -> bool:
+    return word.startswith("-") or Path(word).exists() or word.lower().endswith((".json", ".json.gz", ".gz"))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # Text output must never crash on a terminal or pipe that is not UTF-8.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help") and not _looks_like_save(argv[0]):
+        print(
+            f"narrative-debugger: unknown command or missing file {argv[0]!r} "
+            f"(commands: {', '.join(SUBCOMMANDS)}; or give a save to open the app)",
+            file=sys.stderr,
+        )
+        return EXIT_UNREADABLE
     if not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
         args = build_gui_parser().parse_args(argv)
         from app.main_window import run_app
@@ -102,13 +117,38 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"narrative-debugger {args.command}: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
+    except OSError as exc:  # an output path that cannot be written, a vanished input
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"narrative-debugger {args.command}:{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
     except BrokenPipeError:
         return EXIT_OK
     build_parser().print_help()
     return EXIT_UNREADABLE
 
 
+def check_content_arg(content: Path | None) -> None:
+    """A ``--content`` that is not a folder is misuse (exit 2), not a finding."""
+    if content is not None and not Path(content).is_dir():
+        what = "is not a folder" if Path(content).exists() else "does not exist"
+        raise UsageError(f"--content {content} {what}")
+
+
+def warn_about_errors(play: Playthrough) -> None:
+    """state/prompt work on what could be read; say on stderr when that is not everything."""
+    errors = [f for f in play.findings if f.severity is Severity.ERROR]
+    if errors:
+        first = errors[0]
+        print(
+            f"narrative-debugger: warning: {play.save.label} has {len(errors)} error finding(s); "
+            f"results use what could be read (first: {first.code} at {first.location}: {first.message}). "
+            f"Run 'narrative-debugger check' for all of them.",
+            file=sys.stderr,
+        )
+
+
 def cmd_check(args) -> int:
+    check_content_arg(args.content)
     results = []
     status = EXIT_OK
     for path in args.saves:
@@ -143,13 +183,17 @@ def format_check_text(path: Path, play: Playthrough) -> str:
 
 def open_for_query(path: Path, content: Path | None, tick: int | None) -> tuple[Playthrough, int]:
     """Open a save for ``state``/``prompt``; check the tick. Raises UsageError."""
+    check_content_arg(content)
     play = Playthrough.open(path, content)
     if not play.readable:
         reasons = "; ".join(f"{f.code} {f.location}: {f.message}" for f in play.findings[:3])
         raise UsageError(f"{path} cannot be read: {reasons}")
+    warn_about_errors(play)
     if tick is None:
         tick = play.save.saved_at_tick
-    if tick < 0 or tick > play.last_tick:
+    if tick < 0:
+        raise UsageError(f"--tick must be 0 or more, not {tick}")
+    if tick > play.last_tick:
         raise UsageError(f"tick {tick} is beyond the save (its ticks run from 0 to {play.last_tick})")
     return play, tick
 

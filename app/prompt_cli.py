@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import textwrap
 
 from app.cli import EXIT_OK, UsageError, open_for_query
 from models.prompt import PromptBuilder, PromptPreview
@@ -26,6 +25,8 @@ def format_prompt_text(preview: PromptPreview, label: str) -> str:
         out.append(f"  {s.label:<20} {s.tokens:>7}  {share:5.1f}%")
     out.append(f"  {'sum of sections':<20} {preview.section_sum:>7}")
     out.append(f"  {'whole prompt':<20} {preview.total_tokens:>7}  ({preview.total_tokens - preview.section_sum:+d} at section joins)")
+    if preview.total_tokens > preview.budget:
+        out.append(f"  OVER BUDGET by {preview.total_tokens - preview.budget} tokens (the fixed sections alone leave less than the 256-token minimum for the story)")
     h = preview.history
     out.append("")
     out.append(f"history: {h.included} of {h.total} lines included{'; the oldest included line was cut to fit' if h.oldest_truncated else ''}")
@@ -39,8 +40,7 @@ def format_prompt_text(preview: PromptPreview, label: str) -> str:
     out.append("")
     for s in preview.sections:
         out.append(f"───── {s.label} ({s.tokens} tokens) " + "─" * max(0, width - len(s.label) - 20))
-        for para in s.text.split("\n"):
-            out.append(textwrap.fill(para, width=width) if para else "")
+        out.append(s.text)  # exactly as sent: no wrapping
     return "\n".join(out)
 
 

@@ -157,12 +157,14 @@ def _single_shot():
 
 
 def _parse_size(text: str) -> tuple[int, int]:
+    from app.cli import UsageError
+
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise SystemExit(f"narrative-debugger screenshot: --size must look like 1280x800, not {text!r}") from None
+        raise UsageError(f"--size must look like 1280x800, not {text!r}") from None
     if not (200 <= w <= 8000 and 200 <= h <= 8000):
-        raise SystemExit("narrative-debugger screenshot: --size must be between 200x200 and 8000x8000")
+        raise UsageError(f"--size must be between 200x200 and 8000x8000, not {text!r}")
     return w, h
 
 
@@ -190,6 +192,7 @@ def cmd_screenshot(args) -> int:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     width, height = _parse_size(args.size)
+    _quiet_platform_notes()
     play, tick = open_for_query(args.save, args.content, args.tick)
     npc_id = None
     if args.npc:
@@ -202,6 +205,7 @@ def cmd_screenshot(args) -> int:
     window = MainWindow(persist=False)
     window.resize(width, height)
     window.show()
+    QApplication.processEvents()
     window.save_path = Path(args.save)
     window.content_dir = args.content
     window.session.load(play, tick=tick, npc=npc_id)
@@ -211,12 +215,28 @@ def cmd_screenshot(args) -> int:
         window.session.set_view(args.view)
     wait_for_prompt(window)
     out = Path(args.out)
-    stem = out.name[: -len(PNG_SUFFIX)] if out.name.lower().endswith(PNG_SUFFIX) else out.name
-    png_path, md_path, _ = write_report(window, out.parent, stem)
+    folder, stem = (out, "") if out.is_dir() else (out.parent, out.name[: -len(PNG_SUFFIX)] if out.name.lower().endswith(PNG_SUFFIX) else out.name)
+    if not folder.is_dir():
+        raise UsageError(f"--out {out}: the folder {folder} does not exist")
+    png_path, md_path, _ = write_report(window, folder, stem or None)
+    shot = window.size()
+    if (shot.width(), shot.height()) != (width, height):
+        print(f"narrative-debugger screenshot: note: the window needs at least {shot.width()}x{shot.height()}; drew it at that size", file=sys.stderr)
     window.close()
     print(png_path)
     print(md_path)
     return 0
+
+
+def _quiet_platform_notes() -> None:
+    """Drop the offscreen platform's harmless 'does not support propagateSizeHints' notes."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(_kind, _context, message: str) -> None:
+        if "propagateSizeHints" not in message:
+            sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
 
 
 def cmd_open_report(args) -> int:

@@ -371,14 +371,25 @@ def _load_prompt(root: Path, sink: FindingSink) -> PromptConfig:
         sink.add("C001", f"{rel}: {key} must be a positive whole number of tokens, found {v!r}; using {default}", _where(rel, data, key))
         return default
 
+    def text(key: str) -> str:
+        value = data.get(key)
+        if value is None or isinstance(value, str):
+            return (value or "").strip()
+        sink.add("C001", f"{rel}: {key} must be text, found {type(value).__name__}; left out of the prompt", _where(rel, data, key))
+        return ""
+
+    encoding = _text(data.get("encoding") or "cl100k_base")
+    if encoding not in ("cl100k_base", "o200k_base"):
+        sink.add("C001", f"{rel}: encoding {encoding!r} is not offered (cl100k_base or o200k_base); using cl100k_base", _where(rel, data, "encoding"))
+        encoding = "cl100k_base"
     return PromptConfig(
-        narrator_prompt=_text(data.get("narrator_prompt")).strip(),
-        ai_instructions=_text(data.get("ai_instructions")).strip(),
+        narrator_prompt=text("narrator_prompt"),
+        ai_instructions=text("ai_instructions"),
         canon_rules=tuple(rules),
         forbidden_status_changes=tuple(forbidden),
         context_token_budget=positive_int("context_token_budget", DEFAULT_BUDGET),
         max_output_tokens=positive_int("max_output_tokens", DEFAULT_MAX_OUTPUT),
-        encoding=_text(data.get("encoding") or "cl100k_base"),
+        encoding=encoding,
     )
 
 
@@ -405,12 +416,19 @@ def _load_npc(root: Path, path: Path, sink: FindingSink) -> NpcProfile | None:
     slug = path.stem
     if not SLUG_RE.fullmatch(slug):
         sink.add("C002", f"{rel}: the file name {slug!r} is not a kebab-case slug (like kael-davan)", f"{rel}:1:1")
+    before = len(sink.items)
     data = load_yaml(path, root, sink)
     if data is None:
+        if len(sink.items) == before:  # empty file, not a parse error
+            sink.add("C002", f"{rel}: the NPC profile is empty (it needs at least a name)", f"{rel}:1:1")
         return None
     if not isinstance(data, dict):
         sink.add("C002", f"{rel}: an NPC profile must be a mapping with at least a name", _where(rel, data))
         return None
+    for key in ("pronouns", "description"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            sink.add("C002", f"{rel}: {key} must be text, found {type(data[key]).__name__}; ignored", _where(rel, data, key))
+            data[key] = ""
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         sink.add("C002", f"{rel}: the NPC profile has no name", _where(rel, data, "name" if "name" in data else None))

@@ -108,7 +108,7 @@ class FindingSink:
     single summary finding is added by ``close()``.
     """
 
-    def __init__(self, per_code_limit: int = 200) -> None:
+    def __init__(self, per_code_limit: int = 10_000) -> None:
         self.items: list[Finding] = []
         self._counts: dict[str, int] = {}
         self._limit = per_code_limit

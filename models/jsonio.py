@@ -19,7 +19,7 @@ from .findings import Finding, finding
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 #: A save larger than this (decompressed) is refused rather than read into memory.
-MAX_DOCUMENT_BYTES = 4 * 1024**3
+MAX_DOCUMENT_BYTES = 1024**3
 #: Integers with more digits than this are not u64/i64 values (u64 max has 20 digits).
 MAX_INT_DIGITS = 40
 
@@ -57,6 +57,12 @@ def _parse_int(text: str) -> int:
     if digits > MAX_INT_DIGITS:
         raise _OversizedNumber(text[:20])
     return int(text)
+
+
+_LONE_SURROGATE = re.compile(
+    r"(?<!\\)(?:\\\\)*\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})(?<!\\)\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 
 
 def line_col(text: str, pos: int) -> tuple[int, int]:
@@ -192,6 +198,11 @@ def parse_text(text: str, label: str, found: list[Finding]) -> object | None:
         return None
     except (ValueError, MemoryError) as exc:  # e.g. int digit limits, lone surrogates
         found.append(finding("F001", f"{label}: cannot be read as JSON ({exc})", "1:1"))
+        return None
+    lone = _LONE_SURROGATE.search(text) if "\\u" in text else None
+    if lone is not None:
+        line, col = line_col(text, lone.start())
+        found.append(finding("F001", f"{label}: the escape {lone.group(0)} is half of a UTF-16 pair; serde_json rejects lone surrogates", f"{line}:{col}"))
         return None
     for key in dict.fromkeys(duplicates):
         pattern = re.compile(r'"%s"\s*:' % re.escape(json.dumps(key)[1:-1]))

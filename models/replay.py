@@ -295,6 +295,8 @@ class _Replayer:
 
     def on_FactUpdated(self, i, d, where):
         fact_id = d["fact_id"]
+        if not FACT_ID_RE.fullmatch(fact_id):
+            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id")
         fact = self.kg.facts.get(fact_id)
         if fact is None:
             self.add("J004", f"FactUpdated names {fact_id!r}, which the player does not know at this point", where + ".fact_id")

@@ -187,6 +187,9 @@ def write_new_file(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # an ordinary file, not mkstemp's private 0600
         n = 1
         while True:
             name = f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}"

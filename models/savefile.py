@@ -333,6 +333,8 @@ def _parse_journal(value, shape: _Shape) -> Journal:
                                 fields[name] = member
                     if ok:
                         kind, data = variant, fields
+                        if variant == "DialogueLine" and len(fields["text"]) > MAX_TEXT_CHARS:
+                            fields["text"] = _bounded(shape, fields["text"], f"{base}.text", MAX_TEXT_CHARS)
             else:
                 bad(f"journal[{i}].event", "expected an enum object with exactly one variant key"
                     + ("" if type(event) is not dict else f", found {len(event)} keys"))
@@ -458,6 +460,8 @@ def _parse_npc(sid: int, value, path: str, shape: _Shape) -> NpcState | None:
         return None
     f = shape.field
     slug = f(obj, "slug", path, is_str, "a content slug")
+    if slug is not None:
+        slug = _bounded(shape, slug, f"{path}.slug", MAX_NAME_CHARS)
     tol = shape.obj(obj.get("tolerance"), f"{path}.tolerance") if "tolerance" in obj else None
     if "tolerance" not in obj:
         shape.bad(f"{path}.tolerance", "missing field 'tolerance'")
@@ -496,6 +500,19 @@ def _parse_npc(sid: int, value, path: str, shape: _Shape) -> NpcState | None:
     )
 
 
+#: Longest text kept from a name-like field and from a prose field; a longer one is
+#: cut (F002) so a hostile save cannot stall the prompt preview or the views.
+MAX_NAME_CHARS = 1_000
+MAX_TEXT_CHARS = 200_000
+
+
+def _bounded(shape: _Shape, value: str, path: str, limit: int) -> str:
+    if len(value) > limit:
+        shape.bad(path, f"{len(value):,} characters is not a plausible value; only the first {limit:,} are used")
+        return value[:limit]
+    return value
+
+
 def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     """Build a ``Save`` from a parsed JSON document.
 
@@ -519,7 +536,8 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
         return save
     fmt = doc.get("format")
     if fmt != SAVE_FORMAT:
-        sink.add("F003", f"{label}: 'format' is {fmt!r}, not {SAVE_FORMAT!r}: this is not a Settled Reach save", "format")
+        said = "has no 'format' field" if fmt is None else f"has 'format' {str(fmt)[:60]!r}, not {SAVE_FORMAT!r}"
+        sink.add("F003", f"{label} {said}: this is not a Settled Reach save", "format")
         save.readable = False
         save.findings = sink.close()
         return save
@@ -538,6 +556,8 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     save.world_seed = shape.field(doc, "world_seed", "", is_u64, "a u64") or 0
     save.saved_at_tick = shape.field(doc, "saved_at_tick", "", is_u64, "a u64 tick") or 0
     tps = shape.field(doc, "ticks_per_second", "", is_u32, "a u32")
+    if tps == 0:
+        shape.bad("ticks_per_second", "ticks_per_second is 0; game time is shown at 10 ticks per second")
     save.ticks_per_second = tps if tps else 10
 
     player = shape.obj(doc.get("player"), "player") if "player" in doc else None
@@ -546,9 +566,9 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     if player is not None:
         save.player = Player(
             stable_id=shape.field(player, "stable_id", "player", is_u64, "a u64 StableId") or 0,
-            name=shape.field(player, "name", "player", is_str, "a string") or "",
-            pronouns=shape.field(player, "pronouns", "player", is_str, "a string") or "",
-            description=shape.field(player, "description", "player", is_str, "a string") or "",
+            name=_bounded(shape, shape.field(player, "name", "player", is_str, "a string") or "", "player.name", MAX_NAME_CHARS),
+            pronouns=_bounded(shape, shape.field(player, "pronouns", "player", is_str, "a string") or "", "player.pronouns", MAX_NAME_CHARS),
+            description=_bounded(shape, shape.field(player, "description", "player", is_str, "a string") or "", "player.description", MAX_TEXT_CHARS),
         )
 
     npcs_raw = shape.obj(doc.get("npcs"), "npcs") if "npcs" in doc else None
@@ -595,7 +615,10 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
         shape.bad("story", "missing field 'story'")
     if story is not None:
         save.story = Story(
-            *(shape.field(story, k, "story", is_str, "a string") or "" for k in ("plot_essentials", "story_summary", "authors_note"))
+            *(
+                _bounded(shape, shape.field(story, k, "story", is_str, "a string") or "", f"story.{k}", MAX_TEXT_CHARS)
+                for k in ("plot_essentials", "story_summary", "authors_note")
+            )
         )
     save.findings = sink.close()
     return save

@@ -204,3 +204,32 @@ def test_content_never_written(tmp_path):
     before = {p: p.stat().st_mtime_ns for p in root.rglob("*")}
     load_content(root)
     assert {p: p.stat().st_mtime_ns for p in root.rglob("*")} == before
+
+
+def test_lone_surrogate_escape_is_f001_with_location():
+    text = RAW.decode().replace("Cargo's late again.", "Cargo\\ud800 late.")
+    doc = decode_bytes(text.encode(), "lone.json")
+    assert doc.value is None and doc.findings[0].code == "F001"
+    line, col = map(int, doc.findings[0].location.split(":"))
+    assert text.splitlines()[line - 1][col - 1 :].startswith("\\ud800")
+    pair = RAW.decode().replace("Cargo's late again.", "Cargo \\ud83d\\ude00 late.")
+    assert decode_bytes(pair.encode(), "pair.json").findings == []
+
+
+def test_overlong_names_and_texts_are_cut_with_f002():
+    doc = copy.deepcopy(BASE)
+    doc["player"]["name"] = "A" * 10_000_000
+    doc["story"]["story_summary"] = "x" * 5_000_000
+    save = load_save_bytes(json.dumps(doc).encode(), "long.json")
+    assert len(save.player.name) == 1_000 and len(save.story.story_summary) == 200_000
+    assert {f.location for f in save.findings} == {"player.name", "story.story_summary"}
+
+
+def test_gzip_bomb_is_refused_early():
+    import zlib
+
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = b" " * (1 << 20)
+    data = b"".join(comp.compress(chunk) for _ in range(1100)) + comp.flush()
+    doc = decode_bytes(data, "bomb.json.gz")
+    assert doc.value is None and "larger than" in doc.findings[0].message

@@ -89,3 +89,39 @@ def test_prompt_json_contract_and_text():
     assert set(doc["history"]) == {"included", "total", "oldest_truncated"}
     text = cli("prompt", str(SAMPLES / "evening.json"), "--npc", "lera-sessik", "--encoding", "o200k_base")
     assert text.returncode == 0 and "whole prompt" in text.stdout and "o200k_base" in text.stdout
+
+
+def test_unknown_command_exits_2_instead_of_opening_the_app():
+    out = cli("chek", str(SAMPLES / "evening.json"))
+    assert out.returncode == 2 and "unknown command" in out.stderr
+
+
+@pytest.mark.parametrize("command", [["check", str(SAMPLES / "evening.json")], ["state", str(SAMPLES / "evening.json")], ["prompt", str(SAMPLES / "evening.json"), "--npc", "kael-davan"]])
+def test_bad_content_folder_is_misuse(tmp_path, command):
+    out = cli(*command, "--content", str(tmp_path / "nope"))
+    assert out.returncode == 2 and "does not exist" in out.stderr
+    afile = tmp_path / "f.yaml"
+    afile.write_text("x: 1\n")
+    out = cli(*command, "--content", str(afile))
+    assert out.returncode == 2 and "is not a folder" in out.stderr
+
+
+def test_text_output_survives_a_non_utf8_stdout():
+    env = {"PYTHONIOENCODING": "ascii", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "app", "check", str(SAMPLES / "qa-faults.json")], capture_output=True, cwd=ROOT, env=env, timeout=300)
+    assert out.returncode == 1 and b"Traceback" not in out.stderr
+
+
+def test_state_warns_on_stderr_about_errors():
+    out = cli("state", str(SAMPLES / "qa-faults.json"))
+    assert out.returncode == 0 and "error finding" in out.stderr
+    json.loads(out.stdout)
+
+
+def test_screenshot_unwritable_out_is_a_message(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    out = cli("screenshot", str(SAMPLES / "walkaway-spiral.json"), "--out", str(blocker / "x.png"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    bad = cli("screenshot", str(SAMPLES / "walkaway-spiral.json"), "--out", str(tmp_path / "y.png"), "--size", "0x0")
+    assert bad.returncode == 2 and "--size" in bad.stderr

@@ -168,10 +168,12 @@ def test_relationship_modifier_per_level_and_shared_references(tmp_path):
     assert at_friend.section("relationship").text != at_good.section("relationship").text
 
 
-def test_special_tokens_and_surrogates_count_as_text(tmp_path):
-    play = open_play(tmp_path, conversation(2, text="<|endoftext|> and \ud800 and 漢字 {i}"))
+def test_special_tokens_and_any_script_count_as_text(tmp_path):
+    # A save cannot hold a lone surrogate (F001, see test_bad_input); tokens.py counts
+    # them anyway (test_tokens). Pairs written as JSON escapes arrive as one character.
+    play = open_play(tmp_path, conversation(2, text="<|endoftext|> and \U0001F600 and 漢字 {i}"))
     p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
-    assert "<|endoftext|>" in p.text and p.total_tokens > 0
+    assert "<|endoftext|>" in p.text and "\U0001F600" in p.text and p.total_tokens > 0
 
 
 def test_compare_changed_sections_and_cache_prefix(tmp_path):

@@ -119,7 +119,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     free = [w for w in walks if slug_of[w[1]] not in gated_walks]
     i001 = free[-1]
     i001[0]["event"] = {"InteractionConflictAbandoned": _body(i001[0])}
-    planted.append(("I001", "journal.{}.event.InteractionConflictAbandoned", i001[0],
+    planted.append(("I001", "journal[{}].event.InteractionConflictAbandoned", i001[0],
                     f"an InteractionWalkedAway of {slug_of[i001[1]]} turned into "
                     "InteractionConflictAbandoned without an InteractionConfrontation "
                     "(Active -> ConflictAbandoned); its StressChanged follows as before and "
@@ -135,7 +135,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     index = next(i for i, e in enumerate(journal) if e is t003[0])
     del journal[index + 1]
     _rechain_stress(doc, t003[1])
-    planted.append(("T003", "journal.{}.event.InteractionWalkedAway", t003[0],
+    planted.append(("T003", "journal[{}].event.InteractionWalkedAway", t003[0],
                     f"the StressChanged (walk_away) after this walk-away from "
                     f"{slug_of[t003[1]]} removed; later current_stress values rebased", []))
 
@@ -148,7 +148,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
         "target": t004[1], "penalty": tolerance["walk_away_penalty"], "score_after": 0.0}}}
     journal.insert(index + 2, penalty)
     _rechain_score(doc, t004[1])
-    planted.append(("T004", "journal.{}.event.WalkAwayPenalty", penalty,
+    planted.append(("T004", "journal[{}].event.WalkAwayPenalty", penalty,
                     f"a WalkAwayPenalty after a walk-away from {slug_of[t004[1]]} that is "
                     "within its walk_away_threshold; later scores rebased", []))
 
@@ -163,7 +163,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     _body(i009)["topics"].append(UNKNOWN_TOPIC)
     i009_fact = _interaction_fact(facts, _body(i009)["target"], i009["tick"], "Completed")
     facts[i009_fact]["metadata"]["Interaction"]["topics"].append(UNKNOWN_TOPIC)
-    planted.append(("I009", "journal.{}.event.InteractionCompleted.topics", i009,
+    planted.append(("I009", "journal[{}].event.InteractionCompleted.topics", i009,
                     f"topic '{UNKNOWN_TOPIC}' added to this event and to "
                     f"player.knowledge.facts.{i009_fact}.metadata.Interaction.topics", []))
 
@@ -187,7 +187,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     r002 = records[-1]
     _body(r002)["delta"] = f32(_body(r002)["delta"] + 0.2)
     _rechain_score(doc, _body(r002)["target"])
-    planted.append(("R002", "journal.{}.event.RelationshipInteraction.delta", r002,
+    planted.append(("R002", "journal[{}].event.RelationshipInteraction.delta", r002,
                     f"delta raised by 0.2 for {slug_of[_body(r002)['target']]}; score_after "
                     "and later scores follow the raised delta", []))
 
@@ -210,7 +210,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
             break
     else:
         raise ValueError("J001 needs three dialogue lines in a row mid-journal")
-    planted.append(("J001", "journal.{}.tick", cur,
+    planted.append(("J001", "journal[{}].tick", cur,
                     "a DialogueLine's tick set one below the previous entry's, "
                     "still inside the same conversation", []))
 
@@ -223,14 +223,14 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
             break
     else:
         raise ValueError("M002 needs a free tick in the last quarter of the journal")
-    planted.append(("M002", "journal.{}.event.MonologueFired.line_id", m002,
+    planted.append(("M002", "journal[{}].event.MonologueFired.line_id", m002,
                     f"MonologueFired '{UNKNOWN_LINE}': no pool defines it", []))
 
     # M001: the walk-away regret line fired before anything happened.
     m001 = {"tick": max(0, journal[0]["tick"] - 1),
             "event": {"MonologueFired": {"line_id": "the-last-shift_m_s_050"}}}
     journal.insert(0, m001)
-    planted.append(("M001", "journal.{}.event.MonologueFired", m001,
+    planted.append(("M001", "journal[{}].event.MonologueFired", m001,
                     "'the-last-shift_m_s_050' fired at the first tick: no Kael interaction "
                     "exists yet, so neither of its prerequisites holds", []))
 
@@ -241,6 +241,6 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
         if entry is not None and "{}" in where:
             where = where.format(where_is[id(entry)])
         elif entry is not None:
-            note += f" (first occurrence in the journal: journal.{where_is[id(entry)]})"
+            note += f" (first occurrence in the journal: journal[{where_is[id(entry)]}])"
         out.append({"code": code, "where": where, "note": note, "also": also})
     return out

@@ -86,11 +86,11 @@ class _Replay:
         for i, entry in enumerate(journal):
             tick = entry["tick"]
             if tick < previous:
-                self.add("J001", f"journal.{i}.tick")
+                self.add("J001", f"journal[{i}].tick")
             if tick > previous:
                 self._settle(pending)
             if tick > saved:
-                self.add("J002", f"journal.{i}.tick")
+                self.add("J002", f"journal[{i}].tick")
             previous = max(previous, tick)
             self._apply(i, entry, pending)
         self._settle(pending)
@@ -98,17 +98,17 @@ class _Replay:
     def _settle(self, pending: list) -> None:
         for i, line_id in pending:
             if not self.holds(line_id):
-                self.add("M001", f"journal.{i}.event.MonologueFired")
+                self.add("M001", f"journal[{i}].event.MonologueFired")
         pending.clear()
 
     def _end(self, i: int, target: int, state: str, allowed: tuple) -> dict | None:
         if self.active is None or self.active[0] != target:
-            self.add("I011", f"journal.{i}")
+            self.add("I011", f"journal[{i}]")
             return None
         fact = self.facts[self.active[1]]
         meta = fact["metadata"]["Interaction"]
         if meta["interaction_state"] not in allowed:
-            self.add("I001", f"journal.{i}")
+            self.add("I001", f"journal[{i}]")
         meta["interaction_state"] = state
         if state not in IN_PROGRESS:
             meta["ended_tick"] = self.doc["journal"][i]["tick"]
@@ -124,30 +124,30 @@ class _Replay:
         if not (nxt and _kind(nxt) == "StressChanged" and nxt["tick"] == tick
                 and _body(nxt)["target"] == target and _body(nxt)["cause"] == "walk_away"
                 and _body(nxt)["delta"] == tol["walk_away_stress_delta"]):
-            self.add("T003", f"journal.{i}")
+            self.add("T003", f"journal[{i}]")
             return
         after = journal[i + 2] if i + 2 < len(journal) else None
         has = bool(after and _kind(after) == "WalkAwayPenalty" and after["tick"] == tick
                    and _body(after)["target"] == target)
         if live["walk_aways"] > tol["walk_away_threshold"]:
             if not has or abs(_body(after)["penalty"] - tol["walk_away_penalty"]) > TOL:
-                self.add("T004", f"journal.{i}")
+                self.add("T004", f"journal[{i}]")
             if has:
                 self.expected_penalties.add(i + 2)
         elif has:
-            self.add("T004", f"journal.{i + 2}")
+            self.add("T004", f"journal[{i + 2}]")
             self.expected_penalties.add(i + 2)
 
     def _apply(self, i: int, entry: dict, pending: list) -> None:
         kind, body, tick = _kind(entry), _body(entry), entry["tick"]
         target = body.get("target")
         if target is not None and target not in self.npcs:
-            self.add("I010", f"journal.{i}")
+            self.add("I010", f"journal[{i}]")
             return
         live = self.live.get(target)
         if kind == "InteractionStarted":
             if self.active is not None:
-                self.add("I005", f"journal.{i}")
+                self.add("I005", f"journal[{i}]")
             slug = self.npcs[target]["slug"]
             self.seq[slug] += 1
             fid = f"interaction.{slug}_{self.seq[slug]:03d}"
@@ -168,7 +168,7 @@ class _Replay:
                 meta["topics"] = list(body["topics"])
                 for topic in body["topics"]:
                     if topic not in self.content["topics"]:
-                        self.add("I009", f"journal.{i}.event.InteractionCompleted.topics")
+                        self.add("I009", f"journal[{i}].event.InteractionCompleted.topics")
         elif kind in ("InteractionWalkedAway", "InteractionConflictAbandoned"):
             state = "WalkedAway" if kind == "InteractionWalkedAway" else "ConflictAbandoned"
             allowed = ("Active",) if state == "WalkedAway" else ("Confrontation",)
@@ -176,13 +176,13 @@ class _Replay:
                 self._walk_away(i, target)
         elif kind == "FactLearned":
             if not FACT_ID.fullmatch(body["fact_id"]):
-                self.add("K001", f"journal.{i}.event.FactLearned.fact_id")
+                self.add("K001", f"journal[{i}].event.FactLearned.fact_id")
             self.facts[body["fact_id"]] = {"confidence": body["confidence"], "source": body["source"],
                                            "state": "Active", "acquired_tick": tick, "metadata": None}
         elif kind == "FactUpdated":
             fact = self.facts.get(body["fact_id"])
             if fact is None:
-                self.add("J004", f"journal.{i}")
+                self.add("J004", f"journal[{i}]")
                 return
             for field in ("confidence", "state"):
                 if body[field] is not None:
@@ -195,9 +195,9 @@ class _Replay:
             formula = max(-1.0, min(1.0, body["sentiment"] * 0.5 + min(0.3, body["message_length"] / 500)
                                     + min(0.2, body["conversation_turns"] * 0.05) + 0.1))
             if abs(formula - body["delta"]) > TOL:
-                self.add("R002", f"journal.{i}.event.RelationshipInteraction.delta")
+                self.add("R002", f"journal[{i}].event.RelationshipInteraction.delta")
             if abs(max(0.0, min(100.0, live["score"] + body["delta"])) - body["score_after"]) > TOL:
-                self.add("R003", f"journal.{i}")
+                self.add("R003", f"journal[{i}]")
             live["score"] = body["score_after"]
             live["total"] += 1
             n = live["total"]
@@ -209,13 +209,13 @@ class _Replay:
             live["last"] = tick
         elif kind == "WalkAwayPenalty":
             if i not in self.expected_penalties:
-                self.add("T004", f"journal.{i}")
+                self.add("T004", f"journal[{i}]")
             if abs(max(0.0, live["score"] - body["penalty"]) - body["score_after"]) > TOL:
-                self.add("R003", f"journal.{i}")
+                self.add("R003", f"journal[{i}]")
             live["score"] = body["score_after"]
         elif kind == "StressChanged":
             if body["current_stress"] != live["stress"] + body["delta"]:
-                self.add("T001", f"journal.{i}")
+                self.add("T001", f"journal[{i}]")
             live["stress"] = body["current_stress"]
         elif kind == "SharedReferenceAdded":
             kept = live["refs"][body["kind"]]
@@ -225,18 +225,18 @@ class _Replay:
         elif kind == "DialogueLine":
             speaker = body["speaker"]
             if speaker != self.doc["player"]["stable_id"] and speaker not in self.npcs:
-                self.add("J004", f"journal.{i}")
+                self.add("J004", f"journal[{i}]")
             elif self.active is None or speaker not in (self.active[0], self.doc["player"]["stable_id"]):
-                self.add("DIALOGUE", f"journal.{i}")
+                self.add("DIALOGUE", f"journal[{i}]")
         elif kind == "MonologueFired":
             if body["line_id"] not in self.content["lines"]:
-                self.add("M002", f"journal.{i}.event.MonologueFired.line_id")
+                self.add("M002", f"journal[{i}].event.MonologueFired.line_id")
             elif not self.holds(body["line_id"]):
-                self.add("M001", f"journal.{i}.event.MonologueFired")
+                self.add("M001", f"journal[{i}].event.MonologueFired")
             else:
                 pending.append((i, body["line_id"]))
         else:
-            self.add("F002", f"journal.{i}")
+            self.add("F002", f"journal[{i}]")
 
 
 def _differs(a, b) -> bool:

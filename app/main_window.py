@@ -8,6 +8,7 @@ makes bug reports.
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -283,6 +284,7 @@ class MainWindow(QMainWindow):
         self.save_path = path
         self.content_dir = context.get("content")
         self.session.load(play, tick=keep_tick, npc=keep_npc)
+        gc.freeze()  # what the views built for this save lives as long as it: keep GC passes short
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
         if not context.get("reload"):

@@ -13,7 +13,7 @@ maximum tick so that the timeline stays ordered.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import islice
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -109,6 +109,11 @@ _STATE_SLOT = {state: i for i, state in enumerate(InteractionState)}
 _EMPTY_SUMMARY = InteractionSummary()
 
 
+def _started_key(fact_id: FactId, meta) -> tuple:
+    """Started-tick order of interactions; ties by FactId sequence (``_1000`` after ``_999``)."""
+    return meta.started_tick, len(fact_id), fact_id
+
+
 @dataclass
 class TimelineIndex:
     """Every change of a replayed journal, indexed by journal position.
@@ -125,6 +130,15 @@ class TimelineIndex:
         transitions: every interaction state move in order.
         monologues_fired: (journal index, tick, line_id) in order.
         kinds: variant name of each entry (None for invalid entries).
+        interactions_by_npc: NPC -> FactIds of its interactions in creation order (the
+            order the replay started them), each listed once, when it first holds
+            interaction metadata; ``interactions_created`` holds the matching
+            journal positions (strictly increasing per NPC).
+        legal_moves: NPC -> {(source value, target value): sorted journal indices of
+            its legal transitions of that kind}; enum values, not members, key it
+            because hashing an enum member runs Python code.
+        illegal_moves: NPC -> its forbidden TransitionRecords in journal order.
+        fact_moves: FactId -> its TransitionRecords in journal order.
     """
 
     ticks: list[int] = field(default_factory=list)
@@ -145,6 +159,16 @@ class TimelineIndex:
     change_positions: list[int] = field(default_factory=list)
     change_facts: list[FactId] = field(default_factory=list)
     summaries: dict[StableId, Versions] = field(default_factory=dict)
+    interactions_by_npc: dict[StableId, list[FactId]] = field(default_factory=dict)
+    interactions_created: dict[StableId, list[int]] = field(default_factory=dict)
+    legal_moves: dict[StableId, dict[tuple, list[int]]] = field(default_factory=dict)
+    illegal_moves: dict[StableId, list[TransitionRecord]] = field(default_factory=dict)
+    fact_moves: dict[FactId, list[TransitionRecord]] = field(default_factory=dict)
+    # NPC -> first position where one of its interaction facts lost its metadata.
+    _interaction_lost: dict[StableId, int] = field(default_factory=dict)
+    # NPC -> ordinal of the first interaction started before the one created ahead of it.
+    _interaction_disorder: dict[StableId, int] = field(default_factory=dict)
+    _shared_slugs: set | None = None
     _dialogue_by_npc: dict[StableId, list[int]] = field(default_factory=dict)
 
     # ----- recording (used by the replay) -----
@@ -154,15 +178,31 @@ class TimelineIndex:
         self.change_facts.append(fact_id)
         meta = fact.interaction
         versions = self.facts.get(fact_id)
+        before = versions.values[-1].interaction if versions is not None else None
         if meta is not None:
             self.interaction_changes.setdefault(meta.target_entity, []).append(position)
-            self._summarise(position, fact_id, meta, versions.values[-1].interaction if versions is not None else None)
+            self._summarise(position, fact_id, meta, before)
+            if before is None and (versions is None or not any(v.interaction for v in versions.values)):
+                self._list_interaction(position, fact_id, meta)
+        elif before is not None:
+            self._interaction_lost.setdefault(before.target_entity, position)
         if versions is None:
             self.facts[fact_id] = Versions(position, fact)
             self.fact_keys.add(fact_id)
             self.fact_created.append(position)
         else:
             versions.set(position, fact)
+
+    def _list_interaction(self, position: int, fact_id: FactId, meta) -> None:
+        """Append a newly started interaction to its NPC's creation-ordered list."""
+        npc = meta.target_entity
+        ids = self.interactions_by_npc.setdefault(npc, [])
+        if ids and npc not in self._interaction_disorder:
+            prev = self.facts[ids[-1]].values[-1].interaction
+            if prev is not None and _started_key(fact_id, meta) < _started_key(ids[-1], prev):
+                self._interaction_disorder[npc] = len(ids)
+        ids.append(fact_id)
+        self.interactions_created.setdefault(npc, []).append(position)
 
     def _summarise(self, position: int, fact_id: FactId, meta, before) -> None:
         versions = self.summaries.get(meta.target_entity)
@@ -204,6 +244,89 @@ class TimelineIndex:
         """Append an interaction state move (also kept per NPC)."""
         self.transitions.append(record)
         self.transitions_by_npc.setdefault(record.npc, []).append(record)
+        self.fact_moves.setdefault(record.fact_id, []).append(record)
+        if record.legal:
+            key = (record.source._value_ if record.source is not None else None, record.target._value_)
+            self.legal_moves.setdefault(record.npc, {}).setdefault(key, []).append(record.index)
+        else:
+            self.illegal_moves.setdefault(record.npc, []).append(record)
+
+    # ----- one NPC's interactions at a position (O(log N) each) -----
+    def interaction_count(self, npc: StableId, position: int) -> int:
+        """How many interactions with ``npc`` exist at ``position``: O(log N)."""
+        return bisect_right(self.interactions_created.get(npc, ()), position)
+
+    def interaction_ids(self, npc: StableId, position: int) -> list[FactId]:
+        """FactIds of the NPC's interactions at ``position`` in creation order.
+
+        Creation order is the order the replay started them, which is started-tick
+        order (ties by FactId sequence) unless ``interactions_exact`` says otherwise.
+        Costs O(log N) plus a C-level copy of the prefix.
+        """
+        return self.interactions_by_npc.get(npc, [])[: self.interaction_count(npc, position)]
+
+    def interactions_exact(self, npc: StableId, position: int) -> bool:
+        """Whether ``interaction_ids`` (and the NPC's summary) equal the slow forms at ``position``.
+
+        They do unless the save is faulty in one of three ways: another NPC shares
+        this NPC's slug (the FactId prefix range then holds both), one of the NPC's
+        interaction facts lost its metadata by ``position`` (a FactLearned over it),
+        or ticks decreased (J001) so creation order differs from started-tick order
+        within the prefix. Callers fall back to ``interaction_facts_for`` then.
+        """
+        if self._shared_slugs is None:
+            seen: dict[str, int] = {}
+            for slug in self.slugs.values():
+                seen[slug] = seen.get(slug, 0) + 1
+            self._shared_slugs = {sid for sid, slug in self.slugs.items() if seen[slug] > 1}
+        if npc in self._shared_slugs:
+            return False
+        lost = self._interaction_lost.get(npc)
+        if lost is not None and lost <= position:
+            return False
+        disorder = self._interaction_disorder.get(npc)
+        return disorder is None or self.interaction_count(npc, position) <= disorder
+
+    def interaction_ordinal(self, npc: StableId, fact_id: FactId | None) -> int | None:
+        """Where ``fact_id`` stands in the NPC's creation-ordered list (None when absent): O(log N)."""
+        versions = self.facts.get(fact_id) if fact_id is not None else None
+        if versions is None:
+            return None
+        for pos, value in zip(versions.positions, versions.values):
+            if value.interaction is not None:
+                created = self.interactions_created.get(npc, ())
+                k = bisect_left(created, pos)
+                ok = k < len(created) and created[k] == pos and self.interactions_by_npc[npc][k] == fact_id
+                return k if ok else None
+        return None
+
+    def transition_counts(self, npc: StableId, position: int) -> dict[tuple, int]:
+        """(source, target) -> how many legal moves of that kind the NPC's interactions
+        took by ``position`` (kinds never taken are left out): O(log N) per kind.
+
+        A move recorded at journal index i has applied at positions >= i + 1.
+        """
+        out = {}
+        for (source, target), indices in self.legal_moves.get(npc, {}).items():
+            n = bisect_left(indices, position)
+            if n:
+                out[(InteractionState(source) if source is not None else None, InteractionState(target))] = n
+        return out
+
+    def transition_total(self, npc: StableId, position: int) -> int:
+        """How many moves (legal or not) the NPC's interactions took by ``position``: O(log N)."""
+        moves = self.transitions_by_npc.get(npc, [])
+        return bisect_left(moves, position, key=lambda r: r.index)
+
+    def illegal_transitions(self, npc: StableId, position: int) -> list[TransitionRecord]:
+        """The NPC's forbidden moves by ``position`` in journal order: O(log N + illegal)."""
+        moves = self.illegal_moves.get(npc, [])
+        return moves[: bisect_left(moves, position, key=lambda r: r.index)]
+
+    def fact_transitions(self, fact_id: FactId | None, position: int) -> list[TransitionRecord]:
+        """The moves of one interaction by ``position`` in journal order: O(log N + moves)."""
+        moves = self.fact_moves.get(fact_id, []) if fact_id is not None else []
+        return moves[: bisect_left(moves, position, key=lambda r: r.index)]
 
     def record_entity(self, position: int, entity: StableId, value: EntityKnowledge) -> None:
         """Record what the player knows of an entity from ``position`` on."""
@@ -443,3 +566,23 @@ class StateAtTick:
         """Interaction state moves so far, optionally for one NPC."""
         moves = self.index.transitions if npc is None else self.index.transitions_by_npc.get(npc, [])
         return moves[: bisect_right(moves, self.position - 1, key=lambda r: r.index)]
+
+    def interaction_ids(self, npc: StableId) -> list[FactId]:
+        """FactIds of the NPC's interactions at this tick, in creation order (see TimelineIndex)."""
+        return self.index.interaction_ids(npc, self.position)
+
+    def interactions_exact(self, npc: StableId) -> bool:
+        """Whether ``interaction_ids`` equals the slow prefix-range form here (see TimelineIndex)."""
+        return self.index.interactions_exact(npc, self.position)
+
+    def transition_counts(self, npc: StableId) -> dict[tuple, int]:
+        """(source, target) -> legal moves of that kind the NPC's interactions took so far."""
+        return self.index.transition_counts(npc, self.position)
+
+    def illegal_transitions(self, npc: StableId) -> list[TransitionRecord]:
+        """The NPC's forbidden interaction moves so far, in journal order."""
+        return self.index.illegal_transitions(npc, self.position)
+
+    def fact_transitions(self, fact_id: FactId | None) -> list[TransitionRecord]:
+        """The moves one interaction took so far, in journal order."""
+        return self.index.fact_transitions(fact_id, self.position)

@@ -12,6 +12,7 @@ from models.knowledge import InteractionQueries
 from models.playthrough import Playthrough
 from models.replay import replay
 from models.savefile import Journal
+from models.types import InteractionState
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
@@ -82,3 +83,80 @@ def test_interaction_counts_by_state_agree(play):
     for npc in play.save.npcs.values():
         for state in [None, *InteractionState]:
             assert final.count_interactions(npc.slug, state) == InteractionQueries.count_interactions(final, npc.slug, state)
+
+
+ALL_SAMPLES = sorted(SAMPLES.glob("*.json"))
+
+
+@pytest.fixture(scope="module", params=[p.name for p in ALL_SAMPLES])
+def any_play(request):
+    return Playthrough.open(SAMPLES / request.param, CONTENT)
+
+
+def _started_order(knowledge, slug):
+    rows = list(knowledge.interaction_facts_for(slug))
+    rows.sort(key=lambda r: (r[1].started_tick, len(r[0]), r[0]))
+    return rows
+
+
+def test_indexed_interaction_queries_equal_the_slow_forms(any_play):
+    """interaction_ids, transition_counts, illegal_transitions and fact_transitions
+    agree with interaction_facts_for and a fold of state.transitions(npc) at ~20 ticks."""
+    from collections import Counter
+
+    play = any_play
+    rng = random.Random(11)
+    ticks = [0, play.first_tick, play.last_tick] + [rng.randint(0, play.last_tick) for _ in range(18)]
+    checked = 0
+    for tick in ticks:
+        state = play.state_at(tick)
+        knowledge = state.knowledge
+        for sid, npc in play.save.npcs.items():
+            rows = _started_order(knowledge, npc.slug)
+            assert state.interactions_exact(sid), (tick, sid)
+            ids = state.interaction_ids(sid)
+            assert ids == [fid for fid, _ in rows], (tick, sid)
+            assert [state.index.interaction_ordinal(sid, fid) for fid in ids] == list(range(len(ids)))
+            summary = knowledge.summary(sid)
+            assert summary.count == len(rows)
+            assert Counter({s: summary.in_state(s) for s in InteractionState if summary.in_state(s)}) == Counter(
+                meta.interaction_state for _, meta in rows)
+            moves = state.transitions(sid)
+            assert state.transition_counts(sid) == dict(Counter((r.source, r.target) for r in moves if r.legal))
+            assert state.illegal_transitions(sid) == [r for r in moves if not r.legal]
+            assert state.index.transition_total(sid, state.position) == len(moves)
+            for fid in {r.fact_id for r in moves} | set(ids[-3:]):
+                assert state.fact_transitions(fid) == [r for r in state.transitions() if r.fact_id == fid]
+            checked += len(ids)
+    assert checked > 0
+
+
+def test_faulty_interaction_orders_are_flagged(tmp_path):
+    """A J001 tick drop between two starts, and a FactLearned over an interaction fact,
+    make interactions_exact False from where the fast forms stop matching."""
+    import json
+
+    doc = json.loads((SAMPLES / "walkaway-spiral.json").read_text(encoding="utf-8"))
+    sid = int(next(iter(doc["npcs"])))
+    slug = doc["npcs"][str(sid)]["slug"]
+    last = max(e["tick"] for e in doc["journal"])
+    doc["journal"] += [
+        {"tick": last + 10, "event": {"InteractionStarted": {"target": sid, "player_initiated": True, "location": "dock-ward"}}},
+        {"tick": last + 11, "event": {"InteractionCompleted": {"target": sid, "topics": []}}},
+        {"tick": last + 5, "event": {"InteractionStarted": {"target": sid, "player_initiated": True, "location": "dock-ward"}}},
+        {"tick": last + 20, "event": {"InteractionCompleted": {"target": sid, "topics": []}}},
+        {"tick": last + 30, "event": {"FactLearned": {"fact_id": f"interaction.{slug}_001", "confidence": "KnowsOf", "source": "Heard"}}},
+    ]
+    doc["saved_at_tick"] = last + 30
+    path = tmp_path / "faulty.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    play = Playthrough.open(path, CONTENT)
+    assert play.state_at(last + 10).interactions_exact(sid)
+    drop = play.state_at(last + 11)  # the start at last + 5 applies under the running maximum tick
+    rows = _started_order(drop.knowledge, slug)
+    assert not drop.interactions_exact(sid)
+    assert drop.interaction_ids(sid) != [fid for fid, _ in rows]
+    assert sorted(drop.interaction_ids(sid)) == sorted(fid for fid, _ in rows)
+    lost = play.state_at(last + 30)
+    assert not lost.interactions_exact(sid)
+    assert f"interaction.{slug}_001" not in dict(lost.knowledge.interaction_facts_for(slug))

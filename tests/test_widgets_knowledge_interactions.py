@@ -318,6 +318,88 @@ def test_selecting_an_interaction_row_selects_the_fact(session, interactions):
     assert interactions.table.currentIndex().row() == 0
 
 
+def _slow_rows(state, slug: str) -> list:
+    rows = list(state.knowledge.interaction_facts_for(slug))
+    rows.sort(key=lambda r: (r[1].started_tick, len(r[0]), r[0]))
+    return rows
+
+
+def _shown_ids(model) -> list[str]:
+    return [model.index(r, 0).data() for r in range(model.rowCount())]
+
+
+def test_interaction_table_sorts_like_the_materialised_rows(session, interactions):
+    session.set_npc(KAEL)
+    model, table = interactions.model, interactions.table
+    rows = _slow_rows(session.state, "kael-davan")
+    natural = [fid for fid, _ in rows]
+    assert _shown_ids(model) == natural
+    table.sortByColumn(3, Qt.AscendingOrder)
+    assert _shown_ids(model) == [fid for fid, _ in sorted(rows, key=lambda r: r[1].interaction_state.value)]
+    table.sortByColumn(3, Qt.DescendingOrder)
+    assert _shown_ids(model) == [fid for fid, _ in sorted(rows, key=lambda r: r[1].interaction_state.value)][::-1]
+    session.set_fact("interaction.kael-davan_001")
+    assert model.index(table.currentIndex().row(), 0).data() == "interaction.kael-davan_001"
+    session.set_tick(75)  # a refresh keeps the sort
+    assert _shown_ids(model) == ["interaction.kael-davan_001", "interaction.kael-davan_002"]  # Completed > Active
+    session.set_tick(100)
+    for column in (0, 1):
+        table.sortByColumn(column, Qt.DescendingOrder)
+        assert _shown_ids(model) == natural[::-1]
+        assert model.row_of("interaction.kael-davan_003") == 0
+        table.sortByColumn(column, Qt.AscendingOrder)
+        assert _shown_ids(model) == natural
+    assert model.row_of("interaction.mira-holt_001") is None and model.row_of("harbor.dues_raised") is None
+
+
+def test_faulty_saves_list_the_interactions_the_slow_way(qtbot, tmp_path):
+    journal = [
+        _e(20, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
+        _e(30, "InteractionCompleted", target=KAEL, topics=[]),
+        _e(15, "InteractionStarted", target=KAEL, player_initiated=False, location="salt-market"),  # J001
+        _e(40, "InteractionConfrontation", target=KAEL),
+    ]
+    s = Session()
+    s.load(_open(tmp_path, journal), npc=KAEL)
+    view = InteractionView(s)
+    qtbot.addWidget(view)
+    assert not s.state.interactions_exact(KAEL)
+    assert _shown_ids(view.model) == ["interaction.kael-davan_002", "interaction.kael-davan_001"]
+    assert "2 conversations" in view.heading.text()
+    assert view.diagram.highlighted == {S.Confrontation}
+    s.set_fact("interaction.kael-davan_001")
+    assert view.table.currentIndex().row() == 1
+    assert view.diagram.edge_labels[(None, S.Active, True)] == "2"
+
+
+def test_a_shared_slug_lists_both_npcs_interactions(qtbot, tmp_path):
+    doc = _save([
+        _e(20, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
+        _e(30, "InteractionCompleted", target=KAEL, topics=[]),
+        _e(40, "InteractionStarted", target=MIRA, player_initiated=True, location="dock-ward"),
+    ])
+    doc["npcs"][str(MIRA)]["slug"] = "kael-davan"
+    path = tmp_path / "twins.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    s = Session()
+    s.load(Playthrough.open(path, CONTENT), npc=KAEL)
+    view = InteractionView(s)
+    qtbot.addWidget(view)
+    assert not s.state.interactions_exact(KAEL)
+    assert _shown_ids(view.model) == [fid for fid, _ in _slow_rows(s.state, "kael-davan")]
+    assert view.model.rowCount() == 2 and view.diagram.highlighted == {S.Active}
+    assert view.diagram.edge_labels[(None, S.Active, True)] == "1"  # transitions stay per NPC
+
+
+def test_table_resolves_only_the_rows_asked_for(session, interactions):
+    session.set_npc(KAEL)
+    model = interactions.model
+    model.set_interactions(model._ids, model._facts, model._position, count=model.rowCount())
+    assert model._metas == {}
+    model.index(1, 3).data()
+    assert set(model._metas) == {1}
+
+
 @pytest.mark.skipif(not EVENING.exists(), reason="sample_saves/evening.json not generated")
 def test_edge_counts_equal_the_playthrough(qtbot, evening_playthrough):
     s = Session()
@@ -356,6 +438,21 @@ def test_illegal_transition_is_a_red_edge(qtbot, tmp_path):
     assert "I001" in view.faults.text() and "tick 40" in view.faults.text()
     s.set_tick(35)
     assert (S.Completed, S.WalkedAway, False) not in view.diagram.edge_labels
+
+
+def test_a_forbidden_move_that_changes_no_fact_still_redraws(qtbot, tmp_path):
+    journal = [
+        _e(20, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
+        _e(30, "InteractionCompleted", target=KAEL, topics=[]),
+        _e(40, "InteractionCompleted", target=KAEL, topics=[]),  # Completed → Completed, fact untouched
+    ]
+    s = Session()
+    s.load(_open(tmp_path, journal), tick=35, npc=KAEL)
+    view = InteractionView(s)
+    qtbot.addWidget(view)
+    assert (S.Completed, S.Completed, False) not in view.diagram.edge_labels
+    s.set_tick(45)
+    assert view.diagram.edge_labels[(S.Completed, S.Completed, False)] == "I001"
 
 
 # ----- they render -----

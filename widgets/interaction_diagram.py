@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -67,35 +68,35 @@ class DiagramData:
     path: set = field(default_factory=set)
 
 
-def diagram_data(transitions: list[TransitionRecord], findings_by_tick: dict[int, list[Finding]],
-                 states_now: Counter, in_progress: set, selected_fact: str | None) -> DiagramData:
-    """Fold one NPC's transition records into edge counts, faults and the selected path.
+def diagram_data(counts: Mapping[tuple, int], illegal: Sequence[TransitionRecord],
+                 path: Sequence[TransitionRecord], findings_by_tick: dict[int, list[Finding]],
+                 states_now: Counter, in_progress: set) -> DiagramData:
+    """Assemble what the diagram shows from precomputed per-NPC aggregates.
+
+    Nothing here is proportional to the NPC's interaction count: the legal-edge
+    counts come from the timeline's per-kind indices, and only the (few) forbidden
+    moves are matched to their I001 findings.
 
     Args:
-        transitions: ``state.transitions(npc)`` up to the tick.
+        counts: (source, target) -> legal moves taken up to the tick
+            (``StateAtTick.transition_counts(npc)``).
+        illegal: the NPC's forbidden moves up to the tick, in journal order
+            (``StateAtTick.illegal_transitions(npc)``).
+        path: the selected interaction's moves up to the tick
+            (``StateAtTick.fact_transitions(fact)``, empty when none is selected).
         findings_by_tick: I001 findings of the playthrough by tick.
         states_now: current state counts of the NPC's interactions.
         in_progress: states to highlight.
-        selected_fact: the session's FactId, to trace its path.
     """
     data = DiagramData(states_now=states_now, in_progress=in_progress)
-    # Keys by enum value: hashing a PySide-free Python enum member runs Python code, and
-    # an NPC can have tens of thousands of moves.
-    counts: Counter = Counter()
-    for rec in transitions:
-        key = (rec.source._value_ if rec.source is not None else None, rec.target._value_)
-        if rec.legal:
-            counts[key] += 1
-        else:
-            candidates = findings_by_tick.get(rec.tick, [])
-            entry = f"journal[{rec.index}]"  # the replay locates I001 at the journal entry of the move
-            match = next((f for f in candidates if f.location.startswith(entry + ".") or f.location == entry),
-                         next((f for f in candidates if rec.fact_id in f.message), None))
-            data.illegal.setdefault((rec.source, rec.target), []).append((rec, match))
-        if rec.fact_id == selected_fact:
-            data.path.add((rec.source, rec.target))
-    for (source, target), n in counts.items():
-        data.counts[(S(source) if source is not None else None, S(target))] = n
+    data.counts.update({key: n for key, n in counts.items() if n})
+    for rec in illegal:
+        candidates = findings_by_tick.get(rec.tick, [])
+        entry = f"journal[{rec.index}]"  # the replay locates I001 at the journal entry of the move
+        match = next((f for f in candidates if f.location.startswith(entry + ".") or f.location == entry),
+                     next((f for f in candidates if rec.fact_id in f.message), None))
+        data.illegal.setdefault((rec.source, rec.target), []).append((rec, match))
+    data.path.update((rec.source, rec.target) for rec in path)
     return data
 
 

@@ -12,6 +12,9 @@ session as ``set_npc`` / ``set_fact``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from itertools import islice
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
@@ -33,6 +36,7 @@ from .state_colors import INTERACTION_COLORS, state_label
 
 _DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER = (
     Qt.DisplayRole.value, Qt.FontRole.value, Qt.ForegroundRole.value, Qt.ToolTipRole.value, Qt.UserRole.value)
+_ROLES = frozenset((_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER))
 _STATE_INK = {state: color.darker(130) for state, color in INTERACTION_COLORS.items()}
 
 #: Column titles of the interaction table, in order.
@@ -40,46 +44,119 @@ INTERACTION_COLUMNS = ("FactId", "Started", "Ended", "State", "Topics", "Locatio
 
 
 class InteractionTableModel(QAbstractTableModel):
-    """The interactions of one NPC at one tick, as rows of (FactId, InteractionMetadata).
+    """The interactions of one NPC at one tick, resolved lazily row by row.
 
-    Sorting reorders the row list with one Python sort (no proxy needed for the
-    few thousand rows one NPC can have).
+    The model holds the FactIds in started-tick order and the journal position;
+    ``data()`` looks up ``facts[fact_id].at(position)`` only for the rows Qt asks
+    for, so showing 30 000 interactions costs what showing the visible ones does.
+    Started-tick order (no sort, FactId or Started column) and its reverse stay
+    lazy; sorting by another column materialises every row once per refresh, and
+    only while the user keeps that sort.
     """
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._rows: list[tuple[FactId, InteractionMetadata]] = []
-        self._natural: list[tuple[FactId, InteractionMetadata]] = []
+        self._ids: Sequence[FactId] = ()
+        self._n = 0
+        self._facts: Mapping = {}
+        self._position = 0
+        self._ordinal: Callable[[FactId], int | None] | None = None
         self._sort: tuple[int, Qt.SortOrder] = (-1, Qt.AscendingOrder)
+        self._reversed = False
+        self._rows: list[tuple[FactId, InteractionMetadata]] | None = None  # materialised sort only
+        self._row_index: dict[FactId, int] | None = None
+        self._metas: dict[int, InteractionMetadata] = {}
+        self._natural_rows: list[tuple[FactId, InteractionMetadata]] | None = None
         self._game_time = str
         self._bold = QFont()
         self._bold.setBold(True)
 
-    def set_rows(self, rows: list[tuple[FactId, InteractionMetadata]], game_time=str) -> None:
-        """Show ``rows`` (in started-tick order); ``game_time`` formats ticks for tooltips."""
+    def set_interactions(self, ids: Sequence[FactId] = (), facts: Mapping | None = None, position: int = 0,
+                         game_time=str, ordinal: Callable[[FactId], int | None] | None = None,
+                         count: int | None = None) -> None:
+        """Show the interactions ``ids[:count]`` (in started-tick order) as of journal ``position``.
+
+        Args:
+            ids: FactIds in started-tick order (ties by FactId sequence); only read,
+                never copied, so the timeline's own list can be passed with ``count``.
+            facts: FactId -> ``timeline.Versions`` of FactKnowledge (``TimelineIndex.facts``).
+            position: journal entries applied (``StateAtTick.position``).
+            game_time: formats ticks for tooltips.
+            ordinal: optional O(log N) FactId -> index in ``ids`` (None when absent);
+                without it ``row_of`` searches the list.
+            count: how many of ``ids`` to show (all of them when None).
+        """
         self.beginResetModel()
-        self._natural = rows
+        self._ids = ids
+        self._n = len(ids) if count is None else count
+        self._facts = facts if facts is not None else {}
+        self._position = position
+        self._ordinal = ordinal
         self._game_time = game_time
-        self._rows = self._sorted(*self._sort)
+        self._metas = {}
+        self._natural_rows = None
+        self._apply_sort(*self._sort)
         self.endResetModel()
+
+    def _natural_meta(self, k: int) -> InteractionMetadata:
+        meta = self._metas.get(k)
+        if meta is None:
+            meta = self._metas[k] = self._facts[self._ids[k]].at(self._position).interaction
+        return meta
+
+    def _materialise(self) -> list[tuple[FactId, InteractionMetadata]]:
+        """Every shown (FactId, metadata) pair in started-tick order: O(K), for a column sort.
+
+        Kept until the next ``set_interactions``, so sorting by another column at the
+        same tick does not resolve the rows again.
+        """
+        if self._natural_rows is None:
+            facts, position = self._facts, self._position
+            rows = []
+            for fact_id in islice(self._ids, self._n):
+                versions = facts[fact_id]
+                # Most interactions ended before ``position``: their last version needs no bisection.
+                fact = versions.values[-1] if versions.positions[-1] <= position else versions.at(position)
+                rows.append((fact_id, fact.interaction))
+            self._natural_rows = rows
+        return list(self._natural_rows)
+
+    def _natural_row(self, row: int) -> int:
+        return self._n - 1 - row if self._reversed else row
 
     def fact_id(self, row: int) -> FactId:
         """The FactId of ``row``."""
-        return self._rows[row][0]
+        if self._rows is not None:
+            return self._rows[row][0]
+        return self._ids[self._natural_row(row)]
 
     def meta(self, row: int) -> InteractionMetadata:
         """The interaction metadata of ``row``."""
-        return self._rows[row][1]
+        if self._rows is not None:
+            return self._rows[row][1]
+        return self._natural_meta(self._natural_row(row))
 
     def row_of(self, fact_id: FactId | None) -> int | None:
-        """The row showing ``fact_id`` or None."""
-        for k, (fid, _) in enumerate(self._rows):
-            if fid == fact_id:
-                return k
-        return None
+        """The row showing ``fact_id`` or None (O(log N) in started-tick order)."""
+        if fact_id is None:
+            return None
+        if self._rows is not None:
+            if self._row_index is None:
+                self._row_index = {fid: k for k, (fid, _) in enumerate(self._rows)}
+            return self._row_index.get(fact_id)
+        if self._ordinal is not None:
+            k = self._ordinal(fact_id)
+            if k is None or k >= self._n or self._ids[k] != fact_id:
+                return None
+        else:
+            try:
+                k = self._ids.index(fact_id, 0, self._n)
+            except ValueError:
+                return None
+        return self._natural_row(k)
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else self._n
 
     def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(INTERACTION_COLUMNS)
@@ -90,10 +167,11 @@ class InteractionTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role: int = _DISPLAY):
-        if not index.isValid():
-            return None
         role = int(role)
-        fact_id, meta = self._rows[index.row()]
+        if role not in _ROLES or not index.isValid():  # Qt asks for many roles this model never sets
+            return None
+        row = index.row()
+        fact_id, meta = self.fact_id(row), self.meta(row)
         col = index.column()
         if role == _DISPLAY:
             return self._display(fact_id, meta, col)
@@ -126,9 +204,14 @@ class InteractionTableModel(QAbstractTableModel):
             return "player" if meta.player_initiated else "NPC"
         return "yes" if meta.confrontation else ""
 
-    def _sorted(self, column: int, order: Qt.SortOrder):
+    def _apply_sort(self, column: int, order: Qt.SortOrder) -> None:
+        """Set the row order for ``column``: lazy for started-tick order, else materialised.
+
+        A stable sort of started-tick order by started tick keeps it, so column 1
+        (and 0 or < 0, which never sorted) is the natural order, reversed when
+        descending (column >= 0), exactly as a sort of the materialised rows was.
+        """
         keys = {
-            1: lambda r: r[1].started_tick,
             2: lambda r: (r[1].ended_tick is None, r[1].ended_tick or 0),
             3: lambda r: r[1].interaction_state.value,
             4: lambda r: r[1].topics,
@@ -136,19 +219,25 @@ class InteractionTableModel(QAbstractTableModel):
             6: lambda r: r[1].player_initiated,
             7: lambda r: r[1].confrontation,
         }
+        descending = order == Qt.DescendingOrder and column >= 0
+        self._row_index = None
         key = keys.get(column)
-        rows = list(self._natural)
-        if key is not None:
-            rows.sort(key=key)
-        if order == Qt.DescendingOrder and column >= 0:
+        if key is None:
+            self._rows = None
+            self._reversed = descending
+            return
+        rows = self._materialise()
+        rows.sort(key=key)
+        if descending:
             rows.reverse()
-        return rows
+        self._rows = rows
+        self._reversed = False
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.AscendingOrder) -> None:
         """Reorder rows by ``column`` (column 0 or < 0: started-tick order)."""
         self.layoutAboutToBeChanged.emit()
         self._sort = (column, order)
-        self._rows = self._sorted(column, order)
+        self._apply_sort(column, order)
         self.layoutChanged.emit()
 
 
@@ -171,11 +260,12 @@ class InteractionView(QWidget):
         self.setObjectName("interactionView")
         self.session = session
         self._findings_by_tick: dict[int, list] = {}
-        self._transitions: list = []
+        self._counts: dict = {}
+        self._illegal: list = []
         self._states_now: Counter = Counter()
         self._syncing = False
         self._shown: tuple | None = None
-        self._rows: list = []
+        self._count = 0
 
         self.heading = QLabel()
         self.heading.setTextFormat(Qt.RichText)
@@ -255,16 +345,20 @@ class InteractionView(QWidget):
         self._select(fact_id)
 
     def _shown_key(self) -> tuple | None:
-        """What the view depends on: the NPC's state version and its interaction changes.
+        """What the view depends on: the NPC's state version, its interaction changes
+        and its transition count (a forbidden move can leave the fact unchanged).
 
-        Stepping to a tick where neither changed leaves diagram and table as they are.
+        Stepping to a tick where none changed leaves diagram and table as they are.
         """
         state = self.session.state
         npc = self.session.npc
         if state is None:
             return None
-        version, _lines, changes = state.index.npc_signature(npc, state.tick) if npc is not None else (0, 0, 0)
-        return (id(state.index), npc, version, changes, self.session.fact)
+        if npc is None:
+            return (id(state.index), npc, 0, 0, 0, self.session.fact)
+        version, _lines, changes = state.index.npc_signature(npc, state.tick)
+        moves = state.index.transition_total(npc, state.position)
+        return (id(state.index), npc, version, changes, moves, self.session.fact)
 
     def _maybe_refresh(self, *_args) -> None:
         # Session.load emits loaded, npcChanged and tickChanged: draw once; and a
@@ -280,14 +374,21 @@ class InteractionView(QWidget):
         npc = state.npc(npc_id) if state is not None and npc_id is not None else None
         if npc is None:
             return
-        self._show_heading(npc, self._rows, state.tick)
+        self._show_heading(npc, self._count, state.tick)
         self.caption.setText(
             f"Badges count the transitions {self.session.playthrough.npc_name(npc_id)}'s conversations took up to tick "
             f"{state.tick}. Filled node: a conversation in progress now. Blue: the selected conversation's path. "
             "Red dashed: a move schema §3.2 forbids.")
 
     def refresh(self, *_args) -> None:
-        """Redraw header, diagram and table for the session's NPC and tick."""
+        """Redraw header, diagram and table for the session's NPC and tick.
+
+        Costs O(log N) plus the visible rows: the table resolves rows lazily, the
+        header and node counts come from the NPC's interaction summary and the edge
+        counts from the timeline's per-kind transition indices. Faulty saves where
+        those differ from the prefix-range form (``StateAtTick.interactions_exact``
+        False) list the rows the slow way.
+        """
         session = self.session
         state = session.state
         npc_id = session.npc
@@ -296,30 +397,44 @@ class InteractionView(QWidget):
         npc = state.npc(npc_id) if state is not None and npc_id is not None else None
         if npc is None:
             self.heading.setText("<b>Interactions</b> — " + ("no save open" if state is None else "no NPC selected"))
-            self._transitions, self._states_now = [], Counter()
+            self._counts, self._illegal, self._states_now, self._count = {}, [], Counter(), 0
             self.caption.setText("")
-            self.model.set_rows([])
+            self.model.set_interactions()
             self._draw_diagram()
             return
-        rows = list(state.knowledge.interaction_facts_for(npc.slug))
-        rows.sort(key=lambda r: (r[1].started_tick, len(r[0]), r[0]))
-        self._rows = rows
-        self.model.set_rows(rows, session.playthrough.save.game_time)
-        self._transitions = state.transitions(npc_id)
-        values = Counter(meta.interaction_state._value_ for _, meta in rows)  # see diagram_data
-        self._states_now = Counter({InteractionState(v): n for v, n in values.items()})
+        game_time = session.playthrough.save.game_time
+        if state.interactions_exact(npc_id):
+            index = state.index
+            count = index.interaction_count(npc_id, state.position)
+            summary = state.knowledge.summary(npc_id)
+            self._states_now = Counter({st: summary.in_state(st) for st in InteractionState if summary.in_state(st)})
+            # The timeline's creation-ordered list itself, read up to ``count``: no copy.
+            self.model.set_interactions(index.interactions_by_npc.get(npc_id, []), index.facts, state.position,
+                                        game_time, partial(index.interaction_ordinal, npc_id), count)
+        else:  # a faulty save (shared slug, lost metadata, decreasing ticks): the prefix range
+            rows = list(state.knowledge.interaction_facts_for(npc.slug))
+            rows.sort(key=lambda r: (r[1].started_tick, len(r[0]), r[0]))
+            count = len(rows)
+            self._states_now = Counter(meta.interaction_state for _, meta in rows)
+            self.model.set_interactions([fid for fid, _ in rows], state.index.facts, state.position, game_time)
+        self._count = count
+        self._counts = state.transition_counts(npc_id)
+        self._illegal = state.illegal_transitions(npc_id)
         self._draw_diagram()
         self._show_texts()
         self._select(session.fact)
 
     def _draw_diagram(self) -> None:
+        state, npc_id, fact = self.session.state, self.session.npc, self.session.fact
+        path = []
+        if state is not None and npc_id is not None and fact is not None:
+            path = [rec for rec in state.fact_transitions(fact) if rec.npc == npc_id]
         in_progress = {st for st in self._states_now if st.in_progress}
-        data = diagram_data(self._transitions, self._findings_by_tick, self._states_now, in_progress,
-                            self.session.fact)
+        data = diagram_data(self._counts, self._illegal, path, self._findings_by_tick, self._states_now, in_progress)
         self.diagram.show_data(data)
         self._show_faults(data)
 
-    def _show_heading(self, npc, rows, tick: int) -> None:
+    def _show_heading(self, npc, count: int, tick: int) -> None:
         name = self.session.playthrough.npc_name(npc.stable_id)
         rel = npc.relationship
         tol, itol = npc.tolerance, npc.interaction_tolerance
@@ -332,7 +447,7 @@ class InteractionView(QWidget):
             f"stress <b style='color:{stress_color}'>{tol.current_stress}/{tol.threshold}</b> · "
             f"walk-aways <b style='color:{walk_color}'>{npc.walk_aways}</b>"
             f"<span style='{muted}'> (tolerates {itol.walk_away_threshold})</span> · "
-            f"{len(rows)} conversation{'s' if len(rows) != 1 else ''}")
+            f"{count} conversation{'s' if count != 1 else ''}")
 
     def _show_faults(self, data) -> None:
         lines = []

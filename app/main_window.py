@@ -103,7 +103,8 @@ class MainWindow(QMainWindow):
         for name in VIEWS:
             self.views[name].setObjectName(f"view-{name}")
             self.tabs.addTab(self.views[name], VIEW_TITLES[name])
-        self.tabs.currentChanged.connect(lambda i: setattr(self.session, "view", VIEWS[i]))
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.tabs.tabBar().setFocusPolicy(Qt.NoFocus)
         self.grid = QSplitter(Qt.Vertical)
         self.grid.setObjectName("views-grid")
         self.grid_rows = [QSplitter(Qt.Horizontal), QSplitter(Qt.Horizontal)]
@@ -121,6 +122,12 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.tickbar)
         self.setCentralWidget(central)
+
+    def _on_tab_changed(self, index: int) -> None:
+        if 0 <= index < len(VIEWS):
+            self.session.view = VIEWS[index]
+        # Keep the tick keys working: a new tab would hand focus to its first combo box.
+        self.tickbar.setFocus()
 
     def set_grid(self, on: bool) -> None:
         """Show the four views at once in a 2x2 grid (True) or one at a time in tabs."""
@@ -293,6 +300,7 @@ class MainWindow(QMainWindow):
         self.watcher.addPath(str(path))
         self.setWindowTitle(f"{path.name} — Narrative debugger")
         self._update_status()
+        self.tickbar.setFocus()
 
     @staticmethod
     def _npc_id(play: Playthrough, slug: str | None) -> int | None:

@@ -151,15 +151,20 @@ class _Shape:
         self.bad(path, f"expected an object, found {_kind(value)}")
         return None
 
-    def field(self, obj: dict, key: str, path: str, check, what: str, *, optional: bool = False):
-        """``obj[key]`` if ``check`` accepts it; otherwise report and return None."""
+    def _lookup(self, obj: dict, key: str, path: str, optional: bool):
+        """(present, value, path) of ``obj[key]``; reports a missing required field."""
         p = f"{path}.{key}" if path else key
         if key not in obj:
             if not optional:
                 self.bad(p, f"missing field '{key}'")
-            return None
+            return False, None, p
         value = obj[key]
-        if value is None and optional:
+        return not (value is None and optional), value, p
+
+    def field(self, obj: dict, key: str, path: str, check, what: str, *, optional: bool = False):
+        """``obj[key]`` if ``check`` accepts it; otherwise report and return None."""
+        present, value, p = self._lookup(obj, key, path, optional)
+        if not present:
             return None
         if check(value):
             return value
@@ -168,15 +173,8 @@ class _Shape:
 
     def enum(self, obj: dict, key: str, path: str, enum_cls, *, optional: bool = False):
         """A unit enum variant (a string naming the variant)."""
-        p = f"{path}.{key}" if path else key
-        if key not in obj:
-            if not optional:
-                self.bad(p, f"missing field '{key}'")
-            return None
-        value = obj[key]
-        if value is None and optional:
-            return None
-        return self.variant(value, p, enum_cls)
+        present, value, p = self._lookup(obj, key, path, optional)
+        return self.variant(value, p, enum_cls) if present else None
 
     def variant(self, value, path: str, enum_cls):
         if isinstance(value, str):

@@ -17,8 +17,8 @@ import numpy as np
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
-    QAbstractButton, QAbstractItemView, QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QHBoxLayout,
-    QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QSpinBox, QStyle, QTabBar, QTextEdit, QToolButton, QToolTip,
+    QAbstractItemView, QAbstractSpinBox, QApplication, QComboBox, QHBoxLayout,
+    QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QSpinBox, QStyle, QTextEdit, QToolButton, QToolTip,
     QVBoxLayout, QWidget,
 )
 
@@ -44,8 +44,7 @@ BIG_STEP = 100
 _INT_MAX = 2**31 - 1
 #: Widgets that use arrows, Home/End, Space themselves: while one of them outside the
 #: bar has focus, the bar's bare-key shortcuts step back (see TickBar._on_focus_changed).
-_KEY_USERS = (QAbstractItemView, QAbstractSpinBox, QAbstractSlider, QComboBox, QLineEdit,
-              QTextEdit, QPlainTextEdit, QAbstractButton, QTabBar)
+_KEY_USERS = (QAbstractItemView, QAbstractSpinBox, QComboBox, QLineEdit, QTextEdit, QPlainTextEdit)
 
 
 def bin_ticks(ticks: np.ndarray, last_tick: int, columns: int) -> tuple[np.ndarray, np.ndarray]:

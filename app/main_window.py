@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
         self._progress: QProgressDialog | None = None
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_file_changed)
-        self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)
+        self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)  # start(ms) may lengthen it
         self._reload_timer.timeout.connect(self._reload_from_disk)
         self._build_views()
         self._build_docks()
@@ -296,6 +296,8 @@ class MainWindow(QMainWindow):
             self.session.set_view(context["view"])
         if not context.get("reload"):
             self._remember(path)
+        else:
+            self.statusBar().showMessage(f"Reloaded {path.name}: it changed on disk.", 6000)
         self.watcher.removePaths(self.watcher.files()) if self.watcher.files() else None
         self.watcher.addPath(str(path))
         self.setWindowTitle(f"{path.name} — Narrative debugger")
@@ -315,13 +317,19 @@ class MainWindow(QMainWindow):
             self.loader.start(self.save_path, self.content_dir, context={"path": self.save_path, "content": self.content_dir, "reload": True})
 
     def _on_file_changed(self, path: str) -> None:
-        self._reload_timer.start()  # debounced: editors write in several steps
-        if path not in self.watcher.files() and Path(path).exists():
-            self.watcher.addPath(path)
+        self._reload_timer.start(RELOAD_DEBOUNCE_MS)  # debounced: editors write in several steps
 
     def _reload_from_disk(self) -> None:
-        if self.save_path is not None and self.save_path.exists():
-            self.reload()
+        """Reload after a change; a save that was deleted is waited for, then watched again."""
+        if self.save_path is None:
+            return
+        if not self.save_path.exists():
+            self.statusBar().showMessage(f"{self.save_path.name} is gone from disk; waiting for it to come back.", 5000)
+            self._reload_timer.start(1000)
+            return
+        if str(self.save_path) not in self.watcher.files():
+            self.watcher.addPath(str(self.save_path))
+        self.reload()
 
     # ----- recent files and settings -----
     def _remember(self, path: Path) -> None:

@@ -71,7 +71,9 @@ class Session(QObject):
         index = playthrough.index
         self._event_ticks = {name: index.event_ticks(kinds) for name, kinds in EVENT_KINDS.items()} if index else {}
         self._all_event_ticks = sorted(set(index.ticks)) if index else []
-        self._finding_ticks = sorted({f.tick for f in playthrough.findings if f.tick is not None})
+        last = playthrough.last_tick
+        # A finding can name a tick past the last one shown (K004): step to the end for it.
+        self._finding_ticks = sorted({min(f.tick, last) for f in playthrough.findings if f.tick is not None})
         self.tick = self.clamp(tick if tick is not None else playthrough.save.saved_at_tick)
         self.previous_tick = self.tick
         self._state = None

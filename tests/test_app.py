@@ -207,3 +207,30 @@ def test_screenshot_command_headless(tmp_path):
     again = subprocess.run(done.args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert again.returncode == 0 and (tmp_path / "shot-2.png").exists()
     assert json.loads(read_record(out.read_bytes()).to_json())["save_name"] == "abandoned-confrontation.json"
+
+
+def test_snapshot_findings_jump_to_saved_at_tick(qtbot, window):
+    from widgets.findings_view import finding_target
+
+    window.open_save(SAMPLES / "qa-faults.json", wait=True)
+    play = window.session.playthrough
+    snapshot_only = [f for f in play.findings if f.tick is None and f.location.startswith(("player.", "npcs."))]
+    assert snapshot_only
+    for f in snapshot_only:
+        assert finding_target(play, f)["tick"] == play.save.saved_at_tick
+
+
+def test_reload_after_the_save_is_deleted_and_written_again(qtbot, window, tmp_path):
+    path = tmp_path / "live.json"
+    data = (SAMPLES / "walkaway-spiral.json").read_bytes()
+    path.write_bytes(data)
+    window.open_save(path, wait=True)
+    first = window.session.playthrough
+    path.unlink()
+    qtbot.wait(900)
+    path.write_bytes(data)
+    qtbot.waitUntil(lambda: window.session.playthrough is not first, timeout=10000)
+    assert "Reloaded" in window.statusBar().currentMessage() or window.session.playthrough.save.label == "live.json"
+    second = window.session.playthrough
+    path.write_bytes(data.replace(b'"game_version":"', b'"game_version":"y', 1))
+    qtbot.waitUntil(lambda: window.session.playthrough is not second, timeout=10000)  # still watched

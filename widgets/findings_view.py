@@ -85,7 +85,9 @@ def finding_target(playthrough: Playthrough, finding: Finding) -> dict:
 
     Rules, first match wins for each key:
 
-    * tick: ``finding.tick``; else the tick of the journal entry ``journal[i]`` it is at.
+    * tick: ``finding.tick``; else the tick of the journal entry ``journal[i]`` it is at;
+      else, for a location in the snapshot (``npcs.``, ``player.``), ``saved_at_tick``,
+      the tick the snapshot describes.
     * npc: ``npcs.<sid>`` or ``player.knowledge.entities.<sid>`` in the location; the
       NPC of an interaction FactId ``interaction.<slug>_NNN`` in the location; the
       target, speaker or entity of the journal entry; the NPC of a fact the entry
@@ -117,6 +119,8 @@ def finding_target(playthrough: Playthrough, finding: Finding) -> dict:
         fact = _fact_in_location(playthrough, location[len(FACTS_PREFIX):])
         npc = _npc_of_fact(playthrough, fact)
 
+    if tick is None and location.startswith(("npcs.", "player.")):
+        tick = save.saved_at_tick
     m = _JOURNAL_RE.match(location)
     if m:
         i = int(m.group(1))

@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QFrame,
     QProgressDialog,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -100,9 +102,18 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
         self.tabs.setDocumentMode(True)
+        # Each view sits in a scroll area: on a small screen it scrolls instead of
+        # forcing the window to the largest view's minimum size.
+        self.frames: dict[str, QScrollArea] = {}
         for name in VIEWS:
             self.views[name].setObjectName(f"view-{name}")
-            self.tabs.addTab(self.views[name], VIEW_TITLES[name])
+            frame = QScrollArea()
+            frame.setObjectName(f"frame-{name}")
+            frame.setWidgetResizable(True)
+            frame.setFrameShape(QFrame.NoFrame)
+            frame.setWidget(self.views[name])
+            self.frames[name] = frame
+            self.tabs.addTab(frame, VIEW_TITLES[name])
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.tabs.tabBar().setFocusPolicy(Qt.NoFocus)
         self.grid = QSplitter(Qt.Vertical)
@@ -136,8 +147,8 @@ class MainWindow(QMainWindow):
         self.grid_mode = on
         if on:
             for i, name in enumerate(VIEWS):
-                self.grid_rows[i // 2].addWidget(self.views[name])
-                self.views[name].show()  # the tab widget had hidden the ones not in front
+                self.grid_rows[i // 2].addWidget(self.frames[name])
+                self.frames[name].show()  # the tab widget had hidden the ones not in front
             width = max(2, self.stack.width())
             height = max(2, self.stack.height())
             for row in self.grid_rows:
@@ -149,7 +160,7 @@ class MainWindow(QMainWindow):
         else:
             current = VIEWS.index(self.session.view) if self.session.view in VIEWS else 0
             for name in VIEWS:
-                self.tabs.addTab(self.views[name], VIEW_TITLES[name])
+                self.tabs.addTab(self.frames[name], VIEW_TITLES[name])
             self.tabs.setCurrentIndex(current)
             self.stack.setCurrentWidget(self.tabs)
         self.grid_action.setChecked(on)

@@ -172,7 +172,7 @@ def test_report_then_drop_reopens_same_moment(qtbot, window, tmp_path):
     second.wait_for_load()
     t = second.session
     assert (t.tick, t.npc, t.view) == (s.tick, other, "timelines")
-    assert second.tabs.currentWidget() is second.views["timelines"]
+    assert second.tabs.currentWidget() is second.frames["timelines"]
 
 
 def test_report_with_moved_save_and_changed_bytes(qtbot, window, tmp_path, _no_modal_dialogs):

@@ -247,12 +247,13 @@ def test_finding_target_on_hand_made_findings(minimal):
     def target(code, location, tick=None, message="something is wrong"):
         return finding_target(minimal, Finding(code, Severity.ERROR, message, location, tick))
 
-    assert target("R001", "npcs.17.relationship.score") == {"tick": None, "npc": KAEL, "fact": None, "view": "timelines"}
+    # Snapshot locations point at saved_at_tick (170 in the minimal save), the tick the snapshot describes.
+    assert target("R001", "npcs.17.relationship.score") == {"tick": 170, "npc": KAEL, "fact": None, "view": "timelines"}
     assert target("I002", "player.knowledge.facts.interaction.kael-davan_001.metadata.Interaction.ended_tick") == {
-        "tick": None, "npc": KAEL, "fact": "interaction.kael-davan_001", "view": "interactions"}
+        "tick": 170, "npc": KAEL, "fact": "interaction.kael-davan_001", "view": "interactions"}
     assert target("K004", "player.knowledge.facts.interaction.kael-davan_001.acquired_tick", 999)["tick"] == 999
     assert target("K001", "player.knowledge.facts.harbor.dues_raised.confidence") == {
-        "tick": None, "npc": None, "fact": "harbor.dues_raised", "view": "knowledge"}
+        "tick": 170, "npc": None, "fact": "harbor.dues_raised", "view": "knowledge"}
     assert target("J004", "journal[1].event.DialogueLine.speaker") == {"tick": 131, "npc": KAEL, "fact": None, "view": "journal"}
     assert target("T003", "journal[2]", 164) == {"tick": 164, "npc": KAEL, "fact": None, "view": "timelines"}
     assert target("K004", "player.knowledge.entities.17.last_seen_tick")["npc"] == KAEL

@@ -76,8 +76,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status()
         self.setAcceptDrops(True)
-        self.session.tickChanged.connect(self._update_status)
-        self.session.tickPreview.connect(self._update_status)
+        self.session.tickChanged.connect(lambda _tick: self._update_status())
+        self.session.tickPreview.connect(lambda tick: self._update_status(tick))
         self.session.npcChanged.connect(lambda _: self._update_status())
         self.session.viewChanged.connect(self._show_view)
         self.resize(1440, 900)
@@ -305,8 +305,13 @@ class MainWindow(QMainWindow):
         gc.freeze()  # what the views built for this save lives as long as it: keep GC passes short
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
+        errors = sum(f.severity is Severity.ERROR for f in play.findings)
         if not context.get("reload"):
             self._remember(path)
+            if errors:
+                self.statusBar().showMessage(f"Opened {path.name} with {errors} error finding(s): see the Findings panel.", 10000)
+                self.docks["findings"].show()
+                self.docks["findings"].raise_()
         else:
             self.statusBar().showMessage(f"Reloaded {path.name}: it changed on disk.", 6000)
         self.watcher.removePaths(self.watcher.files()) if self.watcher.files() else None
@@ -413,11 +418,12 @@ class MainWindow(QMainWindow):
             self.docks[view].show()
             self.docks[view].raise_()
 
-    def _update_status(self, *_args) -> None:
+    def _update_status(self, tick: int | None = None) -> None:
+        """Status bar: save, tick (the dragged one while dragging), game time, finding counts."""
         play = self.session.playthrough
         if play is None:
             return
-        tick = self.session.tick
+        tick = self.session.tick if not isinstance(tick, int) else tick
         self.status_save.setText(play.save.label)
         self.status_tick.setText(f"tick {tick} / {self.session.last_tick}  ·  {play.save.game_time(tick)}")
         errors = sum(f.severity is Severity.ERROR for f in play.findings)

@@ -147,7 +147,7 @@ def read_text_chunks(png: bytes) -> dict[str, str]:
                 texts[key.decode("latin-1")] = zlib.decompress(rest[1:]).decode("latin-1")
             elif kind == b"iTXt":
                 key, _, rest = data.partition(b"\x00")
-                compressed, _method = rest[0], rest[1]
+                compressed = rest[0]
                 _lang, _, rest = rest[2:].partition(b"\x00")
                 _translated, _, value = rest.partition(b"\x00")
                 if compressed:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPointF, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,6 +30,8 @@ from models.findings import CATALOGUE, Finding, Severity
 from models.knowledge import parse_interaction_id
 from models.playthrough import Playthrough
 from models.types import StableId
+
+from .tables import HeaderedTableModel
 
 #: The view each code family is best seen in (Session.set_view names).
 VIEW_BY_FAMILY = {
@@ -191,7 +193,7 @@ def severity_icon(severity: Severity, size: int = 14) -> QIcon:
     return QIcon(pixmap)
 
 
-class FindingsModel(QAbstractTableModel):
+class FindingsModel(HeaderedTableModel):
     """The findings of a playthrough as a table: severity, code, tick, location, message."""
 
     SEVERITY, CODE, TICK, LOCATION, MESSAGE = range(5)
@@ -213,14 +215,6 @@ class FindingsModel(QAbstractTableModel):
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.findings)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid():

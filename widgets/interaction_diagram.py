@@ -239,7 +239,7 @@ class StateMachineDiagram(QGraphicsView):
 
     def _illegal_edge(self, key, items, n: int) -> None:
         source, target = key
-        a, b = POSITIONS[source], POSITIONS[target]
+        a = POSITIONS[source]
         pen = QPen(FAULT_COLOR, 2.6, Qt.DashLine)
         if source == target:
             top = QPointF(a.x() + NODE_W / 2 - 20, a.y() - NODE_H / 2)

@@ -16,7 +16,7 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QStyle,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +37,8 @@ from models.knowledge import parse_interaction_id
 from models.playthrough import Playthrough
 from models.savefile import Save
 from models.types import InteractionState, StableId
+
+from .tables import HeaderedTableModel, read_only_table
 from widgets.state_colors import INTERACTION_COLORS
 
 #: Role carrying the journal index of a row.
@@ -124,7 +125,7 @@ def summarize(playthrough: Playthrough, kind: str | None, d: dict | None) -> str
     return ", ".join(f"{k}={v}" for k, v in d.items())
 
 
-class JournalModel(QAbstractTableModel):
+class JournalModel(HeaderedTableModel):
     """A lazy table over ``save.journal``, filtered by an index list.
 
     Rows are journal entries (all of them, or those passing the filter); columns
@@ -279,14 +280,6 @@ class JournalModel(QAbstractTableModel):
             return 0
         return len(self._rows) if self._rows is not None else self.journal_length
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
-            return self.HEADERS[section]
-        return None
-
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid() or self.playthrough is None:
             return None
@@ -381,12 +374,8 @@ class JournalView(QWidget):
         self.setObjectName("journalView")
         self.session = session
         self.model = JournalModel(self)
-        self.view = QTableView(self)
-        self.view.setObjectName("journalTable")
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view = read_only_table(self.model, "journalTable", self)
         self.view.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.view.setWordWrap(False)
         self.view.setHorizontalScrollMode(QAbstractItemView.ScrollPerPixel)
         vh = self.view.verticalHeader()

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QTimer, QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QTimer, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.session import Session
 from models.content import MonologueLine
@@ -21,6 +21,8 @@ from models.monologue import evaluate
 from models.playthrough import Playthrough
 from models.timeline import StateAtTick
 from models.types import StableId
+
+from .tables import HeaderedTableModel, read_only_table
 
 #: How many fired lines the history section lists (newest first).
 FIRED_SHOWN = 200
@@ -131,7 +133,7 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
     return rows
 
 
-class MonologueModel(QAbstractTableModel):
+class MonologueModel(HeaderedTableModel):
     """The rows of ``monologue_rows`` as a table: status, line, prerequisites, text."""
 
     STATUS, FIRED, LINE, WHY, TEXT = range(5)
@@ -151,14 +153,6 @@ class MonologueModel(QAbstractTableModel):
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid():
@@ -246,11 +240,7 @@ class MonologueView(QWidget):
         self.setObjectName("monologueView")
         self.session = session
         self.model = MonologueModel(self)
-        self.view = QTableView(self)
-        self.view.setObjectName("monologueTable")
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view = read_only_table(self.model, "monologueTable", self)
         self.view.setWordWrap(True)
         self.view.verticalHeader().hide()
         self.view.setShowGrid(False)

@@ -382,7 +382,7 @@ class MainWindow(QMainWindow):
         if not self._docks_sized and (not self._persist or self.settings.value("window/state") is None):
             # Default proportions, once the window has its real size.
             self._docks_sized = True
-            self.resizeDocks([self.docks["npcs"]], [max(330, self.width() // 5)], Qt.Horizontal)
+            self.resizeDocks([self.docks["npcs"]], [max(430, self.width() // 4)], Qt.Horizontal)
             self.resizeDocks([self.docks["npcs"], self.docks["monologues"]], [self.height() // 3, self.height() // 3], Qt.Vertical)
             self.resizeDocks([self.docks["findings"]], [max(160, self.height() // 6)], Qt.Vertical)
 

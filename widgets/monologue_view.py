@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QTimer, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -136,8 +136,9 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
 class MonologueModel(HeaderedTableModel):
     """The rows of ``monologue_rows`` as a table: status, line, prerequisites, text."""
 
-    STATUS, FIRED, LINE, WHY, TEXT = range(5)
-    HEADERS = ("Status", "Fired", "Line", "Prerequisites", "Text")
+    # Status, line id and the failing prerequisite first: they are what a narrow dock shows.
+    STATUS, LINE, WHY, TEXT, FIRED = range(5)
+    HEADERS = ("Status", "Line", "Prerequisites", "Text", "Fired")
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -241,12 +242,12 @@ class MonologueView(QWidget):
         self.session = session
         self.model = MonologueModel(self)
         self.view = read_only_table(self.model, "monologueTable", self)
-        self.view.setWordWrap(True)
+        self.view.setWordWrap(False)  # one line a row; the tooltip holds the whole text
         self.view.verticalHeader().hide()
         self.view.setShowGrid(False)
         hh = self.view.horizontalHeader()
         hh.setStretchLastSection(True)
-        for col, width in ((0, 92), (1, 118), (2, 178), (3, 300)):
+        for col, width in ((0, 86), (1, 190), (2, 280), (3, 320)):
             self.view.setColumnWidth(col, width)
         self.caption = QLabel(self)
         self.caption.setObjectName("monologueCaption")
@@ -259,11 +260,6 @@ class MonologueView(QWidget):
         session.loaded.connect(self.refresh)
         session.tickChanged.connect(self.refresh)
         session.npcChanged.connect(self.refresh)
-        # Row heights follow wrapped text; resizing every row is slow, so it waits until
-        # stepping pauses and the panel is on screen.
-        self._resize_rows = QTimer(self, singleShot=True, interval=120)
-        self._resize_rows.timeout.connect(lambda: self.view.resizeRowsToContents() if self.isVisible() else None)
-        hh.sectionResized.connect(lambda *_: self._resize_rows.start())
         self.refresh()
 
     def refresh(self, *_args) -> None:
@@ -280,7 +276,6 @@ class MonologueView(QWidget):
         for k, r in enumerate(rows):
             if r.kind == "heading":
                 self.view.setSpan(k, 0, 1, len(MonologueModel.HEADERS))
-        self._resize_rows.start()
         judged = [r for r in rows if r.kind == "line"]
         eligible = sum(r.eligible for r in judged)
         fired = len(state.monologues_fired())

@@ -17,6 +17,8 @@ arrays are built once per load; a tick change only moves two lines.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from html import escape
 
@@ -362,7 +364,7 @@ class TimelinesView(QWidget):
         plot = self.score_plot
         plot.setYRange(-5, 103, padding=0)
         plot.setLimits(yMin=-6, yMax=106)
-        plot.getAxis("left").setTicks([[(v, str(v)) for v in (0, 20, 40, 60, 80, 100)], []])
+        plot.getAxis("left").setTicks([[(v, str(v)) for v in (0, 20, 40, 60, 80, 100)], [(v, str(v)) for v in range(5, 100, 5) if v % 20]])
         bounds = [0.0] + [b for b, _ in LEVEL_BOUNDS] + [100.0]
         for lo, hi, fill in zip(bounds, bounds[1:], BAND_FILLS):
             band = pg.LinearRegionItem((lo, hi), orientation="horizontal", movable=False,
@@ -440,6 +442,11 @@ class TimelinesView(QWidget):
             self.curves[sid] = curve
         for line in self.cursors:
             line.setVisible(s.ready)
+        # Fit the score axis to the highest score, rounded up to a level bound, so a
+        # save whose NPCs never leave Stranger is not a flat line at the bottom.
+        scores = [float(np.nanmax(t.score.y)) for t in self.tracks.values() if len(t.score.y) and np.isfinite(t.score.y).any()]
+        top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
+        self.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
         span = max(end, 10)
         for plot in (self.score_plot, self.stress_plot):
             plot.setLimits(xMin=-0.02 * span, xMax=1.02 * span)

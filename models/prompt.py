@@ -389,31 +389,36 @@ class PromptBuilder:
             kept.reverse()
             return kept, False
 
-        # Cards trigger on the history that ends up in the prompt (prompt-preview §8).
-        # Lore shrinks the history budget, which can drop the line that triggered a
-        # card, so match, fit and re-match until the set of cards no longer changes.
-        card_budget = int(available * CARD_BUDGET_SHARE)
-        lines, truncated = fit(available)
-        card_records: list[CardRecord] = []
-        lore_lines: list[str] = []
-        seen: set[tuple[str, ...]] = set()
-        while True:
-            matched = match_cards(play.content.cards, LINE_SEPARATOR.join(lines))
-            key = tuple(card.id for card, _ in matched)
-            used = 0
-            lore_lines, card_records = [], []
-            for card, keyword in matched:
-                line = f"World lore ({card.name}): {card.entry}"
-                tokens = count(line) + sep_tokens
-                included = used + tokens <= card_budget
-                if included:
-                    lore_lines.append(line)
-                    used += tokens
-                card_records.append(CardRecord(card.id, card.name, keyword, included, tokens, "" if included else "budget"))
-            lines, truncated = fit(available - used)
-            if key in seen or len(seen) >= 4:
+        # Cards trigger on the recent history that could fill the whole available budget,
+        # before lore takes its share (context builder seed: the trigger window is the
+        # last `available` tokens of the history). The game builds its prompt this way,
+        # so the preview does too, even when lore then pushes the triggering line out.
+        window_lines: list[str] = []
+        window_tokens = 0
+        for rec in index.dialogue_newest_first(npc.stable_id, tick):
+            text, cost = rendered(rec)
+            if window_tokens + cost > available:
+                # The oldest line in the window is cut to its last tokens (only it is encoded again).
+                cut, _ = self.counter.truncate_to_last(text, max(0, available - window_tokens - sep_tokens))
+                window_lines.append(cut)
                 break
-            seen.add(key)
+            window_lines.append(text)
+            window_tokens += cost
+        window_lines.reverse()
+        window = LINE_SEPARATOR.join(window_lines)
+        card_budget = int(available * CARD_BUDGET_SHARE)
+        used = 0
+        lore_lines: list[str] = []
+        card_records: list[CardRecord] = []
+        for card, keyword in match_cards(play.content.cards, window):
+            line = f"World lore ({card.name}): {card.entry}"
+            tokens = count(line) + sep_tokens
+            included = used + tokens <= card_budget
+            if included:
+                lore_lines.append(line)
+                used += tokens
+            card_records.append(CardRecord(card.id, card.name, keyword, included, tokens, "" if included else "budget"))
+        lines, truncated = fit(available - used)
 
         story_parts: list[tuple[str, str]] = []
         if authors_note:

@@ -220,3 +220,24 @@ def test_reused_preview_equals_a_fresh_build(tmp_path):
         stepped = builder.build("kael-davan", tick)
         fresh = PromptBuilder(play).build("kael-davan", tick)
         assert (stepped.text, stepped.total_tokens, stepped.tick) == (fresh.text, fresh.total_tokens, tick)
+
+
+def test_cards_trigger_on_the_window_before_lore_as_the_seed_does(tmp_path):
+    """Context builder seed: the trigger window is the history that could fill all of
+    `available`; lore then shrinks the history, which may drop the triggering line."""
+    doc = conversation(60, text="line {i}: " + "the nets are dry again " * 3)
+    doc["journal"][6]["event"]["DialogueLine"]["text"] = "Have you seen the lighthouse lamp?"  # an early line
+    cards = (
+        "- id: lh\n  name: The Point Light\n  keys: lighthouse\n  entry: " + "The lamp turns. " * 40 + "\n"
+    )
+    builder_budget = None
+    for budget in range(700, 3000, 50):  # find a budget where the line fits `available` but not the history after lore
+        folder = tmp_path / str(budget)
+        folder.mkdir()
+        play = open_play(folder, doc, budget=budget, cards=cards)
+        p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+        if p.cards and p.cards[0].included and "lighthouse" not in p.section("history").text:
+            builder_budget = budget
+            break
+    assert builder_budget is not None
+    assert p.cards[0].keyword == "lighthouse"

@@ -21,16 +21,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from figures import percentile  # noqa: E402
 from models.generator import generate_save, write_save  # noqa: E402
-
-
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def steps(window, n: int) -> tuple[list[float], list[float]]:
@@ -85,12 +82,12 @@ def main() -> int:
         window.session.set_view(view)
         step_ms, prompt_ms = steps(window, args.steps)
         print(
-            f"one tick-bar step, {view:12} in front: median {statistics.median(step_ms):6.1f} ms, p99 {pct(step_ms, 0.99):6.1f} ms (goal p99 < 50 ms); "
+            f"one tick-bar step, {view:12} in front: median {statistics.median(step_ms):6.1f} ms, p99 {percentile(step_ms, 0.99):6.1f} ms (goal p99 < 50 ms); "
             f"prompt preview ready after median {statistics.median(prompt_ms):.1f} ms"
         )
     window.set_grid(True)
     step_ms, prompt_ms = steps(window, args.steps)
-    print(f"one tick-bar step, all four views visible: median {statistics.median(step_ms):.1f} ms, p99 {pct(step_ms, 0.99):.1f} ms")
+    print(f"one tick-bar step, all four views visible: median {statistics.median(step_ms):.1f} ms, p99 {percentile(step_ms, 0.99):.1f} ms")
     print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     window.close()
     return 0

@@ -19,15 +19,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from figures import percentile  # noqa: E402
 from models.generator import generate_save, write_save  # noqa: E402
 from models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
 from models.prompt import PromptBuilder, compare  # noqa: E402
-
-
-def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def main() -> int:
@@ -69,11 +66,11 @@ def main() -> int:
                 ratios.append(step / max(only_changed, 1e-6))
             previous = preview
         print(f"-- {label}: {len(ticks)} steps from tick {start}, {len(changed_step_ms)} changed the prompt ({preview.total_tokens} tokens at the end)")
-        print(f"   time per step: median {statistics.median(step_ms):.3f} ms, p99 {pct(step_ms, 0.99):.3f} ms (goal well under 16 ms)")
+        print(f"   time per step: median {statistics.median(step_ms):.3f} ms, p99 {percentile(step_ms, 0.99):.3f} ms (goal well under 16 ms)")
         if ratios:
-            print(f"   steps that changed it: median {statistics.median(changed_step_ms):.3f} ms, p99 {pct(changed_step_ms, 0.99):.3f} ms; "
+            print(f"   steps that changed it: median {statistics.median(changed_step_ms):.3f} ms, p99 {percentile(changed_step_ms, 0.99):.3f} ms; "
                   f"encoding only the changed sections: median {statistics.median(changed_ms):.3f} ms")
-            print(f"   ratio: median {statistics.median(ratios):.2f}x, p90 {pct(ratios, 0.9):.2f}x (goal <= 1.5x)")
+            print(f"   ratio: median {statistics.median(ratios):.2f}x, p90 {percentile(ratios, 0.9):.2f}x (goal <= 1.5x)")
     print(f"save: {args.events} events; NPC {npc.slug}; {len(lines)} dialogue lines; budget {args.budget}")
     path.unlink()
     return 0

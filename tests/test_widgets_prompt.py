@@ -35,6 +35,7 @@ def session(qtbot):
 def view(qtbot, session):
     widget = PromptView(session)
     qtbot.addWidget(widget)
+    widget.show()  # a hidden view defers filling its text until shown
     return widget
 
 
@@ -225,3 +226,13 @@ def test_clearing_the_npc_mid_count_leaves_no_stale_status(qtbot, loaded, sessio
     qtbot.wait(50)
     assert loaded.current_preview is None and "Select an NPC" in loaded.title_label.text()
     assert "counting" not in loaded.status_label.text()
+
+
+def test_hidden_view_fills_its_text_when_shown(qtbot, session, minimal):
+    hidden = PromptView(session)
+    qtbot.addWidget(hidden)
+    with qtbot.waitSignal(hidden.previewReady, timeout=WAIT_MS):
+        session.load(minimal)
+    assert hidden.current_preview is not None and hidden.text_view.toPlainText() == ""
+    hidden.show()
+    assert "Kael Davan: Cargo's late again." in hidden.text_view.toPlainText()

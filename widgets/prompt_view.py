@@ -80,6 +80,8 @@ class PromptView(QWidget):
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._text_key: tuple | None = None
+        self._text_stale: tuple | None = None
         self.setObjectName("promptView")
         self.session = session
         self.current_preview: PromptPreview | None = None
@@ -326,11 +328,37 @@ class PromptView(QWidget):
         self.budget_label.setText("")
         self.legend_label.setText("")
         self.text_view.clear()
+        self._text_key = self._text_stale = None
         self.section_model.set_preview(None)
         self.card_model.set_cards([])
         self.history_label.setText("")
         self.cards_label.setText("")
         self.changes_label.setText("")
+
+    def _show_text(self, preview, changed: set) -> None:
+        """Fill the colour-coded text now if it is on screen and different, else when shown.
+
+        Rebuilding the document costs 10-20 ms on a long history; a hidden tab need not pay
+        it on every tick step.
+        """
+        key = (preview.text, frozenset(changed))
+        if key == self._text_key:
+            self._text_stale = None
+            return
+        if not self.text_view.isVisible():
+            self._text_stale = (preview, changed)
+            return
+        self._text_stale = None
+        self._text_key = key
+        self._fill_text(preview, changed)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._text_stale is not None:
+            preview, changed = self._text_stale
+            self._text_stale = None
+            self._text_key = (preview.text, frozenset(changed))
+            self._fill_text(preview, changed)
 
     def _show(self, result: PreviewResult) -> None:
         p, diff = result.preview, result.diff
@@ -340,7 +368,7 @@ class PromptView(QWidget):
         self.budget_bar.set_preview(p, diff.common_prefix_tokens if diff else None)
         self.budget_label.setText(self._budget_html(p))
         self.legend_label.setText(legend_html([s.label for s in p.sections]))
-        self._fill_text(p, set(diff.changed) if diff else set())
+        self._show_text(p, set(diff.changed) if diff else set())
         self.section_model.set_preview(p, result.before, diff)
         self.card_model.set_cards(p.cards)
         self.history_label.setText(self._history_html(p))

@@ -10,7 +10,9 @@ the closing reminder. All counts are tokens of one tiktoken encoding.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from itertools import chain
 
 from .content import StoryCard
 from .playthrough import Playthrough
@@ -23,6 +25,7 @@ LINE_SEPARATOR = "\n"
 AUTHORS_NOTE_DEPTH = 3  # lines from the end of history (context builder seed)
 CARD_BUDGET_SHARE = 0.4  # lore may take at most this share of the available budget
 MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections cost
+IDS_CACHE_ENTRIES = 512  # section texts whose token ids are kept between builds
 
 # Length hint constants (context builder seed, "Output-length guidance").
 LENGTH_HEADROOM = 50  # tokens kept free under max_output_tokens
@@ -94,6 +97,8 @@ class PromptPreview:
         text: the whole prompt, sections joined by a blank line.
         total_tokens: tokens of ``text`` (differs from the section sum at joins).
         system_tokens: tokens of the system block alone.
+        chunks: the token ids of ``text`` in consecutive pieces that join exactly
+            (see ``PromptBuilder``), so unchanged sections are never encoded again.
     """
 
     npc: str
@@ -107,7 +112,12 @@ class PromptPreview:
     text: str
     total_tokens: int
     system_tokens: int
-    token_ids: list[int] = field(default_factory=list, repr=False)
+    chunks: tuple[tuple[int, ...], ...] = field(default=(), repr=False)
+
+    @property
+    def token_ids(self) -> list[int]:
+        """The token ids of ``text``, in order (the chunks joined)."""
+        return [t for chunk in self.chunks for t in chunk]
 
     @property
     def section_sum(self) -> int:
@@ -160,7 +170,11 @@ def compare(old: PromptPreview, new: PromptPreview) -> PromptDiff:
     labels = list(dict.fromkeys([*before, *after]))
     changed = tuple(label for label in labels if before.get(label) != after.get(label))
     shared = 0
-    for a, b in zip(old.token_ids, new.token_ids):
+    k = 0
+    while k < min(len(old.chunks), len(new.chunks)) and old.chunks[k] == new.chunks[k]:
+        shared += len(old.chunks[k])  # identical leading pieces: no token-by-token walk
+        k += 1
+    for a, b in zip(chain.from_iterable(old.chunks[k:]), chain.from_iterable(new.chunks[k:])):
         if a != b:
             break
         shared += 1
@@ -186,6 +200,31 @@ def length_hint(max_output_tokens: int) -> str:
         f"[Length: no more than {words} words and not much under {floor}. "
         f"Stay near the lower figure unless the scene truly asks for more.{tail}]"
     )
+
+
+#: A character a piece of tiktoken's pre-tokenizer can never reach back over a newline
+#: to join: anything but whitespace and "/" (o200k's punctuation pieces may end in
+#: newlines and slashes, so "/" after a newline is not a safe start).
+def _safe_start(ch: str) -> bool:
+    return bool(ch) and not ch.isspace() and ch != "/"
+
+
+def split_tail(text: str) -> tuple[str, str]:
+    """Split ``text`` after its last newline that is followed by a safe character.
+
+    Both encodings' pre-tokenizers (cl100k_base, o200k_base) always end a piece at
+    such a newline, so ``encode(head) + encode(tail + rest)`` equals
+    ``encode(head + tail + rest)`` for any ``rest``: joining sections only ever
+    re-tokenizes the tail line. A test holds this against whole-prompt encodes.
+    """
+    end = len(text)
+    while True:
+        j = text.rfind("\n", 0, end)
+        if j < 0:
+            return "", text
+        if _safe_start(text[j + 1 : j + 2]):
+            return text[: j + 1], text[j + 1 :]
+        end = j
 
 
 def match_cards(cards: list[StoryCard], window: str) -> list[tuple[StoryCard, str]]:
@@ -237,10 +276,48 @@ class PromptBuilder:
         self.counter: TokenCounter = get_encoder(encoding or config.encoding or DEFAULT_ENCODING)
         self.budget = budget if budget is not None else config.context_token_budget
         self._line_tokens: dict[int, tuple[str, int]] = {}
+        self._ids_cache: OrderedDict[str, tuple[int, ...]] = OrderedDict()
         self._last: dict[str, tuple[tuple, PromptPreview]] = {}
 
     def _count(self, text: str) -> int:
         return self.counter.count(text) if text else 0
+
+    def _ids(self, text: str) -> tuple[int, ...]:
+        """Token ids of ``text``, kept for the most recent texts (the unchanged sections)."""
+        if not text:
+            return ()
+        ids = self._ids_cache.get(text)
+        if ids is None:
+            ids = self._ids_cache[text] = tuple(self.counter.encode(text))
+            if len(self._ids_cache) > IDS_CACHE_ENTRIES:
+                self._ids_cache.popitem(last=False)
+        else:
+            self._ids_cache.move_to_end(text)
+        return ids
+
+    def _encode_sections(self, parts: list[tuple[str, str]]) -> tuple[list[Section], tuple[tuple[int, ...], ...]]:
+        """Sections with their counts, and the prompt's token ids in chunks.
+
+        Each section is encoded as its head and its tail line; the tail is encoded again
+        with the separator that follows it. Only what changed since the last build is
+        really encoded (the rest comes from the id cache), and the chunks join into
+        exactly the ids of the whole prompt (``split_tail``). Sections that start with
+        a character that could merge with the separator fall back to one whole encode.
+        """
+        sections: list[Section] = []
+        chunks: list[tuple[int, ...]] = []
+        safe = all(_safe_start(text[0]) for _, text in parts)
+        last = len(parts) - 1
+        for i, (label, text) in enumerate(parts):
+            head, tail = split_tail(text)
+            head_ids, tail_ids = self._ids(head), self._ids(tail)
+            sections.append(Section(label, text, len(head_ids) + len(tail_ids)))
+            if safe:
+                chunks.append(head_ids)
+                chunks.append(tail_ids if i == last else self._ids(tail + SEPARATOR))
+        if not safe:
+            chunks = [tuple(self.counter.encode(SEPARATOR.join(text for _, text in parts)))]
+        return sections, tuple(chunks)
 
     def _system_sections(self, npc: NpcState) -> list[tuple[str, str]]:
         play = self.play
@@ -439,10 +516,9 @@ class PromptBuilder:
             ("length_hint", hint),
             ("state_reminder", reminder),
         ]
-        sections = [Section(label, text, count(text)) for label, text in system + story_parts if text]
+        sections, chunks = self._encode_sections([(label, text) for label, text in system + story_parts if text])
         system_text = SEPARATOR.join(s.text for s in sections if s.label in SYSTEM_LABELS)
         text = SEPARATOR.join(s.text for s in sections)
-        token_ids = self.counter.encode(text)
         return PromptPreview(
             npc=npc.slug,
             tick=tick,
@@ -453,7 +529,7 @@ class PromptBuilder:
             cards=card_records,
             history=HistoryReport(len(lines), total_lines, truncated),
             text=text,
-            total_tokens=len(token_ids),
+            total_tokens=sum(len(chunk) for chunk in chunks),
             system_tokens=count(system_text),
-            token_ids=token_ids,
+            chunks=chunks,
         )

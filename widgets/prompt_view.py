@@ -457,8 +457,8 @@ class PromptView(QWidget):
             body.setLeftMargin(4)
             body_chars = QTextCharFormat()
             body_chars.setFont(body_font)
-            for line in section.text.split("\n"):
-                cursor.insertBlock(body, body_chars)
-                cursor.insertText(line)
+            # One call per section: each newline starts a block with the same formats.
+            cursor.insertBlock(body, body_chars)
+            cursor.insertText(section.text)
         cursor.endEditBlock()
         self.text_view.verticalScrollBar().setValue(scroll)

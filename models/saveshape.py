@@ -1,0 +1,261 @@
+"""Reading typed fields out of parsed JSON with F002 findings, and the journal's shape.
+
+``Shape`` checks one field at a time and reports a missing field, a wrong type or an
+unknown enum variant at its JSON path (save-format §1-§5); ``parse_journal`` checks
+every journal entry against the event table of save-format §5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .findings import FindingSink
+from .types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
+
+U64_MAX = 2**64 - 1
+U32_MAX = 2**32 - 1
+
+
+@dataclass
+class Journal:
+    """The journal as parallel lists, one slot per entry in file order (save-format §5).
+
+    Attributes:
+        ticks: tick of each entry (None when the entry had no valid tick).
+        kinds: variant name, or None for an entry that failed its shape check.
+        data: the variant's fields with enums converted, or None.
+    """
+
+    ticks: list = field(default_factory=list)
+    kinds: list = field(default_factory=list)
+    data: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+
+class Shape:
+    """Reads typed fields out of JSON values, reporting F002 with JSON paths."""
+
+    def __init__(self, sink: FindingSink, label: str) -> None:
+        self.sink = sink
+        self.label = label
+
+    def bad(self, path: str, what: str) -> None:
+        self.sink.add("F002", f"{self.label}: {path}: {what}", path)
+
+    def obj(self, value, path: str) -> dict | None:
+        if isinstance(value, dict):
+            return value
+        self.bad(path, f"expected an object, found {kind_name(value)}")
+        return None
+
+    def _lookup(self, obj: dict, key: str, path: str, optional: bool):
+        """(present, value, path) of ``obj[key]``; reports a missing required field."""
+        p = f"{path}.{key}" if path else key
+        if key not in obj:
+            if not optional:
+                self.bad(p, f"missing field '{key}'")
+            return False, None, p
+        value = obj[key]
+        return not (value is None and optional), value, p
+
+    def field(self, obj: dict, key: str, path: str, check, what: str, *, optional: bool = False):
+        """``obj[key]`` if ``check`` accepts it; otherwise report and return None."""
+        present, value, p = self._lookup(obj, key, path, optional)
+        if not present:
+            return None
+        if check(value):
+            return value
+        self.bad(p, f"expected {what}, found {_describe(value)}")
+        return None
+
+    def enum(self, obj: dict, key: str, path: str, enum_cls, *, optional: bool = False):
+        """A unit enum variant (a string naming the variant)."""
+        present, value, p = self._lookup(obj, key, path, optional)
+        return self.variant(value, p, enum_cls) if present else None
+
+    def variant(self, value, path: str, enum_cls):
+        if isinstance(value, str):
+            member = enum_cls.__members__.get(value)
+            if member is not None:
+                return member
+            names = ", ".join(enum_cls.__members__)
+            self.bad(path, f"unknown {enum_cls.__name__} variant {value!r} (expected one of {names})")
+            return None
+        self.bad(path, f"expected a {enum_cls.__name__} variant name, found {_describe(value)}")
+        return None
+
+
+def kind_name(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _describe(value) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{kind_name(value)} ({value!r:.40})"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return kind_name(value)
+
+
+def is_u64(v) -> bool:
+    return type(v) is int and 0 <= v <= U64_MAX
+
+
+def is_u32(v) -> bool:
+    return type(v) is int and 0 <= v <= U32_MAX
+
+
+def is_int(v) -> bool:
+    return type(v) is int
+
+
+def is_num(v) -> bool:
+    return type(v) is float or type(v) is int
+
+
+def is_str(v) -> bool:
+    return type(v) is str
+
+
+def is_bool(v) -> bool:
+    return type(v) is bool
+
+
+def is_str_list(v) -> bool:
+    return type(v) is list and all(type(x) is str for x in v)
+
+
+def is_u64_key(key: str) -> bool:
+    """A StableId map key: a decimal u64 without sign or leading zeros."""
+    return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and len(key) <= 20 and int(key) <= U64_MAX
+
+
+# ----- journal event shapes (save-format §5) -----
+_U64 = (is_u64, "a u64 integer")
+_U32 = (is_u32, "a u32 integer")
+_INT = (is_int, "an integer")
+_NUM = (is_num, "a number")
+_STR = (is_str, "a string")
+_BOOL = (is_bool, "a boolean")
+_STRS = (is_str_list, "a list of strings")
+
+#: variant -> ((field, (check, description) | enum class, optional), ...)
+EVENT_FIELDS: dict[str, tuple] = {
+    "InteractionStarted": (("target", _U64, False), ("player_initiated", _BOOL, False), ("location", _STR, False)),
+    "InteractionConfrontation": (("target", _U64, False),),
+    "InteractionCompleted": (("target", _U64, False), ("topics", _STRS, False)),
+    "InteractionWalkedAway": (("target", _U64, False),),
+    "InteractionConflictAbandoned": (("target", _U64, False),),
+    "FactLearned": (("fact_id", _STR, False), ("confidence", KnowledgeConfidence, False), ("source", KnowledgeSource, False)),
+    "FactUpdated": (("fact_id", _STR, False), ("confidence", KnowledgeConfidence, True), ("state", KnowledgeState, True)),
+    "EntityObserved": (
+        ("entity", _U64, False),
+        ("confidence", KnowledgeConfidence, False),
+        ("source", KnowledgeSource, False),
+        ("relationship", RelationshipState, False),
+    ),
+    "RelationshipInteraction": (
+        ("target", _U64, False),
+        ("sentiment", _NUM, False),
+        ("message_length", _U32, False),
+        ("conversation_turns", _U32, False),
+        ("delta", _NUM, False),
+        ("score_after", _NUM, False),
+    ),
+    "WalkAwayPenalty": (("target", _U64, False), ("penalty", _NUM, False), ("score_after", _NUM, False)),
+    "StressChanged": (("target", _U64, False), ("delta", _INT, False), ("current_stress", _INT, False), ("cause", _STR, False)),
+    "SharedReferenceAdded": (("target", _U64, False), ("kind", _STR, False), ("content", _STR, False)),
+    "DialogueLine": (("speaker", _U64, False), ("text", _STR, False)),
+    "MonologueFired": (("line_id", _STR, False),),
+}
+
+
+def parse_journal(value, shape: Shape) -> Journal:
+    journal = Journal()
+    if type(value) is not list:
+        shape.bad("journal", f"expected a list, found {kind_name(value)}")
+        return journal
+    ticks, kinds, datas = journal.ticks, journal.kinds, journal.data
+    bad = shape.bad
+    for i, entry in enumerate(value):
+        kind = None
+        data = None
+        tick = None
+        if type(entry) is dict and len(entry) == 2 and "tick" in entry and "event" in entry:
+            tick = entry["tick"]
+            event = entry["event"]
+            if not is_u64(tick):
+                bad(f"journal[{i}].tick", f"expected a u64 tick, found {_describe(tick)}")
+                tick = None
+            if type(event) is dict and len(event) == 1:
+                (variant, fields), = event.items()
+                spec = EVENT_FIELDS.get(variant)
+                base = f"journal[{i}].event.{variant}"
+                if spec is None:
+                    bad(f"journal[{i}].event", f"unknown event variant {variant!r}")
+                elif type(fields) is not dict:
+                    bad(base, f"expected an object of fields, found {kind_name(fields)}")
+                else:
+                    ok = tick is not None
+                    for name, check, optional in spec:
+                        v = fields.get(name, _MISSING)
+                        if v is _MISSING:
+                            bad(f"{base}.{name}", f"missing field '{name}'")
+                            ok = False
+                        elif isinstance(check, tuple):
+                            if not check[0](v):
+                                bad(f"{base}.{name}", f"expected {check[1]}, found {_describe(v)}")
+                                ok = False
+                        elif v is None and optional:
+                            pass
+                        else:
+                            member = shape.variant(v, f"{base}.{name}", check)
+                            if member is None:
+                                ok = False
+                            else:
+                                fields[name] = member
+                    if ok:
+                        kind, data = variant, fields
+                        if variant == "DialogueLine" and len(fields["text"]) > MAX_TEXT_CHARS:
+                            fields["text"] = bounded(shape, fields["text"], f"{base}.text", MAX_TEXT_CHARS)
+            else:
+                bad(f"journal[{i}].event", "expected an enum object with exactly one variant key"
+                    + ("" if type(event) is not dict else f", found {len(event)} keys"))
+        else:
+            bad(f"journal[{i}]", "expected an object with exactly the fields 'tick' and 'event'")
+            if type(entry) is dict and is_u64(entry.get("tick")):
+                tick = entry["tick"]
+        ticks.append(tick)
+        kinds.append(kind)
+        datas.append(data)
+    return journal
+
+
+_MISSING = object()
+
+
+#: Longest text kept from a name-like field and from a prose field; a longer one is
+#: cut (F002) so a hostile save cannot stall the prompt preview or the views.
+MAX_NAME_CHARS = 1_000
+MAX_TEXT_CHARS = 200_000
+
+
+def bounded(shape: Shape, value: str, path: str, limit: int) -> str:
+    if len(value) > limit:
+        shape.bad(path, f"{len(value):,} characters is not a plausible value; only the first {limit:,} are used")
+        return value[:limit]
+    return value

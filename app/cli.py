@@ -181,8 +181,9 @@ def format_check_text(path: Path, play: Playthrough) -> str:
     return "\n".join(lines)
 
 
-def open_for_query(path: Path, content: Path | None, tick: int | None) -> tuple[Playthrough, int]:
-    """Open a save for ``state``/``prompt``; check the tick. Raises UsageError."""
+def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str | None = None) -> tuple[Playthrough, int]:
+    """Open a save for ``state``/``prompt``/``screenshot``; check the tick and the NPC
+    slug (when given). Raises UsageError."""
     check_content_arg(content)
     play = Playthrough.open(path, content)
     if not play.readable:
@@ -195,6 +196,9 @@ def open_for_query(path: Path, content: Path | None, tick: int | None) -> tuple[
         raise UsageError(f"--tick must be 0 or more, not {tick}")
     if tick > play.last_tick:
         raise UsageError(f"tick {tick} is beyond the save (its ticks run from 0 to {play.last_tick})")
+    if npc is not None and play.save.npc_by_slug(npc) is None:
+        known = ", ".join(sorted(n.slug for n in play.save.npcs.values())) or "none"
+        raise UsageError(f"no NPC {npc!r} in {path} (NPCs: {known})")
     return play, tick
 
 

@@ -45,10 +45,7 @@ def format_prompt_text(preview: PromptPreview, label: str) -> str:
 
 
 def cmd_prompt(args) -> int:
-    play, tick = open_for_query(args.save, args.content, args.tick)
-    if play.save.npc_by_slug(args.npc) is None:
-        known = ", ".join(sorted(n.slug for n in play.save.npcs.values())) or "none"
-        raise UsageError(f"no NPC {args.npc!r} in {args.save} (NPCs: {known})")
+    play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
     try:
         builder = PromptBuilder(play, encoding=args.encoding)
     except UnknownEncodingError as exc:

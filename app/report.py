@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from models.prompt import PromptBuilder
@@ -146,14 +146,8 @@ def open_report(window, png_path: Path, *, ask=True) -> bool:
     if record.view == "all":
         window.set_grid(True)
     if record.fact:
-        window.loader.loaded.connect(lambda *_: window.session.set_fact(record.fact), type=_single_shot())
+        window.loader.loaded.connect(lambda *_: window.session.set_fact(record.fact), type=Qt.SingleShotConnection)
     return True
-
-
-def _single_shot():
-    from PySide6.QtCore import Qt
-
-    return Qt.SingleShotConnection
 
 
 def _parse_size(text: str) -> tuple[int, int]:
@@ -193,14 +187,8 @@ def cmd_screenshot(args) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     width, height = _parse_size(args.size)
     _quiet_platform_notes()
-    play, tick = open_for_query(args.save, args.content, args.tick)
-    npc_id = None
-    if args.npc:
-        npc = play.save.npc_by_slug(args.npc)
-        if npc is None:
-            known = ", ".join(sorted(n.slug for n in play.save.npcs.values()))
-            raise UsageError(f"no NPC {args.npc!r} in {args.save} (NPCs: {known})")
-        npc_id = npc.stable_id
+    play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
+    npc_id = play.save.npc_by_slug(args.npc).stable_id if args.npc else None
     make_app()
     window = MainWindow(persist=False)
     window.resize(width, height)

@@ -198,24 +198,6 @@ class KnowledgeGraph(InteractionQueries):
         """O(1): counts kept by ``set_fact`` (schema §6 ``min_count``)."""
         return self._state_counts.get(slug, {}).get(state, 0)
 
-    def in_progress(self) -> list[FactId]:
-        """Every fact whose interaction is in progress (more than one is an I005 fault)."""
-        return [
-            fid
-            for fid, fact in self.facts.items()
-            if fact.interaction is not None and fact.interaction.interaction_state.in_progress
-        ]
-
-    def facts_in_category(self, category: str) -> list[tuple[FactId, FactKnowledge]]:
-        """Facts whose FactId starts with ``category.``, in key order."""
-        prefix = category + "."
-        out = []
-        for fact_id in self.facts.irange(minimum=prefix):
-            if not fact_id.startswith(prefix):
-                break
-            out.append((fact_id, self.facts[fact_id]))
-        return out
-
     def set_entity(self, entity: StableId, knowledge: EntityKnowledge) -> None:
         """Insert or replace what the player knows of an entity."""
         self.entities[entity] = knowledge

@@ -275,7 +275,7 @@ class PromptBuilder:
         config = playthrough.content.prompt
         self.counter: TokenCounter = get_encoder(encoding or config.encoding or DEFAULT_ENCODING)
         self.budget = budget if budget is not None else config.context_token_budget
-        self._line_tokens: dict[int, tuple[str, int]] = {}
+        self._lines: dict[int, tuple[str, int]] = {}
         self._ids_cache: OrderedDict[str, tuple[int, ...]] = OrderedDict()
         self._last: dict[str, tuple[tuple, PromptPreview]] = {}
 
@@ -437,11 +437,11 @@ class PromptBuilder:
         player_id = play.save.player.stable_id
 
         def rendered(rec) -> tuple[str, int]:
-            cached = self._line_tokens.get(rec.index)
+            cached = self._lines.get(rec.index)
             if cached is None:
                 speaker = player_name if rec.speaker == player_id else play.npc_name(rec.speaker)
                 text = f"{speaker}: {rec.text}"
-                cached = self._line_tokens[rec.index] = (text, count(text) + sep_tokens)
+                cached = self._lines[rec.index] = (text, count(text) + sep_tokens)
             return cached
 
         fitted: dict[int, tuple[list[str], bool]] = {}

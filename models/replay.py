@@ -100,10 +100,6 @@ class _Replayer:
     def add(self, code, message, location, tick=None):
         self.sink.add(code, message, location, self.tick if tick is None else tick)
 
-    def npc_name(self, sid: int) -> str:
-        npc = self.npcs.get(sid)
-        return npc.slug if npc else str(sid)
-
     def target_npc(self, sid, where: str) -> NpcState | None:
         npc = self.npcs.get(sid)
         if npc is None:

@@ -33,7 +33,7 @@ from .saveshape import (
     kind_name as _kind,
     parse_journal,
 )
-from .knowledge import KnowledgeGraph
+from .knowledge import KnowledgeGraph, parse_interaction_id
 from .types import (
     SHARED_REFERENCE_KINDS,
     EntityKnowledge,
@@ -115,6 +115,20 @@ class Save:
             if npc.slug == slug:
                 return npc
         return None
+
+    def npc_of_entry(self, position: int) -> int | None:
+        """The NPC journal entry ``position`` is about: its target, speaker or entity, or
+        the NPC of an interaction FactId it names. None for the player or no NPC."""
+        data = self.journal.data[position] if 0 <= position < len(self.journal) else None
+        if not data:
+            return None
+        for key in ("target", "speaker", "entity"):
+            sid = data.get(key)
+            if sid is not None and sid in self.npcs:
+                return sid
+        parsed = parse_interaction_id(data.get("fact_id") or "")
+        npc = self.npc_by_slug(parsed[0]) if parsed is not None else None
+        return npc.stable_id if npc is not None else None
 
     @property
     def slugs(self) -> dict[int, str]:

@@ -233,3 +233,9 @@ def test_gzip_bomb_is_refused_early():
     data = b"".join(comp.compress(chunk) for _ in range(1100)) + comp.flush()
     doc = decode_bytes(data, "bomb.json.gz")
     assert doc.value is None and "larger than" in doc.findings[0].message
+
+
+def test_npc_of_entry_names_target_speaker_or_interaction_slug():
+    save = load_save_bytes(RAW, "minimal.json")
+    assert [save.npc_of_entry(i) for i in range(len(save.journal))] == [17, 17, 17, 17]
+    assert save.npc_of_entry(99) is None

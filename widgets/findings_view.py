@@ -47,7 +47,6 @@ ENTITIES_PREFIX = "player.knowledge.entities."
 _NPC_RE = re.compile(r"npcs\.(\d+)(?:\.|$)")
 _JOURNAL_RE = re.compile(r"journal\[(\d+)\]")
 _INTERACTION_IN_TEXT = re.compile(r"interaction\.[a-z0-9]+(?:-[a-z0-9]+)*_\d{3,}")
-_EVENT_NPC_KEYS = ("target", "speaker", "entity")
 
 
 def _fact_in_location(playthrough: Playthrough, rest: str) -> str:
@@ -133,7 +132,7 @@ def finding_target(playthrough: Playthrough, finding: Finding) -> dict:
                 tick = index.ticks[i] if index is not None and i < len(index.ticks) else journal.ticks[i]
             data = journal.data[i] or {}
             if npc is None:
-                npc = next((data[k] for k in _EVENT_NPC_KEYS if data.get(k) in save.npcs), None)
+                npc = save.npc_of_entry(i)
             fact_id = data.get("fact_id")
             if fact_id:
                 fact = fact or fact_id

@@ -33,9 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.session import Session
 from models.findings import Finding, Severity
-from models.knowledge import parse_interaction_id
 from models.playthrough import Playthrough
-from models.savefile import Save
 from models.types import InteractionState, StableId
 
 from .tables import HeaderedTableModel, read_only_table
@@ -63,23 +61,6 @@ _KIND_COLOURS = {
     "FactUpdated": QColor("#1f4e8c"),
     "MonologueFired": QColor("#00838f"),
 }
-
-
-def entry_npc(save: Save, position: int) -> StableId | None:
-    """The NPC a journal entry is about: its target, speaker or entity, or the NPC of
-    an interaction FactId it names. None for the player or when it names no NPC."""
-    data = save.journal.data[position] if 0 <= position < len(save.journal) else None
-    if not data:
-        return None
-    for key in ("target", "speaker", "entity"):
-        sid = data.get(key)
-        if sid is not None and sid in save.npcs:
-            return sid
-    parsed = parse_interaction_id(data.get("fact_id") or "")
-    if parsed is not None:
-        npc = save.npc_by_slug(parsed[0])
-        return npc.stable_id if npc is not None else None
-    return None
 
 
 def summarize(playthrough: Playthrough, kind: str | None, d: dict | None) -> str:
@@ -329,7 +310,7 @@ class JournalModel(HeaderedTableModel):
             sid = next((data[k] for k in ("target", "speaker", "entity") if k in data), None)
             if sid is not None:
                 return self.name(sid)
-            sid = entry_npc(self.playthrough.save, i)
+            sid = self.playthrough.save.npc_of_entry(i)
             return self.name(sid) if sid is not None else ""
         if col == self.SUMMARY:
             return summarize(self.playthrough, journal.kinds[i], journal.data[i])
@@ -482,7 +463,7 @@ class JournalView(QWidget):
         if not index.isValid() or self.model.playthrough is None:
             return
         i = self.model.journal_index(index.row())
-        npc = entry_npc(self.model.playthrough.save, i)
+        npc = self.model.playthrough.save.npc_of_entry(i)
         if npc is not None:
             self.session.set_npc(npc)
         self.session.set_tick(self.model.entry_tick(i))

@@ -12,7 +12,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: $(VENV)/.installed
-	QT_QPA_PLATFORM= $(PY) -m app
+	QT_QPA_PLATFORM= $(PY) -m narrative_debugger.app
 
 test: $(VENV)/.installed
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q

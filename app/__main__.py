@@ -1,8 +1,8 @@
-"""``python -m app``: the same as the ``narrative-debugger`` command."""
+"""``python -m narrative_debugger.app``: the same as the ``narrative-debugger`` command."""
 
 import sys
 
-from app.cli import main
+from narrative_debugger.app.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from models.findings import Severity
-from models.playthrough import Playthrough
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.rules.findings import Severity
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
 SUBCOMMANDS = ("check", "state", "prompt", "screenshot", "open-report")
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_UNREADABLE
     if not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
         args = build_gui_parser().parse_args(argv)
-        from app.main_window import run_app
+        from narrative_debugger.app.main_window import run_app
 
         return run_app(args.save, args.content, args.tick, args.npc)
     args = build_parser().parse_args(argv)
@@ -103,15 +103,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "state":
             return cmd_state(args)
         if args.command == "prompt":
-            from app.prompt_cli import cmd_prompt
+            from narrative_debugger.app.prompt_cli import cmd_prompt
 
             return cmd_prompt(args)
         if args.command == "screenshot":
-            from app.report import cmd_screenshot
+            from narrative_debugger.app.report import cmd_screenshot
 
             return cmd_screenshot(args)
         if args.command == "open-report":
-            from app.report import cmd_open_report
+            from narrative_debugger.app.report import cmd_open_report
 
             return cmd_open_report(args)
     except UsageError as exc:
@@ -204,7 +204,7 @@ def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str 
 
 def state_json(play: Playthrough, tick: int) -> dict:
     """The ``state`` contract: tick, npcs by slug, facts by FactId, monologue eligibility."""
-    from models.monologue import evaluate
+    from narrative_debugger.models.content.monologue import evaluate
 
     state = play.state_at(tick)
     knowledge = state.knowledge

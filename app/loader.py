@@ -9,9 +9,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from narrative_debugger.models.playthrough import Cancelled, Playthrough
 from PySide6.QtCore import QObject, QThread, Signal, Slot
-
-from models.playthrough import Cancelled, Playthrough
 
 
 class _Job(QObject):

@@ -12,16 +12,20 @@ import gc
 import sys
 from pathlib import Path
 
+from narrative_debugger.app.loader import SaveLoader
+from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
+from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.widgets.session import Session
 from PySide6.QtCore import QByteArray, QFileSystemWatcher, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
+    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QFrame,
     QProgressDialog,
     QScrollArea,
     QSplitter,
@@ -30,11 +34,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from app.loader import SaveLoader
-from app.session import Session
-from models.findings import Severity
-from models.playthrough import BUNDLED_SAVE, Playthrough
 
 VIEWS = ("knowledge", "interactions", "timelines", "prompt")
 VIEW_TITLES = {"knowledge": "Knowledge graph", "interactions": "Interactions", "timelines": "Timelines", "prompt": "Prompt preview"}
@@ -86,11 +85,11 @@ class MainWindow(QMainWindow):
 
     # ----- construction -----
     def _build_views(self) -> None:
-        from widgets.interaction_view import InteractionView
-        from widgets.knowledge_view import KnowledgeView
-        from widgets.prompt_view import PromptView
-        from widgets.tickbar import TickBar
-        from widgets.timelines import TimelinesView
+        from narrative_debugger.widgets.interaction_view import InteractionView
+        from narrative_debugger.widgets.knowledge_view import KnowledgeView
+        from narrative_debugger.widgets.prompt_view import PromptView
+        from narrative_debugger.widgets.tickbar import TickBar
+        from narrative_debugger.widgets.timelines import TimelinesView
 
         s = self.session
         self.views = {
@@ -166,10 +165,10 @@ class MainWindow(QMainWindow):
         self.grid_action.setChecked(on)
 
     def _build_docks(self) -> None:
-        from widgets.findings_view import FindingsView
-        from widgets.journal_view import JournalView
-        from widgets.monologue_view import MonologueView
-        from widgets.npc_list import NpcList
+        from narrative_debugger.widgets.findings_view import FindingsView
+        from narrative_debugger.widgets.journal_view import JournalView
+        from narrative_debugger.widgets.monologue_view import MonologueView
+        from narrative_debugger.widgets.npc_list import NpcList
 
         s = self.session
         self.panels = {
@@ -200,7 +199,7 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_menus(self) -> None:
-        from app import report
+        from narrative_debugger.app import report
 
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
@@ -400,7 +399,7 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        from app import report
+        from narrative_debugger.app import report
 
         for url in event.mimeData().urls():
             path = Path(url.toLocalFile())

@@ -6,9 +6,9 @@ import json
 import shutil
 import sys
 
-from app.cli import EXIT_OK, UsageError, open_for_query
-from models.prompt import PromptBuilder, PromptPreview
-from models.tokens import UnknownEncodingError
+from narrative_debugger.app.cli import EXIT_OK, UsageError, open_for_query
+from narrative_debugger.models.prompt.builder import PromptBuilder, PromptPreview
+from narrative_debugger.models.prompt.tokens import UnknownEncodingError
 
 
 def format_prompt_text(preview: PromptPreview, label: str) -> str:

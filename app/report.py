@@ -10,12 +10,11 @@ import sys
 import time
 from pathlib import Path
 
+from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.models.report.meta import REPORT_FORMAT_VERSION, ReportError, ViewRecord, embed_record, free_stem, read_record, write_new_file
+from narrative_debugger.models.report.summary import build_summary
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
-
-from models.prompt import PromptBuilder
-from models.report_meta import REPORT_FORMAT_VERSION, ReportError, ViewRecord, embed_record, free_stem, read_record, write_new_file
-from models.report_summary import build_summary
 
 PNG_SUFFIX, MD_SUFFIX = ".png", ".md"
 
@@ -151,7 +150,7 @@ def open_report(window, png_path: Path, *, ask=True) -> bool:
 
 
 def _parse_size(text: str) -> tuple[int, int]:
-    from app.cli import UsageError
+    from narrative_debugger.app.cli import UsageError
 
     try:
         w, h = (int(v) for v in text.lower().split("x"))
@@ -180,8 +179,8 @@ def wait_for_prompt(window, timeout_s: float = 60.0) -> None:
 
 def cmd_screenshot(args) -> int:
     """``narrative-debugger screenshot``: render offscreen, write PNG (with its view) and summary."""
-    from app.cli import UsageError, open_for_query
-    from app.main_window import MainWindow, make_app
+    from narrative_debugger.app.cli import UsageError, open_for_query
+    from narrative_debugger.app.main_window import MainWindow, make_app
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -229,7 +228,7 @@ def _quiet_platform_notes() -> None:
 
 def cmd_open_report(args) -> int:
     """``narrative-debugger open-report PNG``: open the app on the view the PNG carries."""
-    from app.main_window import MainWindow, make_app
+    from narrative_debugger.app.main_window import MainWindow, make_app
 
     try:
         read_record(Path(args.png).read_bytes())

@@ -8,21 +8,26 @@ findings that say why.
 from __future__ import annotations
 
 import gc
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
-from .checks import check_against_replay, check_content, check_snapshot
-from .content import Content, load_content
-from .findings import Finding, FindingSink, Severity
-from .replay import replay
-from .savefile import Save, load_save
-from .timeline import StateAtTick, TimelineIndex
+from narrative_debugger.models.content.loader import Content, load_content
+from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
+from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity
+from narrative_debugger.models.save.savefile import Save, load_save
+from narrative_debugger.models.timeline.index import StateAtTick, TimelineIndex
+from narrative_debugger.models.timeline.replay import replay
 
+#: The installed sample campaign (``sample_saves/`` in the checkout), found as
+#: package data so that it works from any folder.
+BUNDLED_SAMPLES = Path(os.fspath(resources.files("narrative_debugger.sample_saves")))
 #: The content folder shipped with the tool (the sample campaign).
-BUNDLED_CONTENT = Path(__file__).resolve().parent.parent / "sample_saves" / "content"
+BUNDLED_CONTENT = BUNDLED_SAMPLES / "content"
 #: The sample save opened when the app starts without one.
-BUNDLED_SAVE = Path(__file__).resolve().parent.parent / "sample_saves" / "evening.json"
+BUNDLED_SAVE = BUNDLED_SAMPLES / "evening.json"
 
 
 def default_content_dir(save_path: Path) -> Path:

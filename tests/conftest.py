@@ -18,7 +18,7 @@ DATA = Path(__file__).resolve().parent / "data"
 @pytest.fixture(scope="session")
 def evening_playthrough():
     """The bundled ordinary-evening sample, opened once per test run (read-only)."""
-    from models.playthrough import Playthrough
+    from narrative_debugger.models.playthrough import Playthrough
 
     return Playthrough.open(SAMPLES / "evening.json", CONTENT)
 

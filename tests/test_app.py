@@ -10,13 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.report import open_report, write_report
+from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.models.report.meta import read_record
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QMessageBox
-
-from app.main_window import MainWindow
-from app.report import open_report, write_report
-from models.prompt import PromptBuilder
-from models.report_meta import read_record
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
@@ -103,7 +102,7 @@ def test_activating_a_finding_moves_tick_and_npc(qtbot, window):
     s = window.session
     findings = window.panels["findings"][0]
     play = s.playthrough
-    from widgets.findings_view import FindingsModel
+    from narrative_debugger.widgets.findings_view import FindingsModel
 
     shown = [findings.proxy.index(r, 0).data(FindingsModel.FINDING_ROLE) for r in range(findings.proxy.rowCount())]
     row = next(r for r, f in enumerate(shown) if f.code == "T004" and f.tick not in (None, s.tick))
@@ -210,7 +209,7 @@ def test_screenshot_command_headless(tmp_path):
 
 
 def test_snapshot_findings_jump_to_saved_at_tick(qtbot, window):
-    from widgets.findings_view import finding_target
+    from narrative_debugger.widgets.findings_view import finding_target
 
     window.open_save(SAMPLES / "qa-faults.json", wait=True)
     play = window.session.playthrough

@@ -8,11 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-from models.content import load_content
-from models.jsonio import decode_bytes
-from models.playthrough import Playthrough
-from models.savefile import load_save_bytes
+from narrative_debugger.models.content.loader import load_content
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.save.jsonio import decode_bytes
+from narrative_debugger.models.save.savefile import load_save_bytes
 
 DATA = Path(__file__).parent / "data"
 RAW = (DATA / "minimal.json").read_bytes()

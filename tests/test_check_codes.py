@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import copy
-import re
 import json
+import re
 from pathlib import Path
 
 import pytest
-
-from models.playthrough import Playthrough
+from narrative_debugger.models.playthrough import Playthrough
 
 DATA = Path(__file__).parent / "data"
 BASE = json.loads((DATA / "minimal.json").read_text())

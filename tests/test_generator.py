@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from models import generator
-from models.generator import f32, generate_save, inject_faults, write_save, write_samples
-from models.generator_content import load_yaml
+from tests.support.savegen import generator
+from tests.support.savegen.content import load_yaml
+from tests.support.savegen.generator import f32, generate_save, inject_faults, write_samples, write_save
 
 yaml = pytest.importorskip("yaml")
 from tests.generator_audit import audit, read_content  # noqa: E402

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import models
+import narrative_debugger.models as models
 
 BLOCKER = """
 import importlib.abc, sys
@@ -22,8 +22,9 @@ print('ok')
 
 
 def test_models_import_without_qt():
-    names = [f"models.{m.name}" for m in pkgutil.iter_modules(models.__path__)]
-    assert "models.timeline" in names and "models.replay" in names
+    names = [m.name for m in pkgutil.walk_packages(models.__path__, "narrative_debugger.models.")]
+    assert "narrative_debugger.models.timeline.index" in names and "narrative_debugger.models.timeline.replay" in names
+    assert "narrative_debugger.models.prompt.tokens" in names and "narrative_debugger.models.rules.checks" in names
     out = subprocess.run([sys.executable, "-c", BLOCKER, *names], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"

@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-from models.content import StoryCard
-from models.playthrough import Playthrough
-from models.prompt import PromptBuilder, compare, length_hint, match_cards
-from models.tokens import get_encoder
+from narrative_debugger.models.content.loader import StoryCard
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.builder import PromptBuilder, compare, length_hint, match_cards
+from narrative_debugger.models.prompt.tokens import get_encoder
 
 DATA = Path(__file__).parent / "data"
 BASE = json.loads((DATA / "minimal.json").read_text())

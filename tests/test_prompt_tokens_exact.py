@@ -7,10 +7,9 @@ import random
 from pathlib import Path
 
 import pytest
-
-from models.playthrough import Playthrough
-from models.prompt import SEPARATOR, PromptBuilder, compare, split_tail
-from models.tokens import ENCODINGS, get_encoder
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.builder import SEPARATOR, PromptBuilder, compare, split_tail
+from narrative_debugger.models.prompt.tokens import ENCODINGS, get_encoder
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"

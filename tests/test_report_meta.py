@@ -6,8 +6,7 @@ import struct
 import zlib
 
 import pytest
-
-from models.report_meta import (
+from narrative_debugger.models.report.meta import (
     ReportError,
     ViewRecord,
     add_text_chunk,

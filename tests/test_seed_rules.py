@@ -1,10 +1,9 @@
 """The seeds' own rules and numbers, held by the models."""
 
 import pytest
-
-from models.knowledge import KnowledgeGraph, interaction_fact_id, parse_interaction_id
-from models.relationship import add_shared_reference, prompt_modifier, record_interaction, score_delta
-from models.types import (
+from narrative_debugger.models.domain.knowledge import KnowledgeGraph, interaction_fact_id, parse_interaction_id
+from narrative_debugger.models.domain.relationship import add_shared_reference, prompt_modifier, record_interaction, score_delta
+from narrative_debugger.models.domain.types import (
     TRANSITIONS,
     FactKnowledge,
     FactMetadata,
@@ -183,7 +182,7 @@ def test_interactions_with_orders_by_started_tick_past_999():
 
 def test_entities_sort_numerically():
     kg = KnowledgeGraph()
-    from models.types import EntityKnowledge, RelationshipState
+    from narrative_debugger.models.domain.types import EntityKnowledge, RelationshipState
 
     e = EntityKnowledge(KnowledgeConfidence.KnowsOf, KnowledgeSource.Heard, KnowledgeState.Active, RelationshipState.Known, 1)
     for sid in (10, 9, 100, 2**63):

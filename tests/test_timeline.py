@@ -7,12 +7,11 @@ import random
 from pathlib import Path
 
 import pytest
-
-from models.knowledge import InteractionQueries
-from models.playthrough import Playthrough
-from models.replay import replay
-from models.savefile import Journal
-from models.types import InteractionState
+from narrative_debugger.models.domain.knowledge import InteractionQueries
+from narrative_debugger.models.domain.types import InteractionState
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.save.savefile import Journal
+from narrative_debugger.models.timeline.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
@@ -71,7 +70,7 @@ def test_npc_series_start_at_initial_state(play):
 
 
 def test_interaction_counts_by_state_agree(play):
-    from models.types import InteractionState
+    from narrative_debugger.models.domain.types import InteractionState
 
     rng = random.Random(9)
     for tick in [rng.randint(0, play.last_tick) for _ in range(10)] + [play.last_tick]:

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 import tiktoken
+from narrative_debugger.models.prompt import tokens
 from tiktoken import load as tiktoken_load
 from tiktoken_ext import openai_public
-
-from models import tokens
 
 REPO = Path(__file__).resolve().parent.parent
 RESOURCES = REPO / "resources" / "encodings"
@@ -228,7 +227,7 @@ def test_concurrent_first_calls_load_once(monkeypatch, fresh_cache):
 def test_import_loads_no_table_and_no_qt():
     code = (
         "import sys\n"
-        "import models.tokens as t\n"
+        "import narrative_debugger.models.prompt.tokens as t\n"
         "assert t.loaded_encodings() == (), t.loaded_encodings()\n"
         "assert not t._counters\n"
         "qt_names = ('PySide6', 'PyQt5', 'PyQt6', 'shiboken6')\n"

@@ -11,15 +11,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence, KnowledgeState
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.widgets.fact_model import COL_FACT, ChangedRole
+from narrative_debugger.widgets.interaction_view import InteractionView
+from narrative_debugger.widgets.knowledge_view import KnowledgeView
+from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.state_colors import FAULT_COLOR
 from PySide6.QtCore import Qt
-
-from app.session import Session
-from models.playthrough import Playthrough
-from models.types import InteractionState, KnowledgeConfidence, KnowledgeState
-from widgets.fact_model import COL_FACT, ChangedRole
-from widgets.interaction_view import InteractionView
-from widgets.knowledge_view import KnowledgeView
-from widgets.state_colors import FAULT_COLOR
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "sample_saves" / "content"

@@ -11,18 +11,18 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.rules.findings import Finding, Severity
+from narrative_debugger.widgets.findings_view import FindingsModel, FindingsView, activate_finding, finding_target
+from narrative_debugger.widgets.journal_view import WITH_FINDINGS, JournalModel, JournalView
+from narrative_debugger.widgets.monologue_view import MonologueView, line_concerns, monologue_rows
+from narrative_debugger.widgets.npc_list import NpcList, NpcTableModel
+from narrative_debugger.widgets.session import Session
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView
 
-from app.session import Session
-from models.findings import Finding, Severity
-from models.playthrough import Playthrough
 from tests.conftest import CONTENT, DATA
-from widgets.findings_view import FindingsModel, FindingsView, activate_finding, finding_target
-from widgets.journal_view import WITH_FINDINGS, JournalModel, JournalView
-from widgets.monologue_view import MonologueView, line_concerns, monologue_rows
-from widgets.npc_list import NpcList, NpcTableModel
 
 KAEL = 17
 
@@ -77,7 +77,7 @@ def minimal() -> Playthrough:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> Playthrough:
     """A generated evening with every sample NPC (a few hundred entries)."""
-    generator = pytest.importorskip("models.generator")
+    generator = pytest.importorskip("tests.support.savegen.generator")
     path = tmp_path_factory.mktemp("gen") / "evening-600.json"
     generator.write_save(generator.generate_save(seed=5, events=600, scenario="evening"), path)
     return Playthrough.open(path, CONTENT)
@@ -221,7 +221,7 @@ def test_journal_lists_entries_with_findings(qtbot, penalty_fault):
 
 
 def test_journal_model_handles_a_large_save(qtbot, tmp_path):
-    generator = pytest.importorskip("models.generator")
+    generator = pytest.importorskip("tests.support.savegen.generator")
     path = tmp_path / "large.json"
     generator.write_save(generator.generate_save(seed=1, events=200_000, scenario="evening"), path)
     playthrough = Playthrough.open(path, CONTENT)

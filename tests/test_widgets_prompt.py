@@ -6,16 +6,16 @@ import threading
 import time
 
 import pytest
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.widgets import prompt_parts
+from narrative_debugger.widgets.prompt_parts import BudgetBar, SectionTableModel
+from narrative_debugger.widgets.prompt_view import PromptView
+from narrative_debugger.widgets.session import Session
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 
-from app.session import Session
-from models.playthrough import Playthrough
-from models.prompt import PromptBuilder
 from tests.conftest import CONTENT, DATA
-from widgets import prompt_parts
-from widgets.prompt_parts import BudgetBar, SectionTableModel
-from widgets.prompt_view import PromptView
 
 WAIT_MS = 10_000
 

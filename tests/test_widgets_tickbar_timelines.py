@@ -12,16 +12,15 @@ from tests.conftest import CONTENT, DATA
 
 pytest.importorskip("pyqtgraph")
 
+from narrative_debugger.models.domain.types import InteractionTolerance, NpcState, Relationship, ToleranceThreshold  # noqa: E402
+from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
+from narrative_debugger.models.save.savefile import Journal, Save  # noqa: E402
+from narrative_debugger.models.timeline.index import TimelineIndex, Versions  # noqa: E402
+from narrative_debugger.widgets.session import Session  # noqa: E402
+from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
+from narrative_debugger.widgets.timelines import OTHER_WIDTH, SELECTED_WIDTH, Step, TimelinesView, step_xy  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QInputDialog  # noqa: E402
-
-from app.session import Session  # noqa: E402
-from models.playthrough import Playthrough  # noqa: E402
-from models.savefile import Journal, Save  # noqa: E402
-from models.timeline import TimelineIndex, Versions  # noqa: E402
-from models.types import InteractionTolerance, NpcState, Relationship, ToleranceThreshold  # noqa: E402
-from widgets.tickbar import TickBar, bin_ticks  # noqa: E402
-from widgets.timelines import OTHER_WIDTH, SELECTED_WIDTH, Step, TimelinesView, step_xy  # noqa: E402
 
 
 class _Names:
@@ -405,8 +404,7 @@ def test_rising_curve_never_drawn_with_false_drops(qtbot):
     """Regression: peak downsampling drew a rising score as a sawtooth (max then min per bin)."""
     import numpy as np
     import pyqtgraph as pg
-
-    from widgets.timelines import DOWNSAMPLE_ABOVE, _StepCurve, step_xy
+    from narrative_debugger.widgets.timelines import DOWNSAMPLE_ABOVE, _StepCurve, step_xy
 
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)

@@ -16,18 +16,16 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QFont
-
-from models.types import FactId, FactKnowledge, KnowledgeConfidence, KnowledgeState
-
-from .state_colors import (
+from narrative_debugger.models.domain.types import FactId, FactKnowledge, KnowledgeConfidence, KnowledgeState
+from narrative_debugger.widgets.state_colors import (
     CHANGED_BACKGROUND,
     INTERACTION_COLORS,
     confidence_label,
     source_label,
     state_label,
 )
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QFont
 
 #: Column titles, in order.
 COLUMNS = ("FactId", "Category", "Confidence", "Source", "State", "Acquired tick", "Interaction")

@@ -10,6 +10,12 @@ from __future__ import annotations
 
 import re
 
+from narrative_debugger.models.domain.knowledge import parse_interaction_id
+from narrative_debugger.models.domain.types import StableId
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.rules.findings import CATALOGUE, Finding, Severity
+from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.tables import HeaderedTableModel
 from PySide6.QtCore import QModelIndex, QPointF, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
@@ -24,14 +30,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from app.session import Session
-from models.findings import CATALOGUE, Finding, Severity
-from models.knowledge import parse_interaction_id
-from models.playthrough import Playthrough
-from models.types import StableId
-
-from .tables import HeaderedTableModel
 
 #: The view each code family is best seen in (Session.set_view names).
 VIEW_BY_FAMILY = {

@@ -16,15 +16,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from narrative_debugger.models.domain.types import TRANSITIONS, InteractionState
+from narrative_debugger.models.rules.findings import Finding
+from narrative_debugger.models.timeline.index import TransitionRecord
+from narrative_debugger.widgets.state_colors import FAULT_COLOR, INK, INTERACTION_COLORS, MUTED_INK, SELECTION_COLOR, state_label
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
-
-from models.findings import Finding
-from models.timeline import TransitionRecord
-from models.types import TRANSITIONS, InteractionState
-
-from .state_colors import FAULT_COLOR, INK, INTERACTION_COLORS, MUTED_INK, SELECTION_COLOR, state_label
 
 S = InteractionState
 NODE_W, NODE_H = 166.0, 50.0

@@ -16,6 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import islice
 
+from narrative_debugger.models.domain.types import FactId, InteractionMetadata, InteractionState
+from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
+from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -28,11 +31,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from models.types import FactId, InteractionMetadata, InteractionState
-
-from .interaction_diagram import StateMachineDiagram, diagram_data
-from .state_colors import INTERACTION_COLORS, state_label
 
 _DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER = (
     Qt.DisplayRole.value, Qt.FontRole.value, Qt.ForegroundRole.value, Qt.ToolTipRole.value, Qt.UserRole.value)

@@ -16,6 +16,12 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 
+from narrative_debugger.models.domain.types import InteractionState, StableId
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.rules.findings import Finding, Severity
+from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
+from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
@@ -30,14 +36,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from app.session import Session
-from models.findings import Finding, Severity
-from models.playthrough import Playthrough
-from models.types import InteractionState, StableId
-
-from .tables import HeaderedTableModel, read_only_table
-from widgets.state_colors import INTERACTION_COLORS
 
 #: Role carrying the journal index of a row.
 JOURNAL_INDEX_ROLE = Qt.UserRole + 1

@@ -24,6 +24,26 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 
+from narrative_debugger.models.domain.knowledge import interaction_prefix, parse_interaction_id
+from narrative_debugger.models.domain.types import FactId, KnowledgeState, RelationshipState
+from narrative_debugger.models.timeline.index import StateAtTick
+from narrative_debugger.widgets.fact_model import categories_in
+from narrative_debugger.widgets.knowledge_legend import GraphLegend
+from narrative_debugger.widgets.state_colors import (
+    CHANGED_COLOR,
+    FAULT_COLOR,
+    INK,
+    INTERACTION_COLORS,
+    MUTED_INK,
+    RELATIONSHIP_COLORS,
+    SELECTION_COLOR,
+    category_color,
+    confidence_label,
+    confidence_pen,
+    readable_text,
+    source_label,
+    state_label,
+)
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (
@@ -38,28 +58,6 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QVBoxLayout,
     QWidget,
-)
-
-from models.knowledge import interaction_prefix, parse_interaction_id
-from models.timeline import StateAtTick
-from models.types import FactId, KnowledgeState, RelationshipState
-
-from .fact_model import categories_in
-from .knowledge_legend import GraphLegend
-from .state_colors import (
-    CHANGED_COLOR,
-    FAULT_COLOR,
-    INK,
-    INTERACTION_COLORS,
-    MUTED_INK,
-    RELATIONSHIP_COLORS,
-    SELECTION_COLOR,
-    category_color,
-    confidence_label,
-    confidence_pen,
-    readable_text,
-    source_label,
-    state_label,
 )
 
 KIND, PAYLOAD = 0, 1  # QGraphicsItem.data keys: ("npc" | "fact", StableId | FactId)

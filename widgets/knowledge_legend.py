@@ -6,13 +6,8 @@ readable whatever the graph's zoom.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
-from PySide6.QtWidgets import QWidget
-
-from models.types import InteractionState, KnowledgeConfidence, RelationshipState
-
-from .state_colors import (
+from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence, RelationshipState
+from narrative_debugger.widgets.state_colors import (
     CHANGED_COLOR,
     FAULT_COLOR,
     INK,
@@ -24,6 +19,9 @@ from .state_colors import (
     confidence_pen,
     state_label,
 )
+from PySide6.QtCore import QPointF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import QWidget
 
 
 def _font(size: float, bold: bool = False, italic: bool = False) -> QFont:

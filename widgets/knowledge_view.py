@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
+from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
+from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
+from narrative_debugger.widgets.state_colors import confidence_label, state_label
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,12 +30,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from models.types import FactId, KnowledgeConfidence, KnowledgeState
-
-from .fact_model import COL_ACQUIRED, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
-from .knowledge_graph import KnowledgeGraph
-from .state_colors import confidence_label, state_label
 
 _KEY_CACHE = 6  # ticks whose sorted key lists are kept (stepping back and forth is free)
 

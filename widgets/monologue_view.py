@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from narrative_debugger.models.content.loader import MonologueLine
+from narrative_debugger.models.content.monologue import evaluate
+from narrative_debugger.models.domain.types import StableId
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.timeline.index import StateAtTick
+from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
-
-from app.session import Session
-from models.content import MonologueLine
-from models.monologue import evaluate
-from models.playthrough import Playthrough
-from models.timeline import StateAtTick
-from models.types import StableId
-
-from .tables import HeaderedTableModel, read_only_table
 
 #: How many fired lines the history section lists (newest first).
 FIRED_SHOWN = 200

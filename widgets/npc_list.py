@@ -11,6 +11,11 @@ stress units, ticks are game ticks.
 
 from __future__ import annotations
 
+from narrative_debugger.models.domain.types import InteractionState, NpcState, StableId
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.timeline.index import StateAtTick
+from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -23,12 +28,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-from app.session import Session
-from models.playthrough import Playthrough
-from models.timeline import StateAtTick
-from models.types import InteractionState, NpcState, StableId
-from widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
 
 #: Role carrying a value to sort by (numbers sort as numbers).
 SORT_ROLE = int(Qt.UserRole.value) + 1

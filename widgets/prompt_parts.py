@@ -13,12 +13,11 @@ import threading
 import time
 from dataclasses import dataclass
 
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.builder import PromptBuilder, PromptDiff, PromptPreview, compare
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
-
-from models.playthrough import Playthrough
-from models.prompt import PromptBuilder, PromptDiff, PromptPreview, compare
 
 #: Section label -> base colour (bar segments, legend swatches). System block in
 #: cool tones, history in ambers, the live sections in greens and reds.

@@ -13,6 +13,22 @@ tick, a new NPC or a new encoding asks for a new preview.
 
 from __future__ import annotations
 
+from narrative_debugger.models.prompt.builder import PromptDiff, PromptPreview
+from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, ENCODINGS
+from narrative_debugger.widgets.prompt_parts import (
+    BudgetBar,
+    BuilderCache,
+    CardTableModel,
+    PreviewJob,
+    PreviewRelay,
+    PreviewRequest,
+    PreviewResult,
+    SectionTableModel,
+    legend_html,
+    section_colour,
+    section_tint,
+)
+from narrative_debugger.widgets.session import Session
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
@@ -29,24 +45,6 @@ from PySide6.QtWidgets import (
     QTextEdit,
     QVBoxLayout,
     QWidget,
-)
-
-from app.session import Session
-from models.prompt import PromptDiff, PromptPreview
-from models.tokens import DEFAULT_ENCODING, ENCODINGS
-
-from .prompt_parts import (
-    BudgetBar,
-    BuilderCache,
-    CardTableModel,
-    PreviewJob,
-    PreviewRelay,
-    PreviewRequest,
-    PreviewResult,
-    SectionTableModel,
-    legend_html,
-    section_colour,
-    section_tint,
 )
 
 #: Comparison modes offered in the "compare with" selector: (key, menu text).

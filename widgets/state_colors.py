@@ -12,16 +12,15 @@ from __future__ import annotations
 import re
 import zlib
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPen
-
-from models.types import (
+from narrative_debugger.models.domain.types import (
     InteractionState,
     KnowledgeConfidence,
     KnowledgeSource,
     KnowledgeState,
     RelationshipState,
 )
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPen
 
 #: Fill colour of each interaction state (schema §3.2). Red is kept for faults.
 INTERACTION_COLORS: dict[InteractionState, QColor] = {

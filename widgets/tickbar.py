@@ -17,9 +17,22 @@ import numpy as np
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
-    QAbstractItemView, QAbstractSpinBox, QApplication, QComboBox, QHBoxLayout,
-    QInputDialog, QLabel, QLineEdit, QPlainTextEdit, QSpinBox, QStyle, QTextEdit, QToolButton, QToolTip,
-    QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QStyle,
+    QTextEdit,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
 )
 
 #: Marker lanes of the bar, top to bottom: session event kind -> (label, colour).

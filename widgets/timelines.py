@@ -18,22 +18,16 @@ arrays are built once per load; a tick change only moves two lines.
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 from html import escape
 
 import numpy as np
 import pyqtgraph as pg
+from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
+from narrative_debugger.widgets.tickbar import KIND_STYLE
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
-
-from models.types import LEVEL_BOUNDS, RelationshipLevel
-
-from .tickbar import KIND_STYLE
-
-
-
 
 #: Curves with more points than this are peak-downsampled when drawn.
 DOWNSAMPLE_ABOVE = 20_000

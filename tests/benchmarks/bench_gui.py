@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from figures import percentile  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from figures import percentile  # noqa: E402
-from models.generator import generate_save, write_save  # noqa: E402
+from tests.support.savegen.generator import generate_save, write_save  # noqa: E402
 
 
 def steps(window, n: int) -> tuple[list[float], list[float]]:
@@ -61,7 +61,7 @@ def main() -> int:
     path = args.save or Path(tempfile.mkdtemp()) / f"bench-gui-{args.events}.json"
     if not path.exists():
         write_save(generate_save(seed=11, events=args.events, scenario="large"), path)
-    from app.main_window import MainWindow, make_app
+    from narrative_debugger.app.main_window import MainWindow, make_app
 
     app = make_app()
     app.setApplicationName("narrative-debugger-bench")

@@ -26,8 +26,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import percentile  # noqa: E402
-from models.generator import generate_save, write_save  # noqa: E402
-from models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
+from narrative_debugger.models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
+
+from tests.support.savegen.generator import generate_save, write_save  # noqa: E402
 
 
 def peak_rss_mb() -> float:
@@ -88,7 +89,7 @@ def main() -> int:
     )
 
     t0 = time.perf_counter()
-    json_state = __import__("app.cli", fromlist=["state_json"]).state_json(play, play.save.saved_at_tick)
+    json_state = __import__("narrative_debugger.app.cli", fromlist=["state_json"]).state_json(play, play.save.saved_at_tick)
     print(f"full `state` JSON at saved_at_tick: {(time.perf_counter() - t0) * 1000:.0f} ms ({len(json_state['facts'])} facts)")
 
     del play, state, knowledge, json_state
@@ -97,7 +98,7 @@ def main() -> int:
     check = subprocess.run([sys.executable, "-m", "app", "check", str(path), "--content", str(BUNDLED_CONTENT), "--format", "json"], capture_output=True, cwd=ROOT)
     print(f"`narrative-debugger check` as QA runs it (new process): {time.perf_counter() - t0:.2f} s, exit {check.returncode}")
     probe = (
-        "import resource, sys; sys.path.insert(0, %r); from models.playthrough import Playthrough, BUNDLED_CONTENT; "
+        "import resource, sys; sys.path.insert(0, %r); from narrative_debugger.models.playthrough import Playthrough, BUNDLED_CONTENT; "
         "p = Playthrough.open(%r, BUNDLED_CONTENT); p.state_at(p.last_tick // 2).npcs; "
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)" % (str(ROOT), str(path))
     )

@@ -22,9 +22,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from figures import percentile  # noqa: E402
-from models.generator import generate_save, write_save  # noqa: E402
-from models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
-from models.prompt import PromptBuilder, compare  # noqa: E402
+from narrative_debugger.models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
+from narrative_debugger.models.prompt.builder import PromptBuilder, compare  # noqa: E402
+
+from tests.support.savegen.generator import generate_save, write_save  # noqa: E402
 
 
 def main() -> int:

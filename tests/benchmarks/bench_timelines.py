@@ -22,16 +22,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from narrative_debugger.models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
+from narrative_debugger.widgets.session import Session  # noqa: E402
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget  # noqa: E402
-
-from app.session import Session  # noqa: E402
-from models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
 
 
 def _save_path(events: int, seed: int) -> Path:
     path = Path(tempfile.gettempdir()) / f"bench_timelines_{events}_{seed}.json.gz"
     if not path.exists():
-        from models.generator import generate_save, write_save
+        from tests.support.savegen.generator import generate_save, write_save
 
         started = time.perf_counter()
         write_save(generate_save(seed=seed, events=events, scenario="large"), path)
@@ -45,11 +44,10 @@ def synthetic_playthrough(events: int, npcs: int = 6, seed: int = 1) -> Playthro
     Each entry changes one NPC (score random walk, stress); about 2 % are walk-aways
     (each with a penalty), 1 % confrontations. No replay, so it is quick to make.
     """
+    from narrative_debugger.models.domain.types import InteractionTolerance, NpcState, Relationship, ToleranceThreshold
+    from narrative_debugger.models.save.savefile import Journal, Save
+    from narrative_debugger.models.timeline.index import TimelineIndex, Versions
     from sortedcontainers import SortedDict
-
-    from models.savefile import Journal, Save
-    from models.timeline import TimelineIndex, Versions
-    from models.types import InteractionTolerance, NpcState, Relationship, ToleranceThreshold
 
     class Names:
         findings: list = []
@@ -126,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     app = QApplication.instance() or QApplication([])
-    from widgets.tickbar import TickBar
-    from widgets.timelines import TimelinesView, build_tracks
+    from narrative_debugger.widgets.tickbar import TickBar
+    from narrative_debugger.widgets.timelines import TimelinesView, build_tracks
 
     started = time.perf_counter()
     if args.synthetic:

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 _started = time.perf_counter()
-from models import tokens  # noqa: E402  (timed import)
+from narrative_debugger.models.prompt import tokens  # noqa: E402  (timed import)
 
 IMPORT_SECONDS = time.perf_counter() - _started
 

@@ -9,8 +9,8 @@ it (J003); each fault lists such side effects under ``also``.
 
 from __future__ import annotations
 
-from .generator import canonical_order, f32
-from .generator_content import Content
+from tests.support.savegen.content import Content
+from tests.support.savegen.generator import canonical_order, f32
 
 UNKNOWN_TOPIC = "sea-serpents"
 UNKNOWN_LINE = "harbor-nights_m_s_999"

@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-
-from .findings import Finding, FindingSink
-from .knowledge import FACT_ID_RE, SLUG_RE
-from .types import InteractionState, KnowledgeConfidence
+from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE
+from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence
+from narrative_debugger.models.rules.findings import Finding, FindingSink
 
 MAX_ALIASES = 100
 #: A document whose nodes, with aliases expanded, number more than this is refused.
@@ -327,7 +326,7 @@ def load_content(root: Path) -> Content:
             content.npcs[profile.slug] = profile
     for path in sorted((root / "lore").glob("*.y*ml")):
         content.cards.extend(_load_cards(root, path, sink))
-    from .monologue import load_pool  # local import: monologue imports content types
+    from narrative_debugger.models.content.monologue import load_pool  # local import: monologue imports content types
 
     for path in sorted((root / "monologues").glob("*.y*ml")):
         for line in load_pool(root, path, sink):

@@ -14,11 +14,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from itertools import chain
 
-from .content import StoryCard
-from .playthrough import Playthrough
-from .relationship import prompt_modifier
-from .tokens import DEFAULT_ENCODING, TokenCounter, get_encoder
-from .types import InteractionState, NpcState
+from narrative_debugger.models.content.loader import StoryCard
+from narrative_debugger.models.domain.relationship import prompt_modifier
+from narrative_debugger.models.domain.types import InteractionState, NpcState
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCounter, get_encoder
 
 SEPARATOR = "\n\n"
 LINE_SEPARATOR = "\n"

@@ -15,15 +15,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from .content import Content
-from .findings import FindingSink
-from .knowledge import FACT_ID_RE, KnowledgeGraph, interaction_fact_id
-from .monologue import evaluate
-from .relationship import add_shared_reference, apply_penalty, clamp_score, close_enough, record_interaction, score_delta
-from .savefile import Save
-from .timeline import DialogueRecord, TimelineIndex, TransitionRecord
-from .types import (
+from narrative_debugger.models.content.loader import Content
+from narrative_debugger.models.content.monologue import evaluate
+from narrative_debugger.models.domain.knowledge import FACT_ID_RE, KnowledgeGraph, interaction_fact_id
+from narrative_debugger.models.domain.relationship import add_shared_reference, apply_penalty, clamp_score, close_enough, record_interaction, score_delta
+from narrative_debugger.models.domain.types import (
     SHARED_REFERENCE_KINDS,
+    EntityKnowledge,
     FactKnowledge,
     FactMetadata,
     InteractionMetadata,
@@ -31,12 +29,14 @@ from .types import (
     KnowledgeConfidence,
     KnowledgeSource,
     KnowledgeState,
-    EntityKnowledge,
     NpcState,
     Relationship,
     ToleranceThreshold,
     is_legal_transition,
 )
+from narrative_debugger.models.rules.findings import FindingSink
+from narrative_debugger.models.save.savefile import Save
+from narrative_debugger.models.timeline.index import DialogueRecord, TimelineIndex, TransitionRecord
 
 I16_MIN, I16_MAX = -(2**15), 2**15 - 1
 S = InteractionState

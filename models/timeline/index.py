@@ -16,9 +16,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
+from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
 from sortedcontainers import SortedList
-
-from .types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
 
 
 class Versions:
@@ -422,7 +421,7 @@ class TimelineIndex:
 
 
 # The read-only views of one tick live in state_view.py; re-exported here for callers.
-from .state_view import FactsAtTick, KnowledgeAtTick, StateAtTick  # noqa: E402,F401
+from narrative_debugger.models.timeline.state_view import FactsAtTick, KnowledgeAtTick, StateAtTick  # noqa: E402,F401
 
 __all__ = [
     "DialogueRecord",

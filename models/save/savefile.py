@@ -12,29 +12,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sortedcontainers import SortedDict
-
-from .findings import Finding, FindingSink, finding
-from .jsonio import decode_bytes
-from .saveshape import (
-    MAX_NAME_CHARS,
-    MAX_TEXT_CHARS,
-    Journal,
-    Shape,
-    bounded as _bounded,
-    is_bool,
-    is_int,
-    is_num,
-    is_str,
-    is_str_list,
-    is_u32,
-    is_u64,
-    is_u64_key,
-    kind_name as _kind,
-    parse_journal,
-)
-from .knowledge import KnowledgeGraph, parse_interaction_id
-from .types import (
+from narrative_debugger.models.domain.knowledge import KnowledgeGraph, parse_interaction_id
+from narrative_debugger.models.domain.types import (
     SHARED_REFERENCE_KINDS,
     EntityKnowledge,
     FactKnowledge,
@@ -50,6 +29,30 @@ from .types import (
     RelationshipState,
     ToleranceThreshold,
 )
+from narrative_debugger.models.rules.findings import Finding, FindingSink, finding
+from narrative_debugger.models.save.jsonio import decode_bytes
+from narrative_debugger.models.save.saveshape import (
+    MAX_NAME_CHARS,
+    MAX_TEXT_CHARS,
+    Journal,
+    Shape,
+    is_bool,
+    is_int,
+    is_num,
+    is_str,
+    is_str_list,
+    is_u32,
+    is_u64,
+    is_u64_key,
+    parse_journal,
+)
+from narrative_debugger.models.save.saveshape import (
+    bounded as _bounded,
+)
+from narrative_debugger.models.save.saveshape import (
+    kind_name as _kind,
+)
+from sortedcontainers import SortedDict
 
 SAVE_FORMAT = "settled-reach.save"
 SUPPORTED_FORMAT_VERSION = 1

@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from . import generator_text as text
-from .generator_content import CONFIDENCE_RANK, Content, Prerequisites
-from .generator_text import DISPOSITION, FACTS, LAPSES, OBSERVATIONS
+from tests.support.savegen import text
+from tests.support.savegen.content import CONFIDENCE_RANK, Content, Prerequisites
+from tests.support.savegen.text import DISPOSITION, FACTS, LAPSES, OBSERVATIONS
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ that tick, and the prompt's token table.
 
 from __future__ import annotations
 
-from .playthrough import Playthrough
-from .prompt import PromptPreview
-from .report_meta import ViewRecord
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.builder import PromptPreview
+from narrative_debugger.models.report.meta import ViewRecord
 
 MAX_FINDINGS = 40
 

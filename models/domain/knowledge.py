@@ -12,9 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from sortedcontainers import SortedDict
-
-from .types import (
+from narrative_debugger.models.domain.types import (
     EntityKnowledge,
     FactId,
     FactKnowledge,
@@ -22,6 +20,7 @@ from .types import (
     InteractionState,
     StableId,
 )
+from sortedcontainers import SortedDict
 
 #: FactId grammar (save-format §3): lowercase ``category.topic``, one dot.
 FACT_ID_RE = re.compile(r"[a-z][a-z0-9_-]*\.[a-z0-9][a-z0-9_-]*")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .findings import FindingSink
-from .types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
+from narrative_debugger.models.domain.types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
+from narrative_debugger.models.rules.findings import FindingSink
 
 U64_MAX = 2**64 - 1
 U32_MAX = 2**32 - 1

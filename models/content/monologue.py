@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .content import (
+from narrative_debugger.models.content.loader import (
     FactPrerequisite,
     InteractionPrerequisite,
     MarkedDict,
@@ -22,9 +22,9 @@ from .content import (
     _where,
     load_yaml,
 )
-from .findings import FindingSink
-from .knowledge import FACT_ID_RE, InteractionQueries
-from .types import InteractionState, KnowledgeConfidence
+from narrative_debugger.models.domain.knowledge import FACT_ID_RE, InteractionQueries
+from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence
+from narrative_debugger.models.rules.findings import FindingSink
 
 #: Keys a prerequisites object may have (save-format §7: facts, at most one interaction).
 PREREQUISITE_KEYS = frozenset({"facts", "interaction"})

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 
-from .content import Content, fact_category
-from .findings import FindingSink
-from .knowledge import FACT_ID_RE, parse_interaction_id
-from .relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
-from .savefile import Save
-from .timeline import TimelineIndex
-from .types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
+from narrative_debugger.models.content.loader import Content, fact_category
+from narrative_debugger.models.domain.knowledge import FACT_ID_RE, parse_interaction_id
+from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
+from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
+from narrative_debugger.models.rules.findings import FindingSink
+from narrative_debugger.models.save.savefile import Save
+from narrative_debugger.models.timeline.index import TimelineIndex
 
 I16_MIN, I16_MAX = -(2**15), 2**15 - 1
 

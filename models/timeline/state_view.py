@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from .knowledge import InteractionQueries, interaction_prefix
-from .types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
+from narrative_debugger.models.domain.knowledge import InteractionQueries, interaction_prefix
+from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
 
 if TYPE_CHECKING:
-    from .timeline import TimelineIndex, TransitionRecord
+    from narrative_debugger.models.timeline.index import TimelineIndex, TransitionRecord
 
 
 class FactsAtTick(Mapping):

@@ -13,8 +13,8 @@ is recorded, and chains later values from the recorded one.
 
 Command line::
 
-    python -m models.generator --scenario evening --events 300 --seed 7 --out PATH
-    python -m models.generator --samples sample_saves
+    python -m tests.support.savegen.generator --scenario evening --events 300 --seed 7 --out PATH
+    python -m tests.support.savegen.generator --samples sample_saves
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ import random
 import struct
 from pathlib import Path
 
-from . import generator_text as text
-from .generator_content import Content, NpcProfile, load_content
-from .generator_sim import SCENARIOS, Simulation
+from tests.support.savegen import text
+from tests.support.savegen.content import Content, NpcProfile, load_content
+from tests.support.savegen.sim import SCENARIOS, Simulation
 
-DEFAULT_CONTENT = Path(__file__).resolve().parent.parent / "sample_saves" / "content"
+DEFAULT_CONTENT = Path(__file__).resolve().parents[3] / "sample_saves" / "content"
 PLAYER_ID = 1
 NPC_IDS = {
     "lera-sessik": 9,
@@ -212,7 +212,7 @@ def write_save(doc: dict, path: Path) -> None:
 
 
 def inject_faults(doc: dict, content_dir: Path | None = None) -> list[dict]:
-    """Plants known faults in a clean document, in place (see ``generator_faults``).
+    """Plants known faults in a clean document, in place (see ``faults``).
 
     Args:
         doc: a clean document from ``generate_save`` (evening-like, a few thousand
@@ -223,7 +223,7 @@ def inject_faults(doc: dict, content_dir: Path | None = None) -> list[dict]:
         One ``{code, where, note, also}`` per fault: the checks.md code, the JSON
         path, what was changed, and the codes a checker may also raise for it.
     """
-    from .generator_faults import plant_faults
+    from tests.support.savegen.faults import plant_faults
 
     return plant_faults(doc, load_content(Path(content_dir) if content_dir else DEFAULT_CONTENT))
 
@@ -260,7 +260,7 @@ def write_samples(out_dir: Path, content_dir: Path | None = None) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m models.generator", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.support.savegen.generator", description=__doc__.split("\n")[0])
     parser.add_argument("--scenario", default="evening", choices=sorted(SCENARIOS))
     parser.add_argument("--events", type=int, default=300, help="journal entries (exact)")
     parser.add_argument("--seed", type=int, default=7)

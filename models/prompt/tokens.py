@@ -33,10 +33,12 @@ import binascii
 import functools
 import gzip
 import hashlib
+import os
 import threading
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 
@@ -60,7 +62,7 @@ DEFAULT_ENCODING = "cl100k_base"
 
 #: Folder holding ``<name>.tiktoken.gz``. Read at every load, so tests can point
 #: it at a copy.
-ENCODINGS_DIR = Path(__file__).resolve().parent.parent / "resources" / "encodings"
+ENCODINGS_DIR = Path(os.fspath(resources.files("narrative_debugger.resources"))) / "encodings"
 
 #: Texts up to this many characters have their count kept in a per-encoder LRU
 #: cache. System sections are short and repeat on every tick. A long history

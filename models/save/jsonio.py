@@ -14,7 +14,7 @@ import re
 import zlib
 from dataclasses import dataclass, field
 
-from .findings import Finding, finding
+from narrative_debugger.models.rules.findings import Finding, finding
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from .types import SHARED_REFERENCE_KINDS, Relationship, RelationshipLevel
+from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, Relationship, RelationshipLevel
 
 SCORE_MIN = 0.0
 SCORE_MAX = 100.0

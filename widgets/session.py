@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.timeline.index import StateAtTick
 from PySide6.QtCore import QObject, Signal
-
-from models.playthrough import Playthrough
-from models.timeline import StateAtTick
 
 #: Journal variants shown as markers and offered by "next event of this kind".
 EVENT_KINDS = {

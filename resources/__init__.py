@@ -1,0 +1,1 @@
+"""Data shipped with the tool: the token tables (encodings/)."""

@@ -1,0 +1,1 @@
+"""The sample campaign shipped with the tool: content/ and the sample saves."""

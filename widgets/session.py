@@ -14,21 +14,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS
 from narrative_debugger.models.timeline.index import StateAtTick
 from PySide6.QtCore import QObject, Signal
-
-#: Journal variants shown as markers and offered by "next event of this kind".
-EVENT_KINDS = {
-    "walk-away": {"InteractionWalkedAway", "InteractionConflictAbandoned"},
-    "confrontation": {"InteractionConfrontation"},
-    "penalty": {"WalkAwayPenalty"},
-    "interaction": {"InteractionStarted"},
-    "completed": {"InteractionCompleted"},
-    "fact": {"FactLearned", "FactUpdated"},
-    "relationship": {"RelationshipInteraction"},
-    "monologue": {"MonologueFired"},
-    "dialogue": {"DialogueLine"},
-}
 
 
 class Session(QObject):

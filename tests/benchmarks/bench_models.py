@@ -89,7 +89,7 @@ def main() -> int:
     )
 
     t0 = time.perf_counter()
-    json_state = __import__("narrative_debugger.app.cli", fromlist=["state_json"]).state_json(play, play.save.saved_at_tick)
+    json_state = __import__("narrative_debugger.models.timeline.state_json", fromlist=["state_json"]).state_json(play, play.save.saved_at_tick)
     print(f"full `state` JSON at saved_at_tick: {(time.perf_counter() - t0) * 1000:.0f} ms ({len(json_state['facts'])} facts)")
 
     del play, state, knowledge, json_state

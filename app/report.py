@@ -150,7 +150,7 @@ def open_report(window, png_path: Path, *, ask=True) -> bool:
 
 
 def _parse_size(text: str) -> tuple[int, int]:
-    from narrative_debugger.app.cli import UsageError
+    from narrative_debugger.app.commands.common import UsageError
 
     try:
         w, h = (int(v) for v in text.lower().split("x"))
@@ -179,7 +179,7 @@ def wait_for_prompt(window, timeout_s: float = 60.0) -> None:
 
 def cmd_screenshot(args) -> int:
     """``narrative-debugger screenshot``: render offscreen, write PNG (with its view) and summary."""
-    from narrative_debugger.app.cli import UsageError, open_for_query
+    from narrative_debugger.app.commands.common import UsageError, open_for_query
     from narrative_debugger.app.main_window import MainWindow, make_app
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):

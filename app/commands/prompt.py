@@ -5,10 +5,23 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from pathlib import Path
 
-from narrative_debugger.app.cli import EXIT_OK, UsageError, open_for_query
+from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptPreview
 from narrative_debugger.models.prompt.tokens import UnknownEncodingError
+
+NAME = "prompt"
+HELP = "assemble an NPC's LLM prompt at a tick with token counts"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("save", type=Path, metavar="SAVE")
+    p.add_argument("--npc", required=True, metavar="SLUG")
+    p.add_argument("--tick", type=int, metavar="T")
+    content_arg(p)
+    p.add_argument("--encoding", metavar="NAME", help="cl100k_base (default) or o200k_base")
+    p.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def format_prompt_text(preview: PromptPreview, label: str) -> str:
@@ -44,7 +57,7 @@ def format_prompt_text(preview: PromptPreview, label: str) -> str:
     return "\n".join(out)
 
 
-def cmd_prompt(args) -> int:
+def run(args) -> int:
     play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
     try:
         builder = PromptBuilder(play, encoding=args.encoding)

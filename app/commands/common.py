@@ -1,0 +1,61 @@
+"""What every command shares: exit codes, usage errors, opening a save for a query."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.rules.findings import Severity
+
+EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A request the command cannot serve (unknown NPC, tick beyond the save): exit 2."""
+
+
+def content_arg(p) -> None:
+    """Add the ``--content DIR`` flag every command that opens a save takes."""
+    p.add_argument("--content", type=Path, metavar="DIR", help="content folder (default: content/ beside the save, else the bundled sample content)")
+
+
+def check_content_arg(content: Path | None) -> None:
+    """A ``--content`` that is not a folder is misuse (exit 2), not a finding."""
+    if content is not None and not Path(content).is_dir():
+        what = "is not a folder" if Path(content).exists() else "does not exist"
+        raise UsageError(f"--content {content} {what}")
+
+
+def warn_about_errors(play: Playthrough) -> None:
+    """state/prompt work on what could be read; say on stderr when that is not everything."""
+    errors = [f for f in play.findings if f.severity is Severity.ERROR]
+    if errors:
+        first = errors[0]
+        print(
+            f"narrative-debugger: warning: {play.save.label} has {len(errors)} error finding(s); "
+            f"results use what could be read (first: {first.code} at {first.location}: {first.message}). "
+            f"Run 'narrative-debugger check' for all of them.",
+            file=sys.stderr,
+        )
+
+
+def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str | None = None) -> tuple[Playthrough, int]:
+    """Open a save for ``state``/``prompt``/``screenshot``; check the tick and the NPC
+    slug (when given). Raises UsageError."""
+    check_content_arg(content)
+    play = Playthrough.open(path, content)
+    if not play.readable:
+        reasons = "; ".join(f"{f.code} {f.location}: {f.message}" for f in play.findings[:3])
+        raise UsageError(f"{path} cannot be read: {reasons}")
+    warn_about_errors(play)
+    if tick is None:
+        tick = play.save.saved_at_tick
+    if tick < 0:
+        raise UsageError(f"--tick must be 0 or more, not {tick}")
+    if tick > play.last_tick:
+        raise UsageError(f"tick {tick} is beyond the save (its ticks run from 0 to {play.last_tick})")
+    if npc is not None and play.save.npc_by_slug(npc) is None:
+        known = ", ".join(sorted(n.slug for n in play.save.npcs.values())) or "none"
+        raise UsageError(f"no NPC {npc!r} in {path} (NPCs: {known})")
+    return play, tick

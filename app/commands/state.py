@@ -1,0 +1,34 @@
+"""``narrative-debugger state``: the replayed state at a tick, as JSON or text."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from narrative_debugger.app.commands.common import EXIT_OK, content_arg, open_for_query
+from narrative_debugger.models.timeline.state_json import state_json
+
+NAME = "state"
+HELP = "print the replayed state at a tick"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("save", type=Path, metavar="SAVE")
+    p.add_argument("--tick", type=int, metavar="T", help="tick (default: saved_at_tick)")
+    content_arg(p)
+    p.add_argument("--format", choices=("json", "text"), default="json")
+
+
+def run(args) -> int:
+    play, tick = open_for_query(args.save, args.content, args.tick)
+    doc = state_json(play, tick)
+    if args.format == "json":
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(f"{play.save.label} at tick {tick} ({play.save.game_time(tick)})")
+        for slug, npc in doc["npcs"].items():
+            print(f"  {slug}: {npc['level']} ({npc['score']:.2f}), stress {npc['stress']}/{npc['threshold']}, walk-aways {npc['walk_aways']}, {len(npc['interactions'])} interactions")
+        print(f"  {len(doc['facts'])} facts; {sum(m['eligible'] for m in doc['monologues'].values())} monologue lines eligible")
+    return EXIT_OK

@@ -9,12 +9,16 @@ makes bug reports.
 from __future__ import annotations
 
 import gc
+import math
 import sys
 from pathlib import Path
 
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
+from narrative_debugger.widgets.registry import VIEW_NAMES
+from narrative_debugger.widgets.registry import VIEWS as VIEW_SPECS
 from narrative_debugger.widgets.session import Session
 from PySide6.QtCore import QByteArray, QFileSystemWatcher, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
@@ -35,8 +39,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-VIEWS = ("knowledge", "interactions", "timelines", "prompt")
-VIEW_TITLES = {"knowledge": "Knowledge graph", "interactions": "Interactions", "timelines": "Timelines", "prompt": "Prompt preview"}
+VIEWS = VIEW_NAMES
+VIEW_TITLES = {spec.name: spec.title for spec in VIEW_SPECS}
+DOCK_AREAS = {"left": Qt.LeftDockWidgetArea, "right": Qt.RightDockWidgetArea, "bottom": Qt.BottomDockWidgetArea}
 MAX_RECENT = 10
 RELOAD_DEBOUNCE_MS = 600
 SAVE_FILTER = "Settled Reach saves (*.json *.json.gz);;All files (*)"
@@ -85,19 +90,10 @@ class MainWindow(QMainWindow):
 
     # ----- construction -----
     def _build_views(self) -> None:
-        from narrative_debugger.widgets.interaction_view import InteractionView
-        from narrative_debugger.widgets.knowledge_view import KnowledgeView
-        from narrative_debugger.widgets.prompt_view import PromptView
         from narrative_debugger.widgets.tickbar import TickBar
-        from narrative_debugger.widgets.timelines import TimelinesView
 
         s = self.session
-        self.views = {
-            "knowledge": KnowledgeView(s),
-            "interactions": InteractionView(s),
-            "timelines": TimelinesView(s),
-            "prompt": PromptView(s),
-        }
+        self.views = {spec.name: spec.create(s) for spec in VIEW_SPECS}
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
         self.tabs.setDocumentMode(True)
@@ -117,7 +113,8 @@ class MainWindow(QMainWindow):
         self.tabs.tabBar().setFocusPolicy(Qt.NoFocus)
         self.grid = QSplitter(Qt.Vertical)
         self.grid.setObjectName("views-grid")
-        self.grid_rows = [QSplitter(Qt.Horizontal), QSplitter(Qt.Horizontal)]
+        self.grid_columns = max(1, math.ceil(math.sqrt(len(VIEWS))))
+        self.grid_rows = [QSplitter(Qt.Horizontal) for _ in range(math.ceil(len(VIEWS) / self.grid_columns))]
         for row in self.grid_rows:
             self.grid.addWidget(row)
         self.grid_mode = False
@@ -140,21 +137,21 @@ class MainWindow(QMainWindow):
         self.tickbar.setFocus()
 
     def set_grid(self, on: bool) -> None:
-        """Show the four views at once in a 2x2 grid (True) or one at a time in tabs."""
+        """Show every view at once in a grid (True; 2x2 for four views) or one at a time in tabs."""
         if on == self.grid_mode:
             return
         self.grid_mode = on
         if on:
             for i, name in enumerate(VIEWS):
-                self.grid_rows[i // 2].addWidget(self.frames[name])
+                self.grid_rows[i // self.grid_columns].addWidget(self.frames[name])
                 self.frames[name].show()  # the tab widget had hidden the ones not in front
             width = max(2, self.stack.width())
             height = max(2, self.stack.height())
             for row in self.grid_rows:
-                for k in range(2):
+                for k in range(row.count()):
                     row.setStretchFactor(k, 1)
-                row.setSizes([width // 2, width - width // 2])
-            self.grid.setSizes([height // 2, height - height // 2])
+                row.setSizes(_even_split(width, row.count()))
+            self.grid.setSizes(_even_split(height, len(self.grid_rows)))
             self.stack.setCurrentWidget(self.grid)
         else:
             current = VIEWS.index(self.session.view) if self.session.view in VIEWS else 0
@@ -165,28 +162,23 @@ class MainWindow(QMainWindow):
         self.grid_action.setChecked(on)
 
     def _build_docks(self) -> None:
-        from narrative_debugger.widgets.findings_view import FindingsView
-        from narrative_debugger.widgets.journal_view import JournalView
-        from narrative_debugger.widgets.monologue_view import MonologueView
-        from narrative_debugger.widgets.npc_list import NpcList
-
         s = self.session
-        self.panels = {
-            "npcs": (NpcList(s), "NPCs", Qt.LeftDockWidgetArea),
-            "monologues": (MonologueView(s), "Monologues", Qt.LeftDockWidgetArea),
-            "findings": (FindingsView(s), "Findings", Qt.BottomDockWidgetArea),
-            "journal": (JournalView(s), "Journal", Qt.BottomDockWidgetArea),
-        }
+        self.panels = {spec.name: (spec.create(s), spec.title, DOCK_AREAS[spec.area]) for spec in DOCK_SPECS}
         self.docks: dict[str, QDockWidget] = {}
-        for name, (widget, title, area) in self.panels.items():
+        for spec in DOCK_SPECS:
+            widget, title, area = self.panels[spec.name]
             dock = QDockWidget(title, self)
-            dock.setObjectName(f"dock-{name}")
+            dock.setObjectName(f"dock-{spec.name}")
             dock.setWidget(widget)
             self.addDockWidget(area, dock)
-            self.docks[name] = dock
-        self.splitDockWidget(self.docks["npcs"], self.docks["monologues"], Qt.Vertical)
-        self.tabifyDockWidget(self.docks["findings"], self.docks["journal"])
-        self.docks["findings"].raise_()
+            self.docks[spec.name] = dock
+            if spec.below:
+                self.splitDockWidget(self.docks[spec.below], dock, Qt.Vertical)
+            if spec.tab_with:
+                self.tabifyDockWidget(self.docks[spec.tab_with], dock)
+        for spec in DOCK_SPECS:
+            if spec.tab_with:
+                self.docks[spec.tab_with].raise_()
         self._docks_sized = False
 
     def _action(self, text: str, slot, shortcut=None, name: str | None = None) -> QAction:
@@ -215,7 +207,7 @@ class MainWindow(QMainWindow):
         view_menu = bar.addMenu("&View")
         for i, name in enumerate(VIEWS):
             view_menu.addAction(self._action(VIEW_TITLES[name], lambda _=False, n=name: self.session.set_view(n), f"Ctrl+{i + 1}", f"action-view-{name}"))
-        self.grid_action = self._action("All four views", lambda checked: self.set_grid(checked), "Ctrl+0", "action-view-all")
+        self.grid_action = self._action("All views", lambda checked: self.set_grid(checked), "Ctrl+0", "action-view-all")
         self.grid_action.setCheckable(True)
         view_menu.addAction(self.grid_action)
         view_menu.addSeparator()
@@ -431,6 +423,11 @@ class MainWindow(QMainWindow):
 
     def _about(self) -> None:
         QMessageBox.about(self, "Narrative debugger", "Steps through Settled Reach saves: knowledge, interactions, relationships and NPC prompts.")
+
+
+def _even_split(total: int, parts: int) -> list[int]:
+    """``total`` pixels in ``parts`` near-equal sizes that add up exactly."""
+    return [total * (k + 1) // parts - total * k // parts for k in range(parts)]
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:

@@ -13,6 +13,7 @@ from pathlib import Path
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.report.meta import REPORT_FORMAT_VERSION, ReportError, ViewRecord, embed_record, free_stem, read_record, write_new_file
 from narrative_debugger.models.report.summary import build_summary
+from narrative_debugger.widgets.registry import VIEW_NAMES
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
@@ -140,7 +141,7 @@ def open_report(window, png_path: Path, *, ask=True) -> bool:
         if ask:
             QMessageBox.information(window, "Save changed", message)
     content = Path(record.content_dir) if record.content_dir and Path(record.content_dir).is_dir() else None
-    view = record.view if record.view != "all" else None
+    view = record.view if record.view in VIEW_NAMES else None  # "all", or a view this version lacks
     window.open_save(save, content, tick=record.tick, npc=record.npc or None, view=view)
     if record.view == "all":
         window.set_grid(True)

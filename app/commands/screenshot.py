@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from narrative_debugger.app.commands.common import content_arg
+from narrative_debugger.widgets.registry import VIEW_CHOICES
 
 NAME = "screenshot"
 HELP = "render a view of a save to PNG without a display"
@@ -16,7 +17,7 @@ def add_arguments(p) -> None:
     content_arg(p)
     p.add_argument("--tick", type=int, metavar="T")
     p.add_argument("--npc", metavar="SLUG")
-    p.add_argument("--view", choices=("knowledge", "interactions", "timelines", "prompt", "all"), default="all")
+    p.add_argument("--view", choices=VIEW_CHOICES, default="all")
     p.add_argument("--size", default="1280x800", metavar="WxH")
 
 

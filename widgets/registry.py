@@ -1,0 +1,86 @@
+"""The registries of views and docks: each is declared once, here.
+
+The main window builds its tabs, grid, View menu and docks from these lists; the
+``screenshot --view`` choices, the report view record and the finding jumps read
+the view names from here too. This module imports no Qt, so the headless command
+line can read it; each widget class is imported only when the window builds it.
+
+To add a view: write the widget (it takes the Session in its constructor) and add a
+``ViewSpec`` to ``VIEWS``. To add a dock: add a ``DockSpec`` to ``DOCKS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+def _load(factory: str):
+    module, _, name = factory.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """A central view: a tab, a cell of the all-views grid, a View menu entry (Ctrl+N).
+
+    Attributes:
+        name: the id used in reports, ``--view`` and finding jumps (a contract).
+        title: the tab and menu text.
+        factory: ``"module:Class"``; the class takes the Session.
+    """
+
+    name: str
+    title: str
+    factory: str
+
+    def create(self, session):
+        return _load(self.factory)(session)
+
+
+@dataclass(frozen=True)
+class DockSpec:
+    """A dock panel around the views.
+
+    Attributes:
+        name: the dock's id; its objectName is ``dock-<name>`` (saved layouts rely on it).
+        title: the dock title and View menu text.
+        area: ``"left"``, ``"right"`` or ``"bottom"``.
+        factory: ``"module:Class"``; the class takes the Session.
+        tab_with: the name of an earlier dock this one is tabbed with, if any.
+        below: the name of an earlier dock this one is stacked under, if any.
+    """
+
+    name: str
+    title: str
+    area: str
+    factory: str
+    tab_with: str | None = None
+    below: str | None = None
+
+    def create(self, session):
+        return _load(self.factory)(session)
+
+
+_W = "narrative_debugger.widgets."
+
+#: The central views, in tab order (Ctrl+1, Ctrl+2, ...).
+VIEWS: tuple[ViewSpec, ...] = (
+    ViewSpec("knowledge", "Knowledge graph", _W + "knowledge_view:KnowledgeView"),
+    ViewSpec("interactions", "Interactions", _W + "interaction_view:InteractionView"),
+    ViewSpec("timelines", "Timelines", _W + "timelines:TimelinesView"),
+    ViewSpec("prompt", "Prompt preview", _W + "prompt_view:PromptView"),
+)
+
+#: The dock panels, in the order they are added.
+DOCKS: tuple[DockSpec, ...] = (
+    DockSpec("npcs", "NPCs", "left", _W + "npc_list:NpcList"),
+    DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs"),
+    DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView"),
+    DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", tab_with="findings"),
+)
+
+#: View names, in tab order.
+VIEW_NAMES: tuple[str, ...] = tuple(v.name for v in VIEWS)
+#: What a report or ``screenshot --view`` may name: a view, or ``all`` (the grid).
+VIEW_CHOICES: tuple[str, ...] = (*VIEW_NAMES, "all")

@@ -1,11 +1,18 @@
-"""Opening saves off the GUI thread (style.md rule 5).
+"""Opening saves off the GUI thread (style.md rules 5 and 12).
 
-``SaveLoader`` runs ``Playthrough.open`` in a QThread and reports progress, the result
-or the cancellation back by signal; the GUI thread only ever touches widgets.
+``SaveLoader`` runs ``Playthrough.open`` in a worker thread and reports progress, the
+result or the cancellation back by signal; the GUI thread only ever touches widgets.
+
+Lifetimes: a running thread is held by this module (``_RUNNING``), not by the window,
+so a window that is deleted while a load runs never destroys a running ``QThread``
+(Qt aborts the process when that happens). A thread is dropped only once it has
+ended; ``SaveLoader.shutdown`` (called by the window's close) cancels and waits for
+every thread it started, and an ``atexit`` hook does the same for any left over.
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
 from pathlib import Path
 
@@ -13,33 +20,69 @@ from narrative_debugger.models.playthrough import Cancelled, Playthrough
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 
-class _Job(QObject):
-    progress = Signal(float, str)
-    finished = Signal(object)  # Playthrough
-    cancelled = Signal()
-    failed = Signal(str)
+class _LoadThread(QThread):
+    """One load: runs ``Playthrough.open`` in ``run`` and keeps the outcome.
 
-    def __init__(self, path: Path, content: Path | None) -> None:
+    Signals (emitted from the worker thread, received queued on the GUI thread):
+        reported(object, float, str): this thread, fraction 0..1, what is being done.
+        ended(object): this thread; ``outcome`` is then set.
+
+    Attributes:
+        outcome: after ``ended``: a ``Playthrough``, ``Cancelled`` (the class) when
+            cancelled, or a ``str`` with the message of an unexpected error.
+    """
+
+    reported = Signal(object, float, str)
+    ended = Signal(object)
+
+    def __init__(self, path: Path, content: Path | None, context) -> None:
         super().__init__()
         self.path = path
         self.content = content
+        self.context = context
         self.stop = threading.Event()
+        self.outcome = None
 
-    @Slot()
     def run(self) -> None:
         try:
-            play = Playthrough.open(self.path, self.content, progress=self.progress.emit, cancelled=self.stop.is_set)
+            self.outcome = Playthrough.open(
+                self.path, self.content, progress=lambda f, m: self.reported.emit(self, f, m), cancelled=self.stop.is_set
+            )
         except Cancelled:
-            self.cancelled.emit()
-            return
-        except Exception as exc:  # a bug, not bad input: report it instead of losing the window
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-            return
-        self.finished.emit(play)
+            self.outcome = Cancelled
+        except Exception as exc:  # noqa: BLE001 - a bug, not bad input: report it instead of losing the window
+            self.outcome = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.ended.emit(self)
+
+
+class _Reaper(QObject):
+    """Lives on the GUI thread; drops a thread once it has ended (never while it runs)."""
+
+    @Slot(object)
+    def reap(self, thread: _LoadThread) -> None:
+        thread.wait()  # ``ended`` is the last thing ``run`` does: this returns at once
+        _RUNNING.discard(thread)
+
+
+_RUNNING: set[_LoadThread] = set()
+_reaper: _Reaper | None = None
+
+
+def _wait_all() -> None:
+    """Cancel and wait for every load thread still alive (at interpreter exit)."""
+    for thread in list(_RUNNING):
+        thread.stop.set()
+    for thread in list(_RUNNING):
+        thread.wait()
+    _RUNNING.clear()
+
+
+atexit.register(_wait_all)
 
 
 class SaveLoader(QObject):
-    """Loads one save at a time in a worker thread.
+    """Loads one save at a time in a worker thread; only the latest request reports.
 
     Signals:
         progress(float, str): fraction 0..1 and what is being done.
@@ -55,57 +98,83 @@ class SaveLoader(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._thread: QThread | None = None
-        self._job: _Job | None = None
-        self._context = None
+        self._current: _LoadThread | None = None
+        self._mine: set[_LoadThread] = set()
+        self._closed = False
 
     @property
     def busy(self) -> bool:
-        return self._thread is not None
+        """True from ``start`` until the latest load has reported."""
+        return self._current is not None
 
     def start(self, path: Path, content: Path | None, context=None) -> None:
-        """Start loading ``path``; a load already running is cancelled first."""
-        self.cancel()
-        self.wait()
-        thread = QThread(self)
-        job = _Job(Path(path), content)
-        job.moveToThread(thread)
-        thread.started.connect(job.run)
-        job.progress.connect(self.progress)
-        job.finished.connect(self._on_finished)
-        job.cancelled.connect(self._on_cancelled)
-        job.failed.connect(self._on_failed)
-        self._thread, self._job, self._context = thread, job, context
+        """Start loading ``path``. A load already running is cancelled and never reports.
+
+        Does nothing after ``shutdown``. Never blocks the GUI thread.
+        """
+        global _reaper
+        if self._closed:
+            return
+        self._drop_current()
+        if _reaper is None:
+            _reaper = _Reaper()
+        thread = _LoadThread(Path(path), content, context)
+        thread.reported.connect(self._on_reported)
+        thread.ended.connect(self._on_ended)
+        thread.ended.connect(_reaper.reap)
+        _RUNNING.add(thread)
+        self._mine.add(thread)
+        self._current = thread
         thread.start()
 
     def cancel(self) -> None:
-        """Ask the running load to stop at its next progress report."""
-        if self._job is not None:
-            self._job.stop.set()
+        """Ask the running load to stop at its next progress report; ``cancelled`` follows at once."""
+        if self._drop_current():
+            self.cancelled.emit()
 
-    def wait(self, msecs: int = 30000) -> None:
-        """Block until the worker thread has ended (used on close and in tests)."""
-        if self._thread is not None:
-            self._thread.quit()
-            self._thread.wait(msecs)
-
-    def _finish(self) -> None:
-        thread = self._thread
-        self._thread, self._job = None, None
+    def _drop_current(self) -> bool:
+        """Stop the latest load and forget it (it never reports); True if there was one."""
+        thread, self._current = self._current, None
         if thread is not None:
-            thread.quit()
-            thread.wait()
-            thread.deleteLater()
+            thread.stop.set()
+        return thread is not None
 
-    def _on_finished(self, play) -> None:
-        context = self._context
-        self._finish()
-        self.loaded.emit(play, context)
+    def wait(self, msecs: int | None = None) -> bool:
+        """Block until every thread this loader started has ended (close, tests).
 
-    def _on_cancelled(self) -> None:
-        self._finish()
-        self.cancelled.emit()
+        Args:
+            msecs: give up after this many milliseconds (None: no limit).
 
-    def _on_failed(self, message: str) -> None:
-        self._finish()
-        self.failed.emit(message)
+        Returns:
+            True when none is running any more.
+        """
+        done = True
+        for thread in list(self._mine):
+            done = (thread.wait() if msecs is None else thread.wait(msecs)) and done
+        self._mine = {t for t in self._mine if t.isRunning()}
+        return done
+
+    def shutdown(self) -> None:
+        """Cancel every load and wait for its thread to end; later ``start`` calls do nothing."""
+        self._closed = True
+        for thread in self._mine:
+            thread.stop.set()
+        self._current = None
+        self.wait()
+
+    def _on_reported(self, thread: _LoadThread, fraction: float, message: str) -> None:
+        if thread is self._current:
+            self.progress.emit(fraction, message)
+
+    def _on_ended(self, thread: _LoadThread) -> None:
+        self._mine.discard(thread)
+        if thread is not self._current:
+            return  # cancelled, replaced by a newer request, or shut down
+        self._current = None
+        outcome = thread.outcome
+        if outcome is Cancelled:
+            self.cancelled.emit()
+        elif isinstance(outcome, str):
+            self.failed.emit(outcome)
+        else:
+            self.loaded.emit(outcome, thread.context)

@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         self.loader.cancelled.connect(self._on_cancelled)
         self.loader.failed.connect(self._on_failed)
         self._progress: QProgressDialog | None = None
+        self._closed = False
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_file_changed)
         self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)  # start(ms) may lengthen it
@@ -241,6 +242,9 @@ class MainWindow(QMainWindow):
         save leaves it as it was and says why. ``wait`` blocks until done (tests, CLI).
         """
         path = Path(path)
+        if self._closed:
+            return
+        self._close_progress()  # a request still opening is replaced (the loader drops it)
         self._progress = QProgressDialog(f"Opening {path.name}…", "Cancel", 0, 100, self)
         self._progress.setWindowTitle("Opening save")
         self._progress.setMinimumDuration(400)
@@ -324,11 +328,13 @@ class MainWindow(QMainWindow):
             self.loader.start(self.save_path, self.content_dir, context={"path": self.save_path, "content": self.content_dir, "reload": True})
 
     def _on_file_changed(self, path: str) -> None:
+        if self._closed:
+            return
         self._reload_timer.start(RELOAD_DEBOUNCE_MS)  # debounced: editors write in several steps
 
     def _reload_from_disk(self) -> None:
         """Reload after a change; a save that was deleted is waited for, then watched again."""
-        if self.save_path is None:
+        if self.save_path is None or self._closed:
             return
         if not self.save_path.exists():
             self.statusBar().showMessage(f"{self.save_path.name} is gone from disk; waiting for it to come back.", 5000)
@@ -381,9 +387,29 @@ class MainWindow(QMainWindow):
         if self._persist:
             self.settings.setValue("window/geometry", self.saveGeometry())
             self.settings.setValue("window/state", self.saveState())
-        self.loader.cancel()
-        self.loader.wait()
+        self.shutdown()
         super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Stop everything that could still call back (style.md rule 12); called by close.
+
+        In order: the reload timer and the file watcher (so nothing starts a load), the
+        playback timer, every view's and dock's own workers (their ``shutdown``), then
+        the loader, which cancels and waits for its threads. Idempotent; the window
+        opens no save afterwards.
+        """
+        self._closed = True
+        self._reload_timer.stop()
+        self.watcher.blockSignals(True)
+        if self.watcher.files():
+            self.watcher.removePaths(self.watcher.files())
+        self.tickbar.set_playing(False)
+        self._close_progress()
+        for widget in [*self.views.values(), *(panel for panel, _, _ in self.panels.values())]:
+            stop = getattr(widget, "shutdown", None)
+            if callable(stop):
+                stop()
+        self.loader.shutdown()
 
     # ----- drag and drop -----
     def dragEnterEvent(self, event) -> None:

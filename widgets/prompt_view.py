@@ -89,9 +89,13 @@ class PromptView(QWidget):
         self._running = False
         self._pending: PreviewRequest | None = None
         self._builders = BuilderCache()
+        self._closed = False
+        # Both owned by the view. The pool is made first so that, should the view be
+        # deleted without ``shutdown``, the pool (deleted first, as the older child)
+        # waits for its job before the relay the job reports through goes.
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
-        self._relay = PreviewRelay()
+        self._relay = PreviewRelay(self)
         self._relay.finished.connect(self._on_finished)
         self._relay.failed.connect(self._on_failed)
         self._kick = QTimer(self)
@@ -246,8 +250,22 @@ class PromptView(QWidget):
 
     def request_preview(self, *_args) -> None:
         """Ask for a preview of the current tick / NPC / encoding (coalesced, built off-thread)."""
+        if self._closed:
+            return
         self.status_label.setText("counting…")
         self._kick.start()
+
+    def shutdown(self) -> None:
+        """Stop asking for previews and wait for the one being built (window close).
+
+        After this no job runs and none will start, so nothing reports through the
+        relay once the view is gone.
+        """
+        self._closed = True
+        self._kick.stop()
+        self._pending = None
+        self._pool.clear()
+        self._pool.waitForDone()
 
     # ----- session events -----
     def _on_loaded(self) -> None:
@@ -293,6 +311,8 @@ class PromptView(QWidget):
             self._start(request)
 
     def _start(self, request: PreviewRequest) -> None:
+        if self._closed:
+            return
         self._running = True
         self.status_label.setText("counting…")
         self._pool.start(PreviewJob(request, self._builders, self._relay))

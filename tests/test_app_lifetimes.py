@@ -1,0 +1,107 @@
+"""Worker lifetimes (issue 8 item 4): closing a window stops its timers, its file
+watcher and every worker first; no QThread is destroyed while it runs; windows are
+opened, reloaded, stepped and closed in a loop while loads run."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from narrative_debugger.app import loader as loader_module
+from narrative_debugger.app.main_window import MainWindow
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from tests.conftest import SAMPLES
+from tests.support.savegen.generator import generate_save, write_save
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch, isolated_settings):
+    for name in ("warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+
+
+@pytest.fixture(scope="module")
+def big_save(tmp_path_factory):
+    """A generated save large enough that a load is still running when the test acts."""
+    path = tmp_path_factory.mktemp("lifetimes") / "big.json"
+    write_save(generate_save(seed=5, events=40_000, scenario="large"), path)
+    return path
+
+
+def _threads_of(window: MainWindow) -> set:
+    return set(window.loader._mine)
+
+
+def test_close_while_loading_stops_every_worker(qtbot, big_save):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    window.views["prompt"].request_preview()
+    window.open_save(big_save)
+    started = _threads_of(window)
+    assert window.loader.busy and started
+    window.close()
+    assert not window.loader.busy
+    assert all(not t.isRunning() for t in started)
+    assert window.views["prompt"]._pool.activeThreadCount() == 0
+    assert not window._reload_timer.isActive() and not window.watcher.files()
+    # Nothing starts again: not a change on disk, not a reload, not an open.
+    window.reload()
+    window.open_save(big_save)
+    assert not window.loader.busy and not _threads_of(window)
+
+
+def test_change_on_disk_after_close_starts_nothing(qtbot, tmp_path):
+    path = tmp_path / "live.json"
+    path.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes())
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.open_save(path, wait=True)
+    shown = window.session.playthrough
+    window._on_file_changed(str(path))  # a change seen just before the close: the debounce timer runs
+    window.close()
+    path.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes() + b" ")
+    qtbot.wait(900)  # past the reload debounce
+    assert not window.loader.busy and not _threads_of(window)
+    assert window.session.playthrough is shown  # no reload happened after the close
+
+
+def test_open_reload_step_close_in_a_loop_while_loads_run(qtbot, big_save):
+    """Six windows, each closed while its latest load runs; two more deleted without close."""
+    for round_ in range(8):
+        window = MainWindow(persist=False)
+        qtbot.addWidget(window)
+        window.show()
+        window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+        window.tickbar.next_event()
+        window.tickbar.forward_big_step()
+        window.open_save(big_save)  # running ...
+        window.reload()  # ... and replaced by a reload of the open save
+        window.open_save(big_save)  # ... and that by the big save again
+        window.tickbar.next_event()  # stepping while loading
+        qtbot.wait(20 * round_)
+        threads = _threads_of(window)
+        if round_ < 6:
+            window.close()
+            assert all(not t.isRunning() for t in threads)
+        else:
+            # Deleted without close: the running threads outlive the window and end on their own.
+            window.deleteLater()
+            del window
+            QApplication.processEvents()
+            gc.collect()
+        QApplication.processEvents()
+    qtbot.waitUntil(lambda: not loader_module._RUNNING, timeout=60_000)
+
+
+def test_the_latest_request_wins(qtbot, big_save):
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    window.open_save(big_save)
+    window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    qtbot.wait(300)  # the big load, replaced, must not report after the small one
+    assert window.save_path.name == "walkaway-spiral.json"
+    assert window.session.playthrough.save.label == "walkaway-spiral.json"

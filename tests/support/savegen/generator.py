@@ -126,6 +126,30 @@ def generate_save(*, seed: int, events: int, scenario: str = "evening",
         The JSON-ready document (dicts, lists, ints, floats, strings, None, bools),
         maps already in BTreeMap order.
     """
+    return _play(seed, events, scenario, content_dir, None)[0]
+
+
+def generate_fork(*, seed: int, events: int, fork_at: int, fork_seed: int, scenario: str = "evening",
+                  content_dir: Path | None = None) -> tuple[dict, dict, int]:
+    """Two playthroughs of one seed that part ways once the journal holds ``fork_at`` entries.
+
+    The first is ``generate_save(seed=seed, ...)``; the second plays the same session
+    up to the fork, then goes on with an RNG seeded ``fork_seed`` (the next tick is
+    drawn from it, so the two journals differ from the fork on).
+
+    Returns:
+        (document A, document B, fork index): both documents hold ``events`` entries
+        and share exactly their first ``fork index`` entries (``fork index`` >= ``fork_at``:
+        the fork waits for the end of the conversation in progress).
+    """
+    doc_a = generate_save(seed=seed, events=events, scenario=scenario, content_dir=content_dir)
+    doc_b, forked_at = _play(seed, events, scenario, content_dir, (fork_at, fork_seed))
+    return doc_a, doc_b, forked_at
+
+
+def _play(seed: int, events: int, scenario: str, content_dir: Path | None,
+          fork: tuple[int, int] | None) -> tuple[dict, int | None]:
+    """Plays one session (see ``generate_save``); returns the document and where it forked."""
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown scenario {scenario!r}; one of {sorted(SCENARIOS)}")
     if events < 0:
@@ -133,7 +157,7 @@ def generate_save(*, seed: int, events: int, scenario: str = "evening",
     content = load_content(Path(content_dir) if content_dir else DEFAULT_CONTENT)
     ids = npc_ids(content)
     tolerance = {slug: seeded_tolerance(p, seed) for slug, p in content.npcs.items()}
-    sim = Simulation(content, ids, PLAYER_ID, tolerance, SCENARIOS[scenario], seed, events, f32)
+    sim = Simulation(content, ids, PLAYER_ID, tolerance, SCENARIOS[scenario], seed, events, f32, fork)
     collecting = gc.isenabled()
     gc.disable()  # millions of acyclic dicts: cycle collection would only slow the run down
     try:
@@ -142,7 +166,7 @@ def generate_save(*, seed: int, events: int, scenario: str = "evening",
         if collecting:
             gc.enable()
     story = text.STORY[scenario]
-    return {
+    doc = {
         "format": "settled-reach.save",
         "format_version": 1,
         "game_version": "0.7.2",
@@ -164,6 +188,7 @@ def generate_save(*, seed: int, events: int, scenario: str = "evening",
             "authors_note": text.AUTHORS_NOTE,
         },
     }
+    return doc, sim.forked_at
 
 
 def canonical_order(doc: dict) -> dict:
@@ -267,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--content", type=Path, default=None, help="content folder")
     parser.add_argument("--out", type=Path, help="output .json or .json.gz")
     parser.add_argument("--faults", action="store_true", help="plant the QA faults")
+    parser.add_argument("--fork-at", type=int, metavar="N",
+                        help="play on with --fork-seed once the journal holds N entries (a fork of --seed's run)")
+    parser.add_argument("--fork-seed", type=int, default=None, help="the RNG seed after the fork (default: --seed + 1)")
     parser.add_argument("--samples", type=Path, help="regenerate the sample saves into this folder")
     args = parser.parse_args(argv)
     if args.samples:
@@ -275,8 +303,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.out:
         parser.error("--out is required unless --samples is given")
-    doc = generate_save(seed=args.seed, events=args.events, scenario=args.scenario,
-                        content_dir=args.content)
+    if args.fork_at is not None:
+        fork_seed = args.fork_seed if args.fork_seed is not None else args.seed + 1
+        doc, forked_at = _play(args.seed, args.events, args.scenario, args.content, (args.fork_at, fork_seed))
+        print(f"forked at journal[{forked_at}]")
+    else:
+        doc = generate_save(seed=args.seed, events=args.events, scenario=args.scenario,
+                            content_dir=args.content)
     if args.faults:
         for fault in inject_faults(doc, args.content):
             print(f"{fault['code']}  {fault['where']}")
@@ -285,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 __all__ = [
-    "canonical_order", "f32", "generate_save", "inject_faults",
+    "canonical_order", "f32", "generate_fork", "generate_save", "inject_faults",
     "write_samples", "write_save",
 ]
 

@@ -99,11 +99,16 @@ class Simulation:
         seed: the random seed.
         events: the exact number of journal entries to write.
         f32: the rounding applied to every recorded non-integer number.
+        fork: ``(entries, seed)``: once the journal holds that many entries, play on
+            with a fresh RNG seeded ``seed`` (``forked_at`` records where).
     """
 
     def __init__(self, content: Content, ids: dict, player_id: int, tolerance: dict,
-                 scenario: Scenario, seed: int, events: int, f32) -> None:
+                 scenario: Scenario, seed: int, events: int, f32,
+                 fork: tuple[int, int] | None = None) -> None:
         self.rng = random.Random(seed)
+        self.fork = fork
+        self.forked_at: int | None = None
         self.scenario, self.limit, self.f32, self.player = scenario, events, f32, player_id
         self.journal: list[dict] = []
         self.tick = 0
@@ -152,7 +157,15 @@ class Simulation:
                 self._conversation(npc, self._outcome(npc))
             else:
                 self._free_time()
+            self._maybe_fork()
             self._advance(30, 900)
+
+    def _maybe_fork(self) -> None:
+        """Reseed once the journal holds ``fork[0]`` entries, before the next tick is
+        drawn: two runs of one seed then share exactly the first ``forked_at`` entries."""
+        if self.fork is not None and self.forked_at is None and len(self.journal) >= self.fork[0]:
+            self.forked_at = len(self.journal)
+            self.rng.seed(self.fork[1])
 
     def _outcome(self, npc: _Npc) -> str:
         rng, sc = self.rng, self.scenario

@@ -1,0 +1,80 @@
+"""``narrative-debugger diff``: compare two playthroughs, or one save under two content folders.
+
+Exit 0 when A and B agree on everything compared, 1 when they differ, 2 on misuse or
+an input that cannot be read (issue 13).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg
+from narrative_debugger.models.compare.comparison import Comparison, compare
+from narrative_debugger.models.playthrough import Playthrough
+
+NAME = "diff"
+HELP = "compare two saves, or one save under two content folders (exit 0 same, 1 different, 2 misuse)"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("save_a", type=Path, metavar="A")
+    p.add_argument("save_b", type=Path, nargs="?", metavar="B", help="the second save (default: A again, with --content-b)")
+    content_arg(p)
+    p.add_argument("--content-b", type=Path, metavar="DIR", help="content folder for B (default: --content, else content/ beside B, else the bundled sample content)")
+    p.add_argument("--tick", type=int, metavar="T", help="compare the states at tick T (default: each save's last tick)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def open_side(path: Path, content: Path | None, flag: str) -> Playthrough:
+    """Open one side; an unreadable save or a content flag that is not a folder is misuse."""
+    try:
+        check_content_arg(content)
+    except UsageError as exc:
+        raise UsageError(str(exc).replace("--content", flag, 1)) from None
+    play = Playthrough.open(path, content)
+    if not play.readable:
+        reasons = "; ".join(f"{f.code} {f.location}: {f.message}" for f in play.findings[:3])
+        raise UsageError(f"{path} cannot be read: {reasons}")
+    return play
+
+
+def run(args) -> int:
+    if args.save_b is None and args.content_b is None:
+        raise UsageError("give a second save B, or --content-b DIR to compare A under two content folders")
+    if args.tick is not None and args.tick < 0:
+        raise UsageError(f"--tick must be 0 or more, not {args.tick}")
+    play_a = open_side(args.save_a, args.content, "--content")
+    content_b = args.content_b if args.content_b is not None else args.content
+    play_b = open_side(args.save_b if args.save_b is not None else args.save_a, content_b, "--content-b")
+    last = max(play_a.last_tick, play_b.last_tick)
+    if args.tick is not None and args.tick > last:
+        raise UsageError(f"tick {args.tick} is beyond both saves (their ticks run from 0 to {last})")
+    comparison = compare(play_a, play_b, args.tick)
+    if args.format == "json":
+        json.dump(comparison.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(format_diff_text(comparison))
+    return EXIT_OK if comparison.equal else EXIT_ERRORS
+
+
+def format_diff_text(c: Comparison) -> str:
+    """Both sides, then every difference on one line, grouped by kind."""
+    out = []
+    for side, tick in (("a", c.tick_a), ("b", c.tick_b)):
+        s = c.side_json(side)
+        out.append(f"{side.upper()}: {s['path']} (sha256 {s['sha256'][:12]}) with {s['content']}, at tick {tick}")
+    differences = c.differences()
+    if not differences:
+        out.append("A and B agree on everything compared.")
+        return "\n".join(out)
+    out.append(f"{len(differences)} difference{'s' * (len(differences) != 1)}:")
+    kind = None
+    for d in differences:
+        if d.kind != kind:
+            kind = d.kind
+            out.append(f"  {kind}:")
+        out.append(f"    {d.text}")
+    return "\n".join(out)

@@ -8,6 +8,7 @@ module each) serve QA automation. Command names, flags and JSON keys are a contr
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -40,6 +41,17 @@ def _looks_like_save(word: str) -> bool:
     return word.startswith("-") or Path(word).exists() or word.lower().endswith((".json", ".json.gz", ".gz"))
 
 
+def _silence_stdout() -> None:
+    """Point stdout at devnull so the exit flush of what is still buffered stays quiet."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # captured in-process (tests): nothing to flush
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Text output must never crash on a terminal or pipe that is not UTF-8.
@@ -60,11 +72,14 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(args.save, args.content, args.tick, args.npc)
     args = build_parser().parse_args(argv)
     try:
-        return BY_NAME[args.command].run(args)
+        code = BY_NAME[args.command].run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit flush
+        return code
     except UsageError as exc:
         print(f"narrative-debugger {args.command}: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     except BrokenPipeError:  # the reader went away (| head): not an error
+        _silence_stdout()
         return EXIT_OK
     except OSError as exc:  # an output path that cannot be written, a vanished input
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""

@@ -5,10 +5,13 @@ export QT_QPA_PLATFORM ?= offscreen
 
 .PHONY: run test bench clean
 
-$(VENV)/.installed: pyproject.toml
+CONSTRAINTS := .ci/constraints.txt
+
+# The exact versions CI uses (CONSTRAINTS); pyproject.toml holds the supported ranges.
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) --upgrade pip
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
 	touch $@
 
 run: $(VENV)/.installed

@@ -75,3 +75,35 @@ def test_a_closed_pipe_is_not_an_error():
         finally:
             os.close(write_end)
         assert (out.returncode, out.stderr) == (0, b""), (args, out.stderr)
+
+
+def test_ci_constraints_pin_every_dependency_within_pyproject_ranges():
+    """.ci/constraints.txt (what CI installs) pins each declared dependency to a version pyproject allows."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins = {}
+    for line in (ROOT / ".ci" / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"constraints.txt: {line!r} is not an exact pin (name==version)"
+            pins[canonicalize_name(name)] = version
+    project = PYPROJECT["project"]
+    declared = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    for text in declared:
+        req = Requirement(text)
+        version = pins.get(canonicalize_name(req.name))
+        assert version is not None, f"{req.name} is not pinned in .ci/constraints.txt"
+        assert req.specifier.contains(version, prereleases=True), f"{req.name}=={version} is outside pyproject's {req.specifier}"
+
+
+def test_pyqtgraph_internals_the_timelines_override_still_exist():
+    """widgets/timelines.py overrides PlotDataItem._getDisplayDataset and reads _dataset (private):
+    a pyqtgraph without them would leave the override silently dead, hence the <0.15 cap."""
+    import pyqtgraph as pg
+
+    assert callable(getattr(pg.PlotDataItem, "_getDisplayDataset", None))
+    item = pg.PlotDataItem([0, 1, 2], [0, 1, 0])
+    assert len(item._dataset.x) == 3
+    assert "<0.15" in next(d for d in PYPROJECT["project"]["dependencies"] if d.startswith("pyqtgraph"))

@@ -205,7 +205,7 @@ class _StepCurve(pg.PlotDataItem):
     the end of the data. The last step (its two points) is put back when it lies in
     view. Downsampled (max, min) pairs are also ordered along the trend
     (``_order_peaks``). Overrides pyqtgraph's private ``_getDisplayDataset``
-    (checked with 0.14).
+    (checked with 0.13.7 and 0.14; pyproject.toml caps pyqtgraph below 0.15).
     """
 
     def _getDisplayDataset(self):  # noqa: N802 (pyqtgraph override)

@@ -99,6 +99,8 @@ class PromptPreview:
         system_tokens: tokens of the system block alone.
         chunks: the token ids of ``text`` in consecutive pieces that join exactly
             (see ``PromptBuilder``), so unchanged sections are never encoded again.
+        reserved: (label, tokens) of each section counted against the budget before
+            history and lore (``available = max(256, budget − Σ reserved)``).
     """
 
     npc: str
@@ -113,6 +115,12 @@ class PromptPreview:
     total_tokens: int
     system_tokens: int
     chunks: tuple[tuple[int, ...], ...] = field(default=(), repr=False)
+    reserved: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def card_budget(self) -> int:
+        """Tokens story cards may take: ``int(available × 0.4)`` (prompt-preview §8)."""
+        return int(self.available * CARD_BUDGET_SHARE)
 
     @property
     def token_ids(self) -> list[int]:
@@ -319,6 +327,17 @@ class PromptBuilder:
             chunks = [tuple(self.counter.encode(SEPARATOR.join(text for _, text in parts)))]
         return sections, tuple(chunks)
 
+    def render_line(self, rec) -> tuple[str, int]:
+        """A history line as the prompt shows it (``Name: text``) and its cost in tokens
+        (its own count plus the line separator), kept across builds."""
+        cached = self._lines.get(rec.index)
+        if cached is None:
+            play = self.play
+            speaker = (play.save.player.name or "Player") if rec.speaker == play.save.player.stable_id else play.npc_name(rec.speaker)
+            text = f"{speaker}: {rec.text}"
+            cached = self._lines[rec.index] = (text, self._count(text) + self._count(LINE_SEPARATOR))
+        return cached
+
     def _system_sections(self, npc: NpcState) -> list[tuple[str, str]]:
         play = self.play
         config = play.content.prompt
@@ -426,7 +445,20 @@ class PromptBuilder:
         hint = length_hint(config.max_output_tokens)
         reminder = f"Reply as {name} only, in character, with {name}'s next line of dialogue."
 
-        reserved = sum(count(t) for _, t in system) + sum(count(t) for t in (authors_note, summary, relationship, memory, npc_state, hint, reminder))
+        reserved_parts = [(label, count(t)) for label, t in system]
+        reserved_parts += [
+            (label, count(t))
+            for label, t in (
+                ("authors_note", authors_note),
+                ("story_summary", summary),
+                ("relationship", relationship),
+                ("interaction_memory", memory),
+                ("npc_state", npc_state),
+                ("length_hint", hint),
+                ("state_reminder", reminder),
+            )
+        ]
+        reserved = sum(n for _, n in reserved_parts)
         available = max(MIN_AVAILABLE, self.budget - reserved)
 
         # History candidates, newest first (prompt-preview §7), rendered only as far as
@@ -434,15 +466,7 @@ class PromptBuilder:
         index = play.index
         total_lines = index.dialogue_count_with(npc.stable_id, tick)
         sep_tokens = count(LINE_SEPARATOR)
-        player_id = play.save.player.stable_id
-
-        def rendered(rec) -> tuple[str, int]:
-            cached = self._lines.get(rec.index)
-            if cached is None:
-                speaker = player_name if rec.speaker == player_id else play.npc_name(rec.speaker)
-                text = f"{speaker}: {rec.text}"
-                cached = self._lines[rec.index] = (text, count(text) + sep_tokens)
-            return cached
+        rendered = self.render_line
 
         fitted: dict[int, tuple[list[str], bool]] = {}
 
@@ -532,4 +556,5 @@ class PromptBuilder:
             total_tokens=sum(len(chunk) for chunk in chunks),
             system_tokens=count(system_text),
             chunks=chunks,
+            reserved=tuple(reserved_parts),
         )

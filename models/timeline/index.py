@@ -166,6 +166,9 @@ class TimelineIndex:
     _interaction_disorder: dict[StableId, int] = field(default_factory=dict)
     _shared_slugs: set | None = None
     _dialogue_by_npc: dict[StableId, list[int]] = field(default_factory=dict)
+    #: Values derived from the index on first use and kept with it (the why-chains'
+    #: per-NPC tracks, models/explain); never part of equality.
+    derived: dict = field(default_factory=dict, compare=False, repr=False)
 
     # ----- recording (used by the replay) -----
     def record_fact(self, position: int, fact_id: FactId, fact: FactKnowledge) -> None:

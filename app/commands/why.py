@@ -1,0 +1,65 @@
+"""``narrative-debugger why``: the journal entries behind one value, verdict or prompt choice."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
+from narrative_debugger.models.explain import DEFAULT_LIMIT, TARGET_FORMS, Explanation, UnknownTarget, explain
+
+NAME = "why"
+HELP = "explain a value at a tick from the journal entries that made it"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("save", type=Path, metavar="SAVE")
+    p.add_argument("target", metavar="TARGET", help="one of: " + ", ".join(TARGET_FORMS))
+    p.add_argument("--tick", type=int, metavar="T", help="tick (default: saved_at_tick)")
+    content_arg(p)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"steps shown in full; older ones are folded by rule (default {DEFAULT_LIMIT})")
+
+
+def _short(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:.2f}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_short(v)}" for k, v in value.items()) + "}"
+    return "—" if value is None else str(value)
+
+
+def format_text(exp: Explanation) -> str:
+    """The summary, folded aggregates, each step, then the target's own keys."""
+    doc = exp.to_json()
+    out = [f"{exp.target} at tick {exp.tick}: {_short(exp.value) if not isinstance(exp.value, dict) else ''}".rstrip(), exp.summary, ""]
+    if exp.folded is not None:
+        out.append(f"{exp.folded.count} older step(s) folded:")
+        for rule, (n, s) in exp.folded.by_rule.items():
+            out.append(f"  {n:>6} × {rule}" + (f"  Σ {_short(s)}" if exp.numeric else ""))
+    for s in exp.steps:
+        out.append(f"  #{s.journal_index:<7} tick {s.tick:<9} {s.event:<28} {s.rule}")
+        if not isinstance(s.before, (dict, list)):
+            out.append(f"           {_short(s.before)} → {_short(s.after)}")
+        out.append(f"           {s.detail}")
+    for key in ("clauses", "nearest_miss", "fired", "crossings", "path", "reason", "budget", "history", "line"):
+        if doc.get(key) not in (None, [], {}):
+            out.append(f"{key}: {json.dumps(doc[key], ensure_ascii=False)}")
+    return "\n".join(out)
+
+
+def run(args) -> int:
+    if args.limit < 0:
+        raise UsageError(f"--limit must be 0 or more, not {args.limit}")
+    play, tick = open_for_query(args.save, args.content, args.tick)
+    try:
+        exp = explain(play, args.target, tick, args.limit)
+    except UnknownTarget as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        json.dump(exp.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(format_text(exp))
+    return EXIT_OK

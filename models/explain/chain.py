@@ -1,0 +1,154 @@
+"""The shape of an explanation: steps, folded aggregates and the ``why`` JSON contract.
+
+An ``Explanation`` answers "why is this value what it is at tick T" with the chain
+of journal entries that made it, oldest first. Long chains keep their last N steps
+in full and fold the older ones into per-rule aggregates (count, and sum of the
+actual changes after − before) so that a numeric chain still adds up:
+``initial + Σ folded sums = steps[0].before``, ``steps[k].after = steps[k+1].before``
+and ``steps[-1].after = value`` (floats within rounding, 1e-6 score points).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Steps kept in full when no ``--limit`` is given.
+DEFAULT_LIMIT = 20
+
+
+class UnknownTarget(ValueError):
+    """A target (or the NPC, fact, line or card it names) the save or content lacks.
+
+    Attributes:
+        message: what was not found, in words.
+        matches: close matches (``difflib.get_close_matches``), best first.
+    """
+
+    def __init__(self, message: str, matches: list[str] | None = None) -> None:
+        self.message = message
+        self.matches = list(matches or [])
+        hint = f" (did you mean: {', '.join(self.matches)}?)" if self.matches else ""
+        super().__init__(message + hint)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One journal entry of a chain.
+
+    Attributes:
+        journal_index: the entry's index in the journal (0-based).
+        tick: its tick (game ticks).
+        event: the journal variant name (``RelationshipInteraction``...).
+        rule: the rule applied, with its seed section.
+        before, after: the value before and after the entry (numbers for numeric
+            targets; strings, dicts or lists otherwise).
+        detail: the arithmetic or the reason, in words and numbers.
+    """
+
+    journal_index: int
+    tick: int
+    event: str
+    rule: str
+    before: Any
+    after: Any
+    detail: str
+
+    def to_json(self) -> dict:
+        return {
+            "journal_index": self.journal_index,
+            "tick": self.tick,
+            "event": self.event,
+            "rule": self.rule,
+            "before": self.before,
+            "after": self.after,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """Older steps summarised: how many, and per rule how many and the sum of after − before."""
+
+    count: int
+    by_rule: dict[str, tuple[int, float]]
+
+    def to_json(self) -> dict:
+        return {"count": self.count, "by_rule": {rule: {"count": n, "sum": s} for rule, (n, s) in self.by_rule.items()}}
+
+    @property
+    def total(self) -> float:
+        """Sum of every folded change (score points, stress units, counts)."""
+        return sum(s for _, s in self.by_rule.values())
+
+
+@dataclass
+class Explanation:
+    """Why ``target`` has ``value`` at ``tick``.
+
+    Attributes:
+        target: the target as written (``npc:kael-davan.score``).
+        tick: game tick.
+        value: the value at ``tick`` (what ``state`` gives).
+        summary: one sentence.
+        steps: the newest steps in full, oldest first.
+        folded: the older steps by rule, or None when nothing was folded.
+        numeric: True when before/after/value are numbers (the waterfall can draw it).
+        npc: StableId of the NPC the target concerns, if any.
+        extra: target-specific keys (``line:``: eligible, clauses, nearest_miss;
+            ``card:``: included, keyword, tokens, lore_budget, used_before, reason).
+    """
+
+    target: str
+    tick: int
+    value: Any
+    summary: str
+    steps: list[Step] = field(default_factory=list)
+    folded: Folded | None = None
+    numeric: bool = False
+    npc: int | None = None
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The ``why --format json`` contract (issue 11), extra keys after the common ones."""
+        doc = {
+            "target": self.target,
+            "tick": self.tick,
+            "value": self.value,
+            "summary": self.summary,
+            "steps": [s.to_json() for s in self.steps],
+            "folded": self.folded.to_json() if self.folded is not None else None,
+        }
+        doc.update(self.extra)
+        return doc
+
+
+def fold_list(steps: list[Step], limit: int, initial: float | None = 0) -> tuple[list[Step], Folded | None]:
+    """Keep the last ``limit`` steps; fold the rest by rule (count, Σ after − before).
+
+    ``initial`` None means the steps are not numeric: folded sums are then 0.
+    """
+    limit = max(0, limit)
+    if len(steps) <= limit:
+        return steps, None
+    cut = len(steps) - limit
+    by_rule: dict[str, tuple[int, float]] = {}
+    for s in steps[:cut]:
+        n, total = by_rule.get(s.rule, (0, 0))
+        change = (s.after - s.before) if initial is not None else 0
+        by_rule[s.rule] = (n + 1, total + change)
+    return steps[cut:], Folded(cut, by_rule)
+
+
+def fmt_num(x: float) -> str:
+    """A score or token figure: two decimals when they are exact, else four (14.55, 0.5475)."""
+    if isinstance(x, int):
+        return str(x)
+    if abs(x - round(x, 2)) < 5e-7:
+        return f"{x:.2f}"
+    return f"{x:.4f}"
+
+
+def fmt_signed(x: float) -> str:
+    """``+0.55`` / ``−0.30``, as ``fmt_num``."""
+    return ("+" if x >= 0 else "−") + fmt_num(abs(x))

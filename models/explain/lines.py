@@ -1,0 +1,186 @@
+"""Why a monologue line can or cannot fire (schema §6), and whether it held when it fired (M001).
+
+Each prerequisite is a clause: a ``facts`` item holds while the fact is known at
+``min_confidence`` or better; the ``interaction`` item holds while at least
+``min_count`` interactions with the NPC are in the given state (any state when none
+is named). A clause's truth changes only at journal entries, so it is kept as a list
+of flips (journal position, holds), read once from the timeline index and cached.
+The nearest miss is the latest tick at which the fewest clauses failed.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from narrative_debugger.models.content.loader import MonologueLine
+from narrative_debugger.models.content.monologue import evaluate
+from narrative_debugger.models.explain.chain import Explanation, Step, fold_list
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.timeline.index import TimelineIndex
+
+RULE_CLAUSE = "prerequisite (schema §6)"
+RULE_FIRED = "fires only when its prerequisites hold (M001)"
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One prerequisite of a line with its truth over the journal.
+
+    Attributes:
+        text: the clause in words (``contraband.ring_exists >= knows_of``).
+        flips: (journal position, holds) at each change of truth, oldest first; it
+            holds False before the first.
+    """
+
+    text: str
+    flips: tuple[tuple[int, bool], ...]
+
+    def at(self, position: int) -> tuple[bool, int]:
+        """(holds, number of flips applied) at ``position``."""
+        k = bisect_right(self.flips, (position, True))
+        return (self.flips[k - 1][1] if k else False), k
+
+
+def _flips(pairs) -> tuple[tuple[int, bool], ...]:
+    out = []
+    holds = False
+    for position, value in pairs:
+        if value != holds:
+            if out and out[-1][0] == position:
+                out.pop()
+            else:
+                out.append((position, value))
+            holds = value
+    return tuple(out)
+
+
+def clauses_of(index: TimelineIndex, line: MonologueLine) -> list[Clause]:
+    """The line's clauses in prerequisite order (facts, then the interaction), cached on the index."""
+    cache = index.derived
+    out = []
+    for pre in line.facts:
+        key = ("fact-clause", pre.fact_id, pre.min_confidence)
+        if key not in cache:
+            versions = index.facts.get(pre.fact_id)
+            pairs = zip(versions.positions, versions.values) if versions is not None else ()
+            cache[key] = _flips((pos, v is not None and v.confidence >= pre.min_confidence) for pos, v in pairs)
+        out.append(Clause(f"{pre.fact_id} ≥ {pre.min_confidence.snake}", cache[key]))
+    inter = line.interaction
+    if inter is not None:
+        key = ("interaction-clause", inter.target_slug, inter.state, inter.min_count)
+        if key not in cache:
+            npc = index.npc_for_slug(inter.target_slug)
+            versions = index.summaries.get(npc) if npc is not None else None
+            pairs = zip(versions.positions, versions.values) if versions is not None else ()
+            cache[key] = _flips((pos, s.in_state(inter.state) >= inter.min_count) for pos, s in pairs)
+        what = f"{inter.state.snake} " if inter.state else ""
+        out.append(Clause(f"≥ {inter.min_count} {what}interaction(s) with {inter.target_slug}", cache[key]))
+    return out
+
+
+def _nearest_miss(index: TimelineIndex, clauses: list[Clause], position: int, now: int) -> tuple[int, int] | None:
+    """(tick, failing count) of the latest tick up to ``position`` where the fewest clauses failed.
+
+    Sweeps the clauses' flips in journal order; the state at a tick is judged after the
+    last entry of that tick. None when there are no clauses.
+    """
+    if not clauses:
+        return None
+    events = sorted((pos, c, holds) for c, clause in enumerate(clauses) for pos, holds in clause.flips if pos <= position)
+    truth = [False] * len(clauses)
+    failing = len(clauses)
+    best = (failing, index.first_tick if index.ticks else 0)
+    ticks = index.ticks
+    for k, (pos, c, holds) in enumerate(events):
+        if truth[c] != holds:
+            truth[c] = holds
+            failing += -1 if holds else 1
+        tick = ticks[pos - 1]
+        if k + 1 < len(events) and ticks[events[k + 1][0] - 1] == tick:
+            continue  # judged at the end of the tick
+        if failing <= best[0]:
+            best = (failing, tick)
+    if failing <= best[0] and now >= best[1]:
+        best = (failing, now)  # as close now as ever: the latest tick wins ties
+    return best[1], best[0]
+
+
+def explain_line(play: Playthrough, line_id: str, tick: int, limit: int, target: str) -> Explanation:
+    """Why ``line_id`` can or cannot fire at ``tick``; its nearest miss; its firings (M001)."""
+    index = play.index
+    line = play.content.monologues[line_id]
+    position = index.position_for_tick(tick)
+    state = index.at(tick)
+    result = evaluate(line, state.knowledge)
+    clauses = clauses_of(index, line)
+    steps: list[Step] = []
+    clause_docs = []
+    for clause in clauses:
+        holds, k = clause.at(position)
+        doc = {"clause": clause.text, "holds": holds, "since_tick": None, "journal_index": None}
+        if k:
+            pos = clause.flips[k - 1][0]
+            i = pos - 1
+            doc["since_tick"] = index.ticks[i]
+            doc["journal_index"] = i
+            detail = f"{clause.text} {'holds' if holds else 'stops holding'} after this {index.kinds[i]}"
+            if not holds:
+                held_from = clause.flips[k - 2][0] if k >= 2 else None
+                last = index.ticks[i] - 1 if held_from is not None and index.ticks[held_from - 1] < index.ticks[i] else None
+                doc["last_held_tick"] = last
+                detail += f"; it last held at tick {last}" if last is not None else "; it held only within that tick"
+            steps.append(Step(i, index.ticks[i], index.kinds[i], RULE_CLAUSE, "fails" if holds else "holds", "holds" if holds else "fails", detail))
+        elif not holds:
+            doc["last_held_tick"] = None
+        clause_docs.append(doc)
+    fired = []
+    for i, ftick, fid in state.monologues_fired():
+        if fid != line_id:
+            continue
+        held = evaluate(line, index.at(ftick).knowledge)
+        fired.append({"journal_index": i, "tick": ftick, "held": held.eligible, "failing": list(held.failing)})
+        detail = "its prerequisites held at that tick" if held.eligible else "its prerequisites did NOT hold at that tick (M001): " + "; ".join(held.failing)
+        steps.append(Step(i, ftick, "MonologueFired", RULE_FIRED, None, "fired", detail))
+    steps.sort(key=lambda s: s.journal_index)
+    shown, folded = fold_list(steps, limit, None)
+    miss = None
+    if not result.eligible:
+        best = _nearest_miss(index, clauses, position, tick)
+        if best is not None:
+            miss_tick, _ = best
+            miss = {"tick": miss_tick, "failing": list(evaluate(line, index.at(miss_tick).knowledge).failing)}
+    summary = _summary(line_id, tick, result, clause_docs, miss, fired)
+    exp = Explanation(target, tick, "eligible" if result.eligible else "not eligible", summary, shown, folded, False, index.npc_for_slug(line.interaction.target_slug) if line.interaction else None)
+    exp.extra.update({"eligible": result.eligible, "clauses": clause_docs, "nearest_miss": miss, "fired": fired})
+    return exp
+
+
+def _summary(line_id, tick, result, clauses, miss, fired) -> str:
+    if not clauses:
+        text = f"{line_id} has no prerequisites: it can fire at any tick"
+    elif result.eligible:
+        held = "; ".join(f"{c['clause']} (since tick {c['since_tick']})" for c in clauses)
+        text = f"{line_id} can fire at tick {tick}: every prerequisite holds — {held}"
+    else:
+        parts = []
+        for c in clauses:
+            if c["holds"]:
+                continue
+            last = c.get("last_held_tick")
+            if c["journal_index"] is None:
+                parts.append(f"{c['clause']} has never held")
+            else:
+                parts.append(f"{c['clause']} fails since tick {c['since_tick']}" + (f" (last held at tick {last})" if last is not None else ""))
+        text = f"{line_id} cannot fire at tick {tick}: " + "; ".join(parts)
+        if miss is not None:
+            if miss["failing"] and miss["tick"] == tick:
+                text += f". It has never been closer than now ({len(miss['failing'])} of {len(clauses)} failing)"
+            elif miss["failing"]:
+                text += f". Closest at tick {miss['tick']}, where {len(miss['failing'])} of {len(clauses)} failed: " + "; ".join(miss["failing"])
+            else:
+                text += f". It could have fired at tick {miss['tick']}, when every prerequisite held"
+    if fired:
+        bad = [f for f in fired if not f["held"]]
+        text += f"; fired {len(fired)} time(s)" + (f", {len(bad)} of them when its prerequisites did not hold (M001, first at tick {bad[0]['tick']})" if bad else ", each time with its prerequisites holding")
+    return text + "."

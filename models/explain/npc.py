@@ -1,0 +1,254 @@
+"""Why an NPC value is what it is: score, level, stress, walk-aways, counters, shared references.
+
+Each chain is the NPC's journal entries of the kinds that set the value (a ``Track``),
+oldest first; the arithmetic of each step uses the seed's numbers (the relationship
+seed's delta formula, schema §8.1 tolerance).
+"""
+
+from __future__ import annotations
+
+from narrative_debugger.models.domain.relationship import MAX_REFERENCES_PER_KIND, SENTIMENT_BAND, close_enough, score_delta
+from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
+from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fmt_num, fmt_signed
+from narrative_debugger.models.explain.tracks import ATTRIBUTES, RULE_LEVEL, Track, track_for
+from narrative_debugger.models.playthrough import Playthrough
+
+
+class NpcContext:
+    """What every NPC step needs: the playthrough, the NPC and its versions."""
+
+    def __init__(self, play: Playthrough, npc: int) -> None:
+        self.play = play
+        self.index = play.index
+        self.npc = npc
+        self.versions = self.index.npcs[npc]
+        self.data = play.save.journal.data
+        self.name = play.npc_name(npc)
+
+    def track(self, attr: str) -> Track:
+        return track_for(self.index, self.data, self.npc, attr)
+
+    def step(self, track: Track, k: int, attr: str) -> Step:
+        """The k-th event of ``track`` as a Step with its arithmetic."""
+        v = track.versions[k]
+        pos = track.positions[k]
+        get = ATTRIBUTES[attr].get
+        before_state, after_state = self.versions.values[v - 1], self.versions.values[v]
+        before, after = get(before_state), get(after_state)
+        i = pos - 1
+        kind = self.index.kinds[i]
+        detail = DETAILS[attr](self, i, before_state, after_state, before, after)
+        if attr == "shared_references":
+            before, after = _refs_json(before), _refs_json(after)
+        return Step(i, self.index.ticks[i], kind, track.rules[k], before, after, detail)
+
+
+def _refs_json(refs) -> dict:
+    return {kind: list(items) for kind, items in refs}
+
+
+# ----- the arithmetic of one step, per attribute -----
+def formula_text(sentiment: float, length: float, turns: float) -> str:
+    """The seed's delta formula in numbers: ``0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55``."""
+    raw = sentiment * 0.5 + min(0.3, length / 500) + min(0.2, turns * 0.05) + 0.1
+    delta = score_delta(sentiment, length, turns)
+    text = f"delta = {sentiment:g}×0.5 + min(0.3, {length:g}/500) + min(0.2, {turns:g}×0.05) + 0.1 = {fmt_num(raw)}"
+    if delta != raw:
+        text += f", clamped to {fmt_num(delta)}"
+    return text + " (relationship seed formula)"
+
+
+def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
+    d = ctx.data[i] or {}
+    if ctx.index.kinds[i] == "RelationshipInteraction":
+        s, length, turns = d["sentiment"], d["message_length"], d["conversation_turns"]
+        text = formula_text(s, length, turns)
+        recorded = d.get("delta", score_delta(s, length, turns))
+        if not close_enough(recorded, score_delta(s, length, turns)):
+            text += f"; the save records delta {fmt_num(recorded)} (R002)"
+        raw = before + recorded
+        if not close_enough(raw, after):
+            return text + f"; {fmt_num(before)} {fmt_signed(recorded)} = {fmt_num(raw)}, clamped to {fmt_num(after)}"
+        return text + f"; {fmt_num(before)} → {fmt_num(after)}"
+    penalty = d.get("penalty", before - after)
+    tol = as_.interaction_tolerance
+    text = f"walk-away #{as_.walk_aways} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_num(before)} − {fmt_num(penalty)}"
+    if not close_enough(before - penalty, after):
+        return text + f" = {fmt_num(before - penalty)}, clamped to {fmt_num(after)} (score never below 0)"
+    return text + f" = {fmt_num(after)}"
+
+
+def _stress_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
+    d = ctx.data[i] or {}
+    threshold = as_.tolerance.threshold
+    text = f"{before} {'+' if d.get('delta', 0) >= 0 else '−'} {abs(d.get('delta', after - before))} = {after} (cause {d.get('cause', '?')})"
+    if d.get("cause") == "walk_away":
+        text += f"; walk_away_stress_delta {as_.interaction_tolerance.walk_away_stress_delta}"
+    if before <= threshold < after:
+        text += f"; crosses the threshold {threshold}: over"
+    elif after <= threshold < before:
+        text += f"; back to the threshold {threshold} or under"
+    return text
+
+
+def _walk_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
+    move = _move_at(ctx, i)
+    what = f"{move.fact_id} {move.source.name if move.source else '(nothing)'} → {move.target.name}; " if move else ""
+    return f"{what}walk-away #{after} (walk_away_threshold {as_.interaction_tolerance.walk_away_threshold})"
+
+
+def _move_at(ctx: NpcContext, i: int):
+    from bisect import bisect_left
+
+    moves = ctx.index.transitions_by_npc.get(ctx.npc, [])
+    k = bisect_left(moves, i, key=lambda r: r.index)
+    return moves[k] if k < len(moves) and moves[k].index == i else None
+
+
+def _counter_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
+    s = (ctx.data[i] or {}).get("sentiment", 0.0)
+    if s > SENTIMENT_BAND:
+        kind = f"sentiment {s:g} > {SENTIMENT_BAND:g}: positive"
+    elif s < -SENTIMENT_BAND:
+        kind = f"sentiment {s:g} < −{SENTIMENT_BAND:g}: negative"
+    else:
+        kind = f"sentiment {s:g} is within ±{SENTIMENT_BAND:g}: neither positive nor negative"
+    return f"{kind}; {before} + 1 = {after}"
+
+
+def _refs_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
+    d = ctx.data[i] or {}
+    kind, content = d.get("kind", "?"), d.get("content", "")
+    b, a = dict(before).get(kind, ()), dict(after).get(kind, ())
+    if b == a:
+        return f"{content!r} is already among the {kind}: duplicates are ignored"
+    if len(a) == len(b):
+        return f"{kind} held {MAX_REFERENCES_PER_KIND}: the oldest, {b[0]!r}, is dropped and {content!r} added"
+    return f"{content!r} added to {kind} ({len(b)} → {len(a)} of at most {MAX_REFERENCES_PER_KIND})"
+
+
+DETAILS = {
+    "score": _score_detail,
+    "stress": _stress_detail,
+    "walk_aways": _walk_detail,
+    "total_interactions": _counter_detail,
+    "positive_interactions": _counter_detail,
+    "negative_interactions": _counter_detail,
+    "shared_references": _refs_detail,
+}
+
+
+# ----- explanations -----
+def explain_attribute(play: Playthrough, npc: int, attr: str, tick: int, limit: int, target: str) -> Explanation:
+    """Why the NPC's ``attr`` (a key of ATTRIBUTES) has its value at ``tick``.
+
+    Steps are the last ``limit`` events of the attribute's kinds up to ``tick``; the
+    older ones are folded by rule from the track's prefix sums (O(log N + limit)).
+    """
+    ctx = NpcContext(play, npc)
+    track = ctx.track(attr)
+    position = ctx.index.position_for_tick(tick)
+    n = track.count_at(position)
+    first = max(0, n - max(0, limit))
+    steps = [ctx.step(track, k, attr) for k in range(first, n)]
+    folded = Folded(first, track.folded(first)) if first else None
+    state = ctx.index.at(tick).npc(npc)
+    value = ATTRIBUTES[attr].get(state)
+    if attr == "shared_references":
+        value = _refs_json(value)
+    totals = track.folded(n)
+    exp = Explanation(target, tick, value, "", steps, folded, ATTRIBUTES[attr].numeric, npc)
+    if attr == "stress":
+        exp.extra["threshold"] = state.tolerance.threshold
+        exp.extra["crossings"], exp.extra["crossings_count"] = _crossings(ctx, track, n, "stress", limit)
+    exp.summary = _summary(ctx, attr, exp, totals, state)
+    return exp
+
+
+def _crossings(ctx: NpcContext, track: Track, n: int, attr: str, limit: int) -> tuple[list[dict], int]:
+    """The last ``limit`` (at least one) threshold crossings up to event ``n``, and how many there were."""
+    from bisect import bisect_left
+
+    out = []
+    count = bisect_left(track.crossings, n)
+    for k in track.crossings[max(0, count - max(1, limit)) : count]:
+        step = ctx.step(track, k, attr)
+        out.append({"journal_index": step.journal_index, "tick": step.tick, "before": step.before, "after": step.after, "direction": "up" if step.after > step.before else "down"})
+    return out, count
+
+
+def _summary(ctx: NpcContext, attr: str, exp: Explanation, totals: dict, state) -> str:
+    a = ATTRIBUTES[attr]
+    value = exp.value
+    head = f"{ctx.name}'s {a.label} at tick {exp.tick}"
+    if not exp.steps:
+        return f"{head} is {_show(value)}: nothing has changed it yet (initial value)."
+    parts = []
+    for rule, (count, total) in totals.items():
+        short = rule.split(" (")[0]
+        parts.append(f"{count} × {short}" + (f" ({fmt_signed(total)})" if a.numeric else ""))
+    last = exp.steps[-1]
+    text = f"{head} is {_show(value)}, from {', '.join(parts)}; last changed at tick {last.tick} by {last.event}"
+    if a.numeric:
+        text += f" ({fmt_num(last.before)} → {fmt_num(last.after)})"
+    if attr == "stress":
+        threshold = state.tolerance.threshold
+        crossings = exp.extra.get("crossings") or []
+        if state.tolerance.over_threshold:
+            c = crossings[-1] if crossings else None
+            text += f"; over its threshold {threshold}" + (f" since tick {c['tick']} (journal #{c['journal_index']}: {c['before']} → {c['after']})" if c else "")
+        else:
+            text += f"; not over its threshold {threshold}"
+    return text + "."
+
+
+def _show(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{len(v)} {k}" for k, v in value.items())
+    return fmt_num(value) if isinstance(value, (int, float)) else str(value)
+
+
+def explain_level(play: Playthrough, npc: int, tick: int, limit: int, target: str) -> Explanation:
+    """Why the NPC is at its relationship level: each crossing of a level bound (20/40/60/80,
+    inclusive upper bounds), the last one the crossing into the current band, and the
+    score chain behind it (``extra["score"]``)."""
+    ctx = NpcContext(play, npc)
+    track = ctx.track("score")
+    position = ctx.index.position_for_tick(tick)
+    n = track.count_at(position)
+    from bisect import bisect_left
+
+    crossings = track.crossings[: bisect_left(track.crossings, n)]
+    steps = []
+    for k in crossings:
+        s = ctx.step(track, k, "score")
+        lb, la = RelationshipLevel.for_score(s.before), RelationshipLevel.for_score(s.after)
+        detail = f"score {fmt_num(s.before)} → {fmt_num(s.after)} crosses {_bound_between(s.before, s.after)}: {lb.display_name} → {la.display_name}; {s.detail}"
+        steps.append((s, lb, la, detail))
+    cut = max(0, len(steps) - max(0, limit))
+    folded = None
+    if cut:
+        folded = Folded(cut, {RULE_LEVEL: (cut, 0)})
+    shown = [Step(s.journal_index, s.tick, s.event, RULE_LEVEL, lb.display_name, la.display_name, d) for s, lb, la, d in steps[cut:]]
+    state = ctx.index.at(tick).npc(npc)
+    level = state.level.display_name
+    score = explain_attribute(play, npc, "score", tick, limit, target.rsplit(".", 1)[0] + ".score")
+    if steps:
+        s = steps[-1][0]
+        summary = (
+            f"{ctx.name} is {level} at tick {tick} (score {fmt_num(state.relationship.score)}) since tick {s.tick}, "
+            f"when {s.event} moved the score {fmt_num(s.before)} → {fmt_num(s.after)} across {_bound_between(s.before, s.after)}."
+        )
+    else:
+        summary = f"{ctx.name} is {level} at tick {tick} (score {fmt_num(state.relationship.score)}): the score has never left this band."
+    exp = Explanation(target, tick, level, summary, shown, folded, False, npc)
+    exp.extra["score"] = score.to_json()
+    return exp
+
+
+def _bound_between(before: float, after: float) -> str:
+    lo, hi = sorted((before, after))
+    for bound, level in LEVEL_BOUNDS:
+        if lo <= bound < hi:
+            return f"{bound:g} (the top of {level.display_name}, inclusive)"
+    return "a level bound"

@@ -1,0 +1,328 @@
+"""Why-chains (issue 11): the seed's numbers, chain continuity, why-not on monologue lines,
+the budget arithmetic of a dropped card, and the ``why`` command's contract."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from narrative_debugger.app.cli import main
+from narrative_debugger.models.content.monologue import evaluate
+from narrative_debugger.models.explain import UnknownTarget, explain
+from narrative_debugger.models.explain.tracks import ATTRIBUTES
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.models.prompt.tokens import get_encoder
+from narrative_debugger.models.timeline.state_json import state_json
+
+from tests.conftest import CONTENT, DATA, SAMPLES
+
+SAVES = ["evening.json", "walkaway-spiral.json", "abandoned-confrontation.json", "qa-faults.json"]
+NUMERIC = ["score", "stress", "walk_aways", "total_interactions", "positive_interactions", "negative_interactions"]
+# Journal variants that set each value, for counting the events independently of the index.
+SCORE_KINDS = {"RelationshipInteraction", "WalkAwayPenalty"}
+
+
+@pytest.fixture(scope="module")
+def plays():
+    return {name: Playthrough.open(SAMPLES / name, CONTENT) for name in SAVES}
+
+
+def ev(tick, variant, **fields):
+    return {"tick": tick, "event": {variant: fields}}
+
+
+# ----- the seed's worked deltas -----
+def test_seed_worked_deltas_appear_in_the_score_chain(tmp_path):
+    doc = json.loads((DATA / "minimal.json").read_text())
+    doc["journal"] += [
+        ev(166, "RelationshipInteraction", target=17, sentiment=0.4, message_length=100, conversation_turns=1, delta=0.55, score_after=0.55),
+        ev(167, "RelationshipInteraction", target=17, sentiment=-0.3, message_length=20, conversation_turns=1, delta=0.04, score_after=0.59),
+        ev(168, "RelationshipInteraction", target=17, sentiment=0.8, message_length=800, conversation_turns=5, delta=1.0, score_after=1.59),
+    ]
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(doc))
+    play = Playthrough.open(path, CONTENT)
+    exp = explain(play, "npc:kael-davan.score", 170)
+    details = [s.detail for s in exp.steps]
+    assert details[0] == "delta = 0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55 (relationship seed formula); 0.00 → 0.55"
+    assert details[1] == "delta = -0.3×0.5 + min(0.3, 20/500) + min(0.2, 1×0.05) + 0.1 = 0.04 (relationship seed formula); 0.55 → 0.59"
+    assert details[2] == "delta = 0.8×0.5 + min(0.3, 800/500) + min(0.2, 5×0.05) + 0.1 = 1.00 (relationship seed formula); 0.59 → 1.59"
+    assert [s.journal_index for s in exp.steps] == [4, 5, 6]
+    assert exp.value == pytest.approx(1.59)
+    # the counters follow the seed's sentiment bands (> 0.2 positive, < -0.2 negative)
+    assert explain(play, "npc:kael-davan.positive_interactions", 170).value == 2
+    neg = explain(play, "npc:kael-davan.negative_interactions", 170)
+    assert neg.value == 1 and "sentiment -0.3 < −0.2: negative" in neg.steps[0].detail
+
+
+def test_a_clamped_delta_and_score_say_so(tmp_path):
+    doc = json.loads((DATA / "minimal.json").read_text())
+    doc["journal"] += [ev(166, "RelationshipInteraction", target=17, sentiment=1.0, message_length=1000, conversation_turns=9, delta=1.0, score_after=1.0)]
+    path = tmp_path / "clamp.json"
+    path.write_text(json.dumps(doc))
+    exp = explain(Playthrough.open(path, CONTENT), "npc:kael-davan.score", 170)
+    assert "= 1.10, clamped to 1.00 (relationship seed formula)" in exp.steps[0].detail
+
+
+# ----- chain continuity -----
+def _events_up_to(play: Playthrough, npc: int, kinds: set, tick: int) -> int:
+    j = play.save.journal
+    return sum(1 for t, k, d in zip(play.index.ticks, j.kinds, j.data) if t <= tick and k in kinds and d and d.get("target") == npc)
+
+
+def _ticks(play: Playthrough) -> list[int]:
+    ticks = sorted(set(play.index.ticks))
+    return [0, ticks[len(ticks) // 5], ticks[len(ticks) // 2], ticks[4 * len(ticks) // 5], play.save.saved_at_tick]
+
+
+@pytest.mark.parametrize("name", SAVES)
+def test_numeric_chains_add_up_and_equal_state(plays, name):
+    play = plays[name]
+    for tick in _ticks(play):
+        state = state_json(play, tick)
+        snapshot = play.state_at(tick)
+        for npc in play.save.npcs.values():
+            for attr in NUMERIC:
+                for limit in (0, 3, 10_000):
+                    exp = explain(play, f"npc:{npc.slug}.{attr}", tick, limit)
+                    value = ATTRIBUTES[attr].get(snapshot.npc(npc.stable_id))
+                    assert exp.value == value
+                    folded = exp.folded.total if exp.folded else 0
+                    count = len(exp.steps) + (exp.folded.count if exp.folded else 0)
+                    if exp.steps:
+                        assert 0 + folded == pytest.approx(exp.steps[0].before, abs=1e-6)
+                        for a, b in zip(exp.steps, exp.steps[1:]):
+                            assert a.after == b.before
+                            assert a.journal_index < b.journal_index and a.tick <= b.tick <= tick
+                        assert exp.steps[-1].after == exp.value
+                    else:
+                        assert folded == pytest.approx(exp.value, abs=1e-6)
+                    assert len(exp.steps) <= limit
+                    if attr == "score":
+                        assert exp.value == state["npcs"][npc.slug]["score"]
+                        assert count == _events_up_to(play, npc.stable_id, SCORE_KINDS, tick)
+                    elif attr == "stress":
+                        assert exp.value == state["npcs"][npc.slug]["stress"]
+                        assert count == _events_up_to(play, npc.stable_id, {"StressChanged"}, tick)
+                    elif attr == "walk_aways":
+                        assert exp.value == state["npcs"][npc.slug]["walk_aways"] == count
+                    else:  # each counted event adds exactly one
+                        assert count == value
+
+
+def test_stress_crossings_and_summary_on_walkaway_spiral(plays):
+    play = plays["walkaway-spiral.json"]
+    exp = explain(play, "npc:kael-davan.stress", play.save.saved_at_tick, 5)
+    assert exp.value == 78 and exp.extra["threshold"] == 30
+    up = [c for c in exp.extra["crossings"] if c["direction"] == "up"]
+    assert up and up[-1]["before"] <= 30 < up[-1]["after"]
+    j = play.save.journal
+    assert j.kinds[up[-1]["journal_index"]] == "StressChanged"
+    assert f"over its threshold 30 since tick {exp.extra['crossings'][-1]['tick']}" in exp.summary
+    score = explain(play, "npc:kael-davan.score", play.save.saved_at_tick, 5)
+    assert "walk-away penalty" in score.summary and score.value == 0.0
+    assert any("clamped to 0.00" in s.detail for s in score.steps)
+
+
+def test_level_names_the_crossing_into_the_current_band(plays):
+    play = plays["evening.json"]
+    exp = explain(play, "npc:lera-sessik.level", play.save.saved_at_tick, 50)
+    assert exp.value == "Close Friend"
+    last = exp.steps[-1]
+    assert last.after == "Close Friend" and "crosses 80" in last.detail
+    assert f"since tick {last.tick}" in exp.summary
+    assert exp.extra["score"]["value"] == 100.0
+
+
+def test_shared_references_duplicates_and_drops(plays):
+    play = plays["evening.json"]
+    exp = explain(play, "npc:lera-sessik.shared_references", play.save.saved_at_tick, 10_000)
+    rules = [s.rule.split(" (")[0] for s in exp.steps]
+    assert rules.count("duplicate ignored") == 23
+    assert rules.count("oldest dropped past 10") >= 2
+    drop = next(s for s in exp.steps if s.rule.startswith("oldest dropped"))
+    kind = play.save.journal.data[drop.journal_index]["kind"]
+    assert len(drop.before[kind]) == len(drop.after[kind]) == 10 and drop.before[kind][1:] == drop.after[kind][:-1]
+    assert exp.steps[-1].after == exp.value
+
+
+# ----- facts -----
+def test_interaction_fact_path_through_the_state_machine(plays):
+    play = plays["abandoned-confrontation.json"]
+    fid = next(f for f, v in play.index.facts.items() if v.values[-1].interaction and v.values[-1].interaction.interaction_state.name == "ConflictAbandoned")
+    exp = explain(play, f"fact:{fid}", play.save.saved_at_tick)
+    assert [p["to"] for p in exp.extra["path"]] == ["Active", "Confrontation", "ConflictAbandoned"]
+    assert [p["event"] for p in exp.extra["path"]] == ["InteractionStarted", "InteractionConfrontation", "InteractionConflictAbandoned"]
+    assert exp.value["confidence"] == "KnowsDetails" and exp.value["interaction_state"] == "ConflictAbandoned"
+
+
+def test_ordinary_fact_chain_ends_in_the_state_value(plays):
+    play = plays["evening.json"]
+    state = state_json(play, play.save.saved_at_tick)
+    for fid, fact in state["facts"].items():
+        exp = explain(play, f"fact:{fid}", play.save.saved_at_tick, 2)
+        assert {k: exp.value[k] for k in fact} == fact
+        assert exp.steps[-1].after == exp.value
+
+
+# ----- monologue lines: why and why not -----
+def _first(play, kind, npc, n=1):
+    """(journal index, tick) of the n-th entry of ``kind`` for ``npc``."""
+    seen = 0
+    for i, (k, d) in enumerate(zip(play.save.journal.kinds, play.save.journal.data)):
+        if k == kind and d.get("target") == npc:
+            seen += 1
+            if seen == n:
+                return i, play.index.ticks[i]
+    raise AssertionError("not found")
+
+
+def test_why_not_walked_away_from_kael(plays):
+    play = plays["walkaway-spiral.json"]
+    kael = play.save.npc_by_slug("kael-davan").stable_id
+    i, t = _first(play, "InteractionWalkedAway", kael)
+    before = explain(play, "line:the-last-shift_m_s_050", t - 1)
+    assert before.extra["eligible"] is False
+    walk = before.extra["clauses"][1]
+    assert walk["clause"] == "≥ 1 walked_away interaction(s) with kael-davan"
+    assert walk["holds"] is False and walk["journal_index"] is None and walk["last_held_tick"] is None
+    assert "0 walked_away interaction(s) with kael-davan, needs 1" in before.extra["nearest_miss"]["failing"]
+    after = explain(play, "line:the-last-shift_m_s_050", t)
+    assert after.extra["eligible"] is True
+    assert after.extra["clauses"][1] == {"clause": walk["clause"], "holds": True, "since_tick": t, "journal_index": i}
+    assert evaluate(play.content.monologues["the-last-shift_m_s_050"], play.state_at(t).knowledge).eligible
+
+
+def test_why_not_three_completed_conversations_with_lera(plays):
+    play = plays["evening.json"]
+    lera = play.save.npc_by_slug("lera-sessik").stable_id
+    i, t = _first(play, "InteractionCompleted", lera, 3)
+    _, t2 = _first(play, "InteractionCompleted", lera, 2)
+    exp = explain(play, "line:the-last-shift_m_s_030", t - 1)
+    assert exp.extra["eligible"] is False
+    clause = exp.extra["clauses"][0]
+    assert clause["holds"] is False and clause["clause"] == "≥ 3 completed interaction(s) with lera-sessik"
+    assert exp.extra["nearest_miss"] == {"tick": t - 1, "failing": ["2 completed interaction(s) with lera-sessik, needs 3"]}
+    assert "cannot fire" in exp.summary and "has never held" in exp.summary
+    now = explain(play, "line:the-last-shift_m_s_030", play.save.saved_at_tick)
+    assert now.extra["clauses"][0]["journal_index"] == i and now.extra["clauses"][0]["since_tick"] == t
+    assert t2 < t
+
+
+def test_fired_line_m001_reasoning(plays):
+    bad = explain(plays["qa-faults.json"], "line:the-last-shift_m_s_050", plays["qa-faults.json"].save.saved_at_tick)
+    first = bad.extra["fired"][0]
+    assert first["journal_index"] == 0 and first["held"] is False and first["failing"]
+    assert "M001" in bad.summary
+    good = explain(plays["evening.json"], "line:the-last-shift_m_s_050", plays["evening.json"].save.saved_at_tick)
+    assert good.extra["fired"] and all(f["held"] for f in good.extra["fired"])
+
+
+def test_a_clause_that_stopped_holding_says_when_it_last_held(plays):
+    play = plays["evening.json"]
+    # the-last-shift_m_s_060 needs a confrontation in progress: it holds during one, then stops.
+    exp = explain(play, "line:the-last-shift_m_s_060", play.save.saved_at_tick)
+    clause = exp.extra["clauses"][-1]
+    assert clause["holds"] is False and clause["journal_index"] is not None
+    assert play.save.journal.kinds[clause["journal_index"]] in ("InteractionCompleted", "InteractionConflictAbandoned")
+    assert clause["last_held_tick"] == clause["since_tick"] - 1
+    assert exp.extra["nearest_miss"]["failing"] == []  # it could have fired while the confrontation lasted
+
+
+# ----- the prompt: a dropped card, with exact arithmetic -----
+def test_dropped_card_budget_arithmetic(tmp_path):
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    prompt = content / "prompt.yaml"
+    prompt.write_text(prompt.read_text().replace("context_token_budget: 8192", "context_token_budget: 1200"))
+    assert "context_token_budget: 1200" in prompt.read_text()
+    play = Playthrough.open(SAMPLES / "evening.json", content)
+    exp = explain(play, "card:kael-davan/night-boats", 33548)
+    doc = exp.to_json()
+    assert doc["included"] is False and doc["value"] == "dropped"
+    preview = PromptBuilder(play).build("kael-davan", 33548)
+    counter = get_encoder("cl100k_base")
+    reserved = sum(n for _, n in preview.reserved)
+    assert preview.available == max(256, 1200 - reserved) == doc["budget"]["available"]
+    assert doc["lore_budget"] == int(0.4 * preview.available)
+    card = next(c for c in play.content.cards if c.id == "night-boats")
+    assert doc["tokens"] == counter.count(f"World lore ({card.name}): {card.entry}") + counter.count("\n")
+    before = [c for c in preview.cards[: [c.id for c in preview.cards].index("night-boats")] if c.included]
+    assert doc["used_before"] == sum(c.tokens for c in before)
+    assert doc["used_before"] + doc["tokens"] > doc["lore_budget"] >= doc["used_before"]
+    assert doc["reason"].startswith(f"{doc['used_before']} + {doc['tokens']} = {doc['used_before'] + doc['tokens']} > lore budget {doc['lore_budget']}")
+    assert doc["keyword"] in doc["line"]["text"].lower()
+    assert play.save.journal.kinds[doc["line"]["journal_index"]] == "DialogueLine"
+    # the lore chain adds up to what the included cards use
+    assert exp.steps[-1].before == doc["used_before"] and exp.steps[-1].after == doc["used_before"]
+
+
+def test_history_explains_the_budget(plays):
+    play = plays["evening.json"]
+    exp = explain(play, "history:lera-sessik", play.save.saved_at_tick, 5)
+    doc = exp.to_json()
+    h = doc["history"]
+    assert h["budget"] == doc["budget"]["available"] - sum(c.tokens for c in PromptBuilder(play).build("lera-sessik", play.save.saved_at_tick).cards if c.included)
+    assert h["spent"] + h["left"] == h["budget"]
+    assert doc["value"] == h["included"]
+
+
+# ----- unknown targets -----
+@pytest.mark.parametrize(
+    "target, match",
+    [
+        ("npc:kael-davn.score", "kael-davan"),
+        ("npc:kael-davan.scor", "npc:kael-davan.score"),
+        ("fact:contraband.ring_exist", "fact:contraband.ring_exists"),
+        ("line:the-last-shift_m_s_05", "line:the-last-shift_m_s_050"),
+        ("card:kael-davan/dock-wards", "card:kael-davan/dock-ward"),
+        ("history:lera", None),
+        ("nonsense", None),
+    ],
+)
+def test_unknown_targets_list_close_matches(plays, target, match):
+    with pytest.raises(UnknownTarget) as info:
+        explain(plays["evening.json"], target, 1000)
+    if match:
+        assert match in info.value.matches
+
+
+# ----- the command line -----
+def test_cli_json_contract(capsys):
+    assert main(["why", str(SAMPLES / "walkaway-spiral.json"), "npc:kael-davan.score", "--format", "json", "--limit", "4"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert list(doc)[:6] == ["target", "tick", "value", "summary", "steps", "folded"]
+    assert set(doc["steps"][0]) == {"journal_index", "tick", "event", "rule", "before", "after", "detail"}
+    assert len(doc["steps"]) == 4 and set(doc["folded"]) == {"count", "by_rule"}
+    assert all(set(v) == {"count", "sum"} for v in doc["folded"]["by_rule"].values())
+    assert main(["why", str(SAMPLES / "evening.json"), "line:the-last-shift_m_s_090", "--tick", "100000", "--format", "json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert {"eligible", "clauses", "nearest_miss"} <= set(line)
+    assert set(line["clauses"][0]) >= {"clause", "holds", "since_tick", "journal_index"}
+    assert main(["why", str(SAMPLES / "evening.json"), "card:kael-davan/dock-ward", "--tick", "33548", "--format", "json"]) == 0
+    card = json.loads(capsys.readouterr().out)
+    assert {"included", "keyword", "tokens", "lore_budget", "used_before", "reason"} <= set(card)
+
+
+def test_cli_text_and_errors(capsys):
+    assert main(["why", str(SAMPLES / "walkaway-spiral.json"), "npc:kael-davan.stress"]) == 0
+    out = capsys.readouterr().out
+    assert "over its threshold 30" in out and "walk_away" in out
+    assert main(["why", str(SAMPLES / "walkaway-spiral.json"), "npc:kael-davn.stress"]) == 2
+    assert "kael-davan" in capsys.readouterr().err
+    assert main(["why", str(SAMPLES / "evening.json"), "fact:nothing.here"]) == 2
+    assert "no fact 'nothing.here'" in capsys.readouterr().err
+    assert main(["why", str(SAMPLES / "evening.json"), "npc:kael-davan.score", "--limit", "-1"]) == 2
+    capsys.readouterr()
+
+
+def test_explanations_never_mutate_the_playthrough(plays):
+    play = plays["walkaway-spiral.json"]
+    before = copy.deepcopy(state_json(play, play.save.saved_at_tick))
+    for attr in NUMERIC + ["level", "shared_references"]:
+        explain(play, f"npc:kael-davan.{attr}", play.save.saved_at_tick)
+    assert state_json(play, play.save.saved_at_tick) == before

@@ -3,6 +3,9 @@
 ``narrative-debugger [SAVE]`` opens the app; the sub-commands (``app.commands``, one
 module each) serve QA automation. Command names, flags and JSON keys are a contract
 (shared/docs, issues): keep them exactly. Headless commands never import Qt.
+
+Ctrl+C ends any command with exit status 130 and one line on stderr, never a
+traceback, and closes the app's windows cleanly (``app.desktop``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 
 from narrative_debugger.app.commands import COMMANDS
 from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg
+from narrative_debugger.app.desktop import EXIT_INTERRUPTED, no_display_reason
 
 BY_NAME = {command.NAME: command for command in COMMANDS}
 SUBCOMMANDS = tuple(BY_NAME)
@@ -53,6 +57,30 @@ def _silence_stdout() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status (130 after Ctrl+C)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("narrative-debugger: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def run_gui(save: Path | None, content: Path | None, tick: int | None, npc: str | None) -> int:
+    """Open the app's window and run its event loop: exit 2 with a message when there is
+    no display, 130 when Ctrl+C closed it."""
+    reason = no_display_reason()
+    if reason:
+        print(f"narrative-debugger: {reason}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    from narrative_debugger.app.desktop import SigintQuit
+    from narrative_debugger.app.main_window import make_app, run_app
+
+    with SigintQuit(make_app()) as guard:
+        status = run_app(save, content, tick, npc)
+    return EXIT_INTERRUPTED if guard.interrupted else status
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Text output must never crash on a terminal or pipe that is not UTF-8.
     for stream in (sys.stdout, sys.stderr):
@@ -67,9 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_UNREADABLE
     if not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
         args = build_gui_parser().parse_args(argv)
-        from narrative_debugger.app.main_window import run_app
-
-        return run_app(args.save, args.content, args.tick, args.npc)
+        return run_gui(args.save, args.content, args.tick, args.npc)
     args = build_parser().parse_args(argv)
     try:
         code = BY_NAME[args.command].run(args)

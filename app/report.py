@@ -10,9 +10,11 @@ import sys
 import time
 from pathlib import Path
 
+from narrative_debugger.models.fileio import FileRefused, iter_regular_file
 from narrative_debugger.models.prompt.builder import PromptBuilder
-from narrative_debugger.models.report.meta import REPORT_FORMAT_VERSION, ReportError, ViewRecord, embed_record, free_stem, read_record, write_new_file
+from narrative_debugger.models.report.meta import REPORT_FORMAT_VERSION, ReportError, ViewRecord, embed_record, free_stem, read_record_file, safe_file_stem, write_new_file
 from narrative_debugger.models.report.summary import build_summary
+from narrative_debugger.models.save.jsonio import MAX_DOCUMENT_BYTES
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
@@ -68,7 +70,7 @@ def write_report(window, folder: Path, stem: str | None = None) -> tuple[Path, P
     record = current_record(window)
     png, _ = grab_png(window)
     png = embed_record(png, record)
-    stem = stem or f"{Path(record.save_name).name.split('.')[0]}-t{record.tick}" + (f"-{record.npc}" if record.npc else "")
+    stem = stem or safe_file_stem(f"{Path(record.save_name).name.split('.')[0]}-t{record.tick}" + (f"-{record.npc}" if record.npc else ""))
     stem = free_stem(folder, stem, (PNG_SUFFIX, MD_SUFFIX))
     png_path = write_new_file(folder, stem, PNG_SUFFIX, png)
     summary = build_summary(window.session.playthrough, record, prompt_preview_for(window, record), png_path.name)
@@ -101,11 +103,14 @@ def choose_and_open_report(window) -> None:
 
 
 def sha256_of(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes (read-only)."""
+    """Hex SHA-256 of a regular file's bytes (read-only, in a stream); "" when it
+    cannot be read (``models.fileio``: not a regular file, over the save size cap)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
+    try:
+        for block in iter_regular_file(path, MAX_DOCUMENT_BYTES):
             digest.update(block)
+    except FileRefused:
+        return ""
     return digest.hexdigest()
 
 
@@ -124,7 +129,7 @@ def open_report(window, png_path: Path, *, ask=True) -> bool:
     and opens it all the same. Returns False when nothing could be opened.
     """
     try:
-        record = read_record(Path(png_path).read_bytes())
+        record = read_record_file(Path(png_path))
     except (OSError, ReportError) as exc:
         QMessageBox.warning(window, "Cannot open report", f"{png_path}: {exc}")
         return False
@@ -228,17 +233,28 @@ def _quiet_platform_notes() -> None:
 
 
 def cmd_open_report(args) -> int:
-    """``narrative-debugger open-report PNG``: open the app on the view the PNG carries."""
+    """``narrative-debugger open-report PNG``: open the app on the view the PNG carries.
+
+    Exit 2 when the PNG carries no readable view or there is no display (said on
+    stderr, before Qt would abort), 130 when Ctrl+C closed the app.
+    """
+    from narrative_debugger.app.desktop import EXIT_INTERRUPTED, SigintQuit, no_display_reason
     from narrative_debugger.app.main_window import MainWindow, make_app
 
     try:
-        read_record(Path(args.png).read_bytes())
-    except (OSError, ReportError) as exc:
+        read_record_file(Path(args.png))
+    except ReportError as exc:
         print(f"narrative-debugger open-report: {args.png}: {exc}", file=sys.stderr)
+        return 2
+    reason = no_display_reason()
+    if reason:
+        print(f"narrative-debugger open-report: {reason}", file=sys.stderr)
         return 2
     app = make_app()
     window = MainWindow()
     window.show()
     if not open_report(window, Path(args.png)):
         return 2
-    return app.exec()
+    with SigintQuit(app) as guard:
+        status = app.exec()
+    return EXIT_INTERRUPTED if guard.interrupted else status

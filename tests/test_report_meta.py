@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import struct
 import zlib
 
@@ -12,7 +13,7 @@ from narrative_debugger.models.report.meta import (
     add_text_chunk,
     embed_record,
     read_record,
-    read_text_chunks,
+    read_record_text,
     write_new_file,
 )
 
@@ -38,7 +39,7 @@ def test_round_trip_with_non_ascii_and_newlines():
 def test_plain_png_readers_still_see_an_image():
     png = embed_record(tiny_png(), RECORD)
     assert png.startswith(b"\x89PNG") and png.endswith(b"IEND\xaeB`\x82")
-    assert read_text_chunks(png)  # the chunk is there, ancillary
+    assert read_record_text(io.BytesIO(png))  # the chunk is there, ancillary
 
 
 def test_png_without_record_or_not_png():

@@ -46,8 +46,8 @@ def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str 
     check_content_arg(content)
     play = Playthrough.open(path, content)
     if not play.readable:
-        reasons = "; ".join(f"{f.code} {f.location}: {f.message}" for f in play.findings[:3])
-        raise UsageError(f"{path} cannot be read: {reasons}")
+        # each message names the file already ("x.json: cannot be read (...)")
+        raise UsageError("; ".join(f"{f.code} at {f.location}: {f.message}" for f in play.findings[:3]))
     warn_about_errors(play)
     if tick is None:
         tick = play.save.saved_at_tick

@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE
 from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence
+from narrative_debugger.models.fileio import FileRefused, read_regular_file
 from narrative_debugger.models.rules.findings import Finding, FindingSink
 
 MAX_ALIASES = 100
@@ -33,6 +34,36 @@ class _Loader(yaml.SafeLoader):
         super().__init__(stream)
         self.alias_count = 0
         self.duplicate_keys: list[tuple[str, int, int]] = []
+
+    def scan_to_next_token(self) -> None:
+        """PyYAML's token skipper, with tabs as separation inside a line (YAML 1.2
+        §6.2 s-separate-in-line, §6.6 comments): a tab may stand before a comment, at
+        the end of a line, and after a token on the same line (``key: value\t# note``).
+        A tab in indentation is still refused (§6.1), reported at its line:col."""
+        if self.index == 0 and self.peek() == "\ufeff":
+            self.forward()
+        while True:
+            length = 0
+            while self.peek(length) in " \t":
+                length += 1
+            if "\t" in self.prefix(length) and self.peek(length) not in "#\0\r\n\x85\u2028\u2029" and not self._token_before_on_line():
+                while self.peek() == " ":
+                    self.forward()
+                return  # a tab in indentation: the scanner reports it
+            self.forward(length)
+            if self.peek() == "#":
+                while self.peek() not in "\0\r\n\x85\u2028\u2029":
+                    self.forward()
+            if self.scan_line_break():
+                if not self.flow_level:
+                    self.allow_simple_key = True
+            else:
+                return
+
+    def _token_before_on_line(self) -> bool:
+        """Whether the current line has something other than spaces and tabs before here."""
+        start = self.pointer - self.column
+        return start >= 0 and self.buffer[start : self.pointer].strip(" \t") != ""
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -136,12 +167,9 @@ def load_yaml(path: Path, root: Path, sink: FindingSink):
     """Parse one YAML file safely; report C001 with ``file:line:col`` and return None on failure."""
     rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        sink.add("C001", f"{rel}: cannot be read ({exc.strerror or exc})", f"{rel}:1:1")
-        return None
-    if len(data) > MAX_CONTENT_FILE_BYTES:
-        sink.add("C001", f"{rel}: larger than {MAX_CONTENT_FILE_BYTES} bytes; not read", f"{rel}:1:1")
+        data = read_regular_file(path, MAX_CONTENT_FILE_BYTES)
+    except FileRefused as exc:  # missing, a FIFO, a device, a folder, too large
+        sink.add("C001", f"{rel}: {exc}", f"{rel}:1:1")
         return None
     try:
         text = data.decode("utf-8-sig")

@@ -8,17 +8,24 @@ ancillary chunks). Everything here is pure Python and never touches a save file.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import struct
 import tempfile
 import zlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import BinaryIO
+
+from narrative_debugger.models.fileio import FileRefused, open_regular_file
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 REPORT_KEY = "narrative-debugger.view"
 REPORT_FORMAT_VERSION = 1
+#: The view record is a few hundred bytes; its chunk, and its text inflated, may be at most this.
+MAX_RECORD_BYTES = 1024 * 1024
 
 
 class ReportError(ValueError):
@@ -129,32 +136,66 @@ def add_text_chunk(png: bytes, key: str, text: str) -> bytes:
     return b"".join(out)
 
 
-def read_text_chunks(png: bytes) -> dict[str, str]:
-    """Text chunks (tEXt, zTXt, iTXt) of a PNG by keyword.
+def read_record_text(fh: BinaryIO) -> str | None:
+    """The text of the tool's own ``iTXt`` chunk (keyword ``REPORT_KEY``) in a PNG
+    stream, or None when there is none.
+
+    Only that chunk is read: every other chunk (image data, other text, even a
+    ``zTXt``/``iTXt`` bomb under another keyword) is skipped by seeking past it
+    without reading or inflating it. The record chunk may be at most
+    ``MAX_RECORD_BYTES`` long and is inflated with the same cap (PNG spec §11.3.4.5).
 
     Raises:
-        ReportError: not a PNG or corrupt.
+        ReportError: not a PNG, truncated, a corrupt or oversized record chunk.
     """
-    texts = {}
-    for kind, data in iter_chunks(png):
-        try:
-            if kind == b"tEXt":
-                key, _, value = data.partition(b"\x00")
-                texts[key.decode("latin-1")] = value.decode("latin-1")
-            elif kind == b"zTXt":
-                key, _, rest = data.partition(b"\x00")
-                texts[key.decode("latin-1")] = zlib.decompress(rest[1:]).decode("latin-1")
-            elif kind == b"iTXt":
-                key, _, rest = data.partition(b"\x00")
-                compressed = rest[0]
-                _lang, _, rest = rest[2:].partition(b"\x00")
-                _translated, _, value = rest.partition(b"\x00")
-                if compressed:
-                    value = zlib.decompress(value)
-                texts[key.decode("latin-1")] = value.decode("utf-8")
-        except (zlib.error, UnicodeDecodeError, IndexError):
+    if fh.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+        raise ReportError("not a PNG image")
+    key = REPORT_KEY.encode("latin-1")
+    while True:
+        head = fh.read(8)
+        if not head:
+            return None
+        if len(head) < 8:
+            raise ReportError("the PNG is truncated")
+        length, kind = struct.unpack(">I4s", head)
+        if kind == b"IEND":
+            return None
+        if kind != b"iTXt":
+            fh.seek(length + 4, os.SEEK_CUR)
             continue
-    return texts
+        peek = fh.read(min(length, len(key) + 1))
+        if peek != key + b"\x00":
+            fh.seek(length - len(peek) + 4, os.SEEK_CUR)
+            continue
+        if length > MAX_RECORD_BYTES:
+            raise ReportError(f"the view record chunk is {length} bytes, more than the {MAX_RECORD_BYTES} a record can be")
+        data = peek + fh.read(length - len(peek))
+        crc = fh.read(4)
+        if len(data) < length or len(crc) < 4:
+            raise ReportError("the PNG is truncated")
+        if struct.unpack(">I", crc)[0] != zlib.crc32(kind + data) & 0xFFFFFFFF:
+            raise ReportError(f"the PNG chunk {kind!r} is corrupt")
+        return _itxt_text(data[len(peek) :])
+
+
+def _itxt_text(rest: bytes) -> str:
+    """The UTF-8 text of an iTXt chunk after its keyword, inflated with a cap."""
+    try:
+        compressed, method = rest[0], rest[1]
+        _lang, _, rest = rest[2:].partition(b"\x00")
+        _translated, _, value = rest.partition(b"\x00")
+        if compressed:
+            if method != 0:
+                raise ReportError("the view record uses an unknown compression method")
+            inflater = zlib.decompressobj()
+            value = inflater.decompress(value, MAX_RECORD_BYTES + 1)
+            if len(value) > MAX_RECORD_BYTES:
+                raise ReportError(f"the view record inflates to more than {MAX_RECORD_BYTES} bytes")
+            if not inflater.eof:
+                raise ReportError("the view record's compressed text is truncated")
+        return value.decode("utf-8")
+    except (zlib.error, UnicodeDecodeError, IndexError) as exc:
+        raise ReportError(f"the view record cannot be read ({exc})") from None
 
 
 def embed_record(png: bytes, record: ViewRecord) -> bytes:
@@ -163,15 +204,61 @@ def embed_record(png: bytes, record: ViewRecord) -> bytes:
 
 
 def read_record(png: bytes) -> ViewRecord:
-    """The view record of a report PNG.
+    """The view record of a report PNG given as bytes.
 
     Raises:
         ReportError: not a PNG, or a PNG the narrative debugger did not make.
     """
-    text = read_text_chunks(png).get(REPORT_KEY)
+    return _record_from_stream(io.BytesIO(png))
+
+
+def read_record_file(path: Path) -> ViewRecord:
+    """The view record of a report PNG file: a regular file only (``models.fileio``),
+    of which only the record chunk is read.
+
+    Raises:
+        ReportError: not a regular file, not readable, not a PNG, or a PNG the
+            narrative debugger did not make.
+    """
+    try:
+        with open_regular_file(path) as fh:
+            return _record_from_stream(fh)
+    except FileRefused as exc:
+        raise ReportError(str(exc)) from None
+    except OSError as exc:
+        raise ReportError(f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _record_from_stream(fh: BinaryIO) -> ViewRecord:
+    text = read_record_text(fh)
     if text is None:
         raise ReportError("this PNG carries no narrative-debugger view (it was not made with Report bug or screenshot)")
     return ViewRecord.from_json(text)
+
+
+#: A file-name stem made from save data is cut to this many characters.
+MAX_STEM_CHARS = 80
+_UNSAFE_NAME_CHARS = re.compile(r"[^\w.-]+")
+
+
+def safe_file_stem(text: str, fallback: str = "report") -> str:
+    """A file-name stem from text that comes from a save (a label, an NPC slug).
+
+    Keeps letters, digits, ``_``, ``-`` and ``.``; every other run of characters
+    (path separators, control characters, spaces, ``:``) becomes one ``_``. Leading
+    dots are dropped (no ``..``, no hidden file), the stem is cut to
+    ``MAX_STEM_CHARS`` characters and an empty result is ``fallback``. So no name
+    from a save can steer an output path outside the folder it is written to.
+    """
+    stem = _UNSAFE_NAME_CHARS.sub("_", text)
+    stem = re.sub(r"\.{2,}", ".", stem).lstrip(".")[:MAX_STEM_CHARS].rstrip(".")
+    return stem or fallback
+
+
+def _check_plain_name(name: str) -> None:
+    """Refuse a file name that is not one plain name inside its folder (a bug if it happens)."""
+    if not name or name in (".", "..") or os.sep in name or (os.altsep and os.altsep in name) or "\x00" in name:
+        raise ValueError(f"not a plain file name: {name!r}")
 
 
 def write_new_file(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
@@ -180,7 +267,12 @@ def write_new_file(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
     The bytes go to a temporary file in the same folder first, which is then linked
     under the first free name (an atomic test-and-create), so a reader never sees
     half a file and an existing file is never replaced.
+
+    Raises:
+        ValueError: ``stem + suffix`` is not a plain file name (see ``safe_file_stem``).
+        OSError: the folder cannot be written.
     """
+    _check_plain_name(stem + suffix)
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=suffix, dir=folder)
     try:
@@ -213,7 +305,12 @@ def write_new_file(folder: Path, stem: str, suffix: str, data: bytes) -> Path:
 
 
 def free_stem(folder: Path, stem: str, suffixes: tuple[str, ...]) -> str:
-    """A stem ``stem[-N]`` for which no file with any of ``suffixes`` exists yet."""
+    """A stem ``stem[-N]`` for which no file with any of ``suffixes`` exists yet.
+
+    Raises:
+        ValueError: ``stem`` is not a plain file name.
+    """
+    _check_plain_name(stem)
     n = 1
     while True:
         candidate = stem if n == 1 else f"{stem}-{n}"

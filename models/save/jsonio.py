@@ -3,20 +3,31 @@
 The game writes ``serde_json`` output (save-format §1). A file from a playtest may be
 truncated, hand-edited or hostile; nothing here raises on bad input or hangs. Every
 problem becomes an F001 finding with a ``line:col`` location (or a JSON path where the
-value parsed but cannot be a serde value), and the caller gets ``None`` when there is
-no document to work with.
+value parsed but cannot be a serde value), and the caller gets ``parsed`` False when
+there is no document to work with. Files are read through ``models.fileio`` (regular
+files only, in a stream, gzip inflated with the cap applied while inflating); the
+scanners that place a problem at its ``line:col`` are in ``jsonscan``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
-import re
-import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from narrative_debugger.models.fileio import GZIP_MAGIC, FileRefused, inflate_gzip, iter_regular_file
 from narrative_debugger.models.rules.findings import Finding, finding
+from narrative_debugger.models.save.jsonscan import (
+    deepest_offset,
+    duplicate_keys,
+    has_surrogate_escape,
+    lone_surrogates,
+    scan_outside_strings,
+    where,
+)
 
-GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 #: A save larger than this (decompressed) is refused rather than read into memory.
 MAX_DOCUMENT_BYTES = 1024**3
@@ -29,15 +40,19 @@ class JsonDocument:
     """A parsed JSON document and what was wrong with the bytes.
 
     Attributes:
-        value: the parsed value, or None when nothing could be parsed.
-        findings: F001 findings (bad gzip, UTF-8, syntax, constants, nesting, digits,
-            duplicate keys, byte-order mark).
+        value: the parsed value (None for a JSON ``null`` or when nothing parsed).
+        findings: F001 findings (not a regular file, over the size cap, bad gzip,
+            UTF-8, syntax, constants, nesting, digits, lone surrogates, duplicate
+            keys, byte-order mark).
         size: decompressed size in bytes.
+        parsed: False when the bytes are not a JSON document at all (``value`` is
+            then None and an F001 finding says why).
     """
 
     value: object | None
     findings: list[Finding] = field(default_factory=list)
     size: int = 0
+    parsed: bool = True
 
 
 class _RejectedConstant(ValueError):
@@ -59,107 +74,118 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
-_LONE_SURROGATE = re.compile(
-    r"(?<!\\)(?:\\\\)*\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})(?<!\\)\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-)
-
-
-def line_col(text: str, pos: int) -> tuple[int, int]:
-    """1-based line and column of character offset ``pos`` in ``text``."""
-    line = text.count("\n", 0, pos) + 1
-    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-    return line, col
-
-
-def _scan_outside_strings(text: str, pattern: str) -> int | None:
-    """Offset of the first match of regex ``pattern`` that is not inside a JSON string."""
-    scanner = re.compile(r'"(?:[^"\\]|\\.)*"|(%s)' % pattern, re.S)
-    for m in scanner.finditer(text):
-        if m.group(1) is not None:
-            return m.start()
-    return None
-
-
-def _deepest_offset(text: str, limit: int) -> int:
-    """Offset where bracket nesting (outside strings) first exceeds ``limit``."""
-    depth = 0
-    in_str = False
-    esc = False
-    for i, ch in enumerate(text):
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            if depth > limit:
-                return i
-        elif ch in "]}":
-            depth -= 1
-    return 0
-
-
-def decode_bytes(data: bytes, label: str) -> JsonDocument:
+def decode_bytes(data: bytes, label: str, max_bytes: int | None = None) -> JsonDocument:
     """Parse the bytes of a save (gzip or plain) into a JSON value.
 
     Args:
         data: the file's bytes.
         label: the file name, used in messages.
+        max_bytes: the cap on the decompressed size (default ``MAX_DOCUMENT_BYTES``).
 
     Returns:
-        A JsonDocument; ``value`` is None when the bytes are not a JSON document.
+        A JsonDocument; ``parsed`` is False when the bytes are not a JSON document.
         Never raises on bad input.
     """
-    found: list[Finding] = []
-    if data[:2] == GZIP_MAGIC:
-        try:
-            data = _gunzip(data)
-        except (OSError, EOFError, zlib.error, _OversizedNumber) as exc:
-            found.append(finding("F001", f"{label}: not a readable gzip stream ({exc})", "1:1"))
-            return JsonDocument(None, found)
-    elif label.endswith(".gz"):
-        found.append(finding("F001", f"{label}: the name ends in .gz but the file is not gzip", "1:1"))
-        return JsonDocument(None, found)
+    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
+    try:
+        _refuse_gz_name_without_gzip(data[:2], label)
+        if data[:2] == GZIP_MAGIC:
+            data = inflate_gzip([data], cap)
+        elif len(data) > cap:
+            raise FileRefused(f"larger than {cap} bytes; not read")
+    except FileRefused as exc:
+        return refused_document(label, exc)
+    return decode_plain(data, label, [])
+
+
+def decode_file(path: Path, label: str, max_bytes: int | None = None) -> tuple[JsonDocument, str]:
+    """Read and parse a save file in a stream: a regular file only, gzip inflated
+    chunk by chunk with the cap applied while inflating (``models.fileio``).
+
+    Args:
+        path: the save (``.json`` or ``.json.gz``; gzip is recognised by its magic bytes).
+        label: the file name, used in messages.
+        max_bytes: the cap on the stored and on the decompressed size in bytes
+            (default ``MAX_DOCUMENT_BYTES``).
+
+    Returns:
+        The JsonDocument and the hex SHA-256 of the bytes as stored ("" when the file
+        was refused). A FIFO, device, folder, missing file or file over the cap gives
+        an F001 finding at once. Never raises on bad input.
+    """
+    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
+    digest = hashlib.sha256()
+
+    def hashed(chunks):
+        for chunk in chunks:
+            digest.update(chunk)
+            yield chunk
+
+    try:
+        chunks = hashed(iter_regular_file(path, cap))
+        first = next(chunks, b"")
+        _refuse_gz_name_without_gzip(first[:2], label)
+        if first[:2] == GZIP_MAGIC:
+            data = inflate_gzip(itertools.chain([first], chunks), cap)
+        else:
+            data = bytearray(first)
+            for chunk in chunks:
+                data += chunk
+    except FileRefused as exc:
+        return refused_document(label, exc), ""
+    return decode_plain(data, label, []), digest.hexdigest()
+
+
+def _refuse_gz_name_without_gzip(head: bytes, label: str) -> None:
+    if head != GZIP_MAGIC and label.endswith(".gz"):
+        raise FileRefused("the name ends in .gz but the file is not gzip")
+
+
+def refused_document(label: str, exc: FileRefused) -> JsonDocument:
+    """The document of a file that was not read: one F001 at ``1:1`` saying why."""
+    return JsonDocument(None, [finding("F001", f"{label}: {exc}", "1:1")], parsed=False)
+
+
+def decode_plain(data: bytes | bytearray, label: str, found: list[Finding]) -> JsonDocument:
+    """Parse uncompressed save bytes: byte-order mark, UTF-8, then strict JSON
+    (``parse_document``). A bytearray is consumed: its mark is removed in place and it
+    is emptied once decoded to text, so a large save is not held twice while parsing."""
     if data.startswith(UTF8_BOM):
         found.append(
             finding("F001", f"{label}: starts with a UTF-8 byte-order mark, which the game never writes; read past it", "1:1")
         )
-        data = data[len(UTF8_BOM):]
+        if isinstance(data, bytearray):
+            del data[: len(UTF8_BOM)]
+        else:
+            data = data[len(UTF8_BOM) :]
+    size = len(data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        head = data[: exc.start].decode("utf-8", "replace")
-        line, col = line_col(head, len(head))
-        found.append(finding("F001", f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})", f"{line}:{col}"))
-        return JsonDocument(None, found, len(data))
-    value = parse_text(text, label, found)
-    return JsonDocument(value, found, len(data))
-
-
-def _gunzip(data: bytes) -> bytes:
-    d = zlib.decompressobj(wbits=31)
-    out = d.decompress(data, MAX_DOCUMENT_BYTES)
-    if d.unconsumed_tail:
-        raise _OversizedNumber(f"larger than {MAX_DOCUMENT_BYTES} bytes when decompressed")
-    if not d.eof:
-        raise EOFError("the gzip stream is truncated")
-    return out
+        head = bytes(data[: exc.start]).decode("utf-8", "replace")
+        found.append(finding("F001", f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})", where(head, len(head))))
+        return JsonDocument(None, found, size, parsed=False)
+    if isinstance(data, bytearray):
+        data.clear()
+    parsed, value = parse_document(text, label, found)
+    return JsonDocument(value, found, size, parsed=parsed)
 
 
 def parse_text(text: str, label: str, found: list[Finding]) -> object | None:
     """Parse JSON text strictly as serde_json would accept it; append F001 findings.
 
-    Rejects NaN/Infinity, integers longer than ``MAX_INT_DIGITS`` digits and nesting
-    too deep for the parser; reports duplicate object keys (the last one wins, as in
-    most readers) without failing.
+    Rejects NaN/Infinity, integers longer than ``MAX_INT_DIGITS`` digits, nesting too
+    deep for the parser and lone UTF-16 surrogate escapes; reports each duplicate
+    object key at its own ``line:col``, naming where the first one is (the last value
+    wins, as in most readers), without failing. Returns None when the text is not a
+    document (see ``parse_document`` to tell that from a JSON ``null``).
     """
-    duplicates: list[str] = []
+    return parse_document(text, label, found)[1]
+
+
+def parse_document(text: str, label: str, found: list[Finding]) -> tuple[bool, object | None]:
+    """``parse_text`` that also says whether a document was parsed: (parsed, value)."""
+    duplicates: set[str] = set()
 
     def pairs_hook(pairs, _dict=dict):
         d = _dict(pairs)
@@ -167,7 +193,7 @@ def parse_text(text: str, label: str, found: list[Finding]) -> object | None:
             seen: set[str] = set()
             for key, _ in pairs:
                 if key in seen:
-                    duplicates.append(key)
+                    duplicates.add(key)
                 seen.add(key)
         return d
 
@@ -180,37 +206,58 @@ def parse_text(text: str, label: str, found: list[Finding]) -> object | None:
         )
     except json.JSONDecodeError as exc:
         found.append(finding("F001", f"{label}: not valid JSON: {exc.msg}", f"{exc.lineno}:{exc.colno}"))
-        return None
+        return False, None
     except _RejectedConstant as exc:
-        pos = _scan_outside_strings(text, r"-?(?:NaN|Infinity)\b") or 0
-        line, col = line_col(text, pos)
-        found.append(finding("F001", f"{label}: {exc} is not a JSON number (serde_json never writes it)", f"{line}:{col}"))
-        return None
+        pos = scan_outside_strings(text, r"-?(?:NaN|Infinity)\b") or 0
+        found.append(finding("F001", f"{label}: {exc} is not a JSON number (serde_json never writes it)", where(text, pos)))
+        return False, None
     except _OversizedNumber:
-        pos = _scan_outside_strings(text, r"-?\d{%d,}" % (MAX_INT_DIGITS + 1)) or 0
-        line, col = line_col(text, pos)
-        found.append(finding("F001", f"{label}: an integer with more than {MAX_INT_DIGITS} digits cannot be a game value", f"{line}:{col}"))
-        return None
+        pos = scan_outside_strings(text, r"-?\d{%d,}" % (MAX_INT_DIGITS + 1)) or 0
+        found.append(finding("F001", f"{label}: an integer with more than {MAX_INT_DIGITS} digits cannot be a game value", where(text, pos)))
+        return False, None
     except RecursionError:
-        pos = _deepest_offset(text, 900)
-        line, col = line_col(text, pos)
-        found.append(finding("F001", f"{label}: nested too deeply to be a save", f"{line}:{col}"))
-        return None
-    except (ValueError, MemoryError) as exc:  # e.g. int digit limits, lone surrogates
+        pos = deepest_offset(text, 900)
+        found.append(finding("F001", f"{label}: nested too deeply to be a save", where(text, pos)))
+        return False, None
+    except (ValueError, MemoryError) as exc:  # e.g. int digit limits
         found.append(finding("F001", f"{label}: cannot be read as JSON ({exc})", "1:1"))
-        return None
-    lone = _LONE_SURROGATE.search(text) if "\\u" in text else None
-    if lone is not None:
-        line, col = line_col(text, lone.start())
-        found.append(finding("F001", f"{label}: the escape {lone.group(0)} is half of a UTF-16 pair; serde_json rejects lone surrogates", f"{line}:{col}"))
-        return None
-    for key in dict.fromkeys(duplicates):
-        pattern = re.compile(r'"%s"\s*:' % re.escape(json.dumps(key)[1:-1]))
-        first = pattern.search(text)
-        second = pattern.search(text, first.end()) if first else None
-        line, col = line_col(text, (second or first).start() if first else 0)
-        found.append(finding("F001", f"{label}: the key {key!r} appears twice in one object; the last value is used", f"{line}:{col}"))
-    return value
+        return False, None
+    if report_lone_surrogates(text, label, found):
+        return False, None
+    if duplicates:
+        report_duplicate_keys(text, label, duplicates, found)
+    return True, value
 
 
-__all__ = ["JsonDocument", "decode_bytes", "parse_text", "line_col"]
+def report_lone_surrogates(text: str, label: str, found: list[Finding]) -> bool:
+    """Append an F001 for the first lone surrogate escape in ``text``; True if there was one.
+
+    ``json.loads`` accepts them (as lone code points); serde_json does not.
+    """
+    if "\\u" not in text or not has_surrogate_escape(text):
+        return False
+    for pos, escape in lone_surrogates(text):
+        found.append(finding("F001", f"{label}: the escape {escape} is half of a UTF-16 pair; serde_json rejects lone surrogates", where(text, pos)))
+        return True
+    return False
+
+
+#: At most this many duplicate-key findings are listed one by one.
+MAX_DUPLICATE_FINDINGS = 50
+
+
+def report_duplicate_keys(text: str, label: str, names: set[str], found: list[Finding]) -> None:
+    """Append an F001 for each repeated key of ``names`` at its own ``line:col``,
+    naming the ``line:col`` of the first one in the same object."""
+    count = 0
+    for key, pos, first in duplicate_keys(text, names):
+        count += 1
+        if count > MAX_DUPLICATE_FINDINGS:
+            continue
+        at, first_at = where(text, pos), where(text, first)
+        found.append(finding("F001", f"{label}: duplicate key {key!r} at {at}; first at {first_at}; the last value is used", at))
+    if count > MAX_DUPLICATE_FINDINGS:
+        found.append(finding("F001", f"{label}: {count - MAX_DUPLICATE_FINDINGS} more duplicate keys not listed", "1:1"))
+
+
+__all__ = ["JsonDocument", "decode_bytes", "decode_file", "decode_plain", "parse_document", "parse_text"]

@@ -30,7 +30,7 @@ from narrative_debugger.models.domain.types import (
     ToleranceThreshold,
 )
 from narrative_debugger.models.rules.findings import Finding, FindingSink, finding
-from narrative_debugger.models.save.jsonio import decode_bytes
+from narrative_debugger.models.save.jsonio import JsonDocument, decode_bytes, decode_file
 from narrative_debugger.models.save.saveshape import (
     MAX_NAME_CHARS,
     MAX_TEXT_CHARS,
@@ -410,23 +410,31 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
 
 def load_save_bytes(data: bytes, label: str, path: Path | None = None) -> Save:
     """Parse a save from bytes (gzip or plain JSON). Never raises on bad input."""
-    document = decode_bytes(data, label)
-    if document.value is None:
-        save = Save(label=label, path=path, findings=document.findings, readable=False)
-    else:
-        save = parse_save(document.value, label, document.findings)
-        save.path = path
+    save = save_from_document(decode_bytes(data, label), label, path)
     save.sha256 = hashlib.sha256(data).hexdigest()
     return save
 
 
+def save_from_document(document: JsonDocument, label: str, path: Path | None = None) -> Save:
+    """The Save of a decoded document; unreadable (``readable`` False) when the bytes
+    were not JSON. A document that is JSON but not an object (``null``, a list, a
+    number) gets F002 at ``$`` from ``parse_save``."""
+    if not document.parsed:
+        return Save(label=label, path=path, findings=document.findings, readable=False)
+    save = parse_save(document.value, label, document.findings)
+    save.path = path
+    return save
+
+
 def load_save(path: Path) -> Save:
-    """Read a save file from disk, read-only. Never raises on bad input: a file that
-    cannot be read gives a Save with ``readable`` False and an F001 finding."""
+    """Read a save file from disk, read-only, as a stream (``jsonio.decode_file``).
+
+    Never raises on bad input: a file that cannot be read (missing, a FIFO, a device,
+    a folder, over the size cap) gives a Save with ``readable`` False and an F001
+    finding at ``1:1`` whose message names the file once.
+    """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        return Save(label=path.name, path=path, findings=[finding("F001", f"{path.name}: cannot be read ({reason})", str(path))], readable=False)
-    return load_save_bytes(data, path.name, path)
+    document, sha256 = decode_file(path, path.name)
+    save = save_from_document(document, path.name, path)
+    save.sha256 = sha256
+    return save

@@ -184,7 +184,7 @@ def load_yaml(path: Path, root: Path, sink: FindingSink):
         mark = exc.problem_mark or exc.context_mark
         where = f"{rel}:{mark.line + 1}:{mark.column + 1}" if mark else f"{rel}:1:1"
         problem = exc.problem or "invalid YAML"
-        if "\t" in problem or "tab" in (problem or ""):
+        if "\t" in problem or "\\t" in problem or "tab" in problem:
             problem += " (YAML does not allow tabs for indentation)"
         sink.add("C001", f"{rel}: does not parse: {problem}", where)
         return None

@@ -245,13 +245,14 @@ def safe_file_stem(text: str, fallback: str = "report") -> str:
     """A file-name stem from text that comes from a save (a label, an NPC slug).
 
     Keeps letters, digits, ``_``, ``-`` and ``.``; every other run of characters
-    (path separators, control characters, spaces, ``:``) becomes one ``_``. Leading
-    dots are dropped (no ``..``, no hidden file), the stem is cut to
+    (path separators, control characters, spaces, ``:``) becomes one ``_``. Runs of
+    dots become one, leading dots and dashes are dropped (no ``..``, no hidden file,
+    nothing a shell reads as an option), the stem is cut to
     ``MAX_STEM_CHARS`` characters and an empty result is ``fallback``. So no name
     from a save can steer an output path outside the folder it is written to.
     """
     stem = _UNSAFE_NAME_CHARS.sub("_", text)
-    stem = re.sub(r"\.{2,}", ".", stem).lstrip(".")[:MAX_STEM_CHARS].rstrip(".")
+    stem = re.sub(r"\.{2,}", ".", stem).lstrip(".-")[:MAX_STEM_CHARS].rstrip(".")
     return stem or fallback
 
 

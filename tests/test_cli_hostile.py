@@ -1,0 +1,217 @@
+"""The command line against hostile inputs and signals (issue 8 §3, §7): no traceback,
+no hang, the documented exit status and a message naming the file once."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from narrative_debugger.app.cli import main
+from narrative_debugger.app.desktop import EXIT_INTERRUPTED, SigintQuit, no_display_reason
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).parent / "data"
+RAW = (DATA / "minimal.json").read_bytes()
+SAMPLES = ROOT / "sample_saves"
+
+
+def _env(**changes):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update({k: v for k, v in changes.items() if v is not None})
+    return env
+
+
+def _run(*args, env=None, timeout=60):
+    return subprocess.run([sys.executable, "-m", "narrative_debugger.app", *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _hostile_files(tmp_path: Path) -> dict[str, Path]:
+    """Every kind of bad save we could think of, by name."""
+    files: dict[str, bytes] = {
+        "empty.json": b"",
+        "null.json": b"null",
+        "list.json": b"[]",
+        "number.json": b"1e400",
+        "string.json": b'"settled-reach.save"',
+        "truncated.json": RAW[:300],
+        "bom.json": b"\xef\xbb\xbf" + RAW,
+        "latin1.json": RAW.replace(b"Cargo", b"Carg\xf6"),
+        "nan.json": RAW.replace(b'"score": 0.0', b'"score": NaN'),
+        "deep.json": b"[" * 200_000 + b"]" * 200_000,
+        "bigint.json": RAW.replace(b'"world_seed": 8812', b'"world_seed": ' + b"9" * 100_000),
+        "lone.json": RAW.replace(b"Cargo's late again.", b"\\\\\\ud800"),
+        "dup.json": RAW.replace(b'"game_version": "0.7.2"', b'"game_version": "0.7.2", "game_version": "0.7.3"'),
+        "nul.json": RAW.replace(b"Cargo", b"Car\x00go"),
+        "notgz.json.gz": RAW,
+        "cutgz.json.gz": gzip.compress(RAW)[:-10],
+        "twogz.json.gz": gzip.compress(RAW[:500]) + gzip.compress(RAW[500:]),
+        "trailgz.json.gz": gzip.compress(RAW) + b"junk",
+        "wrongformat.json": RAW.replace(b"settled-reach.save", b"other.save"),
+        "newer.json": RAW.replace(b'"format_version": 1', b'"format_version": 99'),
+        "bad-shapes.json": json.dumps({**json.loads(RAW), "npcs": [], "journal": {}, "player": None}).encode(),
+        "u64-overflow.json": RAW.replace(b'"saved_at_tick": 170', b'"saved_at_tick": 18446744073709551616'),
+        "huge-tick.json": RAW.replace(b'"saved_at_tick": 170', b'"saved_at_tick": 18446744073709551615'),
+    }
+    out = {}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        out[name] = tmp_path / name
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    out["folder.json"] = folder
+    out["missing.json"] = tmp_path / "missing.json"
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo.json")
+        out["fifo.json"] = tmp_path / "fifo.json"
+    if os.path.exists("/dev/zero"):
+        (tmp_path / "zero.json").symlink_to("/dev/zero")
+        out["zero.json"] = tmp_path / "zero.json"
+    if os.path.exists("/dev/urandom"):
+        (tmp_path / "random.json.gz").symlink_to("/dev/urandom")
+        out["random.json.gz"] = tmp_path / "random.json.gz"
+    return out
+
+
+def test_check_on_every_hostile_file_in_one_run(tmp_path):
+    """One subprocess checks them all: exit 2 (some unreadable), no traceback, each file
+    reported with codes from checks.md, within the timeout (no hang)."""
+    files = _hostile_files(tmp_path)
+    result = _run("check", "--format", "json", *map(str, files.values()), timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    report = json.loads(result.stdout)
+    assert [Path(f["path"]).name for f in report["files"]] == list(files)
+    by_name = {Path(f["path"]).name: f["findings"] for f in report["files"]}
+    codes = {name: {f["code"] for f in findings} for name, findings in by_name.items()}
+    for name in ("empty.json", "truncated.json", "latin1.json", "nan.json", "deep.json", "bigint.json", "lone.json", "notgz.json.gz", "cutgz.json.gz", "trailgz.json.gz", "folder.json", "missing.json", "fifo.json", "zero.json", "random.json.gz"):
+        if name in codes:
+            assert codes[name] == {"F001"}, (name, by_name[name])
+    for name in ("null.json", "list.json", "string.json"):
+        assert codes[name] == {"F002"} and by_name[name][0]["location"] == "$"
+    assert codes["wrongformat.json"] == {"F003"} and codes["newer.json"] == {"F003"}
+    assert "F001" in codes["dup.json"] and "F002" in codes["bad-shapes.json"] and "F002" in codes["u64-overflow.json"]
+    assert not any(f["code"] == "F001" for f in by_name["twogz.json.gz"])
+    for findings in by_name.values():
+        for f in findings:
+            assert set(f) >= {"code", "severity", "message", "location"}
+            assert f["location"], f
+
+
+@pytest.mark.parametrize("command", ["state", "prompt"])
+def test_state_and_prompt_on_every_hostile_file(tmp_path, capsys, command):
+    """In-process (no interpreter start per file): never an exception, exit 0 or 2,
+    and an unreadable save is said once on stderr."""
+    for name, path in _hostile_files(tmp_path).items():
+        args = [command, str(path)] + (["--npc", "kael-davan"] if command == "prompt" else [])
+        status = main(args)
+        out, err = capsys.readouterr()
+        assert status in (0, 2), (name, status, err)
+        if status == 2:
+            assert err.splitlines()[-1].startswith(f"narrative-debugger {command}: "), (name, err)
+            assert f"{path.name}: {path.name}" not in err and "Traceback" not in err, err
+
+
+def test_unreadable_save_message_names_the_file_once(tmp_path):
+    result = _run("state", str(tmp_path / "evening.json"))
+    assert result.returncode == 2
+    assert result.stderr.strip() == "narrative-debugger state: F001 at 1:1: evening.json: cannot be read (No such file or directory)"
+    check = _run("check", str(tmp_path / "evening.json"))
+    assert check.stdout.count("evening.json") == 2  # the header and the message, never "evening.json: evening.json"
+    assert "evening.json: evening.json" not in check.stdout
+
+
+@pytest.fixture(scope="module")
+def big_save(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("big") / "big.json"
+    subprocess.run(
+        [sys.executable, "-m", "tests.support.savegen", "--scenario", "large", "--events", "50000", "--seed", "11", "--out", str(out)],
+        check=True, cwd=ROOT, capture_output=True, timeout=300,
+    )
+    return out
+
+
+def _interrupt_after(proc: subprocess.Popen, seconds: float) -> tuple[str, str]:
+    time.sleep(seconds)
+    assert proc.poll() is None, "the command ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    return proc.communicate(timeout=30)
+
+
+def test_ctrl_c_during_check_exits_130_without_traceback(big_save):
+    """check reads the big save 200 times over; Ctrl+C after 2 s ends it at once."""
+    proc = subprocess.Popen([sys.executable, "-m", "narrative_debugger.app", "check", *[str(big_save)] * 200], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, err = _interrupt_after(proc, 2.0)
+    assert proc.returncode == EXIT_INTERRUPTED
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.strip() == "narrative-debugger: interrupted"
+
+
+def test_ctrl_c_closes_the_app_cleanly(tmp_path):
+    """The window runs (offscreen); Ctrl+C closes it: exit 130, no traceback, no Qt abort."""
+    env = _env(QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    proc = subprocess.Popen([sys.executable, "-m", "narrative_debugger.app", str(SAMPLES / "evening.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    _, err = _interrupt_after(proc, 6.0)
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert "Traceback" not in err and "QThread: Destroyed" not in err, err
+
+
+def test_sigint_quit_closes_windows_then_quits(qtbot):
+    calls = []
+
+    class App:
+        def closeAllWindows(self):
+            calls.append("close")
+
+        def quit(self):
+            calls.append("quit")
+
+    before = signal.getsignal(signal.SIGINT)
+    with SigintQuit(App(), poll_ms=20) as guard:
+        assert not guard.interrupted
+        os.kill(os.getpid(), signal.SIGINT)
+        qtbot.waitUntil(lambda: calls == ["close", "quit"], timeout=3000)
+        assert guard.interrupted
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_no_display_reason():
+    if sys.platform.startswith(("win", "darwin", "cygwin")):
+        pytest.skip("always has a display platform")
+    assert "no display" in no_display_reason({})
+    for key in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        assert no_display_reason({key: "x"}) is None
+
+
+@pytest.mark.skipif(sys.platform.startswith(("win", "darwin", "cygwin")), reason="always has a display platform")
+def test_open_report_and_app_without_display_say_so(tmp_path):
+    from narrative_debugger.models.report.meta import REPORT_FORMAT_VERSION, ViewRecord, embed_record
+    from tests.test_report_meta import tiny_png
+
+    png = tmp_path / "report.png"
+    save = SAMPLES / "evening.json"
+    png.write_bytes(embed_record(tiny_png(), ViewRecord(REPORT_FORMAT_VERSION, save.name, "", str(save), "", 10, "", "knowledge")))
+    result = _run("open-report", str(png), env=_env())
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "Aborted" not in result.stderr
+    assert result.stderr.startswith("narrative-debugger open-report: no display to open a window on"), result.stderr
+    app = _run(str(save), env=_env())
+    assert app.returncode == 2 and app.stderr.startswith("narrative-debugger: no display"), app.stderr
+
+
+def test_u64_ticks_in_state_and_prompt(tmp_path):
+    doc = json.loads(RAW)
+    doc = copy.deepcopy(doc)
+    big = 2**64 - 1
+    doc["saved_at_tick"] = big
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(doc))
+    result = _run("state", str(path), "--tick", str(big))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr

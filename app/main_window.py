@@ -13,6 +13,7 @@ import math
 import sys
 from pathlib import Path
 
+from narrative_debugger.app import layout
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.rules.findings import Severity
@@ -20,7 +21,7 @@ from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from narrative_debugger.widgets.registry import VIEWS as VIEW_SPECS
 from narrative_debugger.widgets.session import Session
-from PySide6.QtCore import QByteArray, QFileSystemWatcher, QSettings, Qt, QTimer
+from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -41,7 +42,9 @@ from PySide6.QtWidgets import (
 
 VIEWS = VIEW_NAMES
 VIEW_TITLES = {spec.name: spec.title for spec in VIEW_SPECS}
-DOCK_AREAS = {"left": Qt.LeftDockWidgetArea, "right": Qt.RightDockWidgetArea, "bottom": Qt.BottomDockWidgetArea}
+VIEW_MIN_SIZES = {spec.name: spec.min_size for spec in VIEW_SPECS}
+#: The central area (views and tick bar) never shrinks below this (pixels): docks cannot squeeze it to a strip.
+CENTRAL_MIN = (440, 300)
 MAX_RECENT = 10
 RELOAD_DEBOUNCE_MS = 600
 SAVE_FILTER = "Settled Reach saves (*.json *.json.gz);;All files (*)"
@@ -85,9 +88,9 @@ class MainWindow(QMainWindow):
         self.session.tickPreview.connect(lambda tick: self._update_status(tick))
         self.session.npcChanged.connect(lambda _: self._update_status())
         self.session.viewChanged.connect(self._show_view)
+        self.setMinimumSize(*layout.MIN_WINDOW)
         self.resize(1440, 900)
-        if persist:
-            self._restore_layout()
+        self._layout_restored = persist and layout.restore_layout(self, self.settings)
 
     # ----- construction -----
     def _build_views(self) -> None:
@@ -103,6 +106,7 @@ class MainWindow(QMainWindow):
         self.frames: dict[str, QScrollArea] = {}
         for name in VIEWS:
             self.views[name].setObjectName(f"view-{name}")
+            self.views[name].setMinimumSize(*VIEW_MIN_SIZES[name])
             frame = QScrollArea()
             frame.setObjectName(f"frame-{name}")
             frame.setWidgetResizable(True)
@@ -125,10 +129,11 @@ class MainWindow(QMainWindow):
         self.tickbar = TickBar(s)
         self.tickbar.setObjectName("tickbar")
         central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.setContentsMargins(4, 4, 4, 0)
-        layout.addWidget(self.stack, 1)
-        layout.addWidget(self.tickbar)
+        central.setMinimumSize(*CENTRAL_MIN)
+        box = QVBoxLayout(central)
+        box.setContentsMargins(4, 4, 4, 0)
+        box.addWidget(self.stack, 1)
+        box.addWidget(self.tickbar)
         self.setCentralWidget(central)
 
     def _on_tab_changed(self, index: int) -> None:
@@ -164,23 +169,23 @@ class MainWindow(QMainWindow):
 
     def _build_docks(self) -> None:
         s = self.session
-        self.panels = {spec.name: (spec.create(s), spec.title, DOCK_AREAS[spec.area]) for spec in DOCK_SPECS}
+        self.panels = {spec.name: (spec.create(s), spec.title, layout.DOCK_AREAS[spec.area]) for spec in DOCK_SPECS}
         self.docks: dict[str, QDockWidget] = {}
         for spec in DOCK_SPECS:
-            widget, title, area = self.panels[spec.name]
+            widget, title, _area = self.panels[spec.name]
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock-{spec.name}")
             dock.setWidget(widget)
-            self.addDockWidget(area, dock)
             self.docks[spec.name] = dock
-            if spec.below:
-                self.splitDockWidget(self.docks[spec.below], dock, Qt.Vertical)
-            if spec.tab_with:
-                self.tabifyDockWidget(self.docks[spec.tab_with], dock)
-        for spec in DOCK_SPECS:
-            if spec.tab_with:
-                self.docks[spec.tab_with].raise_()
+        layout.place_docks(self, self.docks)
         self._docks_sized = False
+
+    def reset_layout(self) -> None:
+        """View › Reset layout: every dock back in its default place and size, views in tabs."""
+        self.set_grid(False)
+        layout.place_docks(self, self.docks)
+        layout.default_sizes(self, self.docks)
+        self._docks_sized = True
 
     def _action(self, text: str, slot, shortcut=None, name: str | None = None) -> QAction:
         action = QAction(text, self)
@@ -214,6 +219,8 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         for dock in self.docks.values():
             view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addAction(self._action("&Reset layout", self.reset_layout, None, "action-reset-layout"))
         go_menu = bar.addMenu("&Go")
         for action in self.tickbar.actions():
             go_menu.addAction(action)
@@ -366,27 +373,16 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, p=path: self.open_save(Path(p)))
         self.recent_menu.setEnabled(bool(recent))
 
-    def _restore_layout(self) -> None:
-        geometry = self.settings.value("window/geometry")
-        state = self.settings.value("window/state")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
-
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if not self._docks_sized and (not self._persist or self.settings.value("window/state") is None):
+        if not self._docks_sized and not self._layout_restored:
             # Default proportions, once the window has its real size.
             self._docks_sized = True
-            self.resizeDocks([self.docks["npcs"]], [max(430, self.width() // 4)], Qt.Horizontal)
-            self.resizeDocks([self.docks["npcs"], self.docks["monologues"]], [self.height() // 3, self.height() // 3], Qt.Vertical)
-            self.resizeDocks([self.docks["findings"]], [max(160, self.height() // 6)], Qt.Vertical)
+            layout.default_sizes(self, self.docks)
 
     def closeEvent(self, event) -> None:
         if self._persist:
-            self.settings.setValue("window/geometry", self.saveGeometry())
-            self.settings.setValue("window/state", self.saveState())
+            layout.save_layout(self, self.settings)
         self.shutdown()
         super().closeEvent(event)
 
@@ -468,6 +464,7 @@ def run_app(save: Path | None, content: Path | None, tick: int | None, npc: str 
     """Open the window on ``save`` (default: the bundled sample) and run the event loop."""
     app = make_app()
     window = MainWindow()
+    layout.fit_to_screen(window)
     window.show()
     window.open_save(Path(save) if save else BUNDLED_SAVE, content, tick=tick, npc=npc)
     return app.exec()

@@ -190,7 +190,9 @@ def cmd_screenshot(args) -> int:
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    width, height = _parse_size(args.size)
+    from narrative_debugger.app.commands.screenshot import DEFAULT_GRID_SIZE, DEFAULT_SIZE
+
+    width, height = _parse_size(args.size or (DEFAULT_GRID_SIZE if args.view == "all" else DEFAULT_SIZE))
     _quiet_platform_notes()
     play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
     npc_id = play.save.npc_by_slug(args.npc).stable_id if args.npc else None

@@ -19,6 +19,7 @@ from itertools import islice
 from narrative_debugger.models.domain.types import FactId, InteractionMetadata, InteractionState
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
+from narrative_debugger.widgets.tables import ElideDelegate, fit_columns
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -177,6 +178,10 @@ class InteractionTableModel(QAbstractTableModel):
             return _STATE_INK[meta.interaction_state]
         if role == _FONT and meta.interaction_state.in_progress:
             return self._bold
+        if role == _TOOLTIP and col == 0:
+            return fact_id
+        if role == _TOOLTIP and col == 4:
+            return ", ".join(meta.topics) or "no topic"
         if role == _TOOLTIP and col in (1, 2):
             tick = meta.started_tick if col == 1 else meta.ended_tick
             return f"game time {self._game_time(tick)}" if tick is not None else "still in progress"
@@ -289,8 +294,11 @@ class InteractionView(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.table.setSortingEnabled(True)
-        for col, width in enumerate((210, 62, 62, 128, 140, 105, 90)):
-            self.table.setColumnWidth(col, width)
+        # The FactId keeps its distinct end ("…lera-sessik_012"); its tooltip has it whole.
+        self.table.setItemDelegateForColumn(0, ElideDelegate(Qt.ElideLeft, self.table))
+        fit_columns(self.table, dict(enumerate(("…lera-sessik_012", "302029", "302029", "Walked away", "fishing, weather",
+                                                "harbor_office", "player", "yes"))))
+        self.table.horizontalHeader().setStretchLastSection(True)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -301,9 +309,9 @@ class InteractionView(QWidget):
         splitter = QSplitter(Qt.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.table)
-        splitter.setStretchFactor(0, 5)
-        splitter.setStretchFactor(1, 6)
-        splitter.setSizes([540, 560])
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([440, 660])
         self.splitter = splitter
 
         top = QHBoxLayout()

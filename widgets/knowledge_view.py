@@ -99,7 +99,7 @@ class KnowledgeView(QWidget):
         header.setSectionResizeMode(QHeaderView.Interactive)
         header.setSortIndicator(COL_FACT, Qt.AscendingOrder)
         self.table.setSortingEnabled(True)
-        for col, width in ((COL_FACT, 250), (COL_CATEGORY, 100), (2, 105), (3, 130), (4, 95), (COL_ACQUIRED, 95)):
+        for col, width in ((COL_FACT, 215), (COL_CATEGORY, 95), (2, 105), (3, 130), (4, 70), (COL_ACQUIRED, 95)):
             self.table.setColumnWidth(col, width)
 
         filters = QHBoxLayout()

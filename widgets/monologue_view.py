@@ -17,13 +17,15 @@ from narrative_debugger.models.domain.types import StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.index import StateAtTick
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 #: How many fired lines the history section lists (newest first).
 FIRED_SHOWN = 200
+#: The prerequisites column is never narrower than this (pixels) while Text or Fired show.
+WHY_MIN = 240
 
 _ELIGIBLE = QColor("#2e7d32")
 _BLOCKED = QColor("#b23b3b")
@@ -243,10 +245,11 @@ class MonologueView(QWidget):
         self.view.setWordWrap(False)  # one line a row; the tooltip holds the whole text
         self.view.verticalHeader().hide()
         self.view.setShowGrid(False)
-        hh = self.view.horizontalHeader()
-        hh.setStretchLastSection(True)
-        for col, width in ((0, 86), (1, 190), (2, 280), (3, 320)):
-            self.view.setColumnWidth(col, width)
+        self.view.setTextElideMode(Qt.ElideRight)  # the row tooltip carries the whole text
+        fit_columns(self.view, {MonologueModel.STATUS: "✘ blocked", MonologueModel.LINE: "harbor-nights_m_s_060",
+                                MonologueModel.TEXT: "x" * 40, MonologueModel.FIRED: "12× (last 302,029)"},
+                    stretch=MonologueModel.WHY)
+        self._optional = {col: self.view.columnWidth(col) for col in (MonologueModel.FIRED, MonologueModel.TEXT)}
         self.caption = QLabel(self)
         self.caption.setObjectName("monologueCaption")
         self.caption.setWordWrap(True)
@@ -259,6 +262,27 @@ class MonologueView(QWidget):
         session.tickChanged.connect(self.refresh)
         session.npcChanged.connect(self.refresh)
         self.refresh()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_to_width()
+
+    def _fit_to_width(self) -> None:
+        """Show Text and Fired only where they leave the prerequisites ``WHY_MIN`` pixels.
+
+        In a narrow dock the reason a line is blocked matters most; the row's tooltip
+        still carries the text and the firing count.
+        """
+        view = self.view
+        free = view.viewport().width() - view.columnWidth(MonologueModel.STATUS) - view.columnWidth(MonologueModel.LINE) - WHY_MIN
+        for col, width in self._optional.items():
+            show = free >= width
+            if view.isColumnHidden(col) == show:
+                view.setColumnHidden(col, not show)
+                if show:
+                    view.setColumnWidth(col, width)
+            if show:
+                free -= width
 
     def refresh(self, *_args) -> None:
         """Rebuild the rows for the session's tick and NPC."""

@@ -16,11 +16,11 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.index import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSortFilterProxyModel, Qt
+from narrative_debugger.widgets.tables import fit_columns
+from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QLabel,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -54,7 +54,10 @@ class NpcTableModel(QAbstractTableModel):
     """
 
     NAME, LEVEL, SCORE, STRESS, WALK_AWAYS, INTERACTION = range(6)
-    HEADERS = ("Name", "Level", "Score", "Stress / threshold", "Walk-aways", "In progress")
+    # Long titles wrap to two lines so that every column fits a dock a third of the window wide.
+    HEADERS = ("Name", "Level", "Score", "Stress /\nthreshold", "Walk-\naways", "In progress")
+    #: The widest value each column usually shows (sizes the columns before a save is open).
+    SAMPLES = ("Kael Davan", "Close Friend", "100.0", "100 / 100", "10 / 10", "Confrontation")
     TIPS = (
         "The NPC's name from its content profile",
         "Relationship level: Stranger ≤20, Acquaintance ≤40, Friend ≤60, Good Friend ≤80, Close Friend",
@@ -263,9 +266,8 @@ class NpcList(QWidget):
         self.view.setAlternatingRowColors(True)
         self.view.verticalHeader().hide()
         self.view.setItemDelegateForColumn(NpcTableModel.STRESS, StressBarDelegate(self.view))
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(NpcTableModel.NAME, QHeaderView.Stretch)
+        self.view.horizontalHeader().setDefaultAlignment(Qt.AlignCenter)
+        self._columns_width = fit_columns(self.view, dict(enumerate(NpcTableModel.SAMPLES)), stretch=NpcTableModel.NAME)
         self.caption = QLabel(self)
         self.caption.setObjectName("npcListCaption")
         layout = QVBoxLayout(self)
@@ -281,6 +283,11 @@ class NpcList(QWidget):
         if session.ready:
             self._on_loaded()
             self._on_tick(session.tick)
+
+    def sizeHint(self) -> QSize:
+        """Wide enough for every column whole (the default dock width asks for this)."""
+        hint = super().sizeHint()
+        return QSize(max(hint.width(), self._columns_width + 4), hint.height())
 
     # ----- session -> view -----
     def _on_loaded(self) -> None:

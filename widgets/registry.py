@@ -28,11 +28,14 @@ class ViewSpec:
         name: the id used in reports, ``--view`` and finding jumps (a contract).
         title: the tab and menu text.
         factory: ``"module:Class"``; the class takes the Session.
+        min_size: (width, height) in pixels below which the view scrolls instead of
+            shrinking (in tabs and in the all-views grid).
     """
 
     name: str
     title: str
     factory: str
+    min_size: tuple[int, int] = (480, 300)
 
     def create(self, session):
         return _load(self.factory)(session)
@@ -49,6 +52,8 @@ class DockSpec:
         factory: ``"module:Class"``; the class takes the Session.
         tab_with: the name of an earlier dock this one is tabbed with, if any.
         below: the name of an earlier dock this one is stacked under, if any.
+        min_size: (width, height) in pixels the dock's widget never shrinks below, so
+            a resize cannot collapse it to a strip.
     """
 
     name: str
@@ -57,6 +62,7 @@ class DockSpec:
     factory: str
     tab_with: str | None = None
     below: str | None = None
+    min_size: tuple[int, int] = (280, 120)
 
     def create(self, session):
         return _load(self.factory)(session)
@@ -74,10 +80,10 @@ VIEWS: tuple[ViewSpec, ...] = (
 
 #: The dock panels, in the order they are added.
 DOCKS: tuple[DockSpec, ...] = (
-    DockSpec("npcs", "NPCs", "left", _W + "npc_list:NpcList"),
-    DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs"),
-    DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView"),
-    DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", tab_with="findings"),
+    DockSpec("npcs", "NPCs", "left", _W + "npc_list:NpcList", min_size=(300, 150)),
+    DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs", min_size=(300, 150)),
+    DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView", min_size=(420, 110)),
+    DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", tab_with="findings", min_size=(420, 110)),
 )
 
 #: View names, in tab order.

@@ -4,7 +4,16 @@ read-only, row-selecting QTableView."""
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHeaderView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QWidget,
+)
 
 _DISPLAY = int(Qt.DisplayRole.value)
 
@@ -34,3 +43,53 @@ def read_only_table(model, name: str, parent: QWidget | None = None) -> QTableVi
     view.setSelectionBehavior(QAbstractItemView.SelectRows)
     view.setEditTriggers(QAbstractItemView.NoEditTriggers)
     return view
+
+
+def fit_columns(view: QTableView, samples: dict[int, str], stretch: int | None = None) -> int:
+    """Size columns so that neither their header nor a typical value is cut off.
+
+    Each column in ``samples`` gets the larger of its header's size hint (title and
+    sort indicator) and the width of its sample text; ``stretch`` takes what is left.
+
+    Args:
+        view: the table.
+        samples: column -> the widest value the column usually shows.
+        stretch: the column that stretches to fill the view, if any.
+
+    Returns:
+        The width in pixels that shows every column whole (frame and scroll bar included).
+    """
+    header = view.horizontalHeader()
+    metrics = view.fontMetrics()
+    total = 0
+    for col in range(header.count()):
+        width = max(header.sectionSizeHint(col), metrics.horizontalAdvance(samples.get(col, "")) + 16)
+        if col == stretch:
+            header.setSectionResizeMode(col, QHeaderView.Stretch)
+        else:
+            header.setSectionResizeMode(col, QHeaderView.Interactive)
+            view.setColumnWidth(col, width)
+        total += width
+    return total + 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+
+
+class ElideDelegate(QStyledItemDelegate):
+    """Draws a column's text elided at ``mode`` (``Qt.ElideLeft`` keeps an id's distinct end).
+
+    The model's tooltip for the column should carry the whole text.
+    """
+
+    def __init__(self, mode: Qt.TextElideMode, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._mode = mode
+
+    def paint(self, painter, option, index) -> None:
+        # PySide hands a Python initStyleOption override a copy of the option, so the
+        # elide mode is set on our own copy here and the item drawn from it.
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.textElideMode = self._mode
+        opt.features &= ~QStyleOptionViewItem.WrapText  # a wrapped line would be elided at its right
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.CE_ItemViewItem, opt, painter, widget)

@@ -7,6 +7,10 @@ from pathlib import Path
 from narrative_debugger.app.commands.common import content_arg
 from narrative_debugger.widgets.registry import VIEW_CHOICES
 
+#: Default window sizes: the app's own default for one view; room for all four views
+#: at their minimum size (widgets.registry) beside the docks for ``--view all``.
+DEFAULT_SIZE, DEFAULT_GRID_SIZE = "1440x900", "1920x1200"
+
 NAME = "screenshot"
 HELP = "render a view of a save to PNG without a display"
 
@@ -18,7 +22,9 @@ def add_arguments(p) -> None:
     p.add_argument("--tick", type=int, metavar="T")
     p.add_argument("--npc", metavar="SLUG")
     p.add_argument("--view", choices=VIEW_CHOICES, default="all")
-    p.add_argument("--size", default="1280x800", metavar="WxH")
+    p.add_argument("--size", default=None, metavar="WxH",
+                   help=f"window size (default {DEFAULT_SIZE} for one view, {DEFAULT_GRID_SIZE} for all; "
+                        "at least 1040x700)")
 
 
 def run(args) -> int:

@@ -1,0 +1,114 @@
+"""The main window's dock layout: the default arrangement, Reset layout, and the saved state.
+
+The docks are placed from the registry (``widgets.registry.DOCKS``): their area, which
+dock each is stacked under or tabbed with, and the minimum size of their widget. The
+saved layout (QSettings ``window/state``) is written with ``LAYOUT_VERSION`` and the
+list of dock names (``window/docks``); a saved state with another version or another
+dock set is ignored and the default arrangement is used instead, so a layout saved by
+an older build can never leave docks collapsed or missing.
+"""
+
+from __future__ import annotations
+
+from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow
+
+#: Bumped whenever the arrangement of docks changes in a way old saved states do not fit.
+LAYOUT_VERSION = 3
+#: The smallest window (pixels) at which every dock and view keeps its minimum size.
+MIN_WINDOW = (1040, 700)
+#: Where each DockSpec.area puts a dock.
+DOCK_AREAS = {"left": Qt.LeftDockWidgetArea, "right": Qt.RightDockWidgetArea, "bottom": Qt.BottomDockWidgetArea}
+#: Side docks take at most this share of the window width by default.
+SIDE_SHARE = 0.4
+#: Bottom docks take this share of the window height by default.
+BOTTOM_SHARE = 1 / 6
+
+_STATE, _DOCKS, _GEOMETRY = "window/state", "window/docks", "window/geometry"
+
+
+def dock_names() -> str:
+    """The registry's dock names as saved beside the state (``"npcs,monologues,..."``)."""
+    return ",".join(spec.name for spec in DOCK_SPECS)
+
+
+def place_docks(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
+    """Put every dock where the registry declares it, docked and visible.
+
+    Used when the window is built and by View › Reset layout (an already added dock is
+    moved back: ``addDockWidget`` on a docked or floating dock re-docks it).
+    """
+    for spec in DOCK_SPECS:
+        dock = docks[spec.name]
+        dock.widget().setMinimumSize(*spec.min_size)
+        dock.setFloating(False)
+        window.addDockWidget(DOCK_AREAS[spec.area], dock)
+        dock.show()
+    for spec in DOCK_SPECS:
+        if spec.below:
+            window.splitDockWidget(docks[spec.below], docks[spec.name], Qt.Vertical)
+        if spec.tab_with:
+            window.tabifyDockWidget(docks[spec.tab_with], docks[spec.name])
+    for spec in DOCK_SPECS:
+        if spec.tab_with:
+            docks[spec.tab_with].raise_()
+
+
+def default_sizes(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
+    """The default proportions, once the window has its real size.
+
+    Side docks get the width their widget asks for (``sizeHint``: the NPC table asks
+    for all of its columns), at most ``SIDE_SHARE`` of the window; docks stacked in a
+    side share its height evenly; bottom docks get ``BOTTOM_SHARE`` of the height.
+    """
+    side, bottom = [], []
+    for spec in DOCK_SPECS:
+        if spec.tab_with:
+            continue
+        (bottom if spec.area == "bottom" else side).append(spec)
+    if side:
+        widths = [min(max(spec.min_size[0], docks[spec.name].widget().sizeHint().width()), int(window.width() * SIDE_SHARE))
+                  for spec in side]
+        window.resizeDocks([docks[spec.name] for spec in side], [max(widths)] * len(side), Qt.Horizontal)
+        height = max(1, window.height() - 200) // max(1, len(side))
+        window.resizeDocks([docks[spec.name] for spec in side], [height] * len(side), Qt.Vertical)
+    for spec in bottom:
+        window.resizeDocks([docks[spec.name]], [max(spec.min_size[1] + 40, int(window.height() * BOTTOM_SHARE))], Qt.Vertical)
+
+
+def save_layout(window: QMainWindow, settings: QSettings) -> None:
+    """Write geometry, state (with ``LAYOUT_VERSION``) and the dock names."""
+    settings.setValue(_GEOMETRY, window.saveGeometry())
+    settings.setValue(_STATE, window.saveState(LAYOUT_VERSION))
+    settings.setValue(_DOCKS, dock_names())
+
+
+def restore_layout(window: QMainWindow, settings: QSettings) -> bool:
+    """Restore the saved geometry and, when it still fits, the dock state.
+
+    Returns:
+        True when a saved state was restored; False when there was none, or it was
+        written with another ``LAYOUT_VERSION`` or for another set of docks (it is
+        then ignored and the caller applies ``default_sizes``).
+    """
+    geometry = settings.value(_GEOMETRY)
+    if isinstance(geometry, QByteArray):
+        window.restoreGeometry(geometry)
+    state = settings.value(_STATE)
+    if not isinstance(state, QByteArray) or settings.value(_DOCKS) != dock_names():
+        return False
+    return bool(window.restoreState(state, LAYOUT_VERSION))
+
+
+def fit_to_screen(window: QMainWindow) -> None:
+    """Shrink the window to the screen's free area when it is larger (never below ``MIN_WINDOW``)."""
+    screen = window.screen()
+    if screen is None:
+        return
+    free = screen.availableGeometry()
+    width = max(MIN_WINDOW[0], min(window.width(), free.width()))
+    height = max(MIN_WINDOW[1], min(window.height(), free.height()))
+    if (width, height) != (window.width(), window.height()):
+        window.resize(width, height)
+        window.move(free.topLeft())

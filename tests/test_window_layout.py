@@ -1,0 +1,178 @@
+"""The window's layout holds (pytest-qt, offscreen): docks and views keep their minimum
+size through resizes, View › Reset layout restores the default arrangement, a saved
+layout from another version or dock set is ignored, and at the default 1440x900 the
+columns that carry the meaning are shown whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from narrative_debugger.app import layout
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.widgets.monologue_view import MonologueModel
+from narrative_debugger.widgets.registry import DOCKS, VIEWS
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_saves"
+
+
+@pytest.fixture()
+def make_window(qtbot, isolated_settings):
+    def make(open_save: bool = True) -> MainWindow:
+        w = MainWindow()
+        qtbot.addWidget(w)
+        w.show()
+        qtbot.waitExposed(w)
+        if open_save:
+            w.open_save(SAMPLES / "evening.json", wait=True)
+        settle()
+        return w
+
+    return make
+
+
+def settle() -> None:
+    for _ in range(4):
+        QApplication.processEvents()
+
+
+def assert_minimums_hold(w: MainWindow) -> None:
+    for spec in DOCKS:
+        dock = w.docks[spec.name]
+        if dock.isVisible() and not dock.visibleRegion().isEmpty():
+            size = dock.widget().size()
+            assert size.width() >= spec.min_size[0] and size.height() >= spec.min_size[1], (spec.name, size)
+    for spec in VIEWS:
+        size = w.views[spec.name].size()
+        assert size.width() >= spec.min_size[0] and size.height() >= spec.min_size[1], (spec.name, size)
+
+
+def test_docks_and_views_keep_their_minimum_through_resizes(make_window):
+    w = make_window()
+    assert (w.width(), w.height()) == (1440, 900)
+    for size in ((600, 400), tuple(layout.MIN_WINDOW), (1440, 900), (1100, 720), (1440, 900)):
+        w.resize(*size)
+        settle()
+        assert w.width() >= layout.MIN_WINDOW[0] and w.height() >= layout.MIN_WINDOW[1]
+        assert_minimums_hold(w)
+    w.set_grid(True)
+    w.resize(*layout.MIN_WINDOW)
+    settle()
+    assert_minimums_hold(w)  # in the grid the views scroll rather than shrink
+
+
+def test_reset_layout_restores_the_default_arrangement(make_window):
+    w = make_window()
+    default_npc_width = w.docks["npcs"].width()
+    w.docks["npcs"].setFloating(True)
+    w.docks["findings"].hide()
+    w.addDockWidget(Qt.RightDockWidgetArea, w.docks["monologues"])
+    w.resizeDocks([w.docks["journal"]], [400], Qt.Vertical)
+    settle()
+    w.findChild(type(w.grid_action), "action-reset-layout").trigger()
+    settle()
+    areas = {"left": Qt.LeftDockWidgetArea, "bottom": Qt.BottomDockWidgetArea}
+    for spec in DOCKS:
+        dock = w.docks[spec.name]
+        assert not dock.isFloating() and w.dockWidgetArea(dock) == areas[spec.area], spec.name
+    assert w.docks["npcs"].isVisible() and w.docks["monologues"].isVisible() and w.docks["findings"].isVisible()
+    assert w.tabifiedDockWidgets(w.docks["findings"]) == [w.docks["journal"]]
+    assert w.docks["monologues"].y() > w.docks["npcs"].y()  # stacked under the NPCs again
+    assert abs(w.docks["npcs"].width() - default_npc_width) <= 8
+    assert w.docks["findings"].height() < 300
+    assert_minimums_hold(w)
+
+
+def _saved_window(make_window, qtbot, *, version: int, docks: str | None = None) -> MainWindow:
+    """A window restored from a saved layout with the NPC dock moved to the right."""
+    w = make_window(open_save=False)
+    w.addDockWidget(Qt.RightDockWidgetArea, w.docks["npcs"])
+    state = w.saveState(version)
+    w.close()  # writes its own layout; replaced below
+    settings = QSettings()
+    settings.setValue("window/state", state)
+    settings.setValue("window/docks", docks if docks is not None else layout.dock_names())
+    settings.sync()
+    return make_window(open_save=False)
+
+
+def test_a_saved_layout_of_this_version_is_restored(make_window, qtbot):
+    w = _saved_window(make_window, qtbot, version=layout.LAYOUT_VERSION)
+    assert w.dockWidgetArea(w.docks["npcs"]) == Qt.RightDockWidgetArea
+
+
+def test_a_saved_layout_of_another_version_is_ignored(make_window, qtbot):
+    w = _saved_window(make_window, qtbot, version=layout.LAYOUT_VERSION - 1)
+    assert w.dockWidgetArea(w.docks["npcs"]) == Qt.LeftDockWidgetArea
+    assert_minimums_hold(w)
+
+
+def test_a_saved_layout_for_another_dock_set_is_ignored(make_window, qtbot):
+    w = _saved_window(make_window, qtbot, version=layout.LAYOUT_VERSION, docks="npcs,monologues,findings")
+    assert w.dockWidgetArea(w.docks["npcs"]) == Qt.LeftDockWidgetArea
+
+
+def test_closing_saves_the_layout_with_its_version(make_window):
+    w = make_window(open_save=False)
+    w.close()
+    settings = QSettings()
+    assert settings.value("window/docks") == layout.dock_names()
+    assert w.restoreState(settings.value("window/state"), layout.LAYOUT_VERSION)
+    assert not w.restoreState(settings.value("window/state"), layout.LAYOUT_VERSION + 1)
+
+
+def assert_whole(view, columns) -> None:
+    """Each column is at least its header's size hint and lies inside the viewport."""
+    header = view.horizontalHeader()
+    width = view.viewport().width()
+    for col in columns:
+        title = view.model().headerData(col, Qt.Horizontal)
+        assert not view.isColumnHidden(col), title
+        assert header.sectionSize(col) >= header.sectionSizeHint(col), title
+        assert header.sectionViewportPosition(col) >= 0, title
+        assert header.sectionViewportPosition(col) + header.sectionSize(col) <= width, (title, width)
+
+
+def test_meaningful_columns_are_whole_at_the_default_size(make_window):
+    w = make_window()
+    npcs = w.panels["npcs"][0]
+    assert_whole(npcs.view, range(npcs.model.columnCount()))  # Stress / threshold, Walk-aways, In progress
+    monologues = w.panels["monologues"][0]
+    assert_whole(monologues.view, (MonologueModel.STATUS, MonologueModel.LINE, MonologueModel.WHY))
+    w.session.set_view("interactions")
+    settle()
+    table = w.views["interactions"].table
+    assert_whole(table, range(5))  # FactId, Started, Ended, State, Topics
+    # Long content is elided and its tooltip carries the whole text.
+    index = table.model().index(1, 4)
+    assert table.model().data(index, Qt.ToolTipRole) == table.model().data(index, Qt.DisplayRole)
+    assert table.model().data(table.model().index(0, 0), Qt.ToolTipRole).startswith("interaction.")
+
+
+def test_the_monologue_text_column_appears_when_the_dock_is_wide(make_window):
+    w = make_window()
+    monologues = w.panels["monologues"][0]
+    assert monologues.view.isColumnHidden(MonologueModel.TEXT)
+    w.resizeDocks([w.docks["monologues"]], [1000], Qt.Horizontal)
+    settle()
+    assert not monologues.view.isColumnHidden(MonologueModel.TEXT)
+    assert_whole(monologues.view, (MonologueModel.STATUS, MonologueModel.LINE, MonologueModel.WHY))
+
+
+def test_screenshot_smaller_than_the_window_minimum_is_clamped(tmp_path):
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    out = tmp_path / "small.png"
+    env = {"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "narrative_debugger.app", "screenshot", str(SAMPLES / "evening.json"), "--out", str(out),
+         "--view", "timelines", "--size", "800x600"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"at least {layout.MIN_WINDOW[0]}x{layout.MIN_WINDOW[1]}" in done.stderr
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == layout.MIN_WINDOW

@@ -18,6 +18,7 @@ from pathlib import Path
 from narrative_debugger.app.commands import COMMANDS
 from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg
 from narrative_debugger.app.desktop import EXIT_INTERRUPTED, no_display_reason
+from narrative_debugger.app.terminal import TerminalSafe
 
 BY_NAME = {command.NAME: command for command in COMMANDS}
 SUBCOMMANDS = tuple(BY_NAME)
@@ -81,11 +82,23 @@ def run_gui(save: Path | None, content: Path | None, tick: int | None, npc: str 
 
 
 def _main(argv: list[str] | None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
     # Text output must never crash on a terminal or pipe that is not UTF-8.
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    # Nor drive a terminal: messages always, results when they go to a terminal
+    # (a pipe or file gets the bytes exactly; JSON escapes controls itself).
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stderr = TerminalSafe(stderr)
+    if stdout.isatty():
+        sys.stdout = TerminalSafe(stdout)
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help") and not _looks_like_save(argv[0]):
         print(
             f"narrative-debugger: unknown command or missing file {argv[0]!r} "

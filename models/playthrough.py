@@ -32,7 +32,11 @@ BUNDLED_SAVE = BUNDLED_SAMPLES / "evening.json"
 
 def default_content_dir(save_path: Path) -> Path:
     """``content/`` beside the save when it exists, else the bundled sample content."""
-    beside = Path(save_path).resolve().parent / "content"
+    try:
+        real = Path(save_path).resolve()
+    except (OSError, RuntimeError):  # a symlink loop: the save will be refused with F001
+        real = Path(os.path.abspath(save_path))
+    beside = real.parent / "content"
     return beside if beside.is_dir() else BUNDLED_CONTENT
 
 

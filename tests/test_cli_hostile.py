@@ -68,6 +68,11 @@ def _hostile_files(tmp_path: Path) -> dict[str, Path]:
     folder.mkdir()
     out["folder.json"] = folder
     out["missing.json"] = tmp_path / "missing.json"
+    (tmp_path / "loop.json").symlink_to("loop.json")
+    out["loop.json"] = tmp_path / "loop.json"
+    escape = tmp_path / "esc\x1b[2Jape\u202e.json"
+    escape.write_bytes(RAW.replace(b"kael-davan", b"kael\\u001b[31m"))
+    out[escape.name] = escape
     if hasattr(os, "mkfifo"):
         os.mkfifo(tmp_path / "fifo.json")
         out["fifo.json"] = tmp_path / "fifo.json"
@@ -91,7 +96,7 @@ def test_check_on_every_hostile_file_in_one_run(tmp_path):
     assert [Path(f["path"]).name for f in report["files"]] == list(files)
     by_name = {Path(f["path"]).name: f["findings"] for f in report["files"]}
     codes = {name: {f["code"] for f in findings} for name, findings in by_name.items()}
-    for name in ("empty.json", "truncated.json", "latin1.json", "nan.json", "deep.json", "bigint.json", "lone.json", "notgz.json.gz", "cutgz.json.gz", "trailgz.json.gz", "folder.json", "missing.json", "fifo.json", "zero.json", "random.json.gz"):
+    for name in ("loop.json", "empty.json", "truncated.json", "latin1.json", "nan.json", "deep.json", "bigint.json", "lone.json", "notgz.json.gz", "cutgz.json.gz", "trailgz.json.gz", "folder.json", "missing.json", "fifo.json", "zero.json", "random.json.gz"):
         if name in codes:
             assert codes[name] == {"F001"}, (name, by_name[name])
     for name in ("null.json", "list.json", "string.json"):
@@ -105,18 +110,29 @@ def test_check_on_every_hostile_file_in_one_run(tmp_path):
             assert f["location"], f
 
 
-@pytest.mark.parametrize("command", ["state", "prompt"])
-def test_state_and_prompt_on_every_hostile_file(tmp_path, capsys, command):
-    """In-process (no interpreter start per file): never an exception, exit 0 or 2,
-    and an unreadable save is said once on stderr."""
+EXTRA_ARGS = {"state": [], "prompt": ["--npc", "kael-davan"], "why": ["npc:kael-davan.stress"], "diff": []}
+
+
+@pytest.mark.parametrize("command", sorted(EXTRA_ARGS))
+def test_query_commands_on_every_hostile_file(tmp_path, capsys, command):
+    """In-process (no interpreter start per file): never an exception, exit 0, 1 (diff
+    found differences) or 2, an unreadable save said once on stderr, and no control
+    character from a name or file name reaches the terminal."""
     for name, path in _hostile_files(tmp_path).items():
-        args = [command, str(path)] + (["--npc", "kael-davan"] if command == "prompt" else [])
-        status = main(args)
+        status = main([command, str(path), *EXTRA_ARGS[command]])
         out, err = capsys.readouterr()
-        assert status in (0, 2), (name, status, err)
+        assert status in (0, 1, 2), (name, status, err)
         if status == 2:
             assert err.splitlines()[-1].startswith(f"narrative-debugger {command}: "), (name, err)
             assert f"{path.name}: {path.name}" not in err and "Traceback" not in err, err
+        assert "\x1b" not in err and "\u202e" not in err, (name, err)
+
+
+def test_terminal_safe_output():
+    from narrative_debugger.app.terminal import terminal_safe
+
+    assert terminal_safe("a\x1b[2Jb\rc\u202ed\te\nf\x85") == "a\\u001b[2Jb\\u000dc\\u202ed\te\nf\\u0085"
+    assert json.loads(terminal_safe(json.dumps({"k": "x\u202e\x85"}, ensure_ascii=False))) == {"k": "x\u202e\x85"}
 
 
 def test_unreadable_save_message_names_the_file_once(tmp_path):

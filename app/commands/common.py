@@ -40,14 +40,20 @@ def warn_about_errors(play: Playthrough) -> None:
         )
 
 
+def unreadable_reasons(play: Playthrough, limit: int = 3) -> str:
+    """Why a save could not be read, for a usage error: its first findings as
+    ``F001 at 1:1: x.json: ...``. Each message names the file already, so the file
+    is not named again in front of it."""
+    return "; ".join(f"{f.code} at {f.location}: {f.message}" for f in play.findings[:limit])
+
+
 def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str | None = None) -> tuple[Playthrough, int]:
     """Open a save for ``state``/``prompt``/``screenshot``; check the tick and the NPC
     slug (when given). Raises UsageError."""
     check_content_arg(content)
     play = Playthrough.open(path, content)
     if not play.readable:
-        # each message names the file already ("x.json: cannot be read (...)")
-        raise UsageError("; ".join(f"{f.code} at {f.location}: {f.message}" for f in play.findings[:3]))
+        raise UsageError(unreadable_reasons(play))
     warn_about_errors(play)
     if tick is None:
         tick = play.save.saved_at_tick

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg
+from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, unreadable_reasons
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.playthrough import Playthrough
 
@@ -35,8 +35,7 @@ def open_side(path: Path, content: Path | None, flag: str) -> Playthrough:
         raise UsageError(str(exc).replace("--content", flag, 1)) from None
     play = Playthrough.open(path, content)
     if not play.readable:
-        reasons = "; ".join(f"{f.code} {f.location}: {f.message}" for f in play.findings[:3])
-        raise UsageError(f"{path} cannot be read: {reasons}")
+        raise UsageError(unreadable_reasons(play))
     return play
 
 

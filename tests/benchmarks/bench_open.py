@@ -1,0 +1,320 @@
+"""Opening and stepping large saves: the figures of issue 10 (prints figures; not a test).
+
+Usage (from the checkout, offscreen is fine)::
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tests/benchmarks/bench_open.py
+    ... bench_open.py --saves 6 --scaling ""      # one save, no scaling table
+    ... bench_open.py --saves "" --scaling 10000,100000,1000000
+    ... bench_open.py --no-gui                    # load figures only
+
+Saves are generated once by ``tests.support.savegen`` (scenario ``large``, seed 11)
+with 3, 6, 300 and 3 000 NPCs and cached under the temp folder (``saves.py``).
+Each measurement runs in a fresh child process, and each child times a bare
+``json.load`` of the same file first: every ratio's denominator comes from the same
+process and moment, because the 2-core machine is shared and timings drift.
+
+Figures, per save:
+- load: ``state --tick T`` (T = half of saved_at_tick) and ``check --format json``
+  run in-process through the command line's ``main`` (output discarded), as ratios
+  to ``json.load`` (goal <= 1.5); peak memory (max RSS) of a child that only opens
+  the save and reads one state (goal <= 1 GB).
+- window: time to first paint at saved_at_tick with stepping possible, as a ratio
+  to ``json.load`` (goal <= 1.5); the longest GUI event-loop stall from the open to
+  the end of background work, seen by a 5 ms QTimer (goal <= 50 ms); one tick step
+  (next event, refreshed and repainted) p50/p99 with each view in front (goal p99 <=
+  16 ms) and with all four (goal <= 33 ms), timed until the event loop has run the
+  refresh and painted what it invalidated; a drag preview frame p99 with all four
+  views (goal <= 16 ms); the prompt preview ready after a step, p50/p99 (goal <= 50 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import io
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from figures import percentile  # noqa: E402
+from saves import bench_save  # noqa: E402
+
+VIEWS = ("knowledge", "interactions", "timelines", "prompt")
+
+
+def _max_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _bare_json_load(path: Path) -> float:
+    gc.collect()
+    started = time.perf_counter()
+    with open(path, "rb") as fh:
+        doc = json.load(fh)
+    elapsed = time.perf_counter() - started
+    del doc
+    gc.collect()
+    return elapsed
+
+
+def _run_cli(argv: list[str]) -> tuple[float, int]:
+    from narrative_debugger.app.cli import main
+
+    sink = io.StringIO()
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()):
+        code = main(argv)
+    return time.perf_counter() - started, code
+
+
+# ----- children (each prints one JSON line) -----
+def child_models(path: Path, content: Path, steps: int = 0) -> dict:
+    bare = _bare_json_load(path)
+    # The tick: half of saved_at_tick, read from the file's head without a full parse.
+    head = path.read_bytes()[:400].decode("utf-8", "replace")
+    at = head.find('"saved_at_tick":')
+    tick = int(head[at + 16 : head.find(",", at)]) // 2 if at >= 0 else 0
+    gc.collect()
+    state_s, state_code = _run_cli(["state", str(path), "--tick", str(tick), "--content", str(content)])
+    gc.collect()
+    check_s, check_code = _run_cli(["check", str(path), "--content", str(content), "--format", "json"])
+    return {"json_load": bare, "state": state_s, "state_exit": state_code, "check": check_s, "check_exit": check_code}
+
+
+def child_memory(path: Path, content: Path, steps: int = 0) -> dict:
+    from narrative_debugger.models.playthrough import Playthrough
+
+    play = Playthrough.open(path, content)
+    state = play.state_at(play.last_tick // 2)
+    state.npcs
+    len(state.knowledge.facts)
+    return {"peak_mb": _max_rss_mb()}
+
+
+def child_gui(path: Path, content: Path, steps: int) -> dict:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    bare = _bare_json_load(path)
+    from narrative_debugger.app.main_window import MainWindow, make_app
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = make_app()
+    app.setApplicationName("narrative-debugger-bench")
+    window = MainWindow(persist=False)
+    window.resize(1600, 1000)
+    window.show()
+    app.processEvents()
+
+    # The stall probe: a 5 ms timer on the GUI thread; the longest gap between its
+    # ticks is the longest time the event loop could not run.
+    gaps = {"last": time.perf_counter(), "max": 0.0}
+
+    def probe():
+        now = time.perf_counter()
+        gaps["max"] = max(gaps["max"], now - gaps["last"])
+        gaps["last"] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(probe)
+
+    def background_busy() -> bool:
+        busy = getattr(window, "background_busy", None)
+        return bool(busy()) if callable(busy) else False
+
+    loop = QEventLoop()
+    marks: dict[str, float] = {}
+    old = window.session.playthrough
+
+    def poll():
+        now = time.perf_counter()
+        if "paint" not in marks and window.session.ready and window.session.playthrough is not old:
+            window.repaint()
+            marks["paint"] = time.perf_counter()
+        if "paint" in marks and not window.loader.busy and not background_busy():
+            marks.setdefault("idle", now)
+            if now - marks["idle"] > 0.3:
+                loop.quit()
+
+    poller = QTimer()
+    poller.setInterval(5)
+    poller.timeout.connect(poll)
+    started = time.perf_counter()
+    gaps["last"] = started
+    timer.start()
+    poller.start()
+    window.open_save(path, content)
+    loop.exec()
+    timer.stop()
+    poller.stop()
+    first_paint = marks["paint"] - started
+    background = marks["idle"] - started
+    out = {"json_load": bare, "first_paint": first_paint, "background_done": background, "max_stall": gaps["max"]}
+
+    session = window.session
+    session.set_tick(session.last_tick // 2)
+    app.processEvents()
+    prompt = window.views["prompt"]
+
+    def step_series(n: int) -> tuple[list[float], list[float]]:
+        step_ms, prompt_ms = [], []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            window.tickbar.next_action.trigger()
+            QApplication.processEvents()  # runs the refresh and paints what it invalidated
+            step_ms.append((time.perf_counter() - t0) * 1000)
+            deadline = time.perf_counter() + 5
+            while time.perf_counter() < deadline:
+                current = prompt.current_preview
+                if current is not None and current.tick == session.tick:
+                    break
+                QApplication.processEvents()
+                time.sleep(0.0005)
+            prompt_ms.append((time.perf_counter() - t0) * 1000)
+        return step_ms, prompt_ms
+
+    prompt_all: list[float] = []
+    for view in VIEWS:
+        session.set_view(view)
+        app.processEvents()
+        step_series(3)  # warm up
+        step_ms, prompt_ms = step_series(steps)
+        out[f"step_{view}"] = (statistics.median(step_ms), percentile(step_ms, 0.99))
+        prompt_all += prompt_ms
+    out["prompt_ready"] = (statistics.median(prompt_all), percentile(prompt_all, 0.99))
+    window.set_grid(True)
+    app.processEvents()
+    step_series(3)
+    step_ms, prompt_ms = step_series(steps)
+    out["step_all"] = (statistics.median(step_ms), percentile(step_ms, 0.99))
+    # A drag: live previews across a tenth of the range, all four views visible.
+    last = session.last_tick
+    frames = []
+    for k in range(steps):
+        t0 = time.perf_counter()
+        session.set_tick(last // 2 + k * max(1, last // (10 * steps)), live=True)
+        QApplication.processEvents()
+        frames.append((time.perf_counter() - t0) * 1000)
+    out["drag"] = (statistics.median(frames), percentile(frames, 0.99))
+    out["peak_mb"] = _max_rss_mb()
+    window.close()
+    return out
+
+
+CHILDREN = {"models": child_models, "memory": child_memory, "gui": child_gui}
+
+
+def _child(kind: str, path: Path, content: Path, steps: int) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, str(path), str(content), str(steps)]
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        sys.stderr.write(done.stdout[-2000:] + done.stderr[-4000:])
+        return {"error": f"child {kind} exited {done.returncode}"}
+    return json.loads(lines[-1])
+
+
+def _ratio(value, bare) -> str:
+    return f"{value:6.2f} s ({value / bare:4.2f}x)" if value is not None else "-"
+
+
+def measure(npcs: int, events: int, steps: int, gui: bool) -> dict:
+    path, content = bench_save(npcs, events)
+    result = {"npcs": npcs, "events": events, "mb": path.stat().st_size / 1e6}
+    result["models"] = _child("models", path, content, steps)
+    result["memory"] = _child("memory", path, content, steps)
+    if gui:
+        result["gui"] = _child("gui", path, content, steps)
+    return result
+
+
+def report(r: dict) -> None:
+    m, mem, g = r["models"], r["memory"], r.get("gui")
+    print(f"\n== {r['events']:,} events, {r['npcs']:,} NPCs ({r['mb']:.0f} MB) ==")
+    if "error" in m:
+        print(f"  load: {m['error']}")
+    else:
+        bare = m["json_load"]
+        print(f"  bare json.load {bare:.2f} s | state --tick T {_ratio(m['state'], bare)} exit {m['state_exit']} | "
+              f"check {_ratio(m['check'], bare)} exit {m['check_exit']}   (goal <= 1.5x)")
+    print(f"  peak memory of an open: {mem.get('peak_mb', float('nan')):.0f} MB (goal <= 1024)")
+    if g is None:
+        return
+    if "error" in g:
+        print(f"  window: {g['error']}")
+        return
+    bare = g["json_load"]
+    print(f"  window (json.load {bare:.2f} s in that process): first paint {_ratio(g['first_paint'], bare)} (goal <= 1.5x); "
+          f"background work done {g['background_done']:.2f} s; longest event-loop stall {g['max_stall'] * 1000:.0f} ms (goal <= 50)")
+    for view in VIEWS:
+        p50, p99 = g[f"step_{view}"]
+        print(f"  step, {view:12} in front: p50 {p50:6.1f} ms  p99 {p99:6.1f} ms (goal <= 16)")
+    p50, p99 = g["step_all"]
+    print(f"  step, all four views:        p50 {p50:6.1f} ms  p99 {p99:6.1f} ms (goal <= 33)")
+    p50, p99 = g["drag"]
+    print(f"  drag preview frame:          p50 {p50:6.1f} ms  p99 {p99:6.1f} ms (goal <= 16)")
+    p50, p99 = g["prompt_ready"]
+    print(f"  prompt preview ready:        p50 {p50:6.1f} ms  p99 {p99:6.1f} ms (goal <= 50)")
+    print(f"  peak memory of the window process: {g['peak_mb']:.0f} MB")
+
+
+def scaling_table(rows: list[dict]) -> None:
+    print("\n== scaling (6 NPCs) ==")
+    head = ("events", "MB", "json.load", "state x", "check x", "peak MB", "paint x", "stall ms", "step all p99", "drag p99", "prompt p99")
+    print(" | ".join(head))
+    for r in rows:
+        m, mem, g = r["models"], r["memory"], r.get("gui") or {}
+        bare = m.get("json_load", float("nan"))
+        cells = [f"{r['events']:,}", f"{r['mb']:.0f}", f"{bare:.2f} s", f"{m.get('state', 0) / bare:.2f}", f"{m.get('check', 0) / bare:.2f}",
+                 f"{mem.get('peak_mb', 0):.0f}"]
+        if "first_paint" in g:
+            cells += [f"{g['first_paint'] / g['json_load']:.2f}", f"{g['max_stall'] * 1000:.0f}", f"{g['step_all'][1]:.1f} ms",
+                      f"{g['drag'][1]:.1f} ms", f"{g['prompt_ready'][1]:.1f} ms"]
+        print(" | ".join(cells))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--saves", default="3,6,300,3000", help="NPC counts of the 1M-event saves (comma list; empty for none)")
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--scaling", default="10000,100000,1000000", help="event counts for the scaling table (6 NPCs)")
+    parser.add_argument("--steps", type=int, default=100, help="steps per view")
+    parser.add_argument("--no-gui", action="store_true")
+    parser.add_argument("--child", nargs=4, metavar=("KIND", "SAVE", "CONTENT", "STEPS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, save, content, steps = args.child
+        print(json.dumps(CHILDREN[kind](Path(save), Path(content), int(steps))))
+        return 0
+    print(f"machine: {os.cpu_count()} cores; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    done: dict[tuple[int, int], dict] = {}
+    for npcs in [int(x) for x in args.saves.split(",") if x.strip()]:
+        done[(npcs, args.events)] = r = measure(npcs, args.events, args.steps, not args.no_gui)
+        report(r)
+        sys.stdout.flush()
+    rows = []
+    for events in [int(x) for x in args.scaling.split(",") if x.strip()]:
+        r = done.get((6, events)) or measure(6, events, args.steps, not args.no_gui)
+        if (6, events) not in done:
+            report(r)
+        rows.append(r)
+    if rows:
+        scaling_table(rows)
+    print(f"\nload average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

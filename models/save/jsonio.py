@@ -19,6 +19,7 @@ from pathlib import Path
 
 from narrative_debugger.models.fileio import GZIP_MAGIC, FileRefused, inflate_gzip, iter_regular_file
 from narrative_debugger.models.rules.findings import Finding, finding
+from narrative_debugger.models.save.fastjson import NOT_PROVEN, fast_decode
 from narrative_debugger.models.save.jsonscan import (
     deepest_offset,
     duplicate_keys,
@@ -147,8 +148,8 @@ def refused_document(label: str, exc: FileRefused) -> JsonDocument:
 
 
 def decode_plain(data: bytes | bytearray, label: str, found: list[Finding]) -> JsonDocument:
-    """Parse uncompressed save bytes: byte-order mark, UTF-8, then strict JSON
-    (``parse_document``). A bytearray is consumed: its mark is removed in place and it
+    """Parse uncompressed save bytes: byte-order mark, then the fast path when it
+    proves the file clean (``fastjson``), else UTF-8 and strict JSON (``parse_document``). A bytearray is consumed: its mark is removed in place and it
     is emptied once decoded to text, so a large save is not held twice while parsing."""
     if data.startswith(UTF8_BOM):
         found.append(
@@ -159,6 +160,11 @@ def decode_plain(data: bytes | bytearray, label: str, found: list[Finding]) -> J
         else:
             data = data[len(UTF8_BOM) :]
     size = len(data)
+    value = fast_decode(data)  # a clean file: msgspec, proven to equal the careful parse (fastjson)
+    if value is not NOT_PROVEN:
+        if isinstance(data, bytearray):
+            data.clear()
+        return JsonDocument(value, found, size)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

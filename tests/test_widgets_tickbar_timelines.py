@@ -20,7 +20,8 @@ from narrative_debugger.widgets.session import Session  # noqa: E402
 from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
 from narrative_debugger.widgets.timelines import OTHER_WIDTH, SELECTED_WIDTH, Step, TimelinesView, step_xy  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication, QInputDialog  # noqa: E402
+from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 
 class _Names:
@@ -166,11 +167,11 @@ def test_tickbar_go_to_tick(qtbot, stepping, monkeypatch):
     session = _session(qtbot, stepping)
     bar = TickBar(session)
     qtbot.addWidget(bar)
-    monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (321, True)))
+    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last: 321)
     _action(bar, "actionGoToTick").trigger()
     assert session.tick == 321
-    assert bar.spin.value() == 321
-    monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (5, False)))
+    assert bar.tick_field.value() == 321
+    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last: None)  # cancelled
     _action(bar, "actionGoToTick").trigger()
     assert session.tick == 321
 
@@ -211,9 +212,10 @@ def test_tickbar_follows_session_and_spin_sets_tick(qtbot, stepping):
     bar = TickBar(session)
     qtbot.addWidget(bar)
     session.set_tick(777)
-    assert bar.spin.value() == 777 and bar.track.tick == 777
+    assert bar.tick_field.value() == 777 and bar.track.tick == 777
     assert bar.time_label.text() == "0:01:17.7 / 0:01:40.0"
-    bar.spin.setValue(12)
+    bar.tick_field.setText("12")
+    bar.tick_field.editingFinished.emit()
     assert session.tick == 12
 
 

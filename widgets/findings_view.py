@@ -233,8 +233,8 @@ class FindingsModel(HeaderedTableModel):
         if role == self.SORT_ROLE:
             if col == self.SEVERITY:
                 return ("0" if f.severity is Severity.ERROR else "1") + f.code  # errors first
-            if col == self.TICK:
-                return f.tick if f.tick is not None else -1
+            if col == self.TICK:  # u64 ticks do not fit a QVariant int: sort zero-padded text
+                return f"{f.tick:020d}" if f.tick is not None else ""
             return self.data(index, Qt.DisplayRole)
         if role == Qt.DecorationRole and col == self.SEVERITY:
             return self._icons[f.severity]

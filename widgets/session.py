@@ -24,16 +24,19 @@ class Session(QObject):
 
     Signals:
         loaded(): a new playthrough replaced the old one.
-        tickPreview(int): the tick while dragging (cheap updates).
-        tickChanged(int): the committed tick (full refresh).
+        tickPreview(object): the tick while dragging (cheap updates).
+        tickChanged(object): the committed tick (full refresh).
+
+    Ticks are u64 Python ``int`` s: the tick signals are ``Signal(object)``, since
+    ``Signal(int)`` is a 32-bit int in PySide6.
         npcChanged(object): the selected NPC's StableId, or None.
         factChanged(object): the selected FactId, or None.
         viewChanged(str): the view asked for (knowledge, interactions, timelines, prompt).
     """
 
     loaded = Signal()
-    tickPreview = Signal(int)
-    tickChanged = Signal(int)
+    tickPreview = Signal(object)
+    tickChanged = Signal(object)
     npcChanged = Signal(object)
     factChanged = Signal(object)
     viewChanged = Signal(str)
@@ -50,6 +53,7 @@ class Session(QObject):
         self._event_ticks: dict[str, list[int]] = {}
         self._all_event_ticks: list[int] = []
         self._finding_ticks: list[int] = []
+        self._view_start = 0
 
     # ----- loading -----
     def load(self, playthrough: Playthrough, tick: int | None = None, npc: int | None = None) -> None:
@@ -61,6 +65,8 @@ class Session(QObject):
         last = playthrough.last_tick
         # A finding can name a tick past the last one shown (K004): step to the end for it.
         self._finding_ticks = sorted({min(f.tick, last) for f in playthrough.findings if f.tick is not None})
+        first = self._all_event_ticks[0] if self._all_event_ticks else 0
+        self._view_start = first if first > last - first else 0
         self.tick = self.clamp(tick if tick is not None else playthrough.save.saved_at_tick)
         self.previous_tick = self.tick
         self._state = None
@@ -97,6 +103,13 @@ class Session(QObject):
     @property
     def last_tick(self) -> int:
         return self.playthrough.last_tick if self.ready else 0
+
+    @property
+    def view_start(self) -> int:
+        """The first tick a time axis shows: 0, or the first event's tick when more than
+        half of 0..last tick lies before it (a save whose ticks start near 1e15 would
+        otherwise draw all of its events in the last pixel)."""
+        return self._view_start if self.ready else 0
 
     def clamp(self, tick: int) -> int:
         """Clamp to 0..last tick."""

@@ -6,12 +6,15 @@ user intents back to it: dragging the slider previews ticks with
 keys step to the previous/next event of the chosen kind. Its keyboard commands are
 QActions (see ``TickBar.actions``) so the main window can list them in a menu.
 
-Ticks are game ticks; game time is ``save.game_time(tick)``.
+Ticks are game ticks (u64, kept as Python ``int``: no Qt signal or widget here holds
+one in 32 bits); game time is ``save.game_time(tick)``. The track spans the
+session's ``view_start`` .. last tick.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, QTimer, Signal
@@ -22,11 +25,9 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QSpinBox,
     QStyle,
     QTextEdit,
     QToolButton,
@@ -34,6 +35,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from narrative_debugger.widgets.tick_field import TickField, ask_tick
 
 #: Marker lanes of the bar, top to bottom: session event kind -> (label, colour).
 KIND_STYLE: dict[str, tuple[str, str]] = {
@@ -54,27 +57,30 @@ EVENT_FRAME_MS = 400
 """Playback timer interval in event-by-event mode (ms)."""
 BIG_STEP = 100
 """Ticks moved by Shift+Left / Shift+Right."""
-_INT_MAX = 2**31 - 1
 #: Widgets that use arrows, Home/End, Space themselves: while one of them outside the
 #: bar has focus, the bar's bare-key shortcuts step back (see TickBar._on_focus_changed).
 _KEY_USERS = (QAbstractItemView, QAbstractSpinBox, QComboBox, QLineEdit, QTextEdit, QPlainTextEdit)
 
 
-def bin_ticks(ticks: np.ndarray, last_tick: int, columns: int) -> tuple[np.ndarray, np.ndarray]:
+def bin_ticks(ticks: np.ndarray, last_tick: int, columns: int, first_tick: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Bins event ticks into pixel columns.
 
     Args:
-        ticks: event ticks (any order, int64).
-        last_tick: the tick mapped to the last column (0 maps everything to column 0).
+        ticks: event ticks (any order, uint64: any u64 tick).
+        last_tick: the tick mapped to the last column (``first_tick`` maps everything to column 0).
         columns: number of pixel columns (>= 1).
+        first_tick: the tick mapped to column 0; earlier ticks go to column 0.
 
     Returns:
         (columns that hold at least one event, event count of each of them).
     """
     if len(ticks) == 0 or columns <= 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    scale = (columns - 1) / last_tick if last_tick > 0 else 0.0
-    cols = np.clip((ticks.astype(np.float64) * scale).round().astype(np.int64), 0, columns - 1)
+    ticks = np.asarray(ticks, dtype=np.uint64)
+    first = np.uint64(first_tick)
+    offset = np.where(ticks > first, ticks - first, np.uint64(0))  # exact in u64, then scaled
+    scale = (columns - 1) / (last_tick - first_tick) if last_tick > first_tick else 0.0
+    cols = np.clip((offset.astype(np.float64) * scale).round().astype(np.int64), 0, columns - 1)
     counts = np.bincount(cols, minlength=columns)
     where = np.flatnonzero(counts)
     return where, counts[where]
@@ -95,8 +101,8 @@ class _Track(QWidget):
     moves with the button held and ``released`` when it is let go.
     """
 
-    dragged = Signal(int)
-    released = Signal(int)
+    dragged = Signal(object)  # a tick: u64, never Signal(int) (32-bit in PySide6)
+    released = Signal(object)
 
     MARGIN = 7
     LANE_H = 4
@@ -107,6 +113,7 @@ class _Track(QWidget):
         super().__init__(parent)
         self.setMouseTracking(True)
         self.setMinimumWidth(120)
+        self.first_tick = 0
         self.last_tick = 0
         self.tick = 0
         self.lanes: list[tuple[str, QColor, np.ndarray]] = []
@@ -117,9 +124,10 @@ class _Track(QWidget):
         h = self.TOP + len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 14
         self.setFixedHeight(h)
 
-    def set_data(self, last_tick: int, lanes: list[tuple[str, QColor, np.ndarray]], game_time) -> None:
-        """Replaces the markers (one lane per kind) and the tick range."""
+    def set_data(self, last_tick: int, lanes: list[tuple[str, QColor, np.ndarray]], game_time, first_tick: int = 0) -> None:
+        """Replaces the markers (one lane per kind, uint64 ticks) and the tick range first..last."""
         self.last_tick = max(0, int(last_tick))
+        self.first_tick = min(max(0, int(first_tick)), self.last_tick)
         self.lanes = lanes
         self.game_time = game_time
         self._cache = None
@@ -132,15 +140,17 @@ class _Track(QWidget):
             self.update()
 
     # ----- geometry -----
-    def _x_for(self, tick: float) -> float:
+    def _x_for(self, tick: int) -> float:
         span = self.width() - 2 * self.MARGIN
-        return self.MARGIN + (tick / self.last_tick * span if self.last_tick else 0.0)
+        width = self.last_tick - self.first_tick
+        offset = max(0, int(tick) - self.first_tick)
+        return self.MARGIN + (offset / width * span if width else 0.0)  # int / int: correctly rounded
 
     def tick_at(self, x: float) -> int:
-        """The tick under pixel column ``x`` (clamped)."""
+        """The tick under pixel column ``x`` (clamped to first..last; exact integer arithmetic)."""
         span = max(1, self.width() - 2 * self.MARGIN)
-        t = round((x - self.MARGIN) / span * self.last_tick)
-        return max(0, min(self.last_tick, t))
+        offset = round(Fraction(x - self.MARGIN) * (self.last_tick - self.first_tick) / span)
+        return max(self.first_tick, min(self.last_tick, self.first_tick + offset))
 
     def _lane_top(self, lane: int) -> int:
         return self.TOP + lane * (self.LANE_H + self.LANE_GAP)
@@ -159,7 +169,7 @@ class _Track(QWidget):
         groove = QRectF(self.MARGIN, self.TOP - 1, span, len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 1)
         p.fillRect(groove, self.palette().color(self.palette().ColorRole.AlternateBase).darker(104))
         for lane, (_, colour, ticks) in enumerate(self.lanes):
-            cols, counts = bin_ticks(ticks, self.last_tick, max(1, span))
+            cols, counts = bin_ticks(ticks, self.last_tick, max(1, span), self.first_tick)
             if len(cols) == 0:
                 continue
             top = self._lane_top(lane)
@@ -230,14 +240,14 @@ class _Track(QWidget):
         if 0 <= lane < len(self.lanes) and self.last_tick:
             label, _, ticks = self.lanes[lane]
             if len(ticks):
-                k = int(np.searchsorted(ticks, tick))
-                near = [ticks[i] for i in (k - 1, k) if 0 <= i < len(ticks)]
+                k = int(np.searchsorted(ticks, np.uint64(tick)))
+                near = [int(ticks[i]) for i in (k - 1, k) if 0 <= i < len(ticks)]
                 best = min(near, key=lambda t: abs(t - tick))
                 px = abs(self._x_for(best) - x)
                 if px <= 4:
-                    count = int(np.count_nonzero(ticks == best))
+                    count = int(np.count_nonzero(ticks == np.uint64(best)))
                     many = f" ×{count}" if count > 1 else ""
-                    return f"{label}{many} at tick {int(best):,} ({self.game_time(int(best))})"
+                    return f"{label}{many} at tick {best:,} ({self.game_time(best)})"
         return f"tick {tick:,} ({self.game_time(tick)})"
 
 
@@ -285,13 +295,10 @@ class TickBar(QWidget):
         self.speed_combo.setCurrentIndex(1)
         self.speed_combo.currentIndexChanged.connect(self._restart_timer)
 
-        self.spin = QSpinBox(self)
-        self.spin.setObjectName("tickBarTick")
-        self.spin.setKeyboardTracking(False)
-        self.spin.setAccelerated(True)
-        self.spin.setPrefix("tick ")
-        self.spin.setToolTip("Current tick (type a tick and press Enter)")
-        self.spin.valueChanged.connect(self._on_spin)
+        self.tick_field = TickField(self)
+        self.tick_field.setObjectName("tickBarTick")
+        self.tick_field.setToolTip("Current tick (type a tick and press Enter; Up/Down step by one)")
+        self.tick_field.valueChanged.connect(self._on_tick_field)
         self.time_label = QLabel(self)
         self.time_label.setObjectName("tickBarTime")
         self.time_label.setTextFormat(Qt.RichText)
@@ -307,7 +314,8 @@ class TickBar(QWidget):
         row.addWidget(self.kind_combo)
         row.addWidget(self.speed_combo)
         row.addStretch(1)
-        row.addWidget(self.spin)
+        row.addWidget(QLabel("tick", self))
+        row.addWidget(self.tick_field)
         row.addWidget(self.time_label)
 
         layout = QVBoxLayout(self)
@@ -442,9 +450,8 @@ class TickBar(QWidget):
     def go_to_tick(self) -> None:
         """Asks for a tick and moves there."""
         s = self.session
-        top = min(s.last_tick, _INT_MAX)
-        tick, ok = QInputDialog.getInt(self, "Go to tick", f"Tick (0 – {top}):", min(s.tick, top), 0, top, 1)
-        if ok:
+        tick = ask_tick(self, s.tick, s.last_tick)
+        if tick is not None:
             s.set_tick(tick)
 
     def _on_dragged(self, tick: int) -> None:
@@ -454,8 +461,8 @@ class TickBar(QWidget):
         self.session.set_tick(tick)
         self._show_tick(self.session.tick)  # the commit may be a no-op after a preview
 
-    def _on_spin(self, value: int) -> None:
-        self.session.set_tick(value)
+    def _on_tick_field(self, tick: int) -> None:
+        self.session.set_tick(tick)
 
     # ----- playback -----
     @property
@@ -513,13 +520,11 @@ class TickBar(QWidget):
         s = self.session
         lanes = []
         for kind, (label, colour) in KIND_STYLE.items():
-            ticks = np.asarray(s.event_ticks(kind), dtype=np.int64) if s.ready else np.empty(0, np.int64)
+            ticks = np.asarray(s.event_ticks(kind), dtype=np.uint64) if s.ready else np.empty(0, np.uint64)
             lanes.append((label, QColor(colour), np.sort(ticks)))
         game_time = s.playthrough.save.game_time if s.playthrough else str
-        self.track.set_data(s.last_tick, lanes, game_time)
-        self.spin.blockSignals(True)
-        self.spin.setRange(0, min(s.last_tick, _INT_MAX))
-        self.spin.blockSignals(False)
+        self.track.set_data(s.last_tick, lanes, game_time, s.view_start)
+        self.tick_field.setRange(0, s.last_tick)
         metrics = self.time_label.fontMetrics()
         widest = max(metrics.horizontalAdvance(f"{game_time(s.last_tick)} / {game_time(s.last_tick)}"),
                      metrics.horizontalAdvance("no save open"))
@@ -536,9 +541,7 @@ class TickBar(QWidget):
     def _show_tick(self, tick: int, preview: bool = False) -> None:
         """Shows ``tick`` (a preview while dragging: italic time, actions unchanged)."""
         self.track.set_tick(tick)
-        self.spin.blockSignals(True)
-        self.spin.setValue(min(tick, _INT_MAX))
-        self.spin.blockSignals(False)
+        self.tick_field.setValue(tick)
         if not preview:
             self._update_actions()
         s = self.session

@@ -13,6 +13,11 @@ Two x-linked plots over game ticks:
 A movable tick cursor in both plots follows the session and drives it: dragging
 previews (``set_tick(t, live=True)``, rate-limited), releasing commits. The numpy
 arrays are built once per load; a tick change only moves two lines.
+
+Ticks are u64. The plots' x is ``tick - origin`` in float64, where ``origin`` is 0 for a
+save whose ticks fit in 2^53 (floats hold them exactly) and the first journal tick
+otherwise, so ticks past 2^53 still plot, seek and read back exactly
+(``TickAxis``, ``tick_of``/``x_of``); every tick shown is a Python ``int``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+#: Ticks up to this are exact in float64; past it the plots draw relative to an origin.
+FLOAT_EXACT = 2**53
 #: Curves with more points than this are peak-downsampled when drawn.
 DOWNSAMPLE_ABOVE = 20_000
 
@@ -130,7 +137,7 @@ class Step:
 
 @dataclass
 class NpcTrack:
-    """One NPC's plotted series, built once per load.
+    """One NPC's plotted series, built once per load; x is ``tick - origin`` (``plot_origin``).
 
     Attributes:
         stable_id, name: the NPC.
@@ -152,18 +159,43 @@ class NpcTrack:
     markers: dict[str, np.ndarray]
 
 
-def build_tracks(playthrough, end: int) -> list[NpcTrack]:
-    """Reads every NPC's versions and the marker events of a playthrough into arrays."""
+def plot_origin(playthrough) -> int:
+    """The tick plotted at x = 0: 0 when every tick is below 2^53, else the first journal tick."""
+    index = playthrough.index
+    if index is None or not index.ticks or playthrough.last_tick < FLOAT_EXACT:
+        return 0
+    return int(index.ticks[0])
+
+
+def relative_x(ticks, origin: int) -> np.ndarray:
+    """``tick - origin`` of u64 ticks as float64, subtracted exactly before the conversion."""
+    t = np.asarray(ticks, dtype=np.uint64)
+    o = np.uint64(origin)
+    ahead = (t - np.where(t >= o, o, t)).astype(np.float64)  # ticks >= origin
+    behind = (np.where(t < o, o, t) - t).astype(np.float64)  # ticks < origin (the initial state)
+    return ahead - behind
+
+
+def build_tracks(playthrough, end: int, origin: int = 0) -> list[NpcTrack]:
+    """Reads every NPC's versions and the marker events of a playthrough into arrays.
+
+    Args:
+        playthrough: a readable playthrough.
+        end: the last tick (where the last steps stop).
+        origin: the tick at x = 0 (see ``plot_origin``); x values are ``tick - origin``.
+    """
     index = playthrough.index
     if index is None:
         return []
-    entry_ticks = np.asarray(index.ticks, dtype=np.float64)
+    entry_ticks = relative_x(index.ticks, origin)
+    zero = float(relative_x([0], origin)[0])
     by_target = _marker_ticks(playthrough)
+    x_end = float(relative_x([end], origin)[0])
     tracks = []
     for n, sid in enumerate(sorted(index.npcs)):
         versions = index.npcs[sid]
         pos = np.asarray(versions.positions, dtype=np.int64)
-        ticks = np.where(pos > 0, entry_ticks[np.maximum(pos - 1, 0)] if len(entry_ticks) else 0.0, 0.0)
+        ticks = np.where(pos > 0, entry_ticks[np.maximum(pos - 1, 0)] if len(entry_ticks) else zero, zero)
         states = versions.values
         score = np.asarray([s.relationship.score for s in states], dtype=np.float64)
         stress = np.asarray([s.tolerance.current_stress for s in states], dtype=np.float64)
@@ -172,12 +204,12 @@ def build_tracks(playthrough, end: int) -> list[NpcTrack]:
         colour = QColor(PALETTE[n]) if n < len(PALETTE) else pg.intColor(n, hues=12)
         tracks.append(NpcTrack(
             sid, playthrough.npc_name(sid), colour,
-            score=Step.build(ticks, score, end),
-            stress=Step.build(ticks, stress, end),
-            threshold=Step.build(ticks, threshold, end),
-            excess=Step.build(ticks, np.fmax(stress, threshold), end),
-            walk_aways=Step.build(ticks, walk_aways, end),
-            markers={kind: np.asarray(by_target.get((kind, sid), ()), dtype=np.float64) for kind in MARKERS},
+            score=Step.build(ticks, score, x_end),
+            stress=Step.build(ticks, stress, x_end),
+            threshold=Step.build(ticks, threshold, x_end),
+            excess=Step.build(ticks, np.fmax(stress, threshold), x_end),
+            walk_aways=Step.build(ticks, walk_aways, x_end),
+            markers={kind: relative_x(by_target.get((kind, sid), ()), origin) for kind in MARKERS},
         ))
     return tracks
 
@@ -251,14 +283,29 @@ def _faded(colour: QColor, amount: float = 0.35) -> QColor:
     return QColor.fromRgbF(*(c + (1.0 - c) * amount for c in colour.getRgbF()[:3]))
 
 
-class _TickAxis(pg.AxisItem):
-    """Bottom axis writing ticks with thousands separators."""
+class _CursorLabel:
+    """The cursor label's format: pyqtgraph calls ``format(value=x)``; this writes the exact tick."""
+
+    def __init__(self, view: "TimelinesView") -> None:
+        self.view = view
+
+    def format(self, value: float) -> str:  # noqa: A003 (pyqtgraph's format-string protocol)
+        return f"{self.view.tick_of(value):,}"
+
+
+class TickAxis(pg.AxisItem):
+    """Bottom axis writing ticks (``origin`` + x, exact integers) with thousands separators."""
 
     def __init__(self) -> None:
         super().__init__("bottom")
+        self.origin = 0
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph override)
-        return [f"{v * scale:,.0f}" if float(v * scale).is_integer() else "" for v in values]
+        out = []
+        for v in values:
+            x = float(v * scale)
+            out.append(f"{self.origin + int(x):,}" if x.is_integer() and self.origin + int(x) >= 0 else "")
+        return out
 
 
 class _LevelAxis(pg.AxisItem):
@@ -292,6 +339,7 @@ class TimelinesView(QWidget):
         self.session = session
         self.tracks: dict[int, NpcTrack] = {}
         self.curves: dict[int, pg.PlotDataItem] = {}
+        self.origin = 0
 
         self.readout = QLabel(self)
         self.readout.setObjectName("timelinesReadout")
@@ -330,7 +378,8 @@ class TimelinesView(QWidget):
     def _build_plots(self) -> None:
         g = self.graphics
         self.score_plot = g.addPlot(row=0, col=0, axisItems={"right": _LevelAxis()})
-        self.stress_plot = g.addPlot(row=1, col=0, axisItems={"bottom": _TickAxis()})
+        self.tick_axis = TickAxis()
+        self.stress_plot = g.addPlot(row=1, col=0, axisItems={"bottom": self.tick_axis})
         g.ci.layout.setRowStretchFactor(0, 3)
         g.ci.layout.setRowStretchFactor(1, 2)
         self.stress_plot.setXLink(self.score_plot)
@@ -396,9 +445,10 @@ class TimelinesView(QWidget):
         pen, hover_pen = pg.mkPen("#202020", width=2), pg.mkPen("#1f77b4", width=3)
         label = {"position": 0.96, "color": "#202020", "fill": (255, 255, 255, 220)}
         self.cursors = (
-            pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen, label="{value:,.0f}", labelOpts=label),
+            pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen, label="0", labelOpts=label),
             pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen),
         )
+        self.cursors[0].label.setFormat(_CursorLabel(self))
         for plot, line in zip((self.score_plot, self.stress_plot), self.cursors):
             line.setZValue(100)
             plot.addItem(line, ignoreBounds=True)
@@ -426,7 +476,9 @@ class TimelinesView(QWidget):
         self.curves.clear()
         s = self.session
         end = s.last_tick
-        self.tracks = {t.stable_id: t for t in build_tracks(s.playthrough, end)} if s.ready else {}
+        self.origin = plot_origin(s.playthrough) if s.ready else 0
+        self.tick_axis.origin = self.origin
+        self.tracks = {t.stable_id: t for t in build_tracks(s.playthrough, end, self.origin)} if s.ready else {}
         for sid, track in self.tracks.items():
             curve = _StepCurve(track.score.x, track.score.y, connect="finite", name=track.name)
             curve.setCurveClickable(True, width=8)
@@ -441,10 +493,11 @@ class TimelinesView(QWidget):
         scores = [float(np.nanmax(t.score.y)) for t in self.tracks.values() if len(t.score.y) and np.isfinite(t.score.y).any()]
         top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
         self.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
-        span = max(end, 10)
+        start, stop = self.x_of(s.view_start), self.x_of(end)
+        span = max(stop - self.x_of(0), 10.0)
         for plot in (self.score_plot, self.stress_plot):
-            plot.setLimits(xMin=-0.02 * span, xMax=1.02 * span)
-        self.score_plot.setXRange(0, span, padding=0.01)
+            plot.setLimits(xMin=self.x_of(0) - 0.02 * span, xMax=stop + 0.02 * span)
+        self.score_plot.setXRange(start, max(stop, start + 10), padding=0.01)
         self._on_npc(s.npc)
         self._on_tick(s.tick)
 
@@ -481,24 +534,34 @@ class TimelinesView(QWidget):
         self.stress_plot.setYRange(bottom, max(top * 1.1, bottom + 1), padding=0.02)
         self._show_values(self.session.tick, npc)
 
+    # ----- ticks and x -----
+    def x_of(self, tick: int) -> float:
+        """The plot x of a tick: ``tick - origin`` (exact integer subtraction, then float)."""
+        return float(int(tick) - self.origin)
+
+    def tick_of(self, x: float) -> int:
+        """The tick at plot x (nearest, clamped to the save's ticks)."""
+        return self.session.clamp(self.origin + round(x))
+
     def _on_tick(self, tick: int) -> None:
         self._move_cursors(tick)
         self._show_values(tick, self.session.npc)
 
     def _move_cursors(self, tick: int) -> None:
+        x = self.x_of(tick)
         for line in self.cursors:
-            if not line.moving and line.value() != tick:
-                line.setValue(tick)
+            if not line.moving and line.value() != x:
+                line.setValue(x)
 
     # ----- intents -----
     def _on_cursor_dragged(self, args) -> None:
         line = args[0]
         if not line.moving:
             return  # moved by the session, not by the user
-        tick = self.session.clamp(round(line.value()))
+        tick = self.tick_of(line.value())
         for other in self.cursors:
             if other is not line:
-                other.setValue(tick)
+                other.setValue(self.x_of(tick))
         self.session.set_tick(tick, live=True)
 
     def _on_curve_clicked(self, item, _event) -> None:
@@ -533,7 +596,7 @@ class TimelinesView(QWidget):
         self.legend.setText("&nbsp;&nbsp; ".join(parts))
 
     def _on_cursor_released(self, line) -> None:
-        self.session.set_tick(round(line.value()))
+        self.session.set_tick(self.tick_of(line.value()))
         self._on_tick(self.session.tick)  # the commit may be a no-op after a preview
 
     # ----- hover -----
@@ -542,7 +605,7 @@ class TimelinesView(QWidget):
         for plot in (self.score_plot, self.stress_plot):
             if plot.sceneBoundingRect().contains(pos) and plot.vb.sceneBoundingRect().contains(pos):
                 point = plot.vb.mapSceneToView(pos)
-                tick = self.session.clamp(round(point.x()))
+                tick = self.tick_of(point.x())
                 npc = self._nearest_npc(tick, point.y(), plot) if plot is self.score_plot else self.session.npc
                 self._show_values(tick, npc, hover=True)
                 return
@@ -553,8 +616,9 @@ class TimelinesView(QWidget):
         """The NPC whose curve passes within 8 px of the mouse, else the selected one."""
         per_px = plot.vb.viewPixelSize()[1]
         best, best_d = self.session.npc, 8 * per_px
+        x = self.x_of(tick)
         for sid, track in self.tracks.items():
-            d = abs(track.score.at(tick) - score)
+            d = abs(track.score.at(x) - score)
             if d < best_d and self.curves[sid].isVisible():
                 best, best_d = sid, d
         return best
@@ -568,11 +632,12 @@ class TimelinesView(QWidget):
         where = "Mouse" if hover else "Cursor"
         text = f"<b>{where}</b> tick {tick:,} ({s.playthrough.save.game_time(tick)})"
         track = self.tracks.get(npc)
+        x = self.x_of(tick)
         if track is not None:
-            score = track.score.at(tick)
-            stress = track.stress.at(tick)
-            threshold = track.threshold.at(tick)
-            walk = track.walk_aways.at(tick)
+            score = track.score.at(x)
+            stress = track.stress.at(x)
+            threshold = track.threshold.at(x)
+            walk = track.walk_aways.at(x)
             colour = track.colour.name()
             text += f" · <b><span style='color:{colour}'>■</span> {escape(track.name)}</b>"
             if np.isfinite(score):
@@ -581,7 +646,7 @@ class TimelinesView(QWidget):
                 text += (f" · score <b>{score:.1f}</b> ({level}) · stress <b>{stress:.0f}</b> / {threshold:.0f}{over}"
                          f" · walk-aways {walk:.0f}")
                 if hover:
-                    self.hover_dot.setData([tick], [score], brush=pg.mkBrush(track.colour))
+                    self.hover_dot.setData([x], [score], brush=pg.mkBrush(track.colour))
             else:
                 text += " · no state at this tick"
         elif hover:

@@ -1,0 +1,187 @@
+"""Ticks are u64 everywhere in the GUI (issue 8 item 1): saves whose ticks sit near
+1e15, past 2^62 and at 2^64 - 1 display, step, seek and plot exactly.
+
+The saves are the bundled samples with every tick shifted by a constant, so the
+expected ticks are the sample's own plus the shift, computed with Python ints.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.widgets import tickbar as tickbar_module
+from narrative_debugger.widgets.findings_view import FindingsModel
+from narrative_debugger.widgets.tick_field import TICK_MAX, GoToTickDialog, TickField, parse_tick
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from tests.conftest import CONTENT, SAMPLES
+
+U64_MAX = 2**64 - 1
+
+
+def shifted(doc, offset: int):
+    """``doc`` with ``offset`` added to every tick (journal ``tick`` and every ``*_tick``)."""
+    if isinstance(doc, dict):
+        return {
+            k: v + offset if (k == "tick" or k.endswith("_tick")) and type(v) is int else shifted(v, offset)
+            for k, v in doc.items()
+        }
+    if isinstance(doc, list):
+        return [shifted(v, offset) for v in doc]
+    return doc
+
+
+def shifted_save(tmp_path, name: str, offset: int | None, *, to_max: bool = False):
+    doc = json.loads((SAMPLES / name).read_text(encoding="utf-8"))
+    if to_max:
+        offset = U64_MAX - doc["saved_at_tick"]
+    path = tmp_path / f"{offset}-{name}"
+    path.write_text(json.dumps(shifted(doc, offset)), encoding="utf-8")
+    return path, offset
+
+
+OFFSETS = [pytest.param((10**15 + 3, False), id="1e15"), pytest.param((2**62 + 7, False), id="2^62"),
+           pytest.param((None, True), id="u64-max")]
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch, isolated_settings):
+    for name in ("warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+
+
+@pytest.fixture(params=OFFSETS)
+def big_window(request, qtbot, tmp_path):
+    offset, to_max = request.param
+    path, offset = shifted_save(tmp_path, "evening.json", offset, to_max=to_max)
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    window.open_save(path, wait=True)
+    assert window.session.ready
+    base = Playthrough.open(SAMPLES / "evening.json", CONTENT)
+    return window, base, offset
+
+
+def test_tick_field_parses_and_holds_any_u64(qtbot):
+    assert parse_tick("18446744073709551615") == U64_MAX == TICK_MAX
+    assert parse_tick("18,446,744,073,709,551,615") == U64_MAX
+    assert parse_tick("18446744073709551616") is None  # past u64
+    assert parse_tick("-1") is None and parse_tick("") is None and parse_tick("١٢") is None
+    field = TickField()
+    field.setRange(0, U64_MAX)
+    field.setValue(U64_MAX - 1)
+    assert field.value() == U64_MAX - 1 and field.text() == f"{U64_MAX - 1:,}"
+    got = []
+    field.valueChanged.connect(got.append)
+    field.stepBy(5)  # clamped at the top
+    assert got == [U64_MAX] and field.value() == U64_MAX
+    field.setText("4611686018427387911")
+    field.editingFinished.emit()
+    assert got[-1] == 2**62 + 7 and type(got[-1]) is int
+
+
+def test_go_to_dialog_takes_ticks_past_32_bits(qtbot):
+    dialog = GoToTickDialog(5, U64_MAX)
+    qtbot.addWidget(dialog)
+    dialog.field.setText("18446744073709551615")
+    assert dialog.tick() == U64_MAX and dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
+    dialog.last = 2**62
+    dialog.field.setText(str(2**62 + 1))
+    assert dialog.tick() is None and not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
+
+
+def test_ticks_display_step_and_seek_exactly(qtbot, big_window, monkeypatch):
+    window, base, offset = big_window
+    s, bar = window.session, window.tickbar
+    assert s.last_tick == base.last_tick + offset
+    assert s.tick == base.save.saved_at_tick + offset
+    assert bar.tick_field.value() == s.tick and bar.tick_field.text() == f"{s.tick:,}"
+    assert f"tick {s.tick}" in window.status_tick.text()
+    events = sorted(set(base.index.ticks))
+    # Step through the first events exactly, from the first tick.
+    bar.go_first()
+    assert s.tick == 0
+    seen = []
+    with qtbot.waitSignal(s.tickChanged) as changed:
+        bar.next_event()
+    assert changed.args == [events[0] + offset] and type(changed.args[0]) is int
+    for _ in range(4):
+        seen.append(s.tick)
+        bar.next_event()
+    assert seen == [t + offset for t in events[:4]]
+    bar.previous_event()
+    assert s.tick == events[3] + offset
+    bar.forward_big_step()
+    assert s.tick == events[3] + offset + 100
+    bar.back_big_step()
+    assert s.tick == events[3] + offset
+    # Seek: Ctrl+G, the tick field, a drag of the track.
+    target = events[len(events) // 2] + offset + 1
+    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last: target)
+    bar.goto_action.trigger()
+    assert s.tick == target and bar.tick_field.value() == target
+    bar.tick_field.setText(f"{s.last_tick - 1:,}")
+    bar.tick_field.editingFinished.emit()
+    assert s.tick == s.last_tick - 1
+    with qtbot.waitSignal(s.tickPreview) as preview:
+        bar.track.dragged.emit(target + 2)
+    assert preview.args == [target + 2]
+    bar.track.released.emit(target + 2)
+    assert s.tick == target + 2
+    bar.go_last()
+    assert s.tick == s.last_tick
+    # The track maps pixels to ticks within the save's events, and back.
+    track = bar.track
+    assert track.first_tick == events[0] + offset
+    assert track.tick_at(track.MARGIN) == track.first_tick
+    assert track.tick_at(track.width() - track.MARGIN) == s.last_tick
+
+
+def test_timelines_plot_exactly(qtbot, big_window):
+    window, base, offset = big_window
+    s = window.session
+    view = window.views["timelines"]
+    s.set_view("timelines")
+    tick = sorted(set(base.index.ticks))[10] + offset
+    s.set_tick(tick)
+    for line in view.cursors:
+        assert view.tick_of(line.value()) == tick
+    assert view.cursors[0].label.textItem.toPlainText() == f"{tick:,}"
+    assert f"tick {tick:,}" in view.readout.text()
+    # Every step of a curve from the origin on starts at a journal tick, exactly (the
+    # initial state's step, at tick 0 far left of an origin past 2^53, is the only one before).
+    journal_ticks = {t + offset for t in base.index.ticks} | {0}
+    for track in view.tracks.values():
+        starts = {view.origin + int(x) for x in track.score.x[0::2] if x >= 0}
+        assert starts and starts <= journal_ticks
+    # Step values read at exact ticks match the unshifted save's.
+    npc = s.npc
+    for k in (5, 50, 200):
+        t = sorted(set(base.index.ticks))[k]
+        want = base.state_at(t).npcs[npc].relationship.score
+        assert view.tracks[npc].score.at(view.x_of(t + offset)) == pytest.approx(want, abs=1e-4)
+    # The bottom axis writes the ticks themselves.
+    assert view.tick_axis.tickStrings([0.0, 1000.0], 1.0, 1000.0) == [f"{view.origin:,}", f"{view.origin + 1000:,}"]
+    if offset > 2**53:
+        assert view.origin == min(base.index.ticks) + offset
+
+
+def test_findings_with_u64_ticks_sort_and_show(qtbot, tmp_path):
+    path, offset = shifted_save(tmp_path, "qa-faults.json", None, to_max=True)
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    window.open_save(path, wait=True)
+    play = window.session.playthrough
+    assert any(f.tick is not None and f.tick >= 2**63 for f in play.findings)
+    panel = window.panels["findings"][0]
+    panel.view.sortByColumn(FindingsModel.TICK, Qt.AscendingOrder)
+    shown = [panel.proxy.index(r, FindingsModel.TICK).data() for r in range(panel.proxy.rowCount())]
+    ticks = [int(t.replace(",", "")) for t in shown if t]
+    assert ticks == sorted(ticks) and max(ticks) >= 2**63
+    assert max(ticks) == max(f.tick for f in play.findings if f.tick is not None)

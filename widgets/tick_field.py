@@ -1,0 +1,153 @@
+"""Entering a tick: a line edit and a go-to dialog that hold any u64 tick exactly.
+
+``QSpinBox`` and ``QInputDialog.getInt`` hold a 32-bit ``int``; save ticks are u64
+(save-format.md: ticks may exceed 2^53 and are read exactly), so ticks are typed as
+text, checked by a validator and kept as Python ``int``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QRegularExpression, Qt, Signal
+from PySide6.QtGui import QRegularExpressionValidator
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+TICK_MAX = 2**64 - 1
+"""The largest tick a save can hold (u64)."""
+_TYPED = r"[0-9][0-9,_ ]{0,40}"  # digits, with the thousands separators the app writes
+_SEPARATORS = re.compile(r"[,_ ]")
+
+
+def parse_tick(text: str) -> int | None:
+    """The tick typed in ``text`` (digits; ``,``, ``_`` and spaces ignored), or None.
+
+    Returns None for empty text, anything but ASCII digits, or a value past u64.
+    """
+    digits = _SEPARATORS.sub("", text.strip())
+    if not re.fullmatch(r"[0-9]{1,20}", digits):
+        return None
+    value = int(digits)
+    return value if value <= TICK_MAX else None
+
+
+class TickField(QLineEdit):
+    """A tick entry in 0..maximum (u64): type a tick and press Enter; Up/Down and the wheel step by 1.
+
+    Signals:
+        valueChanged(object): the tick the user committed (a Python ``int``; emitted on
+            Enter, focus out or a step, never by ``setValue``).
+    """
+
+    valueChanged = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._minimum = 0
+        self._maximum = 0
+        self._value = 0
+        self.setValidator(QRegularExpressionValidator(QRegularExpression(_TYPED), self))
+        self.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        self.editingFinished.connect(self._commit)
+        self._show()
+
+    def value(self) -> int:
+        """The tick shown."""
+        return self._value
+
+    def maximum(self) -> int:
+        """The largest tick accepted."""
+        return self._maximum
+
+    def setRange(self, minimum: int, maximum: int) -> None:  # noqa: N802 (Qt naming)
+        """Accept ticks in ``minimum..maximum``; the shown tick is clamped."""
+        self._minimum, self._maximum = int(minimum), max(int(minimum), int(maximum))
+        self.setMinimumWidth(self.fontMetrics().horizontalAdvance(f"{self._maximum:,}") + 16)
+        self.setValue(self._value)
+
+    def setValue(self, tick: int) -> None:  # noqa: N802 (Qt naming)
+        """Show ``tick`` (clamped to the range) without emitting ``valueChanged``."""
+        self._value = min(max(int(tick), self._minimum), self._maximum)
+        self._show()
+
+    def stepBy(self, steps: int) -> None:  # noqa: N802 (Qt naming)
+        """Move ``steps`` ticks (clamped) and commit."""
+        self._commit_value(self._value + steps)
+
+    def _show(self) -> None:
+        self.setText(f"{self._value:,}")
+
+    def _commit(self) -> None:
+        tick = parse_tick(self.text())
+        if tick is None:
+            self._show()
+            return
+        self._commit_value(tick)
+
+    def _commit_value(self, tick: int) -> None:
+        tick = min(max(tick, self._minimum), self._maximum)
+        changed = tick != self._value
+        self._value = tick
+        self._show()
+        if changed:
+            self.valueChanged.emit(tick)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        steps = {Qt.Key_Up: 1, Qt.Key_Down: -1}.get(event.key())
+        if steps is not None:
+            self.stepBy(steps)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        delta = event.angleDelta().y()
+        if delta:
+            self.stepBy(1 if delta > 0 else -1)
+            event.accept()
+
+
+class GoToTickDialog(QDialog):
+    """Asks for a tick in 0..last (u64); OK is enabled only while the text is a tick in range.
+
+    Args:
+        current: the tick shown at first.
+        last: the last tick of the save.
+        parent: the Qt parent.
+    """
+
+    def __init__(self, current: int, last: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Go to tick")
+        self.last = int(last)
+        self.field = QLineEdit(f"{int(current)}")
+        self.field.setValidator(QRegularExpressionValidator(QRegularExpression(_TYPED), self.field))
+        self.field.selectAll()
+        self.hint = QLabel(f"Tick (0 – {self.last:,}):")
+        self.hint.setTextFormat(Qt.PlainText)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.field.textChanged.connect(self._check)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.field)
+        layout.addWidget(self.buttons)
+        self._check()
+
+    def tick(self) -> int | None:
+        """The tick typed, or None when it is not a tick in 0..last."""
+        tick = parse_tick(self.field.text())
+        return tick if tick is not None and tick <= self.last else None
+
+    def _check(self) -> None:
+        self.buttons.button(QDialogButtonBox.Ok).setEnabled(self.tick() is not None)
+
+
+def ask_tick(parent: QWidget | None, current: int, last: int) -> int | None:
+    """Show the go-to dialog; the tick chosen, or None when cancelled."""
+    dialog = GoToTickDialog(current, last, parent)
+    try:
+        return dialog.tick() if dialog.exec() == QDialog.Accepted else None
+    finally:
+        dialog.deleteLater()

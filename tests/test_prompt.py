@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from narrative_debugger.models.content.loader import StoryCard
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.prompt.builder import PromptBuilder, compare, length_hint, match_cards
+from narrative_debugger.models.prompt.builder import PromptBuilder, compare, match_cards
+from narrative_debugger.models.prompt.sections import length_hint
 from narrative_debugger.models.prompt.tokens import get_encoder
 
 DATA = Path(__file__).parent / "data"

@@ -15,37 +15,19 @@ from dataclasses import dataclass
 
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptDiff, PromptPreview, compare
+from narrative_debugger.models.prompt.sections import BY_LABEL
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-#: Section label -> base colour (bar segments, legend swatches). System block in
-#: cool tones, history in ambers, the live sections in greens and reds.
-SECTION_COLOURS: dict[str, str] = {
-    "narrator": "#5b7db1",
-    "campaign_canon": "#7a68b8",
-    "ai_instructions": "#8a9bb0",
-    "npc_profile": "#3e9e9a",
-    "player_character": "#58b5d6",
-    "plot_essentials": "#a86bb5",
-    "history": "#e0a23b",
-    "authors_note": "#e2713a",
-    "recent_history": "#d9c03e",
-    "story_summary": "#9aae4a",
-    "world_lore": "#4fa15a",
-    "relationship": "#d96a8e",
-    "interaction_memory": "#c25b5b",
-    "npc_state": "#b0795a",
-    "length_hint": "#9e9e9e",
-    "state_reminder": "#6e6e6e",
-}
 _FALLBACK_COLOUR = "#b8b8b8"
 OVERFLOW_COLOUR = QColor("#d32f2f")
 
 
 def section_colour(label: str) -> QColor:
-    """The base colour of a section label (grey for a label not in the palette)."""
-    return QColor(SECTION_COLOURS.get(label, _FALLBACK_COLOUR))
+    """The base colour of a section (``models.prompt.sections.SECTIONS``; grey for an unknown label)."""
+    spec = BY_LABEL.get(label)
+    return QColor(spec.colour if spec is not None else _FALLBACK_COLOUR)
 
 
 def section_tint(label: str, strength: float = 0.22) -> QColor:

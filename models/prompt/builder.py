@@ -1,11 +1,9 @@
 """Assembling the NPC dialogue prompt at a tick (shared/docs/prompt-preview.md).
 
-The order follows the context builder seed: a static system block first (narrator,
-canon, instructions, who the NPC is, who the player is, plot essentials) so that it
-stays in a provider's prompt cache, then the story block: history with the author's
-note three lines before its end, the live sections from least to most volatile
-(summary, lore, relationship, interaction memory, NPC state), the length hint and
-the closing reminder. All counts are tokens of one tiktoken encoding.
+The sections, their order and which of them count against the budget are declared
+once in :mod:`narrative_debugger.models.prompt.sections` (``SECTIONS``); this module
+fits history and lore into what the counted sections leave, and counts tokens. All
+counts are tokens of one tiktoken encoding.
 """
 
 from __future__ import annotations
@@ -15,40 +13,15 @@ from dataclasses import dataclass, field, replace
 from itertools import chain
 
 from narrative_debugger.models.content.loader import StoryCard
-from narrative_debugger.models.domain.relationship import prompt_modifier
-from narrative_debugger.models.domain.types import InteractionState, NpcState
+from narrative_debugger.models.domain.types import NpcState
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.sections import LINE_SEPARATOR, SECTIONS, SYSTEM_LABELS, SectionContext, fill_with
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCounter, get_encoder
 
 SEPARATOR = "\n\n"
-LINE_SEPARATOR = "\n"
-AUTHORS_NOTE_DEPTH = 3  # lines from the end of history (context builder seed)
 CARD_BUDGET_SHARE = 0.4  # lore may take at most this share of the available budget
 MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections cost
 IDS_CACHE_ENTRIES = 512  # section texts whose token ids are kept between builds
-
-# Length hint constants (context builder seed, "Output-length guidance").
-LENGTH_HEADROOM = 50  # tokens kept free under max_output_tokens
-WORDS_PER_TOKEN = 0.75
-LENGTH_BUFFER = 0.90
-MIN_LENGTH_HINT_WORDS = 40
-LENGTH_FLOOR_SHARE = 0.35
-MIN_LENGTH_FLOOR_WORDS = 60
-MAX_LENGTH_FLOOR_WORDS = 300
-
-SYSTEM_LABELS = ("narrator", "campaign_canon", "ai_instructions", "npc_profile", "player_character", "plot_essentials")
-STORY_LABELS = (
-    "history",
-    "authors_note",
-    "recent_history",
-    "story_summary",
-    "world_lore",
-    "relationship",
-    "interaction_memory",
-    "npc_state",
-    "length_hint",
-    "state_reminder",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,27 +162,6 @@ def compare(old: PromptPreview, new: PromptPreview) -> PromptDiff:
     return PromptDiff(changed, shared, new.total_tokens)
 
 
-def length_hint(max_output_tokens: int) -> str:
-    """A word-budget hint that keeps the reply inside ``max_output_tokens`` (context builder seed).
-
-    words = int((max_output_tokens - 50) * 0.75 * 0.90); no hint under 40 words; a
-    floor of 35 % of the words (capped at 300) is named only when it is at least 60.
-    For 300 tokens: 168 words and a floor of 58, so no floor; for 1000: 641 and 224;
-    for 100: 33 words, so no hint.
-    """
-    words = int((max_output_tokens - LENGTH_HEADROOM) * WORDS_PER_TOKEN * LENGTH_BUFFER)
-    if words < MIN_LENGTH_HINT_WORDS:
-        return ""
-    floor = min(int(words * LENGTH_FLOOR_SHARE), MAX_LENGTH_FLOOR_WORDS)
-    tail = " End the reply well before the limit."
-    if floor < MIN_LENGTH_FLOOR_WORDS:
-        return f"[Length: no more than {words} words. Most replies need far fewer; say only what the moment calls for.{tail}]"
-    return (
-        f"[Length: no more than {words} words and not much under {floor}. "
-        f"Stay near the lower figure unless the scene truly asks for more.{tail}]"
-    )
-
-
 #: A character a piece of tiktoken's pre-tokenizer can never reach back over a newline
 #: to join: anything but whitespace and "/" (o200k's punctuation pieces may end in
 #: newlines and slashes, so "/" after a newline is not a safe start).
@@ -249,21 +201,6 @@ def match_cards(cards: list[StoryCard], window: str) -> list[tuple[StoryCard, st
                 out.append((card, key))
                 break
     return out
-
-
-def _stress_words(stress: int, threshold: int) -> str:
-    if threshold <= 0:
-        return "has no patience to spare" if stress > 0 else "is calm"
-    ratio = stress / threshold
-    if stress > threshold:
-        return "is past the end of their patience"
-    if ratio >= 0.75:
-        return "is close to losing patience"
-    if ratio >= 0.5:
-        return "is on edge"
-    if ratio >= 0.25:
-        return "is a little tense"
-    return "is calm"
 
 
 class PromptBuilder:
@@ -338,68 +275,6 @@ class PromptBuilder:
             cached = self._lines[rec.index] = (text, self._count(text) + self._count(LINE_SEPARATOR))
         return cached
 
-    def _system_sections(self, npc: NpcState) -> list[tuple[str, str]]:
-        play = self.play
-        config = play.content.prompt
-        profile = play.content.npcs.get(npc.slug)
-        name = play.content.npc_name(npc.slug)
-        canon = [f"- {rule}" for rule in config.canon_rules]
-        canon += [f"- What is {a} never becomes {b}." for a, b in config.forbidden_status_changes]
-        canon_text = ("Campaign canon (true, never to be contradicted):\n" + "\n".join(canon)) if canon else ""
-        who = f"You speak as {name}" + (f" ({profile.pronouns})" if profile and profile.pronouns else "") + "."
-        npc_text = "NPC:\n" + " ".join(p for p in (who, profile.description if profile else "") if p)
-        player = play.save.player
-        player_text = ""
-        if player.name or player.description:
-            head = f"The player character is {player.name}" if player.name else ""
-            if head and player.pronouns:
-                head += f" ({player.pronouns})"
-            player_text = "Player character:\n" + " ".join(p for p in (head + "." if head else "", player.description) if p)
-        essentials = play.save.story.plot_essentials.strip()
-        return [
-            ("narrator", config.narrator_prompt),
-            ("campaign_canon", canon_text),
-            ("ai_instructions", config.ai_instructions),
-            ("npc_profile", npc_text),
-            ("player_character", player_text),
-            ("plot_essentials", f"Plot essentials:\n{essentials}" if essentials else ""),
-        ]
-
-    def _interaction_memory(self, state, npc: NpcState) -> str:
-        play = self.play
-        knowledge = state.knowledge
-        name = play.content.npc_name(npc.slug)
-        player = play.save.player.name or "the player"
-        summary = knowledge.summary(npc.stable_id)
-        active = knowledge.active_interaction()
-        current = active if active is not None and active.target_entity == npc.stable_id else None
-        past = summary.count - (current is not None)
-        lines = []
-        if past <= 0:
-            lines.append(f"This is the first conversation between {player} and {name}.")
-        else:
-            lines.append(f"{player} and {name} have spoken {past} time{'s' * (past != 1)} before.")
-            last_fact = knowledge.fact(summary.last_ended) if summary.last_ended else None
-            last = last_fact.interaction if last_fact is not None else None
-            if last is not None:
-                ending = {
-                    InteractionState.Completed: "ended normally",
-                    InteractionState.WalkedAway: f"ended when {player} walked away mid-conversation",
-                    InteractionState.ConflictAbandoned: f"ended when {player} walked out of a confrontation",
-                }.get(last.interaction_state, "ended")
-                lines.append(f"The last one, at {last.location}, {ending}.")
-        if knowledge.has_walked_away_from(npc.stable_id):
-            lines.append(f"{player} has walked away from {name} before ({npc.walk_aways} time{'s' * (npc.walk_aways != 1)}).")
-        if knowledge.has_confronted(npc.stable_id):
-            memory = " and will not forget it" if npc.interaction_tolerance.permanent_confrontation_memory else ""
-            lines.append(f"{name} has been in a confrontation with {player}{memory}.")
-        if current is not None:
-            who = player if current.player_initiated else name
-            lines.append(f"They are talking now at {current.location}; {who} began it.")
-            if current.interaction_state is InteractionState.Confrontation:
-                lines.append("The conversation has turned into a confrontation.")
-        return "Interaction memory:\n" + " ".join(lines)
-
     def build(self, npc_slug: str, tick: int) -> PromptPreview:
         """Assemble the prompt for ``npc_slug`` at ``tick``.
 
@@ -426,38 +301,15 @@ class PromptBuilder:
         npc = state.npc(npc_snapshot.stable_id)
         if npc is None:
             raise KeyError(npc_slug)
-        config = play.content.prompt
         name = play.content.npc_name(npc.slug)
         player_name = play.save.player.name or "Player"
         count = self._count
 
-        system = [(label, text.strip()) for label, text in self._system_sections(npc)]
-        story = play.save.story
-        note = story.authors_note.strip()
-        authors_note = f"[Author's note: {note}]" if note else ""
-        summary = f"Story summary:\n{story.story_summary.strip()}" if story.story_summary.strip() else ""
-        relationship = "Relationship:\n" + prompt_modifier(npc.level, npc.relationship, npc=name, player=player_name)
-        memory = self._interaction_memory(state, npc)
-        npc_state = (
-            f"{name}'s state:\n{name} {_stress_words(npc.tolerance.current_stress, npc.tolerance.threshold)} "
-            f"(stress {npc.tolerance.current_stress} of {npc.tolerance.threshold})."
-        )
-        hint = length_hint(config.max_output_tokens)
-        reminder = f"Reply as {name} only, in character, with {name}'s next line of dialogue."
-
-        reserved_parts = [(label, count(t)) for label, t in system]
-        reserved_parts += [
-            (label, count(t))
-            for label, t in (
-                ("authors_note", authors_note),
-                ("story_summary", summary),
-                ("relationship", relationship),
-                ("interaction_memory", memory),
-                ("npc_state", npc_state),
-                ("length_hint", hint),
-                ("state_reminder", reminder),
-            )
-        ]
+        # The counted sections first (registry order): their tokens are reserved, and
+        # history and lore share what is left of the budget (context builder seed).
+        context = SectionContext(play, state, npc, name, player_name, play.content.prompt)
+        counted = {spec.label: spec.text(context) for spec in SECTIONS if spec.counted}
+        reserved_parts = [(label, count(text)) for label, text in counted.items()]
         reserved = sum(n for _, n in reserved_parts)
         available = max(MIN_AVAILABLE, self.budget - reserved)
 
@@ -521,26 +373,9 @@ class PromptBuilder:
             card_records.append(CardRecord(card.id, card.name, keyword, included, tokens, "" if included else "budget"))
         lines, truncated = fit(available - used)
 
-        story_parts: list[tuple[str, str]] = []
-        if authors_note:
-            pos = max(0, len(lines) - AUTHORS_NOTE_DEPTH)
-            story_parts += [
-                ("history", LINE_SEPARATOR.join(lines[:pos])),
-                ("authors_note", authors_note),
-                ("recent_history", LINE_SEPARATOR.join(lines[pos:])),
-            ]
-        else:
-            story_parts.append(("history", LINE_SEPARATOR.join(lines)))
-        story_parts += [
-            ("story_summary", summary),
-            ("world_lore", LINE_SEPARATOR.join(lore_lines)),
-            ("relationship", relationship),
-            ("interaction_memory", memory),
-            ("npc_state", npc_state),
-            ("length_hint", hint),
-            ("state_reminder", reminder),
-        ]
-        sections, chunks = self._encode_sections([(label, text) for label, text in system + story_parts if text])
+        filled = replace(context, fill=fill_with(context, lines, lore_lines))
+        parts = [(spec.label, counted[spec.label] if spec.counted else spec.text(filled)) for spec in SECTIONS]
+        sections, chunks = self._encode_sections([(label, text) for label, text in parts if text])
         system_text = SEPARATOR.join(s.text for s in sections if s.label in SYSTEM_LABELS)
         text = SEPARATOR.join(s.text for s in sections)
         return PromptPreview(

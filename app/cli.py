@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from narrative_debugger.app.commands import COMMANDS
-from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg
+from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg, version
 from narrative_debugger.app.desktop import EXIT_INTERRUPTED, no_display_reason
 from narrative_debugger.app.terminal import TerminalSafe
 
@@ -24,9 +24,14 @@ BY_NAME = {command.NAME: command for command in COMMANDS}
 SUBCOMMANDS = tuple(BY_NAME)
 
 
+def _version_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The sub-command parser, built from the command registry."""
     parser = argparse.ArgumentParser(prog="narrative-debugger", description="Inspect Settled Reach saves: knowledge, interactions, relationships and NPC prompts.")
+    _version_flag(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.add_arguments(sub.add_parser(command.NAME, help=command.HELP))
@@ -35,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="narrative-debugger", description="Open a save in the narrative debugger (no SAVE: the bundled sample).")
+    _version_flag(parser)
     parser.add_argument("save", nargs="?", type=Path, metavar="SAVE")
     content_arg(parser)
     parser.add_argument("--tick", type=int, metavar="T")
@@ -99,14 +105,14 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _dispatch(argv: list[str]) -> int:
-    if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help") and not _looks_like_save(argv[0]):
+    if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version") and not _looks_like_save(argv[0]):
         print(
             f"narrative-debugger: unknown command or missing file {argv[0]!r} "
             f"(commands: {', '.join(SUBCOMMANDS)}; or give a save to open the app)",
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
-    if not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
+    if not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version"):
         args = build_gui_parser().parse_args(argv)
         return run_gui(args.save, args.content, args.tick, args.npc)
     args = build_parser().parse_args(argv)

@@ -76,7 +76,8 @@ def _mut_k005(d):
 
 
 def _mut_i001(d):
-    d["journal"].append(ev(165, "InteractionCompleted", target=17, topics=[]))
+    d["journal"].append(ev(165, "InteractionStarted", target=17, player_initiated=True, location="dock-ward"))
+    d["journal"].append(ev(166, "InteractionConflictAbandoned", target=17))  # Active -> ConflictAbandoned
 
 
 def _mut_i005(d):
@@ -232,3 +233,16 @@ def test_content_codes(tmp_path):
     c001 = by_code["C001"][0]
     assert re.fullmatch(r"monologues/broken.yaml:\d+:\d+", c001.location)
     assert by_code["C005"][0].location.startswith("monologues/rules.yaml:1:")
+
+
+def test_event_after_every_interaction_ended_is_i011_not_i001(tmp_path, content_dir):
+    """checks.md I011: an interaction event with nothing in progress, also when the NPC's
+    earlier interactions have all ended (was reported as I001 "Completed -> Completed")."""
+    doc = copy.deepcopy(BASE)
+    doc["journal"].append(ev(165, "InteractionCompleted", target=17, topics=[]))
+    play = run(tmp_path, content_dir, doc)
+    found = [f for f in play.findings if f.code in ("I001", "I011")]
+    assert [f.code for f in found] == ["I011"], [f"{f.code} {f.message}" for f in found]
+    assert found[0].target.kind == "journal"
+    assert found[0].target.journal_index == len(doc["journal"]) - 1
+    assert found[0].target.npc == "kael-davan"

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from narrative_debugger.models.rules.findings import TARGET_KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
@@ -30,7 +31,8 @@ def test_check_qa_save_reports_at_least_8_codes_exit_1():
     out = cli("check", str(SAMPLES / "qa-faults.json"), "--format", "json")
     assert out.returncode == 1
     findings = json.loads(out.stdout)["files"][0]["findings"]
-    assert set(findings[0]) == {"code", "severity", "message", "location", "tick"}
+    assert set(findings[0]) == {"code", "severity", "message", "location", "tick", "target"}
+    assert all(f["target"]["kind"] in TARGET_KINDS and isinstance(f["target"]["snapshot"], bool) for f in findings)
     assert len({f["code"] for f in findings}) >= 8
     text = cli("check", str(SAMPLES / "qa-faults.json"))
     assert text.returncode == 1 and "M002" in text.stdout and "error" in text.stdout

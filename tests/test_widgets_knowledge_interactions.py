@@ -418,8 +418,8 @@ def test_edge_counts_equal_the_playthrough(qtbot, evening_playthrough):
 def test_illegal_transition_is_a_red_edge(qtbot, tmp_path):
     journal = [
         _e(20, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
-        _e(30, "InteractionCompleted", target=KAEL, topics=[]),
-        *_walk(40, KAEL),
+        _e(40, "InteractionConflictAbandoned", target=KAEL),  # Active → ConflictAbandoned
+        _e(40, "StressChanged", target=KAEL, delta=6, current_stress=6, cause="walk_away"),
     ]
     playthrough = _open(tmp_path, journal)
     finding = next(f for f in playthrough.findings if f.code == "I001")
@@ -428,7 +428,7 @@ def test_illegal_transition_is_a_red_edge(qtbot, tmp_path):
     view = InteractionView(s)
     qtbot.addWidget(view)
     diagram = view.diagram
-    assert diagram.edge_labels[(S.Completed, S.WalkedAway, False)] == "I001"
+    assert diagram.edge_labels[(S.Active, S.ConflictAbandoned, False)] == "I001"
     red = [item for item in diagram.scene().items()
            if hasattr(item, "pen") and item.pen().color() == FAULT_COLOR and item.pen().style() == Qt.DashLine]
     assert red
@@ -436,22 +436,23 @@ def test_illegal_transition_is_a_red_edge(qtbot, tmp_path):
     assert any(finding.message in tip for tip in badge_tips)
     assert "I001" in view.faults.text() and "tick 40" in view.faults.text()
     s.set_tick(35)
-    assert (S.Completed, S.WalkedAway, False) not in view.diagram.edge_labels
+    assert (S.Active, S.ConflictAbandoned, False) not in view.diagram.edge_labels
 
 
-def test_a_forbidden_move_that_changes_no_fact_still_redraws(qtbot, tmp_path):
+def test_an_event_after_the_interaction_ended_draws_no_move(qtbot, tmp_path):
+    """checks.md I011: a terminal state is never left, so no Completed → Completed edge is drawn."""
     journal = [
         _e(20, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
         _e(30, "InteractionCompleted", target=KAEL, topics=[]),
-        _e(40, "InteractionCompleted", target=KAEL, topics=[]),  # Completed → Completed, fact untouched
+        _e(40, "InteractionCompleted", target=KAEL, topics=[]),
     ]
+    playthrough = _open(tmp_path, journal)
+    assert [f.code for f in playthrough.findings if f.code in ("I001", "I011")] == ["I011"]
     s = Session()
-    s.load(_open(tmp_path, journal), tick=35, npc=KAEL)
+    s.load(playthrough, tick=45, npc=KAEL)
     view = InteractionView(s)
     qtbot.addWidget(view)
-    assert (S.Completed, S.Completed, False) not in view.diagram.edge_labels
-    s.set_tick(45)
-    assert view.diagram.edge_labels[(S.Completed, S.Completed, False)] == "I001"
+    assert not [key for key in view.diagram.edge_labels if not key[2]]
 
 
 # ----- they render -----

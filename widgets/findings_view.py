@@ -13,7 +13,8 @@ import re
 from narrative_debugger.models.domain.knowledge import parse_interaction_id
 from narrative_debugger.models.domain.types import StableId
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.rules.findings import CATALOGUE, Finding, Severity
+from narrative_debugger.models.rules.catalogue import RULES
+from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel
 from PySide6.QtCore import QModelIndex, QPointF, QSortFilterProxyModel, Qt
@@ -241,7 +242,7 @@ class FindingsModel(HeaderedTableModel):
         if role == Qt.ForegroundRole and col in (self.SEVERITY, self.CODE):
             return QBrush(QColor("#c62828") if f.severity is Severity.ERROR else QColor("#a86b00"))
         if role == Qt.ToolTipRole:
-            title = CATALOGUE.get(f.code, (None, ""))[1]
+            title = RULES[f.code].title if f.code in RULES else ""
             when = f" at tick {f.tick:,}" if f.tick is not None else ""
             return f"{f.code} ({f.severity.value}): {title}\n{f.location}{when}\n\n{f.message}"
         if role == Qt.TextAlignmentRole and col == self.TICK:

@@ -1,53 +1,100 @@
-"""``narrative-debugger check``: apply the rule catalogue to saves (exit 0 clean, 1 errors, 2 unreadable)."""
+"""``narrative-debugger check``: apply the rule catalogue to saves (exit 0 clean, 1 errors, 2 unreadable).
+
+Each save is opened, checked and dropped; only its findings are kept
+(``FileResult``), so memory does not grow with the number of files. With
+``--jobs N`` the saves are checked in N processes and each file's result is printed
+as soon as it is done (text, github); JSON is streamed in input order and is the
+same with or without ``--jobs``; SARIF and JUnit are one document written at the end.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, check_content_arg, content_arg
+from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, version
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.models.report.check_formats import FileResult, JsonStream, github_lines, junit, sarif
 
 NAME = "check"
 HELP = "check saves against the rule catalogue (exit 0 clean, 1 errors, 2 unreadable)"
+FORMATS = ("text", "json", "sarif", "junit", "github")
 
 
 def add_arguments(p) -> None:
     p.add_argument("saves", nargs="+", type=Path, metavar="SAVE")
     content_arg(p)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="text (default), json, sarif (SARIF 2.1.0), junit (JUnit XML) or github (workflow annotations)")
+    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="check N saves at once in separate processes (default 1)")
+
+
+def check_file(path: Path, content: Path | None) -> FileResult:
+    """Open and check one save, keeping only what ``check`` prints (runs in a worker process with --jobs)."""
+    play = Playthrough.open(path, content)
+    return FileResult(Path(path), play.readable, play.content.root, list(play.findings))
+
+
+def results_in_order(paths: list[Path], content: Path | None, jobs: int):
+    """Yield ``(input position, FileResult)`` as each file is done (completion order with jobs > 1)."""
+    if jobs <= 1 or len(paths) <= 1:
+        for k, path in enumerate(paths):
+            yield k, check_file(path, content)
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+        pending = {pool.submit(check_file, path, content): k for k, path in enumerate(paths)}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield pending.pop(future), future.result()
 
 
 def run(args) -> int:
     check_content_arg(args.content)
-    results = []
+    if args.jobs < 1:
+        raise UsageError(f"--jobs must be 1 or more, not {args.jobs}")
     status = EXIT_OK
-    for path in args.saves:
-        play = Playthrough.open(path, args.content)
-        results.append((path, play))
-        if not play.readable:
+    kept: list[FileResult | None] = [None] * len(args.saves)  # sarif/junit: one document at the end
+    waiting: dict[int, FileResult] = {}  # json: results done early, until their turn
+    next_out = 0
+    stream = JsonStream(sys.stdout) if args.format == "json" else None
+    for k, result in results_in_order(list(args.saves), args.content, args.jobs):
+        if not result.readable:
             status = EXIT_UNREADABLE
-        elif play.has_errors and status == EXIT_OK:
+        elif result.errors and status == EXIT_OK:
             status = EXIT_ERRORS
-    if args.format == "json":
-        doc = {"files": [{"path": str(path), "findings": [f.to_json() for f in play.findings]} for path, play in results]}
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=1)
+        if args.format == "text":
+            print(format_check_text(result), flush=True)
+        elif args.format == "github":
+            for line in github_lines(result):
+                print(line)
+            sys.stdout.flush()
+        elif stream is not None:
+            waiting[k] = result
+            while next_out in waiting:
+                stream.add(waiting.pop(next_out))
+                next_out += 1
+        else:
+            kept[k] = result
+    if stream is not None:
+        stream.close()
+    elif args.format == "sarif":
+        json.dump(sarif([r for r in kept if r is not None], version()), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
-    else:
-        for path, play in results:
-            print(format_check_text(path, play))
+    elif args.format == "junit":
+        sys.stdout.write(junit([r for r in kept if r is not None]))
     return status
 
 
-def format_check_text(path: Path, play: Playthrough) -> str:
+def format_check_text(result: FileResult) -> str:
     """A report a tester can read: one header line per save, then one line per finding."""
-    errors = sum(f.severity is Severity.ERROR for f in play.findings)
-    warnings = len(play.findings) - errors
-    head = f"{path}: {'UNREADABLE, ' if not play.readable else ''}{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+    errors = result.errors
+    warnings = len(result.findings) - errors
+    head = f"{result.path}: {'UNREADABLE, ' if not result.readable else ''}{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
     lines = [head]
-    for f in play.findings:
+    for f in result.findings:
         tick = f" @tick {f.tick}" if f.tick is not None else ""
         lines.append(f"  {f.severity.value:7} {f.code}{tick}  {f.location}")
         lines.append(f"          {f.message}")

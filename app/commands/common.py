@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
+
+
+def version() -> str:
+    """The installed distribution's version (importlib.metadata), or ``unknown`` when not installed."""
+    try:
+        return metadata.version("narrative-debugger")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 class UsageError(Exception):

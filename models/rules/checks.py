@@ -11,16 +11,19 @@ save (C004).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from narrative_debugger.models.content.loader import Content, fact_category
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
-from narrative_debugger.models.rules.findings import FindingSink
+from narrative_debugger.models.rules.findings import FindingSink, Target
+from narrative_debugger.models.rules.snapshot_diff import ENTITIES, FACTS, differences, entity_target, fact_target, npc_target
 from narrative_debugger.models.save.savefile import Save
 from narrative_debugger.models.timeline.index import TimelineIndex
 
 I16_MIN, I16_MAX = -(2**15), 2**15 - 1
+_META = "metadata.Interaction."
 
 
 def _fact_path(fact_id: str) -> str:
@@ -37,19 +40,19 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
         path = _fact_path(fact_id)
         meta = fact.interaction
         if not FACT_ID_RE.fullmatch(fact_id):
-            sink.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", path)
+            sink.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", path, target=fact_target(save, fact_id))
         is_interaction = fact_id.startswith("interaction.")
         if is_interaction and meta is None:
-            sink.add("K002", f"{fact_id} is an interaction fact without Interaction metadata", path + ".metadata")
+            sink.add("K002", f"{fact_id} is an interaction fact without Interaction metadata", path + ".metadata", target=fact_target(save, fact_id, "metadata"))
         elif not is_interaction and meta is not None:
-            sink.add("K002", f"{fact_id} carries Interaction metadata but is not in the interaction category", path + ".metadata")
+            sink.add("K002", f"{fact_id} carries Interaction metadata but is not in the interaction category", path + ".metadata", target=fact_target(save, fact_id, "metadata"))
         if fact.acquired_tick > saved_at:
-            sink.add("K004", f"{fact_id}: acquired_tick {fact.acquired_tick} is after saved_at_tick {saved_at}", path + ".acquired_tick", fact.acquired_tick)
+            sink.add("K004", f"{fact_id}: acquired_tick {fact.acquired_tick} is after saved_at_tick {saved_at}", path + ".acquired_tick", fact.acquired_tick, target=fact_target(save, fact_id, "acquired_tick"))
         if not is_interaction:
             continue
         parsed = parse_interaction_id(fact_id)
         if parsed is None or f"{parsed[1]:03d}" != fact_id.rsplit("_", 1)[-1]:
-            sink.add("K003", f"{fact_id!r} is not interaction.{{slug}}_{{NNN}} (kebab-case slug, sequence 001, 002, ...)", path)
+            sink.add("K003", f"{fact_id!r} is not interaction.{{slug}}_{{NNN}} (kebab-case slug, sequence 001, 002, ...)", path, target=fact_target(save, fact_id))
         else:
             sequences.setdefault(parsed[0], []).append((parsed[1], fact_id))
         if meta is None:
@@ -58,7 +61,7 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
         if meta.interaction_state.in_progress:
             in_progress.append(fact_id)
     if len(in_progress) > 1:
-        sink.add("I005", f"{len(in_progress)} interactions are in progress at once: {', '.join(in_progress)}", _fact_path(in_progress[1]), saved_at)
+        sink.add("I005", f"{len(in_progress)} interactions are in progress at once: {', '.join(in_progress)}", _fact_path(in_progress[1]), saved_at, target=fact_target(save, in_progress[1]))
     for slug, items in sequences.items():
         numbers = sorted(n for n, _ in items)
         expected = list(range(1, len(numbers) + 1))
@@ -72,10 +75,10 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
                 parts.append("repeated " + ", ".join(f"{n:03d}" for n in repeats[:10]))
             if not parts:
                 parts.append("numbers " + ", ".join(f"{n:03d}" for n in numbers[:10]))
-            sink.add("I006", f"interactions with {slug} are not numbered 001, 002, ... without gap or repeat: {'; '.join(parts)}", _fact_path(items[-1][1]))
+            sink.add("I006", f"interactions with {slug} are not numbered 001, 002, ... without gap or repeat: {'; '.join(parts)}", _fact_path(items[-1][1]), target=fact_target(save, items[-1][1]))
     for key, ent in save.knowledge.entities.items():
         if ent.last_seen_tick > saved_at:
-            sink.add("K004", f"entity {key}: last_seen_tick {ent.last_seen_tick} is after saved_at_tick {saved_at}", f"player.knowledge.entities.{key}.last_seen_tick", ent.last_seen_tick)
+            sink.add("K004", f"entity {key}: last_seen_tick {ent.last_seen_tick} is after saved_at_tick {saved_at}", f"player.knowledge.entities.{key}.last_seen_tick", ent.last_seen_tick, target=entity_target(save, key, "last_seen_tick"))
     for sid, npc in save.npcs.items():
         _check_npc(npc, f"npcs.{sid}", sink)
 
@@ -86,23 +89,23 @@ def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: F
     saved_at = save.saved_at_tick
     npc = save.npcs.get(meta.target_entity)
     if npc is None:
-        sink.add("I010", f"{fact_id}: target_entity {meta.target_entity} is not an NPC of the save", path + ".target_entity")
+        sink.add("I010", f"{fact_id}: target_entity {meta.target_entity} is not an NPC of the save", path + ".target_entity", target=fact_target(save, fact_id, _META + "target_entity"))
     elif parsed is not None and parsed[0] != npc.slug:
-        sink.add("I007", f"{fact_id}: the FactId names {parsed[0]!r} but target_entity {meta.target_entity} is {npc.slug!r}", path + ".target_entity")
+        sink.add("I007", f"{fact_id}: the FactId names {parsed[0]!r} but target_entity {meta.target_entity} is {npc.slug!r}", path + ".target_entity", target=fact_target(save, fact_id, _META + "target_entity"))
     if state.in_progress and meta.ended_tick is not None:
-        sink.add("I002", f"{fact_id} is {state.name} (in progress) but has ended_tick {meta.ended_tick}", path + ".ended_tick")
+        sink.add("I002", f"{fact_id} is {state.name} (in progress) but has ended_tick {meta.ended_tick}", path + ".ended_tick", target=fact_target(save, fact_id, _META + "ended_tick"))
     if not state.in_progress and meta.ended_tick is None:
-        sink.add("I002", f"{fact_id} is {state.name} but ended_tick is null", path + ".ended_tick")
+        sink.add("I002", f"{fact_id} is {state.name} but ended_tick is null", path + ".ended_tick", target=fact_target(save, fact_id, _META + "ended_tick"))
     if meta.ended_tick is not None and meta.ended_tick < meta.started_tick:
-        sink.add("I003", f"{fact_id}: ended_tick {meta.ended_tick} is before started_tick {meta.started_tick}", path + ".ended_tick", meta.ended_tick)
+        sink.add("I003", f"{fact_id}: ended_tick {meta.ended_tick} is before started_tick {meta.started_tick}", path + ".ended_tick", meta.ended_tick, target=fact_target(save, fact_id, _META + "ended_tick"))
     for name in ("started_tick", "ended_tick"):
         value = getattr(meta, name)
         if value is not None and value > saved_at:
-            sink.add("K004", f"{fact_id}: {name} {value} is after saved_at_tick {saved_at}", f"{path}.{name}", value)
+            sink.add("K004", f"{fact_id}: {name} {value} is after saved_at_tick {saved_at}", f"{path}.{name}", value, target=fact_target(save, fact_id, _META + name))
     if state in (InteractionState.Confrontation, InteractionState.ConflictAbandoned) and not meta.confrontation:
-        sink.add("I004", f"{fact_id} is {state.name} but its confrontation flag is false", path + ".confrontation")
+        sink.add("I004", f"{fact_id} is {state.name} but its confrontation flag is false", path + ".confrontation", target=fact_target(save, fact_id, _META + "confrontation"))
     if state in (InteractionState.Active, InteractionState.WalkedAway) and meta.confrontation:
-        sink.add("I004", f"{fact_id} is {state.name}, which never follows a confrontation, but its confrontation flag is true", path + ".confrontation")
+        sink.add("I004", f"{fact_id} is {state.name}, which never follows a confrontation, but its confrontation flag is true", path + ".confrontation", target=fact_target(save, fact_id, _META + "confrontation"))
     wanted = KnowledgeConfidence.Direct if state.in_progress else KnowledgeConfidence.KnowsDetails
     if fact.confidence != wanted:
         sink.add(
@@ -110,46 +113,49 @@ def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: F
             f"{fact_id} is {state.name} with confidence {fact.confidence.name}; "
             f"{'in progress must be Direct' if state.in_progress else 'ended must be KnowsDetails (schema §4 decay floor)'}",
             _fact_path(fact_id) + ".confidence",
+            target=fact_target(save, fact_id, "confidence"),
+            values=(("saved confidence", fact.confidence.name), ("required", wanted.name)),
         )
     if content is not None and content.topics:
         for k, topic in enumerate(meta.topics):
             if topic not in content.topics:
-                sink.add("I009", f"{fact_id}: topic {topic!r} is not in global/enums/topics.yaml", f"{path}.topics[{k}]")
+                sink.add("I009", f"{fact_id}: topic {topic!r} is not in global/enums/topics.yaml", f"{path}.topics[{k}]", target=replace(fact_target(save, fact_id, f"{_META}topics[{k}]"), topic=topic))
 
 
 def _check_npc(npc: NpcState, path: str, sink: FindingSink) -> None:
     rel = npc.relationship
     rpath = path + ".relationship"
     if not math.isfinite(rel.score) or not 0.0 <= rel.score <= 100.0:
-        sink.add("R001", f"{npc.slug}: relationship score {rel.score!r} is outside 0..100", rpath + ".score")
+        sink.add("R001", f"{npc.slug}: relationship score {rel.score!r} is outside 0..100", rpath + ".score", target=npc_target(npc, "relationship.score"))
     for kind in SHARED_REFERENCE_KINDS:
         items = rel.references(kind)
         if len(items) > MAX_REFERENCES_PER_KIND:
-            sink.add("R004", f"{npc.slug}: {len(items)} shared {kind}; at most {MAX_REFERENCES_PER_KIND} are kept", f"{rpath}.shared_references.{kind}")
+            sink.add("R004", f"{npc.slug}: {len(items)} shared {kind}; at most {MAX_REFERENCES_PER_KIND} are kept", f"{rpath}.shared_references.{kind}", target=npc_target(npc, f"relationship.shared_references.{kind}"))
         dups = sorted({x for x in items if items.count(x) > 1})
         if dups:
-            sink.add("R004", f"{npc.slug}: shared {kind} repeat {', '.join(repr(d) for d in dups[:5])}", f"{rpath}.shared_references.{kind}")
+            sink.add("R004", f"{npc.slug}: shared {kind} repeat {', '.join(repr(d) for d in dups[:5])}", f"{rpath}.shared_references.{kind}", target=npc_target(npc, f"relationship.shared_references.{kind}"))
     if rel.positive_interactions + rel.negative_interactions > rel.total_interactions:
         sink.add(
             "R005",
             f"{npc.slug}: {rel.positive_interactions} positive + {rel.negative_interactions} negative interactions exceed the total of {rel.total_interactions}",
             rpath + ".total_interactions",
+            target=npc_target(npc, "relationship.total_interactions"),
         )
     for name in ("avg_message_length", "conversation_depth_avg"):
         if getattr(rel, name) < 0:
-            sink.add("R005", f"{npc.slug}: {name} is negative ({getattr(rel, name):g})", f"{rpath}.{name}")
+            sink.add("R005", f"{npc.slug}: {name} is negative ({getattr(rel, name):g})", f"{rpath}.{name}", target=npc_target(npc, f"relationship.{name}"))
     for name in ("current_stress", "threshold"):
         value = getattr(npc.tolerance, name)
         if not I16_MIN <= value <= I16_MAX:
-            sink.add("T001", f"{npc.slug}: {name} {value} is outside the i16 range", f"{path}.tolerance.{name}")
+            sink.add("T001", f"{npc.slug}: {name} {value} is outside the i16 range", f"{path}.tolerance.{name}", target=npc_target(npc, f"tolerance.{name}"))
     tol = npc.interaction_tolerance
     tpath = path + ".interaction_tolerance"
     if not 1 <= tol.walk_away_threshold <= 5:
-        sink.add("T002", f"{npc.slug}: walk_away_threshold {tol.walk_away_threshold} is outside 1..5", tpath + ".walk_away_threshold")
+        sink.add("T002", f"{npc.slug}: walk_away_threshold {tol.walk_away_threshold} is outside 1..5", tpath + ".walk_away_threshold", target=npc_target(npc, "interaction_tolerance.walk_away_threshold"))
     if not 0.1 - FLOAT_TOLERANCE <= tol.walk_away_penalty <= 0.5 + FLOAT_TOLERANCE:
-        sink.add("T002", f"{npc.slug}: walk_away_penalty {tol.walk_away_penalty:g} is outside 0.1..0.5", tpath + ".walk_away_penalty")
+        sink.add("T002", f"{npc.slug}: walk_away_penalty {tol.walk_away_penalty:g} is outside 0.1..0.5", tpath + ".walk_away_penalty", target=npc_target(npc, "interaction_tolerance.walk_away_penalty"))
     if not I16_MIN <= tol.walk_away_stress_delta <= I16_MAX:
-        sink.add("T002", f"{npc.slug}: walk_away_stress_delta {tol.walk_away_stress_delta} is outside the i16 range", tpath + ".walk_away_stress_delta")
+        sink.add("T002", f"{npc.slug}: walk_away_stress_delta {tol.walk_away_stress_delta} is outside the i16 range", tpath + ".walk_away_stress_delta", target=npc_target(npc, "interaction_tolerance.walk_away_stress_delta"))
 
 
 def _check_key_order(save: Save, sink: FindingSink) -> None:
@@ -169,8 +175,22 @@ def _check_key_order(save: Save, sink: FindingSink) -> None:
         keys = list(mapping)
         for a, b in zip(keys, keys[1:]):
             if key(a) > key(b):
-                sink.add("K005", f"{path}: key {b!r} comes after {a!r}; a BTreeMap writes keys sorted {how}", f"{path}.{b}")
+                sink.add("K005", f"{path}: key {b!r} comes after {a!r}; a BTreeMap writes keys sorted {how}", f"{path}.{b}", target=_key_target(save, path, b))
                 break
+
+
+def _key_target(save: Save, path: str, key: str) -> Target:
+    if path == "npcs":
+        npc = save.npcs.get(int(key)) if key.isdigit() else None
+        return npc_target(npc) if npc is not None else Target("npc", stable_id=int(key) if key.isdigit() else None, snapshot=True)
+    if path.endswith(".entities"):
+        return entity_target(save, int(key) if key.isdigit() else key)
+    return fact_target(save, key)
+
+
+def _line_target(line) -> Target:
+    """A monologue line's target: its id, and its file:line:col in the content folder."""
+    return replace(Target.from_location(line.location), kind="line", line_id=line.id)
 
 
 def _numeric_key(key: str):
@@ -178,20 +198,35 @@ def _numeric_key(key: str):
 
 
 def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str], sink: FindingSink) -> None:
-    """J003: the state the journal replays to at ``saved_at_tick`` must be the snapshot.
+    """J003: the state the journal replays to at ``saved_at_tick`` must be the snapshot (save-format §5).
 
     Reports the first differing path in the facts, in the entities and in each NPC,
-    with both values. Also I004 for a confrontation flag the journal contradicts.
+    with both values (``snapshot_diff.differences`` lists all of them). Also I004 for
+    a confrontation flag the journal contradicts.
     """
     state = index.at(save.saved_at_tick)
     tick = save.saved_at_tick
+    named: set[str] = set()
+    for diff in differences(save, state):
+        if diff.group in named:
+            continue
+        named.add(diff.group)
+        if diff.group.startswith("npcs."):
+            who, what = f"{diff.target.npc}: ", diff.target.field
+        elif diff.group == "entities":
+            who, what = "", "entity " + diff.path.removeprefix(ENTITIES + ".")
+        else:
+            who, what = "", diff.path.removeprefix(FACTS + ".")
+        sink.add(
+            "J003",
+            f"{who}replay differs from the snapshot at {what}: snapshot {diff.saved}, replay {diff.replayed}",
+            diff.path,
+            tick,
+            target=diff.target,
+            values=(("snapshot", diff.saved), ("replay", diff.replayed)),
+        )
     replayed = state.knowledge.facts
-    snap = save.knowledge.facts
-    diff = _first_map_diff(snap, replayed, _fact_fields)
-    if diff:
-        key, field, a, b = diff
-        sink.add("J003", f"replay differs from the snapshot at {field or key}: snapshot {a}, replay {b}", f"player.knowledge.facts.{key}{'.' + field if field else ''}", tick)
-    for fact_id, fact in snap.items():
+    for fact_id, fact in save.knowledge.facts.items():
         meta = fact.interaction
         if meta is not None and meta.interaction_state is InteractionState.Completed and meta.confrontation != (fact_id in confronted):
             if fact_id in replayed:
@@ -200,96 +235,8 @@ def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str],
                     f"{fact_id}: confrontation flag is {str(meta.confrontation).lower()} but the journal "
                     f"{'shows' if fact_id in confronted else 'shows no'} InteractionConfrontation",
                     _fact_path(fact_id) + ".metadata.Interaction.confrontation",
+                    target=fact_target(save, fact_id, "metadata.Interaction.confrontation"),
                 )
-    ents = state.knowledge.entities
-    diff = _first_map_diff(save.knowledge.entities, ents, _entity_fields)
-    if diff:
-        key, field, a, b = diff
-        sink.add("J003", f"replay differs from the snapshot at entity {key} {field}: snapshot {a}, replay {b}", f"player.knowledge.entities.{key}{'.' + field if field else ''}", tick)
-    for sid, npc in save.npcs.items():
-        got = state.npc(sid)
-        if got is None:
-            continue
-        for field, a, b in _npc_fields(npc, got):
-            if not _same(a, b):
-                sink.add("J003", f"{npc.slug}: replay differs from the snapshot at {field}: snapshot {_show(a)}, replay {_show(b)}", f"npcs.{sid}.{field}", tick)
-                break
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, float) or isinstance(b, float):
-        try:
-            return abs(float(a) - float(b)) <= FLOAT_TOLERANCE
-        except (TypeError, ValueError):
-            return False
-    return a == b
-
-
-def _show(v) -> str:
-    if v is None:
-        return "null"
-    if hasattr(v, "name"):
-        return v.name
-    if isinstance(v, float):
-        return f"{v:g}"
-    if isinstance(v, tuple):
-        return "[" + ", ".join(_show(x) for x in v) + "]"
-    return repr(v)
-
-
-def _first_map_diff(snap, replayed, fields):
-    keys = list(snap)
-    rkeys = list(replayed)
-    for key in sorted(set(keys) | set(rkeys), key=lambda k: (type(k) is str, k)):
-        a = snap.get(key)
-        b = replayed.get(key)
-        if a is None:
-            return key, "", "has no such entry", "has it"
-        if b is None:
-            return key, "", "has it", "has no such entry"
-        for field, x, y in fields(a, b):
-            if not _same(x, y):
-                return key, field, _show(x), _show(y)
-    return None
-
-
-def _fact_fields(a, b):
-    yield "confidence", a.confidence, b.confidence
-    yield "source", a.source, b.source
-    yield "state", a.state, b.state
-    yield "acquired_tick", a.acquired_tick, b.acquired_tick
-    ma, mb = a.interaction, b.interaction
-    if (ma is None) != (mb is None):
-        yield "metadata", "Interaction" if ma else None, "Interaction" if mb else None
-        return
-    if ma is None:
-        return
-    for name in ("target_entity", "interaction_state", "started_tick", "ended_tick", "topics", "confrontation", "player_initiated", "location"):
-        yield f"metadata.Interaction.{name}", getattr(ma, name), getattr(mb, name)
-
-
-def _entity_fields(a, b):
-    for name in ("confidence", "source", "state", "relationship", "last_seen_tick"):
-        yield name, getattr(a, name), getattr(b, name)
-
-
-def _npc_fields(a: NpcState, b: NpcState):
-    yield "tolerance.current_stress", a.tolerance.current_stress, b.tolerance.current_stress
-    yield "walk_aways", a.walk_aways, b.walk_aways
-    ra, rb = a.relationship, b.relationship
-    for name in (
-        "score",
-        "total_interactions",
-        "positive_interactions",
-        "negative_interactions",
-        "avg_message_length",
-        "conversation_depth_avg",
-        "first_interaction_tick",
-        "last_interaction_tick",
-    ):
-        yield f"relationship.{name}", getattr(ra, name), getattr(rb, name)
-    for kind in SHARED_REFERENCE_KINDS:
-        yield f"relationship.shared_references.{kind}", ra.references(kind), rb.references(kind)
 
 
 def check_content(content: Content, saves: list[Save], sink: FindingSink) -> None:
@@ -306,8 +253,8 @@ def check_content(content: Content, saves: list[Save], sink: FindingSink) -> Non
                     categories.add(cat)
     for line in content.monologues.values():
         if line.interaction is not None and line.interaction.target_slug not in npc_slugs:
-            sink.add("C004", f"{line.id}: interaction target npc:{line.interaction.target_slug} is not an NPC of the content or the save", line.location)
+            sink.add("C004", f"{line.id}: interaction target npc:{line.interaction.target_slug} is not an NPC of the content or the save", line.location, target=_line_target(line))
         for pre in line.facts:
             cat = fact_category(pre.fact_id)
             if cat and cat not in categories:
-                sink.add("C004", f"{line.id}: fact category {cat!r} (in {pre.fact_id}) is not defined by the content or the save", line.location)
+                sink.add("C004", f"{line.id}: fact category {cat!r} (in {pre.fact_id}) is not defined by the content or the save", line.location, target=_line_target(line))

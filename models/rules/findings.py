@@ -8,59 +8,80 @@ tester understands without the source, a location (a JSON path such as
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, fields
+
+from narrative_debugger.models.rules.catalogue import RULES, Severity
+
+__all__ = ["TARGET_KINDS", "Finding", "FindingSink", "Severity", "Target", "finding"]
+
+#: What a finding can be about (``Target.kind``).
+TARGET_KINDS = ("journal", "fact", "entity", "npc", "interaction", "line", "content", "file")
+_TEXT_POSITION = re.compile(r"^(?:(.*):)?(\d+):(\d+)$")
+_JOURNAL = re.compile(r"^journal\[(\d+)\](?:\.(.*))?$")
 
 
-class Severity(enum.Enum):
-    """``error`` makes ``check`` exit 1; ``warning`` does not."""
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a finding is about, structured so views select it without parsing text.
 
-    ERROR = "error"
-    WARNING = "warning"
+    Attributes:
+        kind: one of ``TARGET_KINDS``.
+        journal_index: the journal entry (0-based position in ``journal``).
+        previous_journal_index: J001 only: the earlier entry whose tick the entry goes back from.
+        fact_id: the FactId (as written, even when malformed).
+        npc: the NPC's slug.
+        stable_id: the StableId of the NPC or entity.
+        line_id: a monologue line id.
+        topic: I009: the topic that is not in topics.yaml.
+        field: the path below the object (``metadata.Interaction.ended_tick``,
+            ``relationship.shared_references.jokes``, ``event.RelationshipInteraction.delta``).
+        file: a content file (relative to the content folder) or the save file.
+        line, col: 1-based text position in ``file``.
+        snapshot: True when the finding is about the saved snapshot, not the journal.
+    """
 
+    kind: str
+    journal_index: int | None = None
+    previous_journal_index: int | None = None
+    fact_id: str | None = None
+    npc: str | None = None
+    stable_id: int | None = None
+    line_id: str | None = None
+    topic: str | None = None
+    field: str | None = None
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+    snapshot: bool = False
 
-#: code -> (severity, short title) for every rule of the catalogue (checks.md).
-CATALOGUE: dict[str, tuple[Severity, str]] = {
-    "F001": (Severity.ERROR, "not JSON, not gzip or not UTF-8"),
-    "F002": (Severity.ERROR, "shape: missing field, wrong type or unknown variant"),
-    "F003": (Severity.ERROR, "not a save, or a newer format version"),
-    "K001": (Severity.ERROR, "FactId is not category.topic"),
-    "K002": (Severity.ERROR, "interaction metadata on the wrong fact, or missing"),
-    "K003": (Severity.ERROR, "interaction FactId is not interaction.{slug}_{NNN}"),
-    "K004": (Severity.WARNING, "a tick after saved_at_tick"),
-    "K005": (Severity.WARNING, "map keys not in BTreeMap order"),
-    "I001": (Severity.ERROR, "illegal interaction transition"),
-    "I002": (Severity.ERROR, "ended_tick missing on an ended interaction, or set on one in progress"),
-    "I003": (Severity.ERROR, "ended_tick before started_tick"),
-    "I004": (Severity.ERROR, "confrontation flag disagrees with state or journal"),
-    "I005": (Severity.ERROR, "two interactions in progress at once"),
-    "I006": (Severity.ERROR, "interaction sequence numbers not 001, 002, ..."),
-    "I007": (Severity.ERROR, "FactId slug is not the slug of target_entity"),
-    "I008": (Severity.ERROR, "confidence disagrees with interaction state"),
-    "I009": (Severity.WARNING, "unknown topic"),
-    "I010": (Severity.ERROR, "target is not an NPC of the save"),
-    "I011": (Severity.ERROR, "interaction event with nothing in progress"),
-    "R001": (Severity.ERROR, "relationship score outside 0..100 or not finite"),
-    "R002": (Severity.ERROR, "recorded delta is not the relationship formula"),
-    "R003": (Severity.ERROR, "score_after is not previous score plus delta (or minus penalty)"),
-    "R004": (Severity.ERROR, "more than 10 shared references of a kind, or a duplicate"),
-    "R005": (Severity.ERROR, "impossible relationship counters"),
-    "T001": (Severity.ERROR, "stress out of i16 range or not previous + delta"),
-    "T002": (Severity.WARNING, "interaction tolerance outside its documented range"),
-    "T003": (Severity.ERROR, "walk-away without its walk_away stress change"),
-    "T004": (Severity.ERROR, "walk-away penalty missing, unexpected or of the wrong size"),
-    "J001": (Severity.ERROR, "journal ticks decrease"),
-    "J002": (Severity.ERROR, "journal event after saved_at_tick"),
-    "J003": (Severity.ERROR, "replaying the journal does not give the snapshot"),
-    "J004": (Severity.ERROR, "event names an unknown fact, entity or speaker"),
-    "C001": (Severity.ERROR, "content YAML does not parse"),
-    "C002": (Severity.ERROR, "NPC profile without a name, or a file name that is not a slug"),
-    "C003": (Severity.ERROR, "monologue prerequisite breaks the schema"),
-    "C004": (Severity.WARNING, "prerequisite names an undefined NPC or fact category"),
-    "C005": (Severity.ERROR, "two monologue lines with one id"),
-    "M001": (Severity.ERROR, "monologue fired while its prerequisites did not hold"),
-    "M002": (Severity.ERROR, "monologue fired for an unknown line id"),
-}
+    def to_json(self) -> dict:
+        """The keys that apply (not None), plus ``kind`` and ``snapshot`` always."""
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None or f.name == "snapshot":
+                out[f.name] = value
+        return out
+
+    @classmethod
+    def from_location(cls, location: str) -> "Target":
+        """The target a location names by itself, for findings made without one.
+
+        ``file:line:col`` (content) gives ``content``; ``line:col`` (an unparsable
+        save) and JSON paths outside the journal give ``file``; ``journal[i]...``
+        gives ``journal``. The checks that know more (the NPC, the fact, the line)
+        pass their own target.
+        """
+        location = location or ""
+        m = _JOURNAL.match(location)
+        if m:
+            return cls("journal", journal_index=int(m.group(1)), field=m.group(2))
+        m = _TEXT_POSITION.match(location)
+        if m:
+            return cls("content" if m.group(1) else "file", file=m.group(1) or None, line=int(m.group(2)), col=int(m.group(3)))
+        return cls("file", field=location or None)
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +94,9 @@ class Finding:
         message: what is wrong, in a tester's words.
         location: JSON path, or ``file:line:col``.
         tick: the game tick it applies to, when there is one.
+        target: what it is about, structured (``Target``).
+        values: what a view shows beside the culprit: ``(label, value)`` pairs such as
+            ``(("recorded delta", "0.375"), ("formula", "0.1750"))``.
     """
 
     code: str
@@ -80,25 +104,30 @@ class Finding:
     message: str
     location: str
     tick: int | None = None
+    target: Target | None = None
+    values: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
-        """The contract shape ``{"code", "severity", "message", "location", "tick"}``."""
+        """The contract shape ``{"code", "severity", "message", "location", "tick", "target"}``."""
         return {
             "code": self.code,
             "severity": self.severity.value,
             "message": self.message,
             "location": self.location,
             "tick": self.tick,
+            "target": (self.target or Target.from_location(self.location)).to_json(),
         }
 
 
-def finding(code: str, message: str, location: str, tick: int | None = None) -> Finding:
-    """Make a finding with the catalogue severity of ``code``.
+def finding(code: str, message: str, location: str, tick: int | None = None, target: Target | None = None, values=()) -> Finding:
+    """Make a finding with the catalogue severity of ``code`` (``catalogue.RULES``).
+
+    Without ``target``, the one ``location`` names by itself (``Target.from_location``).
 
     Raises:
         KeyError: for a code that is not in the catalogue (a bug, not bad input).
     """
-    return Finding(code, CATALOGUE[code][0], message, location, tick)
+    return Finding(code, RULES[code].severity, message, location, tick, target or Target.from_location(location), tuple(values))
 
 
 class FindingSink:
@@ -114,19 +143,19 @@ class FindingSink:
         self._limit = per_code_limit
         self._last_location: dict[str, str] = {}
 
-    def add(self, code: str, message: str, location: str, tick: int | None = None) -> None:
+    def add(self, code: str, message: str, location: str, tick: int | None = None, target: Target | None = None, values=()) -> None:
         """Record one finding (see ``finding``)."""
         n = self._counts.get(code, 0) + 1
         self._counts[code] = n
         if n <= self._limit:
-            self.items.append(finding(code, message, location, tick))
+            self.items.append(finding(code, message, location, tick, target, values))
         else:
             self._last_location[code] = location
 
     def extend(self, findings) -> None:
         """Record findings made elsewhere."""
         for f in findings:
-            self.add(f.code, f.message, f.location, f.tick)
+            self.add(f.code, f.message, f.location, f.tick, f.target, f.values)
 
     def count(self, code: str) -> int:
         """How many findings of ``code`` were seen, including suppressed ones."""

@@ -34,7 +34,7 @@ from narrative_debugger.models.domain.types import (
     ToleranceThreshold,
     is_legal_transition,
 )
-from narrative_debugger.models.rules.findings import FindingSink
+from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.save.savefile import Save
 from narrative_debugger.models.timeline.index import DialogueRecord, TimelineIndex, TransitionRecord
 
@@ -87,7 +87,6 @@ class _Replayer:
         self.kg = KnowledgeGraph(save.slugs)
         self.npcs: dict[int, NpcState] = {}
         self.in_progress: dict[int, str] = {}  # NPC -> FactId of its interaction in progress
-        self.latest: dict[int, str] = {}  # NPC -> FactId of its latest interaction
         self.confronted: set[str] = set()
         self.due: list[_WalkAwayDue] = []
         self.monologue_due: list[tuple[int, int, str]] = []
@@ -97,13 +96,22 @@ class _Replayer:
             self.index.record_npc(0, self.npcs[sid])
 
     # ----- helpers -----
-    def add(self, code, message, location, tick=None):
-        self.sink.add(code, message, location, self.tick if tick is None else tick)
+    def add(self, code, message, location, tick=None, *, i: int, npc: NpcState | None = None, values=(), kind: str = "journal", **extra):
+        """Report a finding on journal entry ``i`` (its target names the entry, the field, the NPC)."""
+        target = Target(
+            kind,
+            journal_index=i,
+            field=location.partition(".")[2] or None,
+            npc=npc.slug if npc is not None else None,
+            stable_id=npc.stable_id if npc is not None else extra.pop("stable_id", None),
+            **extra,
+        )
+        self.sink.add(code, message, location, self.tick if tick is None else tick, target=target, values=values)
 
-    def target_npc(self, sid, where: str) -> NpcState | None:
+    def target_npc(self, i: int, sid, where: str) -> NpcState | None:
         npc = self.npcs.get(sid)
         if npc is None:
-            self.add("I010", f"the event names target {sid}, which is not an NPC of the save", where)
+            self.add("I010", f"the event names target {sid}, which is not an NPC of the save", where, i=i, stable_id=sid if isinstance(sid, int) else None)
         return npc
 
     def set_npc(self, position: int, npc: NpcState) -> None:
@@ -118,7 +126,7 @@ class _Replayer:
         legal = is_legal_transition(source, target)
         if not legal:
             src = source.name if source else "(nothing)"
-            self.add("I001", f"{npc.slug}: {fact_id} moves {src} → {target.name}, which schema §3.2 forbids", where)
+            self.add("I001", f"{npc.slug}: {fact_id} moves {src} → {target.name}, which schema §3.2 forbids", where, i=i, npc=npc, fact_id=fact_id)
         self.index.record_transition(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
         return legal
 
@@ -132,19 +140,21 @@ class _Replayer:
         total = len(journal)
         step = max(1, total // 100)
         current = None
+        current_index = None  # the entry that set ``current``
         for i, (tick, kind, data) in enumerate(zip(journal.ticks, journal.kinds, journal.data)):
             if tick is None:
                 tick = current if current is not None else 0
             elif current is not None and tick < current:
-                self.add("J001", f"journal tick {tick} comes after tick {current}: ticks never decrease", f"journal[{i}].tick", tick)
+                self.add("J001", f"journal tick {tick} comes after tick {current}: ticks never decrease", f"journal[{i}].tick", tick, i=i, previous_journal_index=current_index)
             if current is None or tick > current:
                 if current is not None:
                     self.settle()
                 current = tick
+                current_index = i
             self.tick = tick
             ticks_out.append(current)
             if tick > saved_at:
-                self.add("J002", f"journal entry at tick {tick} is after saved_at_tick {saved_at}", f"journal[{i}].tick", tick)
+                self.add("J002", f"journal entry at tick {tick} is after saved_at_tick {saved_at}", f"journal[{i}].tick", tick, i=i)
             if kind is not None:
                 handlers[kind](i, data, f"journal[{i}].event.{kind}")
             if self.progress is not None and i % step == 0:
@@ -164,6 +174,8 @@ class _Replayer:
                     f"delta {tol.walk_away_stress_delta}) at the same tick",
                     where,
                     due.tick,
+                    i=due.index,
+                    npc=npc,
                 )
             if due.ordinal > tol.walk_away_threshold and not due.penalty_seen:
                 self.add(
@@ -172,6 +184,8 @@ class _Replayer:
                     f"but no WalkAwayPenalty of {tol.walk_away_penalty:g} follows at tick {due.tick}",
                     where,
                     due.tick,
+                    i=due.index,
+                    npc=npc,
                 )
         self.due.clear()
         for i, mtick, line_id in self.monologue_due:
@@ -185,16 +199,20 @@ class _Replayer:
                     f"monologue {line_id!r} fired at tick {mtick} but its prerequisites did not hold: " + "; ".join(result.failing),
                     f"journal[{i}].event.MonologueFired.line_id",
                     mtick,
+                    i=i,
+                    kind="line",
+                    line_id=line_id,
+                    values=tuple(("fails", text) for text in result.failing),
                 )
         self.monologue_due.clear()
 
     # ----- interaction events (schema §7.2) -----
     def on_InteractionStarted(self, i, d, where):
-        npc = self.target_npc(d["target"], where + ".target")
+        npc = self.target_npc(i, d["target"], where + ".target")
         if npc is None:
             return
         for other_sid, other_fid in self.in_progress.items():
-            self.add("I005", f"{npc.slug}: a conversation starts while {other_fid} is still in progress", where)
+            self.add("I005", f"{npc.slug}: a conversation starts while {other_fid} is still in progress", where, i=i, npc=npc, fact_id=other_fid)
         seq = self.kg.next_interaction_sequence(npc.slug)
         fact_id = interaction_fact_id(npc.slug, seq)
         meta = InteractionMetadata(
@@ -211,21 +229,17 @@ class _Replayer:
         fact = FactKnowledge(KnowledgeConfidence.Direct, KnowledgeSource.DirectObservation, KnowledgeState.Active, self.tick, FactMetadata(meta))
         self.set_fact(i + 1, fact_id, fact)
         self.in_progress[npc.stable_id] = fact_id
-        self.latest[npc.stable_id] = fact_id
         self.index.active.set(i + 1, fact_id)
 
     def _current(self, i, d, where, target_state: InteractionState):
-        npc = self.target_npc(d["target"], where + ".target")
+        npc = self.target_npc(i, d["target"], where + ".target")
         if npc is None:
             return None
         fact_id = self.in_progress.get(npc.stable_id)
         if fact_id is None:
-            latest = self.latest.get(npc.stable_id)
-            if latest is None:
-                self.add("I011", f"{npc.slug}: {target_state.name} event but no conversation with them is in progress", where)
-            else:
-                prior = self.kg.facts[latest].interaction.interaction_state
-                self.move(i, npc, latest, prior, target_state, where)
+            # Checks.md I011: nothing in progress, also when earlier interactions have
+            # all ended (schema §3.2: a terminal state is never left).
+            self.add("I011", f"{npc.slug}: {target_state.name} event but no conversation with them is in progress", where, i=i, npc=npc)
             return None
         return npc, fact_id, self.kg.facts[fact_id]
 
@@ -255,7 +269,7 @@ class _Replayer:
         if self.content is not None and self.content.topics:
             for k, topic in enumerate(topics):
                 if topic not in self.content.topics:
-                    self.add("I009", f"topic {topic!r} is not in global/enums/topics.yaml", f"{where}.topics[{k}]")
+                    self.add("I009", f"topic {topic!r} is not in global/enums/topics.yaml", f"{where}.topics[{k}]", i=i, npc=self.npcs.get(d["target"]), topic=topic)
         cur = self._current(i, d, where, S.Completed)
         if cur is None:
             return
@@ -284,18 +298,18 @@ class _Replayer:
     def on_FactLearned(self, i, d, where):
         fact_id = d["fact_id"]
         if not FACT_ID_RE.fullmatch(fact_id):
-            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id")
+            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id", i=i, fact_id=fact_id)
         elif fact_id.startswith("interaction."):
-            self.add("K002", f"{fact_id} is learned as an ordinary fact but interaction facts need interaction metadata", where + ".fact_id")
+            self.add("K002", f"{fact_id} is learned as an ordinary fact but interaction facts need interaction metadata", where + ".fact_id", i=i, fact_id=fact_id)
         self.set_fact(i + 1, fact_id, FactKnowledge(d["confidence"], d["source"], KnowledgeState.Active, self.tick, None))
 
     def on_FactUpdated(self, i, d, where):
         fact_id = d["fact_id"]
         if not FACT_ID_RE.fullmatch(fact_id):
-            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id")
+            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id", i=i, fact_id=fact_id)
         fact = self.kg.facts.get(fact_id)
         if fact is None:
-            self.add("J004", f"FactUpdated names {fact_id!r}, which the player does not know at this point", where + ".fact_id")
+            self.add("J004", f"FactUpdated names {fact_id!r}, which the player does not know at this point", where + ".fact_id", i=i, fact_id=fact_id)
             return
         confidence = d["confidence"] if d["confidence"] is not None else fact.confidence
         state = d["state"] if d["state"] is not None else fact.state
@@ -303,7 +317,7 @@ class _Replayer:
         if meta is not None and d["confidence"] is not None:
             wanted = KnowledgeConfidence.Direct if meta.interaction_state.in_progress else KnowledgeConfidence.KnowsDetails
             if confidence != wanted:
-                self.add("I008", f"{fact_id} ({meta.interaction_state.name}) set to {confidence.name}; it must stay {wanted.name}", where + ".confidence")
+                self.add("I008", f"{fact_id} ({meta.interaction_state.name}) set to {confidence.name}; it must stay {wanted.name}", where + ".confidence", i=i, npc=self.npcs.get(meta.target_entity), fact_id=fact_id, values=(("set to", confidence.name), ("required", wanted.name)))
         self.set_fact(i + 1, fact_id, replace(fact, confidence=confidence, state=state))
 
     def on_EntityObserved(self, i, d, where):
@@ -313,7 +327,7 @@ class _Replayer:
 
     # ----- relationship (relationship seed) -----
     def on_RelationshipInteraction(self, i, d, where):
-        npc = self.target_npc(d["target"], where + ".target")
+        npc = self.target_npc(i, d["target"], where + ".target")
         if npc is None:
             return
         rel = npc.relationship
@@ -324,8 +338,11 @@ class _Replayer:
                 f"{npc.slug}: delta {d['delta']:g} is not the formula's {expected:.4f} for sentiment {d['sentiment']:g}, "
                 f"length {d['message_length']}, turns {d['conversation_turns']}",
                 where + ".delta",
+                i=i,
+                npc=npc,
+                values=(("recorded delta", f"{d['delta']:g}"), ("formula", f"{expected:.4f}")),
             )
-        self._check_score(npc, rel.score + d["delta"], d["score_after"], f"{rel.score:g} + {d['delta']:g}", where)
+        self._check_score(i, npc, rel.score + d["delta"], d["score_after"], f"{rel.score:g} + {d['delta']:g}", where)
         rel = record_interaction(
             rel,
             tick=self.tick,
@@ -336,21 +353,28 @@ class _Replayer:
         )
         self.set_npc(i + 1, replace(npc, relationship=rel))
 
-    def _check_score(self, npc, raw, after, how, where):
+    def _check_score(self, i, npc, raw, after, how, where):
         if not math.isfinite(after) or not 0.0 <= after <= 100.0:
-            self.add("R001", f"{npc.slug}: score_after {after!r} is outside 0..100", where + ".score_after")
+            self.add("R001", f"{npc.slug}: score_after {after!r} is outside 0..100", where + ".score_after", i=i, npc=npc)
         expected = clamp_score(raw)
         if not close_enough(expected, after):
-            self.add("R003", f"{npc.slug}: score_after {after:g} should be {expected:.4f} ({how}, clamped to 0..100)", where + ".score_after")
+            self.add(
+                "R003",
+                f"{npc.slug}: score_after {after:g} should be {expected:.4f} ({how}, clamped to 0..100)",
+                where + ".score_after",
+                i=i,
+                npc=npc,
+                values=(("recorded score_after", f"{after:g}"), ("computed", f"{expected:.4f}"), ("from", how)),
+            )
 
     def on_WalkAwayPenalty(self, i, d, where):
-        npc = self.target_npc(d["target"], where + ".target")
+        npc = self.target_npc(i, d["target"], where + ".target")
         if npc is None:
             return
         tol = npc.interaction_tolerance
         due = next((x for x in self.due if x.npc == npc.stable_id and not x.penalty_seen), None)
         if due is None:
-            self.add("T004", f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick", where)
+            self.add("T004", f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick", where, i=i, npc=npc)
         else:
             due.penalty_seen = True
             if due.ordinal <= tol.walk_away_threshold:
@@ -358,38 +382,41 @@ class _Replayer:
                     "T004",
                     f"{npc.slug}: walk-away #{due.ordinal} is within the threshold of {tol.walk_away_threshold}, yet it is penalised",
                     where,
+                    i=i,
+                    npc=npc,
                 )
         if not close_enough(d["penalty"], tol.walk_away_penalty):
-            self.add("T004", f"{npc.slug}: penalty {d['penalty']:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty")
+            self.add("T004", f"{npc.slug}: penalty {d['penalty']:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty", i=i, npc=npc)
         rel = npc.relationship
-        self._check_score(npc, max(0.0, rel.score - d["penalty"]), d["score_after"], f"{rel.score:g} − {d['penalty']:g}", where)
+        self._check_score(i, npc, max(0.0, rel.score - d["penalty"]), d["score_after"], f"{rel.score:g} − {d['penalty']:g}", where)
         self.set_npc(i + 1, replace(npc, relationship=apply_penalty(rel, d["penalty"], float(d["score_after"]))))
 
     def on_StressChanged(self, i, d, where):
-        npc = self.target_npc(d["target"], where + ".target")
+        npc = self.target_npc(i, d["target"], where + ".target")
         if npc is None:
             return
         before = npc.tolerance.current_stress
         after = d["current_stress"]
         if not I16_MIN <= after <= I16_MAX:
-            self.add("T001", f"{npc.slug}: stress {after} is outside the i16 range", where + ".current_stress")
+            self.add("T001", f"{npc.slug}: stress {after} is outside the i16 range", where + ".current_stress", i=i, npc=npc)
         elif after != before + d["delta"]:
-            self.add("T001", f"{npc.slug}: stress {before} + delta {d['delta']} is {before + d['delta']}, but the entry says {after}", where + ".current_stress")
+            self.add("T001", f"{npc.slug}: stress {before} + delta {d['delta']} is {before + d['delta']}, but the entry says {after}", where + ".current_stress", i=i, npc=npc,
+                     values=(("recorded current_stress", str(after)), ("previous + delta", str(before + d["delta"]))))
         if d["cause"] == "walk_away":
             tol = npc.interaction_tolerance
             due = next((x for x in self.due if x.npc == npc.stable_id and not x.stress_seen), None)
             if due is not None:
                 due.stress_seen = True
                 if d["delta"] != tol.walk_away_stress_delta:
-                    self.add("T003", f"{npc.slug}: walk-away stress delta {d['delta']} is not walk_away_stress_delta {tol.walk_away_stress_delta}", where + ".delta")
+                    self.add("T003", f"{npc.slug}: walk-away stress delta {d['delta']} is not walk_away_stress_delta {tol.walk_away_stress_delta}", where + ".delta", i=i, npc=npc)
         self.set_npc(i + 1, replace(npc, tolerance=replace(npc.tolerance, current_stress=after)))
 
     def on_SharedReferenceAdded(self, i, d, where):
-        npc = self.target_npc(d["target"], where + ".target")
+        npc = self.target_npc(i, d["target"], where + ".target")
         if npc is None:
             return
         if d["kind"] not in SHARED_REFERENCE_KINDS:
-            self.add("F002", f"shared reference kind {d['kind']!r} is not one of jokes, nicknames, memories", where + ".kind")
+            self.add("F002", f"shared reference kind {d['kind']!r} is not one of jokes, nicknames, memories", where + ".kind", i=i, npc=npc)
             return
         rel = add_shared_reference(npc.relationship, d["kind"], d["content"])
         self.set_npc(i + 1, replace(npc, relationship=rel))
@@ -398,7 +425,7 @@ class _Replayer:
     def on_DialogueLine(self, i, d, where):
         speaker = d["speaker"]
         if speaker != self.save.player.stable_id and speaker not in self.npcs:
-            self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save", where + ".speaker")
+            self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save", where + ".speaker", i=i)
         active = self.index.active.values[-1]
         conversation = self.kg.facts[active].interaction.target_entity if active else None
         self.index.record_dialogue(DialogueRecord(i, self.tick, speaker, d["text"], conversation))
@@ -407,7 +434,7 @@ class _Replayer:
         line_id = d["line_id"]
         self.index.monologues_fired.append((i, self.tick, line_id))
         if self.content is not None and line_id not in self.content.monologues:
-            self.add("M002", f"monologue line {line_id!r} is not defined by any pool in monologues/", where + ".line_id")
+            self.add("M002", f"monologue line {line_id!r} is not defined by any pool in monologues/", where + ".line_id", i=i, kind="line", line_id=line_id)
             return
         self.monologue_due.append((i, self.tick, line_id))
 

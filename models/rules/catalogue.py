@@ -1,0 +1,354 @@
+"""The rule registry: one entry per finding code (shared/docs/checks.md), declared once.
+
+Each ``Rule`` says what the code means (severity, title, what it checks, the seed §
+it comes from, an example), where a double-click on such a finding lands in the app,
+and which functions emit it (``implementations``, ``"module:qualname"`` under
+``narrative_debugger``), so the entry leads to the code in one step. Everything that
+lists rules reads ``RULES``: ``finding()`` takes severities from it, the ``rules``
+command prints it, SARIF and JUnit outputs take their rule lists from it.
+``tests/test_rules_registry.py`` proves that every code emitted anywhere is
+registered, that every registered code is emitted, and that every implementation
+named here exists and emits its code.
+
+To add a finding code: add its ``Rule`` here (a new code, never a reused one), emit it
+with ``sink.add("CODE", message, location, tick, target=...)`` in the function you
+name in ``implementations``.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+from dataclasses import dataclass
+
+
+class Severity(enum.Enum):
+    """``error`` makes ``check`` exit 1; ``warning`` does not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+E, W = Severity.ERROR, Severity.WARNING
+_PKG = "narrative_debugger."
+
+#: Where the code families land (the README's table and ``Rule.lands`` read these).
+LAND_JOURNAL = "Journal dock: the entry is selected (tick, NPC and the family's view follow)"
+LAND_SNAPSHOT = "Snapshot dock: the saved value beside the replayed one, its row selected (at saved_at_tick)"
+LAND_CONTENT = "Content dock: the file, the line selected"
+LAND_LINE = "Monologues dock: the line selected"
+LAND_FILE = "Findings dock only: the file cannot be opened (check names the line:col or JSON path)"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One finding code of the catalogue.
+
+    Attributes:
+        code: the stable code (``K003``); a contract with QA automation.
+        severity: ``error`` (check exits 1) or ``warning``.
+        title: one line.
+        checks: what the rule finds, as checks.md says it.
+        seed: the seed § (or save-format §) the rule implements.
+        example: a finding as a tester sees it.
+        lands: where a double-click on the finding lands in the app (view or dock,
+            and what is selected).
+        implementations: the functions that emit it, ``"module:qualname"`` relative to
+            the ``narrative_debugger`` package.
+    """
+
+    code: str
+    severity: Severity
+    title: str
+    checks: str
+    seed: str
+    example: str
+    lands: str
+    implementations: tuple[str, ...]
+
+    @property
+    def family(self) -> str:
+        """The code's letter (F, K, I, R, T, J, C, M)."""
+        return self.code[:1]
+
+    def implementation(self, k: int = 0):
+        """The ``k``-th implementing function (imports its module).
+
+        Raises:
+            ImportError, AttributeError: when the registry names code that does not exist (a bug).
+        """
+        module, _, qualname = self.implementations[k].partition(":")
+        obj = importlib.import_module(_PKG + module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+    def to_json(self) -> dict:
+        """``{"code", "severity", "title", "checks", "seed", "example", "lands", "implementations"}``."""
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "title": self.title,
+            "checks": self.checks,
+            "seed": self.seed,
+            "example": self.example,
+            "lands": self.lands,
+            "implementations": list(self.implementations),
+        }
+
+
+_SNAP = "models.rules.checks:check_snapshot"
+_INTER = "models.rules.checks:_check_interaction"
+_NPC = "models.rules.checks:_check_npc"
+_REPLAY = "models.timeline.replay:_Replayer."
+_MONO = "models.content.monologue:"
+_LOAD = "models.content.loader:"
+
+_RULES = (
+    Rule("F001", E, "not JSON, not gzip or not UTF-8",
+         "The file is not JSON (or not gzip for .json.gz), or not UTF-8. Location line:col.",
+         "save-format §1 Encoding",
+         "F001 3:17  evening.json: not valid JSON: Expecting ',' delimiter",
+         LAND_FILE,
+         ("models.save.jsonio:decode_bytes", "models.save.jsonio:parse_text", "models.save.savefile:load_save")),
+    Rule("F002", E, "shape: missing field, wrong type or unknown variant",
+         "A missing field, a wrong type or an unknown enum variant; located by JSON path.",
+         "save-format §2-§5",
+         "F002 npcs.17.tolerance.threshold  evening.json: npcs.17.tolerance.threshold: expected an i16, found a string",
+         "Journal dock for a journal entry; else " + LAND_FILE,
+         ("models.save.saveshape:Shape.bad", _REPLAY + "on_SharedReferenceAdded")),
+    Rule("F003", E, "not a save, or a newer format version",
+         "`format` is not \"settled-reach.save\", or `format_version` is newer than supported.",
+         "save-format §2 Top level",
+         "F003 format  notes.json has 'format' 'x', not 'settled-reach.save': this is not a Settled Reach save",
+         LAND_FILE,
+         ("models.save.savefile:parse_save",)),
+    Rule("K001", E, "FactId is not category.topic",
+         "A FactId that is not `category.topic` (lowercase, one dot), in the snapshot or in a journal event.",
+         "save-format §3; schema §3.1",
+         "K001 player.knowledge.facts.Smuggling-night_boats  FactId 'Smuggling-night_boats' is not category.topic",
+         "Snapshot dock (a saved fact) or Journal dock (an event naming it); the fact is selected in the Knowledge graph",
+         (_SNAP, _REPLAY + "on_FactLearned", _REPLAY + "on_FactUpdated")),
+    Rule("K002", E, "interaction metadata on the wrong fact, or missing",
+         "Interaction metadata on a fact outside the `interaction` category, or an `interaction` fact without it.",
+         "save-format §3; schema §3.3 InteractionMetadata",
+         "K002 player.knowledge.facts.rumor.ferry.metadata  rumor.ferry carries Interaction metadata but is not in the interaction category",
+         LAND_SNAPSHOT + "; Journal dock for a FactLearned event",
+         (_SNAP, _REPLAY + "on_FactLearned")),
+    Rule("K003", E, "interaction FactId is not interaction.{slug}_{NNN}",
+         "An interaction FactId that is not `interaction.{slug}_{NNN}` (kebab-case slug, zero-padded sequence).",
+         "schema §3.1 Interaction FactId format",
+         "K003 player.knowledge.facts.interaction.mira-holt_18  'interaction.mira-holt_18' is not interaction.{slug}_{NNN}",
+         LAND_SNAPSHOT + " (the malformed fact as saved; the replay has no such entry)",
+         (_SNAP,)),
+    Rule("K004", W, "a tick after saved_at_tick",
+         "`acquired_tick`, `started_tick`, `ended_tick` or `last_seen_tick` after `saved_at_tick`.",
+         "save-format §2 saved_at_tick; §3",
+         "K004 player.knowledge.facts.contraband.ring_leader.acquired_tick  acquired_tick 234194 is after saved_at_tick 233944",
+         LAND_SNAPSHOT + " (the future tick as saved, beside the replayed tick)",
+         (_SNAP, _INTER)),
+    Rule("K005", W, "map keys not in BTreeMap order",
+         "Map keys not in BTreeMap order: facts by bytes, StableId keys numerically.",
+         "save-format §1 (Rust BTreeMap)",
+         "K005 npcs.130  npcs: key '130' comes after '1000003'; a BTreeMap writes keys sorted numerically",
+         LAND_SNAPSHOT + " (the key out of order)",
+         ("models.rules.checks:_check_key_order",)),
+    Rule("I001", E, "illegal interaction transition",
+         "An illegal transition of an interaction in progress (e.g. Active → ConflictAbandoned, Confrontation → WalkedAway).",
+         "schema §3.2 InteractionState",
+         "I001 journal[1982].event.InteractionConflictAbandoned  tobin-quill: interaction.tobin-quill_018 moves Active → ConflictAbandoned",
+         LAND_JOURNAL + "; the Interactions view draws the move in red",
+         (_REPLAY + "move",)),
+    Rule("I002", E, "ended_tick missing on an ended interaction, or set on one in progress",
+         "`ended_tick` null on an ended interaction, or set on one in progress.",
+         "schema §3.3 InteractionMetadata",
+         "I002 player.knowledge.facts.interaction.lera-sessik_004.metadata.Interaction.ended_tick  interaction.lera-sessik_004 is Completed but ended_tick is null",
+         LAND_SNAPSHOT,
+         (_INTER,)),
+    Rule("I003", E, "ended_tick before started_tick",
+         "`ended_tick` before `started_tick`.",
+         "schema §3.3 InteractionMetadata",
+         "I003 ....metadata.Interaction.ended_tick  interaction.kael-davan_002: ended_tick 90 is before started_tick 120",
+         LAND_SNAPSHOT,
+         (_INTER,)),
+    Rule("I004", E, "confrontation flag disagrees with state or journal",
+         "The `confrontation` flag disagrees with the interaction state, or with the journal's InteractionConfrontation events.",
+         "schema §3.2-§3.3; save-format §5 InteractionConfrontation",
+         "I004 ....metadata.Interaction.confrontation  interaction.sera-venn_003 is ConflictAbandoned but its confrontation flag is false",
+         LAND_SNAPSHOT,
+         (_INTER, "models.rules.checks:check_against_replay")),
+    Rule("I005", E, "two interactions in progress at once",
+         "Two interactions in progress (Active or Confrontation) at once, in the snapshot or while replaying.",
+         "schema §7.2 Event flow; save-format §5 game rules",
+         "I005 journal[40].event.InteractionStarted  kael-davan: a conversation starts while interaction.lera-sessik_002 is still in progress",
+         LAND_JOURNAL + "; " + LAND_SNAPSHOT + " for the snapshot",
+         (_SNAP, _REPLAY + "on_InteractionStarted")),
+    Rule("I006", E, "interaction sequence numbers not 001, 002, ...",
+         "An NPC's interaction sequence numbers are not 001, 002, ... without gap or repeat.",
+         "schema §7.3 Sequence number allocation",
+         "I006 player.knowledge.facts.interaction.orrin-vask_004  interactions with orrin-vask are not numbered 001, 002, ...: missing 003",
+         LAND_SNAPSHOT,
+         (_SNAP,)),
+    Rule("I007", E, "FactId slug is not the slug of target_entity",
+         "The FactId's slug is not the slug of `target_entity`.",
+         "schema §3.1; §3.3 target_entity",
+         "I007 ....metadata.Interaction.target_entity  interaction.mira-holt_002: the FactId names 'mira-holt' but target_entity 17 is 'kael-davan'",
+         LAND_SNAPSHOT,
+         (_INTER,)),
+    Rule("I008", E, "confidence disagrees with interaction state",
+         "Confidence disagrees with state: in progress must be Direct; ended must be KnowsDetails (never below the decay floor, never Suspects).",
+         "schema §4 Confidence Mapping (decay floor)",
+         "I008 player.knowledge.facts.interaction.lera-sessik_001.confidence  interaction.lera-sessik_001 is Completed with confidence KnowsOf",
+         LAND_SNAPSHOT + " (the saved confidence beside the replayed one); Journal dock for a FactUpdated event",
+         (_INTER, _REPLAY + "on_FactUpdated")),
+    Rule("I009", W, "unknown topic",
+         "A topic that is not in `global/enums/topics.yaml`.",
+         "schema §3.3 topics; save-format §7",
+         "I009 journal[1577].event.InteractionCompleted.topics[2]  topic 'sea-serpents' is not in global/enums/topics.yaml",
+         "Journal dock (the entry, its topic named in the detail) or " + LAND_SNAPSHOT + " (the topic's row)",
+         (_INTER, _REPLAY + "on_InteractionCompleted")),
+    Rule("I010", E, "target is not an NPC of the save",
+         "`target_entity` (or an event's `target`) is not an NPC of the save.",
+         "schema §3.3 target_entity; save-format §4",
+         "I010 journal[12].event.StressChanged.target  the event names target 77, which is not an NPC of the save",
+         LAND_JOURNAL + "; " + LAND_SNAPSHOT + " for the snapshot",
+         (_INTER, _REPLAY + "target_npc")),
+    Rule("I011", E, "interaction event with nothing in progress",
+         "An interaction event for a target with nothing in progress, also when that NPC's earlier interactions have all ended (a terminal state is never left).",
+         "schema §3.2 (terminal states); §7.2 Event flow",
+         "I011 journal[88].event.InteractionCompleted  mira-holt: Completed event but no conversation with them is in progress",
+         LAND_JOURNAL,
+         (_REPLAY + "_current",)),
+    Rule("R001", E, "relationship score outside 0..100 or not finite",
+         "A relationship score outside 0..100 or not finite, saved or recorded in the journal.",
+         "relationship seed: Relationship Levels; Score Calculation (clamp)",
+         "R001 npcs.17.relationship.score  kael-davan: relationship score 104.5 is outside 0..100",
+         LAND_SNAPSHOT + "; Journal dock for a recorded score_after",
+         (_NPC, _REPLAY + "_check_score")),
+    Rule("R002", E, "recorded delta is not the relationship formula",
+         "A recorded delta that is not the relationship formula of its inputs (tolerance 1e-4).",
+         "relationship seed: Delta Formula",
+         "R002 journal[2983].event.RelationshipInteraction.delta  sera-venn: delta 0.375 is not the formula's 0.1750",
+         LAND_JOURNAL + "; the detail shows the recorded delta beside the formula's",
+         (_REPLAY + "on_RelationshipInteraction",)),
+    Rule("R003", E, "score_after is not previous score plus delta (or minus penalty)",
+         "`score_after` that is not the clamped previous score plus the delta (or minus the penalty).",
+         "relationship seed: Score Calculation; schema §8.1 (penalty)",
+         "R003 journal[40].event.RelationshipInteraction.score_after  lera-sessik: score_after 31 should be 30.5000",
+         LAND_JOURNAL + "; the detail shows the recorded score beside the computed one",
+         (_REPLAY + "_check_score",)),
+    Rule("R004", E, "more than 10 shared references of a kind, or a duplicate",
+         "More than 10 shared references of a kind, or a duplicate.",
+         "relationship seed: Shared References (Adding References)",
+         "R004 npcs.9.relationship.shared_references.jokes  lera-sessik: shared jokes repeat \"Kael's 'dried cod'\"",
+         LAND_SNAPSHOT + " (the saved references beside the replayed ones)",
+         (_NPC,)),
+    Rule("R005", E, "impossible relationship counters",
+         "Counters that cannot be: positive + negative > total, averages negative.",
+         "relationship seed: Interaction Tracking; Running Average Formula",
+         "R005 npcs.42.relationship.total_interactions  mira-holt: 5 positive + 4 negative interactions exceed the total of 8",
+         LAND_SNAPSHOT,
+         (_NPC,)),
+    Rule("T001", E, "stress out of i16 range or not previous + delta",
+         "Stress outside the i16 range, or `StressChanged.current_stress` ≠ previous + delta.",
+         "schema §8.1 (ToleranceThreshold.current_stress, i16)",
+         "T001 journal[300].event.StressChanged.current_stress  kael-davan: stress 4 + delta 2 is 6, but the entry says 9",
+         LAND_JOURNAL + "; " + LAND_SNAPSHOT + " for the saved stress",
+         (_NPC, _REPLAY + "on_StressChanged")),
+    Rule("T002", W, "interaction tolerance outside its documented range",
+         "Interaction tolerance outside its documented range (walk_away_threshold 1..5, walk_away_penalty 0.1..0.5, walk_away_stress_delta i16).",
+         "save-format §4 interaction_tolerance; schema §8",
+         "T002 npcs.17.interaction_tolerance.walk_away_threshold  kael-davan: walk_away_threshold 9 is outside 1..5",
+         LAND_SNAPSHOT,
+         (_NPC,)),
+    Rule("T003", E, "walk-away without its walk_away stress change",
+         "A walk-away without its `walk_away` stress change of `walk_away_stress_delta` at the same tick.",
+         "schema §8.1 step 3; save-format §5 game rules",
+         "T003 journal[161]  lera-sessik: walk-away #1 at tick 11054 has no StressChanged (cause walk_away, delta 2) at the same tick",
+         LAND_JOURNAL + " (the walk-away)",
+         (_REPLAY + "settle", _REPLAY + "on_StressChanged")),
+    Rule("T004", E, "walk-away penalty missing, unexpected or of the wrong size",
+         "A walk-away penalty missing beyond the threshold, present within it, or of the wrong size.",
+         "schema §8.1 steps 1-2; save-format §5 game rules",
+         "T004 journal[883].event.WalkAwayPenalty  sera-venn: walk-away #1 is within the threshold of 1, yet it is penalised",
+         LAND_JOURNAL,
+         (_REPLAY + "settle", _REPLAY + "on_WalkAwayPenalty")),
+    Rule("J001", E, "journal ticks decrease",
+         "Journal ticks that decrease.",
+         "save-format §5 Journal (ticks never decrease)",
+         "J001 journal[1206].tick  journal tick 93913 comes after tick 93914: ticks never decrease",
+         LAND_JOURNAL + " (both entries: the earlier, later tick and the one that goes back)",
+         (_REPLAY + "run",)),
+    Rule("J002", E, "journal event after saved_at_tick",
+         "A journal event after `saved_at_tick`.",
+         "save-format §2 saved_at_tick; §5",
+         "J002 journal[3801].tick  journal entry at tick 302000 is after saved_at_tick 301812",
+         LAND_JOURNAL,
+         (_REPLAY + "run",)),
+    Rule("J003", E, "replaying the journal does not give the snapshot",
+         "Replaying the journal does not give the snapshot; names the first differing path of each map (facts, entities, each NPC) and both values. The Snapshot dock lists every difference.",
+         "save-format §5 (replay must give exactly the snapshot)",
+         "J003 player.knowledge.facts.contraband.ring_leader.acquired_tick  replay differs from the snapshot at acquired_tick: snapshot 234194, replay 4668",
+         LAND_SNAPSHOT + " (every difference listed; the named one selected)",
+         ("models.rules.checks:check_against_replay",)),
+    Rule("J004", E, "event names an unknown fact, entity or speaker",
+         "An event that names an unknown fact, entity or speaker.",
+         "save-format §5 (FactUpdated, DialogueLine)",
+         "J004 journal[77].event.FactUpdated.fact_id  FactUpdated names 'rumor.ghost', which the player does not know at this point",
+         LAND_JOURNAL,
+         (_REPLAY + "on_FactUpdated", _REPLAY + "on_DialogueLine")),
+    Rule("C001", E, "content YAML does not parse",
+         "A content YAML file that does not parse, or whose top level or values have the wrong kind; file:line:col.",
+         "save-format §7 Content directory",
+         "C001 monologues/harbor.yaml:12:3  monologues/harbor.yaml: does not parse: mapping values are not allowed here",
+         LAND_CONTENT,
+         (_LOAD + "load_yaml", _LOAD + "load_content", _LOAD + "_load_prompt", _LOAD + "_load_list", _LOAD + "_load_cards", _MONO + "load_pool")),
+    Rule("C002", E, "NPC profile without a name, or a file name that is not a slug",
+         "An NPC profile without a name, or a file name that is not a kebab-case slug.",
+         "save-format §7 (npcs/<slug>.yaml); §4 slug",
+         "C002 npcs/Kael.yaml:1:1  npcs/Kael.yaml: the file name 'Kael' is not a kebab-case slug",
+         LAND_CONTENT,
+         (_LOAD + "_load_npc",)),
+    Rule("C003", E, "monologue prerequisite breaks the schema",
+         "A monologue prerequisite that breaks the schema (unknown state, min_count < 1, unknown key, a list where one object is allowed).",
+         "schema §6 Monologue Prerequisite Extension; save-format §7",
+         "C003 monologues/harbor.yaml:20:7  the-last-shift_m_s_050: min_count must be a whole number of at least 1, found 0",
+         LAND_CONTENT,
+         (_MONO + "_parse_prerequisites", _MONO + "_parse_fact_prerequisite", _MONO + "_parse_interaction_prerequisite")),
+    Rule("C004", W, "prerequisite names an undefined NPC or fact category",
+         "A prerequisite naming an NPC or fact category that no content or save defines.",
+         "schema §6; save-format §7 (global/enums)",
+         "C004 monologues/harbor.yaml:8:3  harbor-nights_m_s_003: interaction target npc:kael-dava is not an NPC of the content or the save",
+         LAND_LINE + " (and the Content dock at its file:line)",
+         ("models.rules.checks:check_content",)),
+    Rule("C005", E, "two monologue lines with one id",
+         "Two monologue lines with one id.",
+         "schema §6; save-format §7 (monologue ids)",
+         "C005 monologues/night.yaml:4:3  monologue line id 'harbor-nights_m_s_001' is defined twice (first at monologues/harbor.yaml:3:3)",
+         LAND_CONTENT + " (the second definition)",
+         (_LOAD + "load_content",)),
+    Rule("M001", E, "monologue fired while its prerequisites did not hold",
+         "`MonologueFired` for a line whose prerequisites did not hold at that tick.",
+         "schema §5.4 Monologue system queries; §6",
+         "M001 journal[0].event.MonologueFired.line_id  monologue 'the-last-shift_m_s_050' fired at tick 309 but its prerequisites did not hold",
+         LAND_LINE + " with its failing prerequisites (at the tick it fired); the entry in the Journal dock",
+         (_REPLAY + "settle",)),
+    Rule("M002", E, "monologue fired for an unknown line id",
+         "`MonologueFired` for a line id no pool defines.",
+         "schema §6; save-format §5 MonologueFired",
+         "M002 journal[2252].event.MonologueFired.line_id  monologue line 'harbor-nights_m_s_999' is not defined by any pool in monologues/",
+         LAND_LINE + " (a row for the fired id, marked 'no pool defines it'); the entry in the Journal dock",
+         (_REPLAY + "on_MonologueFired",)),
+)
+
+#: code -> Rule, in catalogue order.
+RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
+
+
+def rule(code: str) -> Rule:
+    """The rule of ``code``.
+
+    Raises:
+        KeyError: for a code that is not in the catalogue (a bug, not bad input).
+    """
+    return RULES[code]

@@ -34,7 +34,8 @@ def dock_names() -> str:
 
 
 def place_docks(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
-    """Put every dock where the registry declares it, docked and visible.
+    """Put every dock where the registry declares it, docked, and visible unless it
+    starts ``hidden`` (the Explain dock shows itself when "Why?" is asked).
 
     Used when the window is built and by View › Reset layout (an already added dock is
     moved back: ``addDockWidget`` on a docked or floating dock re-docks it).
@@ -44,7 +45,7 @@ def place_docks(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
         dock.widget().setMinimumSize(*spec.min_size)
         dock.setFloating(False)
         window.addDockWidget(DOCK_AREAS[spec.area], dock)
-        dock.show()
+        dock.setVisible(not spec.hidden)
     for spec in DOCK_SPECS:
         if spec.below:
             window.splitDockWidget(docks[spec.below], docks[spec.name], Qt.Vertical)
@@ -64,7 +65,7 @@ def default_sizes(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
     """
     side, bottom = [], []
     for spec in DOCK_SPECS:
-        if spec.tab_with:
+        if spec.tab_with or spec.hidden:
             continue
         (bottom if spec.area == "bottom" else side).append(spec)
     if side:

@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         self.session.npcChanged.connect(lambda _: self._update_status())
         self.session.viewChanged.connect(self._show_view)
         self.setMinimumSize(*layout.MIN_WINDOW)
+        self.session.explainRequested.connect(self._show_explain)
         self.resize(1440, 900)
         self._layout_restored = persist and layout.restore_layout(self, self.settings)
 
@@ -186,6 +187,16 @@ class MainWindow(QMainWindow):
         layout.place_docks(self, self.docks)
         layout.default_sizes(self, self.docks)
         self._docks_sized = True
+
+    def _show_explain(self, _target) -> None:
+        """"Why?" was asked: bring the Explain dock forward (it answers the session itself)."""
+        dock = self.docks.get("explain")
+        if dock is not None:
+            if not dock.isVisible():
+                dock.show()
+                if not dock.isFloating():
+                    self.resizeDocks([dock], [max(480, self.width() // 3)], Qt.Horizontal)
+            dock.raise_()
 
     def _action(self, text: str, slot, shortcut=None, name: str | None = None) -> QAction:
         action = QAction(text, self)

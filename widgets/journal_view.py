@@ -392,6 +392,7 @@ class JournalView(QWidget):
         session.tickChanged.connect(self._on_tick)
         session.tickPreview.connect(self._on_tick)
         session.npcChanged.connect(self._on_npc)
+        session.journalIndexChanged.connect(self.select_entry)
         if session.ready:
             self._on_loaded()
 
@@ -455,6 +456,17 @@ class JournalView(QWidget):
         visible = top >= 0 and top <= row and (bottom < 0 or row <= bottom)
         if force or not visible:
             self.view.scrollTo(index, QAbstractItemView.PositionAtCenter)
+
+    def select_entry(self, journal_index) -> None:
+        """Select and show the row of one journal entry (when the filter shows it)."""
+        row = self.model.row_of(journal_index) if journal_index is not None else -1
+        if row < 0:
+            self.view.clearSelection()
+            return
+        index = self.model.index(row, 0)
+        self.view.setCurrentIndex(index)
+        self.view.selectRow(row)
+        self.view.scrollTo(index, QAbstractItemView.PositionAtCenter)
 
     # ----- view -> session -----
     def _on_double_click(self, index: QModelIndex) -> None:

@@ -17,6 +17,7 @@ from narrative_debugger.models.timeline.index import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
 from narrative_debugger.widgets.tables import fit_columns
+from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -275,6 +276,7 @@ class NpcList(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.view)
 
+        self.why_action = add_why_action(self.view, session, self.why_target)
         self.view.selectionModel().selectionChanged.connect(self._on_selection)
         session.loaded.connect(self._on_loaded)
         session.tickChanged.connect(self._on_tick)
@@ -325,6 +327,30 @@ class NpcList(QWidget):
         sid = self.proxy.mapToSource(rows[0]).data(SID_ROLE)
         if sid is not None:
             self.session.set_npc(sid)
+
+    #: The NPC value each column shows, as a ``models.explain`` target suffix.
+    WHY_COLUMNS = {
+        NpcTableModel.NAME: "score",
+        NpcTableModel.LEVEL: "level",
+        NpcTableModel.SCORE: "score",
+        NpcTableModel.STRESS: "stress",
+        NpcTableModel.WALK_AWAYS: "walk_aways",
+    }
+
+    def why_target(self) -> str | None:
+        """The target of the current cell: the NPC value of its column, or its interaction in progress."""
+        index = self.view.currentIndex()
+        if not index.isValid():
+            return None
+        row = self.proxy.mapToSource(index).row()
+        npc = self.model.npc_state(row)
+        if npc is None:
+            return None
+        if index.column() == NpcTableModel.INTERACTION:
+            state = self.session.state
+            meta = state.knowledge.active_fact_id() if state is not None else None
+            return f"fact:{meta}" if meta and meta.startswith(f"interaction.{npc.slug}_") else f"npc:{npc.slug}.walk_aways"
+        return f"npc:{npc.slug}.{self.WHY_COLUMNS.get(index.column(), 'score')}"
 
     def selected_npc(self) -> StableId | None:
         """The StableId of the selected row, or None."""

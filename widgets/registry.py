@@ -54,6 +54,7 @@ class DockSpec:
         below: the name of an earlier dock this one is stacked under, if any.
         min_size: (width, height) in pixels the dock's widget never shrinks below, so
             a resize cannot collapse it to a strip.
+        hidden: starts hidden (shown when asked for, e.g. the Explain dock on "Why?").
     """
 
     name: str
@@ -63,6 +64,7 @@ class DockSpec:
     tab_with: str | None = None
     below: str | None = None
     min_size: tuple[int, int] = (280, 120)
+    hidden: bool = False
 
     def create(self, session):
         return _load(self.factory)(session)
@@ -84,6 +86,7 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs", min_size=(300, 150)),
     DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView", min_size=(420, 110)),
     DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", tab_with="findings", min_size=(420, 110)),
+    DockSpec("explain", "Explain", "right", _W + "explain_view:ExplainView", min_size=(360, 200), hidden=True),
 )
 
 #: View names, in tab order.

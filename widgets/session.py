@@ -32,6 +32,9 @@ class Session(QObject):
         npcChanged(object): the selected NPC's StableId, or None.
         factChanged(object): the selected FactId, or None.
         viewChanged(str): the view asked for (knowledge, interactions, timelines, prompt).
+        journalIndexChanged(object): the journal entry selected (its index), or None.
+        explainRequested(object): "Why?" was asked of a target (``models.explain`` form,
+            e.g. ``npc:kael-davan.score``); the Explain dock answers it.
     """
 
     loaded = Signal()
@@ -40,6 +43,8 @@ class Session(QObject):
     npcChanged = Signal(object)
     factChanged = Signal(object)
     viewChanged = Signal(str)
+    journalIndexChanged = Signal(object)
+    explainRequested = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -49,6 +54,8 @@ class Session(QObject):
         self.npc: int | None = None
         self.fact: str | None = None
         self.view = "knowledge"
+        self.journal_index: int | None = None
+        self.explain_target: str | None = None
         self._state: StateAtTick | None = None
         self._event_ticks: dict[str, list[int]] = {}
         self._all_event_ticks: list[int] = []
@@ -73,6 +80,7 @@ class Session(QObject):
         npcs = list(playthrough.save.npcs)
         self.npc = npc if npc in playthrough.save.npcs else (npcs[0] if npcs else None)
         self.fact = None
+        self.journal_index = None
         self.loaded.emit()
         self.npcChanged.emit(self.npc)
         self.tickChanged.emit(self.tick)
@@ -172,6 +180,28 @@ class Session(QObject):
             return
         self.fact = fact_id
         self.factChanged.emit(fact_id)
+
+    def set_journal_index(self, index: int | None) -> None:
+        """Select one journal entry by its index (the Journal marks its row)."""
+        self.journal_index = index
+        self.journalIndexChanged.emit(index)
+
+    def select_entry(self, index: int) -> None:
+        """Go to one journal entry: its tick, the NPC it concerns, and its own journal row."""
+        if not self.ready or not 0 <= index < len(self.playthrough.index.ticks):
+            return
+        npc = self.playthrough.save.npc_of_entry(index)
+        if npc is not None:
+            self.set_npc(npc)
+        self.set_tick(self.playthrough.index.ticks[index])
+        self.set_journal_index(index)
+
+    def explain(self, target: str | None) -> None:
+        """Ask "Why?" of ``target`` (see ``models.explain``); None does nothing."""
+        if not target:
+            return
+        self.explain_target = target
+        self.explainRequested.emit(target)
 
     def set_view(self, view: str) -> None:
         """Bring a view to the front (knowledge, interactions, timelines, prompt)."""

@@ -1,0 +1,83 @@
+"""The Explain dock (issue 11): "Why?" on a value opens it with the chain from the
+models, selecting a step moves the tick and selects the journal row, and it follows the tick."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.models.explain import explain
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_saves"
+
+
+@pytest.fixture()
+def window(qtbot, monkeypatch, isolated_settings):
+    for name in ("warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1500, 950)
+    w.show()
+    w.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    assert w.session.ready
+    return w
+
+
+def _answer(qtbot, view, target, tick):
+    qtbot.waitUntil(lambda: view.explanation is not None and view.explanation.target == target and view.explanation.tick == tick, timeout=20000)
+    return view.explanation
+
+
+def test_why_on_a_score_cell_opens_the_dock_with_the_chain_and_a_step_moves_the_tick(qtbot, window):
+    s = window.session
+    dock = window.docks["explain"]
+    assert dock.objectName() == "dock-explain" and not dock.isVisible()
+    npcs = window.panels["npcs"][0]
+    kael = s.npc_by_slug("kael-davan")
+    row = npcs.proxy.mapFromSource(npcs.model.index(npcs.model.row_of(kael), npcs.model.SCORE)).row()
+    npcs.view.setCurrentIndex(npcs.proxy.index(row, npcs.model.SCORE))
+    npcs.view.setFocus()
+    assert npcs.why_target() == "npc:kael-davan.score"
+    npcs.why_action.trigger()
+    view = window.panels["explain"][0]
+    exp = _answer(qtbot, view, "npc:kael-davan.score", s.tick)
+    assert dock.isVisible()
+    expected = explain(s.playthrough, "npc:kael-davan.score", s.tick)
+    assert [st.journal_index for st in exp.steps] == [st.journal_index for st in expected.steps]
+    assert view.summary.text() == expected.summary
+    assert view.chart.bars is not None and view.chart.isVisible()
+    # the rows are the steps (a folded row first)
+    offset = 1 if exp.folded else 0
+    assert view.model.rowCount() == len(exp.steps) + offset
+    # selecting a step moves the tick there and selects its journal row
+    step = exp.steps[2]
+    view.table.selectRow(2 + offset)
+    assert s.tick == step.tick and s.journal_index == step.journal_index and s.npc == kael
+    journal = window.panels["journal"][0]
+    rows = journal.view.selectionModel().selectedRows()
+    assert rows and journal.model.journal_index(rows[0].row()) == step.journal_index
+    # the dock follows the tick: the same target explained again at the new tick
+    again = _answer(qtbot, view, "npc:kael-davan.score", step.tick)
+    assert again.steps[-1].journal_index == step.journal_index
+    assert view.model.row_of(step.journal_index) >= 0
+
+
+def test_f1_on_the_stress_cell_and_an_unknown_target(qtbot, window):
+    s = window.session
+    npcs = window.panels["npcs"][0]
+    kael = s.npc_by_slug("kael-davan")
+    row = npcs.proxy.mapFromSource(npcs.model.index(npcs.model.row_of(kael), 0)).row()
+    npcs.view.setCurrentIndex(npcs.proxy.index(row, npcs.model.STRESS))
+    npcs.view.setFocus()
+    qtbot.keyClick(npcs.view, Qt.Key_F1)
+    view = window.panels["explain"][0]
+    exp = _answer(qtbot, view, "npc:kael-davan.stress", s.tick)
+    assert exp.value == 78 and "over its threshold 30" in view.summary.text()
+    s.explain("line:nope")
+    qtbot.waitUntil(lambda: view.explanation is None and "cannot explain" in view.title.text(), timeout=20000)
+    assert "no monologue line 'nope'" in view.summary.text()

@@ -73,7 +73,7 @@ def test_reset_layout_restores_the_default_arrangement(make_window):
     settle()
     w.findChild(type(w.grid_action), "action-reset-layout").trigger()
     settle()
-    areas = {"left": Qt.LeftDockWidgetArea, "bottom": Qt.BottomDockWidgetArea}
+    areas = layout.DOCK_AREAS
     for spec in DOCKS:
         dock = w.docks[spec.name]
         assert not dock.isFloating() and w.dockWidgetArea(dock) == areas[spec.area], spec.name

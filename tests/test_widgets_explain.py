@@ -81,3 +81,38 @@ def test_f1_on_the_stress_cell_and_an_unknown_target(qtbot, window):
     s.explain("line:nope")
     qtbot.waitUntil(lambda: view.explanation is None and "cannot explain" in view.title.text(), timeout=20000)
     assert "no monologue line 'nope'" in view.summary.text()
+
+
+def test_why_from_each_view_names_its_target(qtbot, window):
+    s = window.session
+    s.set_npc(s.npc_by_slug("kael-davan"))
+    mono = window.panels["monologues"][0]
+    row = next(k for k, r in enumerate(mono.model.rows) if r.line_id == "the-last-shift_m_s_050")
+    mono.view.setCurrentIndex(mono.model.index(row, 1))
+    assert mono.why_target() == "line:the-last-shift_m_s_050"
+    heading = next(k for k, r in enumerate(mono.model.rows) if r.kind == "heading")
+    mono.view.setCurrentIndex(mono.model.index(heading, 0))
+    assert mono.why_target() is None
+    knowledge = window.views["knowledge"]
+    knowledge.table.setCurrentIndex(knowledge.table.model().index(0, 0))
+    assert knowledge.why_target() == f"fact:{s.fact}"
+    inter = window.views["interactions"]
+    inter.refresh()
+    if inter.model.rowCount():
+        inter.table.setCurrentIndex(inter.model.index(0, 0))
+        assert inter.why_target() == f"fact:{inter.model.fact_id(0)}"
+    timelines = window.views["timelines"]
+    assert timelines.why_target() == "npc:kael-davan.score" and timelines.why_target("stress") == "npc:kael-davan.stress"
+    prompt = window.views["prompt"]
+    qtbot.waitUntil(lambda: prompt.current_preview is not None and prompt.current_preview.npc == "kael-davan", timeout=30000)
+    assert prompt.history_why_target() == "history:kael-davan"
+    if prompt.card_model.rowCount():
+        prompt.card_table.setCurrentIndex(prompt.card_model.index(0, 0))
+        card = prompt.card_model.card_at(0)
+        assert prompt.card_why_target() == f"card:kael-davan/{card.id}"
+    # the monologue answer carries the clauses and the nearest miss
+    mono.view.setCurrentIndex(mono.model.index(row, 1))
+    mono.why_action.trigger()
+    view = window.panels["explain"][0]
+    exp = _answer(qtbot, view, "line:the-last-shift_m_s_050", s.tick)
+    assert exp.extra["eligible"] and len(exp.extra["clauses"]) == 2 and not view.chart.isVisible()

@@ -20,6 +20,7 @@ from narrative_debugger.models.domain.types import FactId, InteractionMetadata, 
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
 from narrative_debugger.widgets.tables import ElideDelegate, fit_columns
+from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -325,6 +326,9 @@ class InteractionView(QWidget):
 
         self.npc_choice.currentIndexChanged.connect(self._npc_chosen)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
+        self.why_action = add_why_action(self.table, session, self.why_target)
+        # The diagram's nodes and edges are the moves of the selected interaction.
+        self.diagram_why_action = add_why_action(self.diagram, session, lambda: f"fact:{session.fact}" if session.fact and session.fact.startswith("interaction.") else None)
         session.loaded.connect(self._on_loaded)
         session.tickChanged.connect(self._maybe_refresh)
         session.npcChanged.connect(self._maybe_refresh)
@@ -487,6 +491,11 @@ class InteractionView(QWidget):
                 self.table.scrollTo(self.model.index(row, 0))
         finally:
             self._syncing = False
+
+    def why_target(self) -> str | None:
+        """``fact:FACT_ID`` of the current row: its path through the state machine (schema §3.2)."""
+        current = self.table.currentIndex()
+        return f"fact:{self.model.fact_id(current.row())}" if current.isValid() else None
 
     def _row_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not self._syncing and current.isValid():

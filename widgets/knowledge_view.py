@@ -16,6 +16,7 @@ from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, 
 from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
 from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
+from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -141,6 +142,7 @@ class KnowledgeView(QWidget):
             signal.connect(self._update_count)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.tabs.currentChanged.connect(self._tab_shown)
+        self.why_action = add_why_action(self.table, session, self.why_target)
 
         session.loaded.connect(self._on_loaded)
         session.tickChanged.connect(self._on_tick)
@@ -300,6 +302,11 @@ class KnowledgeView(QWidget):
                 self.table.selectionModel().setCurrentIndex(QModelIndex(), QItemSelectionModel.NoUpdate)
         finally:
             self._syncing = False
+
+    def why_target(self) -> str | None:
+        """``fact:FACT_ID`` of the current row: its confidence, state, source and acquired tick."""
+        current = self.table.currentIndex()
+        return f"fact:{self.model.fact_id(self._source_row(current))}" if current.isValid() else None
 
     def _row_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if self._syncing or not current.isValid():

@@ -18,6 +18,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.index import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table
+from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
@@ -258,10 +259,17 @@ class MonologueView(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.view)
 
+        self.why_action = add_why_action(self.view, session, self.why_target)
         session.loaded.connect(self.refresh)
         session.tickChanged.connect(self.refresh)
         session.npcChanged.connect(self.refresh)
         self.refresh()
+
+    def why_target(self) -> str | None:
+        """``line:LINE_ID`` of the current row (why it can or cannot fire), or None on a heading."""
+        row = self.view.currentIndex().row()
+        r = self.model.rows[row] if 0 <= row < len(self.model.rows) else None
+        return f"line:{r.line_id}" if r is not None and r.line_id and r.line is not None else None
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

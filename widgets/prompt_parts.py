@@ -153,6 +153,10 @@ class CardTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._cards = []
 
+    def card_at(self, row: int):
+        """The ``CardRecord`` of ``row``, or None."""
+        return self._cards[row] if 0 <= row < len(self._cards) else None
+
     def set_cards(self, cards) -> None:
         """Show these ``CardRecord``s."""
         self.beginResetModel()

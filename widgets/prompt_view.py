@@ -29,6 +29,7 @@ from narrative_debugger.widgets.prompt_parts import (
     section_tint,
 )
 from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
@@ -197,11 +198,25 @@ class PromptView(QWidget):
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([610, 490])
 
+        self.card_why_action = add_why_action(self.card_table, self.session, self.card_why_target)
+        for widget in (self.budget_bar, self.budget_label, self.history_label):
+            add_why_action(widget, self.session, self.history_why_target)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.budget_bar)
         layout.addWidget(self.budget_label)
         layout.addWidget(splitter, 1)
+
+    def card_why_target(self) -> str | None:
+        """``card:SLUG/CARD_ID`` of the current card row: matched key, included or dropped, budget arithmetic."""
+        card = self.card_model.card_at(self.card_table.currentIndex().row())
+        p = self.current_preview
+        return f"card:{p.npc}/{card.id}" if card is not None and p is not None else None
+
+    def history_why_target(self) -> str | None:
+        """``history:SLUG``: the lines that fit, the first left out, and the budget from each reserved section."""
+        p = self.current_preview
+        return f"history:{p.npc}" if p is not None else None
 
     @staticmethod
     def _table(model) -> QTableView:

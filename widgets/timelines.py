@@ -30,6 +30,7 @@ import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
 from narrative_debugger.widgets.tickbar import KIND_STYLE
+from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
@@ -368,6 +369,11 @@ class TimelinesView(QWidget):
         for line in self.cursors:
             line.sigPositionChangeFinished.connect(self._on_cursor_released)
 
+        self._why_plot = "score"
+        self.why_action = add_why_action(self, session, self.why_target)
+        for plot, value in ((self.score_plot, "score"), (self.stress_plot, "stress")):
+            if plot.vb.menu is not None:  # pyqtgraph's own menu, when enabled, gains the entry too
+                plot.vb.menu.addAction(f"Why? ({value} at the cursor)", lambda v=value: session.explain(self.why_target(v)))
         session.loaded.connect(self._on_loaded)
         session.tickPreview.connect(self._on_tick)  # cheap: two lines and a few bisections
         session.tickChanged.connect(self._on_tick)
@@ -564,6 +570,12 @@ class TimelinesView(QWidget):
                 other.setValue(self.x_of(tick))
         self.session.set_tick(tick, live=True)
 
+    def why_target(self, value: str | None = None) -> str | None:
+        """``npc:SLUG.score`` or ``.stress`` of the selected NPC (the plot last under the mouse)."""
+        s = self.session
+        npc = s.playthrough.save.npcs.get(s.npc) if s.ready and s.npc is not None else None
+        return f"npc:{npc.slug}.{value or self._why_plot}" if npc is not None else None
+
     def _on_curve_clicked(self, item, _event) -> None:
         for sid, curve in self.curves.items():
             if curve is item:
@@ -605,6 +617,7 @@ class TimelinesView(QWidget):
         for plot in (self.score_plot, self.stress_plot):
             if plot.sceneBoundingRect().contains(pos) and plot.vb.sceneBoundingRect().contains(pos):
                 point = plot.vb.mapSceneToView(pos)
+                self._why_plot = "score" if plot is self.score_plot else "stress"
                 tick = self.tick_of(point.x())
                 npc = self._nearest_npc(tick, point.y(), plot) if plot is self.score_plot else self.session.npc
                 self._show_values(tick, npc, hover=True)

@@ -134,29 +134,54 @@ def explain_line(play: Playthrough, line_id: str, tick: int, limit: int, target:
         elif not holds:
             doc["last_held_tick"] = None
         clause_docs.append(doc)
+    firings = _firings(index, line_id)
+    count = bisect_right(firings, position - 1, key=lambda r: r[0])
     fired = []
-    for i, ftick, fid in state.monologues_fired():
-        if fid != line_id:
-            continue
-        held = evaluate(line, index.at(ftick).knowledge)
-        fired.append({"journal_index": i, "tick": ftick, "held": held.eligible, "failing": list(held.failing)})
-        detail = "its prerequisites held at that tick" if held.eligible else "its prerequisites did NOT hold at that tick (M001): " + "; ".join(held.failing)
-        steps.append(Step(i, ftick, "MonologueFired", RULE_FIRED, None, "fired", detail))
+    unheld = 0
+    first_unheld = None
+    for i, ftick in firings[:count]:
+        # M001 is judged at the end of the firing tick: every clause must hold there.
+        at = index.position_for_tick(ftick)
+        held = all(clause.at(at)[0] for clause in clauses)
+        if not held:
+            unheld += 1
+            if first_unheld is None:
+                first_unheld = (i, ftick)
+        steps.append(Step(i, ftick, "MonologueFired", RULE_FIRED, None, "fired", "its prerequisites held at that tick" if held else "M001"))
     steps.sort(key=lambda s: s.journal_index)
     shown, folded = fold_list(steps, limit, None)
+    for k, step in enumerate(shown):
+        if step.rule == RULE_FIRED and step.detail == "M001":
+            failing = evaluate(line, index.at(step.tick).knowledge).failing
+            shown[k] = Step(step.journal_index, step.tick, step.event, step.rule, None, "fired", "its prerequisites did NOT hold at that tick (M001): " + "; ".join(failing))
+    listed = {(i, t) for i, t in firings[max(0, count - max(1, limit)) : count]} | ({first_unheld} if first_unheld else set())
+    for i, ftick in sorted(listed):
+        held = evaluate(line, index.at(ftick).knowledge)
+        fired.append({"journal_index": i, "tick": ftick, "held": held.eligible, "failing": list(held.failing)})
     miss = None
     if not result.eligible:
         best = _nearest_miss(index, clauses, position, tick)
         if best is not None:
             miss_tick, _ = best
             miss = {"tick": miss_tick, "failing": list(evaluate(line, index.at(miss_tick).knowledge).failing)}
-    summary = _summary(line_id, tick, result, clause_docs, miss, fired)
+    summary = _summary(line_id, tick, result, clause_docs, miss, count, unheld, first_unheld)
     exp = Explanation(target, tick, "eligible" if result.eligible else "not eligible", summary, shown, folded, False, index.npc_for_slug(line.interaction.target_slug) if line.interaction else None)
-    exp.extra.update({"eligible": result.eligible, "clauses": clause_docs, "nearest_miss": miss, "fired": fired})
+    exp.extra.update({"eligible": result.eligible, "clauses": clause_docs, "nearest_miss": miss, "fired": fired, "fired_count": count, "fired_unheld": unheld})
     return exp
 
 
-def _summary(line_id, tick, result, clauses, miss, fired) -> str:
+def _firings(index: TimelineIndex, line_id: str) -> list[tuple[int, int]]:
+    """(journal index, tick) of every MonologueFired of ``line_id``, cached on the index."""
+    by_line = index.derived.get("fired-by-line")
+    if by_line is None:
+        by_line = {}
+        for i, ftick, fid in index.monologues_fired:
+            by_line.setdefault(fid, []).append((i, ftick))
+        index.derived["fired-by-line"] = by_line
+    return by_line.get(line_id, [])
+
+
+def _summary(line_id, tick, result, clauses, miss, count, unheld, first_unheld) -> str:
     if not clauses:
         text = f"{line_id} has no prerequisites: it can fire at any tick"
     elif result.eligible:
@@ -180,7 +205,6 @@ def _summary(line_id, tick, result, clauses, miss, fired) -> str:
                 text += f". Closest at tick {miss['tick']}, where {len(miss['failing'])} of {len(clauses)} failed: " + "; ".join(miss["failing"])
             else:
                 text += f". It could have fired at tick {miss['tick']}, when every prerequisite held"
-    if fired:
-        bad = [f for f in fired if not f["held"]]
-        text += f"; fired {len(fired)} time(s)" + (f", {len(bad)} of them when its prerequisites did not hold (M001, first at tick {bad[0]['tick']})" if bad else ", each time with its prerequisites holding")
+    if count:
+        text += f"; fired {count} time(s)" + (f", {unheld} of them when its prerequisites did not hold (M001, first at tick {first_unheld[1]})" if unheld else ", each time with its prerequisites holding")
     return text + "."

@@ -64,14 +64,14 @@ def record_interaction(
     """
     n = rel.total_interactions + 1
     score = score_after if score_after is not None else clamp_score(rel.score + score_delta(sentiment, message_length, conversation_turns))
-    return replace(
-        rel,
+    return Relationship(
         score=score,
         total_interactions=n,
         positive_interactions=rel.positive_interactions + (sentiment > SENTIMENT_BAND),
         negative_interactions=rel.negative_interactions + (sentiment < -SENTIMENT_BAND),
         avg_message_length=(rel.avg_message_length * (n - 1) + message_length) / n,
         conversation_depth_avg=(rel.conversation_depth_avg * (n - 1) + conversation_turns) / n,
+        shared_references=rel.shared_references,
         first_interaction_tick=rel.first_interaction_tick if rel.first_interaction_tick is not None else tick,
         last_interaction_tick=tick,
     )

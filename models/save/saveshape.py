@@ -184,14 +184,80 @@ EVENT_FIELDS: dict[str, tuple] = {
 }
 
 
+# ----- the clean-entry fast path of parse_journal -----
+_TYPE_TESTS = {
+    is_u64: "(type({v}) is int and 0 <= {v} <= %d)" % U64_MAX,
+    is_u32: "(type({v}) is int and 0 <= {v} <= %d)" % U32_MAX,
+    is_int: "type({v}) is int",
+    is_num: "(type({v}) is float or type({v}) is int)",
+    is_str: "type({v}) is str",
+    is_bool: "type({v}) is bool",
+    is_str_list: "(type({v}) is list and all(type(s) is str for s in {v}))",
+}
+
+
+def _clean_entry_check(variant: str, spec: tuple):
+    """A function ``check(fields) -> bool`` for one variant, generated from its
+    ``EVENT_FIELDS`` spec: True when every field is present with the right type and
+    every enum field names a variant; it then replaces enum names by members, exactly
+    as the checked path does. False leaves ``fields`` untouched (the checked path then
+    reports what is wrong). One generated function an entry instead of a call a field."""
+    lines = ["def check(f, M=M):"]
+    env: dict = {"M": _MISSING}
+    converted = []
+    for k, (name, check, optional) in enumerate(spec):
+        v = f"v{k}"
+        lines.append(f"    {v} = f.get({name!r}, M)")
+        if isinstance(check, tuple):
+            test = _TYPE_TESTS[check[0]].format(v=v)
+            if variant == "DialogueLine" and name == "text":
+                test += f" and len({v}) <= {MAX_TEXT_CHARS}"
+            lines.append(f"    if not ({test}): return False")
+        else:
+            env[f"E{k}"] = dict(check.__members__)
+            member = f"E{k}.get({v}) if type({v}) is str else None"
+            if optional:
+                lines.append(f"    if {v} is not None:")
+                lines.append(f"        {v} = {member}")
+                lines.append(f"        if {v} is None: return False")
+            else:
+                lines.append(f"    {v} = {member}")
+                lines.append(f"    if {v} is None: return False")
+            converted.append((name, v, optional))
+    for name, v, optional in converted:
+        lines.append(f"    f[{name!r}] = {v}" if not optional else f"    if {v} is not None: f[{name!r}] = {v}")
+    lines.append("    return True")
+    exec("\n".join(lines), env)  # noqa: S102 - code built from EVENT_FIELDS only
+    return env["check"]
+
+
 def parse_journal(value, shape: Shape) -> Journal:
+    """Check every journal entry against save-format §5 (F002 at its JSON path).
+
+    Returns:
+        The Journal: per entry its tick (None if invalid), variant name (None when the
+        entry failed its check) and fields with enum names replaced by members.
+    """
     journal = Journal()
     if type(value) is not list:
         shape.bad("journal", f"expected a list, found {kind_name(value)}")
         return journal
     ticks, kinds, datas = journal.ticks, journal.kinds, journal.data
     bad = shape.bad
+    clean = CLEAN_ENTRY_CHECKS
     for i, entry in enumerate(value):
+        # A clean entry costs one generated check; anything else takes the checked path.
+        if type(entry) is dict and len(entry) == 2:
+            tick = entry.get("tick")
+            event = entry.get("event")
+            if type(tick) is int and 0 <= tick <= U64_MAX and type(event) is dict and len(event) == 1:
+                ((variant, fields),) = event.items()
+                check = clean.get(variant)
+                if check is not None and type(fields) is dict and check(fields):
+                    ticks.append(tick)
+                    kinds.append(variant)
+                    datas.append(fields)
+                    continue
         kind = None
         data = None
         tick = None
@@ -247,6 +313,9 @@ def parse_journal(value, shape: Shape) -> Journal:
 
 _MISSING = object()
 
+#: variant -> its generated clean-entry check (see ``_clean_entry_check``).
+CLEAN_ENTRY_CHECKS = {}
+
 
 #: Longest text kept from a name-like field and from a prose field; a longer one is
 #: cut (F002) so a hostile save cannot stall the prompt preview or the views.
@@ -259,3 +328,6 @@ def bounded(shape: Shape, value: str, path: str, limit: int) -> str:
         shape.bad(path, f"{len(value):,} characters is not a plausible value; only the first {limit:,} are used")
         return value[:limit]
     return value
+
+
+CLEAN_ENTRY_CHECKS.update({variant: _clean_entry_check(variant, spec) for variant, spec in EVENT_FIELDS.items()})

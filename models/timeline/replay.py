@@ -13,7 +13,7 @@ what the game did; entries naming unknown things are skipped.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from narrative_debugger.models.content.loader import Content
 from narrative_debugger.models.content.monologue import evaluate
@@ -74,6 +74,19 @@ def initial_npc(snapshot: NpcState) -> NpcState:
         interaction_tolerance=snapshot.interaction_tolerance,
         relationship=Relationship(),
         walk_aways=0,
+    )
+
+
+def _npc_with(npc: NpcState, *, tolerance=None, relationship=None, walk_aways=None) -> NpcState:
+    """``npc`` with the given parts changed (a constructor call; ``dataclasses.replace``
+    costs several times more and ran for most of a million entries)."""
+    return NpcState(
+        npc.stable_id,
+        npc.slug,
+        npc.tolerance if tolerance is None else tolerance,
+        npc.interaction_tolerance,
+        npc.relationship if relationship is None else relationship,
+        npc.walk_aways if walk_aways is None else walk_aways,
     )
 
 
@@ -147,7 +160,7 @@ class _Replayer:
             elif current is not None and tick < current:
                 self.add("J001", f"journal tick {tick} comes after tick {current}: ticks never decrease", f"journal[{i}].tick", tick, i=i, previous_journal_index=current_index)
             if current is None or tick > current:
-                if current is not None:
+                if self.due or self.monologue_due:
                     self.settle()
                 current = tick
                 current_index = i
@@ -243,16 +256,27 @@ class _Replayer:
             return None
         return npc, fact_id, self.kg.facts[fact_id]
 
-    def _end(self, i, npc, fact_id, fact, state: InteractionState, **changes):
-        meta = replace(fact.interaction, interaction_state=state, **changes)
+    def _end(self, i, npc, fact_id, fact, state: InteractionState, topics=None, confrontation=None):
+        old = fact.interaction
+        ended = old.ended_tick
         confidence = fact.confidence
         if not state.in_progress:
-            meta = replace(meta, ended_tick=self.tick)
+            ended = self.tick
             confidence = KnowledgeConfidence.KnowsDetails
             del self.in_progress[npc.stable_id]
             if self.index.active.values[-1] == fact_id:
                 self.index.active.set(i + 1, next(iter(self.in_progress.values()), None))
-        self.set_fact(i + 1, fact_id, replace(fact, confidence=confidence, metadata=FactMetadata(meta)))
+        meta = InteractionMetadata(
+            old.target_entity,
+            state,
+            old.started_tick,
+            ended,
+            old.topics if topics is None else topics,
+            old.confrontation if confrontation is None else confrontation,
+            old.player_initiated,
+            old.location,
+        )
+        self.set_fact(i + 1, fact_id, FactKnowledge(confidence, fact.source, fact.state, fact.acquired_tick, FactMetadata(meta)))
         return meta
 
     def on_InteractionConfrontation(self, i, d, where):
@@ -284,7 +308,7 @@ class _Replayer:
         npc, fact_id, fact = cur
         self.move(i, npc, fact_id, fact.interaction.interaction_state, state, where)
         self._end(i, npc, fact_id, fact, state)
-        npc = replace(npc, walk_aways=npc.walk_aways + 1)
+        npc = _npc_with(npc, walk_aways=npc.walk_aways + 1)
         self.set_npc(i + 1, npc)
         self.due.append(_WalkAwayDue(npc.stable_id, self.tick, i, npc.walk_aways))
 
@@ -318,7 +342,7 @@ class _Replayer:
             wanted = KnowledgeConfidence.Direct if meta.interaction_state.in_progress else KnowledgeConfidence.KnowsDetails
             if confidence != wanted:
                 self.add("I008", f"{fact_id} ({meta.interaction_state.name}) set to {confidence.name}; it must stay {wanted.name}", where + ".confidence", i=i, npc=self.npcs.get(meta.target_entity), fact_id=fact_id, values=(("set to", confidence.name), ("required", wanted.name)))
-        self.set_fact(i + 1, fact_id, replace(fact, confidence=confidence, state=state))
+        self.set_fact(i + 1, fact_id, FactKnowledge(confidence, fact.source, state, fact.acquired_tick, fact.metadata))
 
     def on_EntityObserved(self, i, d, where):
         value = EntityKnowledge(d["confidence"], d["source"], KnowledgeState.Active, d["relationship"], self.tick)
@@ -351,7 +375,7 @@ class _Replayer:
             conversation_turns=d["conversation_turns"],
             score_after=float(d["score_after"]),
         )
-        self.set_npc(i + 1, replace(npc, relationship=rel))
+        self.set_npc(i + 1, _npc_with(npc, relationship=rel))
 
     def _check_score(self, i, npc, raw, after, how, where):
         if not math.isfinite(after) or not 0.0 <= after <= 100.0:
@@ -389,7 +413,7 @@ class _Replayer:
             self.add("T004", f"{npc.slug}: penalty {d['penalty']:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty", i=i, npc=npc)
         rel = npc.relationship
         self._check_score(i, npc, max(0.0, rel.score - d["penalty"]), d["score_after"], f"{rel.score:g} − {d['penalty']:g}", where)
-        self.set_npc(i + 1, replace(npc, relationship=apply_penalty(rel, d["penalty"], float(d["score_after"]))))
+        self.set_npc(i + 1, _npc_with(npc, relationship=apply_penalty(rel, d["penalty"], float(d["score_after"]))))
 
     def on_StressChanged(self, i, d, where):
         npc = self.target_npc(i, d["target"], where + ".target")
@@ -409,7 +433,7 @@ class _Replayer:
                 due.stress_seen = True
                 if d["delta"] != tol.walk_away_stress_delta:
                     self.add("T003", f"{npc.slug}: walk-away stress delta {d['delta']} is not walk_away_stress_delta {tol.walk_away_stress_delta}", where + ".delta", i=i, npc=npc)
-        self.set_npc(i + 1, replace(npc, tolerance=replace(npc.tolerance, current_stress=after)))
+        self.set_npc(i + 1, _npc_with(npc, tolerance=ToleranceThreshold(after, npc.tolerance.threshold)))
 
     def on_SharedReferenceAdded(self, i, d, where):
         npc = self.target_npc(i, d["target"], where + ".target")
@@ -419,7 +443,7 @@ class _Replayer:
             self.add("F002", f"shared reference kind {d['kind']!r} is not one of jokes, nicknames, memories", where + ".kind", i=i, npc=npc)
             return
         rel = add_shared_reference(npc.relationship, d["kind"], d["content"])
-        self.set_npc(i + 1, replace(npc, relationship=rel))
+        self.set_npc(i + 1, _npc_with(npc, relationship=rel))
 
     # ----- story -----
     def on_DialogueLine(self, i, d, where):

@@ -17,6 +17,7 @@ from narrative_debugger.app import layout
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_label, plain_tip
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from narrative_debugger.widgets.registry import VIEWS as VIEW_SPECS
@@ -215,6 +216,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self._action("&Open save…", self.choose_save, QKeySequence.Open, "action-open"))
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.setObjectName("menu-recent")
+        self.recent_menu.aboutToShow.connect(self._refresh_recent)  # files may have gone since
         file_menu.addAction(self._action("Open &report…", lambda: report.choose_and_open_report(self), "Ctrl+Shift+O", "action-open-report"))
         file_menu.addAction(self._action("Re&load", self.reload, QKeySequence.Refresh, "action-reload"))
         file_menu.addSeparator()
@@ -240,10 +242,14 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
 
     def _build_status(self) -> None:
-        self.status_save = QLabel("no save")
-        self.status_tick = QLabel("")
-        self.status_findings = QLabel("")
-        for label in (self.status_save, self.status_tick, self.status_findings):
+        # The save's name is data (plain text) and the first to give way: elided in the
+        # middle with the whole path as tooltip, never cut off.
+        self.status_save = ElidedLabel("no save")
+        self.status_save.setObjectName("statusSave")
+        self.status_tick = plain_label("")
+        self.status_findings = plain_label("")
+        self.statusBar().addPermanentWidget(self.status_save)
+        for label in (self.status_tick, self.status_findings):
             self.statusBar().addPermanentWidget(label)
 
     # ----- opening -----
@@ -298,7 +304,7 @@ class MainWindow(QMainWindow):
 
     def _on_failed(self, message: str) -> None:
         self._close_progress()
-        QMessageBox.critical(self, "Could not open the save", f"An unexpected error stopped the load:\n{message}")
+        QMessageBox.critical(self, "Could not open the save", plain_tip(f"An unexpected error stopped the load:\n{message}"))
 
     def _on_loaded(self, play: Playthrough, context: dict) -> None:
         self._close_progress()
@@ -308,7 +314,7 @@ class MainWindow(QMainWindow):
             if context.get("reload"):
                 self.statusBar().showMessage(f"{path.name} changed on disk but cannot be read now; keeping the last good state.", 10000)
                 return
-            QMessageBox.warning(self, "Cannot read this save", f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing.")
+            QMessageBox.warning(self, "Cannot read this save", plain_tip(f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing."))
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
@@ -322,7 +328,7 @@ class MainWindow(QMainWindow):
         if not context.get("reload"):
             self._remember(path)
             if errors:
-                self.statusBar().showMessage(f"Opened {path.name} with {errors} error finding(s): see the Findings panel.", 10000)
+                self.statusBar().showMessage(f"Opened {path.name} with {counted(errors, 'error finding')}: see the Findings panel.", 10000)
                 self.docks["findings"].show()
                 self.docks["findings"].raise_()
         else:
@@ -377,10 +383,15 @@ class MainWindow(QMainWindow):
         return [str(v) for v in (value or [])]
 
     def _refresh_recent(self) -> None:
+        """Rebuild File › Open recent from the files that still exist; gone ones are forgotten."""
         self.recent_menu.clear()
-        recent = self._recent()
+        known = self._recent()
+        recent = [p for p in known if Path(p).is_file()]
+        if recent != known:
+            self.settings.setValue("recent_files", recent)
         for path in recent:
-            action = self.recent_menu.addAction(path)
+            action = self.recent_menu.addAction(path.replace("&", "&&"))  # a path, not a mnemonic
+            action.setData(path)
             action.triggered.connect(lambda _=False, p=path: self.open_save(Path(p)))
         self.recent_menu.setEnabled(bool(recent))
 
@@ -448,11 +459,11 @@ class MainWindow(QMainWindow):
         if play is None:
             return
         tick = self.session.tick if not isinstance(tick, int) else tick
-        self.status_save.setText(play.save.label)
+        self.status_save.setText(play.save.label, str(self.save_path) if self.save_path else None)
         self.status_tick.setText(f"tick {tick} / {self.session.last_tick}  ·  {play.save.game_time(tick)}")
         errors = sum(f.severity is Severity.ERROR for f in play.findings)
         warnings = len(play.findings) - errors
-        self.status_findings.setText(f"{errors} errors, {warnings} warnings")
+        self.status_findings.setText(f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")
 
     def _about(self) -> None:
         QMessageBox.about(self, "Narrative debugger", "Steps through Settled Reach saves: knowledge, interactions, relationships and NPC prompts.")

@@ -17,6 +17,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 
 from narrative_debugger.models.domain.types import FactId, FactKnowledge, KnowledgeConfidence, KnowledgeState
+from narrative_debugger.widgets.plain_text import esc
 from narrative_debugger.widgets.state_colors import (
     CHANGED_BACKGROUND,
     INTERACTION_COLORS,
@@ -208,17 +209,17 @@ class FactTableModel(QAbstractTableModel):
 
     def _tooltip(self, fact_id: FactId) -> str:
         fact = self._fact_by_id(fact_id)
-        lines = [f"<b>{fact_id}</b>",
+        lines = [f"<b>{esc(fact_id)}</b>",
                  f"{confidence_label(fact.confidence)} · {source_label(fact.source)} · {state_label(fact.state)}",
                  f"learned at tick {fact.acquired_tick}"]
         meta = fact.interaction
         if meta is not None:
             who = self._names.get(meta.target_entity, str(meta.target_entity))
             ended = "still in progress" if meta.ended_tick is None else f"ended at tick {meta.ended_tick}"
-            lines.append(f"with {who} at {meta.location}: {state_label(meta.interaction_state)}, "
+            lines.append(f"with {esc(who)} at {esc(meta.location)}: {state_label(meta.interaction_state)}, "
                          f"started at tick {meta.started_tick}, {ended}")
             if meta.topics:
-                lines.append("topics: " + ", ".join(meta.topics))
+                lines.append("topics: " + esc(", ".join(meta.topics)))
         if fact_id in self._changed:
             lines.append("<i>changed since the previous step</i>")
         return "<br>".join(lines)

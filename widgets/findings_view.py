@@ -17,6 +17,7 @@ from narrative_debugger.models.rules.catalogue import RULES
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel
+from narrative_debugger.widgets.plain_text import plain_tip
 from PySide6.QtCore import QModelIndex, QPointF, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
@@ -244,7 +245,7 @@ class FindingsModel(HeaderedTableModel):
         if role == Qt.ToolTipRole:
             title = RULES[f.code].title if f.code in RULES else ""
             when = f" at tick {f.tick:,}" if f.tick is not None else ""
-            return f"{f.code} ({f.severity.value}): {title}\n{f.location}{when}\n\n{f.message}"
+            return plain_tip(f"{f.code} ({f.severity.value}): {title}\n{f.location}{when}\n\n{f.message}")
         if role == Qt.TextAlignmentRole and col == self.TICK:
             return int(Qt.AlignRight | Qt.AlignVCenter)
         return None

@@ -20,6 +20,7 @@ from narrative_debugger.models.domain.types import TRANSITIONS, InteractionState
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.timeline.index import TransitionRecord
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INK, INTERACTION_COLORS, MUTED_INK, SELECTION_COLOR, state_label
+from narrative_debugger.widgets.plain_text import esc
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
@@ -253,7 +254,7 @@ class StateMachineDiagram(QGraphicsView):
                  "(schema §3.2 forbids it)"]
         for rec, finding in items[:12]:
             detail = f"{finding.code}: {finding.message}" if finding else "no finding recorded"
-            lines.append(f"tick {rec.tick}, {rec.fact_id} — {detail}")
+            lines.append(esc(f"tick {rec.tick}, {rec.fact_id} — {detail}"))
         if len(items) > 12:
             lines.append(f"… and {len(items) - 12} more")
         self._badge(path.pointAtPercent(0.5), text, FAULT_COLOR, QColor("white"), "<br>".join(lines), z=7)

@@ -20,6 +20,7 @@ from narrative_debugger.models.domain.types import FactId, InteractionMetadata, 
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
 from narrative_debugger.widgets.tables import ElideDelegate, fit_columns
+from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
@@ -180,9 +181,9 @@ class InteractionTableModel(QAbstractTableModel):
         if role == _FONT and meta.interaction_state.in_progress:
             return self._bold
         if role == _TOOLTIP and col == 0:
-            return fact_id
+            return plain_tip(fact_id)
         if role == _TOOLTIP and col == 4:
-            return ", ".join(meta.topics) or "no topic"
+            return plain_tip(", ".join(meta.topics) or "no topic")
         if role == _TOOLTIP and col in (1, 2):
             tick = meta.started_tick if col == 1 else meta.ended_tick
             return f"game time {self._game_time(tick)}" if tick is not None else "still in progress"
@@ -385,6 +386,7 @@ class InteractionView(QWidget):
         if npc is None:
             return
         self._show_heading(npc, self._count, state.tick)
+        self.caption.setTextFormat(Qt.PlainText)  # names an NPC
         self.caption.setText(
             f"Badges count the transitions {self.session.playthrough.npc_name(npc_id)}'s conversations took up to tick "
             f"{state.tick}. Filled node: a conversation in progress now. Blue: the selected conversation's path. "
@@ -445,7 +447,7 @@ class InteractionView(QWidget):
         self._show_faults(data)
 
     def _show_heading(self, npc, count: int, tick: int) -> None:
-        name = self.session.playthrough.npc_name(npc.stable_id)
+        name = esc(self.session.playthrough.npc_name(npc.stable_id))
         rel = npc.relationship
         tol, itol = npc.tolerance, npc.interaction_tolerance
         stress_color = "#c92a2a" if tol.over_threshold else "#1d232a"
@@ -465,7 +467,7 @@ class InteractionView(QWidget):
             for rec, finding in items[:3]:
                 src = state_label(source) if source else "nothing"
                 what = f"{finding.code}: {finding.message}" if finding else "illegal transition"
-                lines.append(f"⚠ tick {rec.tick}: {src} → {state_label(target)} — {what}")
+                lines.append(esc(f"⚠ tick {rec.tick}: {src} → {state_label(target)} — {what}"))
         self.faults.setText("<br>".join(lines[:6]))
 
     # ----- selection -----

@@ -22,6 +22,7 @@ from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.plain_text import counted, plain_tip
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
@@ -321,7 +322,7 @@ class JournalModel(HeaderedTableModel):
         lines = [f"journal[{i}] · {when}", summarize(self.playthrough, save.journal.kinds[i], save.journal.data[i])]
         for f in self._findings.get(i, ()):
             lines.append(f"{f.code} {f.severity.value}: {f.message}")
-        return "\n".join(lines)
+        return plain_tip("\n".join(lines))
 
     def _finding_icon(self, findings: list[Finding]):
         worst = QStyle.SP_MessageBoxCritical if any(f.severity is Severity.ERROR for f in findings) else QStyle.SP_MessageBoxWarning
@@ -438,7 +439,7 @@ class JournalView(QWidget):
     def _update_caption(self) -> None:
         total, shown = self.model.journal_length, self.model.rowCount()
         applied = self.model.position
-        text = f"{applied:,} of {total:,} entries applied at tick {self.session.tick:,}"
+        text = f"{applied:,} of {counted(total, 'entry', 'entries')} applied at tick {self.session.tick:,}"
         if shown != total:
             text += f" · {shown:,} shown"
         self.caption.setText(text)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from narrative_debugger.models.domain.knowledge import interaction_prefix, parse_interaction_id
 from narrative_debugger.models.domain.types import FactId, KnowledgeState, RelationshipState
 from narrative_debugger.models.timeline.index import StateAtTick
+from narrative_debugger.widgets.plain_text import counted, plain_tip
 from narrative_debugger.widgets.fact_model import categories_in
 from narrative_debugger.widgets.knowledge_legend import GraphLegend
 from narrative_debugger.widgets.state_colors import (
@@ -94,7 +95,7 @@ def _text(scene: QGraphicsScene, text: str, x: float, y: float, *, size=9.5, bol
 def _tag(item: QGraphicsItem, kind: str, payload, tooltip: str) -> QGraphicsItem:
     item.setData(KIND, kind)
     item.setData(PAYLOAD, payload)
-    item.setToolTip(tooltip)
+    item.setToolTip(plain_tip(tooltip))
     item.setCursor(Qt.PointingHandCursor)
     return item
 
@@ -281,9 +282,9 @@ class KnowledgeGraph(QWidget):
         self._draw_categories(keys, facts, categories, changed, limit)
         self.scene.setSceneRect(self.scene.itemsBoundingRect().adjusted(-16, -16, 16, 16))
         self.set_selection(self.session.npc, self.session.fact)
-        shown = f"{len(npcs)} of {len(npcs) + self._left_out} NPCs" if self._left_out else f"{len(npcs)} NPCs"
-        self.summary.setText(f"tick {state.tick} · {len(keys)} facts ({conversations} conversations) · {shown} · "
-                             f"{len(changed)} changed since last step")
+        shown = f"{len(npcs)} of {counted(len(npcs) + self._left_out, 'NPC')}" if self._left_out else counted(len(npcs), "NPC")
+        self.summary.setText(f"tick {state.tick:,} · {counted(len(keys), 'fact')} ({counted(conversations, 'conversation')}) · "
+                             f"{shown} · {len(changed):,} changed since last step")
         if self._left_out:
             bottom = self.scene.itemsBoundingRect().bottom()
             _text(self.scene, f"{self._left_out} more NPCs not drawn: the selected NPC and the most recently met "
@@ -298,7 +299,7 @@ class KnowledgeGraph(QWidget):
         disc = self.scene.addEllipse(QRectF(-r, -r, 2 * r, 2 * r), QPen(QColor("#1f2933"), 2),
                                      QBrush(QColor("#34404c")))
         disc.setZValue(4)
-        disc.setToolTip(f"{player.name or 'Player'} — the player character")
+        disc.setToolTip(plain_tip(f"{player.name or 'Player'} — the player character"))
         name = player.name or "Player"
         first = name.split(" ")[0]
         _text(self.scene, first, 0, -9, size=10, bold=True, color=QColor("white"), anchor="center")
@@ -426,7 +427,7 @@ class KnowledgeGraph(QWidget):
         band = self.scene.addRect(QRectF(x, y, CARD_W, TITLE_H - 4), QPen(Qt.NoPen), QBrush(fill))
         band.setZValue(2)
         title = category if len(category) <= 18 else category[:17] + "…"
-        _text(self.scene, title, x + 8, y + 3, size=10, bold=True, color=readable_text(color)).setToolTip(category)
+        _text(self.scene, title, x + 8, y + 3, size=10, bold=True, color=readable_text(color)).setToolTip(plain_tip(category))
         _text(self.scene, f"{count} fact{'s' if count != 1 else ''}", x + CARD_W - 8, y + 4, size=8.5,
               color=readable_text(color), anchor="right")
         lo = bisect_left(keys, category + ".")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
+from narrative_debugger.widgets.plain_text import counted
 from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
 from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
@@ -193,7 +194,7 @@ class KnowledgeView(QWidget):
         clock = session.playthrough.save.game_time(state.tick)
         self.heading.setText(
             f"<b>Knowledge at tick {state.tick}</b> <span style='color:#5f6b78'>({clock})</span> — "
-            f"{len(keys)} facts, <span style='color:#b35c00'>{len(self._changed)} changed{since}</span>")
+            f"{counted(len(keys), 'fact')}, <span style='color:#b35c00'>{len(self._changed):,} changed{since}</span>")
         self._graph_dirty = True
         if self.tabs.currentIndex() == self.GRAPH_TAB:
             self._draw_graph()
@@ -266,7 +267,7 @@ class KnowledgeView(QWidget):
 
     def _update_count(self, *_args) -> None:
         total, shown = self.model.rowCount(), self.shown_count()
-        self.count.setText(f"{shown} of {total} facts" if self.proxy.filtering else f"{total} facts")
+        self.count.setText(f"{shown:,} of {counted(total, 'fact')}" if self.proxy.filtering else counted(total, "fact"))
 
     def _view_index(self, source_row: int | None) -> QModelIndex:
         if source_row is None:

@@ -18,6 +18,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.index import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table
+from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -187,7 +188,7 @@ class MonologueModel(HeaderedTableModel):
         if role == Qt.FontRole and col == self.STATUS and r.kind == "line" and r.eligible:
             return self._bold
         if role == Qt.ToolTipRole:
-            return self._tooltip(r)
+            return plain_tip(self._tooltip(r))
         return None
 
     def _display(self, r: MonologueRow, col: int) -> str:
@@ -309,7 +310,7 @@ class MonologueView(QWidget):
         judged = [r for r in rows if r.kind == "line"]
         eligible = sum(r.eligible for r in judged)
         fired = len(state.monologues_fired())
-        who = playthrough.npc_name(self.session.npc) if self.session.npc is not None else "no NPC selected"
+        who = esc(playthrough.npc_name(self.session.npc)) if self.session.npc is not None else "no NPC selected"
         self.caption.setText(
             f"<b>Monologues at tick {state.tick:,}</b> ({who}): "
             f"<span style='color:#2e7d32'>{eligible} eligible</span> · "

@@ -17,6 +17,7 @@ from narrative_debugger.models.timeline.index import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
 from narrative_debugger.widgets.tables import fit_columns
+from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
@@ -201,8 +202,8 @@ class NpcTableModel(QAbstractTableModel):
         rel, tol, it = npc.relationship, npc.tolerance, npc.interaction_tolerance
         over = " (over threshold)" if tol.over_threshold else ""
         return (
-            f"<b>{self._names[row]}</b> · {npc.slug} · StableId {npc.stable_id}<br>"
-            f"score {rel.score:.2f} ({npc.level.display_name}), {rel.total_interactions} interactions "
+            f"<b>{esc(self._names[row])}</b> · {esc(npc.slug)} · StableId {npc.stable_id}<br>"
+            f"score {rel.score:.2f} ({npc.level.display_name}), {counted(rel.total_interactions, 'interaction')} "
             f"({rel.positive_interactions} positive, {rel.negative_interactions} negative)<br>"
             f"stress {tol.current_stress} / {tol.threshold}{over}<br>"
             f"walk-aways {npc.walk_aways}; penalty {it.walk_away_penalty:g} points past "

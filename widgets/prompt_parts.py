@@ -9,6 +9,7 @@ tokens of one encoding; ticks are game ticks.
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptDiff, PromptPreview, compare
 from narrative_debugger.models.prompt.sections import BY_LABEL
+from narrative_debugger.widgets.plain_text import plain_tip
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
@@ -41,7 +43,7 @@ def legend_html(labels: list[str]) -> str:
     """Rich text with a colour swatch before each label (the legend of the text view)."""
     chips = [
         f'<span style="background-color:{section_colour(label).name()}">&nbsp;&nbsp;&nbsp;&nbsp;</span>'
-        f"&nbsp;{label}"
+        f"&nbsp;{html.escape(label)}"
         for label in labels
     ]
     return "&nbsp;&nbsp;&nbsp; ".join(chips)
@@ -138,7 +140,7 @@ class SectionTableModel(QAbstractTableModel):
         if role == Qt.ToolTipRole and not is_total:
             text = p.sections[row].text
             note = " (changed)" if label in self._changed else ""
-            return f"{label}{note}: {tokens} tokens\n\n{text[:400]}{'…' if len(text) > 400 else ''}"
+            return plain_tip(f"{label}{note}: {tokens} tokens\n\n{text[:400]}{'…' if len(text) > 400 else ''}")
         if role == Qt.ToolTipRole and row == len(p.sections) + 1:
             return "Tokens of the whole assembled prompt; sections are joined by a blank line."
         return None
@@ -188,7 +190,7 @@ class CardTableModel(QAbstractTableModel):
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.ToolTipRole:
             why = "fits the lore budget (40 % of the available tokens)" if card.included else "over the lore budget (40 % of the available tokens)"
-            return f"{card.name}: key {card.keyword!r} occurs in the history; {why}"
+            return plain_tip(f"{card.name}: key {card.keyword!r} occurs in the history; {why}")
         return None
 
 

@@ -29,6 +29,7 @@ from narrative_debugger.widgets.prompt_parts import (
     section_tint,
 )
 from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
@@ -91,6 +92,7 @@ class PromptView(QWidget):
         self._pending: PreviewRequest | None = None
         self._builders = BuilderCache()
         self._closed = False
+        self._chosen_encoding: str | None = None  # the user's choice outlives the save
         # Both owned by the view. The pool is made first so that, should the view be
         # deleted without ``shutdown``, the pool (deleted first, as the older child)
         # waits for its job before the relay the job reports through goes.
@@ -114,6 +116,7 @@ class PromptView(QWidget):
     # ----- layout -----
     def _build_ui(self) -> None:
         self.title_label = QLabel("No save open")
+        self.title_label.setTextFormat(Qt.PlainText)  # names an NPC
         title_font = QFont(self.title_label.font())
         title_font.setPointSizeF(title_font.pointSizeF() * 1.2)
         title_font.setBold(True)
@@ -124,7 +127,7 @@ class PromptView(QWidget):
         self.encoding_box = QComboBox()
         self.encoding_box.addItems(list(ENCODINGS))
         self.encoding_box.setToolTip("tiktoken encoding the tokens are counted in")
-        self.encoding_box.currentTextChanged.connect(self.request_preview)
+        self.encoding_box.currentTextChanged.connect(self._on_encoding_chosen)
         self.compare_box = QComboBox()
         for key, text in COMPARE_MODES:
             self.compare_box.addItem(text, key)
@@ -283,9 +286,14 @@ class PromptView(QWidget):
         self._pool.waitForDone()
 
     # ----- session events -----
+    def _on_encoding_chosen(self, name: str) -> None:
+        self._chosen_encoding = name
+        self.request_preview()
+
     def _on_loaded(self) -> None:
+        """A new save: the encoding the user chose stays; else the content's (or the default)."""
         play = self.session.playthrough
-        encoding = (play.content.prompt.encoding if play is not None else None) or DEFAULT_ENCODING
+        encoding = self._chosen_encoding or (play.content.prompt.encoding if play is not None else None) or DEFAULT_ENCODING
         self.encoding_box.blockSignals(True)
         if self.encoding_box.findText(encoding) < 0:
             self.encoding_box.addItem(encoding)
@@ -430,9 +438,9 @@ class PromptView(QWidget):
     @staticmethod
     def _history_html(p: PromptPreview) -> str:
         h = p.history
-        text = f"<b>History:</b> {h.included} of {h.total} lines included"
+        text = f"<b>History:</b> {h.included:,} of {counted(h.total, 'line')} included"
         if h.total > h.included:
-            text += f" ({h.total - h.included} older lines left out for the budget)"
+            text += f" ({counted(h.total - h.included, 'older line')} left out for the budget)"
         if h.oldest_truncated:
             text += ' · <span style="color:#d32f2f"><b>oldest line cut</b></span> to its last tokens'
         return text
@@ -441,13 +449,13 @@ class PromptView(QWidget):
         diff = result.diff
         if diff is None:
             if result.request.compare == "turn":
-                return f"{self.session.playthrough.npc_name(result.request.npc)} has no earlier line to compare with."
+                return f"{esc(self.session.playthrough.npc_name(result.request.npc))} has no earlier line to compare with."
             return "No earlier tick viewed yet: commit another tick to compare."
         what = "the NPC's previous line" if result.request.compare == "turn" else "the previous tick viewed"
         lines = [f"Compared with tick {result.before_tick:,} ({what})"]
         if diff.changed:
             chips = ", ".join(
-                f'<span style="background-color:{section_tint(label, 0.45).name()}">&nbsp;{label}&nbsp;</span>'
+                f'<span style="background-color:{section_tint(label, 0.45).name()}">&nbsp;{esc(label)}&nbsp;</span>'
                 for label in diff.changed
             )
             lines.append(f"<b>{len(diff.changed)} changed</b>: {chips}")

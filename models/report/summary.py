@@ -2,17 +2,43 @@
 
 It names the moment precisely enough for another person to reopen it: the save
 and its SHA-256, game version, tick and game time, the selected NPC's standing,
-the interaction in progress, the findings up to that tick, the facts changed at
-that tick, and the prompt's token table.
+the interaction in progress, the findings up to that tick (and, apart, those about
+the saved snapshot and the content, which have no tick), the facts changed at that
+tick, and the prompt's token table.
+
+Names, slugs, ids and lines come from saves and content: each is written on one
+line (``one_line``: line breaks and control characters as ``\\n`` / ``\\uXXXX``), so no
+name can end a heading or start a Markdown block of its own.
 """
 
 from __future__ import annotations
+
+import re
 
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptPreview
 from narrative_debugger.models.report.meta import ViewRecord
 
 MAX_FINDINGS = 40
+_SNAPSHOT_PREFIXES = ("npcs.", "player.")  # finding locations in the saved snapshot (schema: npcs, player)
+#: Line breaks, C0/C1 controls, line/paragraph separators and bidi controls, written as escapes.
+_ONE_LINE = {c: f"\\u{c:04x}" for c in (*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029,
+                                         *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+_ONE_LINE.update({0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
+
+
+def one_line(text) -> str:
+    """``str(text)`` on one line: line breaks and control characters written as escapes."""
+    return str(text).translate(_ONE_LINE)
+
+
+def _code(text) -> str:
+    """``text`` as one Markdown code span, whatever backticks it holds."""
+    text = one_line(text)
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview | None, png_name: str) -> str:
@@ -21,13 +47,13 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
     tick = record.tick
     state = play.state_at(tick)
     lines = [
-        f"# Narrative bug report: {save.label} at tick {tick}",
+        f"# Narrative bug report: {one_line(save.label)} at tick {tick}",
         "",
-        f"- Screenshot: `{png_name}` (drop it on the narrative debugger, or run `narrative-debugger open-report {png_name}`, to reopen this view)",
-        f"- Save: `{save.label}`, SHA-256 `{save.sha256}`",
-        f"- Game version: {save.game_version or 'unknown'}; format version {save.format_version}",
+        f"- Screenshot: {_code(png_name)} (drop it on the narrative debugger, or run {_code(f'narrative-debugger open-report {png_name}')}, to reopen this view)",
+        f"- Save: {_code(save.label)}, SHA-256 `{save.sha256}`",
+        f"- Game version: {one_line(save.game_version or 'unknown')}; format version {save.format_version}",
         f"- Tick: {tick} (game time {save.game_time(tick)}, {save.ticks_per_second} ticks per second); saved at tick {save.saved_at_tick}",
-        f"- View: {record.view}" + (f"; selected fact `{record.fact}`" if record.fact else ""),
+        f"- View: {one_line(record.view)}" + (f"; selected fact {_code(record.fact)}" if record.fact else ""),
     ]
     npc_snapshot = save.npc_by_slug(record.npc) if record.npc else None
     if npc_snapshot is not None:
@@ -36,7 +62,7 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         tol = npc.tolerance
         lines += [
             "",
-            f"## NPC: {name} (`{npc.slug}`, StableId {npc.stable_id})",
+            f"## NPC: {one_line(name)} ({_code(npc.slug)}, StableId {npc.stable_id})",
             "",
             f"- Relationship: {npc.level.display_name}, score {npc.relationship.score:.2f} of 100",
             f"- Stress: {tol.current_stress} against threshold {tol.threshold}" + (" — over threshold" if tol.over_threshold else ""),
@@ -44,19 +70,17 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         ]
         current = next((m for m in state.knowledge.interactions_with(npc.stable_id) if m.interaction_state.in_progress), None)
         if current is not None:
-            lines.append(f"- Interaction in progress: {current.interaction_state.name} since tick {current.started_tick} at {current.location}")
+            lines.append(f"- Interaction in progress: {current.interaction_state.name} since tick {current.started_tick} at {one_line(current.location)}")
         else:
             lines.append("- Interaction in progress: none")
-    findings = [f for f in play.findings if f.tick is None or f.tick <= tick]
-    lines += ["", f"## Findings at or before tick {tick} ({len(findings)})", ""]
-    if findings:
-        lines += ["| severity | code | tick | location | message |", "|---|---|---|---|---|"]
-        for f in findings[:MAX_FINDINGS]:
-            lines.append(f"| {f.severity.value} | {f.code} | {'' if f.tick is None else f.tick} | `{f.location}` | {_cell(f.message)} |")
-        if len(findings) > MAX_FINDINGS:
-            lines.append(f"| | | | | … and {len(findings) - MAX_FINDINGS} more |")
-    else:
-        lines.append("None.")
+    timed = [f for f in play.findings if f.tick is not None and f.tick <= tick]
+    untimed = [f for f in play.findings if f.tick is None]
+    snapshot = [f for f in untimed if f.location.startswith(_SNAPSHOT_PREFIXES)]
+    other = [f for f in untimed if not f.location.startswith(_SNAPSHOT_PREFIXES)]
+    lines += _findings_section(f"Findings at or before tick {tick}", timed, with_tick=True)
+    lines += _findings_section(f"Findings about the saved snapshot (saved at tick {save.saved_at_tick})", snapshot)
+    if other:
+        lines += _findings_section("Other findings without a tick (content, file)", other)
     previous = state.index.position_for_tick(tick - 1) if tick > 0 else 0
     changed = state.knowledge.changed_facts(previous)
     lines += ["", f"## Facts changed at tick {tick} ({len(changed)})", ""]
@@ -65,18 +89,18 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         if fact is None:
             continue
         extra = f", {fact.interaction.interaction_state.name}" if fact.interaction else ""
-        lines.append(f"- `{fact_id}`: {fact.confidence.name}, {fact.source.name}, {fact.state.name}{extra}")
+        lines.append(f"- {_code(fact_id)}: {fact.confidence.name}, {fact.source.name}, {fact.state.name}{extra}")
     if not changed:
         lines.append("None.")
     if preview is not None:
         lines += [
             "",
-            f"## Prompt for {preview.npc} ({preview.encoding}, budget {preview.budget} tokens)",
+            f"## Prompt for {one_line(preview.npc)} ({one_line(preview.encoding)}, budget {preview.budget} tokens)",
             "",
             "| section | tokens |",
             "|---|---:|",
         ]
-        lines += [f"| {s.label} | {s.tokens} |" for s in preview.sections]
+        lines += [f"| {_cell(s.label)} | {s.tokens} |" for s in preview.sections]
         lines += [
             f"| **sum of sections** | {preview.section_sum} |",
             f"| **whole prompt** | {preview.total_tokens} |",
@@ -88,11 +112,28 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         "",
         "## Reopen",
         "",
-        f"`narrative-debugger {save.label} --tick {tick}" + (f" --npc {record.npc}" if record.npc else "") + "`",
+        _code(f"narrative-debugger {save.label} --tick {tick}" + (f" --npc {record.npc}" if record.npc else "")),
         "",
     ]
     return "\n".join(lines)
 
 
+def _findings_section(title: str, findings: list, with_tick: bool = False) -> list[str]:
+    """A heading with the count, then a table of at most MAX_FINDINGS findings (or "None.")."""
+    lines = ["", f"## {title} ({len(findings)})", ""]
+    if not findings:
+        return lines + ["None."]
+    head, rule = ("| severity | code | tick | location | message |", "|---|---|---|---|---|") if with_tick else \
+        ("| severity | code | location | message |", "|---|---|---|---|")
+    lines += [head, rule]
+    for f in findings[:MAX_FINDINGS]:
+        when = f" {f.tick} |" if with_tick else ""
+        lines.append(f"| {f.severity.value} | {f.code} |{when} {_cell(_code(f.location))} | {_cell(f.message)} |")
+    if len(findings) > MAX_FINDINGS:
+        lines.append(f"| | |{' |' if with_tick else ''} | … and {len(findings) - MAX_FINDINGS} more |")
+    return lines
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """``text`` inside one Markdown table cell: on one line, its pipes escaped."""
+    return one_line(text).replace("|", "\\|")

@@ -1,0 +1,86 @@
+"""Small things from the first-use trial (issue 8 item 7, GUI): counts in the right
+number, the save's name in the status bar whole (or elided with a tooltip), the
+prompt encoding the user chose kept across saves, gone files out of Open recent."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.models.prompt.tokens import ENCODINGS
+from narrative_debugger.widgets.plain_text import counted
+from PySide6.QtWidgets import QMessageBox
+
+from tests.conftest import DATA, SAMPLES
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch, isolated_settings):
+    for name in ("warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+
+
+@pytest.fixture()
+def window(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1440, 900)
+    w.show()
+    return w
+
+
+def test_counts_are_in_the_right_number(qtbot, window):
+    assert counted(1, "fact") == "1 fact" and counted(0, "fact") == "0 facts"
+    assert counted(1_234, "entry", "entries") == "1,234 entries" and counted(1, "entry", "entries") == "1 entry"
+    window.open_save(DATA / "minimal.json", SAMPLES / "content", wait=True)
+    knowledge = window.views["knowledge"]
+    assert knowledge.count.text() == "1 fact"
+    assert "1 fact," in knowledge.heading.text()
+    assert window.status_findings.text() == "0 errors, 0 warnings"
+    journal = window.panels["journal"][0]
+    assert "of 4 entries applied" in journal.caption.text()
+
+
+def test_status_bar_shows_the_save_name_whole_or_elided_with_a_tooltip(qtbot, window, tmp_path):
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    label = window.status_save
+    assert label.full_text() == "evening.json"
+    assert label.text() == "evening.json"  # whole at the default size (was cut to "evening.jsc")
+    assert label.width() >= label.fontMetrics().horizontalAdvance("evening.json")
+    long = tmp_path / ("a-very-long-save-name-" * 8 + "evening.json")
+    shutil.copy(SAMPLES / "walkaway-spiral.json", long)
+    window.open_save(long, wait=True)
+    window.resize(900, 700)
+    qtbot.wait(50)
+    assert label.full_text() == long.name
+    assert "…" in label.text() and label.text().endswith("evening.json")
+    assert str(long) in label.toolTip()
+
+
+def test_the_chosen_prompt_encoding_outlives_the_save(qtbot, window):
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    prompt = window.views["prompt"]
+    default = prompt.encoding
+    other = next(name for name in ENCODINGS if name != default)
+    prompt.set_encoding(other)
+    window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    assert prompt.encoding == other
+    qtbot.waitUntil(lambda: prompt.current_preview is not None and prompt.current_preview.encoding == other, timeout=30_000)
+
+
+def test_open_recent_drops_files_that_are_gone(qtbot, window, tmp_path):
+    kept, gone = tmp_path / "kept&co.json", tmp_path / "gone.json"
+    for path in (kept, gone):
+        shutil.copy(SAMPLES / "walkaway-spiral.json", path)
+        window.open_save(path, wait=True)
+    assert [a.data() for a in window.recent_menu.actions()] == [str(gone), str(kept)]
+    gone.unlink()
+    window.recent_menu.aboutToShow.emit()
+    actions = window.recent_menu.actions()
+    assert [a.data() for a in actions] == [str(kept)]
+    assert actions[0].text() == str(kept).replace("&", "&&")  # shown as the path, not a mnemonic
+    assert window._recent() == [str(kept)]  # forgotten in the settings too
+    fresh = MainWindow()
+    qtbot.addWidget(fresh)
+    assert [a.data() for a in fresh.recent_menu.actions()] == [str(kept)]

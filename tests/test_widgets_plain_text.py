@@ -1,0 +1,139 @@
+"""Text from saves and content is text (issue 8 item 2): a name like
+``<b>bold</b><img src=x>`` is shown literally in every label, tooltip, table cell and
+graphics item of the window, never rendered as markup."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.widgets.registry import VIEW_NAMES
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtWidgets import QAbstractItemView, QGraphicsTextItem, QGraphicsView, QLabel, QMessageBox, QWidget
+
+from tests.conftest import CONTENT, SAMPLES
+
+HOSTILE = "<b>bold</b><img src=x>"
+FILE_STEM = "<b>bold<img src=x>"  # a file name cannot hold "/"
+MARK = "bold"  # what survives if the markup were rendered
+
+
+def rendered(text: str, fmt=Qt.AutoText) -> str:
+    """What Qt shows for ``text`` in a label of format ``fmt`` (tooltips are AutoText)."""
+    if fmt == Qt.PlainText or (fmt == Qt.AutoText and not GuiQt.mightBeRichText(text)):
+        return text
+    doc = QTextDocument()
+    doc.setHtml(text)
+    return doc.toPlainText()
+
+
+def literal(text: str) -> bool:
+    """True when ``text`` (as shown) never shows the hostile name as markup."""
+    return MARK not in text or HOSTILE in text or FILE_STEM in text
+
+
+def hostile_save(tmp_path):
+    """evening.json with the player, an NPC (content name), a line and a location made of markup,
+    saved under a file name made of markup."""
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    profile = content / "npcs" / "lera-sessik.yaml"
+    text = profile.read_text(encoding="utf-8").replace("name: Lera Sessik", f"name: {json.dumps(HOSTILE)}", 1)
+    profile.write_text(text, encoding="utf-8")
+    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    doc["player"]["name"] = HOSTILE
+    for entry in doc["journal"]:
+        event = entry["event"]
+        if "DialogueLine" in event:
+            event["DialogueLine"]["text"] = f"{HOSTILE} says hello"
+        if "InteractionStarted" in event:
+            event["InteractionStarted"]["location"] = HOSTILE
+    path = tmp_path / f"{FILE_STEM}.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path, content
+
+
+def _model_texts(model: QAbstractItemModel, parent=QModelIndex(), limit: int = 400):  # noqa: B008
+    for row in range(min(model.rowCount(parent), limit)):
+        for col in range(model.columnCount(parent)):
+            index = model.index(row, col, parent)
+            tip = index.data(Qt.ToolTipRole)
+            if isinstance(tip, str):
+                yield f"tooltip of {model.objectName() or type(model).__name__}[{row},{col}]", rendered(tip)
+            if col == 0 and model.rowCount(index) > 0:
+                yield from _model_texts(model, index, limit)
+
+
+def shown_texts(window: QWidget):
+    """(where, text as shown) of every label, tooltip, table tooltip and graphics item."""
+    for label in window.findChildren(QLabel):
+        yield f"label {label.objectName() or label.text()[:40]!r}", rendered(label.text(), label.textFormat())
+    for widget in [window, *window.findChildren(QWidget)]:
+        if widget.toolTip():
+            yield f"tooltip of {type(widget).__name__} {widget.objectName()!r}", rendered(widget.toolTip())
+    for view in window.findChildren(QAbstractItemView):
+        if view.model() is not None:
+            yield from _model_texts(view.model())
+    for gv in window.findChildren(QGraphicsView):
+        if gv.scene() is None:
+            continue
+        for item in gv.scene().items():
+            if item.toolTip():
+                yield f"tooltip of {type(item).__name__}", rendered(item.toolTip())
+            if isinstance(item, QGraphicsTextItem):
+                yield f"text item {type(item).__name__}", item.toPlainText()
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch, isolated_settings):
+    for name in ("warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+
+
+def test_names_from_saves_and_content_are_shown_literally(qtbot, tmp_path):
+    path, content = hostile_save(tmp_path)
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    window.resize(1440, 900)
+    window.show()
+    window.open_save(path, content, npc="lera-sessik", wait=True)
+    s = window.session
+    assert s.ready and s.playthrough.npc_name(s.npc) == HOSTILE
+    line_tick = next(t for t, k in zip(s.playthrough.index.ticks, s.playthrough.index.kinds) if k == "DialogueLine")
+    s.set_tick(line_tick)
+    checked, bad = 0, []
+    for view in VIEW_NAMES:
+        s.set_view(view)
+        if view == "prompt":
+            prompt = window.views["prompt"]
+            qtbot.waitUntil(lambda: prompt.current_preview is not None, timeout=30_000)
+        qtbot.wait(20)
+        for where, text in shown_texts(window):
+            checked += 1
+            if not literal(text) and (where, text[:160]) not in {b[1:] for b in bad}:
+                bad.append((view, where, text[:160]))
+    assert checked > 100
+    assert not bad, "\n".join(map(str, bad[:60]))
+    # The name is on screen somewhere, literally (the test would pass on an empty window otherwise).
+    assert any(HOSTILE in text for _, text in shown_texts(window))
+
+
+def test_plain_tip_and_elided_label(qtbot):
+    from narrative_debugger.widgets.plain_text import ElidedLabel, plain_tip
+
+    assert plain_tip("plain\n<b>later</b>") == "plain\n<b>later</b>"  # Qt shows it as text already
+    tip = plain_tip(f"{HOSTILE}\nsecond line & more")
+    assert rendered(tip) == f"{HOSTILE}\nsecond line & more"
+    label = ElidedLabel("a-rather-long-save-name-evening.json")
+    qtbot.addWidget(label)
+    label.resize(80, 20)
+    label.show()
+    assert label.text() != label.full_text() and "…" in label.text()
+    assert label.text().endswith(".json")  # elided in the middle: the extension stays
+    assert rendered(label.toolTip()) == "a-rather-long-save-name-evening.json"
+    label.resize(label.sizeHint())
+    assert label.text() == label.full_text() and label.toolTip() == ""

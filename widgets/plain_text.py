@@ -1,0 +1,93 @@
+"""Text from saves and content is shown as text, never as markup (issue 8).
+
+Qt guesses whether a label's or a tooltip's text is rich text (``Qt.mightBeRichText``:
+a known tag before the first line break). A name such as ``<b>x</b>`` in a save
+would then be rendered as HTML. Widgets showing data therefore either use
+``Qt.PlainText`` labels (:func:`plain_label`), escape the data they put into rich
+text (:func:`esc`), or pass tooltips through :func:`plain_tip`.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtWidgets import QLabel, QWidget
+
+
+def esc(value) -> str:
+    """``str(value)`` escaped for insertion into rich text (``<``, ``>``, ``&``, quotes)."""
+    return html.escape(str(value), quote=True)
+
+
+def plain_tip(text: str) -> str:
+    """Text for a place where Qt guesses the format (a tooltip, a message box), shown literally.
+
+    Text Qt would not take for rich text is returned as it is; otherwise it is
+    escaped and wrapped in a pre-wrap block, which Qt shows as the same characters.
+    """
+    if not text or not GuiQt.mightBeRichText(text):
+        return text
+    return f"<p style='white-space:pre-wrap'>{html.escape(text, quote=False)}</p>"
+
+
+def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
+    """A QLabel that shows its text literally (``Qt.PlainText``)."""
+    label = QLabel(parent)
+    label.setTextFormat(Qt.PlainText)
+    label.setText(text)
+    return label
+
+
+class ElidedLabel(QLabel):
+    """A one-line plain-text label that elides its text (in the middle) when narrow.
+
+    The whole text is the tooltip whenever it does not fit; ``full_text`` returns it.
+    Its size hint asks for the whole text, its minimum for a few characters.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None, mode=Qt.ElideMiddle) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.PlainText)
+        self._mode = mode
+        self._full = ""
+        self._tip = ""
+        self.setText(text)
+
+    def full_text(self) -> str:
+        """The text before eliding."""
+        return self._full
+
+    def setText(self, text: str, tooltip: str | None = None) -> None:  # noqa: N802 (Qt naming)
+        """Show ``text`` (elided to fit); ``tooltip`` (default: the text) shows when it is cut."""
+        self._full = text
+        self._tip = text if tooltip is None else tooltip
+        self.updateGeometry()
+        self._elide()
+
+    def sizeHint(self):  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        hint.setWidth(self.fontMetrics().horizontalAdvance(self._full) + 2 * self.margin() + 4)
+        return hint
+
+    def minimumSizeHint(self):  # noqa: N802 (Qt override)
+        hint = super().minimumSizeHint()
+        hint.setWidth(min(self.sizeHint().width(), self.fontMetrics().horizontalAdvance("x" * 10)))
+        return hint
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = self.contentsRect().width() - 2 * self.margin()
+        shown = self.fontMetrics().elidedText(self._full, self._mode, max(0, width))
+        super().setText(shown)
+        cut = shown != self._full
+        super().setToolTip(plain_tip(self._tip) if (cut or self._tip != self._full) else "")
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` (with thousands separators) and the noun in the right number: ``1 fact``, ``2 facts``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -326,3 +326,15 @@ def test_explanations_never_mutate_the_playthrough(plays):
     for attr in NUMERIC + ["level", "shared_references"]:
         explain(play, f"npc:kael-davan.{attr}", play.save.saved_at_tick)
     assert state_json(play, play.save.saved_at_tick) == before
+
+
+def test_line_steps_and_folded_count_every_clause_event_and_firing(plays):
+    play = plays["evening.json"]
+    for line_id in play.content.monologues:
+        full = explain(play, f"line:{line_id}", play.save.saved_at_tick, 10_000)
+        fired = sum(1 for _, _, fid in play.index.monologues_fired if fid == line_id)
+        assert full.extra["fired_count"] == fired == sum(s.rule.startswith("fires only") for s in full.steps)
+        for limit in (0, 1, 2):
+            short = explain(play, f"line:{line_id}", play.save.saved_at_tick, limit)
+            assert len(short.steps) + (short.folded.count if short.folded else 0) == len(full.steps)
+            assert [s.journal_index for s in short.steps] == [s.journal_index for s in full.steps][len(full.steps) - len(short.steps):]

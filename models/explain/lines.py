@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from narrative_debugger.models.content.loader import MonologueLine
 from narrative_debugger.models.content.monologue import evaluate
-from narrative_debugger.models.explain.chain import Explanation, Step, fold_list
+from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fold_list
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.index import TimelineIndex
 
@@ -79,19 +79,20 @@ def clauses_of(index: TimelineIndex, line: MonologueLine) -> list[Clause]:
     return out
 
 
-def _nearest_miss(index: TimelineIndex, clauses: list[Clause], position: int, now: int) -> tuple[int, int] | None:
-    """(tick, failing count) of the latest tick up to ``position`` where the fewest clauses failed.
+def _sweep(index: TimelineIndex, clauses: list[Clause]) -> tuple[list[int], list[tuple[int, int]]]:
+    """The clauses' flips merged in journal order, judged at the end of each tick.
 
-    Sweeps the clauses' flips in journal order; the state at a tick is judged after the
-    last entry of that tick. None when there are no clauses.
+    Returns (positions, best): ``positions[k]`` is the journal position at the end of
+    the k-th tick where a clause changed, and ``best[k]`` the (fewest failing, latest
+    tick with that many) over the ticks up to it. Built once per line (O(F log F)),
+    so a nearest miss at any tick is one bisection.
     """
-    if not clauses:
-        return None
-    events = sorted((pos, c, holds) for c, clause in enumerate(clauses) for pos, holds in clause.flips if pos <= position)
+    events = sorted((pos, c, holds) for c, clause in enumerate(clauses) for pos, holds in clause.flips)
     truth = [False] * len(clauses)
     failing = len(clauses)
-    best = (failing, index.first_tick if index.ticks else 0)
+    best = (failing, index.first_tick)
     ticks = index.ticks
+    positions, bests = [], []
     for k, (pos, c, holds) in enumerate(events):
         if truth[c] != holds:
             truth[c] = holds
@@ -101,6 +102,23 @@ def _nearest_miss(index: TimelineIndex, clauses: list[Clause], position: int, no
             continue  # judged at the end of the tick
         if failing <= best[0]:
             best = (failing, tick)
+        positions.append(index.position_for_tick(tick))
+        bests.append(best)
+    return positions, bests
+
+
+def _nearest_miss(index: TimelineIndex, line: MonologueLine, clauses: list[Clause], position: int, now: int) -> tuple[int, int] | None:
+    """(tick, failing count) of the latest tick up to ``now`` where the fewest clauses failed; None without clauses."""
+    if not clauses:
+        return None
+    key = ("sweep", line.id)
+    sweep = index.derived.get(key)
+    if sweep is None:
+        sweep = index.derived[key] = _sweep(index, clauses)
+    positions, bests = sweep
+    k = bisect_right(positions, position) - 1
+    best = bests[k] if k >= 0 else (len(clauses), index.first_tick)
+    failing = sum(not clause.at(position)[0] for clause in clauses)
     if failing <= best[0] and now >= best[1]:
         best = (failing, now)  # as close now as ever: the latest tick wins ties
     return best[1], best[0]
@@ -134,22 +152,24 @@ def explain_line(play: Playthrough, line_id: str, tick: int, limit: int, target:
         elif not holds:
             doc["last_held_tick"] = None
         clause_docs.append(doc)
-    firings = _firings(index, line_id)
+    firings, unheld_before = _firings(index, line, clauses)
     count = bisect_right(firings, position - 1, key=lambda r: r[0])
     fired = []
-    unheld = 0
-    first_unheld = None
-    for i, ftick in firings[:count]:
-        # M001 is judged at the end of the firing tick: every clause must hold there.
-        at = index.position_for_tick(ftick)
-        held = all(clause.at(at)[0] for clause in clauses)
-        if not held:
-            unheld += 1
-            if first_unheld is None:
-                first_unheld = (i, ftick)
+    unheld = unheld_before[count]
+    first_unheld = firings[bisect_right(unheld_before, 0) - 1] if unheld else None
+    # Only the newest firings can be shown: at most ``limit`` of them join the clause steps.
+    tail = firings[max(0, count - max(0, limit)) : count]
+    for k, (i, ftick) in enumerate(tail, start=count - len(tail)):
+        held = unheld_before[k + 1] == unheld_before[k]
         steps.append(Step(i, ftick, "MonologueFired", RULE_FIRED, None, "fired", "its prerequisites held at that tick" if held else "M001"))
     steps.sort(key=lambda s: s.journal_index)
     shown, folded = fold_list(steps, limit, None)
+    older = count - len(tail)
+    if older:
+        by_rule = dict(folded.by_rule) if folded else {}
+        n, _ = by_rule.get(RULE_FIRED, (0, 0))
+        by_rule[RULE_FIRED] = (n + older, 0)
+        folded = Folded((folded.count if folded else 0) + older, by_rule)
     for k, step in enumerate(shown):
         if step.rule == RULE_FIRED and step.detail == "M001":
             failing = evaluate(line, index.at(step.tick).knowledge).failing
@@ -160,7 +180,7 @@ def explain_line(play: Playthrough, line_id: str, tick: int, limit: int, target:
         fired.append({"journal_index": i, "tick": ftick, "held": held.eligible, "failing": list(held.failing)})
     miss = None
     if not result.eligible:
-        best = _nearest_miss(index, clauses, position, tick)
+        best = _nearest_miss(index, line, clauses, position, tick)
         if best is not None:
             miss_tick, _ = best
             miss = {"tick": miss_tick, "failing": list(evaluate(line, index.at(miss_tick).knowledge).failing)}
@@ -170,15 +190,26 @@ def explain_line(play: Playthrough, line_id: str, tick: int, limit: int, target:
     return exp
 
 
-def _firings(index: TimelineIndex, line_id: str) -> list[tuple[int, int]]:
-    """(journal index, tick) of every MonologueFired of ``line_id``, cached on the index."""
-    by_line = index.derived.get("fired-by-line")
-    if by_line is None:
-        by_line = {}
-        for i, ftick, fid in index.monologues_fired:
-            by_line.setdefault(fid, []).append((i, ftick))
-        index.derived["fired-by-line"] = by_line
-    return by_line.get(line_id, [])
+def _firings(index: TimelineIndex, line: MonologueLine, clauses: list[Clause]) -> tuple[list[tuple[int, int]], list[int]]:
+    """(journal index, tick) of every MonologueFired of the line, and prefix counts of the
+    firings whose prerequisites did not hold (M001: judged at the end of the firing tick,
+    every clause must hold there). Read once per line and cached on the index."""
+    key = ("firings", line.id)
+    cached = index.derived.get(key)
+    if cached is None:
+        by_line = index.derived.get("fired-by-line")
+        if by_line is None:
+            by_line = {}
+            for i, ftick, fid in index.monologues_fired:
+                by_line.setdefault(fid, []).append((i, ftick))
+            index.derived["fired-by-line"] = by_line
+        firings = by_line.get(line.id, [])
+        unheld = [0]
+        for _, ftick in firings:
+            at = index.position_for_tick(ftick)
+            unheld.append(unheld[-1] + (not all(clause.at(at)[0] for clause in clauses)))
+        cached = index.derived[key] = (firings, unheld)
+    return cached
 
 
 def _summary(line_id, tick, result, clauses, miss, count, unheld, first_unheld) -> str:

@@ -35,17 +35,18 @@ class _LoadThread(QThread):
     reported = Signal(object, float, str)
     ended = Signal(object)
 
-    def __init__(self, path: Path, content: Path | None, context) -> None:
+    def __init__(self, path: Path, content: Path | None, context, job=None) -> None:
         super().__init__()
         self.path = path
         self.content = content
         self.context = context
+        self.job = job or Playthrough.open
         self.stop = threading.Event()
         self.outcome = None
 
     def run(self) -> None:
         try:
-            self.outcome = Playthrough.open(
+            self.outcome = self.job(
                 self.path, self.content, progress=lambda f, m: self.reported.emit(self, f, m), cancelled=self.stop.is_set
             )
         except Cancelled:
@@ -107,9 +108,11 @@ class SaveLoader(QObject):
         """True from ``start`` until the latest load has reported."""
         return self._current is not None
 
-    def start(self, path: Path, content: Path | None, context=None) -> None:
+    def start(self, path: Path, content: Path | None, context=None, job=None) -> None:
         """Start loading ``path``. A load already running is cancelled and never reports.
 
+        ``job`` replaces ``Playthrough.open`` (same arguments, including ``progress``
+        and ``cancelled``): its return value is what ``loaded`` carries.
         Does nothing after ``shutdown``. Never blocks the GUI thread.
         """
         global _reaper
@@ -118,7 +121,7 @@ class SaveLoader(QObject):
         self._drop_current()
         if _reaper is None:
             _reaper = _Reaper()
-        thread = _LoadThread(Path(path), content, context)
+        thread = _LoadThread(Path(path), content, context, job)
         thread.reported.connect(self._on_reported)
         thread.ended.connect(self._on_ended)
         thread.ended.connect(_reaper.reap)

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from narrative_debugger.app import layout
+from narrative_debugger.app.compare import CompareController
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.rules.findings import Severity
@@ -220,6 +221,9 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self._action("Open &report…", lambda: report.choose_and_open_report(self), "Ctrl+Shift+O", "action-open-report"))
         file_menu.addAction(self._action("Re&load", self.reload, QKeySequence.Refresh, "action-reload"))
         file_menu.addSeparator()
+        self.compare = CompareController(self, SAVE_FILTER)
+        self.compare.add_to_menu(file_menu)
+        file_menu.addSeparator()
         file_menu.addAction(self._action("Report &bug…", lambda: report.report_bug(self), "Ctrl+B", "action-report-bug"))
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.Quit, "action-quit"))
@@ -278,12 +282,13 @@ class MainWindow(QMainWindow):
         if wait:
             self.wait_for_load()
 
-    def wait_for_load(self, timeout_ms: int = 600_000) -> None:
-        """Process events until the current load has finished (for tests and headless use)."""
+    def wait_for_load(self, timeout_ms: int = 600_000, loader: SaveLoader | None = None) -> None:
+        """Process events until the current load (or ``loader``'s job) has finished (for tests and headless use)."""
         from PySide6.QtCore import QDeadlineTimer, QEventLoop
 
+        loader = loader or self.loader
         deadline = QDeadlineTimer(timeout_ms)
-        while self.loader.busy and not deadline.hasExpired():
+        while loader.busy and not deadline.hasExpired():
             QApplication.processEvents(QEventLoop.AllEvents, 50)
         QApplication.processEvents()
 
@@ -427,6 +432,7 @@ class MainWindow(QMainWindow):
             stop = getattr(widget, "shutdown", None)
             if callable(stop):
                 stop()
+        self.compare.shutdown()
         self.loader.shutdown()
 
     # ----- drag and drop -----

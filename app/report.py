@@ -205,6 +205,14 @@ def cmd_screenshot(args) -> int:
     window.save_path = Path(args.save)
     window.content_dir = args.content
     window.session.load(play, tick=tick, npc=npc_id)
+    compare_b = getattr(args, "compare", None)
+    compare_content = getattr(args, "compare_content", None)
+    if compare_b is not None or compare_content is not None:
+        if compare_content is not None and not Path(compare_content).is_dir():
+            raise UsageError(f"--compare-content {compare_content} is not a folder")
+        window.compare.compare_with(Path(compare_b or args.save), compare_content, wait=True, quiet=True)
+        if window.session.comparison is None:
+            raise UsageError(f"cannot compare: {window.compare.last_error or 'the comparison did not finish'}")
     if args.view == "all":
         window.set_grid(True)
     else:

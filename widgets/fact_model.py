@@ -26,11 +26,13 @@ from narrative_debugger.widgets.state_colors import (
     state_label,
 )
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QFont
+from PySide6.QtGui import QBrush, QColor, QFont
 
 #: Column titles, in order.
-COLUMNS = ("FactId", "Category", "Confidence", "Source", "State", "Acquired tick", "Interaction")
-COL_FACT, COL_CATEGORY, COL_CONFIDENCE, COL_SOURCE, COL_STATE, COL_ACQUIRED, COL_INTERACTION = range(len(COLUMNS))
+COLUMNS = ("FactId", "Category", "Confidence", "Source", "State", "Acquired tick", "Interaction", "B")
+COL_FACT, COL_CATEGORY, COL_CONFIDENCE, COL_SOURCE, COL_STATE, COL_ACQUIRED, COL_INTERACTION, COL_B = range(len(COLUMNS))
+#: Background of a B cell that differs from A (issue 13: comparing two playthroughs).
+DIFFERS_BACKGROUND = "#ffd7a8"
 
 #: The FactId of a row (str).
 FactIdRole = Qt.UserRole.value + 1
@@ -89,6 +91,8 @@ class FactTableModel(QAbstractTableModel):
         self._bold = QFont()
         self._bold.setBold(True)
         self._changed_brush = QBrush(CHANGED_BACKGROUND)
+        self._facts_b: Mapping[FactId, FactKnowledge] | None = None
+        self._differs_brush = QBrush(QColor(DIFFERS_BACKGROUND))
 
     # ----- feeding -----
     def set_facts(
@@ -97,6 +101,7 @@ class FactTableModel(QAbstractTableModel):
         keys: list[FactId],
         changed: frozenset[FactId] = frozenset(),
         names: Mapping[int, str] | None = None,
+        facts_b: Mapping[FactId, FactKnowledge] | None = None,
     ) -> None:
         """Show the facts of a tick.
 
@@ -105,6 +110,7 @@ class FactTableModel(QAbstractTableModel):
             keys: its keys in BTreeMap order (not copied; do not mutate).
             changed: FactIds changed since the previous step (flagged bold, tinted).
             names: StableId -> display name, for interaction tooltips.
+            facts_b: while comparing, side B's facts at the same tick (the B column).
         """
         self.beginResetModel()
         self._facts = facts
@@ -114,6 +120,7 @@ class FactTableModel(QAbstractTableModel):
         self._rows = None
         self._changed = frozenset(changed)
         self._names = names or {}
+        self._facts_b = facts_b
         if self._sort != (COL_FACT, Qt.AscendingOrder):
             self._keys = self._sorted_keys(*self._sort)
         self.endResetModel()
@@ -136,6 +143,23 @@ class FactTableModel(QAbstractTableModel):
         if value is None:
             value = self._cache[fact_id] = self._facts[fact_id]
         return value
+
+    def fact_b(self, fact_id: FactId) -> FactKnowledge | None:
+        """Side B's value of ``fact_id`` while comparing (None when B lacks it or not comparing)."""
+        return self._facts_b.get(fact_id) if self._facts_b is not None else None
+
+    def differs_b(self, fact_id: FactId) -> bool:
+        """True while comparing when B lacks the fact or knows it with another confidence,
+        state or interaction state."""
+        if self._facts_b is None:
+            return False
+        b = self._facts_b.get(fact_id)
+        if b is None:
+            return True
+        a = self._fact_by_id(fact_id)
+        ia, ib = a.interaction, b.interaction
+        return (a.confidence != b.confidence or a.state != b.state
+                or (ia.interaction_state if ia else None) != (ib.interaction_state if ib else None))
 
     def is_changed(self, row: int) -> bool:
         """True when the fact in ``row`` changed since the previous step."""
@@ -182,6 +206,8 @@ class FactTableModel(QAbstractTableModel):
         if role == _FONT:
             return self._bold if fact_id in self._changed else None
         if role == _BACKGROUND:
+            if col == COL_B:
+                return self._differs_brush if self.differs_b(fact_id) else None
             return self._changed_brush if fact_id in self._changed else None
         if role == _FOREGROUND and col == COL_INTERACTION:
             meta = self._fact_by_id(fact_id).interaction
@@ -195,6 +221,8 @@ class FactTableModel(QAbstractTableModel):
             return fact_id
         if col == COL_CATEGORY:
             return category_of(fact_id)
+        if col == COL_B:
+            return self._b_text(fact_id)
         fact = self._fact_by_id(fact_id)
         if col == COL_CONFIDENCE:
             return confidence_label(fact.confidence)
@@ -206,6 +234,16 @@ class FactTableModel(QAbstractTableModel):
             return str(fact.acquired_tick)
         meta = fact.interaction
         return state_label(meta.interaction_state) if meta is not None else ""
+
+    def _b_text(self, fact_id: FactId) -> str:
+        if self._facts_b is None:
+            return ""
+        b = self._facts_b.get(fact_id)
+        if b is None:
+            return "not known in B"
+        meta = b.interaction
+        text = f"{confidence_label(b.confidence)} · {state_label(b.state)}"
+        return text + (f" · {state_label(meta.interaction_state)}" if meta is not None else "")
 
     def _tooltip(self, fact_id: FactId) -> str:
         fact = self._fact_by_id(fact_id)
@@ -222,6 +260,8 @@ class FactTableModel(QAbstractTableModel):
                 lines.append("topics: " + esc(", ".join(meta.topics)))
         if fact_id in self._changed:
             lines.append("<i>changed since the previous step</i>")
+        if self._facts_b is not None:
+            lines.append(f"B: {self._b_text(fact_id)}" + (" <b>(differs)</b>" if self.differs_b(fact_id) else ""))
         return "<br>".join(lines)
 
     # ----- sorting (delegated here by FactFilterProxy.sort) -----
@@ -237,6 +277,8 @@ class FactTableModel(QAbstractTableModel):
             return lambda fid: (get(fid).state.value, fid)
         if column == COL_ACQUIRED:
             return lambda fid: (get(fid).acquired_tick, fid)
+        if column == COL_B:
+            return lambda fid: (not self.differs_b(fid), fid)
         if column == COL_INTERACTION:
             def key(fid):
                 meta = get(fid).interaction

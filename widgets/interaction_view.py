@@ -17,13 +17,14 @@ from functools import partial
 from itertools import islice
 
 from narrative_debugger.models.domain.types import FactId, InteractionMetadata, InteractionState
+from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
 from narrative_debugger.widgets.tables import ElideDelegate, fit_columns
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -35,13 +36,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER = (
-    Qt.DisplayRole.value, Qt.FontRole.value, Qt.ForegroundRole.value, Qt.ToolTipRole.value, Qt.UserRole.value)
-_ROLES = frozenset((_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER))
+_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER, _BACKGROUND = (
+    Qt.DisplayRole.value, Qt.FontRole.value, Qt.ForegroundRole.value, Qt.ToolTipRole.value, Qt.UserRole.value,
+    Qt.BackgroundRole.value)
+_ROLES = frozenset((_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER, _BACKGROUND))
 _STATE_INK = {state: color.darker(130) for state, color in INTERACTION_COLORS.items()}
 
 #: Column titles of the interaction table, in order.
-INTERACTION_COLUMNS = ("FactId", "Started", "Ended", "State", "Topics", "Location", "Initiated by", "Confrontation")
+INTERACTION_COLUMNS = ("FactId", "Started", "Ended", "State", "Topics", "Location", "Initiated by", "Confrontation", "B")
+#: The B column: side B's state of the same interaction (NPC slug and sequence) while comparing.
+COL_B = len(INTERACTION_COLUMNS) - 1
 
 
 class InteractionTableModel(QAbstractTableModel):
@@ -71,6 +75,22 @@ class InteractionTableModel(QAbstractTableModel):
         self._game_time = str
         self._bold = QFont()
         self._bold.setBold(True)
+        self._fact_b: Callable[[FactId], object] | None = None
+        self._differs_brush = QBrush(QColor(DIFFERS_BACKGROUND))
+
+    def set_b(self, fact_b: Callable[[FactId], object] | None) -> None:
+        """While comparing: FactId -> side B's FactKnowledge at the tick (None leaves comparison).
+
+        Interaction FactIds name the NPC slug and sequence number, so one FactId is the
+        same interaction in A and B.
+        """
+        self._fact_b = fact_b
+
+    def b_state(self, fact_id: FactId) -> InteractionState | None:
+        """Side B's state of the interaction, or None when B lacks it (or not comparing)."""
+        fact = self._fact_b(fact_id) if self._fact_b is not None else None
+        meta = fact.interaction if fact is not None else None
+        return meta.interaction_state if meta is not None else None
 
     def set_interactions(self, ids: Sequence[FactId] = (), facts: Mapping | None = None, position: int = 0,
                          game_time=str, ordinal: Callable[[FactId], int | None] | None = None,
@@ -174,6 +194,17 @@ class InteractionTableModel(QAbstractTableModel):
         row = index.row()
         fact_id, meta = self.fact_id(row), self.meta(row)
         col = index.column()
+        if col == COL_B:
+            if self._fact_b is None:
+                return None
+            b = self.b_state(fact_id)
+            if role == _DISPLAY:
+                return state_label(b) if b is not None else "not in B"
+            if role == _BACKGROUND:
+                return self._differs_brush if b is not meta.interaction_state else None
+            if role == _FOREGROUND and b is not None:
+                return _STATE_INK[b]
+            return fact_id if role == _USER else None
         if role == _DISPLAY:
             return self._display(fact_id, meta, col)
         if role == _FOREGROUND and col == 3:
@@ -331,6 +362,7 @@ class InteractionView(QWidget):
         # The diagram's nodes and edges are the moves of the selected interaction.
         self.diagram_why_action = add_why_action(self.diagram, session, lambda: f"fact:{session.fact}" if session.fact and session.fact.startswith("interaction.") else None)
         session.loaded.connect(self._on_loaded)
+        session.comparisonChanged.connect(self.refresh)  # the B column comes or goes
         session.tickChanged.connect(self._maybe_refresh)
         session.npcChanged.connect(self._maybe_refresh)
         session.factChanged.connect(self._on_fact)
@@ -369,7 +401,8 @@ class InteractionView(QWidget):
             return (id(state.index), npc, 0, 0, 0, self.session.fact)
         version, _lines, changes = state.index.npc_signature(npc, state.tick)
         moves = state.index.transition_total(npc, state.position)
-        return (id(state.index), npc, version, changes, moves, self.session.fact)
+        compared = (id(self.session.comparison), state.tick) if self.session.comparison is not None else None
+        return (id(state.index), npc, version, changes, moves, self.session.fact, compared)
 
     def _maybe_refresh(self, *_args) -> None:
         # Session.load emits loaded, npcChanged and tickChanged: draw once; and a
@@ -415,6 +448,9 @@ class InteractionView(QWidget):
             self._draw_diagram()
             return
         game_time = session.playthrough.save.game_time
+        state_b = session.state_b
+        self.model.set_b(state_b.knowledge.fact if state_b is not None else None)
+        self.table.setColumnHidden(COL_B, state_b is None)
         if state.interactions_exact(npc_id):
             index = state.index
             count = index.interaction_count(npc_id, state.position)

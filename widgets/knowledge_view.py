@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.widgets.plain_text import counted
-from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
+from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
 from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
 from narrative_debugger.widgets.why import add_why_action
@@ -146,6 +146,7 @@ class KnowledgeView(QWidget):
         self.why_action = add_why_action(self.table, session, self.why_target)
 
         session.loaded.connect(self._on_loaded)
+        session.comparisonChanged.connect(self._on_loaded)  # the B column comes or goes
         session.tickChanged.connect(self._on_tick)
         session.tickPreview.connect(self._on_preview)
         session.npcChanged.connect(self._on_selection)
@@ -181,6 +182,7 @@ class KnowledgeView(QWidget):
         if state is None:
             self._changed = frozenset()
             self.model.set_facts({}, [], frozenset())
+            self.table.setColumnHidden(COL_B, True)
             self._fill_categories([])
             self.heading.setText("<b>Knowledge</b> — no save open")
             self.graph.show_state(None, [], frozenset())
@@ -188,7 +190,9 @@ class KnowledgeView(QWidget):
         keys = self.keys_at(state)
         self._changed = self._changed_since_previous(state)
         names = {sid: session.playthrough.npc_name(sid) for sid in session.playthrough.save.npcs}
-        self.model.set_facts(state.knowledge.facts, keys, self._changed, names)
+        state_b = session.state_b
+        self.model.set_facts(state.knowledge.facts, keys, self._changed, names, state_b.knowledge.facts if state_b is not None else None)
+        self.table.setColumnHidden(COL_B, state_b is None)
         self._fill_categories(keys)
         since = f" since tick {session.previous_tick}" if session.previous_tick != session.tick else ""
         clock = session.playthrough.save.game_time(state.tick)

@@ -86,6 +86,7 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs", min_size=(300, 150)),
     DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView", min_size=(420, 110)),
     DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", tab_with="findings", min_size=(420, 110)),
+    DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="findings", min_size=(420, 110)),
     DockSpec("explain", "Explain", "right", _W + "explain_view:ExplainView", min_size=(360, 200), hidden=True),
 )
 

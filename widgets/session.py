@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+from narrative_debugger.models.compare.comparison import Comparison
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS
 from narrative_debugger.models.timeline.index import StateAtTick
@@ -35,6 +36,7 @@ class Session(QObject):
         journalIndexChanged(object): the journal entry selected (its index), or None.
         explainRequested(object): "Why?" was asked of a target (``models.explain`` form,
             e.g. ``npc:kael-davan.score``); the Explain dock answers it.
+        comparisonChanged(): a comparison was set or left (``comparison`` says which).
     """
 
     loaded = Signal()
@@ -45,6 +47,7 @@ class Session(QObject):
     viewChanged = Signal(str)
     journalIndexChanged = Signal(object)
     explainRequested = Signal(object)
+    comparisonChanged = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -61,6 +64,8 @@ class Session(QObject):
         self._all_event_ticks: list[int] = []
         self._finding_ticks: list[int] = []
         self._view_start = 0
+        self.comparison: Comparison | None = None
+        self._state_b: StateAtTick | None = None
 
     # ----- loading -----
     def load(self, playthrough: Playthrough, tick: int | None = None, npc: int | None = None) -> None:
@@ -81,7 +86,12 @@ class Session(QObject):
         self.npc = npc if npc in playthrough.save.npcs else (npcs[0] if npcs else None)
         self.fact = None
         self.journal_index = None
+        left = self.comparison is not None
+        self.comparison = None  # it compared the save that was open before
+        self._state_b = None
         self.loaded.emit()
+        if left:
+            self.comparisonChanged.emit()
         self.npcChanged.emit(self.npc)
         self.tickChanged.emit(self.tick)
 
@@ -110,7 +120,12 @@ class Session(QObject):
 
     @property
     def last_tick(self) -> int:
-        return self.playthrough.last_tick if self.ready else 0
+        """The last tick of the save, or of either side while comparing (ticks aligned by value)."""
+        if not self.ready:
+            return 0
+        if self.comparison is not None:
+            return max(self.playthrough.last_tick, self.comparison.b.last_tick)
+        return self.playthrough.last_tick
 
     @property
     def view_start(self) -> int:
@@ -158,6 +173,47 @@ class Session(QObject):
         tick = self.next_event_tick(kind, forward)
         if tick is not None:
             self.set_tick(tick)
+
+    # ----- comparison (issue 13) -----
+    def set_comparison(self, comparison: Comparison | None) -> None:
+        """Compare the open playthrough (side A) with ``comparison.b``; None leaves comparison.
+
+        The comparison must have the open playthrough as its side A.
+        """
+        if comparison is not None and comparison.a is not self.playthrough:
+            raise ValueError("the comparison's side A is not the open playthrough")
+        self.comparison = comparison
+        self._state_b = None
+        self.comparisonChanged.emit()
+
+    @property
+    def state_b(self) -> StateAtTick | None:
+        """Side B's state at the current tick (None when not comparing)."""
+        if self.comparison is None:
+            return None
+        if self._state_b is None or self._state_b.tick != self.tick:
+            self._state_b = self.comparison.b.state_at(self.tick)
+        return self._state_b
+
+    def npc_b(self, npc: int | None) -> int | None:
+        """Side B's StableId of the NPC ``npc`` of side A (matched by slug), or None."""
+        if self.comparison is None or npc is None or npc not in self.playthrough.save.npcs:
+            return None
+        other = self.comparison.b.save.npc_by_slug(self.playthrough.save.npcs[npc].slug)
+        return other.stable_id if other is not None else None
+
+    def go_to(self, tick: int | None = None, npc: str | None = None, view: str | None = None, fact: str | None = None) -> None:
+        """Jump to a place: the NPC (by slug), the fact, the tick, then the view."""
+        if npc is not None:
+            sid = self.npc_by_slug(npc)
+            if sid is not None:
+                self.set_npc(sid)
+        if fact is not None:
+            self.set_fact(fact)
+        if tick is not None:
+            self.set_tick(tick)
+        if view is not None:
+            self.set_view(view)
 
     # ----- selection -----
     def set_npc(self, npc: int | None) -> None:

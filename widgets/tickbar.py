@@ -48,6 +48,9 @@ KIND_STYLE: dict[str, tuple[str, str]] = {
     "finding": ("Finding", "#d4a017"),
 }
 
+#: Colour of the mark where compared journals part (issue 13).
+MARK_COLOUR = "#c2185b"
+
 #: Entries of the speed combo: label -> ticks per step at 1x game speed (None = event by event).
 SPEEDS: tuple[tuple[str, int | None], ...] = (("Events", None), ("1×", 1), ("4×", 4), ("16×", 16), ("64×", 64), ("256×", 256))
 
@@ -121,6 +124,7 @@ class _Track(QWidget):
         self._cache: QPixmap | None = None
         self._cache_key: tuple | None = None
         self._dragging = False
+        self.mark: int | None = None
         h = self.TOP + len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 14
         self.setFixedHeight(h)
 
@@ -132,6 +136,12 @@ class _Track(QWidget):
         self.game_time = game_time
         self._cache = None
         self.update()
+
+    def set_mark(self, tick: int | None) -> None:
+        """Marks the tick where compared journals part (None removes the mark)."""
+        if tick != self.mark:
+            self.mark = tick
+            self.update()
 
     def set_tick(self, tick: int) -> None:
         """Moves the handle."""
@@ -195,6 +205,13 @@ class _Track(QWidget):
         p.setPen(Qt.NoPen)
         p.setBrush(pal.color(pal.ColorRole.Mid))
         p.drawRoundedRect(QRectF(self.MARGIN, base_y, span, 4), 2, 2)
+        if self.mark is not None and self.last_tick:
+            mx = self._x_for(min(self.mark, self.last_tick))
+            p.setPen(QPen(QColor(MARK_COLOUR), 2))
+            p.drawLine(QPointF(mx, 0), QPointF(mx, base_y + 4))
+            p.setPen(Qt.NoPen)
+            p.setBrush(QColor(MARK_COLOUR))
+            p.drawPolygon(QPolygonF([QPointF(mx - 4, 0), QPointF(mx + 4, 0), QPointF(mx, 5)]))
         x = self._x_for(self.tick)
         accent = pal.color(pal.ColorRole.Highlight)
         p.setBrush(accent)
@@ -236,6 +253,8 @@ class _Track(QWidget):
     def _tooltip(self, x: float, y: float) -> str:
         """Names the nearest event (within 4 px) of the lane under the mouse, else the tick."""
         tick = self.tick_at(x)
+        if self.mark is not None and self.last_tick and abs(self._x_for(self.mark) - x) <= 4:
+            return f"A and B part here: tick {self.mark:,} ({self.game_time(self.mark)})"
         lane = int((y - self.TOP) // (self.LANE_H + self.LANE_GAP))
         if 0 <= lane < len(self.lanes) and self.last_tick:
             label, _, ticks = self.lanes[lane]
@@ -325,6 +344,7 @@ class TickBar(QWidget):
         layout.addLayout(row)
 
         session.loaded.connect(self._on_loaded)
+        session.comparisonChanged.connect(self._on_loaded)  # the range may grow to B's; the divergence mark
         session.tickChanged.connect(self._on_tick)
         session.tickPreview.connect(self._on_preview)
         app = QApplication.instance()
@@ -525,6 +545,8 @@ class TickBar(QWidget):
         game_time = s.playthrough.save.game_time if s.playthrough else str
         self.track.set_data(s.last_tick, lanes, game_time, s.view_start)
         self.tick_field.setRange(0, s.last_tick)
+        c = s.comparison
+        self.track.set_mark(c.divergence.tick if c is not None and c.divergence is not None else None)
         metrics = self.time_label.fontMetrics()
         widest = max(metrics.horizontalAdvance(f"{game_time(s.last_tick)} / {game_time(s.last_tick)}"),
                      metrics.horizontalAdvance("no save open"))

@@ -378,6 +378,9 @@ class TimelinesView(QWidget):
         session.tickPreview.connect(self._on_tick)  # cheap: two lines and a few bisections
         session.tickChanged.connect(self._on_tick)
         session.npcChanged.connect(self._on_npc)
+        from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
+
+        self.overlay = ComparisonOverlay(self)  # side B while comparing (issue 13)
         self._on_loaded()
 
     # ----- construction -----
@@ -605,6 +608,8 @@ class TimelinesView(QWidget):
         parts.append(f"<span style='color:{stress_colour}'>━━</span>&nbsp;stress")
         parts.append("<span style='color:#333'>╍╍</span>&nbsp;threshold")
         parts.append("<span style='background:#f4c4c4'>&nbsp;&nbsp;&nbsp;</span>&nbsp;over threshold")
+        if self.overlay.legend():
+            parts.append(self.overlay.legend())
         self.legend.setText("&nbsp;&nbsp; ".join(parts))
 
     def _on_cursor_released(self, line) -> None:
@@ -662,6 +667,7 @@ class TimelinesView(QWidget):
                     self.hover_dot.setData([x], [score], brush=pg.mkBrush(track.colour))
             else:
                 text += " · no state at this tick"
+            text += self.overlay.readout(tick, npc)
         elif hover:
             self.hover_dot.setData([], [])
         self.readout.setText(text)

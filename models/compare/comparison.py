@@ -77,6 +77,7 @@ class Comparison:
     findings_only_a: tuple[Finding, ...] = ()
     findings_only_b: tuple[Finding, ...] = ()
     prompts: dict[str, PromptChange] = field(default_factory=dict)
+    _differences: list[Difference] | None = field(default=None, repr=False, compare=False)
 
     @property
     def equal(self) -> bool:
@@ -111,7 +112,9 @@ class Comparison:
 
     def differences(self) -> list[Difference]:
         """Every difference as one line with where it shows, in the order of the contract."""
-        return _differences(self)
+        if self._differences is None:
+            self._differences = _differences(self)
+        return self._differences
 
 
 def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=None) -> Comparison:
@@ -224,3 +227,25 @@ def _differences(c: Comparison) -> list[Difference]:
                 parts.append("cards only in B: " + ", ".join(p.cards_only_b))
             out.append(Difference("prompt", f"{slug} prompt: " + "; ".join(parts), min(p.tick_a, p.tick_b), slug, "prompt"))
     return out
+
+
+def open_and_compare(a: Playthrough, path, content_dir=None, *, tick: int | None = None, progress=None, cancelled=None) -> Comparison | Playthrough:
+    """Open side B and compare it with ``a`` (the app's File › Compare with…, run off the GUI thread).
+
+    Args:
+        a: side A, readable.
+        path: B's save (``a``'s own save for a content comparison).
+        content_dir: B's content folder (default: ``default_content_dir(path)``).
+        tick, progress: as for ``compare``; ``cancelled`` as for ``Playthrough.open``.
+
+    Returns:
+        The Comparison, or B's Playthrough when B could not be read (its findings say why).
+
+    Raises:
+        Cancelled: when ``cancelled`` says so while B is opened.
+    """
+    report = progress or (lambda fraction, message: None)
+    b = Playthrough.open(path, content_dir, progress=lambda f, m: report(0.8 * f, m), cancelled=cancelled)
+    if not b.readable:
+        return b
+    return compare(a, b, tick, progress=lambda f, m: report(0.8 + 0.2 * f, m))

@@ -77,7 +77,8 @@ class InteractionChange:
 
     @property
     def tick(self) -> int:
-        return min(x.tick for x in (self.a, self.b) if x is not None)
+        """Where both outcomes show: the later of the two ends (or starts) that exist."""
+        return max(x.tick for x in (self.a, self.b) if x is not None)
 
     def to_json(self) -> dict:
         return {

@@ -1,0 +1,138 @@
+"""File › Compare with… end to end (pytest-qt, offscreen; issue 13): opening a comparison,
+the Differences dock, a double-click jump, side B in the views, and leaving comparison."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.widgets.fact_model import COL_B
+from narrative_debugger.widgets.interaction_view import COL_B as INTERACTION_COL_B
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+from tests.conftest import CONTENT, SAMPLES
+
+
+@pytest.fixture(autouse=True)
+def _no_modal_dialogs(monkeypatch, isolated_settings):
+    shown = []
+    for name in ("warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, _n=name, **k: shown.append((_n, a[1:3])) or QMessageBox.Ok))
+    return shown
+
+
+@pytest.fixture()
+def window(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    w.open_save(SAMPLES / "evening.json", wait=True)
+    assert w.session.ready
+    return w
+
+
+def test_compare_with_a_save_fills_dock_views_and_tickbar(qtbot, window):
+    s = window.session
+    assert not window.compare.stop_action.isEnabled()
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    c = s.comparison
+    assert c is not None and c.a is s.playthrough and c.b.save.label == "walkaway-spiral.json"
+    assert window.compare.stop_action.isEnabled()
+    # The dock lists every difference of the model, in order.
+    dock = window.panels["differences"][0]
+    rows = [dock.model.rows[r].text for r in range(dock.model.rowCount())]
+    assert rows == [d.text for d in c.differences()] and len(rows) > 100
+    assert "differences" in dock.heading.text()
+    # The tick range covers both sides; the tick bar marks where the journals part.
+    assert s.last_tick == max(c.a.last_tick, c.b.last_tick)
+    assert window.tickbar.track.mark == c.divergence.tick
+    # Timelines: one dashed B curve per NPC, in the colour of its A curve.
+    timelines = window.views["timelines"]
+    assert set(timelines.overlay.curves) == set(timelines.curves)
+    for sid, curve in timelines.overlay.curves.items():
+        assert curve.opts["pen"].style() == Qt.DashLine
+        assert curve.opts["pen"].color().rgb() in (timelines.tracks[sid].colour.rgb(), timelines.curves[sid].opts["pen"].color().rgb())
+    assert all(line.isVisible() for line in timelines.overlay.divergence_lines)
+
+
+def test_double_click_jumps_to_the_difference(qtbot, window):
+    s = window.session
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    dock = window.panels["differences"][0]
+    row = next(r for r in range(dock.proxy.rowCount()) if dock.model.rows[r].kind == "interaction" and dock.model.rows[r].npc == "kael-davan"
+               and "absent" not in dock.model.rows[r].text)
+    d = dock.model.rows[row]
+    assert dock.isVisible()
+    dock.view.scrollTo(dock.proxy.index(row, 3))
+    rect = dock.view.visualRect(dock.proxy.index(row, 3))
+    qtbot.mouseClick(dock.view.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(dock.view.viewport(), Qt.LeftButton, pos=rect.center())
+    assert s.tick == d.tick and s.view == "interactions" and s.fact == d.fact_id
+    assert s.playthrough.save.npcs[s.npc].slug == "kael-davan"
+    # The interactions table shows B's state of the same interaction, highlighted when it differs.
+    view = window.views["interactions"]
+    assert not view.table.isColumnHidden(INTERACTION_COL_B)
+    r = view.model.row_of(d.fact_id)
+    cell = view.model.index(r, INTERACTION_COL_B)
+    a_state = view.model.meta(r).interaction_state
+    b_state = view.model.b_state(d.fact_id)
+    assert (b_state is not a_state) == (cell.data(Qt.BackgroundRole) is not None)
+    # A fact difference: the knowledge table's B column says B's value and highlights it.
+    fact_row = next(r for r in range(dock.proxy.rowCount()) if dock.model.rows[r].kind == "fact" and " only in B" not in dock.model.rows[r].text)
+    target = dock.activate_row(fact_row)
+    assert s.view == "knowledge" and s.fact == target.fact_id
+    knowledge = window.views["knowledge"]
+    assert not knowledge.table.isColumnHidden(COL_B)
+    krow = knowledge.model.row_of(target.fact_id)
+    assert krow is not None
+    assert knowledge.model.differs_b(target.fact_id) == (knowledge.model.index(krow, COL_B).data(Qt.BackgroundRole) is not None)
+
+
+def test_compare_with_another_content_folder(qtbot, window, tmp_path):
+    folder = tmp_path / "content"
+    shutil.copytree(CONTENT, folder)
+    pool = folder / "monologues" / "harbor-nights.yaml"
+    pool.write_text(pool.read_text(encoding="utf-8").replace("min_count: 2", "min_count: 9", 1), encoding="utf-8")
+    window.compare.compare_with(window.save_path, folder, wait=True)
+    c = window.session.comparison
+    assert c.same_save and c.divergence is None
+    dock = window.panels["differences"][0]
+    kinds = [dock.model.rows[r].kind for r in range(dock.model.rowCount())]
+    assert kinds == ["monologue", "finding"]
+    assert window.tickbar.track.mark is None
+    assert not any(line.isVisible() for line in window.views["timelines"].overlay.divergence_lines)
+    d = dock.activate_row(0)
+    assert window.session.tick == d.tick == c.monologues.eligibility_changed[0].spans[0][0]
+
+
+def test_stop_comparing_restores_single_save_views(qtbot, window):
+    s = window.session
+    single_last = s.last_tick
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    assert s.comparison is not None
+    window.compare.stop_action.trigger()
+    assert s.comparison is None and s.state_b is None and s.last_tick == single_last
+    assert window.panels["differences"][0].model.rowCount() == 0
+    assert window.tickbar.track.mark is None
+    assert window.views["timelines"].overlay.curves == {}
+    assert window.views["knowledge"].table.isColumnHidden(COL_B)
+    assert window.views["interactions"].table.isColumnHidden(INTERACTION_COL_B)
+    assert not window.compare.stop_action.isEnabled()
+
+
+def test_unreadable_b_keeps_single_save_views(qtbot, window, tmp_path, _no_modal_dialogs):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{nope", encoding="utf-8")
+    window.compare.compare_with(broken, wait=True)
+    assert window.session.comparison is None
+    assert _no_modal_dialogs and _no_modal_dialogs[-1][0] == "warning" and "broken.json" in _no_modal_dialogs[-1][1][1]
+
+
+def test_opening_another_save_leaves_comparison(qtbot, window):
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    window.open_save(SAMPLES / "abandoned-confrontation.json", wait=True)
+    assert window.session.comparison is None
+    assert window.panels["differences"][0].model.rowCount() == 0

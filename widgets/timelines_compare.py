@@ -1,0 +1,143 @@
+"""Side B over the timelines while comparing (issue 13).
+
+``ComparisonOverlay`` belongs to a ``TimelinesView``: it draws B's score curve of
+every NPC dashed in the colour of the same NPC's A curve (NPCs matched by slug),
+B's stress of the selected NPC dashed over A's, and a line at the tick where the
+journals part. Ticks are aligned by value. It follows ``comparisonChanged``,
+``loaded`` and ``npcChanged``; leaving comparison removes everything it drew.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from narrative_debugger.models.domain.types import RelationshipLevel
+from PySide6.QtCore import Qt
+
+DIVERGENCE_COLOUR = "#c2185b"
+B_DASH = Qt.DashLine
+
+
+class ComparisonOverlay:
+    """B's dashed curves and the divergence line in a TimelinesView.
+
+    Attributes:
+        curves: side A StableId (or B's, for an NPC only B has) -> B's dashed score curve.
+        tracks: the same keys -> B's NpcTrack.
+        stress_curve: B's stress of the selected NPC (dashed).
+        divergence_lines: the vertical lines at the divergence tick (score, stress plot).
+    """
+
+    def __init__(self, view) -> None:
+        from narrative_debugger.widgets.timelines import _StepCurve
+
+        self.view = view
+        self.session = view.session
+        self.curves: dict[int, pg.PlotDataItem] = {}
+        self.tracks: dict = {}
+        self.stress_curve = _StepCurve(name="Stress B")
+        view.stress_plot.addItem(self.stress_curve)
+        self.divergence_lines = []
+        for plot in (view.score_plot, view.stress_plot):
+            line = pg.InfiniteLine(0, angle=90, movable=False, pen=pg.mkPen(DIVERGENCE_COLOUR, width=1.5, style=Qt.DotLine))
+            line.setZValue(95)
+            line.setVisible(False)
+            plot.addItem(line, ignoreBounds=True)
+            self.divergence_lines.append(line)
+        self.divergence_lines[0].label = pg.InfLineLabel(
+            self.divergence_lines[0], text="A/B part", position=0.08, color=DIVERGENCE_COLOUR, fill=(255, 255, 255, 220)
+        )
+        self.session.comparisonChanged.connect(self.refresh)
+        self.session.loaded.connect(self.refresh)
+        self.session.npcChanged.connect(self.on_npc)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.curves)
+
+    def refresh(self) -> None:
+        """Rebuild B's curves from the session's comparison (or remove them)."""
+        from narrative_debugger.widgets.timelines import _StepCurve, build_tracks
+
+        view, s = self.view, self.session
+        for curve in self.curves.values():
+            view.score_plot.removeItem(curve)
+        self.curves.clear()
+        self.tracks.clear()
+        c = s.comparison if s.ready else None
+        parted = c.divergence.tick if c is not None and c.divergence is not None else None
+        for line in self.divergence_lines:
+            line.setVisible(parted is not None)
+            if parted is not None:
+                line.setValue(parted)
+        if c is None:
+            empty = np.empty(0)
+            self.stress_curve.setData(empty, empty)
+            view._update_legend(s.npc)
+            view._show_values(s.tick, s.npc)
+            return
+        end = s.last_tick
+        a_by_slug = {s.playthrough.save.npcs[sid].slug: sid for sid in view.tracks}
+        for track in build_tracks(c.b, end):
+            slug = c.b.save.npcs[track.stable_id].slug
+            key = a_by_slug.get(slug, track.stable_id)
+            a_track = view.tracks.get(key)
+            if a_track is not None:
+                track.colour = a_track.colour
+            curve = _StepCurve(track.score.x, track.score.y, connect="finite", name=f"{track.name} (B)")
+            view.score_plot.addItem(curve)
+            view._tune(curve)
+            self.curves[key] = curve
+            self.tracks[key] = track
+        span = max(end, 10)
+        for plot in (view.score_plot, view.stress_plot):
+            plot.setLimits(xMin=-0.02 * span, xMax=1.02 * span)
+        self.on_npc(s.npc)
+        view._update_legend(s.npc)
+        view._show_values(s.tick, s.npc)
+
+    def on_npc(self, npc) -> None:
+        """Emphasise the selected NPC's B curve and show its B stress."""
+        from narrative_debugger.widgets.timelines import OTHER_WIDTH, SELECTED_WIDTH, _faded
+
+        for key, curve in self.curves.items():
+            selected = key == npc
+            colour = self.tracks[key].colour if selected else _faded(self.tracks[key].colour)
+            curve.setPen(pg.mkPen(colour, width=SELECTED_WIDTH if selected else OTHER_WIDTH, style=B_DASH))
+            curve.setZValue(11 if selected else 1)
+        track = self.tracks.get(npc)
+        if track is None:
+            empty = np.empty(0)
+            self.stress_curve.setData(empty, empty)
+            return
+        self.stress_curve.setData(track.stress.x, track.stress.y, connect="finite")
+        self.stress_curve.setPen(pg.mkPen(track.colour.darker(115), width=2, style=B_DASH))
+        self.view._tune(self.stress_curve)
+        finite = track.stress.y[np.isfinite(track.stress.y)]
+        if len(finite):
+            low, high = self.view.stress_plot.viewRange()[1]
+            top = float(finite.max()) * 1.1
+            if top > high:
+                self.view.stress_plot.setYRange(min(low, float(finite.min())), top, padding=0.02)
+
+    def legend(self) -> str:
+        """The legend's B part (rich text), or "" when not comparing."""
+        if not self.curves:
+            return ""
+        return "<span style='color:#333'>╍ ╍</span>&nbsp;B (compared)"
+
+    def readout(self, tick: int, npc) -> str:
+        """The readout's B part for ``npc`` at ``tick`` (rich text; names escaped), or ""."""
+        track = self.tracks.get(npc)
+        if track is None:
+            return ""
+        score = track.score.at(tick)
+        if not np.isfinite(score):
+            return " · <b>B</b> no state at this tick"
+        level = RelationshipLevel.for_score(score).display_name
+        stress = track.stress.at(tick)
+        walk = track.walk_aways.at(tick)
+        return (f" · <b>B</b> <span style='color:{escape(track.colour.name())}'>╍</span> score <b>{score:.1f}</b> ({level})"
+                f" · stress <b>{stress:.0f}</b> · walk-aways {walk:.0f}")

@@ -26,14 +26,13 @@ class CompareController(QObject):
     """
 
     def __init__(self, window, save_filter: str) -> None:
-        super().__init__(window)
-        self.window = window
+        super().__init__(window)  # the window is only ever reached as the Qt parent: no reference cycle
         self.session = window.session
         self.save_filter = save_filter
         self.loader = SaveLoader(self)
         self.loader.progress.connect(self._on_progress)
         self.loader.loaded.connect(self._on_compared)
-        self.loader.cancelled.connect(lambda: window.statusBar().showMessage("Comparison cancelled.", 6000))
+        self.loader.cancelled.connect(self._on_cancelled)
         self.loader.failed.connect(self._on_failed)
         self._progress: QProgressDialog | None = None
         self.last_error: str | None = None
@@ -43,6 +42,15 @@ class CompareController(QObject):
         self.session.loaded.connect(self._update_actions)
         self.session.comparisonChanged.connect(self._update_actions)
         self._update_actions()
+
+    @property
+    def window(self):
+        """The main window (the Qt parent)."""
+        return self.parent()
+
+    def _on_cancelled(self) -> None:
+        self._close_progress()
+        self.window.statusBar().showMessage("Comparison cancelled.", 6000)
 
     def add_to_menu(self, menu) -> None:
         """Add ``Compare with`` (a save, or a content folder) and ``Stop comparing`` to ``menu``."""

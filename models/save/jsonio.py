@@ -191,7 +191,7 @@ def parse_text(text: str, label: str, found: list[Finding]) -> object | None:
 
 def parse_document(text: str, label: str, found: list[Finding]) -> tuple[bool, object | None]:
     """``parse_text`` that also says whether a document was parsed: (parsed, value)."""
-    duplicates: set[str] = set()
+    duplicates: dict[str, int] = {}  # repeated key -> number of repeats
 
     def pairs_hook(pairs, _dict=dict):
         d = _dict(pairs)
@@ -199,7 +199,7 @@ def parse_document(text: str, label: str, found: list[Finding]) -> tuple[bool, o
             seen: set[str] = set()
             for key, _ in pairs:
                 if key in seen:
-                    duplicates.add(key)
+                    duplicates[key] = duplicates.get(key, 0) + 1
                 seen.add(key)
         return d
 
@@ -240,7 +240,7 @@ def report_lone_surrogates(text: str, label: str, found: list[Finding]) -> bool:
 
     ``json.loads`` accepts them (as lone code points); serde_json does not.
     """
-    if "\\u" not in text or not has_surrogate_escape(text):
+    if not has_surrogate_escape(text):
         return False
     for pos, escape in lone_surrogates(text):
         found.append(finding("F001", f"{label}: the escape {escape} is half of a UTF-16 pair; serde_json rejects lone surrogates", where(text, pos)))
@@ -252,9 +252,10 @@ def report_lone_surrogates(text: str, label: str, found: list[Finding]) -> bool:
 MAX_DUPLICATE_FINDINGS = 50
 
 
-def report_duplicate_keys(text: str, label: str, names: set[str], found: list[Finding]) -> None:
-    """Append an F001 for each repeated key of ``names`` at its own ``line:col``,
-    naming the ``line:col`` of the first one in the same object."""
+def report_duplicate_keys(text: str, label: str, names: dict[str, int], found: list[Finding]) -> None:
+    """Append an F001 for each repeated key of ``names`` (key -> repeats the parser
+    saw) at its own ``line:col``, naming the ``line:col`` of the first one in the
+    same object; past ``MAX_DUPLICATE_FINDINGS``, one finding with the count."""
     count = 0
     for key, pos, first in duplicate_keys(text, names):
         count += 1

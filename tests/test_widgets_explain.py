@@ -116,3 +116,41 @@ def test_why_from_each_view_names_its_target(qtbot, window):
     view = window.panels["explain"][0]
     exp = _answer(qtbot, view, "line:the-last-shift_m_s_050", s.tick)
     assert exp.extra["eligible"] and len(exp.extra["clauses"]) == 2 and not view.chart.isVisible()
+
+
+def test_derived_kinds_and_stepping_selects_the_event_npc_and_its_row(qtbot, window):
+    from narrative_debugger.models.timeline.event_kinds import event_indices
+
+    s = window.session
+    play = s.playthrough
+    index = play.index
+    kael = s.npc_by_slug("kael-davan")
+    crossings = event_indices(index, "threshold")
+    # independently: Kael's stress crosses 30 upward exactly where the explanation says
+    exp = explain(play, "npc:kael-davan.stress", play.save.saved_at_tick, 100)
+    kael_crossings = [i for i in crossings if play.save.journal.data[i].get("target") == kael]
+    assert kael_crossings == [c["journal_index"] for c in exp.extra["crossings"]]
+    assert all(play.save.journal.kinds[i] == "StressChanged" for i in crossings)
+    firsts = event_indices(index, "first-meeting")
+    assert len(firsts) == len({play.save.journal.data[i]["target"] for i in firsts})
+    assert all(play.save.journal.kinds[i] == "InteractionStarted" for i in firsts)
+    levels = event_indices(index, "level")
+    assert all(play.save.journal.kinds[i] in ("RelationshipInteraction", "WalkAwayPenalty") for i in levels)
+    # stepping to the next threshold crossing selects its NPC and its own journal row
+    s.set_npc(s.npc_by_slug("lera-sessik"))
+    s.set_tick(0)
+    bar = window.tickbar
+    bar.kind_combo.setCurrentIndex(bar.kind_combo.findData("threshold"))
+    bar.next_event()
+    first = crossings[0]
+    assert s.tick == index.ticks[first] and s.journal_index == first
+    assert s.npc == play.save.journal.data[first]["target"]
+    journal = window.panels["journal"][0]
+    rows = journal.view.selectionModel().selectedRows()
+    assert rows and journal.model.journal_index(rows[0].row()) == first
+    # a walk-away step marks the walk-away itself, not the last entry at that tick
+    s.set_tick(0)
+    bar.kind_combo.setCurrentIndex(bar.kind_combo.findData("walk-away"))
+    bar.next_event()
+    assert play.save.journal.kinds[s.journal_index] in ("InteractionWalkedAway", "InteractionConflictAbandoned")
+    assert index.ticks[s.journal_index] == s.tick

@@ -15,7 +15,7 @@ from bisect import bisect_left, bisect_right
 
 from narrative_debugger.models.compare.comparison import Comparison
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS
+from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS, event_indices
 from narrative_debugger.models.timeline.index import StateAtTick
 from PySide6.QtCore import QObject, Signal
 
@@ -61,6 +61,7 @@ class Session(QObject):
         self.explain_target: str | None = None
         self._state: StateAtTick | None = None
         self._event_ticks: dict[str, list[int]] = {}
+        self._event_indices: dict[str, list[int]] = {}
         self._all_event_ticks: list[int] = []
         self._finding_ticks: list[int] = []
         self._view_start = 0
@@ -72,7 +73,8 @@ class Session(QObject):
         """Show a new playthrough (must be readable) at ``tick`` (default saved_at_tick)."""
         self.playthrough = playthrough
         index = playthrough.index
-        self._event_ticks = {name: index.event_ticks(kinds) for name, kinds in EVENT_KINDS.items()} if index else {}
+        self._event_indices = {name: event_indices(index, name) for name in (*EVENT_KINDS, *DERIVED_KINDS)} if index else {}
+        self._event_ticks = {name: [index.ticks[i] for i in found] for name, found in self._event_indices.items()}
         self._all_event_ticks = sorted(set(index.ticks)) if index else []
         last = playthrough.last_tick
         # A finding can name a tick past the last one shown (K004): step to the end for it.
@@ -152,7 +154,7 @@ class Session(QObject):
         self.tickChanged.emit(tick)
 
     def event_ticks(self, kind: str | None = None) -> list[int]:
-        """Ticks with an event of ``kind`` (a key of EVENT_KINDS, or "finding"); all events for None."""
+        """Ticks with an event of ``kind`` (a key of EVENT_KINDS or DERIVED_KINDS, or "finding"); all events for None."""
         if kind is None:
             return self._all_event_ticks
         if kind == "finding":
@@ -169,10 +171,23 @@ class Session(QObject):
         return ticks[k] if k >= 0 else None
 
     def step_event(self, kind: str | None = None, forward: bool = True) -> None:
-        """Move to the next/previous event tick of ``kind`` if there is one."""
+        """Move to the next/previous event of ``kind`` if there is one: its tick, the NPC it
+        concerns and its own journal row (the first entry of the kind at that tick going
+        forward, the last going back). Findings move the tick only."""
         tick = self.next_event_tick(kind, forward)
-        if tick is not None:
+        if tick is None:
+            return
+        found = self._event_indices.get(kind) if kind is not None else None
+        if kind is None:
+            ticks = self.playthrough.index.ticks
+            entry = bisect_left(ticks, tick) if forward else bisect_right(ticks, tick) - 1
+        elif found:
+            ticks = self._event_ticks[kind]
+            entry = found[bisect_left(ticks, tick)] if forward else found[bisect_right(ticks, tick) - 1]
+        else:
             self.set_tick(tick)
+            return
+        self.select_entry(entry)
 
     # ----- comparison (issue 13) -----
     def set_comparison(self, comparison: Comparison | None) -> None:

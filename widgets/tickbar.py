@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS
 from narrative_debugger.widgets.tick_field import TickField, ask_tick
 
 #: Marker lanes of the bar, top to bottom: session event kind -> (label, colour).
@@ -50,6 +51,13 @@ KIND_STYLE: dict[str, tuple[str, str]] = {
 
 #: Colour of the mark where compared journals part (issue 13).
 MARK_COLOUR = "#c2185b"
+
+#: Kinds the selector also steps between, without a lane of markers (read from the replayed state).
+STEP_ONLY_KINDS: dict[str, tuple[str, str]] = {
+    "threshold": (DERIVED_KINDS["threshold"], "#ad1457"),
+    "level": (DERIVED_KINDS["level"], "#2e7d32"),
+    "first-meeting": (DERIVED_KINDS["first-meeting"], "#00838f"),
+}
 
 #: Entries of the speed combo: label -> ticks per step at 1x game speed (None = event by event).
 SPEEDS: tuple[tuple[str, int | None], ...] = (("Events", None), ("1×", 1), ("4×", 4), ("16×", 16), ("64×", 64), ("256×", 256))
@@ -302,7 +310,7 @@ class TickBar(QWidget):
         self.kind_combo.setToolTip("Kind of event that previous/next event and event playback step to")
         self.kind_combo.addItem("Any event", None)
         self.kind_combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        for kind, (label, colour) in KIND_STYLE.items():
+        for kind, (label, colour) in (*KIND_STYLE.items(), *STEP_ONLY_KINDS.items()):
             self.kind_combo.addItem(swatch(colour), label, kind)
         self.kind_combo.currentIndexChanged.connect(self._update_actions)
 

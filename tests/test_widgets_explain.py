@@ -154,3 +154,42 @@ def test_derived_kinds_and_stepping_selects_the_event_npc_and_its_row(qtbot, win
     bar.next_event()
     assert play.save.journal.kinds[s.journal_index] in ("InteractionWalkedAway", "InteractionConflictAbandoned")
     assert index.ticks[s.journal_index] == s.tick
+
+
+def test_timelines_click_seeks_double_click_restores_range_follows_and_markers_named(qtbot, window):
+    s = window.session
+    s.set_view("timelines")
+    tl = window.views["timelines"]
+    s.set_npc(s.npc_by_slug("kael-davan"))
+    full = tl._full_range
+    # zoom into the first tenth, then move the tick past it: the range follows
+    lo, hi = full
+    tl.score_plot.setXRange(lo, lo + (hi - lo) / 10, padding=0)
+    far = s.last_tick - 5
+    s.set_tick(far)
+    vlo, vhi = tl.score_plot.vb.viewRange()[0]
+    assert vlo <= tl.x_of(far) <= vhi and (vhi - vlo) < (hi - lo) / 5
+    tl.show_full_range()
+    vlo, vhi = tl.score_plot.vb.viewRange()[0]
+    assert vlo <= lo and vhi >= hi
+    # a marker is named when hovered: the first walk-away of Kael
+    track = tl.tracks[s.npc]
+    x = float(track.markers["walk-away"][0])
+    label, tick = tl.marker_near(x + 0.1)
+    assert label == "Walk-away" and tick == tl.origin + int(round(x))
+    assert s.playthrough.index.ticks[explain(s.playthrough, "npc:kael-davan.walk_aways", tick).steps[-1].journal_index] == tick
+
+
+def test_timelines_click_on_the_plot_seeks(qtbot, window):
+    from PySide6.QtCore import QPointF
+
+    s = window.session
+    s.set_view("timelines")
+    tl = window.views["timelines"]
+    qtbot.waitExposed(tl)
+    target = s.last_tick // 3
+    scene = tl.score_plot.vb.mapViewToScene(QPointF(tl.x_of(target), 1.0))
+    pos = tl.graphics.mapFromScene(scene)
+    qtbot.mouseClick(tl.graphics.viewport(), Qt.LeftButton, pos=pos)
+    per_px = tl.score_plot.vb.viewPixelSize()[0]
+    assert abs(s.tick - target) <= 2 * per_px + 1

@@ -33,7 +33,7 @@ from narrative_debugger.widgets.tickbar import KIND_STYLE
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 #: Ticks up to this are exact in float64; past it the plots draw relative to an origin.
 FLOAT_EXACT = 2**53
@@ -351,7 +351,16 @@ class TimelinesView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(2)
-        layout.addWidget(self.readout)
+        self.full_button = QToolButton(self)
+        self.full_button.setObjectName("timelinesFullRange")
+        self.full_button.setText("Full range")
+        self.full_button.setToolTip("Show the whole save again (or double-click the plot)")
+        self.full_button.clicked.connect(self.show_full_range)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.readout, 1)
+        top.addWidget(self.full_button)
+        layout.addLayout(top)
         self.legend = QLabel(self)
         self.legend.setObjectName("timelinesLegend")
         self.legend.setTextFormat(Qt.RichText)
@@ -363,6 +372,8 @@ class TimelinesView(QWidget):
         self._build_plots()
 
         self._hover_proxy = pg.SignalProxy(self.graphics.scene().sigMouseMoved, rateLimit=HOVER_RATE, slot=self._on_mouse_moved)
+        self.graphics.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self._full_range = (0.0, 10.0)
         self._drag_proxies = [
             pg.SignalProxy(line.sigPositionChanged, rateLimit=HOVER_RATE, slot=self._on_cursor_dragged) for line in self.cursors
         ]
@@ -506,7 +517,8 @@ class TimelinesView(QWidget):
         span = max(stop - self.x_of(0), 10.0)
         for plot in (self.score_plot, self.stress_plot):
             plot.setLimits(xMin=self.x_of(0) - 0.02 * span, xMax=stop + 0.02 * span)
-        self.score_plot.setXRange(start, max(stop, start + 10), padding=0.01)
+        self._full_range = (start, max(stop, start + 10))
+        self.score_plot.setXRange(*self._full_range, padding=0.01)
         self._on_npc(s.npc)
         self._on_tick(s.tick)
 
@@ -561,6 +573,34 @@ class TimelinesView(QWidget):
         for line in self.cursors:
             if not line.moving and line.value() != x:
                 line.setValue(x)
+        self._follow(x)
+
+    def _follow(self, x: float) -> None:
+        """Keep the cursor in a zoomed range: shift the range (same width) to centre it."""
+        lo, hi = self.score_plot.vb.viewRange()[0]
+        if lo <= x <= hi or any(line.moving for line in self.cursors):
+            return
+        width = hi - lo
+        full_lo, full_hi = self._full_range
+        start = min(max(x - width / 2, full_lo), max(full_lo, full_hi - width))
+        self.score_plot.setXRange(start, start + width, padding=0)
+
+    def show_full_range(self) -> None:
+        """Zoom out to the whole save (the button, or a double-click on a plot)."""
+        self.score_plot.setXRange(*self._full_range, padding=0.01)
+
+    def _on_scene_clicked(self, event) -> None:
+        """A click on a plot seeks to its tick; a double-click restores the full range."""
+        if event.button() != Qt.LeftButton:
+            return
+        if event.double():
+            self.show_full_range()
+            return
+        pos = event.scenePos()
+        for plot in (self.score_plot, self.stress_plot):
+            if plot.vb.sceneBoundingRect().contains(pos):
+                self.session.set_tick(self.tick_of(plot.vb.mapSceneToView(pos).x()))
+                return
 
     # ----- intents -----
     def _on_cursor_dragged(self, args) -> None:
@@ -626,9 +666,29 @@ class TimelinesView(QWidget):
                 tick = self.tick_of(point.x())
                 npc = self._nearest_npc(tick, point.y(), plot) if plot is self.score_plot else self.session.npc
                 self._show_values(tick, npc, hover=True)
+                marker = self.marker_near(point.x(), plot) if plot is self.score_plot else None
+                if marker is not None:
+                    self.readout.setText(self.readout.text() + f" · <b>{escape(marker[0])}</b> at tick {marker[1]:,}")
                 return
         self.hover_dot.setData([], [])
         self._show_values(self.session.tick, self.session.npc)
+
+    def marker_near(self, x: float, plot=None, pixels: float = 6.0) -> tuple[str, int] | None:
+        """(event label, tick) of the selected NPC's marker nearest plot x within ``pixels``, else None."""
+        track = self.tracks.get(self.session.npc)
+        if track is None:
+            return None
+        per_px = (plot or self.score_plot).vb.viewPixelSize()[0]
+        best = None
+        for kind, (label, _) in self.markers.items():
+            xs = np.asarray(track.markers[kind], dtype=float)
+            if not len(xs):
+                continue
+            k = int(np.argmin(np.abs(xs - x)))
+            d = abs(xs[k] - x)
+            if d <= pixels * per_px and (best is None or d < best[0]):
+                best = (d, label, self.origin + int(round(xs[k])))
+        return (best[1], best[2]) if best is not None else None
 
     def _nearest_npc(self, tick: int, score: float, plot) -> int | None:
         """The NPC whose curve passes within 8 px of the mouse, else the selected one."""

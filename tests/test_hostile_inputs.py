@@ -5,6 +5,7 @@ blow up memory; each gets its finding code and a location."""
 from __future__ import annotations
 
 import copy
+import functools
 import gzip
 import io
 import json
@@ -220,15 +221,23 @@ def _png(*extra: bytes) -> bytes:
 RECORD = ViewRecord(REPORT_FORMAT_VERSION, "evening.json", "ab" * 32, "/tmp/evening.json", "", 170, "kael-davan", "prompt")
 
 
+@functools.lru_cache(maxsize=1)
+def _bomb_body() -> bytes:
+    """64 MiB of 'A' deflated (about 64 KiB)."""
+    comp = zlib.compressobj(9)
+    block = b"A" * (1 << 20)
+    return b"".join(comp.compress(block) for _ in range(64)) + comp.flush()
+
+
 def _bomb_text_chunk(kind: bytes, key: bytes) -> bytes:
-    body = zlib.compress(b"A" * (256 * 1024 * 1024), 9)
+    body = _bomb_body()
     if kind == b"zTXt":
         return _chunk(b"zTXt", key + b"\x00\x00" + body)
     return _chunk(b"iTXt", key + b"\x00\x01\x00\x00\x00" + body)
 
 
 def test_other_text_chunks_are_never_inflated():
-    """A 256 MiB zTXt and iTXt bomb under other keywords sit before the record: the
+    """A 64 MiB zTXt and iTXt bomb under other keywords sit before the record: the
     record is read, and the bombs are skipped, not inflated (tracemalloc peak)."""
     png = embed_record(_png(_bomb_text_chunk(b"zTXt", b"Comment"), _bomb_text_chunk(b"iTXt", b"narrative-debugger.viewX")), RECORD)
     tracemalloc.start()
@@ -380,6 +389,21 @@ def test_tab_before_a_yaml_comment_is_valid(tmp_path):
     assert (profile.name, profile.pronouns, profile.description) == ("Kael Davan", "he/him", "Dock hand")
 
 
+@pytest.mark.parametrize(
+    "text, where, words",
+    [
+        ("name: a\x00b\n", "1:8", "U+0000 is not allowed"),
+        ("name: Kael\ndescription: \x1b[2J\n", "2:14", "U+001B is not allowed"),
+        ("name: " + "[" * 20000 + "]" * 20000 + "\n", "1:1", "does not parse"),
+        ("name: !!python/object/apply:os.system [echo]\n", "1:7", "could not determine a constructor"),
+    ],
+)
+def test_hostile_yaml_is_c001_never_an_exception(tmp_path, text, where, words):
+    root = _content(tmp_path, {"npcs/kael-davan.yaml": text})
+    (f,) = load_content(root).findings
+    assert f.code == "C001" and f.location == f"npcs/kael-davan.yaml:{where}" and words in f.message, f
+
+
 def test_a_tab_in_indentation_is_still_c001_with_its_place(tmp_path):
     root = _content(tmp_path, {"npcs/kael-davan.yaml": "name: Kael\ntolerance:\n  \tthreshold: 4\n"})
     (f,) = load_content(root).findings
@@ -436,6 +460,15 @@ def _cli(*args, timeout=60, env=None):
     import sys
 
     return subprocess.run([sys.executable, "-m", "narrative_debugger.app", *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def test_a_png_of_countless_tiny_chunks_is_refused_quickly():
+    from narrative_debugger.models.report.meta import MAX_PNG_CHUNKS
+
+    tiny = _chunk(b"tEXt", b"")
+    png = _png(tiny * (MAX_PNG_CHUNKS + 10))
+    with pytest.raises(ReportError, match="more than 200000 chunks"):
+        read_record(png)
 
 
 def test_record_text_reader_stops_at_iend():

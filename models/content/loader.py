@@ -177,7 +177,13 @@ def load_yaml(path: Path, root: Path, sink: FindingSink):
         line = data[: exc.start].count(b"\n") + 1
         sink.add("C001", f"{rel}: not UTF-8 (byte offset {exc.start})", f"{rel}:{line}:1")
         return None
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids (NUL, most C0 controls)
+        head = text[: exc.position]
+        line, col = head.count("\n") + 1, exc.position - (head.rfind("\n") + 1) + 1
+        sink.add("C001", f"{rel}: does not parse: the character U+{exc.character:04X} is not allowed in YAML", f"{rel}:{line}:{col}")
+        return None
     try:
         value = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:

@@ -26,6 +26,9 @@ REPORT_KEY = "narrative-debugger.view"
 REPORT_FORMAT_VERSION = 1
 #: The view record is a few hundred bytes; its chunk, and its text inflated, may be at most this.
 MAX_RECORD_BYTES = 1024 * 1024
+#: A PNG with more chunks than this is not one the tool wrote (a screenshot has a few
+#: thousand at most); the walk stops rather than step through millions of tiny chunks.
+MAX_PNG_CHUNKS = 200_000
 
 
 class ReportError(ValueError):
@@ -146,12 +149,13 @@ def read_record_text(fh: BinaryIO) -> str | None:
     ``MAX_RECORD_BYTES`` long and is inflated with the same cap (PNG spec §11.3.4.5).
 
     Raises:
-        ReportError: not a PNG, truncated, a corrupt or oversized record chunk.
+        ReportError: not a PNG, truncated, a corrupt or oversized record chunk, or
+            more than ``MAX_PNG_CHUNKS`` chunks.
     """
     if fh.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
         raise ReportError("not a PNG image")
     key = REPORT_KEY.encode("latin-1")
-    while True:
+    for _ in range(MAX_PNG_CHUNKS):
         head = fh.read(8)
         if not head:
             return None
@@ -176,6 +180,7 @@ def read_record_text(fh: BinaryIO) -> str | None:
         if struct.unpack(">I", crc)[0] != zlib.crc32(kind + data) & 0xFFFFFFFF:
             raise ReportError(f"the PNG chunk {kind!r} is corrupt")
         return _itxt_text(data[len(peek) :])
+    raise ReportError(f"the PNG has more than {MAX_PNG_CHUNKS} chunks; not a report this tool wrote")
 
 
 def _itxt_text(rest: bytes) -> str:

@@ -136,6 +136,7 @@ class CompareController(QObject):
             QMessageBox.warning(self.window, "Cannot compare", plain_tip(f"{context['path']} could not be read:\n\n{reasons}"))
             return
         self.session.set_comparison(outcome)
+        self.window._update_status()
         count = len(outcome.differences())
         what = "agrees with A on everything compared" if count == 0 else f"differs from A in {count:,} ways: see the Differences panel"
         self.window.statusBar().showMessage(f"B ({outcome.b.save.label}, {outcome.b.content.root}) {what}.", 10000)

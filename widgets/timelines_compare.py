@@ -9,6 +9,7 @@ journals part. Ticks are aligned by value. It follows ``comparisonChanged``,
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 import numpy as np
@@ -50,18 +51,26 @@ class ComparisonOverlay:
             self.divergence_lines[0], text="A/B part", position=0.08, color=DIVERGENCE_COLOUR, fill=(255, 255, 255, 220)
         )
         self.session.comparisonChanged.connect(self.refresh)
-        self.session.loaded.connect(self.refresh)
+        self.session.loaded.connect(self._forget)  # the view has rebuilt itself for the new save
         self.session.npcChanged.connect(self.on_npc)
 
     @property
     def active(self) -> bool:
         return bool(self.curves)
 
+    def _forget(self) -> None:
+        for curve in self.curves.values():
+            self.view.score_plot.removeItem(curve)
+        self.curves.clear()
+        self.tracks.clear()
+        self.refresh()
+
     def refresh(self) -> None:
         """Rebuild B's curves from the session's comparison (or remove them)."""
         from narrative_debugger.widgets.timelines import _StepCurve, build_tracks
 
         view, s = self.view, self.session
+        was_active = bool(self.curves)
         for curve in self.curves.values():
             view.score_plot.removeItem(curve)
         self.curves.clear()
@@ -71,16 +80,16 @@ class ComparisonOverlay:
         for line in self.divergence_lines:
             line.setVisible(parted is not None)
             if parted is not None:
-                line.setValue(parted)
+                line.setValue(view.x_of(parted))
         if c is None:
             empty = np.empty(0)
             self.stress_curve.setData(empty, empty)
-            view._update_legend(s.npc)
-            view._show_values(s.tick, s.npc)
+            if was_active and s.ready:
+                view._on_loaded()  # the single-save axes and legend again
             return
         end = s.last_tick
         a_by_slug = {s.playthrough.save.npcs[sid].slug: sid for sid in view.tracks}
-        for track in build_tracks(c.b, end):
+        for track in build_tracks(c.b, end, view.origin):
             slug = c.b.save.npcs[track.stable_id].slug
             key = a_by_slug.get(slug, track.stable_id)
             a_track = view.tracks.get(key)
@@ -91,9 +100,17 @@ class ComparisonOverlay:
             view._tune(curve)
             self.curves[key] = curve
             self.tracks[key] = track
-        span = max(end, 10)
+        # Both sides on one axis (ticks aligned by value): the whole range, and scores up to
+        # the highest of either side, rounded up to a level bound as the view does.
+        start, stop = view.x_of(s.view_start), view.x_of(end)
+        span = max(stop - view.x_of(0), 10.0)
         for plot in (view.score_plot, view.stress_plot):
-            plot.setLimits(xMin=-0.02 * span, xMax=1.02 * span)
+            plot.setLimits(xMin=view.x_of(0) - 0.02 * span, xMax=stop + 0.02 * span)
+        view.score_plot.setXRange(start, max(stop, start + 10), padding=0.01)
+        highest = [float(np.nanmax(t.score.y)) for t in (*view.tracks.values(), *self.tracks.values())
+                   if len(t.score.y) and np.isfinite(t.score.y).any()]
+        top = min(100.0, 20.0 * math.ceil((max(highest, default=0.0) + 0.5) / 20.0))
+        view.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
         self.on_npc(s.npc)
         view._update_legend(s.npc)
         view._show_values(s.tick, s.npc)
@@ -133,11 +150,12 @@ class ComparisonOverlay:
         track = self.tracks.get(npc)
         if track is None:
             return ""
-        score = track.score.at(tick)
+        x = self.view.x_of(tick)
+        score = track.score.at(x)
         if not np.isfinite(score):
             return " · <b>B</b> no state at this tick"
         level = RelationshipLevel.for_score(score).display_name
-        stress = track.stress.at(tick)
-        walk = track.walk_aways.at(tick)
+        stress = track.stress.at(x)
+        walk = track.walk_aways.at(x)
         return (f" · <b>B</b> <span style='color:{escape(track.colour.name())}'>╍</span> score <b>{score:.1f}</b> ({level})"
                 f" · stress <b>{stress:.0f}</b> · walk-aways {walk:.0f}")

@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 
 from narrative_debugger.models.playthrough import Cancelled, Playthrough
+from narrative_debugger.widgets.registry import preparers
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 
@@ -46,9 +47,18 @@ class _LoadThread(QThread):
 
     def run(self) -> None:
         try:
-            self.outcome = self.job(
+            play = self.job(
                 self.path, self.content, progress=lambda f, m: self.reported.emit(self, f, m), cancelled=self.stop.is_set
             )
+            if isinstance(play, Playthrough) and play.readable:
+                # What the views would compute on ``loaded`` and that grows with the
+                # save (event ticks, timeline curves) is computed here, off the GUI thread.
+                self.reported.emit(self, 1.0, "preparing the views")
+                for prepare in preparers():
+                    if self.stop.is_set():
+                        raise Cancelled()
+                    prepare(play)
+            self.outcome = play
         except Cancelled:
             self.outcome = Cancelled
         except Exception as exc:  # noqa: BLE001 - a bug, not bad input: report it instead of losing the window

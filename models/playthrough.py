@@ -53,12 +53,16 @@ class Playthrough:
         content: the content folder it was read with.
         index: the timeline (None when the save was unreadable).
         findings: all findings, ordered by tick then code.
+        derived: what views computed from this playthrough ahead of showing it, by
+            name (filled off the GUI thread by the loader; each view falls back to
+            computing its own when its entry is missing).
     """
 
     save: Save
     content: Content
     index: TimelineIndex | None
     findings: list[Finding] = field(default_factory=list)
+    derived: dict = field(default_factory=dict)
 
     @property
     def readable(self) -> bool:

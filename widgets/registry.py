@@ -30,12 +30,16 @@ class ViewSpec:
         factory: ``"module:Class"``; the class takes the Session.
         min_size: (width, height) in pixels below which the view scrolls instead of
             shrinking (in tabs and in the all-views grid).
+        prepare: optional ``"module:function"`` taking a Playthrough: work the view
+            would do on ``loaded`` that grows with the save, run by the loader off the
+            GUI thread; it stores its result in ``playthrough.derived``.
     """
 
     name: str
     title: str
     factory: str
     min_size: tuple[int, int] = (480, 300)
+    prepare: str | None = None
 
     def create(self, session):
         return _load(self.factory)(session)
@@ -76,7 +80,7 @@ _W = "narrative_debugger.widgets."
 VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec("knowledge", "Knowledge graph", _W + "knowledge_view:KnowledgeView"),
     ViewSpec("interactions", "Interactions", _W + "interaction_view:InteractionView"),
-    ViewSpec("timelines", "Timelines", _W + "timelines:TimelinesView"),
+    ViewSpec("timelines", "Timelines", _W + "timelines:TimelinesView", prepare=_W + "timelines:prepare"),
     ViewSpec("prompt", "Prompt preview", _W + "prompt_view:PromptView"),
 )
 
@@ -89,6 +93,17 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="findings", min_size=(420, 110)),
     DockSpec("explain", "Explain", "right", _W + "explain_view:ExplainView", min_size=(360, 200), hidden=True),
 )
+
+#: Work on a newly read playthrough that the session does on load (event ticks).
+SESSION_PREPARE = _W + "session:prepare"
+
+
+def preparers() -> list:
+    """The functions the loader runs on a new Playthrough off the GUI thread, in order:
+    the session's, then each view's ``prepare`` (see ``ViewSpec``)."""
+    names = [SESSION_PREPARE] + [spec.prepare for spec in VIEWS if spec.prepare]
+    return [_load(name) for name in names]
+
 
 #: View names, in tab order.
 VIEW_NAMES: tuple[str, ...] = tuple(v.name for v in VIEWS)

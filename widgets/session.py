@@ -20,6 +20,23 @@ from narrative_debugger.models.timeline.index import StateAtTick
 from PySide6.QtCore import QObject, Signal
 
 
+def prepare(playthrough: Playthrough) -> tuple[dict[str, list[int]], dict[str, list[int]], list[int]]:
+    """The session's stepping data of a playthrough: EVENT_KINDS and DERIVED_KINDS name
+    -> journal indices and ticks of its entries, and every distinct journal tick in
+    order. O(N) in journal entries, so the loader runs it off the GUI thread; kept in
+    ``playthrough.derived["session"]``."""
+    index = playthrough.index
+    if index is None:
+        result = ({}, {}, [])
+    else:
+        indices = {name: event_indices(index, name) for name in (*EVENT_KINDS, *DERIVED_KINDS)}
+        ticks = index.ticks
+        result = (indices, {name: [ticks[i] for i in found] for name, found in indices.items()}, sorted(set(ticks)))
+    if hasattr(playthrough, "derived"):
+        playthrough.derived["session"] = result
+    return result
+
+
 class Session(QObject):
     """Holds what is open and what is selected; every view follows it.
 
@@ -72,10 +89,8 @@ class Session(QObject):
     def load(self, playthrough: Playthrough, tick: int | None = None, npc: int | None = None) -> None:
         """Show a new playthrough (must be readable) at ``tick`` (default saved_at_tick)."""
         self.playthrough = playthrough
-        index = playthrough.index
-        self._event_indices = {name: event_indices(index, name) for name in (*EVENT_KINDS, *DERIVED_KINDS)} if index else {}
-        self._event_ticks = {name: [index.ticks[i] for i in found] for name, found in self._event_indices.items()}
-        self._all_event_ticks = sorted(set(index.ticks)) if index else []
+        cached = getattr(playthrough, "derived", {}).get("session")
+        self._event_indices, self._event_ticks, self._all_event_ticks = cached or prepare(playthrough)
         last = playthrough.last_tick
         # A finding can name a tick past the last one shown (K004): step to the end for it.
         self._finding_ticks = sorted({min(f.tick, last) for f in playthrough.findings if f.tick is not None})

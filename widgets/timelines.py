@@ -74,6 +74,9 @@ BAND_FILLS = ("#f3f3f3", "#eaf1f8", "#eaf5ea", "#f3ecf6", "#fbf3dc")
 SELECTED_WIDTH = 3.0
 OTHER_WIDTH = 1.5
 HOVER_RATE = 30
+MAX_CURVES = len(PALETTE)
+"""Score curves drawn at once: the first NPCs in StableId order, plus the selected one.
+A save with thousands of NPCs would otherwise build thousands of plot items."""
 """Hover and cursor-drag updates per second (SignalProxy rate limit)."""
 
 
@@ -177,23 +180,31 @@ def relative_x(ticks, origin: int) -> np.ndarray:
     return ahead - behind
 
 
-def build_tracks(playthrough, end: int, origin: int = 0) -> list[NpcTrack]:
-    """Reads every NPC's versions and the marker events of a playthrough into arrays.
+def build_tracks(playthrough, end: int, origin: int = 0, npcs=None, markers=None) -> list[NpcTrack]:
+    """Reads NPCs' versions and the marker events of a playthrough into arrays.
 
     Args:
         playthrough: a readable playthrough.
         end: the last tick (where the last steps stop).
         origin: the tick at x = 0 (see ``plot_origin``); x values are ``tick - origin``.
+        npcs: the StableIds to build (default every NPC); colours follow each NPC's
+            place among all NPCs in StableId order, so they do not depend on the subset.
+        markers: ``_marker_ticks(playthrough)`` when already computed (it is O(N) in
+            journal entries).
     """
     index = playthrough.index
     if index is None:
         return []
     entry_ticks = relative_x(index.ticks, origin)
     zero = float(relative_x([0], origin)[0])
-    by_target = _marker_ticks(playthrough)
+    by_target = _marker_ticks(playthrough) if markers is None else markers
     x_end = float(relative_x([end], origin)[0])
+    order = sorted(index.npcs)
+    wanted = None if npcs is None else set(npcs)
     tracks = []
-    for n, sid in enumerate(sorted(index.npcs)):
+    for n, sid in enumerate(order):
+        if wanted is not None and sid not in wanted:
+            continue
         versions = index.npcs[sid]
         pos = np.asarray(versions.positions, dtype=np.int64)
         ticks = np.where(pos > 0, entry_ticks[np.maximum(pos - 1, 0)] if len(entry_ticks) else zero, zero)
@@ -213,6 +224,44 @@ def build_tracks(playthrough, end: int, origin: int = 0) -> list[NpcTrack]:
             markers={kind: relative_x(by_target.get((kind, sid), ()), origin) for kind in MARKERS},
         ))
     return tracks
+
+
+@dataclass
+class Prepared:
+    """What the view needs on ``loaded``, computed once per playthrough (``prepare``).
+
+    Attributes:
+        end, origin: the last tick and the tick at x = 0.
+        tracks: StableId -> NpcTrack for the NPCs drawn at first (``shown_npcs``);
+            others are built when selected.
+        markers: ``_marker_ticks`` of the playthrough.
+    """
+
+    end: int
+    origin: int
+    tracks: dict
+    markers: dict
+
+
+def shown_npcs(playthrough) -> list[int]:
+    """The NPCs whose score curves are drawn from the start: the first ``MAX_CURVES``
+    in StableId order (the selected NPC is drawn too, whoever it is)."""
+    index = playthrough.index
+    return sorted(index.npcs)[:MAX_CURVES] if index is not None else []
+
+
+def prepare(playthrough) -> Prepared | None:
+    """Build the first tracks and the markers of a playthrough (O(N) in journal entries;
+    the loader runs this off the GUI thread). Kept in ``playthrough.derived["timelines"]``."""
+    if playthrough.index is None:
+        return None
+    end = playthrough.last_tick
+    origin = plot_origin(playthrough)
+    markers = _marker_ticks(playthrough)
+    tracks = {t.stable_id: t for t in build_tracks(playthrough, end, origin, shown_npcs(playthrough), markers)}
+    prepared = Prepared(end, origin, tracks, markers)
+    playthrough.derived["timelines"] = prepared
+    return prepared
 
 
 def _marker_ticks(playthrough) -> dict[tuple[str, int], list[int]]:
@@ -341,6 +390,8 @@ class TimelinesView(QWidget):
         self.tracks: dict[int, NpcTrack] = {}
         self.curves: dict[int, pg.PlotDataItem] = {}
         self.origin = 0
+        self.npc_count = 0
+        self._prepared: Prepared | None = None
 
         self.readout = QLabel(self)
         self.readout.setObjectName("timelinesReadout")
@@ -496,16 +547,18 @@ class TimelinesView(QWidget):
         self.curves.clear()
         s = self.session
         end = s.last_tick
-        self.origin = plot_origin(s.playthrough) if s.ready else 0
+        prepared = None
+        if s.ready:
+            prepared = s.playthrough.derived.get("timelines")
+            if prepared is None or prepared.end != end:
+                prepared = prepare(s.playthrough)
+        self.origin = prepared.origin if prepared is not None else 0
         self.tick_axis.origin = self.origin
-        self.tracks = {t.stable_id: t for t in build_tracks(s.playthrough, end, self.origin)} if s.ready else {}
-        for sid, track in self.tracks.items():
-            curve = _StepCurve(track.score.x, track.score.y, connect="finite", name=track.name)
-            curve.setCurveClickable(True, width=8)
-            curve.sigClicked.connect(self._on_curve_clicked)
-            self.score_plot.addItem(curve)
-            self._tune(curve)
-            self.curves[sid] = curve
+        self._prepared = prepared
+        self.tracks = dict(prepared.tracks) if prepared is not None else {}
+        self.npc_count = len(s.playthrough.index.npcs) if s.ready else 0
+        for sid in self.tracks:
+            self._add_curve(sid)
         for line in self.cursors:
             line.setVisible(s.ready)
         # Fit the score axis to the highest score, rounded up to a level bound, so a
@@ -522,7 +575,27 @@ class TimelinesView(QWidget):
         self._on_npc(s.npc)
         self._on_tick(s.tick)
 
+    def _track(self, sid) -> NpcTrack | None:
+        """The NPC's track, built now (one NPC: milliseconds) when it was not drawn yet."""
+        track = self.tracks.get(sid)
+        if track is None and self._prepared is not None and sid in self.session.playthrough.index.npcs:
+            p = self._prepared
+            (track,) = build_tracks(self.session.playthrough, p.end, p.origin, [sid], p.markers)
+            self.tracks[sid] = track
+        return track
+
+    def _add_curve(self, sid) -> None:
+        track = self.tracks[sid]
+        curve = _StepCurve(track.score.x, track.score.y, connect="finite", name=track.name)
+        curve.setCurveClickable(True, width=8)
+        curve.sigClicked.connect(self._on_curve_clicked)
+        self.score_plot.addItem(curve)
+        self._tune(curve)
+        self.curves[sid] = curve
+
     def _on_npc(self, npc) -> None:
+        if npc is not None and npc not in self.curves and self._track(npc) is not None:
+            self._add_curve(npc)
         self._update_legend(npc)
         for sid, curve in self.curves.items():
             selected = sid == npc
@@ -634,11 +707,15 @@ class TimelinesView(QWidget):
             self.legend.setText("")
             return
         parts = []
-        for sid, track in self.tracks.items():
+        for sid in self.curves:
+            track = self.tracks[sid]
             colour = track.colour.name() if sid == npc else _faded(track.colour).name()
             name = f"<b>{escape(track.name)}</b>" if sid == npc else escape(track.name)
             parts.append(f"<span style='color:{colour}'>━━</span>&nbsp;<a href='npc:{sid}' "
                          f"style='color:#222; text-decoration:none'>{name}</a>")
+        hidden = self.npc_count - len(self.curves)
+        if hidden > 0:
+            parts.append(f"<i>and {hidden:,} more NPCs (select one in the NPC list to draw it)</i>")
         for kind, glyph in (("walk-away", "▼"), ("confrontation", "◆"), ("penalty", "✕")):
             label, colour = KIND_STYLE[kind]
             nobreak = label.replace("-", "\u2011")  # non-breaking hyphen: "Walk-away" stays whole
@@ -695,9 +772,9 @@ class TimelinesView(QWidget):
         per_px = plot.vb.viewPixelSize()[1]
         best, best_d = self.session.npc, 8 * per_px
         x = self.x_of(tick)
-        for sid, track in self.tracks.items():
-            d = abs(track.score.at(x) - score)
-            if d < best_d and self.curves[sid].isVisible():
+        for sid, curve in self.curves.items():
+            d = abs(self.tracks[sid].score.at(x) - score)
+            if d < best_d and curve.isVisible():
                 best, best_d = sid, d
         return best
 

@@ -14,6 +14,7 @@ maximum tick so that the timeline stays ordered.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import compress
 from dataclasses import dataclass, field
 
 from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
@@ -420,7 +421,7 @@ class TimelineIndex:
 
     def event_ticks(self, kinds: set[str]) -> list[int]:
         """Ticks of the entries of the given variants, in order (for markers and stepping)."""
-        return [self.ticks[i] for i, k in enumerate(self.kinds) if k in kinds]
+        return list(compress(self.ticks, map(set(kinds).__contains__, self.kinds)))
 
 
 # The read-only views of one tick live in state_view.py; re-exported here for callers.

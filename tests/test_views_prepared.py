@@ -1,0 +1,77 @@
+"""Work that grows with the save is prepared off the GUI thread, and a crowd of NPCs
+draws only the curves it shows (issue 10)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from tests.conftest import CONTENT, SAMPLES
+
+pytest.importorskip("pyqtgraph")
+
+from narrative_debugger.app.main_window import MainWindow  # noqa: E402
+from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
+from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS  # noqa: E402
+from narrative_debugger.widgets import session as session_module  # noqa: E402
+from narrative_debugger.widgets.registry import preparers  # noqa: E402
+from narrative_debugger.widgets.session import Session  # noqa: E402
+from narrative_debugger.widgets.timelines import MAX_CURVES, TimelinesView, build_tracks  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory):
+    """A generated save with 40 NPCs and its content folder."""
+    from tests.support.savegen.crowd import crowd_content
+    from tests.support.savegen.generator import generate_save, write_save
+
+    folder = tmp_path_factory.mktemp("crowd")
+    content = crowd_content(40, folder / "content")
+    write_save(generate_save(seed=4, events=6000, scenario="large", content_dir=content), folder / "crowd.json")
+    return Playthrough.open(folder / "crowd.json", content)
+
+
+def test_event_ticks_are_the_entries_of_those_kinds(evening_playthrough):
+    index = evening_playthrough.index
+    for kinds in EVENT_KINDS.values():
+        assert index.event_ticks(kinds) == [index.ticks[i] for i, k in enumerate(index.kinds) if k in kinds]
+
+
+def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, monkeypatch):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    computed_on_gui_thread = []
+    real = session_module.prepare
+    monkeypatch.setattr(session_module, "prepare", lambda play: computed_on_gui_thread.append(threading.current_thread() is threading.main_thread()) or real(play))
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    play = window.session.playthrough
+    assert {"session", "timelines"} <= play.derived.keys()
+    assert computed_on_gui_thread == [False]  # the loader ran it in its worker thread, once
+    fresh = Playthrough.open(SAMPLES / "evening.json", CONTENT)
+    _, ticks, distinct = real(fresh)
+    assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
+    for name in EVENT_KINDS:
+        assert window.session.event_ticks(name) == ticks[name]
+    assert len(preparers()) == 2
+
+
+def test_a_crowd_draws_the_first_curves_and_the_selected_npc(qtbot, crowd):
+    session = Session()
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    session.load(crowd)
+    npcs = sorted(crowd.index.npcs)
+    assert len(npcs) == 40
+    assert list(view.curves) == npcs[:MAX_CURVES]
+    assert "30 more NPCs" in view.legend.text()
+    far = npcs[33]
+    session.set_npc(far)
+    assert far in view.curves and len(view.curves) == MAX_CURVES + 1
+    (full,) = [t for t in build_tracks(crowd, crowd.last_tick, view.origin) if t.stable_id == far]
+    track = view.tracks[far]
+    assert track.colour == full.colour
+    assert json.dumps(track.score.y.tolist()) == json.dumps(full.score.y.tolist())
+    assert track.stress.x.tolist() == full.stress.x.tolist()
+    assert all((track.markers[k] == full.markers[k]).all() for k in full.markers)

@@ -197,6 +197,14 @@ def cmd_screenshot(args) -> int:
     _quiet_platform_notes()
     play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
     npc_id = play.save.npc_by_slug(args.npc).stable_id if args.npc else None
+    why = getattr(args, "why", None)
+    if why:
+        from narrative_debugger.models.explain import UnknownTarget, explain
+
+        try:
+            explain(play, why, tick, 1)
+        except UnknownTarget as exc:
+            raise UsageError(f"--why: {exc}") from None
     make_app()
     window = MainWindow(persist=False)
     window.resize(width, height)
@@ -218,6 +226,13 @@ def cmd_screenshot(args) -> int:
     else:
         window.session.set_view(args.view)
     wait_for_prompt(window)
+    if why:
+        window.session.explain(why)
+        panel = window.panels["explain"][0]
+        while panel.explanation is None or panel.explanation.target != why:
+            panel.wait()
+            QApplication.processEvents()
+        QApplication.processEvents()
     out = Path(args.out)
     folder, stem = (out, "") if out.is_dir() else (out.parent, out.name[: -len(PNG_SUFFIX)] if out.name.lower().endswith(PNG_SUFFIX) else out.name)
     if not folder.is_dir():

@@ -193,3 +193,17 @@ def test_timelines_click_on_the_plot_seeks(qtbot, window):
     qtbot.mouseClick(tl.graphics.viewport(), Qt.LeftButton, pos=pos)
     per_px = tl.score_plot.vb.viewPixelSize()[0]
     assert abs(s.tick - target) <= 2 * per_px + 1
+
+
+def test_screenshot_with_the_explain_dock(tmp_path):
+    import subprocess
+    import sys
+
+    env = {"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = tmp_path / "why.png"
+    args = [sys.executable, "-m", "narrative_debugger.app", "screenshot", str(SAMPLES / "walkaway-spiral.json"), "--out", str(out), "--view", "timelines"]
+    done = subprocess.run([*args, "--why", "npc:kael-davan.stress"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert out.exists() and out.stat().st_size > 50_000
+    bad = subprocess.run([*args, "--why", "npc:kael.stress"], capture_output=True, text=True, env=env, timeout=300)
+    assert bad.returncode == 2 and "kael-davan" in bad.stderr

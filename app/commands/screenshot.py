@@ -25,6 +25,7 @@ def add_arguments(p) -> None:
     p.add_argument("--size", default=None, metavar="WxH",
                    help=f"window size (default {DEFAULT_SIZE} for one view, {DEFAULT_GRID_SIZE} for all; "
                         "at least 1040x700)")
+    p.add_argument("--why", metavar="TARGET", help="also open the Explain dock on TARGET (as the why command names it)")
     p.add_argument("--compare", type=Path, metavar="B", help="show the save compared with save B (File › Compare with…)")
     p.add_argument("--compare-content", type=Path, metavar="DIR", help="compare with B (default: SAVE itself) under this content folder")
 

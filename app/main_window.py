@@ -13,7 +13,7 @@ import math
 import sys
 from pathlib import Path
 
-from narrative_debugger.app import layout
+from narrative_debugger.app import layout, report
 from narrative_debugger.app.compare import CompareController
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
@@ -210,8 +210,6 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_menus(self) -> None:
-        from narrative_debugger.app import report
-
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         file_menu.addAction(self._action("&Open save…", self.choose_save, QKeySequence.Open, "action-open"))
@@ -441,8 +439,6 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        from narrative_debugger.app import report
-
         for url in event.mimeData().urls():
             path = Path(url.toLocalFile())
             if path.suffix.lower() == ".png":

@@ -18,7 +18,8 @@ from narrative_debugger.models.content.loader import Content, load_content
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity
 from narrative_debugger.models.save.savefile import Save, load_save
-from narrative_debugger.models.timeline.index import StateAtTick, TimelineIndex
+from narrative_debugger.models.timeline.index import TimelineIndex
+from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.models.timeline.replay import replay
 
 #: The installed sample campaign (``sample_saves/`` in the checkout), found as

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from narrative_debugger.models.domain.knowledge import interaction_prefix, parse_interaction_id
 from narrative_debugger.models.domain.types import FactId, KnowledgeState, RelationshipState
-from narrative_debugger.models.timeline.index import StateAtTick
+from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.plain_text import counted, plain_tip
 from narrative_debugger.widgets.fact_model import categories_in
 from narrative_debugger.widgets.knowledge_legend import GraphLegend

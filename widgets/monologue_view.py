@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from narrative_debugger.models.content.loader import MonologueLine
+from narrative_debugger.models.content.monologue import MonologueLine
 from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.domain.types import StableId
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.timeline.index import StateAtTick
+from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table
 from narrative_debugger.widgets.plain_text import esc, plain_tip

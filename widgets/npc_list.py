@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from narrative_debugger.models.domain.types import InteractionState, NpcState, StableId
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.timeline.index import StateAtTick
+from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
 from narrative_debugger.widgets.tables import fit_columns

@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 from narrative_debugger.models.compare.comparison import Comparison
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS, event_indices
-from narrative_debugger.models.timeline.index import StateAtTick
+from narrative_debugger.models.timeline.state_view import StateAtTick
 from PySide6.QtCore import QObject, Signal
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import time
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import content_arg
+from narrative_debugger.app.commands.common import UsageError, content_arg, open_for_query
 from narrative_debugger.widgets.registry import VIEW_CHOICES
 
 #: Default window sizes: the app's own default for one view; room for all four views
@@ -31,6 +34,102 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from narrative_debugger.app.report import cmd_screenshot  # Qt only for this command
+    """Render offscreen, write the PNG (with its view record) and the summary beside it."""
+    # Qt only for this command: the other commands never import it.
+    from narrative_debugger.app.main_window import MainWindow, make_app
+    from narrative_debugger.app.report import PNG_SUFFIX, write_report
+    from PySide6.QtWidgets import QApplication
 
-    return cmd_screenshot(args)
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    width, height = _parse_size(args.size or (DEFAULT_GRID_SIZE if args.view == "all" else DEFAULT_SIZE))
+    _quiet_platform_notes()
+    play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
+    npc_id = play.save.npc_by_slug(args.npc).stable_id if args.npc else None
+    why = getattr(args, "why", None)
+    if why:
+        from narrative_debugger.models.explain import UnknownTarget, explain
+
+        try:
+            explain(play, why, tick, 1)
+        except UnknownTarget as exc:
+            raise UsageError(f"--why: {exc}") from None
+    make_app()
+    window = MainWindow(persist=False)
+    window.resize(width, height)
+    window.show()
+    QApplication.processEvents()
+    window.save_path = Path(args.save)
+    window.content_dir = args.content
+    window.session.load(play, tick=tick, npc=npc_id)
+    compare_b = getattr(args, "compare", None)
+    compare_content = getattr(args, "compare_content", None)
+    if compare_b is not None or compare_content is not None:
+        if compare_content is not None and not Path(compare_content).is_dir():
+            raise UsageError(f"--compare-content {compare_content} is not a folder")
+        window.compare.compare_with(Path(compare_b or args.save), compare_content, wait=True, quiet=True)
+        if window.session.comparison is None:
+            raise UsageError(f"cannot compare: {window.compare.last_error or 'the comparison did not finish'}")
+    if args.view == "all":
+        window.set_grid(True)
+    else:
+        window.session.set_view(args.view)
+    wait_for_prompt(window)
+    if why:
+        window.session.explain(why)
+        panel = window.panels["explain"][0]
+        while panel.explanation is None or panel.explanation.target != why:
+            panel.wait()
+            QApplication.processEvents()
+        QApplication.processEvents()
+    out = Path(args.out)
+    folder, stem = (out, "") if out.is_dir() else (out.parent, out.name[: -len(PNG_SUFFIX)] if out.name.lower().endswith(PNG_SUFFIX) else out.name)
+    if not folder.is_dir():
+        raise UsageError(f"--out {out}: the folder {folder} does not exist")
+    png_path, md_path, _ = write_report(window, folder, stem or None)
+    shot = window.size()
+    if (shot.width(), shot.height()) != (width, height):
+        print(f"narrative-debugger screenshot: note: the window needs at least {shot.width()}x{shot.height()}; drew it at that size", file=sys.stderr)
+    window.close()
+    print(png_path)
+    print(md_path)
+    return 0
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size must look like 1280x800, not {text!r}") from None
+    if not (200 <= w <= 8000 and 200 <= h <= 8000):
+        raise UsageError(f"--size must be between 200x200 and 8000x8000, not {text!r}")
+    return w, h
+
+
+def wait_for_prompt(window, timeout_s: float = 60.0) -> None:
+    """Process events until the prompt view shows the session's NPC at the session tick."""
+    from PySide6.QtWidgets import QApplication
+
+    view = window.views.get("prompt")
+    session = window.session
+    npc = session.playthrough.save.npcs.get(session.npc) if session.npc is not None else None
+    deadline = time.monotonic() + timeout_s
+    while npc is not None and time.monotonic() < deadline:
+        current = getattr(view, "current_preview", None)
+        if current is not None and current.npc == npc.slug and current.tick == session.tick:
+            break
+        QApplication.processEvents()
+        time.sleep(0.01)
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def _quiet_platform_notes() -> None:
+    """Drop the offscreen platform's harmless 'does not support propagateSizeHints' notes."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(_kind, _context, message: str) -> None:
+        if "propagateSizeHints" not in message:
+            sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)

@@ -21,7 +21,7 @@ from narrative_debugger.models.compare.prompts import PromptChange, compare_prom
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.rules.findings import Finding
-from narrative_debugger.models.timeline.index import KnowledgeAtTick
+from narrative_debugger.models.timeline.state_view import KnowledgeAtTick
 
 
 @dataclass(frozen=True, slots=True)

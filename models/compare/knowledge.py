@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from narrative_debugger.models.domain.knowledge import parse_interaction_id
 from narrative_debugger.models.domain.types import FactKnowledge
-from narrative_debugger.models.timeline.index import KnowledgeAtTick
+from narrative_debugger.models.timeline.state_view import KnowledgeAtTick
 
 
 @dataclass(frozen=True, slots=True)

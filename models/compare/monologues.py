@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from narrative_debugger.models.content.loader import Content, MonologueLine
+from narrative_debugger.models.content.loader import Content
+from narrative_debugger.models.content.monologue import MonologueLine
 from narrative_debugger.models.content.monologue import evaluate
-from narrative_debugger.models.timeline.index import KnowledgeAtTick, TimelineIndex
+from narrative_debugger.models.timeline.index import TimelineIndex
+from narrative_debugger.models.timeline.state_view import KnowledgeAtTick
 
 
 @dataclass(frozen=True, slots=True)

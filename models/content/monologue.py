@@ -11,20 +11,42 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrative_debugger.models.content.loader import (
-    FactPrerequisite,
-    InteractionPrerequisite,
-    MarkedDict,
-    MonologueLine,
-    _rel,
-    _str_list,
-    _text,
-    _where,
-    load_yaml,
-)
+from narrative_debugger.models.content.yaml_io import MarkedDict, load_yaml, location_of, rel_path, str_list, text_of
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, InteractionQueries
 from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence
 from narrative_debugger.models.rules.findings import FindingSink
+
+@dataclass(frozen=True, slots=True)
+class FactPrerequisite:
+    """``facts`` item of a monologue prerequisite (schema §5.4): the fact at least this sure."""
+
+    fact_id: str
+    min_confidence: KnowledgeConfidence
+
+
+@dataclass(frozen=True, slots=True)
+class InteractionPrerequisite:
+    """The ``interaction`` prerequisite of schema §6: at least ``min_count`` interactions
+    with ``target_slug`` (in ``state`` when given)."""
+
+    target_slug: str
+    state: InteractionState | None = None
+    min_count: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class MonologueLine:
+    """One monologue line of a pool (schema §5.4): id, text, trigger, prerequisites, tags."""
+
+    id: str
+    text: str
+    trigger: str = ""
+    facts: tuple[FactPrerequisite, ...] = ()
+    interaction: InteractionPrerequisite | None = None
+    tags: tuple[str, ...] = ()
+    pool: str = ""
+    location: str = ""
+
 
 #: Keys a prerequisites object may have (save-format §7: facts, at most one interaction).
 PREREQUISITE_KEYS = frozenset({"facts", "interaction"})
@@ -39,22 +61,22 @@ def load_pool(root: Path, path: Path, sink: FindingSink) -> list[MonologueLine]:
     Lines whose prerequisites break the schema are kept without the broken part so
     the rest of the pool still shows; the finding says what was ignored.
     """
-    rel = _rel(root, path)
+    rel = rel_path(root, path)
     data = load_yaml(path, root, sink)
     if data is None:
         return []
     if isinstance(data, dict) and isinstance(data.get("lines"), list):
         data = data["lines"]
     if not isinstance(data, list):
-        sink.add("C001", f"{rel}: a monologue pool must be a list of lines", _where(rel, data))
+        sink.add("C001", f"{rel}: a monologue pool must be a list of lines", location_of(rel, data))
         return []
     lines = []
     for index, item in enumerate(data):
         if not isinstance(item, dict):
-            sink.add("C001", f"{rel}: line {index + 1} of the pool is not a mapping", _where(rel, data))
+            sink.add("C001", f"{rel}: line {index + 1} of the pool is not a mapping", location_of(rel, data))
             continue
-        line_id = _text(item.get("id")).strip()
-        where = _where(rel, item, "id" if "id" in item else None)
+        line_id = text_of(item.get("id")).strip()
+        where = location_of(rel, item, "id" if "id" in item else None)
         if not line_id:
             sink.add("C001", f"{rel}: line {index + 1} of the pool has no id", where)
             continue
@@ -62,11 +84,11 @@ def load_pool(root: Path, path: Path, sink: FindingSink) -> list[MonologueLine]:
         lines.append(
             MonologueLine(
                 id=line_id,
-                text=_text(item.get("text")).strip(),
-                trigger=_text(item.get("trigger")),
+                text=text_of(item.get("text")).strip(),
+                trigger=text_of(item.get("trigger")),
                 facts=facts,
                 interaction=interaction,
-                tags=tuple(_str_list(item.get("tags"))),
+                tags=tuple(str_list(item.get("tags"))),
                 pool=path.stem,
                 location=where,
             )
@@ -79,7 +101,7 @@ def _parse_prerequisites(value, rel: str, line_id: str, item: dict, sink: Findin
     interaction = None
     if value is None:
         return (), None
-    where = _where(rel, item, "prerequisites")
+    where = location_of(rel, item, "prerequisites")
     if not isinstance(value, dict):
         sink.add("C003", f"{rel}: {line_id}: prerequisites must be a mapping", where)
         return (), None
@@ -88,12 +110,12 @@ def _parse_prerequisites(value, rel: str, line_id: str, item: dict, sink: Findin
             sink.add(
                 "C003",
                 f"{rel}: {line_id}: unknown prerequisite key {key!r} (allowed: facts, interaction); ignored",
-                _where(rel, value, key),
+                location_of(rel, value, key),
             )
     raw_facts = value.get("facts")
     if raw_facts is not None:
         if not isinstance(raw_facts, list):
-            sink.add("C003", f"{rel}: {line_id}: 'facts' must be a list", _where(rel, value, "facts"))
+            sink.add("C003", f"{rel}: {line_id}: 'facts' must be a list", location_of(rel, value, "facts"))
         else:
             for fact in raw_facts:
                 parsed = _parse_fact_prerequisite(fact, rel, line_id, raw_facts, sink)
@@ -105,31 +127,31 @@ def _parse_prerequisites(value, rel: str, line_id: str, item: dict, sink: Findin
 
 
 def _parse_fact_prerequisite(fact, rel, line_id, parent, sink) -> FactPrerequisite | None:
-    where = _where(rel, fact if isinstance(fact, MarkedDict) else parent)
+    where = location_of(rel, fact if isinstance(fact, MarkedDict) else parent)
     if not isinstance(fact, dict):
         sink.add("C003", f"{rel}: {line_id}: each 'facts' item must be a mapping with fact_id and min_confidence", where)
         return None
     for key in fact:
         if key not in FACT_KEYS:
-            sink.add("C003", f"{rel}: {line_id}: unknown key {key!r} in a facts item", _where(rel, fact, key))
-    fact_id = _text(fact.get("fact_id"))
+            sink.add("C003", f"{rel}: {line_id}: unknown key {key!r} in a facts item", location_of(rel, fact, key))
+    fact_id = text_of(fact.get("fact_id"))
     if not FACT_ID_RE.fullmatch(fact_id):
-        sink.add("C003", f"{rel}: {line_id}: fact_id {fact_id!r} is not category.topic", _where(rel, fact, "fact_id"))
+        sink.add("C003", f"{rel}: {line_id}: fact_id {fact_id!r} is not category.topic", location_of(rel, fact, "fact_id"))
         return None
-    raw = _text(fact.get("min_confidence") or "knows_of")
+    raw = text_of(fact.get("min_confidence") or "knows_of")
     confidence = CONFIDENCE_BY_SNAKE.get(raw)
     if confidence is None:
         sink.add(
             "C003",
             f"{rel}: {line_id}: min_confidence {raw!r} is not one of {', '.join(CONFIDENCE_BY_SNAKE)}",
-            _where(rel, fact, "min_confidence"),
+            location_of(rel, fact, "min_confidence"),
         )
         return None
     return FactPrerequisite(fact_id, confidence)
 
 
 def _parse_interaction_prerequisite(raw, rel, line_id, parent, sink) -> InteractionPrerequisite | None:
-    where = _where(rel, parent, "interaction")
+    where = location_of(rel, parent, "interaction")
     if isinstance(raw, list):
         sink.add("C003", f"{rel}: {line_id}: 'interaction' is one object, not a list (schema §9.1: one interaction prerequisite per line)", where)
         return None
@@ -139,22 +161,22 @@ def _parse_interaction_prerequisite(raw, rel, line_id, parent, sink) -> Interact
     ok = True
     for key in raw:
         if key not in INTERACTION_KEYS:
-            sink.add("C003", f"{rel}: {line_id}: unknown key {key!r} in the interaction prerequisite", _where(rel, raw, key))
+            sink.add("C003", f"{rel}: {line_id}: unknown key {key!r} in the interaction prerequisite", location_of(rel, raw, key))
             ok = False
-    target = _text(raw.get("target"))
+    target = text_of(raw.get("target"))
     if not target.startswith("npc:") or not target[4:]:
-        sink.add("C003", f"{rel}: {line_id}: interaction target {target!r} must be 'npc:<slug>'", _where(rel, raw, "target" if "target" in raw else None))
+        sink.add("C003", f"{rel}: {line_id}: interaction target {target!r} must be 'npc:<slug>'", location_of(rel, raw, "target" if "target" in raw else None))
         return None
     state = None
     if raw.get("state") is not None:
-        state = InteractionState.from_snake(_text(raw["state"]))
+        state = InteractionState.from_snake(text_of(raw["state"]))
         if state is None:
             names = ", ".join(s.snake for s in InteractionState)
-            sink.add("C003", f"{rel}: {line_id}: unknown interaction state {raw['state']!r} (one of {names})", _where(rel, raw, "state"))
+            sink.add("C003", f"{rel}: {line_id}: unknown interaction state {raw['state']!r} (one of {names})", location_of(rel, raw, "state"))
             ok = False
     min_count = raw.get("min_count", 1)
     if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
-        sink.add("C003", f"{rel}: {line_id}: min_count must be a whole number of at least 1, found {min_count!r}", _where(rel, raw, "min_count"))
+        sink.add("C003", f"{rel}: {line_id}: min_count must be a whole number of at least 1, found {min_count!r}", location_of(rel, raw, "min_count"))
         ok = False
     if not ok:
         return None

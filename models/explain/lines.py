@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from narrative_debugger.models.content.loader import MonologueLine
+from narrative_debugger.models.content.monologue import MonologueLine
 from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fold_list
 from narrative_debugger.models.playthrough import Playthrough

@@ -31,7 +31,7 @@ from narrative_debugger.models.domain.types import InteractionState, NpcState
 if TYPE_CHECKING:
     from narrative_debugger.models.content.loader import PromptConfig
     from narrative_debugger.models.playthrough import Playthrough
-    from narrative_debugger.models.timeline.index import StateAtTick
+    from narrative_debugger.models.timeline.state_view import StateAtTick
 
 LINE_SEPARATOR = "\n"
 AUTHORS_NOTE_DEPTH = 3  # lines from the end of history (context builder seed)

@@ -18,6 +18,7 @@ from itertools import compress
 from dataclasses import dataclass, field
 
 from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
+from narrative_debugger.models.timeline.state_view import StateAtTick
 from sortedcontainers import SortedList
 
 
@@ -370,7 +371,7 @@ class TimelineIndex:
         """The tick of the state at ``position`` (0 before any entry)."""
         return self.ticks[position - 1] if position > 0 else 0
 
-    def at(self, tick: int) -> "StateAtTick":
+    def at(self, tick: int) -> StateAtTick:
         """The whole narrative state at ``tick`` (a cheap read-only view)."""
         return StateAtTick(self, tick, self.position_for_tick(tick))
 
@@ -422,18 +423,3 @@ class TimelineIndex:
     def event_ticks(self, kinds: set[str]) -> list[int]:
         """Ticks of the entries of the given variants, in order (for markers and stepping)."""
         return list(compress(self.ticks, map(set(kinds).__contains__, self.kinds)))
-
-
-# The read-only views of one tick live in state_view.py; re-exported here for callers.
-from narrative_debugger.models.timeline.state_view import FactsAtTick, KnowledgeAtTick, StateAtTick  # noqa: E402,F401
-
-__all__ = [
-    "DialogueRecord",
-    "FactsAtTick",
-    "InteractionSummary",
-    "KnowledgeAtTick",
-    "StateAtTick",
-    "TimelineIndex",
-    "TransitionRecord",
-    "Versions",
-]

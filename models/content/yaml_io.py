@@ -1,0 +1,234 @@
+"""Reading one content YAML file safely, with line:col marks (save-format §7).
+
+Scalars resolve the YAML 1.2 way: ``no``, ``on``, ``1:30`` and bare dates stay the
+strings an author typed, where YAML 1.1 would turn them into booleans, sexagesimal
+numbers and dates. Anchors/aliases are limited (an alias bomb is refused), tabs and
+syntax errors are reported with ``file:line:col``. Every problem is a C001 finding;
+nothing raises. Mappings and lists keep where they were written (``MarkedDict``,
+``MarkedList``) so later findings can name ``file:line:col``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from narrative_debugger.models.fileio import FileRefused, read_regular_file
+from narrative_debugger.models.rules.findings import FindingSink
+
+MAX_ALIASES = 100
+#: A document whose nodes, with aliases expanded, number more than this is refused.
+MAX_EXPANDED_NODES = 200_000
+MAX_CONTENT_FILE_BYTES = 8 * 1024 * 1024
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 core scalars, source marks and an alias limit."""
+
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self.alias_count = 0
+        self.duplicate_keys: list[tuple[str, int, int]] = []
+
+    def scan_to_next_token(self) -> None:
+        """PyYAML's token skipper, with tabs as separation inside a line (YAML 1.2
+        §6.2 s-separate-in-line, §6.6 comments): a tab may stand before a comment, at
+        the end of a line, and after a token on the same line (``key: value\t# note``).
+        A tab in indentation is still refused (§6.1), reported at its line:col."""
+        if self.index == 0 and self.peek() == "\ufeff":
+            self.forward()
+        while True:
+            length = 0
+            while self.peek(length) in " \t":
+                length += 1
+            if "\t" in self.prefix(length) and self.peek(length) not in "#\0\r\n\x85\u2028\u2029" and not self._token_before_on_line():
+                while self.peek() == " ":
+                    self.forward()
+                return  # a tab in indentation: the scanner reports it
+            self.forward(length)
+            if self.peek() == "#":
+                while self.peek() not in "\0\r\n\x85\u2028\u2029":
+                    self.forward()
+            if self.scan_line_break():
+                if not self.flow_level:
+                    self.allow_simple_key = True
+            else:
+                return
+
+    def _token_before_on_line(self) -> bool:
+        """Whether the current line has something other than spaces and tabs before here."""
+        start = self.pointer - self.column
+        return start >= 0 and self.buffer[start : self.pointer].strip(" \t") != ""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            self.alias_count += 1
+            if self.alias_count > MAX_ALIASES:
+                event = self.peek_event()
+                raise yaml.YAMLError(
+                    f"more than {MAX_ALIASES} aliases at line {event.start_mark.line + 1}, "
+                    f"column {event.start_mark.column + 1}: refused (alias bomb)"
+                )
+        return super().compose_node(parent, index)
+
+    def compose_document(self):
+        node = super().compose_document()
+        if self.alias_count:
+            size = _expanded_size(node, {})
+            if size > MAX_EXPANDED_NODES:
+                raise yaml.YAMLError(f"aliases expand to more than {MAX_EXPANDED_NODES} nodes: refused (alias bomb)")
+        return node
+
+    def construct_mapping(self, node, deep=False):
+        seen: set = set()
+        marks = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) or key is None:
+                if key in seen:
+                    self.duplicate_keys.append((str(key), key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+                seen.add(key)
+                marks[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+        mapping = MarkedDict(super().construct_mapping(node, deep=deep))
+        mapping.mark = (node.start_mark.line + 1, node.start_mark.column + 1)
+        mapping.key_marks = marks
+        return mapping
+
+    def construct_sequence(self, node, deep=False):
+        seq = MarkedList(super().construct_sequence(node, deep=deep))
+        seq.mark = (node.start_mark.line + 1, node.start_mark.column + 1)
+        seq.item_marks = [(n.start_mark.line + 1, n.start_mark.column + 1) for n in node.value]
+        return seq
+
+
+def _expanded_size(node, memo: dict) -> int:
+    """Nodes in ``node`` with every alias expanded, computed without expanding (memoised)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = 1  # guards recursive structures
+    if isinstance(node, yaml.MappingNode):
+        size = 1 + sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
+    elif isinstance(node, yaml.SequenceNode):
+        size = 1 + sum(_expanded_size(v, memo) for v in node.value)
+    else:
+        size = 1
+    memo[key] = size
+    return size
+
+
+class MarkedDict(dict):
+    """A YAML mapping that remembers where it and its keys stand (line, col; 1-based)."""
+
+    mark: tuple[int, int] = (1, 1)
+    key_marks: dict = {}
+
+
+class MarkedList(list):
+    """A YAML sequence that remembers where it and its items stand (line, col; 1-based)."""
+
+    mark: tuple[int, int] = (1, 1)
+    item_marks: list = []
+
+
+# YAML 1.2 core schema resolvers instead of YAML 1.1's.
+_Loader.yaml_implicit_resolvers = {}
+for _tag, _regex, _first in (
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
+    (
+        "tag:yaml.org,2002:float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        list("-+0123456789."),
+    ),
+):
+    _Loader.add_implicit_resolver(_tag, re.compile(_regex), _first)
+def _construct_int(loader, node) -> int:
+    text = loader.construct_scalar(node)
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-")
+    if digits.startswith(("0x", "0o")):
+        return sign * int(digits[2:], 16 if digits[1] == "x" else 8)
+    return sign * int(digits, 10)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_mapping)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_sequence)
+
+
+def load_yaml(path: Path, root: Path, sink: FindingSink):
+    """Parse one YAML file safely; report C001 with ``file:line:col`` and return None on failure."""
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    try:
+        data = read_regular_file(path, MAX_CONTENT_FILE_BYTES)
+    except FileRefused as exc:  # missing, a FIFO, a device, a folder, too large
+        sink.add("C001", f"{rel}: {exc}", f"{rel}:1:1")
+        return None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        sink.add("C001", f"{rel}: not UTF-8 (byte offset {exc.start})", f"{rel}:{line}:1")
+        return None
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids (NUL, most C0 controls)
+        head = text[: exc.position]
+        line, col = head.count("\n") + 1, exc.position - (head.rfind("\n") + 1) + 1
+        sink.add("C001", f"{rel}: does not parse: the character U+{exc.character:04X} is not allowed in YAML", f"{rel}:{line}:{col}")
+        return None
+    try:
+        value = loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{rel}:{mark.line + 1}:{mark.column + 1}" if mark else f"{rel}:1:1"
+        problem = exc.problem or "invalid YAML"
+        if "\t" in problem or "\\t" in problem or "tab" in problem:
+            problem += " (YAML does not allow tabs for indentation)"
+        sink.add("C001", f"{rel}: does not parse: {problem}", where)
+        return None
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError, MemoryError) as exc:
+        sink.add("C001", f"{rel}: does not parse: {exc}", f"{rel}:1:1")
+        return None
+    finally:
+        loader.dispose()
+    for key, line, col in loader.duplicate_keys:
+        sink.add("C001", f"{rel}: the key {key!r} appears twice in one mapping; the last value is used", f"{rel}:{line}:{col}")
+    return value
+
+
+def text_of(value) -> str:
+    """A YAML scalar as the text an author typed (None: empty; booleans: true/false)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def location_of(rel: str, obj, key=None) -> str:
+    """``file:line:col`` of ``obj`` (of its ``key`` when given and marked); 1:1 when unknown."""
+    if key is not None and isinstance(obj, MarkedDict) and key in obj.key_marks:
+        line, col = obj.key_marks[key]
+    elif isinstance(obj, (MarkedDict, MarkedList)):
+        line, col = obj.mark
+    else:
+        line, col = 1, 1
+    return f"{rel}:{line}:{col}"
+
+
+def str_list(value) -> list[str]:
+    """A YAML list of scalars as texts (nested lists and mappings skipped); a scalar as one item."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [text_of(v) for v in value if v is not None and not isinstance(v, (dict, list))]
+    return [text_of(value)]
+
+
+def rel_path(root: Path, path: Path) -> str:
+    """``path`` relative to the content folder, with forward slashes (how findings name files)."""
+    return path.relative_to(root).as_posix()

@@ -17,7 +17,8 @@ from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS  # noqa: 
 from narrative_debugger.widgets import session as session_module  # noqa: E402
 from narrative_debugger.widgets.registry import preparers  # noqa: E402
 from narrative_debugger.widgets.session import Session  # noqa: E402
-from narrative_debugger.widgets.timelines import MAX_CURVES, TimelinesView, build_tracks  # noqa: E402
+from narrative_debugger.widgets.timeline_tracks import MAX_CURVES, build_tracks  # noqa: E402
+from narrative_debugger.widgets.timelines import TimelinesView  # noqa: E402
 
 
 @pytest.fixture(scope="module")

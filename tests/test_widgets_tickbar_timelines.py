@@ -18,7 +18,8 @@ from narrative_debugger.models.save.savefile import Journal, Save  # noqa: E402
 from narrative_debugger.models.timeline.index import TimelineIndex, Versions  # noqa: E402
 from narrative_debugger.widgets.session import Session  # noqa: E402
 from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
-from narrative_debugger.widgets.timelines import OTHER_WIDTH, SELECTED_WIDTH, Step, TimelinesView, step_xy  # noqa: E402
+from narrative_debugger.widgets.timeline_tracks import OTHER_WIDTH, SELECTED_WIDTH, Step, step_xy  # noqa: E402
+from narrative_debugger.widgets.timelines import TimelinesView  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
@@ -406,7 +407,7 @@ def test_rising_curve_never_drawn_with_false_drops(qtbot):
     """Regression: peak downsampling drew a rising score as a sawtooth (max then min per bin)."""
     import numpy as np
     import pyqtgraph as pg
-    from narrative_debugger.widgets.timelines import DOWNSAMPLE_ABOVE, _StepCurve, step_xy
+    from narrative_debugger.widgets.timeline_tracks import DOWNSAMPLE_ABOVE, StepCurve, step_xy
 
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)
@@ -415,7 +416,7 @@ def test_rising_curve_never_drawn_with_false_drops(qtbot):
     for n in (300, DOWNSAMPLE_ABOVE + 5000):
         ticks = np.arange(n) * 10
         x, y = step_xy(ticks, np.linspace(0, 100, n), ticks[-1] + 10)
-        curve = _StepCurve(x, y, connect="finite")
+        curve = StepCurve(x, y, connect="finite")
         plot.addItem(curve)
         TimelinesView._tune(curve)
         qtbot.wait(10)

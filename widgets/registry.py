@@ -80,7 +80,7 @@ _W = "narrative_debugger.widgets."
 VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec("knowledge", "Knowledge graph", _W + "knowledge_view:KnowledgeView"),
     ViewSpec("interactions", "Interactions", _W + "interaction_view:InteractionView"),
-    ViewSpec("timelines", "Timelines", _W + "timelines:TimelinesView", prepare=_W + "timelines:prepare"),
+    ViewSpec("timelines", "Timelines", _W + "timelines:TimelinesView", prepare=_W + "timeline_tracks:prepare"),
     ViewSpec("prompt", "Prompt preview", _W + "prompt_view:PromptView"),
 )
 

@@ -15,6 +15,7 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import RelationshipLevel
+from narrative_debugger.widgets.timeline_tracks import OTHER_WIDTH, SELECTED_WIDTH, StepCurve, build_tracks, faded
 from PySide6.QtCore import Qt
 
 DIVERGENCE_COLOUR = "#c2185b"
@@ -32,13 +33,11 @@ class ComparisonOverlay:
     """
 
     def __init__(self, view) -> None:
-        from narrative_debugger.widgets.timelines import _StepCurve
-
         self.view = view
         self.session = view.session
         self.curves: dict[int, pg.PlotDataItem] = {}
         self.tracks: dict = {}
-        self.stress_curve = _StepCurve(name="Stress B")
+        self.stress_curve = StepCurve(name="Stress B")
         view.stress_plot.addItem(self.stress_curve)
         self.divergence_lines = []
         for plot in (view.score_plot, view.stress_plot):
@@ -67,8 +66,6 @@ class ComparisonOverlay:
 
     def refresh(self) -> None:
         """Rebuild B's curves from the session's comparison (or remove them)."""
-        from narrative_debugger.widgets.timelines import _StepCurve, build_tracks
-
         view, s = self.view, self.session
         was_active = bool(self.curves)
         for curve in self.curves.values():
@@ -95,7 +92,7 @@ class ComparisonOverlay:
             a_track = view.tracks.get(key)
             if a_track is not None:
                 track.colour = a_track.colour
-            curve = _StepCurve(track.score.x, track.score.y, connect="finite", name=f"{track.name} (B)")
+            curve = StepCurve(track.score.x, track.score.y, connect="finite", name=f"{track.name} (B)")
             view.score_plot.addItem(curve)
             view._tune(curve)
             self.curves[key] = curve
@@ -117,11 +114,9 @@ class ComparisonOverlay:
 
     def on_npc(self, npc) -> None:
         """Emphasise the selected NPC's B curve and show its B stress."""
-        from narrative_debugger.widgets.timelines import OTHER_WIDTH, SELECTED_WIDTH, _faded
-
         for key, curve in self.curves.items():
             selected = key == npc
-            colour = self.tracks[key].colour if selected else _faded(self.tracks[key].colour)
+            colour = self.tracks[key].colour if selected else faded(self.tracks[key].colour)
             curve.setPen(pg.mkPen(colour, width=SELECTED_WIDTH if selected else OTHER_WIDTH, style=B_DASH))
             curve.setZValue(11 if selected else 1)
         track = self.tracks.get(npc)

@@ -125,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
 
     app = QApplication.instance() or QApplication([])
     from narrative_debugger.widgets.tickbar import TickBar
-    from narrative_debugger.widgets.timelines import TimelinesView, build_tracks
+    from narrative_debugger.widgets.timeline_tracks import build_tracks
+    from narrative_debugger.widgets.timelines import TimelinesView
 
     started = time.perf_counter()
     if args.synthetic:

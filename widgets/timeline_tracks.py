@@ -1,0 +1,312 @@
+"""The timelines' data and curve items: each NPC's series as step polylines over game ticks.
+
+``build_tracks`` reads a playthrough's NPC versions and marker events into numpy arrays
+once per load (``NpcTrack`` of ``Step`` polylines, x = ``tick - origin``, see
+``plot_origin``); ``StepCurve`` draws one without losing its last step when pyqtgraph
+downsamples. ``prepare`` does this work off the GUI thread. ``TimelinesView`` (timelines.py) and
+the comparison overlay (timelines_compare.py) both build on these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
+
+#: Ticks up to this are exact in float64; past it the plots draw relative to an origin.
+FLOAT_EXACT = 2**53
+#: Curves with more points than this are peak-downsampled when drawn.
+DOWNSAMPLE_ABOVE = 20_000
+
+def _marker(points: list[tuple[float, float]] | None = None, cross_at: float | None = None) -> QPainterPath:
+    """A marker path in pyqtgraph's unit symbol box (-0.5..0.5, y down): a polygon, or an x at (0, cross_at)."""
+    path = QPainterPath()
+    if points:
+        path.addPolygon(QPolygonF([QPointF(x, y) for x, y in points]))
+        path.closeSubpath()
+    if cross_at is not None:
+        plus = QPainterPath()
+        plus.setFillRule(Qt.WindingFill)
+        plus.addRect(-0.17, -0.04, 0.34, 0.08)
+        plus.addRect(-0.04, -0.17, 0.08, 0.34)
+        path.addPath(QTransform().translate(0.0, cross_at).rotate(45).map(plus.simplified()))
+    return path
+
+
+#: Per-NPC markers: session event kind -> journal variants, symbol. Symbols are drawn
+#: at MARKER_SIZE px with the shape off-centre so that markers of one tick do not
+#: cover each other: walk-aways point down at the curve from above, penalties hang
+#: below it, confrontations sit on it.
+MARKERS: dict[str, tuple[frozenset[str], QPainterPath]] = {
+    "walk-away": (frozenset({"InteractionWalkedAway", "InteractionConflictAbandoned"}),
+                  _marker([(-0.22, -0.48), (0.22, -0.48), (0.0, -0.1)])),
+    "confrontation": (frozenset({"InteractionConfrontation"}),
+                      _marker([(0.0, -0.2), (0.2, 0.0), (0.0, 0.2), (-0.2, 0.0)])),
+    "penalty": (frozenset({"WalkAwayPenalty"}), _marker(cross_at=0.3)),
+}
+MARKER_SIZE = 24
+
+#: Qualitative palette (Tableau 10) for NPC curves; more NPCs fall back to pg.intColor.
+PALETTE = ("#4e79a7", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac", "#e15759", "#f28e2b")
+BAND_FILLS = ("#f3f3f3", "#eaf1f8", "#eaf5ea", "#f3ecf6", "#fbf3dc")
+SELECTED_WIDTH = 3.0
+OTHER_WIDTH = 1.5
+MAX_CURVES = len(PALETTE)
+"""Score curves drawn at once: the first NPCs in StableId order, plus the selected one.
+A save with thousands of NPCs would otherwise build thousands of plot items."""
+
+
+def step_xy(ticks, values, end: float) -> tuple[np.ndarray, np.ndarray]:
+    """Turns values that hold from their tick on into a step polyline.
+
+    Repeated ticks keep their last value and runs of an unchanged value become one
+    step, so a threshold that never moves is two points whatever the journal size.
+
+    Args:
+        ticks: non-decreasing ticks where a value begins.
+        values: the value from that tick on; NaN leaves a gap.
+        end: tick where the last value stops (at least the last tick).
+
+    Returns:
+        (x, y) float64 arrays with two points per step, ready for ``connect='finite'``.
+    """
+    t = np.asarray(ticks, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    if len(t) == 0:
+        return np.empty(0), np.empty(0)
+    last_of_tick = np.r_[t[1:] != t[:-1], True]
+    t, v = t[last_of_tick], v[last_of_tick]
+    same = (v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1]))
+    changed = np.r_[True, ~same]
+    t, v = t[changed], v[changed]
+    x = np.repeat(t, 2)
+    x[1::2] = np.r_[t[1:], max(float(end), t[-1])]
+    return x, np.repeat(v, 2)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A value that holds from each tick on, as a plottable polyline.
+
+    Attributes:
+        x, y: the ``step_xy`` polyline (two points per step).
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+
+    @classmethod
+    def build(cls, ticks, values, end: float) -> "Step":
+        """See ``step_xy``."""
+        return cls(*step_xy(ticks, values, end))
+
+    def at(self, tick: float) -> float:
+        """The value at ``tick`` (NaN before the first step)."""
+        return float(self.at_many(np.asarray([tick], dtype=np.float64))[0])
+
+    def at_many(self, ticks: np.ndarray) -> np.ndarray:
+        """The values at many ticks at once."""
+        out = np.full(len(ticks), np.nan)
+        if len(self.x) == 0:
+            return out
+        k = np.searchsorted(self.x[0::2], ticks, side="right") - 1
+        inside = k >= 0
+        out[inside] = self.y[2 * k[inside]]
+        return out
+
+
+@dataclass
+class NpcTrack:
+    """One NPC's plotted series, built once per load; x is ``tick - origin`` (``plot_origin``).
+
+    Attributes:
+        stable_id, name: the NPC.
+        colour: curve colour.
+        score: relationship score points (0..100).
+        stress, threshold: stress units (i16); ``excess`` is max(stress, threshold).
+        walk_aways: walk-away count.
+        markers: session event kind -> ticks of that kind aimed at this NPC.
+    """
+
+    stable_id: int
+    name: str
+    colour: QColor
+    score: Step
+    stress: Step
+    threshold: Step
+    excess: Step
+    walk_aways: Step
+    markers: dict[str, np.ndarray]
+
+
+def plot_origin(playthrough) -> int:
+    """The tick plotted at x = 0: 0 when every tick is below 2^53, else the first journal tick."""
+    index = playthrough.index
+    if index is None or not index.ticks or playthrough.last_tick < FLOAT_EXACT:
+        return 0
+    return int(index.ticks[0])
+
+
+def relative_x(ticks, origin: int) -> np.ndarray:
+    """``tick - origin`` of u64 ticks as float64, subtracted exactly before the conversion."""
+    t = np.asarray(ticks, dtype=np.uint64)
+    o = np.uint64(origin)
+    ahead = (t - np.where(t >= o, o, t)).astype(np.float64)  # ticks >= origin
+    behind = (np.where(t < o, o, t) - t).astype(np.float64)  # ticks < origin (the initial state)
+    return ahead - behind
+
+
+def build_tracks(playthrough, end: int, origin: int = 0, npcs=None, markers=None) -> list[NpcTrack]:
+    """Reads NPCs' versions and the marker events of a playthrough into arrays.
+
+    Args:
+        playthrough: a readable playthrough.
+        end: the last tick (where the last steps stop).
+        origin: the tick at x = 0 (see ``plot_origin``); x values are ``tick - origin``.
+        npcs: the StableIds to build (default every NPC); colours follow each NPC's
+            place among all NPCs in StableId order, so they do not depend on the subset.
+        markers: ``_marker_ticks(playthrough)`` when already computed (it is O(N) in
+            journal entries).
+    """
+    index = playthrough.index
+    if index is None:
+        return []
+    entry_ticks = relative_x(index.ticks, origin)
+    zero = float(relative_x([0], origin)[0])
+    by_target = _marker_ticks(playthrough) if markers is None else markers
+    x_end = float(relative_x([end], origin)[0])
+    order = sorted(index.npcs)
+    wanted = None if npcs is None else set(npcs)
+    tracks = []
+    for n, sid in enumerate(order):
+        if wanted is not None and sid not in wanted:
+            continue
+        versions = index.npcs[sid]
+        pos = np.asarray(versions.positions, dtype=np.int64)
+        ticks = np.where(pos > 0, entry_ticks[np.maximum(pos - 1, 0)] if len(entry_ticks) else zero, zero)
+        states = versions.values
+        score = np.asarray([s.relationship.score for s in states], dtype=np.float64)
+        stress = np.asarray([s.tolerance.current_stress for s in states], dtype=np.float64)
+        threshold = np.asarray([s.tolerance.threshold for s in states], dtype=np.float64)
+        walk_aways = np.asarray([s.walk_aways for s in states], dtype=np.float64)
+        colour = QColor(PALETTE[n]) if n < len(PALETTE) else pg.intColor(n, hues=12)
+        tracks.append(NpcTrack(
+            sid, playthrough.npc_name(sid), colour,
+            score=Step.build(ticks, score, x_end),
+            stress=Step.build(ticks, stress, x_end),
+            threshold=Step.build(ticks, threshold, x_end),
+            excess=Step.build(ticks, np.fmax(stress, threshold), x_end),
+            walk_aways=Step.build(ticks, walk_aways, x_end),
+            markers={kind: relative_x(by_target.get((kind, sid), ()), origin) for kind in MARKERS},
+        ))
+    return tracks
+
+
+@dataclass
+class Prepared:
+    """What the view needs on ``loaded``, computed once per playthrough (``prepare``).
+
+    Attributes:
+        end, origin: the last tick and the tick at x = 0.
+        tracks: StableId -> NpcTrack for the NPCs drawn at first (``shown_npcs``);
+            others are built when selected.
+        markers: ``_marker_ticks`` of the playthrough.
+    """
+
+    end: int
+    origin: int
+    tracks: dict
+    markers: dict
+
+
+def shown_npcs(playthrough) -> list[int]:
+    """The NPCs whose score curves are drawn from the start: the first ``MAX_CURVES``
+    in StableId order (the selected NPC is drawn too, whoever it is)."""
+    index = playthrough.index
+    return sorted(index.npcs)[:MAX_CURVES] if index is not None else []
+
+
+def prepare(playthrough) -> Prepared | None:
+    """Build the first tracks and the markers of a playthrough (O(N) in journal entries;
+    the loader runs this off the GUI thread). Kept in ``playthrough.derived["timelines"]``."""
+    if playthrough.index is None:
+        return None
+    end = playthrough.last_tick
+    origin = plot_origin(playthrough)
+    markers = _marker_ticks(playthrough)
+    tracks = {t.stable_id: t for t in build_tracks(playthrough, end, origin, shown_npcs(playthrough), markers)}
+    prepared = Prepared(end, origin, tracks, markers)
+    playthrough.derived["timelines"] = prepared
+    return prepared
+
+
+def _marker_ticks(playthrough) -> dict[tuple[str, int], list[int]]:
+    """(kind, target StableId) -> ticks of the walk-away, confrontation and penalty entries."""
+    index, data = playthrough.index, playthrough.save.journal.data
+    kind_of = {variant: kind for kind, (variants, _) in MARKERS.items() for variant in variants}
+    out: dict[tuple[str, int], list[int]] = {}
+    for i, variant in enumerate(index.kinds):
+        kind = kind_of.get(variant)
+        if kind is None or i >= len(data) or not isinstance(data[i], dict):
+            continue
+        target = data[i].get("target")
+        if target is not None:
+            out.setdefault((kind, target), []).append(index.ticks[i])
+    return out
+
+
+class StepCurve(pg.PlotDataItem):
+    """A PlotDataItem that keeps the end of a step curve that peak downsampling drops.
+
+    pyqtgraph bins ``len // ds`` whole bins and drops the remainder; on a step
+    curve the remainder can be a long last step, so the curve would stop short of
+    the end of the data. The last step (its two points) is put back when it lies in
+    view. Downsampled (max, min) pairs are also ordered along the trend
+    (``_order_peaks``). Overrides pyqtgraph's private ``_getDisplayDataset``
+    (checked with 0.13.7 and 0.14; pyproject.toml caps pyqtgraph below 0.15).
+    """
+
+    def _getDisplayDataset(self):  # noqa: N802 (pyqtgraph override)
+        shown = super()._getDisplayDataset()
+        full = self._dataset
+        if shown is None or full is None or len(shown.x) == 0 or len(full.x) < 2:
+            return shown
+        if len(shown.x) < len(full.x):
+            _order_peaks(shown)
+        if shown.x[-1] < full.x[-1]:
+            view = self.getViewBox()
+            right = view.viewRect().right() if view is not None else full.x[-1]
+            if full.x[-2] <= right:
+                shown.x = np.concatenate([shown.x, full.x[-2:]])
+                shown.y = np.concatenate([shown.y, full.y[-2:]])
+        return shown
+
+
+def _order_peaks(shown) -> None:
+    """Orders each downsampled (max, min) pair along the curve's trend.
+
+    Peak downsampling writes every bin as max then min at one x. On a rising step
+    curve that draws a drop in every bin and a diagonal climb to the next one: a
+    sawtooth the data does not have. Putting min first where the curve rises (and
+    max first where it falls) draws the same envelope without the false drops.
+    """
+    x, y = shown.x, shown.y
+    n = len(y) // 2
+    if n < 2 or len(x) < 2 * n or not np.array_equal(x[0 : 2 * n : 2], x[1 : 2 * n : 2]):
+        return
+    y = np.array(y, dtype=np.float64)
+    hi, lo = y[0 : 2 * n : 2].copy(), y[1 : 2 * n : 2].copy()
+    mid = (hi + lo) / 2
+    rising = np.r_[mid[1:] >= mid[:-1], True]
+    first = np.where(rising, np.minimum(hi, lo), np.maximum(hi, lo))
+    second = np.where(rising, np.maximum(hi, lo), np.minimum(hi, lo))
+    y[0 : 2 * n : 2], y[1 : 2 * n : 2] = first, second
+    shown.y = y
+
+
+def faded(colour: QColor, amount: float = 0.35) -> QColor:
+    """``colour`` mixed with white, kept opaque (translucent wide pens are slow to draw)."""
+    return QColor.fromRgbF(*(c + (1.0 - c) * amount for c in colour.getRgbF()[:3]))

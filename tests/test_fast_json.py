@@ -145,3 +145,39 @@ def test_a_sample_file_read_in_a_stream_takes_the_fast_path(tmp_path, monkeypatc
     monkeypatch.setattr(jsonio, "fast_decode", lambda d: calls.append(type(d)) or real(d))
     doc, _ = decode_file(SAMPLES[0], SAMPLES[0].name)
     assert calls == [bytearray] and doc.parsed and doc.findings == []
+
+
+@pytest.fixture()
+def tiny_steps(monkeypatch):
+    """Steps of 64 bytes and 2 entries, so that small files take the stepwise paths."""
+    monkeypatch.setattr(fastjson, "STEP_BYTES", 64)
+    monkeypatch.setattr(fastjson, "STEP_ENTRIES", 2)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_samples_in_steps(path, tiny_steps, monkeypatch):
+    data = path.read_bytes()
+    compact = json.dumps(json.loads(data), separators=(",", ":"), ensure_ascii=False).encode()
+    for raw in (data, compact):
+        value = fast_decode(raw)
+        assert value is not NOT_PROVEN and value == json.loads(raw)
+        same(decode_bytes(raw, path.name), careful(raw, path.name, monkeypatch))
+
+
+@pytest.mark.parametrize("name", list(_cases()))
+def test_bad_and_odd_input_in_steps(name, tiny_steps, monkeypatch):
+    data = _cases()[name]
+    same(decode_bytes(data, "case.json"), careful(data, "case.json", monkeypatch))
+
+
+def test_a_journal_that_is_not_the_top_level_one_is_not_cut(tiny_steps, monkeypatch):
+    entry = '{"tick":1,"event":{"DialogueLine":{"speaker":1,"text":"%s"}}}'
+    nested = '{"x":{"journal":[%s],"story":1},"journal":[%s],"story":{"a":"b"}}' % (
+        ",".join(entry % ("n" * k) for k in range(20)), ",".join(entry % ("t" * k) for k in range(30)))
+    raw = nested.encode()
+    assert fast_decode(raw) == json.loads(raw)
+    broken = raw.replace(b'"text":"ttttt"', b'"text":"ttttt",')  # a syntax error inside the journal
+    same(decode_bytes(broken, "b.json"), careful(broken, "b.json", monkeypatch))
+    dup = raw.replace(b'"text":"tttt"', b'"text":"tttt","text":"x"')
+    assert fast_decode(dup) is NOT_PROVEN
+    same(decode_bytes(dup, "d.json"), careful(dup, "d.json", monkeypatch))

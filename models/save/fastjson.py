@@ -23,6 +23,7 @@ every input (a test compares both on the samples and the bad-input cases).
 
 from __future__ import annotations
 
+import os
 from itertools import chain
 from operator import itemgetter
 
@@ -44,16 +45,17 @@ _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
 
 def fast_decode(data: bytes):
     """The JSON value of ``data`` (UTF-8, no BOM) when the careful parser would find
-    nothing to report, else ``NOT_PROVEN``. Never raises on bad input."""
-    classes = data.translate(_CLASSES)
-    if classes.find(_LONG_INT) >= 0 or classes.find(b" :") >= 0:
+    nothing to report, else ``NOT_PROVEN``. Never raises on bad input.
+
+    Works in steps of about ``STEP_BYTES`` (scans, the journal's decode, the key
+    count): each step holds the GIL for a few milliseconds only, so the app's GUI
+    thread keeps running while a save is read in a worker thread.
+    """
+    key_pairs = _scan(data)
+    if key_pairs is None:
         return NOT_PROVEN
-    if classes.find(b"\\u") >= 0 and _has_surrogate_escape(data):
-        return NOT_PROVEN
-    del classes
-    key_pairs = data.count(b'":')
     try:
-        value = _decode_deeper(_DEPTH_MARGIN, data)
+        value = _decode_stepwise(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError, MemoryError):
         return NOT_PROVEN
     keys = count_keys(value)
@@ -62,10 +64,86 @@ def fast_decode(data: bytes):
     return value
 
 
+#: Bytes scanned or decoded per step (see ``fast_decode``).
+STEP_BYTES = 1 << 21
+#: Journal entries key-counted per step.
+STEP_ENTRIES = 1 << 15
+_OVERLAP = MAX_INT_DIGITS + 8
+
+
+def _scan(data) -> int | None:
+    """The number of '":' pairs in ``data``, or None when it holds a run of more than
+    ``MAX_INT_DIGITS`` digits, whitespace before a colon or a surrogate escape."""
+    size = len(data)
+    pairs = 0
+    escapes = False
+    with memoryview(data) as view:
+        for start in range(0, size, STEP_BYTES):
+            stop = min(size, start + STEP_BYTES)
+            piece = bytes(view[start : min(size, stop + _OVERLAP)])  # the overlap catches runs across the cut
+            classes = piece.translate(_CLASSES)
+            if classes.find(_LONG_INT) >= 0 or classes.find(b" :") >= 0:
+                return None
+            escapes = escapes or classes.find(b"\\u") >= 0
+            pairs += piece.count(b'":', 0, stop - start + 1)  # pairs that start before ``stop``
+    if escapes and _has_surrogate_escape(data):
+        return None
+    return pairs
+
+
+def _decode_stepwise(data):
+    """msgspec's value of ``data``; a large save's journal is decoded a piece at a time.
+
+    The journal array (from the first ``"journal":[`` to the last ``],"story":``) is
+    cut before entries (``},{"tick":``, which cannot occur inside a JSON string) into
+    pieces of about ``STEP_BYTES``, each decoded as a list. A piece decodes only when
+    its cut falls between two entries of the top-level array, and the rest of the
+    document decodes with a one-off marker string where the array was only when that
+    array was the top-level ``journal``; otherwise the whole document is decoded at once.
+    """
+    start = data.find(b'"journal":[')
+    end = data.rfind(b'],"story":')
+    if len(data) < 2 * STEP_BYTES or start < 0 or end < start:
+        return _decode_deeper(_DEPTH_MARGIN, data)
+    start += len(b'"journal":')
+    marker = "journal-" + os.urandom(12).hex()
+    with memoryview(data) as view:
+        journal = _decode_journal(data, view, start, end, marker)
+    if journal is None:
+        return _decode_deeper(_DEPTH_MARGIN, data)
+    outer, journal = journal
+    outer["journal"] = journal
+    return outer
+
+
+def _decode_journal(data, view, start: int, end: int, marker: str):
+    """(the document without its journal, the journal) or None (see ``_decode_stepwise``)."""
+    try:
+        outer = _decode_deeper(_DEPTH_MARGIN, b"".join((view[:start], b'"', marker.encode(), b'"', view[end + 1 :])))
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
+        return None
+    if type(outer) is not dict or outer.get("journal") != marker:
+        return None
+    journal: list = []
+    pos = start
+    try:
+        while True:
+            cut = data.find(b'},{"tick":', pos + STEP_BYTES, end)
+            last = cut < 0
+            stop = end + 1 if last else cut + 1
+            text = b"".join((b"" if pos == start else b"[", view[pos:stop], b"" if last else b"]"))
+            journal.extend(_decode_deeper(_DEPTH_MARGIN, text))
+            if last:
+                return outer, journal
+            pos = cut + 2
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError, TypeError):
+        return None
+
+
 #: Python frames spent before msgspec decodes: its nesting limit then sits below the
 #: careful parser's (json.loads fails at ~992 levels, msgspec at ~996 from the same
 #: frame), so a file too deep for the careful parser never passes the fast path.
-_DEPTH_MARGIN = 32
+_DEPTH_MARGIN = 40
 
 
 def _decode_deeper(frames: int, data: bytes):
@@ -100,12 +178,16 @@ def _journal_keys(journal: list) -> int | None:
     the totals differ (and send the file to the careful parser), never hide a duplicate.
     Entries of another shape are counted by the generic walk.
     """
+    n = 0
     try:
-        events = list(map(itemgetter("event"), journal))
-        fields = chain.from_iterable(map(dict.values, events))
-        return sum(map(dict.__len__, journal)) + sum(map(dict.__len__, events)) + sum(map(dict.__len__, fields))
+        for first in range(0, len(journal), STEP_ENTRIES):
+            part = journal[first : first + STEP_ENTRIES]
+            events = list(map(itemgetter("event"), part))
+            fields = chain.from_iterable(map(dict.values, events))
+            n += sum(map(dict.__len__, part)) + sum(map(dict.__len__, events)) + sum(map(dict.__len__, fields))
     except (KeyError, TypeError):
         return _walk(journal, 1)
+    return n
 
 
 def _facts_keys(facts: dict, depth: int) -> int | None:

@@ -207,3 +207,20 @@ def test_screenshot_with_the_explain_dock(tmp_path):
     assert out.exists() and out.stat().st_size > 50_000
     bad = subprocess.run([*args, "--why", "npc:kael.stress"], capture_output=True, text=True, env=env, timeout=300)
     assert bad.returncode == 2 and "kael-davan" in bad.stderr
+
+
+def test_why_on_knowledge_graph_nodes(qtbot, window):
+    s = window.session
+    graph = window.views["knowledge"].graph
+    assert graph.why_target() is None
+    fact = next(iter(s.playthrough.index.facts))
+    graph._clicked("fact", fact)
+    assert graph.why_target() == f"fact:{fact}"
+    kael = s.npc_by_slug("kael-davan")
+    graph._clicked("npc", kael)
+    expected = f"entity:{kael}" if kael in s.playthrough.index.entities else "npc:kael-davan.score"
+    assert graph.why_target() == expected
+    graph.why_action.trigger()
+    view = window.panels["explain"][0]
+    exp = _answer(qtbot, view, expected, s.tick)
+    assert exp.summary

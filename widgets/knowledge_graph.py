@@ -45,6 +45,7 @@ from narrative_debugger.widgets.state_colors import (
     source_label,
     state_label,
 )
+from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (
@@ -229,6 +230,8 @@ class KnowledgeGraph(QWidget):
         self._last: tuple | None = None
         self._left_out = 0
         self.per_category.valueChanged.connect(self._redraw)
+        self._why: tuple[str, object] | None = None
+        self.why_action = add_why_action(self.view, session, self.why_target)
         self._empty("Open a save to see what the player knows.")
 
     # ----- owner API -----
@@ -469,7 +472,22 @@ class KnowledgeGraph(QWidget):
                   italic=True, color=MUTED_INK)
 
     # ----- intents -----
+    def why_target(self) -> str | None:
+        """The node clicked last: ``fact:FACT_ID``, or for an NPC what the player knows of it
+        (``entity:STABLE_ID``; its score when never observed)."""
+        if self._why is None or not self.session.ready:
+            return None
+        kind, payload = self._why
+        if kind == "fact":
+            return f"fact:{payload}"
+        play = self.session.playthrough
+        if payload in play.index.entities:
+            return f"entity:{payload}"
+        npc = play.save.npcs.get(payload)
+        return f"npc:{npc.slug}.score" if npc is not None else None
+
     def _clicked(self, kind: str, payload) -> None:
+        self._why = (kind, payload)
         if kind == "npc":
             self.session.set_npc(payload)
             return

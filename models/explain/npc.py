@@ -191,6 +191,10 @@ def _summary(ctx: NpcContext, attr: str, exp: Explanation, totals: dict, state) 
     text = f"{head} is {_show(value)}, from {', '.join(parts)}; last changed at tick {last.tick} by {last.event}"
     if a.numeric:
         text += f" ({fmt_num(last.before)} → {fmt_num(last.after)})"
+    if attr == "score":
+        clamped = sum(1 for s in exp.steps if "clamped to" in s.detail)
+        if clamped:
+            text += f"; {clamped} of the last {len(exp.steps)} changes were clamped to 0..100"
     if attr == "stress":
         threshold = state.tolerance.threshold
         crossings = exp.extra.get("crossings") or []

@@ -21,6 +21,8 @@ from typing import BinaryIO
 #: Bytes read from a file at a time.
 CHUNK_BYTES = 1 << 20
 GZIP_MAGIC = b"\x1f\x8b"
+#: At most this many inflated bytes come out of zlib at a time.
+INFLATE_STEP_BYTES = 16 << 20
 
 
 class FileRefused(Exception):
@@ -121,6 +123,8 @@ def inflate_gzip(chunks: Iterable[bytes], max_bytes: int) -> bytearray:
     """Inflate a gzip stream given as chunks, every member in turn, keeping at most
     ``max_bytes`` inflated bytes in memory (RFC 1952 §2.2).
 
+    Each call to zlib yields at most ``INFLATE_STEP_BYTES`` (and never past the cap),
+    so a bomb is refused once the cap is passed, holding the cap plus one step.
     Trailing zero bytes after the last member (tape padding) are ignored, as
     ``gzip`` does; any other trailing bytes are an error.
 
@@ -136,27 +140,29 @@ def inflate_gzip(chunks: Iterable[bytes], max_bytes: int) -> bytearray:
         for chunk in chunks:
             data = pending + chunk
             pending = b""
-            while data:
+            while True:
                 if not started:
-                    if data.strip(b"\x00") == b"":
-                        data = b""  # zero padding (so far)
-                        break
+                    if not data or data.strip(b"\x00") == b"":
+                        break  # the end, or zero padding (so far)
                     if len(data) < 2:
                         pending = data
-                        data = b""
                         break
                     if data[:2] != GZIP_MAGIC:
                         raise FileRefused("has bytes after the end of its gzip data that are not gzip")
                     member = zlib.decompressobj(wbits=31)
                     started = True
-                room = max_bytes - len(out)
-                out += member.decompress(data, room + 1)
+                limit = min(max_bytes - len(out) + 1, INFLATE_STEP_BYTES)
+                piece = member.decompress(data, limit)
+                out += piece
                 if len(out) > max_bytes:
                     raise _too_large_inflated(max_bytes)
-                data = member.unconsumed_tail
-                if member.eof:
+                if member.eof:  # unused_data is all input past the member (unconsumed_tail may repeat it)
                     started = False
-                    data = member.unused_data + data
+                    data = member.unused_data
+                    continue
+                data = member.unconsumed_tail
+                if not data and len(piece) < limit:
+                    break  # this chunk is used up and nothing is pending: the next one
     except zlib.error as exc:
         raise FileRefused(f"is not a readable gzip stream ({exc})") from None
     if pending:

@@ -163,6 +163,20 @@ def test_multi_member_gzip_is_read_whole(tmp_path):
     assert save.sha256 == __import__("hashlib").sha256(path.read_bytes()).hexdigest()
 
 
+def test_inflating_in_small_steps_loses_nothing(monkeypatch):
+    """Output pending inside zlib when a step is full (long runs) is drained, also at
+    the end of the input."""
+    from narrative_debugger.models import fileio
+
+    monkeypatch.setattr(fileio, "INFLATE_STEP_BYTES", 1000)
+    data = b"\x00" * 300_000 + RAW + b"z" * 70_000
+    packed = gzip.compress(data) + gzip.compress(RAW)
+    assert bytes(inflate_gzip([packed], 10 << 20)) == data + RAW
+    assert bytes(inflate_gzip([packed[i : i + 5] for i in range(0, len(packed), 5)], 10 << 20)) == data + RAW
+    with pytest.raises(FileRefused, match="when decompressed"):
+        inflate_gzip([packed], len(data))
+
+
 def test_multi_member_gzip_in_small_chunks_and_padding():
     members = b"".join(gzip.compress(RAW[i : i + 100]) for i in range(0, len(RAW), 100))
     stream = [members[i : i + 7] for i in range(0, len(members), 7)] + [b"\x00" * 16]

@@ -9,6 +9,7 @@ import pytest
 from narrative_debugger.app.main_window import MainWindow
 from narrative_debugger.widgets.fact_model import COL_B
 from narrative_debugger.widgets.interaction_view import COL_B as INTERACTION_COL_B
+from narrative_debugger.widgets.state_colors import confidence_label, state_label
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
@@ -136,3 +137,34 @@ def test_opening_another_save_leaves_comparison(qtbot, window):
     window.open_save(SAMPLES / "abandoned-confrontation.json", wait=True)
     assert window.session.comparison is None
     assert window.panels["differences"][0].model.rowCount() == 0
+
+
+def test_knowledge_table_lists_facts_only_b_knows(qtbot, window):
+    s = window.session
+    window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    window.compare.compare_with(SAMPLES / "evening.json", wait=True)
+    c = s.comparison
+    only_b = [fact_id for fact_id, _ in c.facts.only_b]
+    assert only_b
+    s.set_tick(s.last_tick)  # B's end (evening runs longer); A stays at its own end
+    knowledge = window.views["knowledge"]
+    model = knowledge.model
+    for fact_id in only_b:
+        row = model.row_of(fact_id)
+        assert row is not None, fact_id
+        assert model.fact(row) is None and model.index(row, 2).data() == "—"
+        b = c.b.state_at(s.tick).knowledge.fact(fact_id)
+        assert model.index(row, COL_B).data().startswith(confidence_label(b.confidence) + " · " + state_label(b.state))
+        assert model.index(row, COL_B).data(Qt.BackgroundRole) is not None
+    every_only_b = set(c.b.state_at(s.tick).knowledge.facts) - set(c.a.state_at(s.tick).knowledge.facts)  # interactions too
+    assert every_only_b >= set(only_b)
+    assert f"{len(every_only_b)} only in B" in knowledge.heading.text()
+    assert all(model.row_of(f) is not None for f in every_only_b)
+    for column in range(model.columnCount()):  # every sort reads B's value for B-only rows
+        model.sort(column, Qt.DescendingOrder)
+    model.sort(-1)
+    knowledge.confidence.setCurrentIndex(knowledge.confidence.count() - 1)  # a filter reads them too
+    assert knowledge.shown_count() > 0
+    knowledge.confidence.setCurrentIndex(0)
+    window.compare.stop()
+    assert model.row_of(only_b[0]) is None

@@ -90,6 +90,8 @@ class FactTableModel(QAbstractTableModel):
         self._sort: tuple[int, Qt.SortOrder] = (COL_FACT, Qt.AscendingOrder)
         self._bold = QFont()
         self._bold.setBold(True)
+        self._italic = QFont()
+        self._italic.setItalic(True)
         self._changed_brush = QBrush(CHANGED_BACKGROUND)
         self._facts_b: Mapping[FactId, FactKnowledge] | None = None
         self._differs_brush = QBrush(QColor(DIFFERS_BACKGROUND))
@@ -130,19 +132,22 @@ class FactTableModel(QAbstractTableModel):
         """The FactId shown in ``row``."""
         return self._keys[row]
 
-    def fact(self, row: int) -> FactKnowledge:
-        """The FactKnowledge of ``row`` (resolved and cached on first use)."""
-        fact_id = self._keys[row]
+    def fact(self, row: int) -> FactKnowledge | None:
+        """The FactKnowledge of ``row`` (resolved and cached on first use); None only for a
+        fact B knows and A does not, while comparing."""
+        return self._fact_by_id(self._keys[row])
+
+    def _fact_by_id(self, fact_id: FactId) -> FactKnowledge | None:
         value = self._cache.get(fact_id)
         if value is None:
-            value = self._cache[fact_id] = self._facts[fact_id]
+            value = self._facts.get(fact_id) if self._facts_b is not None else self._facts[fact_id]
+            if value is not None:
+                self._cache[fact_id] = value
         return value
 
-    def _fact_by_id(self, fact_id: FactId) -> FactKnowledge:
-        value = self._cache.get(fact_id)
-        if value is None:
-            value = self._cache[fact_id] = self._facts[fact_id]
-        return value
+    def shown_fact(self, fact_id: FactId) -> FactKnowledge | None:
+        """A's value of the fact, else B's (a fact only B knows): what sorting and filters read."""
+        return self._fact_by_id(fact_id) or self.fact_b(fact_id)
 
     def fact_b(self, fact_id: FactId) -> FactKnowledge | None:
         """Side B's value of ``fact_id`` while comparing (None when B lacks it or not comparing)."""
@@ -157,6 +162,8 @@ class FactTableModel(QAbstractTableModel):
         if b is None:
             return True
         a = self._fact_by_id(fact_id)
+        if a is None:
+            return True
         ia, ib = a.interaction, b.interaction
         return (a.confidence != b.confidence or a.state != b.state
                 or (ia.interaction_state if ia else None) != (ib.interaction_state if ib else None))
@@ -204,13 +211,16 @@ class FactTableModel(QAbstractTableModel):
         if role == ChangedRole:
             return fact_id in self._changed
         if role == _FONT:
+            if self._facts_b is not None and self._fact_by_id(fact_id) is None:
+                return self._italic  # only B knows it
             return self._bold if fact_id in self._changed else None
         if role == _BACKGROUND:
             if col == COL_B:
                 return self._differs_brush if self.differs_b(fact_id) else None
             return self._changed_brush if fact_id in self._changed else None
         if role == _FOREGROUND and col == COL_INTERACTION:
-            meta = self._fact_by_id(fact_id).interaction
+            fact = self._fact_by_id(fact_id)
+            meta = fact.interaction if fact is not None else None
             return _STATE_INK[meta.interaction_state] if meta else None
         if role == _TOOLTIP:
             return self._tooltip(fact_id)
@@ -224,6 +234,8 @@ class FactTableModel(QAbstractTableModel):
         if col == COL_B:
             return self._b_text(fact_id)
         fact = self._fact_by_id(fact_id)
+        if fact is None:
+            return "—"  # only B knows it
         if col == COL_CONFIDENCE:
             return confidence_label(fact.confidence)
         if col == COL_SOURCE:
@@ -247,6 +259,8 @@ class FactTableModel(QAbstractTableModel):
 
     def _tooltip(self, fact_id: FactId) -> str:
         fact = self._fact_by_id(fact_id)
+        if fact is None:
+            return f"<b>{fact_id}</b><br>not known in A; B: {self._b_text(fact_id)}"
         lines = [f"<b>{esc(fact_id)}</b>",
                  f"{confidence_label(fact.confidence)} · {source_label(fact.source)} · {state_label(fact.state)}",
                  f"learned at tick {fact.acquired_tick}"]
@@ -266,7 +280,7 @@ class FactTableModel(QAbstractTableModel):
 
     # ----- sorting (delegated here by FactFilterProxy.sort) -----
     def _sort_key(self, column: int):
-        get = self._fact_by_id
+        get = self.shown_fact
         if column == COL_CATEGORY:
             return lambda fid: (category_of(fid), fid)
         if column == COL_CONFIDENCE:
@@ -371,7 +385,7 @@ class FactFilterProxy(QSortFilterProxyModel):
         if self._changed_only and fact_id not in model.changed:
             return False
         if self._min_confidence is not None or self._state is not None:
-            fact = model.fact(source_row)
+            fact = model.shown_fact(fact_id)
             if self._min_confidence is not None and fact.confidence < self._min_confidence:
                 return False
             if self._state is not None and fact.state != self._state:

@@ -191,6 +191,13 @@ class KnowledgeView(QWidget):
         self._changed = self._changed_since_previous(state)
         names = {sid: session.playthrough.npc_name(sid) for sid in session.playthrough.save.npcs}
         state_b = session.state_b
+        only_b = ""
+        if state_b is not None:
+            # While comparing, facts only B knows are rows too (A's columns empty, in italics).
+            extra = set(self.keys_at(state_b)).difference(keys)
+            if extra:
+                keys = sorted([*keys, *extra])
+                only_b = f", <span style='color:#8a5a00'>{len(extra):,} only in B</span>"
         self.model.set_facts(state.knowledge.facts, keys, self._changed, names, state_b.knowledge.facts if state_b is not None else None)
         self.table.setColumnHidden(COL_B, state_b is None)
         self._fill_categories(keys)
@@ -198,7 +205,7 @@ class KnowledgeView(QWidget):
         clock = session.playthrough.save.game_time(state.tick)
         self.heading.setText(
             f"<b>Knowledge at tick {state.tick}</b> <span style='color:#5f6b78'>({clock})</span> — "
-            f"{counted(len(keys), 'fact')}, <span style='color:#b35c00'>{len(self._changed):,} changed{since}</span>")
+            f"{counted(len(keys), 'fact')}, <span style='color:#b35c00'>{len(self._changed):,} changed{since}</span>{only_b}")
         self._graph_dirty = True
         if self.tabs.currentIndex() == self.GRAPH_TAB:
             self._draw_graph()
@@ -318,6 +325,7 @@ class KnowledgeView(QWidget):
             return
         row = self._source_row(current)
         self.session.set_fact(self.model.fact_id(row))
-        meta = self.model.fact(row).interaction
+        fact = self.model.shown_fact(self.model.fact_id(row))
+        meta = fact.interaction if fact is not None else None
         if meta is not None:
             self.session.set_npc(meta.target_entity)

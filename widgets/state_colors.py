@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from dataclasses import dataclass
 
 from narrative_debugger.models.domain.types import (
     InteractionState,
@@ -20,7 +21,7 @@ from narrative_debugger.models.domain.types import (
     RelationshipState,
 )
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QGuiApplication, QPalette, QPen
 
 #: Fill colour of each interaction state (schema §3.2). Red is kept for faults.
 INTERACTION_COLORS: dict[InteractionState, QColor] = {
@@ -52,6 +53,38 @@ SELECTION_COLOR = QColor("#1c7ed6")
 INK = QColor("#4a5562")
 #: Light ink for secondary text.
 MUTED_INK = QColor("#7b8794")
+
+
+
+@dataclass(frozen=True)
+class PaletteColors:
+    """Colours of the application palette (light or dark) for painted views and plots.
+
+    Attributes:
+        canvas: the background of a drawing (``QPalette.Base``).
+        panel: the window background (``QPalette.Window``).
+        ink: text (``QPalette.Text``).
+        muted: secondary text (``QPalette.PlaceholderText``).
+        grid: faint lines (``QPalette.Mid``).
+        dark: True on a dark palette (the canvas is darker than mid-grey).
+    """
+
+    canvas: QColor
+    panel: QColor
+    ink: QColor
+    muted: QColor
+    grid: QColor
+    dark: bool
+
+
+def palette_colors(palette: QPalette | None = None) -> PaletteColors:
+    """The ``PaletteColors`` of ``palette`` (the application's when None)."""
+    pal = palette if palette is not None else QGuiApplication.palette()
+    canvas = pal.color(QPalette.Base)
+    return PaletteColors(canvas=canvas, panel=pal.color(QPalette.Window), ink=pal.color(QPalette.Text),
+                         muted=pal.color(QPalette.PlaceholderText), grid=pal.color(QPalette.Mid),
+                         dark=canvas.lightnessF() < 0.5)
+
 
 _CATEGORY_PALETTE = (
     "#7aa6c2", "#c29a7a", "#8fbf8f", "#b39ddb", "#e6a57e", "#80cbc4",

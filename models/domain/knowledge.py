@@ -10,7 +10,7 @@ the live graph and on the read-only view of any past tick (``timeline.KnowledgeA
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from narrative_debugger.models.domain.types import (
     EntityKnowledge,
@@ -46,6 +46,45 @@ def parse_interaction_id(fact_id: str) -> tuple[str, int] | None:
     if m is None:
         return None
     return m.group(1), int(m.group(2))
+
+
+def fact_id_fault(fact_id: str) -> str | None:
+    """The rule a FactId breaks, if any (checks catalogue, save-format §3, schema §3.1).
+
+    Returns:
+        ``"K001"`` when it is not lowercase ``category.topic`` with one dot;
+        ``"K003"`` when it is in the ``interaction`` category but not
+        ``interaction.{slug}_{NNN}`` (sequence zero-padded to three digits);
+        None for a well-formed FactId.
+    """
+    if not FACT_ID_RE.fullmatch(fact_id):
+        return "K001"
+    if fact_id.startswith("interaction."):
+        parsed = parse_interaction_id(fact_id)
+        if parsed is None or f"{parsed[1]:03d}" != fact_id.rsplit("_", 1)[-1]:
+            return "K003"
+    return None
+
+
+#: A line of well-formed FactIds (``fact_id_fault`` is None), for ``malformed_fact_ids``'s one pass in C.
+_GOOD_LINE = (r"(?:interaction\.[a-z0-9]+(?:-[a-z0-9]+)*_(?:\d{3}|[1-9]\d{3,})"
+              r"|(?!interaction\.)[a-z][a-z0-9_-]*\.[a-z0-9][a-z0-9_-]*)")
+_BAD_LINES = re.compile(rf"^(?!{_GOOD_LINE}$).*$", re.MULTILINE)
+
+
+def malformed_fact_ids(fact_ids: Iterable[str]) -> dict[str, str]:
+    """FactId -> ``fact_id_fault`` code, for the malformed ones only.
+
+    Equal to testing each id with ``fact_id_fault``, but one regex pass over the
+    joined ids (66 000 ids in a few ms); only the ids it flags are tested one by one.
+    """
+    ids = list(fact_ids)
+    text = "\n".join(ids)
+    if text.count("\n") != max(0, len(ids) - 1):  # an id with a newline in it: test each
+        candidates = ids
+    else:
+        candidates = [m.group(0) for m in _BAD_LINES.finditer(text)] if ids else []
+    return {fid: code for fid in candidates if (code := fact_id_fault(fid)) is not None}
 
 
 class InteractionQueries:

@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 PACKAGE = "narrative_debugger"
-CODE = ("app", "widgets", "models")
+CODE = ("app", "widgets", "models", "resources", "sample_saves")
 
 
 def expected(root: Path) -> set[str]:
@@ -25,7 +25,9 @@ def expected(root: Path) -> set[str]:
 
 def main(wheel: str, root: str) -> int:
     names = set(zipfile.ZipFile(wheel).namelist())
-    problems = [f"missing: {name}" for name in sorted(expected(Path(root)) - names)]
+    want = expected(Path(root))
+    problems = [f"missing: {name}" for name in sorted(want - names)]
+    problems += [f"not in the checkout (stale build?): {name}" for name in sorted(names) if name.endswith(".py") and name not in want]
     unwanted = ("tests/", "savegen", "screenshots/", "generator.py", "conftest.py")
     problems += [f"must not ship: {name}" for name in sorted(names) if any(u in name for u in unwanted)]
     tops = {name.split("/", 1)[0] for name in names if not name.split("/", 1)[0].endswith(".dist-info")}

@@ -239,6 +239,7 @@ class ExplainView(QWidget):
         self._closed = False
         self._selecting = False
         self._builders: dict[int, PromptBuilder] = {}
+        self._signature: tuple | None = None
         # The pool first, so that (deleted as the older child) it waits for its job
         # before the relay the job reports through goes.
         self._pool = QThreadPool(self)
@@ -299,6 +300,7 @@ class ExplainView(QWidget):
             return
         self._request_id += 1
         self.title.setText(f"{self.target} at tick {self.session.tick:,} …")
+        self._pool.clear()  # a question not started yet is stale: only the newest runs
         self._pool.start(ExplainJob(self._request_id, self, self.target, self.session.tick))
 
     def _on_finished(self, request_id: int, exp: Explanation) -> None:
@@ -307,6 +309,10 @@ class ExplainView(QWidget):
         self.explanation = exp
         self.title.setText(f"{exp.target} at tick {exp.tick:,}: {_show(exp.value)}")
         self.summary.setText(exp.summary)
+        signature = (exp.target, repr(exp.value), tuple((st.journal_index, st.detail) for st in exp.steps), repr(exp.folded))
+        if signature == self._signature:
+            return  # the tick moved past entries that do not touch this value: same chain, nothing to redraw
+        self._signature = signature
         self.chart.setVisible(exp.numeric and bool(exp.steps))
         self.chart.set_explanation(exp)
         self._selecting = True
@@ -325,6 +331,7 @@ class ExplainView(QWidget):
         if request_id != self._request_id or self._closed:
             return
         self.explanation = None
+        self._signature = None
         self.title.setText(f"{self.target}: cannot explain")
         self.summary.setText(message)
         self.chart.set_explanation(None)

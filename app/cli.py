@@ -12,13 +12,28 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
-from narrative_debugger.app.commands import COMMANDS
-from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg, version
-from narrative_debugger.app.desktop import EXIT_INTERRUPTED, no_display_reason
-from narrative_debugger.app.terminal import TerminalSafe
+
+def _interrupted_while_starting(_signum, _frame) -> None:
+    """Ctrl+C while the commands are imported: nothing to clean up yet, no traceback."""
+    os.write(2, b"narrative-debugger: interrupted\n")
+    os._exit(128 + signal.SIGINT)
+
+
+_starting = threading.current_thread() is threading.main_thread()
+_previous_sigint = signal.signal(signal.SIGINT, _interrupted_while_starting) if _starting else None
+
+from narrative_debugger.app.commands import COMMANDS  # noqa: E402 - after the start-up Ctrl+C handler
+from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg, version  # noqa: E402
+from narrative_debugger.app.desktop import EXIT_INTERRUPTED, no_display_reason  # noqa: E402
+from narrative_debugger.app.terminal import TerminalSafe  # noqa: E402
+
+if _starting:
+    signal.signal(signal.SIGINT, _previous_sigint if _previous_sigint is not None else signal.default_int_handler)
 
 BY_NAME = {command.NAME: command for command in COMMANDS}
 SUBCOMMANDS = tuple(BY_NAME)

@@ -170,6 +170,28 @@ def test_ctrl_c_during_check_exits_130_without_traceback(big_save):
     assert err.strip() == "narrative-debugger: interrupted"
 
 
+@pytest.mark.parametrize("delay", [0.2, 2.5])
+def test_ctrl_c_at_a_terminal_stops_check_jobs_and_its_workers(big_save, delay):
+    """Ctrl+C at a terminal signals the whole process group: while starting (imports)
+    or while two workers check. Exit 130 at once, no traceback from any process, and
+    no worker left running (the pipes close, so communicate returns)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "narrative_debugger.app", "check", "--jobs", "2", *[str(big_save)] * 200],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    time.sleep(delay)
+    assert proc.poll() is None
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("check --jobs (or a worker) kept running after Ctrl+C")
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert "Traceback" not in err and err.strip() == "narrative-debugger: interrupted"
+
+
 def test_ctrl_c_closes_the_app_cleanly(tmp_path):
     """The window runs (offscreen); Ctrl+C closes it: exit 130, no traceback, no Qt abort."""
     env = _env(QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))

@@ -10,8 +10,10 @@ same with or without ``--jobs``; SARIF and JUnit are one document written at the
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import closing
 from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, version
@@ -43,12 +45,26 @@ def results_in_order(paths: list[Path], content: Path | None, jobs: int):
         for k, path in enumerate(paths):
             yield k, check_file(path, content)
         return
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(paths)), initializer=_ignore_ctrl_c)
+    try:
         pending = {pool.submit(check_file, path, content): k for k, path in enumerate(paths)}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield pending.pop(future), future.result()
+    except BaseException:  # Ctrl+C (exit 130), a closed pipe: stop the workers now, not after the queue
+        workers = list((getattr(pool, "_processes", None) or {}).values())  # shutdown() forgets them
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            process.terminate()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ignore_ctrl_c() -> None:
+    """Workers leave Ctrl+C to the parent, which stops them (no traceback per worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def run(args) -> int:
@@ -60,24 +76,26 @@ def run(args) -> int:
     waiting: dict[int, FileResult] = {}  # json: results done early, until their turn
     next_out = 0
     stream = JsonStream(sys.stdout) if args.format == "json" else None
-    for k, result in results_in_order(list(args.saves), args.content, args.jobs):
-        if not result.readable:
-            status = EXIT_UNREADABLE
-        elif result.errors and status == EXIT_OK:
-            status = EXIT_ERRORS
-        if args.format == "text":
-            print(format_check_text(result), flush=True)
-        elif args.format == "github":
-            for line in github_lines(result):
-                print(line)
-            sys.stdout.flush()
-        elif stream is not None:
-            waiting[k] = result
-            while next_out in waiting:
-                stream.add(waiting.pop(next_out))
-                next_out += 1
-        else:
-            kept[k] = result
+    results = results_in_order(list(args.saves), args.content, args.jobs)
+    with closing(results):  # an interrupt here stops the workers at once (results_in_order)
+        for k, result in results:
+            if not result.readable:
+                status = EXIT_UNREADABLE
+            elif result.errors and status == EXIT_OK:
+                status = EXIT_ERRORS
+            if args.format == "text":
+                print(format_check_text(result), flush=True)
+            elif args.format == "github":
+                for line in github_lines(result):
+                    print(line)
+                sys.stdout.flush()
+            elif stream is not None:
+                waiting[k] = result
+                while next_out in waiting:
+                    stream.add(waiting.pop(next_out))
+                    next_out += 1
+            else:
+                kept[k] = result
     if stream is not None:
         stream.close()
     elif args.format == "sarif":

@@ -15,15 +15,16 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 #: Bumped whenever the arrangement of docks changes in a way old saved states do not fit.
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
 #: The smallest window (pixels) at which every dock and view keeps its minimum size.
 MIN_WINDOW = (1040, 700)
 #: Where each DockSpec.area puts a dock.
 DOCK_AREAS = {"left": Qt.LeftDockWidgetArea, "right": Qt.RightDockWidgetArea, "bottom": Qt.BottomDockWidgetArea}
 #: Side docks take at most this share of the window width by default.
 SIDE_SHARE = 0.4
-#: Bottom docks take this share of the window height by default.
-BOTTOM_SHARE = 1 / 6
+#: Bottom docks take this share of the window height by default (Findings beside the
+#: culprit docks: room for a few rows of each).
+BOTTOM_SHARE = 0.3
 
 _STATE, _DOCKS, _GEOMETRY = "window/state", "window/docks", "window/geometry"
 
@@ -49,6 +50,8 @@ def place_docks(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
     for spec in DOCK_SPECS:
         if spec.below:
             window.splitDockWidget(docks[spec.below], docks[spec.name], Qt.Vertical)
+        if spec.beside:
+            window.splitDockWidget(docks[spec.beside], docks[spec.name], Qt.Horizontal)
         if spec.tab_with:
             window.tabifyDockWidget(docks[spec.tab_with], docks[spec.name])
     for spec in DOCK_SPECS:
@@ -76,6 +79,10 @@ def default_sizes(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
         window.resizeDocks([docks[spec.name] for spec in side], [height] * len(side), Qt.Vertical)
     for spec in bottom:
         window.resizeDocks([docks[spec.name]], [max(spec.min_size[1] + 40, int(window.height() * BOTTOM_SHARE))], Qt.Vertical)
+    for spec in bottom:
+        if spec.beside:
+            width = window.width() // 2
+            window.resizeDocks([docks[spec.beside], docks[spec.name]], [width, width], Qt.Horizontal)
 
 
 def save_layout(window: QMainWindow, settings: QSettings) -> None:

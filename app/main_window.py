@@ -90,6 +90,8 @@ class MainWindow(QMainWindow):
         self.session.tickPreview.connect(lambda tick: self._update_status(tick))
         self.session.npcChanged.connect(lambda _: self._update_status())
         self.session.viewChanged.connect(self._show_view)
+        self.session.dockRequested.connect(self._show_view)
+        self.session.notice.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.setMinimumSize(*layout.MIN_WINDOW)
         self.session.explainRequested.connect(self._show_explain)
         self.resize(1440, 900)
@@ -239,6 +241,11 @@ class MainWindow(QMainWindow):
         go_menu = bar.addMenu("&Go")
         for action in self.tickbar.actions():
             go_menu.addAction(action)
+        go_menu.addSeparator()
+        findings = self.panels["findings"][0]
+        for action in (findings.next_action, findings.previous_action):
+            go_menu.addAction(action)
+            self.addAction(action)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&About", self._about, None, "action-about"))
         self._refresh_recent()

@@ -37,7 +37,20 @@ def current_record(window) -> ViewRecord:
         npc=npc.slug if npc else "",
         view=view,
         fact=session.fact or "",
+        **culprit_record(play, session.culprit),
     )
+
+
+def culprit_record(play, finding) -> dict:
+    """The view record's ``finding`` ({code, location, target}) and ``selection`` ({kind, id})
+    for the finding whose culprit the window shows (empty when none)."""
+    if finding is None:
+        return {}
+    from narrative_debugger.widgets.landing import landing
+
+    doc = finding.to_json()
+    return {"finding": {"code": doc["code"], "location": doc["location"], "target": doc["target"]},
+            "selection": landing(play, finding).to_json()}
 
 
 def grab_png(window) -> tuple[bytes, tuple[int, int]]:

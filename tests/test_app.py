@@ -209,14 +209,14 @@ def test_screenshot_command_headless(tmp_path):
 
 
 def test_snapshot_findings_jump_to_saved_at_tick(qtbot, window):
-    from narrative_debugger.widgets.findings_view import finding_target
+    from narrative_debugger.widgets.landing import landing
 
     window.open_save(SAMPLES / "qa-faults.json", wait=True)
     play = window.session.playthrough
-    snapshot_only = [f for f in play.findings if f.tick is None and f.location.startswith(("player.", "npcs."))]
+    snapshot_only = [f for f in play.findings if f.tick is None and f.target.snapshot]
     assert snapshot_only
     for f in snapshot_only:
-        assert finding_target(play, f)["tick"] == play.save.saved_at_tick
+        assert landing(play, f).tick == play.save.saved_at_tick
 
 
 def test_reload_after_the_save_is_deleted_and_written_again(qtbot, window, tmp_path):

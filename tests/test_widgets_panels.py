@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
-from narrative_debugger.widgets.findings_view import FindingsModel, FindingsView, activate_finding, finding_target
+from narrative_debugger.models.rules.findings import Target
+from narrative_debugger.models.rules.snapshot_diff import fact_target, npc_target
+from narrative_debugger.widgets.findings_view import FindingsModel, FindingsView, activate_finding
+from narrative_debugger.widgets.landing import landing
 from narrative_debugger.widgets.journal_view import WITH_FINDINGS, JournalModel, JournalView
 from narrative_debugger.widgets.monologue_view import MonologueView, line_concerns, monologue_rows
 from narrative_debugger.widgets.npc_list import NpcList, NpcTableModel
@@ -243,32 +246,35 @@ def test_journal_model_handles_a_large_save(qtbot, tmp_path):
 
 
 # ----- findings -----
-def test_finding_target_on_hand_made_findings(minimal):
-    def target(code, location, tick=None, message="something is wrong"):
-        return finding_target(minimal, Finding(code, Severity.ERROR, message, location, tick))
+def test_landing_reads_the_structured_target(minimal):
+    def land(code, location, target, tick=None, message="something is wrong"):
+        return landing(minimal, Finding(code, Severity.ERROR, message, location, tick, target))
 
-    # Snapshot locations point at saved_at_tick (170 in the minimal save), the tick the snapshot describes.
-    assert target("R001", "npcs.17.relationship.score") == {"tick": 170, "npc": KAEL, "fact": None, "view": "timelines"}
-    assert target("I002", "player.knowledge.facts.interaction.kael-davan_001.metadata.Interaction.ended_tick") == {
-        "tick": 170, "npc": KAEL, "fact": "interaction.kael-davan_001", "view": "interactions"}
-    assert target("K004", "player.knowledge.facts.interaction.kael-davan_001.acquired_tick", 999)["tick"] == 999
-    assert target("K001", "player.knowledge.facts.harbor.dues_raised.confidence") == {
-        "tick": 170, "npc": None, "fact": "harbor.dues_raised", "view": "knowledge"}
-    assert target("J004", "journal[1].event.DialogueLine.speaker") == {"tick": 131, "npc": KAEL, "fact": None, "view": "journal"}
-    assert target("T003", "journal[2]", 164) == {"tick": 164, "npc": KAEL, "fact": None, "view": "timelines"}
-    assert target("K004", "player.knowledge.entities.17.last_seen_tick")["npc"] == KAEL
-    assert target("I005", "player.knowledge.facts.contraband.ring", message="interaction.kael-davan_002 is in progress")["npc"] == KAEL
-    assert target("R002", "journal[99]", message="kael-davan: delta is wrong")["npc"] == KAEL
-    assert target("C004", "monologues/harbor-nights.yaml:4:3") == {"tick": None, "npc": None, "fact": None, "view": None}
-    assert target("M001", "journal[0].event.MonologueFired.line_id", 120)["view"] == "monologues"
+    save = minimal.save
+    kael = save.npcs[KAEL]
+    # Snapshot targets land on the Snapshot dock at saved_at_tick (170), the tick the snapshot describes.
+    got = land("R001", "npcs.17.relationship.score", npc_target(kael, "relationship.score"))
+    assert (got.tick, got.npc, got.fact, got.view, got.docks, got.selection) == (170, KAEL, None, "timelines", ("snapshot",), ("npc", "kael-davan"))
+    got = land("I002", "…", fact_target(save, "interaction.kael-davan_001", "metadata.Interaction.ended_tick"))
+    assert (got.tick, got.npc, got.fact, got.view, got.selection) == (170, KAEL, "interaction.kael-davan_001", "interactions", ("fact", "interaction.kael-davan_001"))
+    assert land("K004", "…", fact_target(save, "interaction.kael-davan_001", "acquired_tick"), 999).tick == 999
+    # Journal targets land on the entry, at its tick, with the NPC the target names.
+    got = land("J004", "journal[1].event.DialogueLine.speaker", Target("journal", journal_index=1, field="event.DialogueLine.speaker", stable_id=KAEL))
+    assert (got.tick, got.npc, got.docks, got.selection) == (131, KAEL, ("journal",), ("journal", 1))
+    got = land("M001", "journal[0]…", Target("line", journal_index=0, line_id="after-kael"), 120)
+    assert (got.tick, got.docks, got.selection) == (120, ("monologues", "journal"), ("line", "after-kael"))
+    got = land("C004", "monologues/harbor-nights.yaml:4:3", Target.from_location("monologues/harbor-nights.yaml:4:3"))
+    assert (got.tick, got.npc, got.docks, got.selection) == (None, None, ("content",), ("content", "monologues/harbor-nights.yaml:4"))
+    # The location and message text are never read: a slug in the message does not select an NPC.
+    assert land("R002", "journal[2]", Target("journal", journal_index=2), message="kael-davan: delta is wrong").npc is None
 
 
-def test_finding_target_on_a_real_fault(penalty_fault):
+def test_landing_on_a_real_fault(penalty_fault):
     t004 = [f for f in penalty_fault.findings if f.code == "T004"]
     assert t004, penalty_fault.findings
     for f in t004:
-        assert f.location.startswith("journal[4]")
-        assert finding_target(penalty_fault, f) == {"tick": 164, "npc": KAEL, "fact": None, "view": "timelines"}
+        got = landing(penalty_fault, f)
+        assert (got.tick, got.npc, got.fact, got.view, got.docks, got.selection) == (164, KAEL, None, "timelines", ("journal",), ("journal", 4))
 
 
 def test_finding_activation_moves_the_session(qtbot, penalty_fault):
@@ -324,7 +330,8 @@ def test_findings_view_filters_sorts_and_counts(qtbot, penalty_fault):
 
 def test_activate_finding_selects_the_fact(qtbot, minimal):
     session = load(qtbot, minimal)
-    finding = Finding("I008", Severity.ERROR, "confidence", "player.knowledge.facts.interaction.kael-davan_001.confidence")
+    finding = Finding("I008", Severity.ERROR, "confidence", "player.knowledge.facts.interaction.kael-davan_001.confidence",
+                      target=fact_target(minimal.save, "interaction.kael-davan_001", "confidence"))
     session.set_npc(None)
     activate_finding(session, finding)
     assert (session.fact, session.npc, session.view) == ("interaction.kael-davan_001", KAEL, "interactions")

@@ -78,7 +78,9 @@ def test_reset_layout_restores_the_default_arrangement(make_window):
         dock = w.docks[spec.name]
         assert not dock.isFloating() and w.dockWidgetArea(dock) == areas[spec.area], spec.name
     assert w.docks["npcs"].isVisible() and w.docks["monologues"].isVisible() and w.docks["findings"].isVisible()
-    assert w.tabifiedDockWidgets(w.docks["findings"]) == [w.docks[s.name] for s in DOCKS if s.tab_with == "findings"]
+    assert w.tabifiedDockWidgets(w.docks["findings"]) == []  # a jump to a culprit never hides the Findings
+    assert w.docks["journal"].x() > w.docks["findings"].x() and w.docks["journal"].y() == w.docks["findings"].y()
+    assert set(w.tabifiedDockWidgets(w.docks["journal"])) == {w.docks[s.name] for s in DOCKS if s.tab_with == "journal"}
     assert w.docks["monologues"].y() > w.docks["npcs"].y()  # stacked under the NPCs again
     assert abs(w.docks["npcs"].width() - default_npc_width) <= 8
     assert w.docks["findings"].height() < 300

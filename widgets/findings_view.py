@@ -1,25 +1,21 @@
 """The findings panel: every problem the checks found, sortable and filterable.
 
-Activating a finding (double-click or Enter) moves the session to where the
-finding points: its tick, the NPC it is about, the fact it names and the view that
-shows that kind of problem. The mapping is the pure function ``finding_target``
-so it can be tested without a window.
+Activating a finding (double-click, Enter, or Go › Next finding) moves the session to
+its culprit: the tick, the NPC, the view and the docks that show it, each selecting
+it. Where it lands is the pure function ``widgets.landing.landing`` of the finding's
+structured target, tested without a window.
 """
 
 from __future__ import annotations
 
-import re
-
-from narrative_debugger.models.domain.knowledge import parse_interaction_id
-from narrative_debugger.models.domain.types import StableId
-from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.catalogue import RULES
 from narrative_debugger.models.rules.findings import Finding, Severity
+from narrative_debugger.widgets.landing import Landing, landing
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel
 from narrative_debugger.widgets.plain_text import plain_tip
 from PySide6.QtCore import QModelIndex, QPointF, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPixmap, QPolygonF
+from PySide6.QtGui import QAction, QBrush, QColor, QIcon, QKeySequence, QPainter, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -33,140 +29,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-#: The view each code family is best seen in (Session.set_view names).
-VIEW_BY_FAMILY = {
-    "I": "interactions",
-    "R": "timelines",
-    "T": "timelines",
-    "K": "knowledge",
-    "J": "journal",
-    "M": "monologues",
-}
-FACTS_PREFIX = "player.knowledge.facts."
-ENTITIES_PREFIX = "player.knowledge.entities."
-_NPC_RE = re.compile(r"npcs\.(\d+)(?:\.|$)")
-_JOURNAL_RE = re.compile(r"journal\[(\d+)\]")
-_INTERACTION_IN_TEXT = re.compile(r"interaction\.[a-z0-9]+(?:-[a-z0-9]+)*_\d{3,}")
+def activate_finding(session: Session, finding: Finding) -> Landing:
+    """Move the session to a finding's culprit (``landing``): NPC, fact, tick, view, the
+    docks that show it (front first), then the culprit itself, which those views select.
 
-
-def _fact_in_location(playthrough: Playthrough, rest: str) -> str:
-    """The FactId at the start of ``rest`` (what follows ``player.knowledge.facts.``).
-
-    A FactId has one dot, but a faulty one (K001) may have more; the longest key the
-    snapshot or the timeline knows wins, else the first two segments.
+    The Findings dock is never switched away: the docks raised are in other dock areas or
+    tabbed with each other, never with it (widgets.registry.DOCKS).
     """
-    known = playthrough.save.knowledge.facts
-    index_facts = playthrough.index.facts if playthrough.index is not None else {}
-    best = None
-    for end in [m.start() for m in re.finditer(r"\.", rest)] + [len(rest)]:
-        candidate = rest[:end]
-        if candidate in known or candidate in index_facts:
-            best = candidate
-    if best is not None:
-        return best
-    parts = rest.split(".")
-    return ".".join(parts[:2])
-
-
-def _npc_of_fact(playthrough: Playthrough, fact_id: str) -> StableId | None:
-    parsed = parse_interaction_id(fact_id)
-    if parsed is not None:
-        npc = playthrough.save.npc_by_slug(parsed[0])
-        if npc is not None:
-            return npc.stable_id
-    fact = playthrough.save.knowledge.fact(fact_id)
-    meta = fact.interaction if fact is not None else None
-    if meta is not None and meta.target_entity in playthrough.save.npcs:
-        return meta.target_entity
-    return None
-
-
-def finding_target(playthrough: Playthrough, finding: Finding) -> dict:
-    """Where a finding points: the tick, NPC, fact and view to show it in.
-
-    Rules, first match wins for each key:
-
-    * tick: ``finding.tick``; else the tick of the journal entry ``journal[i]`` it is at;
-      else, for a location in the snapshot (``npcs.``, ``player.``), ``saved_at_tick``,
-      the tick the snapshot describes.
-    * npc: ``npcs.<sid>`` or ``player.knowledge.entities.<sid>`` in the location; the
-      NPC of an interaction FactId ``interaction.<slug>_NNN`` in the location; the
-      target, speaker or entity of the journal entry; the NPC of a fact the entry
-      names; an interaction FactId in the message; an NPC slug in the message.
-    * fact: the FactId of a ``player.knowledge.facts.<fact_id>...`` location, else the
-      ``fact_id`` of the journal entry.
-    * view: by code family, I → interactions, R/T → timelines, K → knowledge,
-      J → journal, M → monologues; None for F and C (file and content problems).
-
-    Args:
-        playthrough: the open playthrough (its save names the NPCs).
-        finding: the finding.
-
-    Returns:
-        ``{"tick": int | None, "npc": StableId | None, "fact": str | None, "view": str | None}``.
-    """
-    save = playthrough.save
-    location = finding.location or ""
-    tick, npc, fact = finding.tick, None, None
-
-    m = _NPC_RE.match(location)
-    if m and int(m.group(1)) in save.npcs:
-        npc = int(m.group(1))
-    elif location.startswith(ENTITIES_PREFIX):
-        key = location[len(ENTITIES_PREFIX):].split(".", 1)[0]
-        if key.isdigit() and int(key) in save.npcs:
-            npc = int(key)
-    elif location.startswith(FACTS_PREFIX):
-        fact = _fact_in_location(playthrough, location[len(FACTS_PREFIX):])
-        npc = _npc_of_fact(playthrough, fact)
-
-    if tick is None and location.startswith(("npcs.", "player.")):
-        tick = save.saved_at_tick
-    m = _JOURNAL_RE.match(location)
-    if m:
-        i = int(m.group(1))
-        journal = save.journal
-        if i < len(journal):
-            if tick is None:
-                index = playthrough.index
-                tick = index.ticks[i] if index is not None and i < len(index.ticks) else journal.ticks[i]
-            data = journal.data[i] or {}
-            if npc is None:
-                npc = save.npc_of_entry(i)
-            fact_id = data.get("fact_id")
-            if fact_id:
-                fact = fact or fact_id
-                if npc is None:
-                    npc = _npc_of_fact(playthrough, fact_id)
-
-    if npc is None:
-        npc = _npc_in_message(playthrough, finding.message)
-    return {"tick": tick, "npc": npc, "fact": fact, "view": VIEW_BY_FAMILY.get(finding.code[:1])}
-
-
-def _npc_in_message(playthrough: Playthrough, message: str) -> StableId | None:
-    for fact_id in _INTERACTION_IN_TEXT.findall(message):
-        npc = _npc_of_fact(playthrough, fact_id)
-        if npc is not None:
-            return npc
-    for sid, npc in playthrough.save.npcs.items():
-        if re.search(rf"(?<![a-z0-9-]){re.escape(npc.slug)}(?![a-z0-9-])", message):
-            return sid
-    return None
-
-
-def activate_finding(session: Session, finding: Finding) -> dict:
-    """Move the session to a finding (NPC, fact, tick, then view). Returns the target."""
-    target = finding_target(session.playthrough, finding)
-    if target["npc"] is not None:
-        session.set_npc(target["npc"])
-    if target["fact"] is not None:
-        session.set_fact(target["fact"])
-    if target["tick"] is not None:
-        session.set_tick(target["tick"])
-    if target["view"] is not None:
-        session.set_view(target["view"])
-    return target
+    land = landing(session.playthrough, finding)
+    if land.npc is not None:
+        session.set_npc(land.npc)
+    if land.fact is not None:
+        session.set_fact(land.fact)
+    if land.tick is not None:
+        session.set_tick(land.tick)
+    if land.view is not None:
+        session.set_view(land.view)
+    for dock in reversed(land.docks):
+        session.request_dock(dock)
+    session.set_culprit(finding)
+    return land
 
 
 def severity_icon(severity: Severity, size: int = 14) -> QIcon:
@@ -359,7 +241,18 @@ class FindingsView(QWidget):
         self.proxy.modelReset.connect(self._update_counts)
         self.proxy.layoutChanged.connect(self._update_counts)
         session.loaded.connect(self._on_loaded)
+        self.next_action = self._action("Next finding", "F8", lambda: self.step(True))
+        self.previous_action = self._action("Previous finding", "Shift+F8", lambda: self.step(False))
         self._on_loaded()
+
+    def _action(self, text: str, shortcut: str, slot) -> QAction:
+        action = QAction(text, self)
+        action.setObjectName("action-" + text.lower().replace(" ", "-"))
+        action.setShortcut(QKeySequence(shortcut))
+        action.setToolTip(f"{text}: go to its culprit ({shortcut})")
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
 
     def _toggle(self, text: str, severity: Severity) -> QToolButton:
         button = QToolButton(self)
@@ -408,9 +301,33 @@ class FindingsView(QWidget):
         if finding is not None and self.session.playthrough is not None:
             activate_finding(self.session, finding)
 
-    def activate_row(self, row: int) -> dict | None:
-        """Activate the finding shown at ``row`` (as a double-click would); returns its target."""
-        finding = self.proxy.index(row, 0).data(FindingsModel.FINDING_ROLE)
+    def activate_row(self, row: int) -> Landing | None:
+        """Select and activate the finding shown at ``row`` (as a double-click would); returns where it landed."""
+        index = self.proxy.index(row, 0)
+        finding = index.data(FindingsModel.FINDING_ROLE)
         if finding is None or self.session.playthrough is None:
             return None
+        self.view.selectRow(row)
+        self.view.scrollTo(index)
         return activate_finding(self.session, finding)
+
+    def step(self, forward: bool = True) -> Landing | None:
+        """Go › Next (or Previous) finding: the row after (before) the current one, in the
+        table's order and filter, activated."""
+        rows = self.proxy.rowCount()
+        if not rows:
+            return None
+        current = self.view.currentIndex().row()
+        row = (current + 1 if forward else current - 1) if current >= 0 else (0 if forward else rows - 1)
+        if not 0 <= row < rows:
+            self.session.notify("No more findings" if forward else "This is the first finding")
+            return None
+        return self.activate_row(row)
+
+    def row_of(self, finding: Finding) -> int:
+        """The table row showing ``finding`` (-1 when the filter hides it)."""
+        try:
+            source = self.model.findings.index(finding)
+        except ValueError:
+            return -1
+        return self.proxy.mapFromSource(self.model.index(source, 0)).row()

@@ -11,7 +11,6 @@ after the tick are greyed. Ticks are game ticks.
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left
 from collections import Counter
@@ -19,8 +18,10 @@ from collections import Counter
 from narrative_debugger.models.domain.types import InteractionState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
+from narrative_debugger.models.rules.snapshot_diff import show
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
+from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, select_rows
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
 from narrative_debugger.widgets.plain_text import counted, plain_tip
 from PySide6.QtCore import QModelIndex, Qt
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QSplitter,
     QStyle,
     QVBoxLayout,
     QWidget,
@@ -44,7 +46,6 @@ JOURNAL_INDEX_ROLE = Qt.UserRole + 1
 WITH_FINDINGS = "__findings__"
 INVALID = "__invalid__"
 
-_JOURNAL_RE = re.compile(r"journal\[(\d+)\]")
 _GREY = QColor("#9a9a9a")
 _CURRENT = QColor("#fff3c4")
 _CURRENT_LAST = QColor("#ffe08a")
@@ -125,6 +126,7 @@ class JournalModel(HeaderedTableModel):
         self._names: dict[StableId, str] = {}
         self._npc_rows: dict[StableId, array] = {}
         self._findings: dict[int, list[Finding]] = {}
+        self._culprit: frozenset[int] = frozenset()
         self._kind: str | None = None
         self._npc: StableId | None = None
         self._bold = QFont()
@@ -143,11 +145,22 @@ class JournalModel(HeaderedTableModel):
         self._findings = {}
         self._position = 0
         self._current_tick = None
+        self._culprit = frozenset()
         for f in playthrough.findings if playthrough is not None else ():
-            m = _JOURNAL_RE.match(f.location)
-            if m:
-                self._findings.setdefault(int(m.group(1)), []).append(f)
+            if f.target is not None and f.target.journal_index is not None:
+                self._findings.setdefault(f.target.journal_index, []).append(f)
         self.endResetModel()
+
+    def set_culprit(self, indices) -> None:
+        """Highlight the journal entries a finding names (``CULPRIT_BG``)."""
+        self._culprit = frozenset(indices)
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(self.HEADERS) - 1))
+
+    @property
+    def culprit(self) -> frozenset[int]:
+        """The journal indices highlighted as a finding's culprit."""
+        return self._culprit
 
     @property
     def journal_length(self) -> int:
@@ -276,6 +289,8 @@ class JournalModel(HeaderedTableModel):
                 colour = _KIND_COLOURS.get(self.playthrough.save.journal.kinds[i])
                 return QBrush(colour) if colour is not None else None
             return None
+        if role == Qt.BackgroundRole and i in self._culprit:
+            return QBrush(CULPRIT_BG)
         if role == Qt.BackgroundRole and self._is_current(i):
             return QBrush(_CURRENT_LAST if i == self._position - 1 else _CURRENT)
         if role == Qt.FontRole and i == self._position - 1:
@@ -355,7 +370,7 @@ class JournalView(QWidget):
         self.session = session
         self.model = JournalModel(self)
         self.view = read_only_table(self.model, "journalTable", self)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.view.setWordWrap(False)
         self.view.setHorizontalScrollMode(QAbstractItemView.ScrollPerPixel)
         vh = self.view.verticalHeader()
@@ -381,10 +396,24 @@ class JournalView(QWidget):
         bar.addWidget(self.npc_filter)
         bar.addStretch(1)
         bar.addWidget(self.caption)
+        # The entry a finding names, field by field, its culprit field marked.
+        self.detail_model = PairsModel(("Field", "Value"), self)
+        self.detail = read_only_table(self.detail_model, "journalDetail", self)
+        self.detail.verticalHeader().hide()
+        self.detail.horizontalHeader().setStretchLastSection(True)
+        self.detail.setColumnWidth(0, 150)
+        self.detail.setWordWrap(False)
+        self.detail.hide()
+        self.split = QSplitter(Qt.Horizontal, self)
+        self.split.setObjectName("journalSplit")
+        self.split.addWidget(self.view)
+        self.split.addWidget(self.detail)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)
-        layout.addWidget(self.view)
+        layout.addWidget(self.split)
 
         self.kind_filter.currentIndexChanged.connect(self._apply_filter)
         self.npc_filter.toggled.connect(self._apply_filter)
@@ -394,6 +423,7 @@ class JournalView(QWidget):
         session.tickPreview.connect(self._on_tick)
         session.npcChanged.connect(self._on_npc)
         session.journalIndexChanged.connect(self.select_entry)
+        session.culpritChanged.connect(self._on_culprit)
         if session.ready:
             self._on_loaded()
 
@@ -401,6 +431,8 @@ class JournalView(QWidget):
     def _on_loaded(self) -> None:
         playthrough = self.session.playthrough if self.session.ready else None
         self.model.set_playthrough(playthrough)
+        self.detail_model.set_rows([])
+        self.detail.hide()
         self._fill_kinds()
         self._on_npc(self.session.npc)
         self._on_tick(self.session.tick)
@@ -478,3 +510,58 @@ class JournalView(QWidget):
         if npc is not None:
             self.session.set_npc(npc)
         self.session.set_tick(self.model.entry_tick(i))
+
+    # ----- a finding's culprit -----
+    def _on_culprit(self, finding) -> None:
+        """Select, centre and highlight the entries a finding names (J001: both), and show
+        the named entry field by field with the culprit field (and the finding's values) marked."""
+        t = finding.target if finding is not None else None
+        if t is None or t.journal_index is None or self.model.playthrough is None or t.journal_index >= self.model.journal_length:
+            self.model.set_culprit(())
+            self.detail.hide()
+            return
+        indices = [i for i in (t.previous_journal_index, t.journal_index) if i is not None]
+        if any(self.model.row_of(i) < 0 for i in indices):
+            self.kind_filter.blockSignals(True)
+            self.npc_filter.blockSignals(True)
+            self.kind_filter.setCurrentIndex(0)
+            self.npc_filter.setChecked(False)
+            self.kind_filter.blockSignals(False)
+            self.npc_filter.blockSignals(False)
+            self._apply_filter()
+            self.session.notify(f"Journal filter cleared to show journal[{t.journal_index}] ({finding.code})")
+        self.model.set_culprit(indices)
+        select_rows(self.view, [self.model.row_of(i) for i in indices], self.model.row_of(t.journal_index))
+        rows = entry_fields(self.model.playthrough, t.journal_index, t.field, t.topic)
+        # The finding's own values (the formula's delta beside the recorded one, ...)
+        # go right under the field they are about.
+        at = next((k + 1 for k, row in enumerate(rows) if row[-1]), len(rows))
+        rows[at:at] = [(f"{finding.code}: {label}", value, True) for label, value in finding.values]
+        self.detail_model.set_rows(rows)
+        self.detail.show()
+        marked = self.detail_model.marked()
+        select_rows(self.detail, marked)
+
+
+def entry_fields(playthrough: Playthrough, i: int, field: str | None, topic: str | None = None) -> list[tuple[str, str, bool]]:
+    """``(field, value, culprit)`` rows of journal entry ``i``: its tick, variant and each
+    field (lists item by item, ``topics[2]``); the row ``field`` names (the target's
+    ``event.<Variant>.<name>[k]`` or ``tick``) or the ``topic`` is marked."""
+    journal = playthrough.save.journal
+    kind = journal.kinds[i]
+    data = journal.data[i] or {}
+    leaf = (field or "").rsplit(".", 1)[-1] if field else ""
+    rows = [("journal index", str(i), False), ("tick", "—" if journal.ticks[i] is None else f"{journal.ticks[i]:,}", leaf == "tick"),
+            ("event", kind or "(unreadable)", bool(field) and field == f"event.{kind}")]
+    for name, value in data.items():
+        if isinstance(value, list | tuple):
+            for k, item in enumerate(value):
+                label = f"{name}[{k}]"
+                rows.append((label, show(item), leaf == label or (topic is not None and name == "topics" and item == topic)))
+            if not value:
+                rows.append((name, "[]", leaf == name))
+        else:
+            shown = playthrough.npc_name(value) if name in ("target", "speaker", "entity") and isinstance(value, int) else value
+            text = f"{shown} ({value})" if shown != value else show(value)
+            rows.append((name, text, leaf == name))
+    return rows

@@ -16,6 +16,7 @@ from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.domain.types import StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
+from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table
 from narrative_debugger.widgets.plain_text import esc, plain_tip
@@ -145,6 +146,8 @@ class MonologueModel(HeaderedTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.rows: list[MonologueRow] = []
+        self.culprit: str | None = None  # the line id a finding names
+        self.culprit_defined = True  # False: the fired id no pool defines (M002)
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -183,6 +186,8 @@ class MonologueModel(HeaderedTableModel):
             if col == self.FIRED:
                 return QBrush(_FIRED)
             return None
+        if role == Qt.BackgroundRole and r.kind != "heading" and r.line_id == self.culprit and (r.kind == "line") == self.culprit_defined:
+            return QBrush(CULPRIT_BG)
         if role == Qt.BackgroundRole and r.kind == "line" and r.eligible:
             return QBrush(_ELIGIBLE_BG)
         if role == Qt.FontRole and col == self.STATUS and r.kind == "line" and r.eligible:
@@ -199,7 +204,7 @@ class MonologueModel(HeaderedTableModel):
             return line.text if line is not None else "(no pool defines this line)"
         if r.kind == "fired":
             if col == self.STATUS:
-                return "fired"
+                return "fired" if line is not None else "fired · no pool"
             if col == self.FIRED:
                 return f"at {r.tick:,}"
             return f"pool {line.pool}" if line is not None else ""
@@ -264,6 +269,7 @@ class MonologueView(QWidget):
         session.loaded.connect(self.refresh)
         session.tickChanged.connect(self.refresh)
         session.npcChanged.connect(self.refresh)
+        session.culpritChanged.connect(self._on_culprit)
         self.refresh()
 
     def why_target(self) -> str | None:
@@ -317,3 +323,29 @@ class MonologueView(QWidget):
             f"<span style='color:#b23b3b'>{len(judged) - eligible} blocked</span> · "
             f"<span style='color:#00838f'>{fired} fired so far</span>"
         )
+        self._select_culprit()
+
+    # ----- a finding's culprit -----
+    def _on_culprit(self, finding) -> None:
+        """M001, M002, C004: select, centre and highlight the line (M002: the fired row of
+        the id no pool defines, marked "fired · no pool")."""
+        t = finding.target if finding is not None else None
+        line_id = t.line_id if t is not None else None
+        play = self.session.playthrough
+        self.model.culprit = line_id
+        self.model.culprit_defined = bool(line_id and play is not None and line_id in play.content.monologues)
+        self._select_culprit()
+
+    def culprit_rows(self) -> list[int]:
+        """The rows showing the culprit line (the judged line, or the fired id no pool defines)."""
+        m = self.model
+        if m.culprit is None:
+            return []
+        return [k for k, r in enumerate(m.rows) if r.kind != "heading" and r.line_id == m.culprit and (r.kind == "line") == m.culprit_defined]
+
+    def _select_culprit(self) -> None:
+        rows = self.culprit_rows()
+        if rows:
+            select_rows(self.view, rows[:1])
+        if self.model.rowCount():
+            self.model.dataChanged.emit(self.model.index(0, 0), self.model.index(self.model.rowCount() - 1, len(self.model.HEADERS) - 1))

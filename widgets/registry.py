@@ -56,6 +56,7 @@ class DockSpec:
         factory: ``"module:Class"``; the class takes the Session.
         tab_with: the name of an earlier dock this one is tabbed with, if any.
         below: the name of an earlier dock this one is stacked under, if any.
+        beside: the name of an earlier dock this one sits to the right of, if any.
         min_size: (width, height) in pixels the dock's widget never shrinks below, so
             a resize cannot collapse it to a strip.
         hidden: starts hidden (shown when asked for, e.g. the Explain dock on "Why?").
@@ -67,6 +68,7 @@ class DockSpec:
     factory: str
     tab_with: str | None = None
     below: str | None = None
+    beside: str | None = None
     min_size: tuple[int, int] = (280, 120)
     hidden: bool = False
 
@@ -89,8 +91,12 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("npcs", "NPCs", "left", _W + "npc_list:NpcList", min_size=(300, 150)),
     DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs", min_size=(300, 150)),
     DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView", min_size=(420, 110)),
-    DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", tab_with="findings", min_size=(420, 110)),
-    DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="findings", min_size=(420, 110)),
+    # Findings and Journal sit side by side, so a finding's jump to its culprit (which
+    # raises Journal, Snapshot or Content, tabbed together) never hides the Findings.
+    DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", beside="findings", min_size=(420, 110)),
+    DockSpec("snapshot", "Snapshot vs replay", "bottom", _W + "snapshot_view:SnapshotView", tab_with="journal", min_size=(420, 110)),
+    DockSpec("content", "Content", "bottom", _W + "content_view:ContentView", tab_with="journal", min_size=(420, 110)),
+    DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="journal", min_size=(420, 110)),
     DockSpec("explain", "Explain", "right", _W + "explain_view:ExplainView", min_size=(360, 200), hidden=True),
 )
 

@@ -54,6 +54,9 @@ class Session(QObject):
         explainRequested(object): "Why?" was asked of a target (``models.explain`` form,
             e.g. ``npc:kael-davan.score``); the Explain dock answers it.
         comparisonChanged(): a comparison was set or left (``comparison`` says which).
+        dockRequested(str): a dock to bring to the front (a registry dock name).
+        culpritChanged(object): the Finding whose culprit the views select, or None.
+        notice(str): a message for the status bar (a filter cleared to show a culprit).
     """
 
     loaded = Signal()
@@ -65,6 +68,9 @@ class Session(QObject):
     journalIndexChanged = Signal(object)
     explainRequested = Signal(object)
     comparisonChanged = Signal()
+    dockRequested = Signal(str)
+    culpritChanged = Signal(object)
+    notice = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -76,6 +82,7 @@ class Session(QObject):
         self.view = "knowledge"
         self.journal_index: int | None = None
         self.explain_target: str | None = None
+        self.culprit = None
         self._state: StateAtTick | None = None
         self._event_ticks: dict[str, list[int]] = {}
         self._event_indices: dict[str, list[int]] = {}
@@ -103,10 +110,12 @@ class Session(QObject):
         self.npc = npc if npc in playthrough.save.npcs else (npcs[0] if npcs else None)
         self.fact = None
         self.journal_index = None
+        self.culprit = None
         left = self.comparison is not None
         self.comparison = None  # it compared the save that was open before
         self._state_b = None
         self.loaded.emit()
+        self.culpritChanged.emit(None)
         if left:
             self.comparisonChanged.emit()
         self.npcChanged.emit(self.npc)
@@ -293,3 +302,16 @@ class Session(QObject):
         """Bring a view to the front (knowledge, interactions, timelines, prompt)."""
         self.view = view
         self.viewChanged.emit(view)
+
+    def request_dock(self, dock: str) -> None:
+        """Bring a dock to the front (a registry dock name); the session's view is unchanged."""
+        self.dockRequested.emit(dock)
+
+    def set_culprit(self, finding) -> None:
+        """Select a finding's culprit in every view that shows it (None clears)."""
+        self.culprit = finding
+        self.culpritChanged.emit(finding)
+
+    def notify(self, text: str) -> None:
+        """Say something in the status bar (e.g. that a filter was cleared)."""
+        self.notice.emit(text)

@@ -1,4 +1,9 @@
-"""``narrative-debugger screenshot``: render a view of a save to PNG without a display."""
+"""``narrative-debugger screenshot``: render a view of a save to PNG without a display.
+
+With ``--finding CODE[:N]`` it renders what a double-click on that finding shows, and
+the view record carries the finding and its selection; ``check --screenshots`` uses
+``finding_screenshots`` to do that for every finding of a save.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +29,10 @@ def add_arguments(p) -> None:
     content_arg(p)
     p.add_argument("--tick", type=int, metavar="T")
     p.add_argument("--npc", metavar="SLUG")
-    p.add_argument("--view", choices=VIEW_CHOICES, default="all")
+    p.add_argument("--view", choices=VIEW_CHOICES, default=None,
+                   help="the view to show (default: all, or with --finding the view its culprit lands in)")
+    p.add_argument("--finding", metavar="CODE[:N]",
+                   help="render what a double-click on the N-th finding of CODE shows (default N = 1)")
     p.add_argument("--size", default=None, metavar="WxH",
                    help=f"window size (default {DEFAULT_SIZE} for one view, {DEFAULT_GRID_SIZE} for all; "
                         "at least 1040x700)")
@@ -42,9 +50,11 @@ def run(args) -> int:
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    width, height = _parse_size(args.size or (DEFAULT_GRID_SIZE if args.view == "all" else DEFAULT_SIZE))
+    view = args.view or ("all" if not args.finding else None)
+    width, height = _parse_size(args.size or (DEFAULT_GRID_SIZE if view == "all" else DEFAULT_SIZE))
     _quiet_platform_notes()
     play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
+    finding = pick_finding(play, args.finding) if args.finding else None
     npc_id = play.save.npc_by_slug(args.npc).stable_id if args.npc else None
     why = getattr(args, "why", None)
     if why:
@@ -70,10 +80,12 @@ def run(args) -> int:
         window.compare.compare_with(Path(compare_b or args.save), compare_content, wait=True, quiet=True)
         if window.session.comparison is None:
             raise UsageError(f"cannot compare: {window.compare.last_error or 'the comparison did not finish'}")
-    if args.view == "all":
+    if view == "all":
         window.set_grid(True)
-    else:
-        window.session.set_view(args.view)
+    elif view is not None:
+        window.session.set_view(view)
+    if finding is not None:
+        show_finding(window, finding)
     wait_for_prompt(window)
     if why:
         window.session.explain(why)
@@ -94,6 +106,88 @@ def run(args) -> int:
     print(png_path)
     print(md_path)
     return 0
+
+
+def pick_finding(play, spec: str):
+    """The finding ``CODE[:N]`` names: the N-th (1-based, default 1) finding of CODE in
+    ``play.findings`` order (the order ``check`` prints).
+
+    Raises:
+        UsageError: a malformed spec, or no such finding.
+    """
+    code, _, nth = spec.partition(":")
+    code = code.strip().upper()
+    if not nth:
+        n = 1
+    elif nth.isdigit() and int(nth) >= 1:
+        n = int(nth)
+    else:
+        raise UsageError(f"--finding {spec}: expected CODE or CODE:N with N = 1, 2, ...")
+    matches = [f for f in play.findings if f.code == code]
+    if len(matches) < n:
+        codes = sorted({f.code for f in play.findings})
+        have = f"{len(matches)} {code} finding(s)" if matches else f"no {code} finding"
+        raise UsageError(f"--finding {spec}: {play.save.label} has {have} (codes found: {', '.join(codes) or 'none'})")
+    return matches[n - 1]
+
+
+def show_finding(window, finding) -> None:
+    """Do what a double-click on ``finding`` in the Findings dock does (its row selected,
+    a filter hiding it cleared), in tabs, and let the views settle."""
+    from narrative_debugger.widgets.findings_view import activate_finding
+    from PySide6.QtWidgets import QApplication
+
+    panel = window.panels["findings"][0]
+    row = panel.row_of(finding)
+    if row < 0:
+        panel.search.clear()
+        panel.errors.setChecked(True)
+        panel.warnings.setChecked(True)
+        row = panel.row_of(finding)
+    window.set_grid(False)
+    if row >= 0:
+        panel.activate_row(row)
+    else:
+        activate_finding(window.session, finding)
+    for _ in range(3):
+        QApplication.processEvents()
+
+
+def finding_screenshots(path: Path, content: Path | None, folder: Path, limit: int) -> list[Path]:
+    """``check --screenshots``: one PNG per finding of a save (its first ``limit``), each what
+    a double-click on it shows, with the finding and selection in its view record.
+
+    Returns:
+        The PNGs written, under fresh names ``<save>-<CODE>-<n>.png`` (never overwriting).
+    """
+    from narrative_debugger.app.main_window import MainWindow, make_app
+    from narrative_debugger.app.report import PNG_SUFFIX, current_record, grab_png
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.models.report.meta import embed_record, safe_file_stem, write_new_file
+
+    play = Playthrough.open(path, content)
+    if not play.readable or not play.findings or limit <= 0:
+        return []
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    _quiet_platform_notes()
+    make_app()
+    window = MainWindow(persist=False)
+    window.resize(*_parse_size(DEFAULT_SIZE))
+    window.show()
+    window.save_path = Path(path)
+    window.content_dir = content
+    window.session.load(play)
+    base = safe_file_stem(Path(path).name.lstrip(".").split(".")[0])
+    counts: dict[str, int] = {}
+    written = []
+    for finding in play.findings[:limit]:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+        show_finding(window, finding)
+        png, _size = grab_png(window)
+        written.append(write_new_file(folder, f"{base}-{finding.code}-{counts[finding.code]}", PNG_SUFFIX, embed_record(png, current_record(window))))
+    window.close()
+    return written
 
 
 def _parse_size(text: str) -> tuple[int, int]:

@@ -49,6 +49,10 @@ class ViewRecord:
         npc: the selected NPC's slug (or empty).
         view: knowledge, interactions, timelines, prompt or all.
         fact: the selected FactId (or empty).
+        finding: the finding whose culprit the view shows (``screenshot --finding``, a
+            double-click): ``{"code", "location", "target"}``, or None.
+        selection: what is selected for it: ``{"kind", "id"}`` (a fact id, a journal
+            index, an NPC slug, a line id, a content file:line), or None.
     """
 
     format_version: int
@@ -60,6 +64,8 @@ class ViewRecord:
     npc: str
     view: str
     fact: str = ""
+    finding: dict | None = None
+    selection: dict | None = None
 
     def to_json(self) -> str:
         """The record as compact JSON (UTF-8 text)."""
@@ -91,6 +97,11 @@ class ViewRecord:
                 value = ""
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise ReportError(f"the view record's {name} should be {'text' if kind is str else 'a whole number'}")
+            values[name] = value
+        for name in ("finding", "selection"):
+            value = data.get(name)
+            if value is not None and not isinstance(value, dict):
+                raise ReportError(f"the view record's {name} should be an object")
             values[name] = value
         if not values["view"]:
             values["view"] = "knowledge"  # the app checks the name against its view registry on reopening

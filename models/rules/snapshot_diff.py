@@ -22,7 +22,6 @@ from narrative_debugger.models.rules.findings import Target
 FACTS = "player.knowledge.facts"
 ENTITIES = "player.knowledge.entities"
 ABSENT = "(no such entry)"
-PRESENT = "(has it)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +79,23 @@ _RELATIONSHIP_FIELDS = (
     "first_interaction_tick",
     "last_interaction_tick",
 )
+
+
+def summary(obj) -> str:
+    """A whole entry in one line: a fact's confidence, source, state, acquired tick and
+    interaction; an entity's confidence, relationship and last-seen tick; an NPC's slug."""
+    if obj is None:
+        return ABSENT
+    if hasattr(obj, "acquired_tick"):
+        text = f"{obj.confidence.name}, {obj.source.name}, {obj.state.name}, acquired {obj.acquired_tick}"
+        meta = obj.interaction
+        if meta is not None:
+            ended = "in progress" if meta.ended_tick is None else f"ended {meta.ended_tick}"
+            text += f"; {meta.interaction_state.name} with {meta.target_entity}, started {meta.started_tick}, {ended}"
+        return text
+    if hasattr(obj, "last_seen_tick"):
+        return f"{obj.confidence.name}, {obj.relationship.name}, last seen {obj.last_seen_tick}"
+    return getattr(obj, "slug", None) or show(obj)
 
 
 def fact_fields(a, b):
@@ -148,7 +164,7 @@ def _map_differences(save, snap, replayed, fields, prefix, group, make_target):
     for key in sorted(set(snap) | set(replayed), key=lambda k: (type(k) is str, k)):
         a, b = snap.get(key), replayed.get(key)
         if a is None or b is None:
-            yield Difference(f"{prefix}.{key}", make_target(save, key, None), ABSENT if a is None else PRESENT, ABSENT if b is None else PRESENT, group)
+            yield Difference(f"{prefix}.{key}", make_target(save, key, None), summary(a), summary(b), group)
             continue
         for field, x, y in fields(a, b):
             if not same(x, y):
@@ -183,7 +199,7 @@ def _walk(obj, field: str | None):
     if obj is None:
         return ABSENT
     if not field:
-        return PRESENT
+        return summary(obj)
     parts = field.replace("metadata.Interaction", "interaction").split(".")
     for k, part in enumerate(parts):
         index = None
@@ -218,7 +234,14 @@ def value_pair(save, state, target: Target) -> tuple[str, str] | None:
     else:
         return None
     a, b = _walk(saved, target.field), _walk(replayed, target.field)
-    return (a if a in (ABSENT, PRESENT) else show(a)), (b if b in (ABSENT, PRESENT) else show(b))
+    return _as_text(a, target.field), _as_text(b, target.field)
+
+
+def _as_text(value, field: str | None) -> str:
+    """``_walk``'s result as text: a whole entry is already its summary; ABSENT stays."""
+    if value is ABSENT or not field:
+        return value
+    return show(value)
 
 
 def target_path(target: Target) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.tables import HeaderedTableModel
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -48,8 +49,10 @@ class PairsModel(HeaderedTableModel):
         if not index.isValid():
             return None
         row = self.rows[index.row()]
-        if role in (Qt.DisplayRole, Qt.ToolTipRole):
+        if role == Qt.DisplayRole:
             return str(row[index.column()])
+        if role == Qt.ToolTipRole:
+            return plain_tip(str(row[index.column()]))
         if row[-1] and role == Qt.BackgroundRole:
             return QBrush(CULPRIT_BG)
         if row[-1] and role == Qt.FontRole:

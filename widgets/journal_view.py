@@ -19,11 +19,11 @@ from narrative_debugger.models.domain.types import InteractionState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
+from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, select_rows
+from narrative_debugger.widgets.plain_text import counted, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
-from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, select_rows
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
-from narrative_debugger.widgets.plain_text import counted, plain_tip
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (

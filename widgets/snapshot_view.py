@@ -13,6 +13,7 @@ from __future__ import annotations
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.rules.snapshot_diff import differences, target_path, value_pair
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
+from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
 from PySide6.QtCore import QModelIndex, Qt
@@ -100,8 +101,10 @@ class SnapshotModel(HeaderedTableModel):
             return None
         r = self.rows[index.row()]
         col = index.column()
-        if role in (Qt.DisplayRole, Qt.ToolTipRole):
+        if role == Qt.DisplayRole:
             return (r.path, r.saved, r.replayed, " ".join(r.codes))[col]
+        if role == Qt.ToolTipRole:
+            return plain_tip((r.path, r.saved, r.replayed, " ".join(r.codes))[col])
         if role == Qt.BackgroundRole and r.path == self.culprit:
             return QBrush(CULPRIT_BG)
         if role == Qt.FontRole and r.path == self.culprit:

@@ -13,7 +13,7 @@ import math
 import sys
 from pathlib import Path
 
-from narrative_debugger.app import layout, report
+from narrative_debugger.app import accessibility, layout, report
 from narrative_debugger.app.compare import CompareController
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_menus()
         self._build_status()
+        accessibility.name_controls(self)
         self.setAcceptDrops(True)
         self.session.tickChanged.connect(lambda _tick: self._update_status())
         self.session.tickPreview.connect(lambda tick: self._update_status(tick))

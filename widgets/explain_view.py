@@ -18,6 +18,7 @@ import zlib
 import pyqtgraph as pg
 from narrative_debugger.models.explain import Explanation, UnknownTarget, explain
 from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
 from PySide6.QtCore import QModelIndex, QObject, QRunnable, Qt, QThreadPool, Signal
@@ -149,6 +150,7 @@ class Waterfall(pg.PlotWidget):
         self.getPlotItem().getAxis("bottom").setLabel("step (oldest first)")
         self.bars: pg.BarGraphItem | None = None
         self.setMinimumHeight(160)
+        self.plot_palette = PlotPalette(self, (self.getPlotItem(),))  # light or dark, as the palette
 
     def set_explanation(self, exp: Explanation | None) -> None:
         """Draw the chain of a numeric explanation (clears for anything else)."""

@@ -20,6 +20,7 @@ from narrative_debugger.models.domain.types import FactId, FactKnowledge, Knowle
 from narrative_debugger.widgets.plain_text import esc
 from narrative_debugger.widgets.state_colors import (
     CHANGED_BACKGROUND,
+    row_tint,
     INTERACTION_COLORS,
     confidence_label,
     source_label,
@@ -92,7 +93,6 @@ class FactTableModel(QAbstractTableModel):
         self._bold.setBold(True)
         self._italic = QFont()
         self._italic.setItalic(True)
-        self._changed_brush = QBrush(CHANGED_BACKGROUND)
         self._facts_b: Mapping[FactId, FactKnowledge] | None = None
         self._differs_brush = QBrush(QColor(DIFFERS_BACKGROUND))
 
@@ -217,7 +217,7 @@ class FactTableModel(QAbstractTableModel):
         if role == _BACKGROUND:
             if col == COL_B:
                 return self._differs_brush if self.differs_b(fact_id) else None
-            return self._changed_brush if fact_id in self._changed else None
+            return QBrush(row_tint(CHANGED_BACKGROUND)) if fact_id in self._changed else None  # light or dark
         if role == _FOREGROUND and col == COL_INTERACTION:
             fact = self._fact_by_id(fact_id)
             meta = fact.interaction if fact is not None else None

@@ -19,9 +19,18 @@ from dataclasses import dataclass, field
 from narrative_debugger.models.domain.types import TRANSITIONS, InteractionState
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.timeline.index import TransitionRecord
-from narrative_debugger.widgets.state_colors import FAULT_COLOR, INK, INTERACTION_COLORS, MUTED_INK, SELECTION_COLOR, state_label
+from narrative_debugger.widgets.state_colors import (
+    FAULT_COLOR,
+    INK,
+    INTERACTION_COLORS,
+    MUTED_INK,
+    SELECTION_COLOR,
+    palette_colors,
+    row_tint,
+    state_label,
+)
 from narrative_debugger.widgets.plain_text import esc
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
 
@@ -164,7 +173,7 @@ class StateMachineDiagram(QGraphicsView):
         super().__init__(parent)
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
-        self.setBackgroundBrush(QColor("#fbfaf7"))
+        self._paint_background()
         self.setFrameShape(QGraphicsView.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
@@ -188,6 +197,16 @@ class StateMachineDiagram(QGraphicsView):
             self.centerOn(rect.center())
 
     # ----- drawing -----
+    def _paint_background(self) -> None:
+        """Warm paper on a light palette; the palette's own base on a dark one."""
+        self.setBackgroundBrush(row_tint(QColor("#fbfaf7"), self.palette()) if not palette_colors(self.palette()).dark
+                                else palette_colors(self.palette()).canvas)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange):
+            self._paint_background()
+
     def show_data(self, data: DiagramData) -> None:
         """Redraw nodes, legal edges with counts, illegal edges and highlights."""
         scene = self.scene()

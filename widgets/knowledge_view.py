@@ -84,6 +84,9 @@ class KnowledgeView(QWidget):
         self.state_filter.addItem("Any state", None)
         for st in KnowledgeState:
             self.state_filter.addItem(state_label(st), st)
+        for combo, name in ((self.category, "Filter by category"), (self.confidence, "Minimum confidence"),
+                            (self.state_filter, "Knowledge state")):
+            combo.setAccessibleName(name)
         self.changed_only = QCheckBox("Changed only")
         self.count = QLabel()
         self.count.setStyleSheet("color: #5f6b78;")

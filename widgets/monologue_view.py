@@ -18,6 +18,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.state_colors import ink_tint, row_tint
 from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
@@ -174,22 +175,22 @@ class MonologueModel(HeaderedTableModel):
             if role == Qt.FontRole:
                 return self._bold
             if role == Qt.BackgroundRole:
-                return QBrush(_HEADING_BG)
+                return QBrush(row_tint(_HEADING_BG))
             return None
         if role == Qt.DisplayRole:
             return self._display(r, col)
         if role == Qt.ForegroundRole:
             if r.kind == "fired":
-                return QBrush(_FIRED) if col in (self.STATUS, self.FIRED) else None
+                return QBrush(ink_tint(_FIRED)) if col in (self.STATUS, self.FIRED) else None
             if col == self.STATUS or (col == self.WHY and not r.eligible):
-                return QBrush(_ELIGIBLE if r.eligible else _BLOCKED)
+                return QBrush(ink_tint(_ELIGIBLE if r.eligible else _BLOCKED))
             if col == self.FIRED:
-                return QBrush(_FIRED)
+                return QBrush(ink_tint(_FIRED))
             return None
         if role == Qt.BackgroundRole and r.kind != "heading" and r.line_id == self.culprit and (r.kind == "line") == self.culprit_defined:
             return QBrush(CULPRIT_BG)
         if role == Qt.BackgroundRole and r.kind == "line" and r.eligible:
-            return QBrush(_ELIGIBLE_BG)
+            return QBrush(row_tint(_ELIGIBLE_BG))
         if role == Qt.FontRole and col == self.STATUS and r.kind == "line" and r.eligible:
             return self._bold
         if role == Qt.ToolTipRole:

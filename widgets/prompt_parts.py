@@ -19,7 +19,7 @@ from narrative_debugger.models.prompt.builder import PromptBuilder, PromptDiff, 
 from narrative_debugger.models.prompt.sections import BY_LABEL
 from narrative_debugger.widgets.plain_text import plain_tip
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 _FALLBACK_COLOUR = "#b8b8b8"
@@ -249,7 +249,7 @@ class BudgetBar(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.Antialiasing, False)
         bar = self._bar_rect()
-        painter.fillRect(bar, QColor("#ffffff"))
+        painter.fillRect(bar, self.palette().color(QPalette.Base))  # white, or the dark palette's base
         p = self._preview
         if p is None:
             painter.setPen(QColor("#888888"))

@@ -29,6 +29,7 @@ from narrative_debugger.widgets.prompt_parts import (
     section_tint,
 )
 from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.state_colors import row_tint
 from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
@@ -494,7 +495,7 @@ class PromptView(QWidget):
             note = "  ·  changed" if section.label in changed else ""
             cursor.insertText(f"■ {section.label}  ·  {section.tokens:,} tokens{note}")
             body = QTextBlockFormat()
-            body.setBackground(section_tint(section.label))
+            body.setBackground(row_tint(section_tint(section.label)))  # a dark shade on a dark palette
             body.setLeftMargin(4)
             body_chars = QTextCharFormat()
             body_chars.setFont(body_font)

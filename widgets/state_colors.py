@@ -86,6 +86,20 @@ def palette_colors(palette: QPalette | None = None) -> PaletteColors:
                          dark=canvas.lightnessF() < 0.5)
 
 
+def row_tint(light: QColor, palette: QPalette | None = None) -> QColor:
+    """A row or panel background for the palette: ``light`` itself on a light palette, on a
+    dark one the same hue as a dark shade, so the palette's light text stays readable."""
+    if not palette_colors(palette).dark:
+        return QColor(light)
+    hsl = light.toHsl()
+    return QColor.fromHslF(max(0.0, hsl.hslHueF()), min(1.0, hsl.hslSaturationF() * 0.6), 0.22)
+
+
+def ink_tint(color: QColor, palette: QPalette | None = None) -> QColor:
+    """A text colour for the palette: ``color`` on a light palette, lightened on a dark one."""
+    return QColor(color).lighter(165) if palette_colors(palette).dark else QColor(color)
+
+
 _CATEGORY_PALETTE = (
     "#7aa6c2", "#c29a7a", "#8fbf8f", "#b39ddb", "#e6a57e", "#80cbc4",
     "#d4a5a5", "#a1b56c", "#f0b86e", "#9fa8da", "#bcaaa4", "#ce93d8",

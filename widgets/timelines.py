@@ -28,6 +28,7 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
+from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.tickbar import KIND_STYLE
 from narrative_debugger.widgets.timeline_tracks import (
     BAND_FILLS,
@@ -190,6 +191,9 @@ class TimelinesView(QWidget):
         self._build_score_plot()
         self._build_stress_plot()
         self._build_cursors()
+        # Background, axes, labels, cursors and bands in the palette's colours, light or dark.
+        self.plot_palette = PlotPalette(self.graphics, (self.score_plot, self.stress_plot), self.cursors, self.bands,
+                                        (self.threshold_curve,))
 
     def _build_score_plot(self) -> None:
         plot = self.score_plot
@@ -197,11 +201,13 @@ class TimelinesView(QWidget):
         plot.setLimits(yMin=-6, yMax=106)
         plot.getAxis("left").setTicks([[(v, str(v)) for v in (0, 20, 40, 60, 80, 100)], [(v, str(v)) for v in range(5, 100, 5) if v % 20]])
         bounds = [0.0] + [b for b, _ in LEVEL_BOUNDS] + [100.0]
+        self.bands = []
         for lo, hi, fill in zip(bounds, bounds[1:], BAND_FILLS):
             band = pg.LinearRegionItem((lo, hi), orientation="horizontal", movable=False,
                                        brush=pg.mkBrush(fill), pen=pg.mkPen(None))
             band.setZValue(-100)
             plot.addItem(band, ignoreBounds=True)
+            self.bands.append(band)
         for bound, _ in LEVEL_BOUNDS:
             line = pg.InfiniteLine(bound, angle=0, pen=pg.mkPen("#b8b8b8", width=1, style=Qt.DashLine))
             line.setZValue(-90)

@@ -239,3 +239,23 @@ def _env() -> dict:
     import os
 
     return {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+
+
+def test_check_screenshots_one_png_per_finding_capped_with_a_note(qtbot, tmp_path, monkeypatch, capsys):
+    from narrative_debugger.app.cli import main
+    from narrative_debugger.app.commands import check
+
+    monkeypatch.setattr(check, "MAX_SCREENSHOTS", 5)
+    status = main(["check", str(QA), "--format", "json", "--screenshots", str(tmp_path / "shots")])
+    out, err = capsys.readouterr()
+    assert status == 1 and json.loads(out)["files"][0]["findings"]  # stdout stays the JSON document
+    pngs = sorted((tmp_path / "shots").glob("*.png"))
+    assert len(pngs) == 5
+    assert "wrote 5 screenshot(s)" in err and "the first 5 of 19 findings only" in err
+    findings = json.loads(out)["files"][0]["findings"][:5]
+    records = {read_record(p.read_bytes()).finding["location"]: read_record(p.read_bytes()) for p in pngs}
+    assert set(records) == {f["location"] for f in findings}
+    for f in findings:
+        record = records[f["location"]]
+        assert record.finding["code"] == f["code"] and record.finding["target"] == f["target"]
+        assert record.selection and record.selection["kind"] in ("fact", "npc", "journal", "line", "entity", "content", "file")

@@ -23,6 +23,8 @@ from narrative_debugger.models.report.check_formats import FileResult, JsonStrea
 NAME = "check"
 HELP = "check saves against the rule catalogue (exit 0 clean, 1 errors, 2 unreadable)"
 FORMATS = ("text", "json", "sarif", "junit", "github")
+#: ``--screenshots`` writes at most this many PNGs in one run.
+MAX_SCREENSHOTS = 200
 
 
 def add_arguments(p) -> None:
@@ -31,6 +33,8 @@ def add_arguments(p) -> None:
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text (default), json, sarif (SARIF 2.1.0), junit (JUnit XML) or github (workflow annotations)")
     p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="check N saves at once in separate processes (default 1)")
+    p.add_argument("--screenshots", type=Path, metavar="DIR",
+                   help=f"also write one PNG per finding into DIR, what a double-click on it shows (at most {MAX_SCREENSHOTS})")
 
 
 def check_file(path: Path, content: Path | None) -> FileResult:
@@ -71,6 +75,9 @@ def run(args) -> int:
     check_content_arg(args.content)
     if args.jobs < 1:
         raise UsageError(f"--jobs must be 1 or more, not {args.jobs}")
+    if args.screenshots is not None and args.screenshots.exists() and not args.screenshots.is_dir():
+        raise UsageError(f"--screenshots {args.screenshots} is not a folder")
+    with_findings: list[tuple[int, Path, int]] = []  # --screenshots: (input position, save, findings)
     status = EXIT_OK
     kept: list[FileResult | None] = [None] * len(args.saves)  # sarif/junit: one document at the end
     waiting: dict[int, FileResult] = {}  # json: results done early, until their turn
@@ -79,6 +86,8 @@ def run(args) -> int:
     results = results_in_order(list(args.saves), args.content, args.jobs)
     with closing(results):  # an interrupt here stops the workers at once (results_in_order)
         for k, result in results:
+            if result.readable and result.findings:
+                with_findings.append((k, result.path, len(result.findings)))
             if not result.readable:
                 status = EXIT_UNREADABLE
             elif result.errors and status == EXIT_OK:
@@ -103,7 +112,26 @@ def run(args) -> int:
         sys.stdout.write("\n")
     elif args.format == "junit":
         sys.stdout.write(junit([r for r in kept if r is not None]))
+    if args.screenshots is not None:
+        write_screenshots(sorted(with_findings), args.content, args.screenshots)
     return status
+
+
+def write_screenshots(saves: list[tuple[int, Path, int]], content: Path | None, folder: Path) -> int:
+    """``--screenshots``: one PNG per finding, in input order, at most ``MAX_SCREENSHOTS``;
+    what was written (and what the cap left out) is said on stderr. Returns the count."""
+    from narrative_debugger.app.commands.screenshot import finding_screenshots  # Qt only for this option
+
+    folder.mkdir(parents=True, exist_ok=True)
+    total = sum(n for _, _, n in saves)
+    written = 0
+    for _, path, _ in saves:
+        if written >= MAX_SCREENSHOTS:
+            break
+        written += len(finding_screenshots(path, content, folder, MAX_SCREENSHOTS - written))
+    note = f"; the first {MAX_SCREENSHOTS} of {total} findings only (the cap)" if total > written else ""
+    print(f"narrative-debugger check: wrote {written} screenshot(s) to {folder}{note}", file=sys.stderr)
+    return written
 
 
 def format_check_text(result: FileResult) -> str:

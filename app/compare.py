@@ -8,13 +8,24 @@ File › Stop comparing gives the single-save views back.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.compare.comparison import Comparison, open_and_compare
 from narrative_debugger.widgets.plain_text import plain_tip
+from narrative_debugger.widgets.timelines_compare import prebuild_tracks
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+
+
+def _compare_job(a, path, content, *, progress=None, cancelled=None):
+    """What the worker thread runs: open B and compare, then build B's timeline tracks
+    (seconds on a large save) so that the GUI thread only draws them."""
+    outcome = open_and_compare(a, path, content, progress=progress, cancelled=cancelled)
+    if isinstance(outcome, Comparison):
+        prebuild_tracks(outcome)
+    return outcome
 
 
 class CompareController(QObject):
@@ -96,7 +107,7 @@ class CompareController(QObject):
         self._progress.setMinimumDuration(400)
         self._progress.setAutoClose(False)
         self._progress.canceled.connect(self.loader.cancel)
-        job = lambda p, c, progress, cancelled: open_and_compare(play, p, c, progress=progress, cancelled=cancelled)  # noqa: E731
+        job = partial(_compare_job, play)
         self.loader.start(Path(path), content, context={"a": play, "path": Path(path), "quiet": quiet}, job=job)
         if wait:
             self.window.wait_for_load(loader=self.loader)

@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.widgets import timelines_compare
 from narrative_debugger.widgets.fact_model import COL_B
 from narrative_debugger.widgets.interaction_view import COL_B as INTERACTION_COL_B
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
@@ -57,6 +58,9 @@ def test_compare_with_a_save_fills_dock_views_and_tickbar(qtbot, window):
         assert curve.opts["pen"].style() == Qt.DashLine
         assert curve.opts["pen"].color().rgb() in (timelines.tracks[sid].colour.rgb(), timelines.curves[sid].opts["pen"].color().rgb())
     assert all(line.isVisible() for line in timelines.overlay.divergence_lines)
+    # B's tracks were built by the worker, not on the GUI thread.
+    prebuilt = timelines_compare._PREBUILT[id(c.b)][3]
+    assert all(any(t is p for p in prebuilt) for t in timelines.overlay.tracks.values())
 
 
 def test_double_click_jumps_to_the_difference(qtbot, window):

@@ -10,16 +10,40 @@ journals part. Ticks are aligned by value. It follows ``comparisonChanged``,
 from __future__ import annotations
 
 import math
+import weakref
 from html import escape
 
 import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import RelationshipLevel
-from narrative_debugger.widgets.timeline_tracks import OTHER_WIDTH, SELECTED_WIDTH, StepCurve, build_tracks, faded
+from narrative_debugger.widgets.timeline_tracks import OTHER_WIDTH, SELECTED_WIDTH, StepCurve, build_tracks, faded, plot_origin
 from PySide6.QtCore import Qt
 
 DIVERGENCE_COLOUR = "#c2185b"
 B_DASH = Qt.DashLine
+
+
+#: B's tracks built ahead by ``prebuild_tracks``: id(B) -> (weak ref to B, end, origin, tracks).
+_PREBUILT: dict[int, tuple] = {}
+
+
+def prebuild_tracks(comparison) -> None:
+    """Build side B's tracks for the overlay ahead, off the GUI thread (the compare worker
+    calls it): reading a 1 000 000-event timeline into arrays takes seconds, which the
+    GUI thread must not spend. Keeps one comparison's tracks."""
+    a, b = comparison.a, comparison.b
+    end, origin = max(a.last_tick, b.last_tick), plot_origin(a)
+    tracks = build_tracks(b, end, origin)
+    _PREBUILT.clear()
+    _PREBUILT[id(b)] = (weakref.ref(b), end, origin, tracks)
+
+
+def _tracks_for(b, end: int, origin: int) -> list:
+    """B's tracks: the prebuilt ones when they match, else built here."""
+    hit = _PREBUILT.get(id(b))
+    if hit is not None and hit[0]() is b and hit[1] == end and hit[2] == origin:
+        return hit[3]
+    return build_tracks(b, end, origin)
 
 
 class ComparisonOverlay:
@@ -81,12 +105,13 @@ class ComparisonOverlay:
         if c is None:
             empty = np.empty(0)
             self.stress_curve.setData(empty, empty)
+            _PREBUILT.clear()
             if was_active and s.ready:
                 view._on_loaded()  # the single-save axes and legend again
             return
         end = s.last_tick
         a_by_slug = {s.playthrough.save.npcs[sid].slug: sid for sid in view.tracks}
-        for track in build_tracks(c.b, end, view.origin):
+        for track in _tracks_for(c.b, end, view.origin):
             slug = c.b.save.npcs[track.stable_id].slug
             key = a_by_slug.get(slug, track.stable_id)
             a_track = view.tracks.get(key)

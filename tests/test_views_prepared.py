@@ -48,14 +48,14 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     monkeypatch.setattr(session_module, "prepare", lambda play: computed_on_gui_thread.append(threading.current_thread() is threading.main_thread()) or real(play))
     window.open_save(SAMPLES / "evening.json", wait=True)
     play = window.session.playthrough
-    assert {"session", "timelines"} <= play.derived.keys()
+    assert {"session", "timelines", "snapshot"} <= play.derived.keys()
     assert computed_on_gui_thread == [False]  # the loader ran it in its worker thread, once
     fresh = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     _, ticks, distinct = real(fresh)
     assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
     for name in EVENT_KINDS:
         assert window.session.event_ticks(name) == ticks[name]
-    assert len(preparers()) == 2
+    assert len(preparers()) == 3
 
 
 def test_a_crowd_draws_the_first_curves_and_the_selected_npc(qtbot, crowd):
@@ -76,3 +76,17 @@ def test_a_crowd_draws_the_first_curves_and_the_selected_npc(qtbot, crowd):
     assert json.dumps(track.score.y.tolist()) == json.dumps(full.score.y.tolist())
     assert track.stress.x.tolist() == full.stress.x.tolist()
     assert all((track.markers[k] == full.markers[k]).all() for k in full.markers)
+
+
+def test_the_snapshot_dock_uses_the_prepared_rows_even_when_empty(qtbot, evening_playthrough, monkeypatch):
+    from narrative_debugger.widgets import snapshot_view
+
+    play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
+    assert snapshot_view.prepare(play) == []  # a clean sample: nothing differs
+    monkeypatch.setattr(snapshot_view, "snapshot_rows", lambda p: pytest.fail("computed on the GUI thread"))
+    session = Session()
+    dock = snapshot_view.SnapshotView(session)
+    qtbot.addWidget(dock)
+    dock.show()
+    session.load(play)
+    assert "equals the journal" in dock.caption.text()

@@ -60,6 +60,8 @@ class DockSpec:
         min_size: (width, height) in pixels the dock's widget never shrinks below, so
             a resize cannot collapse it to a strip.
         hidden: starts hidden (shown when asked for, e.g. the Explain dock on "Why?").
+        prepare: optional ``"module:function"`` run by the loader off the GUI thread,
+            as for ``ViewSpec``.
     """
 
     name: str
@@ -71,6 +73,7 @@ class DockSpec:
     beside: str | None = None
     min_size: tuple[int, int] = (280, 120)
     hidden: bool = False
+    prepare: str | None = None
 
     def create(self, session):
         return _load(self.factory)(session)
@@ -94,7 +97,8 @@ DOCKS: tuple[DockSpec, ...] = (
     # Findings and Journal sit side by side, so a finding's jump to its culprit (which
     # raises Journal, Snapshot or Content, tabbed together) never hides the Findings.
     DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", beside="findings", min_size=(420, 110)),
-    DockSpec("snapshot", "Snapshot vs replay", "bottom", _W + "snapshot_view:SnapshotView", tab_with="journal", min_size=(420, 110)),
+    DockSpec("snapshot", "Snapshot vs replay", "bottom", _W + "snapshot_view:SnapshotView", tab_with="journal", min_size=(420, 110),
+             prepare=_W + "snapshot_view:prepare"),
     DockSpec("content", "Content", "bottom", _W + "content_view:ContentView", tab_with="journal", min_size=(420, 110)),
     DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="journal", min_size=(420, 110)),
     DockSpec("explain", "Explain", "right", _W + "explain_view:ExplainView", min_size=(360, 200), hidden=True),
@@ -106,8 +110,8 @@ SESSION_PREPARE = _W + "session:prepare"
 
 def preparers() -> list:
     """The functions the loader runs on a new Playthrough off the GUI thread, in order:
-    the session's, then each view's ``prepare`` (see ``ViewSpec``)."""
-    names = [SESSION_PREPARE] + [spec.prepare for spec in VIEWS if spec.prepare]
+    the session's, then each view's and dock's ``prepare`` (see ``ViewSpec``)."""
+    names = [SESSION_PREPARE] + [spec.prepare for spec in (*VIEWS, *DOCKS) if spec.prepare]
     return [_load(name) for name in names]
 
 

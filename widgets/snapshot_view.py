@@ -159,7 +159,15 @@ class SnapshotView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)
-        layout.addWidget(self.view)
+        layout.addWidget(self.view, 1)
+        # The culprit's values in full (a list of references does not fit a cell).
+        self.detail = QLabel(self)
+        self.detail.setObjectName("snapshotDetail")
+        self.detail.setTextFormat(Qt.PlainText)
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.detail.hide()
+        layout.addWidget(self.detail)
         self._stale = True
         session.loaded.connect(self._on_loaded)
         session.culpritChanged.connect(self._on_culprit)
@@ -202,6 +210,7 @@ class SnapshotView(QWidget):
         t = finding.target if finding is not None else None
         path = target_path(t) if t is not None and t.snapshot else None
         self.model.set_culprit(path)
+        self.detail.hide()
         if path is None:
             return
         if self._stale:
@@ -210,7 +219,12 @@ class SnapshotView(QWidget):
         if self.model.hides(path):
             self.differences_only.setChecked(False)
             self.session.notify(f"Snapshot filter cleared to show {path} ({finding.code})")
-        select_rows(self.view, [self.model.row_of(path)])
+        row = self.model.row_of(path)
+        select_rows(self.view, [row])
+        if row >= 0:
+            r = self.model.rows[row]
+            self.detail.setText(f"{finding.code} at {r.path}\nsaved:    {r.saved}\nreplayed: {r.replayed}")
+            self.detail.show()
 
     def culprit_row(self) -> int:
         """The row of the culprit shown (-1 for none)."""

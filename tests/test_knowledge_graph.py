@@ -174,3 +174,23 @@ def test_an_expanded_npc_with_hundreds_of_conversations_stays_a_few_items(qtbot,
     graph.view.viewport().grab()  # paints only what is on screen; must not fail
     oldest = min(drawn, key=lambda fid: int(fid.rsplit("_", 1)[1]))
     assert graph.find(oldest) and session.fact == oldest
+
+
+def test_a_fact_far_below_the_fitted_overview_can_still_be_centred(qtbot):
+    """The scene rect spans everything drawn, not only what Fit shows (a tall expanded grid)."""
+    from narrative_debugger.widgets.graph_view import ZoomView
+    from PySide6.QtCore import QRectF
+    from PySide6.QtWidgets import QGraphicsScene
+
+    scene = QGraphicsScene()
+    scene.addRect(QRectF(0, 0, 400, 300))
+    far = scene.addRect(QRectF(100, 20_000, 14, 14))
+    view = ZoomView(scene, lambda *_: None)
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    view.set_content(QRectF(0, 0, 400, 300), scene.itemsBoundingRect())
+    view.show_rect(far.sceneBoundingRect(), min_scale=1.7)
+    middle = view.mapFromScene(far.sceneBoundingRect().center())
+    assert abs(middle.y() - view.viewport().rect().center().y()) <= 2
+    assert view.scale_factor() == pytest.approx(1.7)

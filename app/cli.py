@@ -78,6 +78,44 @@ def _silence_stdout() -> None:
     os.close(devnull)
 
 
+class _ReaderGone:
+    """A stdout wrapper for a reader that may close early (``| head``, ``| true``).
+
+    Python's docs recipe: on ``BrokenPipeError`` point stdout at devnull and go on
+    quietly, dropping further output, so the command still finishes and exits with the
+    status it computed (1 for findings, 2 for an unreadable save), never 0 or 120."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self._gone()
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._gone()
+
+    def _gone(self) -> None:
+        self.gone = True
+        _silence_stdout()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (130 after Ctrl+C)."""
     try:
@@ -111,8 +149,7 @@ def _main(argv: list[str] | None) -> int:
     # (a pipe or file gets the bytes exactly; JSON escapes controls itself).
     stdout, stderr = sys.stdout, sys.stderr
     sys.stderr = TerminalSafe(stderr)
-    if stdout.isatty():
-        sys.stdout = TerminalSafe(stdout)
+    sys.stdout = _ReaderGone(TerminalSafe(stdout) if stdout.isatty() else stdout)
     try:
         return _dispatch(list(sys.argv[1:] if argv is None else argv))
     finally:
@@ -138,7 +175,7 @@ def _dispatch(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"narrative-debugger {args.command}: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    except BrokenPipeError:  # the reader went away (| head): not an error
+    except BrokenPipeError:  # the reader went away (| head) past the guard: status unknown
         _silence_stdout()
         return EXIT_OK
     except OSError as exc:  # an output path that cannot be written, a vanished input

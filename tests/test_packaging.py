@@ -77,6 +77,29 @@ def test_a_closed_pipe_is_not_an_error():
         assert (out.returncode, out.stderr) == (0, b""), (args, out.stderr)
 
 
+def test_a_closed_pipe_keeps_the_computed_exit_status():
+    """``check qa-faults.json | true`` still exits 1 (errors found) and ``check nope.json | true``
+    2 (unreadable), quietly: the closed pipe must not turn the status into 0."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    cases = (
+        (["check", "sample_saves/qa-faults.json"], 1),
+        (["check", "sample_saves/qa-faults.json", "--format", "json"], 1),
+        (["check", "sample_saves/no-such-save.json"], 2),
+    )
+    for args, status in cases:
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            out = subprocess.run(
+                [sys.executable, "-m", "narrative_debugger.app", *args],
+                stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=env, timeout=300,
+            )
+        finally:
+            os.close(write_end)
+        assert out.returncode == status, (args, out.stderr)
+        assert b"Exception ignored" not in out.stderr and b"Traceback" not in out.stderr, (args, out.stderr)
+
+
 def test_ci_constraints_pin_every_dependency_within_pyproject_ranges():
     """.ci/constraints.txt (what CI installs) pins each declared dependency to a version pyproject allows."""
     from packaging.requirements import Requirement

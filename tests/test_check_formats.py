@@ -144,3 +144,18 @@ def test_rules_lists_and_explains(capsys):
     assert status == 0
     assert out.startswith("K003 (error):") and "schema §3.1" in out and "checks.py:" in out and "Snapshot" in out
     assert main(["rules", "Z999"]) == 2
+
+
+def test_junit_stays_well_formed_with_control_characters_from_a_save():
+    """A fact id with U+0001 (and a save name with U+001B) is not allowed in XML 1.0: JUnit escapes it."""
+    from narrative_debugger.models.report.check_formats import FileResult, junit
+    from narrative_debugger.models.rules.findings import Finding
+
+    code = next(c for c, rule in RULES.items() if rule.severity is Severity.ERROR)
+    finding = Finding(code=code, severity=Severity.ERROR, message="fact bad\x01id is unknown", location="journal[0].event.fact\x01id", tick=5)
+    out = junit([FileResult(Path("odd\x1bname.json"), True, None, [finding])])
+    root = ET.fromstring(out)  # raises ParseError on a raw control character
+    suite = root.find("testsuite")
+    assert suite.get("name") == "odd\\u001bname.json"
+    failure = next(c.find("failure") for c in suite.findall("testcase") if c.find("failure") is not None)
+    assert "bad\\u0001id" in failure.get("message") and "fact\\u0001id" in failure.text

@@ -14,6 +14,7 @@ its JSON path as a SARIF logical location (``fullyQualifiedName``); an unparsabl
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -141,6 +142,15 @@ def sarif(results: list[FileResult], version: str) -> dict:
 
 
 # ----- JUnit XML -----
+#: Characters XML 1.0 does not allow anywhere (C0 controls but tab/newline/CR, surrogates, U+FFFE/U+FFFF).
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with each character XML 1.0 forbids written as ``\\uXXXX`` (so the document stays well-formed)."""
+    return _XML_ILLEGAL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def junit(results: list[FileResult]) -> str:
     """JUnit XML: one testsuite per file, one testcase per rule code, a failure per error code that fired.
 
@@ -170,7 +180,8 @@ def junit(results: list[FileResult]) -> str:
     suites.set("tests", str(total))
     suites.set("failures", str(failed))
     ET.indent(suites)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    # Save text (fact ids, names, paths) may carry controls XML 1.0 forbids, in text and attributes alike.
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + xml_safe(ET.tostring(suites, encoding="unicode")) + "\n"
 
 
 # ----- GitHub workflow annotations -----

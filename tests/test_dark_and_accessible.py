@@ -70,6 +70,12 @@ def test_plots_graph_and_rows_follow_a_dark_palette_and_back(qtbot, window, dark
     heading = monologues.index(0, 0)
     background = monologues.data(heading, Qt.BackgroundRole).color()
     assert background.lightnessF() < 0.35  # a dark shade: the palette's light text reads on it
+    prompt = window.views["prompt"]
+    window.session.set_view("prompt")
+    qtbot.waitUntil(lambda: prompt.current_preview is not None, timeout=30_000)
+    QApplication.processEvents()
+    first_body = prompt.text_view.document().firstBlock().next()
+    assert first_body.blockFormat().background().color().lightnessF() < 0.35  # section tints darkened
     # Back to light: the plots follow again.
     dark.setPalette(QPalette(QApplication.style().standardPalette()))
     QApplication.processEvents()

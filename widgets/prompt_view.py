@@ -29,10 +29,10 @@ from narrative_debugger.widgets.prompt_parts import (
     section_tint,
 )
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.state_colors import row_tint
+from narrative_debugger.widgets.state_colors import palette_colors, row_tint
 from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.why import add_why_action
-from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -82,6 +82,7 @@ class PromptView(QWidget):
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._text_key: tuple | None = None
+        self._last_text: tuple | None = None
         self._text_stale: tuple | None = None
         self.setObjectName("promptView")
         self.session = session
@@ -383,7 +384,8 @@ class PromptView(QWidget):
         Rebuilding the document costs 10-20 ms on a long history; a hidden tab need not pay
         it on every tick step.
         """
-        key = (preview.text, frozenset(changed))
+        self._last_text = (preview, changed)
+        key = (preview.text, frozenset(changed), palette_colors(self.palette()).dark)
         if key == self._text_key:
             self._text_stale = None
             return
@@ -399,8 +401,13 @@ class PromptView(QWidget):
         if self._text_stale is not None:
             preview, changed = self._text_stale
             self._text_stale = None
-            self._text_key = (preview.text, frozenset(changed))
+            self._text_key = (preview.text, frozenset(changed), palette_colors(self.palette()).dark)
             self._fill_text(preview, changed)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange) and self._last_text is not None:
+            self._show_text(*self._last_text)  # section tints for the new palette
 
     def _show(self, result: PreviewResult) -> None:
         p, diff = result.preview, result.diff

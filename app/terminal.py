@@ -9,14 +9,9 @@ JSON output stays parseable and means the same.
 
 from __future__ import annotations
 
-#: C0 controls but tab and newline, DEL, C1 controls, and bidi embeddings/overrides/isolates.
-_UNSAFE_CODES = [c for c in (*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)) if c not in (0x09, 0x0A)]
-_ESCAPES = {c: f"\\u{c:04x}" for c in _UNSAFE_CODES}
+from narrative_debugger.models.report.plain_text import one_line, terminal_safe
 
-
-def terminal_safe(text: str) -> str:
-    """``text`` with control and bidi-override characters written as ``\\uXXXX``."""
-    return text.translate(_ESCAPES)
+__all__ = ["TerminalSafe", "one_line", "terminal_safe"]
 
 
 class TerminalSafe:

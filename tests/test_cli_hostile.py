@@ -253,3 +253,25 @@ def test_u64_ticks_in_state_and_prompt(tmp_path):
     result = _run("state", str(path), "--tick", str(big))
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_control_and_bidi_characters_from_a_save_never_reach_text_output_raw(tmp_path):
+    """A fact id with U+202E, a newline and BEL: every text format writes them as \\uXXXX
+    (or %0A for GitHub), on stdout and in the stderr warning, even when not a terminal."""
+    doc = json.loads(RAW)
+    facts = doc["player"]["knowledge"]["facts"]
+    facts["interaction.ev\u202eil\n\x07_001"] = next(iter(facts.values()))
+    save = tmp_path / "hostile.json"
+    save.write_text(json.dumps(doc), encoding="utf-8")
+    raw = ("\u202e", "\x07")
+    for args in (["check", str(save)], ["check", str(save), "--format", "github"], ["state", str(save), "--format", "text"]):
+        out = _run(*args)
+        assert "\\u202e" in out.stdout + out.stderr, args
+        for text in (out.stdout, out.stderr):
+            assert not any(c in text for c in raw), (args, text)
+            assert all("\\u202e" not in line or line.startswith(("  ", "::", "narrative-debugger")) for line in text.splitlines()), (args, text)
+    check = _run("check", str(save))
+    location = next(line for line in check.stdout.splitlines() if "\\u202e" in line and "K001" in line)
+    assert location.endswith("\\u000a\\u0007_001")  # the newline does not split the location line
+    state = _run("state", str(save), "--format", "text")
+    assert "\\u000a\\u0007_001" in state.stderr and state.stderr.count("\n") == 1

@@ -19,6 +19,7 @@ from pathlib import Path
 from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, version
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.check_formats import FileResult, JsonStream, github_lines, junit, sarif
+from narrative_debugger.models.report.plain_text import one_line
 
 NAME = "check"
 HELP = "check saves against the rule catalogue (exit 0 clean, 1 errors, 2 unreadable)"
@@ -138,10 +139,10 @@ def format_check_text(result: FileResult) -> str:
     """A report a tester can read: one header line per save, then one line per finding."""
     errors = result.errors
     warnings = len(result.findings) - errors
-    head = f"{result.path}: {'UNREADABLE, ' if not result.readable else ''}{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+    head = f"{one_line(result.path)}: {'UNREADABLE, ' if not result.readable else ''}{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
     lines = [head]
     for f in result.findings:
         tick = f" @tick {f.tick}" if f.tick is not None else ""
-        lines.append(f"  {f.severity.value:7} {f.code}{tick}  {f.location}")
-        lines.append(f"          {f.message}")
+        lines.append(f"  {f.severity.value:7} {f.code}{tick}  {one_line(f.location)}")
+        lines.append(f"          {one_line(f.message)}")
     return "\n".join(lines)

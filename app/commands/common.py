@@ -8,6 +8,7 @@ from pathlib import Path
 
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.models.report.plain_text import one_line
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
 
@@ -42,8 +43,8 @@ def warn_about_errors(play: Playthrough) -> None:
     if errors:
         first = errors[0]
         print(
-            f"narrative-debugger: warning: {play.save.label} has {len(errors)} error finding(s); "
-            f"results use what could be read (first: {first.code} at {first.location}: {first.message}). "
+            f"narrative-debugger: warning: {one_line(play.save.label)} has {len(errors)} error finding(s); "
+            f"results use what could be read (first: {first.code} at {one_line(first.location)}: {one_line(first.message)}). "
             f"Run 'narrative-debugger check' for all of them.",
             file=sys.stderr,
         )
@@ -53,7 +54,7 @@ def unreadable_reasons(play: Playthrough, limit: int = 3) -> str:
     """Why a save could not be read, for a usage error: its first findings as
     ``F001 at 1:1: x.json: ...``. Each message names the file already, so the file
     is not named again in front of it."""
-    return "; ".join(f"{f.code} at {f.location}: {f.message}" for f in play.findings[:limit])
+    return "; ".join(f"{f.code} at {one_line(f.location)}: {one_line(f.message)}" for f in play.findings[:limit])
 
 
 def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str | None = None) -> tuple[Playthrough, int]:

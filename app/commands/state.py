@@ -8,6 +8,7 @@ from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_OK, content_arg, open_for_query
 from narrative_debugger.models.timeline.state_json import state_json
+from narrative_debugger.models.report.plain_text import one_line
 
 NAME = "state"
 HELP = "print the replayed state at a tick"
@@ -27,8 +28,8 @@ def run(args) -> int:
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
     else:
-        print(f"{play.save.label} at tick {tick} ({play.save.game_time(tick)})")
+        print(f"{one_line(play.save.label)} at tick {tick} ({play.save.game_time(tick)})")
         for slug, npc in doc["npcs"].items():
-            print(f"  {slug}: {npc['level']} ({npc['score']:.2f}), stress {npc['stress']}/{npc['threshold']}, walk-aways {npc['walk_aways']}, {len(npc['interactions'])} interactions")
+            print(f"  {one_line(slug)}: {npc['level']} ({npc['score']:.2f}), stress {npc['stress']}/{npc['threshold']}, walk-aways {npc['walk_aways']}, {len(npc['interactions'])} interactions")
         print(f"  {len(doc['facts'])} facts; {sum(m['eligible'] for m in doc['monologues'].values())} monologue lines eligible")
     return EXIT_OK

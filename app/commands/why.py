@@ -8,6 +8,7 @@ from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
 from narrative_debugger.models.explain import DEFAULT_LIMIT, TARGET_FORMS, Explanation, UnknownTarget, explain
+from narrative_debugger.models.report.plain_text import one_line
 
 NAME = "why"
 HELP = "explain a value at a tick from the journal entries that made it"
@@ -33,7 +34,7 @@ def _short(value) -> str:
 def format_text(exp: Explanation) -> str:
     """The summary, folded aggregates, each step, then the target's own keys."""
     doc = exp.to_json()
-    out = [f"{exp.target} at tick {exp.tick}: {_short(exp.value) if not isinstance(exp.value, dict) else ''}".rstrip(), exp.summary, ""]
+    out = [one_line(f"{exp.target} at tick {exp.tick}: {_short(exp.value) if not isinstance(exp.value, dict) else ''}".rstrip()), one_line(exp.summary), ""]
     if exp.folded is not None:
         out.append(f"{exp.folded.count} older step(s) folded:")
         for rule, (n, s) in exp.folded.by_rule.items():
@@ -42,7 +43,7 @@ def format_text(exp: Explanation) -> str:
         out.append(f"  #{s.journal_index:<7} tick {s.tick:<9} {s.event:<28} {s.rule}")
         if not isinstance(s.before, (dict, list)):
             out.append(f"           {_short(s.before)} → {_short(s.after)}")
-        out.append(f"           {s.detail}")
+        out.append(f"           {one_line(s.detail)}")
     for key in ("clauses", "nearest_miss", "fired", "crossings", "path", "reason", "budget", "history", "line"):
         if doc.get(key) not in (None, [], {}):
             out.append(f"{key}: {json.dumps(doc[key], ensure_ascii=False)}")

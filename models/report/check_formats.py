@@ -21,6 +21,7 @@ from xml.etree import ElementTree as ET
 
 from narrative_debugger.models.rules.catalogue import RULES, Severity
 from narrative_debugger.models.rules.findings import Finding
+from narrative_debugger.models.report.plain_text import terminal_safe
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "narrative-debugger"
@@ -186,7 +187,7 @@ def junit(results: list[FileResult]) -> str:
 
 # ----- GitHub workflow annotations -----
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return terminal_safe(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:

@@ -338,3 +338,18 @@ def test_line_steps_and_folded_count_every_clause_event_and_firing(plays):
             short = explain(play, f"line:{line_id}", play.save.saved_at_tick, limit)
             assert len(short.steps) + (short.folded.count if short.folded else 0) == len(full.steps)
             assert [s.journal_index for s in short.steps] == [s.journal_index for s in full.steps][len(full.steps) - len(short.steps):]
+
+
+def test_summary_counts_the_whole_chain_whatever_the_limit(plays):
+    """Defect 5: ``--limit 0`` must not claim "initial value", and the clamped count is over every change."""
+    play = plays["walkaway-spiral.json"]
+    full = explain(play, "npc:kael-davan.score", play.save.saved_at_tick, 10_000)
+    clamped = sum(1 for s in full.steps if "clamped to" in s.detail)
+    assert clamped == 8 and len(full.steps) == 15
+    for limit in (0, 1, 5, 20):
+        exp = explain(play, "npc:kael-davan.score", play.save.saved_at_tick, limit)
+        assert "initial value" not in exp.summary
+        assert f"{clamped} of the {len(full.steps)} changes were clamped" in exp.summary
+        assert f"last changed at tick {full.steps[-1].tick}" in exp.summary
+    stress = explain(play, "npc:kael-davan.stress", play.save.saved_at_tick, 0)
+    assert stress.steps == [] and stress.folded.count > 0 and "initial value" not in stress.summary

@@ -161,8 +161,38 @@ def explain_attribute(play: Playthrough, npc: int, attr: str, tick: int, limit: 
     if attr == "stress":
         exp.extra["threshold"] = state.tolerance.threshold
         exp.extra["crossings"], exp.extra["crossings_count"] = _crossings(ctx, track, n, "stress", limit)
-    exp.summary = _summary(ctx, attr, exp, totals, state)
+    last = steps[-1] if steps else (ctx.step(track, n - 1, attr) if n else None)
+    clamped = _clamped_prefix(ctx, track)[n] if attr == "score" else 0
+    exp.summary = _summary(ctx, attr, exp, totals, state, last, n, clamped)
     return exp
+
+
+def _clamped_prefix(ctx: NpcContext, track: Track) -> list[int]:
+    """Prefix counts of the score events whose result was clamped to 0..100 (cached per NPC).
+
+    ``out[k]`` is how many of the first ``k`` events of the score track were clamped: the
+    recorded delta (or walk-away penalty, schema §8.1) does not add up to the new score.
+    """
+    key = ("clamped", ctx.npc)
+    out = ctx.index.derived.get(key)
+    if out is not None:
+        return out
+    get = ATTRIBUTES["score"].get
+    out = [0]
+    for k, pos in enumerate(track.positions):
+        v = track.versions[k]
+        before, after = get(ctx.versions.values[v - 1]), get(ctx.versions.values[v])
+        i = pos - 1
+        d = ctx.data[i] or {}
+        if ctx.index.kinds[i] == "RelationshipInteraction":
+            change = d.get("delta")
+            if change is None:
+                change = score_delta(d.get("sentiment", 0.0), d.get("message_length", 0), d.get("conversation_turns", 0))
+        else:
+            change = -d.get("penalty", before - after)
+        out.append(out[-1] + (0 if close_enough(before + change, after) else 1))
+    ctx.index.derived[key] = out
+    return out
 
 
 def _crossings(ctx: NpcContext, track: Track, n: int, attr: str, limit: int) -> tuple[list[dict], int]:
@@ -177,24 +207,23 @@ def _crossings(ctx: NpcContext, track: Track, n: int, attr: str, limit: int) -> 
     return out, count
 
 
-def _summary(ctx: NpcContext, attr: str, exp: Explanation, totals: dict, state) -> str:
+def _summary(ctx: NpcContext, attr: str, exp: Explanation, totals: dict, state, last: Step | None, n: int, clamped: int) -> str:
+    """One sentence over the whole chain (``n`` events, ``clamped`` of them clamped), not only the steps shown."""
     a = ATTRIBUTES[attr]
     value = exp.value
     head = f"{ctx.name}'s {a.label} at tick {exp.tick}"
-    if not exp.steps:
+    if last is None:
         return f"{head} is {_show(value)}: nothing has changed it yet (initial value)."
     parts = []
     for rule, (count, total) in totals.items():
         short = rule.split(" (")[0]
         parts.append(f"{count} × {short}" + (f" ({fmt_signed(total)})" if a.numeric else ""))
-    last = exp.steps[-1]
     text = f"{head} is {_show(value)}, from {', '.join(parts)}; last changed at tick {last.tick} by {last.event}"
     if a.numeric:
         text += f" ({fmt_num(last.before)} → {fmt_num(last.after)})"
     if attr == "score":
-        clamped = sum(1 for s in exp.steps if "clamped to" in s.detail)
         if clamped:
-            text += f"; {clamped} of the last {len(exp.steps)} changes were clamped to 0..100"
+            text += f"; {clamped} of the {n} changes were clamped to 0..100"
     if attr == "stress":
         threshold = state.tolerance.threshold
         crossings = exp.extra.get("crossings") or []

@@ -21,6 +21,7 @@ from narrative_debugger.widgets.journal_view import WITH_FINDINGS, JournalModel,
 from narrative_debugger.widgets.monologue_view import MonologueView, line_concerns, monologue_rows
 from narrative_debugger.widgets.npc_list import NpcList, NpcTableModel
 from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.tables import ElideDelegate
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView
@@ -326,6 +327,15 @@ def test_findings_view_filters_sorts_and_counts(qtbot, penalty_fault):
     assert widget.proxy.index(0, FindingsModel.SEVERITY).data() == "error"
     assert widget.proxy.index(0, 0).data(Qt.DecorationRole) is not None
     assert_not_blank(widget)
+
+
+def test_findings_location_is_elided_in_the_middle(qtbot, penalty_fault):
+    # A Python initStyleOption override is handed a copy by PySide, so its elide mode was
+    # ignored and long JSON paths lost their field name; the shared ElideDelegate holds it.
+    session = load(qtbot, penalty_fault)
+    widget = show(qtbot, FindingsView(session), size=(1000, 300))
+    delegate = widget.view.itemDelegateForColumn(FindingsModel.LOCATION)
+    assert isinstance(delegate, ElideDelegate) and delegate._mode == Qt.ElideMiddle
 
 
 def test_activate_finding_selects_the_fact(qtbot, minimal):

@@ -12,7 +12,7 @@ from narrative_debugger.models.rules.catalogue import RULES
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.widgets.landing import Landing, landing
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.tables import HeaderedTableModel
+from narrative_debugger.widgets.tables import ElideDelegate, HeaderedTableModel
 from narrative_debugger.widgets.plain_text import plain_tip
 from PySide6.QtCore import QModelIndex, QPointF, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QAction, QBrush, QColor, QIcon, QKeySequence, QPainter, QPixmap, QPolygonF
@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QStyledItemDelegate,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -172,14 +171,6 @@ class FindingsFilter(QSortFilterProxyModel):
         return all(w in hay for w in self.words)
 
 
-class _ElideMiddle(QStyledItemDelegate):
-    """Elides in the middle, so a long JSON path keeps its start and its field name."""
-
-    def initStyleOption(self, option, index) -> None:
-        super().initStyleOption(option, index)
-        option.textElideMode = Qt.ElideMiddle
-
-
 class FindingsView(QWidget):
     """The findings table with a text filter, severity toggles and counts.
 
@@ -214,7 +205,7 @@ class FindingsView(QWidget):
         for col, width in ((0, 82), (1, 54), (2, 80), (3, 280)):
             self.view.setColumnWidth(col, width)
         hh.setSectionResizeMode(FindingsModel.LOCATION, QHeaderView.Interactive)
-        self.view.setItemDelegateForColumn(FindingsModel.LOCATION, _ElideMiddle(self.view))
+        self.view.setItemDelegateForColumn(FindingsModel.LOCATION, ElideDelegate(Qt.ElideMiddle, self.view))  # keeps a JSON path's start and field name
 
         self.counts = QLabel(self)
         self.counts.setObjectName("findingsCounts")

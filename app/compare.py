@@ -11,12 +11,13 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from narrative_debugger.app.progress import WorkProgress
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.compare.comparison import Comparison, open_and_compare
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.timelines_compare import prebuild_tracks
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 
 def _compare_job(a, path, content, *, progress=None, cancelled=None):
@@ -45,7 +46,7 @@ class CompareController(QObject):
         self.loader.loaded.connect(self._on_compared)
         self.loader.cancelled.connect(self._on_cancelled)
         self.loader.failed.connect(self._on_failed)
-        self._progress: QProgressDialog | None = None
+        self._progress = WorkProgress()
         self.last_error: str | None = None
         self.compare_save_action = window._action("Another &save…", self.choose_save, "Ctrl+Shift+D", "action-compare-save")
         self.compare_content_action = window._action("Another &content folder…", self.choose_content, None, "action-compare-content")
@@ -102,11 +103,7 @@ class CompareController(QObject):
         if path is None or play is None or not self.session.ready:
             return
         self._close_progress()
-        self._progress = QProgressDialog(f"Comparing with {Path(path).name}…", "Cancel", 0, 100, self.window)
-        self._progress.setWindowTitle("Comparing")
-        self._progress.setMinimumDuration(400)
-        self._progress.setAutoClose(False)
-        self._progress.canceled.connect(self.loader.cancel)
+        self._progress.start(self.window, "Comparing", f"Comparing with {Path(path).name}…", self.loader.cancel)
         job = partial(_compare_job, play)
         self.loader.start(Path(path), content, context={"a": play, "path": Path(path), "quiet": quiet}, job=job)
         if wait:
@@ -114,22 +111,18 @@ class CompareController(QObject):
 
     def stop(self) -> None:
         """Leave comparison: the views show the open save alone again."""
-        self.loader.cancel() if self.loader.busy else None
+        if self.loader.busy:
+            self.loader.cancel()
         if self.session.comparison is not None:
             self.session.set_comparison(None)
             self.window.statusBar().showMessage("Stopped comparing.", 4000)
 
     # ----- worker results -----
     def _on_progress(self, fraction: float, message: str) -> None:
-        if self._progress is not None:
-            self._progress.setLabelText(message)
-            self._progress.setValue(int(fraction * 100))
+        self._progress.update(fraction, message)
 
     def _close_progress(self) -> None:
-        if self._progress is not None:
-            self._progress.reset()
-            self._progress.deleteLater()
-            self._progress = None
+        self._progress.close()
 
     def _on_failed(self, message: str) -> None:
         self._close_progress()

@@ -13,6 +13,7 @@ import math
 import sys
 from pathlib import Path
 
+from narrative_debugger.app.progress import WorkProgress
 from narrative_debugger.app import accessibility, layout, report
 from narrative_debugger.app.compare import CompareController
 from narrative_debugger.app.loader import SaveLoader
@@ -33,7 +34,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressDialog,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -75,7 +75,7 @@ class MainWindow(QMainWindow):
         self.loader.loaded.connect(self._on_loaded)
         self.loader.cancelled.connect(self._on_cancelled)
         self.loader.failed.connect(self._on_failed)
-        self._progress: QProgressDialog | None = None
+        self._progress = WorkProgress()
         self._closed = False
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_file_changed)
@@ -278,12 +278,8 @@ class MainWindow(QMainWindow):
         path = Path(path)
         if self._closed:
             return
-        self._close_progress()  # a request still opening is replaced (the loader drops it)
-        self._progress = QProgressDialog(f"Opening {path.name}…", "Cancel", 0, 100, self)
-        self._progress.setWindowTitle("Opening save")
-        self._progress.setMinimumDuration(400)
-        self._progress.setAutoClose(False)
-        self._progress.canceled.connect(self.loader.cancel)
+        # start() closes the dialog of a request still opening (the loader drops that request)
+        self._progress.start(self, "Opening save", f"Opening {path.name}…", self.loader.cancel)
         self.loader.start(path, content, context={"path": path, "content": content, "tick": tick, "npc": npc, "view": view, "reload": False})
         if wait:
             self.wait_for_load()
@@ -299,15 +295,10 @@ class MainWindow(QMainWindow):
         QApplication.processEvents()
 
     def _on_progress(self, fraction: float, message: str) -> None:
-        if self._progress is not None:
-            self._progress.setLabelText(message)
-            self._progress.setValue(int(fraction * 100))
+        self._progress.update(fraction, message)
 
     def _close_progress(self) -> None:
-        if self._progress is not None:
-            self._progress.reset()
-            self._progress.deleteLater()
-            self._progress = None
+        self._progress.close()
 
     def _on_cancelled(self) -> None:
         self._close_progress()

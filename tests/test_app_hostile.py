@@ -45,7 +45,7 @@ def _opened(window, path: Path, shown) -> str:
 
 def test_a_gone_save_says_its_name_once(window, tmp_path, shown):
     text = _opened(window, tmp_path / "evening.json", shown)
-    assert "F001 at 1:1: evening.json: cannot be read (No such file or directory)" in text
+    assert f"F001 at 1:1: {tmp_path / 'evening.json'}: cannot be read (No such file or directory)" in text
     assert "evening.json: evening.json" not in text
 
 

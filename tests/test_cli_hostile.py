@@ -138,10 +138,19 @@ def test_terminal_safe_output():
 def test_unreadable_save_message_names_the_file_once(tmp_path):
     result = _run("state", str(tmp_path / "evening.json"))
     assert result.returncode == 2
-    assert result.stderr.strip() == "narrative-debugger state: F001 at 1:1: evening.json: cannot be read (No such file or directory)"
+    assert result.stderr.strip() == f"narrative-debugger state: F001 at 1:1: {tmp_path / 'evening.json'}: cannot be read (No such file or directory)"
     check = _run("check", str(tmp_path / "evening.json"))
     assert check.stdout.count("evening.json") == 2  # the header and the message, never "evening.json: evening.json"
     assert "evening.json: evening.json" not in check.stdout
+
+
+@pytest.mark.parametrize("path, kind", [("/dev/zero", "is a character device"), (".", "is a folder")])
+def test_refused_save_message_names_the_path_as_given(path, kind):
+    """Defect 6: the bare name of /dev/zero ("zero") or of "." ("") does not say which file."""
+    result = _run("check", path)
+    assert result.returncode == 2
+    assert f"{path}: {kind}, not a regular file; not read" in result.stdout, result.stdout
+    assert f"\n          {path}: {kind}" in result.stdout
 
 
 @pytest.fixture(scope="module")

@@ -75,7 +75,7 @@ def test_fifo_save_is_refused_at_once(tmp_path):
     fifo = tmp_path / "evening.json"
     os.mkfifo(fifo)
     f = _only_f001(_in_thread(lambda: load_save(fifo)))
-    assert f.message == "evening.json: is a FIFO (named pipe), not a regular file; not read"
+    assert f.message == f"{fifo}: is a FIFO (named pipe), not a regular file; not read"
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
@@ -85,19 +85,19 @@ def test_endless_device_save_is_refused_at_once(tmp_path, device):
     link = tmp_path / "endless.json.gz"
     link.symlink_to(device)
     f = _only_f001(_in_thread(lambda: load_save(link)))
-    assert "character device" in f.message and f.message.startswith("endless.json.gz: ")
+    assert "character device" in f.message and f.message.startswith(f"{link}: ")
 
 
 def test_folder_save_is_refused(tmp_path):
     folder = tmp_path / "looks-like.json"
     folder.mkdir()
     f = _only_f001(load_save(folder))
-    assert f.message == "looks-like.json: is a folder, not a regular file; not read"
+    assert f.message == f"{folder}: is a folder, not a regular file; not read"
 
 
 def test_missing_save_names_the_file_once(tmp_path):
     f = _only_f001(load_save(tmp_path / "evening.json"))
-    assert f.message == "evening.json: cannot be read (No such file or directory)"
+    assert f.message == f"{tmp_path / 'evening.json'}: cannot be read (No such file or directory)"
     assert "evening.json" not in f.location
 
 
@@ -212,7 +212,7 @@ def test_gzip_bomb_is_refused_while_inflating_without_holding_it(tmp_path):
     assert not document.parsed
     (f,) = document.findings
     assert f.code == "F001" and f.location == "1:1"
-    assert f.message == f"bomb.json.gz: is larger than {cap} bytes (4 MiB) when decompressed; refused while inflating"
+    assert f.message == f"{path}: is larger than {cap} bytes (4 MiB) when decompressed; refused while inflating"
     assert peak < 3 * cap, peak
 
 

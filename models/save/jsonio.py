@@ -112,7 +112,8 @@ def decode_file(path: Path, label: str, max_bytes: int | None = None) -> tuple[J
     Returns:
         The JsonDocument and the hex SHA-256 of the bytes as stored ("" when the file
         was refused). A FIFO, device, folder, missing file or file over the cap gives
-        an F001 finding at once. Never raises on bad input.
+        an F001 finding at once whose message names ``path`` as given (not ``label``).
+        Never raises on bad input.
     """
     cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
     digest = hashlib.sha256()
@@ -133,7 +134,8 @@ def decode_file(path: Path, label: str, max_bytes: int | None = None) -> tuple[J
             for chunk in chunks:
                 data += chunk
     except FileRefused as exc:
-        return refused_document(label, exc), ""
+        # The path as given: the bare name of /dev/zero ("zero") or of "." ("") says nothing.
+        return refused_document(str(path), exc), ""
     return decode_plain(data, label, []), digest.hexdigest()
 
 

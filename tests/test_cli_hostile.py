@@ -201,6 +201,32 @@ def test_ctrl_c_at_a_terminal_stops_check_jobs_and_its_workers(big_save, delay):
     assert "Traceback" not in err and err.strip() == "narrative-debugger: interrupted"
 
 
+def test_ctrl_c_twice_during_check_jobs_prints_one_line(big_save):
+    """Defect 7: a second Ctrl+C while the workers stop (or threading's shutdown joins the
+    executor's thread) must not print "Exception ignored in: <module 'threading'>"."""
+    for _ in range(3):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "narrative_debugger.app", "check", "--jobs", "2", *[str(big_save)] * 200],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )
+        time.sleep(2.5)
+        assert proc.poll() is None
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(0.05)
+        try:
+            os.killpg(proc.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            pytest.fail("check --jobs kept running after Ctrl+C")
+        assert proc.returncode == EXIT_INTERRUPTED, err
+        assert err == "narrative-debugger: interrupted\n", err
+
+
 def test_ctrl_c_closes_the_app_cleanly(tmp_path):
     """The window runs (offscreen); Ctrl+C closes it: exit 130, no traceback, no Qt abort."""
     env = _env(QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))

@@ -10,6 +10,7 @@ same with or without ``--jobs``; SARIF and JUnit are one document written at the
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -17,6 +18,7 @@ from contextlib import closing
 from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, version
+from narrative_debugger.app.desktop import EXIT_INTERRUPTED
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.check_formats import FileResult, JsonStream, github_lines, junit, sarif
 from narrative_debugger.models.report.plain_text import one_line
@@ -57,14 +59,35 @@ def results_in_order(paths: list[Path], content: Path | None, jobs: int):
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield pending.pop(future), future.result()
-    except BaseException:  # Ctrl+C (exit 130), a closed pipe: stop the workers now, not after the queue
+    except BaseException as exc:  # Ctrl+C (exit 130), a closed pipe: stop the workers now, not after the queue
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        if interrupted:
+            try:
+                _ignore_ctrl_c()  # a second Ctrl+C must not interrupt the clean-up below
+            except ValueError:  # not the main thread: no signal handlers there
+                pass
         workers = list((getattr(pool, "_processes", None) or {}).values())  # shutdown() forgets them
         pool.shutdown(wait=False, cancel_futures=True)
         for process in workers:
             process.terminate()
+        if interrupted:
+            _exit_interrupted()
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _exit_interrupted() -> None:
+    """Say "interrupted", flush and leave with 130 at once: the executor's manager thread is
+    still alive, and a normal exit would join it in ``threading._shutdown``, where a late
+    KeyboardInterrupt prints "Exception ignored in: <module 'threading'>" and a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os.write(2, b"narrative-debugger: interrupted\n")
+    os._exit(EXIT_INTERRUPTED)
 
 
 def _ignore_ctrl_c() -> None:

@@ -53,6 +53,7 @@ class CompareController(QObject):
         self.stop_action = window._action("Stop &comparing", self.stop, None, "action-stop-comparing")
         self.session.loaded.connect(self._update_actions)
         self.session.comparisonChanged.connect(self._update_actions)
+        self.session.comparisonChanged.connect(self.sync_dock)
         self._update_actions()
 
     @property
@@ -77,6 +78,14 @@ class CompareController(QObject):
         self.compare_save_action.setEnabled(ready)
         self.compare_content_action.setEnabled(ready)
         self.stop_action.setEnabled(self.session.comparison is not None)
+
+    def sync_dock(self) -> None:
+        """Show the Differences dock while comparing and hide it otherwise (README: the
+        Differences panel lists them "while comparing"); called on every comparison change,
+        after Reset layout and after a saved layout is restored."""
+        dock = self.window.docks.get("differences")
+        if dock is not None and dock.isVisible() != (self.session.comparison is not None):
+            dock.setVisible(self.session.comparison is not None)
 
     # ----- choosing -----
     def choose_save(self) -> None:
@@ -146,8 +155,7 @@ class CompareController(QObject):
         self.window.statusBar().showMessage(f"B ({outcome.b.save.label}, {outcome.b.content.root}) {what}.", 10000)
         dock = self.window.docks.get("differences")
         if dock is not None:
-            dock.show()
-            dock.raise_()
+            dock.raise_()  # sync_dock has shown it
 
     def shutdown(self) -> None:
         """Cancel a comparison in progress and wait for its thread (window close)."""

@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self.session.explainRequested.connect(self._show_explain)
         self.resize(1440, 900)
         self._layout_restored = persist and layout.restore_layout(self, self.settings)
+        self.compare.sync_dock()
 
     # ----- construction -----
     def _build_views(self) -> None:
@@ -190,6 +191,7 @@ class MainWindow(QMainWindow):
         """View › Reset layout: every dock back in its default place and size, views in tabs."""
         self.set_grid(False)
         layout.place_docks(self, self.docks)
+        self.compare.sync_dock()
         layout.default_sizes(self, self.docks)
         self._docks_sized = True
 
@@ -199,8 +201,6 @@ class MainWindow(QMainWindow):
         if dock is not None:
             if not dock.isVisible():
                 dock.show()
-                if not dock.isFloating():
-                    self.resizeDocks([dock], [max(480, self.width() // 3)], Qt.Horizontal)
             dock.raise_()
 
     def _action(self, text: str, slot, shortcut=None, name: str | None = None) -> QAction:

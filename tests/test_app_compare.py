@@ -172,3 +172,18 @@ def test_knowledge_table_lists_facts_only_b_knows(qtbot, window):
     knowledge.confidence.setCurrentIndex(0)
     window.compare.stop()
     assert model.row_of(only_b[0]) is None
+
+
+def test_differences_dock_exists_only_while_comparing(qtbot, window):
+    # README: the Differences panel lists them "while comparing"; before, the tab was
+    # there with nothing to say, and it stayed after Stop comparing.
+    dock = window.docks["differences"]
+    assert not dock.isVisible()
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    assert dock.isVisible() and not dock.visibleRegion().isEmpty()  # shown and in front
+    window.reset_layout()
+    assert dock.isVisible()  # Reset layout keeps it while comparing
+    window.compare.stop_action.trigger()
+    assert not dock.isVisible()
+    window.reset_layout()
+    assert not dock.isVisible()

@@ -80,7 +80,7 @@ def test_reset_layout_restores_the_default_arrangement(make_window):
     assert w.docks["npcs"].isVisible() and w.docks["monologues"].isVisible() and w.docks["findings"].isVisible()
     assert w.tabifiedDockWidgets(w.docks["findings"]) == []  # a jump to a culprit never hides the Findings
     assert w.docks["journal"].x() > w.docks["findings"].x() and w.docks["journal"].y() == w.docks["findings"].y()
-    assert set(w.tabifiedDockWidgets(w.docks["journal"])) == {w.docks[s.name] for s in DOCKS if s.tab_with == "journal"}
+    assert set(w.tabifiedDockWidgets(w.docks["journal"])) == {w.docks[s.name] for s in DOCKS if s.tab_with == "journal" and not s.hidden}  # Qt lists shown docks only
     assert w.docks["monologues"].y() > w.docks["npcs"].y()  # stacked under the NPCs again
     assert abs(w.docks["npcs"].width() - default_npc_width) <= 8
     assert w.docks["findings"].height() < 300
@@ -178,3 +178,28 @@ def test_screenshot_smaller_than_the_window_minimum_is_clamped(tmp_path):
     assert f"at least {layout.MIN_WINDOW[0]}x{layout.MIN_WINDOW[1]}" in done.stderr
     image = QImage(str(out))
     assert (image.width(), image.height()) == layout.MIN_WINDOW
+
+
+def test_explain_opens_beside_the_findings_without_squeezing_the_views(make_window, qtbot):
+    # The Explain dock used to open on the right and squeeze the central view (knowledge
+    # filters, tick bar and prompt header cut): now it is tabbed with the Journal.
+    w = make_window()
+    view_width = w.views["knowledge"].width()
+    dock = w.docks["explain"]
+    assert not dock.isVisible()
+    w.session.explain("npc:kael-davan.score")
+    explain = w.panels["explain"][0]
+    qtbot.waitUntil(lambda: explain.explanation is not None, timeout=20000)
+    settle()
+    assert dock.isVisible() and not dock.visibleRegion().isEmpty()
+    assert w.dockWidgetArea(dock) == Qt.BottomDockWidgetArea and dock in w.tabifiedDockWidgets(w.docks["journal"])
+    assert w.views["knowledge"].width() == view_width
+    assert not w.docks["findings"].visibleRegion().isEmpty()  # the Findings stay in sight
+    # The long arithmetic is shown whole, wrapped, in the detail pane (no horizontal scroll).
+    last = explain.explanation.steps[-1]
+    assert last.detail in explain.detail.text() and explain.detail.wordWrap()
+    table = explain.table
+    assert table.horizontalScrollBar().maximum() == 0, "the steps table needs a horizontal scroll"
+    row = explain.model.rowCount() - 2
+    table.selectRow(row)
+    assert explain.model.step_at(row).detail in explain.detail.text()

@@ -149,7 +149,7 @@ class Waterfall(pg.PlotWidget):
         self.showGrid(x=False, y=True, alpha=0.3)
         self.getPlotItem().getAxis("bottom").setLabel("step (oldest first)")
         self.bars: pg.BarGraphItem | None = None
-        self.setMinimumHeight(160)
+        self.setMinimumSize(220, 100)
         self.plot_palette = PlotPalette(self, (self.getPlotItem(),))  # light or dark, as the palette
 
     def set_explanation(self, exp: Explanation | None) -> None:
@@ -263,14 +263,30 @@ class ExplainView(QWidget):
         self.table = read_only_table(self.model, "explainSteps", self)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.verticalHeader().hide()
+        # The long arithmetic and rule text is shown whole, wrapped, in a pane under the
+        # steps (the selected step, else the latest) instead of a column needing a
+        # horizontal scroll; the row's tooltip carries it too.
         self.table.setWordWrap(False)
+        self.table.setColumnHidden(StepsModel.HEADERS.index("Detail"), True)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeToContents)
         header.setStretchLastSection(True)
-        split = QSplitter(Qt.Vertical, self)
+        self.detail = QLabel("", self)
+        self.detail.setObjectName("explainDetail")
+        self.detail.setTextFormat(Qt.PlainText)
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        steps = QWidget(self)
+        column = QVBoxLayout(steps)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.table, 1)
+        column.addWidget(self.detail)
+        # The dock is wide and short (tabbed with the Journal): chart beside the steps.
+        split = QSplitter(Qt.Horizontal, self)
         split.addWidget(self.chart)
-        split.addWidget(self.table)
-        split.setStretchFactor(1, 2)
+        split.addWidget(steps)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
@@ -328,6 +344,7 @@ class ExplainView(QWidget):
                 self.table.scrollToBottom()
         finally:
             self._selecting = False
+        self._show_detail()
 
     def _on_failed(self, request_id: int, message: str) -> None:
         if request_id != self._request_id or self._closed:
@@ -338,9 +355,22 @@ class ExplainView(QWidget):
         self.summary.setText(message)
         self.chart.set_explanation(None)
         self.model.set_explanation(None)
+        self.detail.setText("")
+
+    def _show_detail(self) -> None:
+        """The detail pane: the selected step's rule and arithmetic, else the latest step's."""
+        rows = self.table.selectionModel().selectedRows()
+        row = rows[0].row() if rows else self.model.rowCount() - 1
+        step = self.model.step_at(row) if row >= 0 else None
+        if step is None:
+            text = self.model.index(row, 5).data() if row >= 0 else ""
+        else:
+            text = f"#{step.journal_index} at tick {step.tick:,} · {step.rule}: {step.detail}" if step.journal_index >= 0 else f"{step.rule}: {step.detail}"
+        self.detail.setText(text or "")
 
     # ----- view -> session -----
     def _on_step_selected(self, *_args) -> None:
+        self._show_detail()
         if self._selecting:
             return
         rows = self.table.selectionModel().selectedRows()

@@ -59,7 +59,8 @@ class DockSpec:
         beside: the name of an earlier dock this one sits to the right of, if any.
         min_size: (width, height) in pixels the dock's widget never shrinks below, so
             a resize cannot collapse it to a strip.
-        hidden: starts hidden (shown when asked for, e.g. the Explain dock on "Why?").
+        hidden: starts hidden (shown when asked for: the Explain dock on "Why?", the
+            Differences dock while comparing).
         prepare: optional ``"module:function"`` run by the loader off the GUI thread,
             as for ``ViewSpec``.
     """
@@ -100,8 +101,13 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("snapshot", "Snapshot vs replay", "bottom", _W + "snapshot_view:SnapshotView", tab_with="journal", min_size=(420, 110),
              prepare=_W + "snapshot_view:prepare"),
     DockSpec("content", "Content", "bottom", _W + "content_view:ContentView", tab_with="journal", min_size=(420, 110)),
-    DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="journal", min_size=(420, 110)),
-    DockSpec("explain", "Explain", "right", _W + "explain_view:ExplainView", min_size=(360, 200), hidden=True),
+    # Differences exists only while comparing (the compare controller shows and hides it).
+    DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="journal",
+             min_size=(420, 110), hidden=True),
+    # Explain is tabbed with the culprit docks, beside the Findings: a side dock squeezed
+    # the central view and cut the knowledge filters, tick bar and prompt header.
+    DockSpec("explain", "Explain", "bottom", _W + "explain_view:ExplainView", tab_with="journal", min_size=(420, 110),
+             hidden=True),
 )
 
 #: Work on a newly read playthrough that the session does on load (event ticks).

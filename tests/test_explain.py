@@ -258,7 +258,19 @@ def test_dropped_card_budget_arithmetic(tmp_path):
     assert doc["keyword"] in doc["line"]["text"].lower()
     assert play.save.journal.kinds[doc["line"]["journal_index"]] == "DialogueLine"
     # the lore chain adds up to what the included cards use
-    assert exp.steps[-1].before == doc["used_before"] and exp.steps[-1].after == doc["used_before"]
+    own = next(s for s in exp.steps if s.detail.startswith("night-boats:"))
+    assert own.before == doc["used_before"] and own.after == doc["used_before"]
+
+
+def test_card_steps_are_oldest_first(plays):
+    """Defect 8: card steps were in budget order (#587 before #580)."""
+    play = plays["evening.json"]
+    exp = explain(play, "card:orrin-vask/harbor-guild", 50000)
+    indexes = [s.journal_index for s in exp.steps]
+    assert indexes == sorted(indexes) and set(indexes) == {580, 587}
+    assert [s.tick for s in exp.steps] == sorted(s.tick for s in exp.steps)
+    own = next(s for s in exp.steps if s.detail.startswith("harbor-guild:"))
+    assert (own.before, own.after) == (exp.extra["used_before"], exp.extra["used_before"] + exp.extra["tokens"])
 
 
 def test_history_explains_the_budget(plays):

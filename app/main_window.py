@@ -193,6 +193,9 @@ class MainWindow(QMainWindow):
         layout.place_docks(self, self.docks)
         self.compare.sync_dock()
         layout.default_sizes(self, self.docks)
+        # Re-docked floating or moved docks settle in the next layout pass, which can
+        # undo the sizes just set (leaving the bottom docks a strip): set them again then.
+        QTimer.singleShot(0, self, lambda: layout.default_sizes(self, self.docks))
         self._docks_sized = True
 
     def _show_explain(self, _target) -> None:

@@ -203,3 +203,20 @@ def test_explain_opens_beside_the_findings_without_squeezing_the_views(make_wind
     row = explain.model.rowCount() - 2
     table.selectRow(row)
     assert explain.model.step_at(row).detail in explain.detail.text()
+
+
+def visible_rows(table) -> int:
+    return table.viewport().height() // table.verticalHeader().defaultSectionSize()
+
+
+def test_bottom_docks_show_six_rows_on_first_start_and_after_reset(make_window):
+    w = make_window()
+    findings = w.panels["findings"][0].view
+    assert visible_rows(findings) >= 6
+    w.docks["findings"].setFloating(True)
+    w.resizeDocks([w.docks["journal"]], [120], Qt.Vertical)
+    settle()
+    w.findChild(type(w.grid_action), "action-reset-layout").trigger()
+    settle()
+    assert visible_rows(findings) >= 6, findings.viewport().height()
+    assert visible_rows(w.panels["journal"][0].view) >= 6

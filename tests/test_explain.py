@@ -365,3 +365,31 @@ def test_summary_counts_the_whole_chain_whatever_the_limit(plays):
         assert f"last changed at tick {full.steps[-1].tick}" in exp.summary
     stress = explain(play, "npc:kael-davan.stress", play.save.saved_at_tick, 0)
     assert stress.steps == [] and stress.folded.count > 0 and "initial value" not in stress.summary
+
+
+def test_nearest_miss_is_the_latest_tick_with_the_fewest_failing(plays):
+    """Defect 9: the nearest miss was the tick a best count began, not the latest tick it
+    held (the-last-shift_m_s_060: 299055 instead of 299281, one tick before a clause failed)."""
+    from narrative_debugger.models.explain.lines import clauses_of
+
+    play = plays["evening.json"]
+    index = play.index
+    now = play.save.saved_at_tick
+    candidates = sorted({t for t in index.ticks} | {t - 1 for t in index.ticks if t > index.first_tick} | {index.first_tick, now})
+    candidates = [t for t in candidates if index.first_tick <= t <= now]
+    checked = 0
+    for line_id, line in play.content.monologues.items():
+        exp = explain(play, f"line:{line_id}", now)
+        if exp.extra["eligible"] or not exp.extra["clauses"]:
+            continue
+        clauses = clauses_of(index, line)
+        failing = {t: sum(not c.at(index.position_for_tick(t))[0] for c in clauses) for t in candidates}
+        fewest = min(failing.values())
+        latest = max(t for t, n in failing.items() if n == fewest)
+        miss = exp.extra["nearest_miss"]
+        assert (miss["tick"], len(miss["failing"])) == (latest, fewest), line_id
+        checked += 1
+    assert checked >= 2
+    shift = explain(play, "line:the-last-shift_m_s_060", now)
+    assert shift.extra["nearest_miss"] == {"tick": 299281, "failing": []} and shift.extra["clauses"][0]["last_held_tick"] == 299281
+    assert explain(play, "line:harbor-nights_m_s_030", now).extra["nearest_miss"]["tick"] == 266645

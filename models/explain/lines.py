@@ -93,6 +93,7 @@ def _sweep(index: TimelineIndex, clauses: list[Clause]) -> tuple[list[int], list
     best = (failing, index.first_tick)
     ticks = index.ticks
     positions, bests = [], []
+    held, held_since = failing, index.first_tick  # the count judged last, and its tick
     for k, (pos, c, holds) in enumerate(events):
         if truth[c] != holds:
             truth[c] = holds
@@ -100,8 +101,12 @@ def _sweep(index: TimelineIndex, clauses: list[Clause]) -> tuple[list[int], list
         tick = ticks[pos - 1]
         if k + 1 < len(events) and ticks[events[k + 1][0] - 1] == tick:
             continue  # judged at the end of the tick
+        # The count judged last held through the tick before this one: its latest tick.
+        if tick - 1 >= held_since and held <= best[0]:
+            best = (held, tick - 1)
         if failing <= best[0]:
             best = (failing, tick)
+        held, held_since = failing, tick
         positions.append(index.position_for_tick(tick))
         bests.append(best)
     return positions, bests

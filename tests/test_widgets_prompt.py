@@ -144,7 +144,7 @@ def test_no_comparison_right_after_loading(loaded):
 def test_no_npc_selected_clears_the_view(qtbot, loaded, session):
     session.set_npc(None)
     qtbot.waitUntil(lambda: loaded.current_preview is None, timeout=WAIT_MS)
-    assert "Select an NPC" in loaded.title_label.text()
+    assert "Select an NPC" in loaded.title_label.full_text()
     assert loaded.section_model.rowCount() == 0
 
 
@@ -214,8 +214,8 @@ def test_failure_is_shown_to_the_user(qtbot, loaded, session, monkeypatch):
 
     monkeypatch.setattr(prompt_parts.PromptBuilder, "build", broken)
     session.set_tick(150)
-    qtbot.waitUntil(lambda: "Could not build the prompt" in loaded.title_label.text(), timeout=WAIT_MS)
-    assert "boom" in loaded.title_label.text() and loaded.current_preview is None
+    qtbot.waitUntil(lambda: "Could not build the prompt" in loaded.title_label.full_text(), timeout=WAIT_MS)
+    assert "boom" in loaded.title_label.full_text() and loaded.current_preview is None
 
 
 def test_clearing_the_npc_mid_count_leaves_no_stale_status(qtbot, loaded, session, slow_build):
@@ -224,7 +224,7 @@ def test_clearing_the_npc_mid_count_leaves_no_stale_status(qtbot, loaded, sessio
     session.set_npc(None)
     qtbot.waitUntil(lambda: not loaded.busy, timeout=WAIT_MS)
     qtbot.wait(50)
-    assert loaded.current_preview is None and "Select an NPC" in loaded.title_label.text()
+    assert loaded.current_preview is None and "Select an NPC" in loaded.title_label.full_text()
     assert "counting" not in loaded.status_label.text()
 
 

@@ -220,3 +220,36 @@ def test_bottom_docks_show_six_rows_on_first_start_and_after_reset(make_window):
     settle()
     assert visible_rows(findings) >= 6, findings.viewport().height()
     assert visible_rows(w.panels["journal"][0].view) >= 6
+
+
+def test_prompt_header_never_overlaps_and_its_tables_fit(make_window, qtbot):
+    # The title was cut ("Prompt for Kael Davan at ti…") under "counted in 5 ms", the
+    # Copy prompt button cut to "opy", and the Section and card Name columns to "na…".
+    w = make_window()
+    w.session.set_view("prompt")
+    w.session.set_npc(w.session.npc_by_slug("kael-davan"))
+    prompt = w.views["prompt"]
+    qtbot.waitUntil(lambda: prompt.current_preview is not None, timeout=20000)
+    settle()
+    for explain_open in (False, True):
+        if explain_open:
+            w.session.explain("npc:kael-davan.score")
+            settle()
+        title, status, controls = prompt.title_label, prompt.status_label, prompt.header_controls
+        assert title.full_text().startswith("Prompt for Kael Davan at tick")
+        shown = [x.geometry() for x in (title, status, controls) if x.isVisible()]
+        for i, a in enumerate(shown):
+            for b in shown[i + 1:]:
+                assert not a.intersects(b), (a, b)
+        assert controls.width() >= controls.sizeHint().width()  # Copy prompt whole
+        assert prompt.copy_button.width() >= prompt.copy_button.sizeHint().width()
+        # The whole title shows, or is elided with the whole as its tooltip.
+        assert title.text() == title.full_text() or title.toolTip()
+        assert_whole(prompt.card_table, (0, 1))  # Card, Name
+        assert prompt.section_table.horizontalHeader().sectionSize(0) >= prompt.section_table.sizeHintForColumn(0)
+    w.resize(*layout.MIN_WINDOW)
+    settle()
+    assert controls.y() > title.y()  # narrow: the controls wrap to a second row
+    button = prompt.copy_button
+    assert button.width() >= button.sizeHint().width()
+    assert button.mapTo(prompt, button.rect().topRight()).x() <= prompt.width()

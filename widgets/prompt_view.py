@@ -30,7 +30,7 @@ from narrative_debugger.widgets.prompt_parts import (
 )
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import palette_colors, row_tint
-from narrative_debugger.widgets.plain_text import counted, esc
+from narrative_debugger.widgets.plain_text import ElidedLabel, counted, esc
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QEvent, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
@@ -117,8 +117,8 @@ class PromptView(QWidget):
 
     # ----- layout -----
     def _build_ui(self) -> None:
-        self.title_label = QLabel("No save open")
-        self.title_label.setTextFormat(Qt.PlainText)  # names an NPC
+        # Plain text (names an NPC), elided when narrow with the whole title as tooltip.
+        self.title_label = ElidedLabel("No save open", mode=Qt.ElideRight)
         title_font = QFont(self.title_label.font())
         title_font.setPointSizeF(title_font.pointSizeF() * 1.2)
         title_font.setBold(True)
@@ -138,15 +138,31 @@ class PromptView(QWidget):
         self.copy_button = QPushButton("Copy prompt")
         self.copy_button.setToolTip("Copy the whole assembled prompt (without the section headers)")
         self.copy_button.clicked.connect(self.copy_prompt)
-        top = QHBoxLayout()
-        top.addWidget(self.title_label, 1)
-        top.addWidget(self.status_label)
-        top.addSpacing(12)
-        top.addWidget(QLabel("Encoding"))
-        top.addWidget(self.encoding_box)
-        top.addWidget(QLabel("Compare with"))
-        top.addWidget(self.compare_box)
-        top.addWidget(self.copy_button)
+        # Title row, then the controls: on the title row when the whole title fits
+        # beside them, else on a row of their own (see _arrange_header).
+        self.header_controls = QWidget()
+        controls = QHBoxLayout(self.header_controls)
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addSpacing(12)
+        controls.addWidget(QLabel("Encoding"))
+        controls.addWidget(self.encoding_box)
+        controls.addWidget(QLabel("Compare with"))
+        controls.addWidget(self.compare_box)
+        controls.addWidget(self.copy_button)
+        self.header_controls.setSizePolicy(QSizePolicy.Maximum, QSizePolicy.Fixed)
+        # In the narrowest view the two choosers give way (elided), never the Copy button.
+        self.copy_button.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+        for box in (self.encoding_box, self.compare_box):
+            box.setMinimumWidth(box.fontMetrics().horizontalAdvance("previous") + 24)
+        self._title_row = QHBoxLayout()
+        self._title_row.addWidget(self.title_label, 1)
+        self._title_row.addWidget(self.status_label)
+        self._controls_row = QHBoxLayout()
+        self._controls_row.addStretch(1)
+        top = QVBoxLayout()
+        top.addLayout(self._title_row)
+        top.addLayout(self._controls_row)
+        self._title_row.addWidget(self.header_controls)
 
         self.budget_bar = BudgetBar()
         self.budget_label = QLabel("")
@@ -166,12 +182,10 @@ class PromptView(QWidget):
 
         self.section_model = SectionTableModel(self)
         self.section_table = self._table(self.section_model)
-        self.section_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.history_label = QLabel("")
         self.history_label.setWordWrap(True)
         self.card_model = CardTableModel(self)
         self.card_table = self._table(self.card_model)
-        self.card_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
         self.cards_label = QLabel("")
         self.changes_label = QLabel("")
         self.changes_label.setWordWrap(True)
@@ -231,7 +245,10 @@ class PromptView(QWidget):
         table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 3)
+        # Every column as wide as its text (a stretched Section or Name column was cut to
+        # "na…", "The …"); the last one takes what is left; narrower panes scroll.
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        table.horizontalHeader().setStretchLastSection(True)
         table.setAlternatingRowColors(True)
         table.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)  # height from the layout stretch
         table.setMinimumHeight(4 * table.verticalHeader().defaultSectionSize())
@@ -367,6 +384,7 @@ class PromptView(QWidget):
         self.current_preview = self.current_diff = self.compared_tick = None
         self.status_label.setText("" if not self.busy else "counting…")
         self.title_label.setText(message)
+        self._arrange_header()
         self.budget_bar.set_preview(None)
         self.budget_label.setText("")
         self.legend_label.setText("")
@@ -396,6 +414,22 @@ class PromptView(QWidget):
         self._text_key = key
         self._fill_text(preview, changed)
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._arrange_header()
+
+    def _arrange_header(self) -> None:
+        """Controls beside the title when the whole title fits, else on a second row."""
+        spacing = self._title_row.spacing()
+        needed = (self.title_label.sizeHint().width() + self.status_label.minimumWidth()
+                  + self.header_controls.sizeHint().width() + 2 * spacing)
+        margins = self.layout().contentsMargins()
+        one_row = self.width() - margins.left() - margins.right() >= needed
+        row = self._title_row if one_row else self._controls_row
+        if row.indexOf(self.header_controls) < 0:
+            (self._controls_row if one_row else self._title_row).removeWidget(self.header_controls)
+            row.addWidget(self.header_controls)
+
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
         if self._text_stale is not None:
@@ -414,6 +448,7 @@ class PromptView(QWidget):
         self.current_preview, self.current_diff, self.compared_tick = p, diff, result.before_tick
         name = self.session.playthrough.npc_name(result.request.npc)
         self.title_label.setText(f"Prompt for {name} at tick {p.tick:,}")
+        self._arrange_header()
         self.budget_bar.set_preview(p, diff.common_prefix_tokens if diff else None)
         self.budget_label.setText(self._budget_html(p))
         self.legend_label.setText(legend_html([s.label for s in p.sections]))

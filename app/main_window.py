@@ -223,7 +223,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.setObjectName("menu-recent")
         self.recent_menu.aboutToShow.connect(self._refresh_recent)  # files may have gone since
         file_menu.addAction(self._action("Open &report…", lambda: report.choose_and_open_report(self), "Ctrl+Shift+O", "action-open-report"))
-        file_menu.addAction(self._action("Re&load", self.reload, QKeySequence.Refresh, "action-reload"))
+        file_menu.addAction(self._action("Re&load", lambda: self.reload(), QKeySequence.Refresh, "action-reload"))
         file_menu.addSeparator()
         self.compare = CompareController(self, SAVE_FILTER)
         self.compare.add_to_menu(file_menu)
@@ -337,7 +337,8 @@ class MainWindow(QMainWindow):
                 self.docks["findings"].show()
                 self.docks["findings"].raise_()
         else:
-            self.statusBar().showMessage(f"Reloaded {path.name}: it changed on disk.", 6000)
+            changed = ": it changed on disk" if context.get("changed") else ""
+            self.statusBar().showMessage(f"Reloaded {path.name}{changed}.", 6000)
         self.watcher.removePaths(self.watcher.files()) if self.watcher.files() else None
         self.watcher.addPath(str(path))
         self.setWindowTitle(f"{path.name} — Narrative debugger")
@@ -351,10 +352,15 @@ class MainWindow(QMainWindow):
         npc = play.save.npc_by_slug(slug)
         return npc.stable_id if npc else None
 
-    def reload(self) -> None:
-        """Read the open save again, keeping tick and NPC."""
+    def reload(self, changed: bool = False) -> None:
+        """Read the open save again, keeping tick and NPC.
+
+        ``changed`` is True when the file watcher saw the file change (the status bar then
+        says so); a manual reload (F5) only says it reloaded.
+        """
         if self.save_path is not None:
-            self.loader.start(self.save_path, self.content_dir, context={"path": self.save_path, "content": self.content_dir, "reload": True})
+            context = {"path": self.save_path, "content": self.content_dir, "reload": True, "changed": changed}
+            self.loader.start(self.save_path, self.content_dir, context=context)
 
     def _on_file_changed(self, path: str) -> None:
         if self._closed:
@@ -371,7 +377,7 @@ class MainWindow(QMainWindow):
             return
         if str(self.save_path) not in self.watcher.files():
             self.watcher.addPath(str(self.save_path))
-        self.reload()
+        self.reload(changed=True)
 
     # ----- recent files and settings -----
     def _remember(self, path: Path) -> None:

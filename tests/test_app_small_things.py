@@ -84,3 +84,18 @@ def test_open_recent_drops_files_that_are_gone(qtbot, window, tmp_path):
     fresh = MainWindow()
     qtbot.addWidget(fresh)
     assert [a.data() for a in fresh.recent_menu.actions()] == [str(kept)]
+
+
+def test_f5_reload_says_reloaded_and_only_a_watched_change_says_changed_on_disk(qtbot, window, tmp_path):
+    path = tmp_path / "evening.json"
+    data = (SAMPLES / "evening.json").read_bytes()
+    path.write_bytes(data)
+    window.open_save(path, wait=True)
+    first = window.session.playthrough
+    window.findChild(type(window.actions()[0]), "action-reload").trigger()  # F5, file unchanged
+    qtbot.waitUntil(lambda: window.session.playthrough is not first, timeout=30_000)
+    assert window.statusBar().currentMessage() == "Reloaded evening.json."
+    second = window.session.playthrough
+    path.write_bytes(data.replace(b'"game_version":"', b'"game_version":"y', 1))  # the watcher sees it
+    qtbot.waitUntil(lambda: window.session.playthrough is not second, timeout=30_000)
+    assert window.statusBar().currentMessage() == "Reloaded evening.json: it changed on disk."

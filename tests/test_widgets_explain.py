@@ -224,3 +224,23 @@ def test_why_on_knowledge_graph_nodes(qtbot, window):
     view = window.panels["explain"][0]
     exp = _answer(qtbot, view, expected, s.tick)
     assert exp.summary
+
+
+def test_the_waterfall_x_axis_shows_whole_step_numbers_only(qtbot, window):
+    from narrative_debugger.widgets.explain_view import Waterfall
+
+    s = window.session
+    chart = Waterfall()
+    qtbot.addWidget(chart)
+    full = explain(s.playthrough, "npc:kael-davan.score", s.playthrough.index.ticks[-1])
+    small = explain(s.playthrough, "npc:kael-davan.score", full.steps[4].tick)  # a short chain
+    count = len(small.steps) + (1 if small.folded else 0)
+    assert 2 <= count <= 12
+    chart.set_explanation(small)
+    ticks = chart.getPlotItem().getAxis("bottom")._tickLevels
+    assert chart.step_ticks == list(range(count))
+    assert [v for v, _ in ticks[0]] == list(range(count)) and all(label == str(int(v)) for v, label in ticks[0])
+    chart.set_explanation(full)  # a long chain: whole numbers, at most ~12 labels
+    assert len(chart.step_ticks) <= 12 and all(isinstance(v, int) for v in chart.step_ticks)
+    chart.set_explanation(None)
+    assert chart.step_ticks == [] and chart.getPlotItem().getAxis("bottom")._tickLevels is None

@@ -156,6 +156,7 @@ class Waterfall(pg.PlotWidget):
         """Draw the chain of a numeric explanation (clears for anything else)."""
         self.clear()
         self.bars = None
+        self.set_step_ticks(0)
         if exp is None or not exp.numeric or not exp.steps:
             return
         x, y0, heights, brushes = [], [], [], []
@@ -175,12 +176,28 @@ class Waterfall(pg.PlotWidget):
             k += 1
         self.bars = pg.BarGraphItem(x=x, y0=y0, height=heights, width=0.8, brushes=brushes, pen=pg.mkPen("#424242", width=0.5))
         self.addItem(self.bars)
+        self.set_step_ticks(k)
         self.addItem(pg.InfiniteLine(pos=exp.steps[-1].after, angle=0, pen=pg.mkPen("#424242", style=Qt.DashLine)))
         threshold = exp.extra.get("threshold")
         if threshold is not None:
             line = pg.InfiniteLine(pos=threshold, angle=0, pen=pg.mkPen("#d32f2f", style=Qt.DotLine), label=f"threshold {threshold}", labelOpts={"position": 0.1, "color": "#d32f2f"})
             self.addItem(line)
         self.getPlotItem().enableAutoRange()
+
+
+    def set_step_ticks(self, count: int) -> None:
+        """Label the x axis with whole step numbers only (0 … ``count`` - 1), at most ~12 labels.
+
+        pyqtgraph's automatic ticks would put 0.5 steps on a short chain; ``count`` 0 clears.
+        """
+        axis = self.getPlotItem().getAxis("bottom")
+        if count <= 0:
+            self.step_ticks: list[int] = []
+            axis.setTicks(None)
+            return
+        stride = max(1, -(-count // 12))
+        self.step_ticks = list(range(0, count, stride))
+        axis.setTicks([[(i, str(i)) for i in self.step_ticks], []])
 
 
 class ExplainRelay(QObject):

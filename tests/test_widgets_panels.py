@@ -154,6 +154,27 @@ def test_npc_list_stress_over_threshold_is_red(qtbot, tmp_path):
     assert cell.data(Qt.ForegroundRole).color().red() > 150
 
 
+def test_npc_list_walk_aways_read_as_walk_aways_over_tolerated(qtbot, tmp_path):
+    from narrative_debugger.models.playthrough import Playthrough
+    from tests.conftest import SAMPLES
+
+    play = Playthrough.open(SAMPLES / "walkaway-spiral.json", CONTENT)
+    session = load(qtbot, play, tick=play.index.ticks[-1])
+    widget = show(qtbot, NpcList(session))
+    model = widget.model
+    header = model.headerData(NpcTableModel.WALK_AWAYS, Qt.Horizontal, Qt.DisplayRole)
+    assert header == "Walk-aways /\ntolerated"
+    assert "the NPC tolerates before penalties" in model.headerData(NpcTableModel.WALK_AWAYS, Qt.Horizontal, Qt.ToolTipRole)
+    kael = session.npc_by_slug("kael-davan")
+    npc = session.state.npc(kael)
+    tolerated = npc.interaction_tolerance.walk_away_threshold
+    assert npc.walk_aways > tolerated
+    cell = model.index(model.row_of(kael), NpcTableModel.WALK_AWAYS)
+    assert cell.data() == f"{npc.walk_aways} / {tolerated}"
+    tip = cell.data(Qt.ToolTipRole)
+    assert tip.startswith(f"{npc.walk_aways} walk-aways; tolerates {tolerated} before penalties")
+
+
 def test_npc_list_disconnects_when_destroyed(qtbot, minimal):
     session = load(qtbot, minimal)
     widget = NpcList(session)

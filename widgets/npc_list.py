@@ -57,7 +57,7 @@ class NpcTableModel(QAbstractTableModel):
 
     NAME, LEVEL, SCORE, STRESS, WALK_AWAYS, INTERACTION = range(6)
     # Long titles wrap to two lines so that every column fits a dock a third of the window wide.
-    HEADERS = ("Name", "Level", "Score", "Stress /\nthreshold", "Walk-\naways", "In progress")
+    HEADERS = ("Name", "Level", "Score", "Stress /\nthreshold", "Walk-aways /\ntolerated", "In progress")
     #: The widest value each column usually shows (sizes the columns before a save is open).
     SAMPLES = ("Kael Davan", "Close Friend", "100.0", "100 / 100", "10 / 10", "Confrontation")
     TIPS = (
@@ -65,7 +65,7 @@ class NpcTableModel(QAbstractTableModel):
         "Relationship level: Stranger ≤20, Acquaintance ≤40, Friend ≤60, Good Friend ≤80, Close Friend",
         "Relationship score, 0..100 points",
         "Current stress against the NPC's threshold (i16 stress units); red when over",
-        "Walk-aways so far against the NPC's walk-away threshold (penalties past it)",
+        "Walk-aways so far / how many the NPC tolerates before penalties (its walk-away threshold)",
         "State of the conversation with this NPC in progress at the tick",
     )
 
@@ -160,7 +160,7 @@ class NpcTableModel(QAbstractTableModel):
         if role == _ALIGN and col in (self.SCORE, self.WALK_AWAYS):
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == _TOOLTIP:
-            return self._tooltip(row, npc)
+            return self._walk_away_tip(npc) if col == self.WALK_AWAYS else self._tooltip(row, npc)
         return None
 
     # ----- cell helpers -----
@@ -208,6 +208,16 @@ class NpcTableModel(QAbstractTableModel):
             f"stress {tol.current_stress} / {tol.threshold}{over}<br>"
             f"walk-aways {npc.walk_aways}; penalty {it.walk_away_penalty:g} points past "
             f"{it.walk_away_threshold}, +{it.walk_away_stress_delta} stress each"
+        )
+
+
+    @staticmethod
+    def _walk_away_tip(npc: NpcState) -> str:
+        """``13 walk-aways; tolerates 1 before penalties`` and what each one past it costs."""
+        it = npc.interaction_tolerance
+        return (
+            f"{counted(npc.walk_aways, 'walk-away')}; tolerates {it.walk_away_threshold} before penalties "
+            f"(each one past it: -{it.walk_away_penalty:g} score points, +{it.walk_away_stress_delta} stress)"
         )
 
 

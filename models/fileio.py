@@ -30,8 +30,8 @@ class FileRefused(Exception):
     gzip stream. ``str(exc)`` is a reason a tester understands, without the file name."""
 
 
-def _kind_of(mode: int) -> str:
-    """What a non-regular file is, in words (``stat`` file types)."""
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words (``stat`` file types): ``a folder``, ``a character device``..."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -47,7 +47,7 @@ def _kind_of(mode: int) -> str:
 
 def _refuse_if_not_regular(mode: int) -> None:
     if not stat.S_ISREG(mode):
-        raise FileRefused(f"is {_kind_of(mode)}, not a regular file; not read")
+        raise FileRefused(f"is {kind_of(mode)}, not a regular file; not read")
 
 
 def _too_large(max_bytes: int) -> FileRefused:

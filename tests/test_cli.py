@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,26 @@ def test_screenshot_unwritable_out_is_a_message(tmp_path):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     bad = cli("screenshot", str(SAMPLES / "walkaway-spiral.json"), "--out", str(tmp_path / "y.png"), "--size", "0x0")
     assert bad.returncode == 2 and "--size" in bad.stderr
+
+
+@pytest.mark.parametrize("out, says", [
+    ("/dev/null", "--out /dev/null: is a character device, not a PNG file or a folder"),
+    ("/dev/full", "--out /dev/full: is a character device, not a PNG file or a folder"),
+    ("/proc/x.png", "--out /proc/x.png: cannot write in the folder /proc"),
+    ("", "argument --out: must name a PNG file or a folder"),
+])
+def test_screenshot_refuses_an_out_that_is_no_normal_file_or_folder(out, says):
+    """Defect 10: /dev/null made /dev/null.png and .md; /proc named an internal temp file."""
+    before = {p.name for p in Path("/dev").iterdir()}
+    result = cli("screenshot", str(SAMPLES / "walkaway-spiral.json"), "--out", out)
+    assert result.returncode == 2 and says in result.stderr, result.stderr
+    assert ".tmp-" not in result.stderr and "Traceback" not in result.stderr
+    assert {p.name for p in Path("/dev").iterdir()} == before
+
+
+def test_screenshot_refuses_a_fifo_out(tmp_path):
+    fifo = tmp_path / "shot.png"
+    os.mkfifo(fifo)
+    result = cli("screenshot", str(SAMPLES / "walkaway-spiral.json"), "--out", str(fifo))
+    assert result.returncode == 2 and f"--out {fifo}: is a FIFO (named pipe)" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.png"]

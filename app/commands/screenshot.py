@@ -7,8 +7,11 @@ the view record carries the finding and its selection; ``check --screenshots`` u
 
 from __future__ import annotations
 
+import argparse
 import os
+import stat
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,7 +28,7 @@ HELP = "render a view of a save to PNG without a display"
 
 def add_arguments(p) -> None:
     p.add_argument("save", type=Path, metavar="SAVE")
-    p.add_argument("--out", type=Path, required=True, metavar="PNG")
+    p.add_argument("--out", type=_out_arg, required=True, metavar="PNG", help="the PNG to write, or a folder to write it in (the summary .md goes beside it)")
     content_arg(p)
     p.add_argument("--tick", type=int, metavar="T")
     p.add_argument("--npc", metavar="SLUG")
@@ -41,11 +44,47 @@ def add_arguments(p) -> None:
     p.add_argument("--compare-content", type=Path, metavar="DIR", help="compare with B (default: SAVE itself) under this content folder")
 
 
+def _out_arg(text: str) -> Path:
+    """``--out`` as given; an empty one is misuse (argparse exits 2)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a PNG file or a folder, not an empty string")
+    return Path(text)
+
+
+def out_folder_and_stem(out: Path) -> tuple[Path, str]:
+    """The folder and file stem ``--out`` names ("" for a folder: a name is made), checked
+    before anything is drawn: an existing file that is not regular (``/dev/null``,
+    ``/dev/full``, a FIFO) and a folder that is missing or cannot take a new file
+    (``/proc``, read-only) are refused.
+
+    Raises:
+        UsageError: naming ``out`` as the user gave it.
+    """
+    from narrative_debugger.app.report import PNG_SUFFIX
+    from narrative_debugger.models.fileio import kind_of
+
+    try:
+        mode = os.stat(out).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+        raise UsageError(f"--out {out}: is {kind_of(mode)}, not a PNG file or a folder")
+    folder, stem = (out, "") if mode is not None and stat.S_ISDIR(mode) else (out.parent, out.name[: -len(PNG_SUFFIX)] if out.name.lower().endswith(PNG_SUFFIX) else out.name)
+    if not folder.is_dir():
+        raise UsageError(f"--out {out}: the folder {folder} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write in the folder {folder} ({exc.strerror or exc})") from None
+    return folder, stem
+
+
 def run(args) -> int:
     """Render offscreen, write the PNG (with its view record) and the summary beside it."""
     # Qt only for this command: the other commands never import it.
     from narrative_debugger.app.main_window import MainWindow, make_app
-    from narrative_debugger.app.report import PNG_SUFFIX, write_report
+    from narrative_debugger.app.report import write_report
     from PySide6.QtWidgets import QApplication
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
@@ -53,6 +92,8 @@ def run(args) -> int:
     view = args.view or ("all" if not args.finding else None)
     width, height = _parse_size(args.size or (DEFAULT_GRID_SIZE if view == "all" else DEFAULT_SIZE))
     _quiet_platform_notes()
+    out = Path(args.out)
+    folder, stem = out_folder_and_stem(out)
     play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
     finding = pick_finding(play, args.finding) if args.finding else None
     npc_id = play.save.npc_by_slug(args.npc).stable_id if args.npc else None
@@ -94,11 +135,10 @@ def run(args) -> int:
             panel.wait()
             QApplication.processEvents()
         QApplication.processEvents()
-    out = Path(args.out)
-    folder, stem = (out, "") if out.is_dir() else (out.parent, out.name[: -len(PNG_SUFFIX)] if out.name.lower().endswith(PNG_SUFFIX) else out.name)
-    if not folder.is_dir():
-        raise UsageError(f"--out {out}: the folder {folder} does not exist")
-    png_path, md_path, _ = write_report(window, folder, stem or None)
+    try:
+        png_path, md_path, _ = write_report(window, folder, stem or None)
+    except OSError as exc:  # the folder changed since it was checked: name the user's path, not a temp file
+        raise UsageError(f"--out {out}: cannot write the report ({exc.strerror or exc})") from None
     shot = window.size()
     if (shot.width(), shot.height()) != (width, height):
         print(f"narrative-debugger screenshot: note: the window needs at least {shot.width()}x{shot.height()}; drew it at that size", file=sys.stderr)

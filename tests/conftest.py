@@ -33,3 +33,30 @@ def isolated_settings(tmp_path, monkeypatch):
     QCoreApplication.setOrganizationName("SettledReachTest")
     QCoreApplication.setApplicationName("narrative-debugger-test")
     yield tmp_path / "settings"
+
+
+@pytest.fixture()
+def message_boxes(monkeypatch, isolated_settings):
+    """Modal boxes would block an offscreen run: ``QMessageBox.warning``, ``information``
+    and ``critical`` record ``(kind, title, text)`` in the returned list instead."""
+    from PySide6.QtWidgets import QMessageBox
+
+    boxes: list[tuple[str, str, str]] = []
+    for name in ("warning", "information", "critical"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, _n=name, **k: boxes.append((_n, *a[1:3])) or QMessageBox.Ok))
+    return boxes
+
+
+def open_window(qtbot, save: Path | None, size: tuple[int, int] = (1400, 900), **kwargs):
+    """A shown MainWindow of ``size`` pixels (owned by qtbot), with ``save`` opened and ready
+    when given. ``kwargs`` go to MainWindow (e.g. ``persist=False``)."""
+    from narrative_debugger.app.main_window import MainWindow
+
+    w = MainWindow(**kwargs)
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    if save is not None:
+        w.open_save(save, wait=True)
+        assert w.session.ready
+    return w

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from narrative_debugger.app.main_window import MainWindow
@@ -15,30 +14,15 @@ from narrative_debugger.app.report import open_report, write_report
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.report.meta import read_record
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QMessageBox
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_saves"
+from tests.conftest import ROOT, SAMPLES, open_window
 
-
-@pytest.fixture(autouse=True)
-def _no_modal_dialogs(monkeypatch, isolated_settings):
-    """Modal boxes would block an offscreen test run; record them instead."""
-    shown = []
-    for name in ("warning", "information", "critical"):
-        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, _n=name, **k: shown.append((_n, a[1:3])) or QMessageBox.Ok))
-    return shown
+pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
 
 @pytest.fixture()
 def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    w.open_save(SAMPLES / "evening.json", wait=True)
-    assert w.session.ready
-    return w
+    return open_window(qtbot, SAMPLES / "evening.json")
 
 
 def wait_prompt(qtbot, window):
@@ -113,13 +97,13 @@ def test_activating_a_finding_moves_tick_and_npc(qtbot, window):
     assert npc_slug in finding.message
 
 
-def test_broken_save_keeps_the_window_and_what_it_showed(qtbot, window, tmp_path, _no_modal_dialogs):
+def test_broken_save_keeps_the_window_and_what_it_showed(qtbot, window, tmp_path, message_boxes):
     before = window.session.playthrough
     bad = tmp_path / "broken.json"
     bad.write_text('{"format": "settled-reach.save", "format_version": 1, "npcs": {')
     window.open_save(bad, wait=True)
     assert window.isVisible() and window.session.playthrough is before
-    assert _no_modal_dialogs and "broken.json" in _no_modal_dialogs[-1][1][1]
+    assert message_boxes and "broken.json" in message_boxes[-1][2]
 
 
 def test_reload_when_the_save_changes_keeps_last_good_state(qtbot, window, tmp_path):
@@ -174,7 +158,7 @@ def test_report_then_drop_reopens_same_moment(qtbot, window, tmp_path):
     assert second.tabs.currentWidget() is second.frames["timelines"]
 
 
-def test_report_with_moved_save_and_changed_bytes(qtbot, window, tmp_path, _no_modal_dialogs):
+def test_report_with_moved_save_and_changed_bytes(qtbot, window, tmp_path, message_boxes):
     save = tmp_path / "copy.json"
     save.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes())
     window.open_save(save, wait=True)

@@ -6,34 +6,20 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from narrative_debugger.app.main_window import MainWindow
 from narrative_debugger.widgets import timelines_compare
 from narrative_debugger.widgets.fact_model import COL_B
 from narrative_debugger.widgets.interaction_view import COL_B as INTERACTION_COL_B
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
 
-from tests.conftest import CONTENT, SAMPLES
+from tests.conftest import CONTENT, SAMPLES, open_window
 
-
-@pytest.fixture(autouse=True)
-def _no_modal_dialogs(monkeypatch, isolated_settings):
-    shown = []
-    for name in ("warning", "information", "critical"):
-        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, _n=name, **k: shown.append((_n, a[1:3])) or QMessageBox.Ok))
-    return shown
+pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
 
 @pytest.fixture()
 def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    w.open_save(SAMPLES / "evening.json", wait=True)
-    assert w.session.ready
-    return w
+    return open_window(qtbot, SAMPLES / "evening.json")
 
 
 def test_compare_with_a_save_fills_dock_views_and_tickbar(qtbot, window):
@@ -128,12 +114,12 @@ def test_stop_comparing_restores_single_save_views(qtbot, window):
     assert not window.compare.stop_action.isEnabled()
 
 
-def test_unreadable_b_keeps_single_save_views(qtbot, window, tmp_path, _no_modal_dialogs):
+def test_unreadable_b_keeps_single_save_views(qtbot, window, tmp_path, message_boxes):
     broken = tmp_path / "broken.json"
     broken.write_text("{nope", encoding="utf-8")
     window.compare.compare_with(broken, wait=True)
     assert window.session.comparison is None
-    assert _no_modal_dialogs and _no_modal_dialogs[-1][0] == "warning" and "broken.json" in _no_modal_dialogs[-1][1][1]
+    assert message_boxes and message_boxes[-1][0] == "warning" and "broken.json" in message_boxes[-1][2]
 
 
 def test_opening_another_save_leaves_comparison(qtbot, window):

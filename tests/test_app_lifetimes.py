@@ -9,16 +9,12 @@ import gc
 import pytest
 from narrative_debugger.app import loader as loader_module
 from narrative_debugger.app.main_window import MainWindow
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from tests.conftest import SAMPLES
 from tests.support.savegen.generator import generate_save, write_save
 
-
-@pytest.fixture(autouse=True)
-def _quiet(monkeypatch, isolated_settings):
-    for name in ("warning", "information", "critical"):
-        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
 
 @pytest.fixture(scope="module")

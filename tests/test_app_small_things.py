@@ -10,15 +10,10 @@ import pytest
 from narrative_debugger.app.main_window import MainWindow
 from narrative_debugger.models.prompt.tokens import ENCODINGS
 from narrative_debugger.widgets.plain_text import counted
-from PySide6.QtWidgets import QMessageBox
 
 from tests.conftest import DATA, SAMPLES
 
-
-@pytest.fixture(autouse=True)
-def _quiet(monkeypatch, isolated_settings):
-    for name in ("warning", "information", "critical"):
-        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
 
 @pytest.fixture()

@@ -3,29 +3,16 @@ models, selecting a step moves the tick and selects the journal row, and it foll
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from narrative_debugger.app.main_window import MainWindow
 from narrative_debugger.models.explain import explain
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_saves"
+from tests.conftest import SAMPLES, open_window
 
 
 @pytest.fixture()
-def window(qtbot, monkeypatch, isolated_settings):
-    for name in ("warning", "information", "critical"):
-        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1500, 950)
-    w.show()
-    w.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
-    assert w.session.ready
-    return w
+def window(qtbot, message_boxes):
+    return open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1500, 950))
 
 
 def _answer(qtbot, view, target, tick):

@@ -11,9 +11,9 @@ import pytest
 from narrative_debugger.app.main_window import MainWindow
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
-from PySide6.QtGui import QTextDocument
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import QAbstractItemView, QGraphicsTextItem, QGraphicsView, QLabel, QMessageBox, QWidget
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QAbstractItemView, QGraphicsTextItem, QGraphicsView, QLabel, QWidget
 
 from tests.conftest import CONTENT, SAMPLES
 
@@ -88,10 +88,7 @@ def shown_texts(window: QWidget):
                 yield f"text item {type(item).__name__}", item.toPlainText()
 
 
-@pytest.fixture(autouse=True)
-def _quiet(monkeypatch, isolated_settings):
-    for name in ("warning", "information", "critical"):
-        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
 
 def test_names_from_saves_and_content_are_shown_literally(qtbot, tmp_path):

@@ -16,7 +16,6 @@ from narrative_debugger.widgets import tickbar as tickbar_module
 from narrative_debugger.widgets.findings_view import FindingsModel
 from narrative_debugger.widgets.tick_field import TICK_MAX, GoToTickDialog, TickField, parse_tick
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
 
 from tests.conftest import CONTENT, SAMPLES
 
@@ -48,10 +47,7 @@ OFFSETS = [pytest.param((10**15 + 3, False), id="1e15"), pytest.param((2**62 + 7
            pytest.param((None, True), id="u64-max")]
 
 
-@pytest.fixture(autouse=True)
-def _quiet(monkeypatch, isolated_settings):
-    for name in ("warning", "information", "critical"):
-        monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, **k: QMessageBox.Ok))
+pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
 
 @pytest.fixture(params=OFFSETS)

@@ -13,6 +13,8 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.save.jsonio import decode_bytes
 from narrative_debugger.models.save.savefile import load_save_bytes
 
+from tests.support.files import write_content
+
 DATA = Path(__file__).parent / "data"
 RAW = (DATA / "minimal.json").read_bytes()
 BASE = json.loads(RAW)
@@ -154,28 +156,19 @@ def _write(tmp_path, raw: bytes) -> Path:
     return p
 
 
-def _content(tmp_path, files: dict[str, str]) -> Path:
-    root = tmp_path / "content"
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 def test_yaml_alias_bomb_is_refused(tmp_path):
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n"
     prev = "a"
     for n in "bcdefghij":
         bomb += f"{n}: &{n} [" + ", ".join([f"*{prev}"] * 9) + "]\n"
         prev = n
-    content = load_content(_content(tmp_path, {"npcs/kael-davan.yaml": bomb}))
+    content = load_content(write_content(tmp_path, {"npcs/kael-davan.yaml": bomb}))
     (f,) = content.findings
     assert f.code == "C001" and "alias" in f.message
 
 
 def test_yaml_11_scalars_stay_strings(tmp_path):
-    root = _content(
+    root = write_content(
         tmp_path,
         {
             "global/enums/topics.yaml": "- no\n- on\n- 1:30\n- 2024-01-05\n- yes\n",
@@ -192,14 +185,14 @@ def test_yaml_11_scalars_stay_strings(tmp_path):
 
 
 def test_yaml_tabs_are_located(tmp_path):
-    root = _content(tmp_path, {"npcs/kael-davan.yaml": "name: Kael\ntolerance:\n\tthreshold: 4\n"})
+    root = write_content(tmp_path, {"npcs/kael-davan.yaml": "name: Kael\ntolerance:\n\tthreshold: 4\n"})
     content = load_content(root)
     (f,) = content.findings
     assert f.code == "C001" and f.location.startswith("npcs/kael-davan.yaml:3:")
 
 
 def test_content_never_written(tmp_path):
-    root = _content(tmp_path, {"npcs/kael-davan.yaml": "name: Kael\n"})
+    root = write_content(tmp_path, {"npcs/kael-davan.yaml": "name: Kael\n"})
     before = {p: p.stat().st_mtime_ns for p in root.rglob("*")}
     load_content(root)
     assert {p: p.stat().st_mtime_ns for p in root.rglob("*")} == before

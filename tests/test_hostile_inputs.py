@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from narrative_debugger.models.content.loader import load_content
 from narrative_debugger.models.fileio import FileRefused, inflate_gzip, read_regular_file
-from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.meta import (
     MAX_RECORD_BYTES,
     REPORT_FORMAT_VERSION,
@@ -34,6 +33,8 @@ from narrative_debugger.models.report.meta import (
 )
 from narrative_debugger.models.save.jsonio import MAX_DOCUMENT_BYTES, decode_bytes, decode_file
 from narrative_debugger.models.save.savefile import load_save, load_save_bytes
+
+from tests.support.files import write_content
 
 DATA = Path(__file__).parent / "data"
 RAW = (DATA / "minimal.json").read_bytes()
@@ -380,17 +381,8 @@ def test_literal_backslash_u_and_proper_pairs_are_fine(body):
 # ----- YAML -----
 
 
-def _content(tmp_path, files: dict[str, str]) -> Path:
-    root = tmp_path / "content"
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 def test_tab_before_a_yaml_comment_is_valid(tmp_path):
-    root = _content(
+    root = write_content(
         tmp_path,
         {
             "npcs/kael-davan.yaml": "name: Kael Davan\t# the smuggler\npronouns: he/him \t# set by writers\ndescription:\t'Dock hand'\t\n\t# a note\n",
@@ -413,13 +405,13 @@ def test_tab_before_a_yaml_comment_is_valid(tmp_path):
     ],
 )
 def test_hostile_yaml_is_c001_never_an_exception(tmp_path, text, where, words):
-    root = _content(tmp_path, {"npcs/kael-davan.yaml": text})
+    root = write_content(tmp_path, {"npcs/kael-davan.yaml": text})
     (f,) = load_content(root).findings
     assert f.code == "C001" and f.location == f"npcs/kael-davan.yaml:{where}" and words in f.message, f
 
 
 def test_a_tab_in_indentation_is_still_c001_with_its_place(tmp_path):
-    root = _content(tmp_path, {"npcs/kael-davan.yaml": "name: Kael\ntolerance:\n  \tthreshold: 4\n"})
+    root = write_content(tmp_path, {"npcs/kael-davan.yaml": "name: Kael\ntolerance:\n  \tthreshold: 4\n"})
     (f,) = load_content(root).findings
     assert f.code == "C001" and f.location.startswith("npcs/kael-davan.yaml:3:") and "tabs" in f.message
 

@@ -56,6 +56,21 @@ def test_package_data_covers_the_token_tables_and_sample_campaign():
     assert not any("screenshots" in str(p) for p in tables)
 
 
+def _run_into_a_closed_pipe(args: list[str]) -> subprocess.CompletedProcess:
+    """Run the CLI with ``args`` writing to a pipe whose reader is already gone, with
+    block-buffered stdout (PYTHONUNBUFFERED unset): stderr captured as bytes."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "narrative_debugger.app", *args],
+            stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=env, timeout=300,
+        )
+    finally:
+        os.close(write_end)
+
+
 def test_a_closed_pipe_is_not_an_error():
     """``narrative-debugger check save | head`` style: the reader is gone before the exit flush.
 
@@ -63,39 +78,21 @@ def test_a_closed_pipe_is_not_an_error():
     is only written at interpreter exit; that used to print "Exception ignored ...
     BrokenPipeError" and exit 120.
     """
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     for args in (["check", "sample_saves/evening.json"], ["state", "sample_saves/evening.json"]):
-        read_end, write_end = os.pipe()
-        os.close(read_end)
-        try:
-            out = subprocess.run(
-                [sys.executable, "-m", "narrative_debugger.app", *args],
-                stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=env, timeout=300,
-            )
-        finally:
-            os.close(write_end)
+        out = _run_into_a_closed_pipe(args)
         assert (out.returncode, out.stderr) == (0, b""), (args, out.stderr)
 
 
 def test_a_closed_pipe_keeps_the_computed_exit_status():
     """``check qa-faults.json | true`` still exits 1 (errors found) and ``check nope.json | true``
     2 (unreadable), quietly: the closed pipe must not turn the status into 0."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     cases = (
         (["check", "sample_saves/qa-faults.json"], 1),
         (["check", "sample_saves/qa-faults.json", "--format", "json"], 1),
         (["check", "sample_saves/no-such-save.json"], 2),
     )
     for args, status in cases:
-        read_end, write_end = os.pipe()
-        os.close(read_end)
-        try:
-            out = subprocess.run(
-                [sys.executable, "-m", "narrative_debugger.app", *args],
-                stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=env, timeout=300,
-            )
-        finally:
-            os.close(write_end)
+        out = _run_into_a_closed_pipe(args)
         assert out.returncode == status, (args, out.stderr)
         assert b"Exception ignored" not in out.stderr and b"Traceback" not in out.stderr, (args, out.stderr)
 

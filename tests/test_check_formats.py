@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -69,6 +70,31 @@ def test_sarif_has_what_sarif_2_1_0_requires(capsys, broken_content):
     assert loc["artifactLocation"]["uri"].endswith("monologues/zz-broken.yaml")
     assert loc["region"]["startLine"] >= 1 and loc["region"]["startColumn"] >= 1
     assert "logicalLocations" not in c001["locations"][0]
+
+
+def test_sarif_uri_is_percent_encoded_for_spaces_hash_percent_query_and_non_ascii(capsys, tmp_path, monkeypatch):
+    """A save in "play test #1 %/ü?" gives RFC 3986 URI references (SARIF 2.1.0 §3.10):
+    relative as given, absolute as file:// URIs, both decoding back to the path."""
+    from urllib.parse import unquote, urlsplit
+
+    folder = tmp_path / "play test #1 %" / "ü?"
+    folder.mkdir(parents=True)
+    save = folder / "qa faults.json"
+    shutil.copy(QA, save)
+    monkeypatch.chdir(tmp_path)
+    status, out = run(capsys, "check", "play test #1 %/ü?/qa faults.json", str(save), "--format", "sarif")
+    assert status == 1
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in json.loads(out)["runs"][0]["results"]}
+    relative = "play%20test%20%231%20%25/%C3%BC%3F/qa%20faults.json"
+    assert uris == {relative, save.as_uri()}
+    absolute = save.as_uri()
+    assert absolute.startswith("file:///") and absolute.endswith("/play%20test%20%231%20%25/%C3%BC%3F/qa%20faults.json")
+    for uri in uris:
+        assert re.fullmatch(r"[A-Za-z0-9\-._~/:%]+", uri), uri
+        parts = urlsplit(uri)
+        assert parts.query == "" and parts.fragment == ""
+    assert unquote(urlsplit(absolute).path) == str(save)
+    assert unquote(relative) == "play test #1 %/ü?/qa faults.json" and urlsplit(relative).scheme == ""
 
 
 def test_junit_one_suite_per_file_one_case_per_code_failures_for_error_codes(capsys):

@@ -14,9 +14,11 @@ its JSON path as a SARIF logical location (``fullyQualifiedName``); an unparsabl
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote_from_bytes
 from xml.etree import ElementTree as ET
 
 from narrative_debugger.models.rules.catalogue import RULES, Severity
@@ -90,6 +92,21 @@ class JsonStream:
 
 
 # ----- SARIF 2.1.0 -----
+def artifact_uri(file: str | Path) -> str:
+    """A SARIF ``artifactLocation.uri`` for a path (SARIF 2.1.0 §3.10, RFC 3986).
+
+    An absolute path becomes a ``file://`` URI (``Path.as_uri``); a relative one stays
+    relative (to where ``check`` ran), ``/``-separated. Both are percent-encoded from the
+    path's file-system bytes (UTF-8 for non-ASCII), keeping only ``/`` and RFC 3986's
+    unreserved characters, so a space, ``#``, ``%``, ``?`` or ``:`` in a folder name
+    cannot end the path or read as a scheme, query or fragment.
+    """
+    path = Path(file)
+    if path.is_absolute():
+        return path.as_uri()
+    return quote_from_bytes(os.fsencode(path.as_posix()), safe="/")
+
+
 def sarif_rules() -> list[dict]:
     """``tool.driver.rules``: one reportingDescriptor per catalogue entry."""
     return [
@@ -109,7 +126,7 @@ def sarif_rules() -> list[dict]:
 def sarif_result(result: FileResult, f: Finding, rule_index: dict[str, int]) -> dict:
     """One SARIF ``result``: ruleId, ruleIndex, level, message, locations, properties."""
     file, line, col = text_position(result, f)
-    physical: dict = {"artifactLocation": {"uri": Path(file).as_posix()}}
+    physical: dict = {"artifactLocation": {"uri": artifact_uri(file)}}
     if line is not None:
         physical["region"] = {"startLine": max(1, line), "startColumn": max(1, col or 1)}
     location: dict = {"physicalLocation": physical}

@@ -303,6 +303,72 @@ def test_unknown_targets_list_close_matches(plays, target, match):
         assert match in info.value.matches
 
 
+@pytest.mark.parametrize(
+    "target, match",
+    [
+        ("npc:KAEL.score", "kael-davan"),
+        ("npc:Kael-Davan.stress", "kael-davan"),
+        ("npc:KAEL", "kael-davan"),
+        ("npc:kael-davan.SCORE", "npc:kael-davan.score"),
+        ("fact:CONTRABAND.RING_EXISTS", "fact:contraband.ring_exists"),
+        ("line:THE-LAST-SHIFT_M_S_090", "line:the-last-shift_m_s_090"),
+        ("card:kael-davan/DOCK-WARD", "card:kael-davan/dock-ward"),
+        ("history:LERA-SESSIK", "lera-sessik"),
+        ("kael-davan", "npc:kael-davan.score"),
+    ],
+)
+def test_close_matches_are_found_in_any_case(plays, target, match):
+    with pytest.raises(UnknownTarget) as info:
+        explain(plays["evening.json"], target, 1000)
+    assert info.value.matches[0] == match
+
+
+def test_the_kind_may_be_in_any_case(plays):
+    play = plays["walkaway-spiral.json"]
+    assert explain(play, "NPC:kael-davan.score", 500).value == explain(play, "npc:kael-davan.score", 500).value
+
+
+@pytest.mark.parametrize(
+    "target, says",
+    [
+        ("entity:abc", "entity:STABLE_ID takes a whole number, not 'abc'"),
+        ("entity:٣", "takes a whole number"),
+        ("entity:1.5", "takes a whole number"),
+        ("npc:kael-davan", "npc: takes SLUG.ATTR"),
+        ("npc:.score", "npc: takes SLUG.ATTR"),
+        ("card:kael-davan", "card: takes SLUG/CARD_ID"),
+        ("card:/dock-ward", "card: takes SLUG/CARD_ID"),
+        ("fact:", "nothing after fact:"),
+        ("nonsense", "it has no KIND: before its name"),
+        ("foo:bar", "unknown kind 'foo'"),
+    ],
+)
+def test_malformed_targets_exit_2_with_one_line_naming_every_form(capsys, target, says):
+    assert main(["why", str(SAMPLES / "evening.json"), target]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.rstrip("\n")
+    assert "\n" not in err and "Traceback" not in err
+    assert err.startswith(f"narrative-debugger why: {target!r} is not a target: ") and says in err
+    assert "npc:SLUG.score|level|stress" in err and all(form in err for form in ("fact:FACT_ID", "entity:STABLE_ID", "line:LINE_ID", "card:SLUG/CARD_ID", "history:SLUG"))
+
+
+@pytest.mark.parametrize(
+    "target, says",
+    [
+        ("line:nope", "no monologue line 'nope' in the content; line:LINE_ID takes one of the 17 monologue lines, e.g. line:"),
+        ("fact:zzzz", "no fact 'zzzz' in evening.json's journal; fact:FACT_ID takes one of the 288 facts in its journal, e.g. fact:"),
+        ("entity:123456", "no observed entity '123456' in evening.json; entity:STABLE_ID takes one of the 6 observed entities, e.g. entity:"),
+        ("card:kael-davan/zzzz", "no story card 'zzzz' in the content; card:SLUG/CARD_ID takes one of the 11 story cards, e.g. card:kael-davan/"),
+        ("history:zzz", "no NPC 'zzz' in evening.json (NPCs: kael-davan, lera-sessik, mira-holt, orrin-vask, sera-venn, tobin-quill)"),
+    ],
+)
+def test_unknown_ids_with_nothing_close_say_what_the_form_takes(capsys, target, says):
+    assert main(["why", str(SAMPLES / "evening.json"), target]) == 2
+    err = capsys.readouterr().err.rstrip("\n")
+    assert "\n" not in err and err.startswith(f"narrative-debugger why: {says}")
+
+
 # ----- the command line -----
 def test_cli_json_contract(capsys):
     assert main(["why", str(SAMPLES / "walkaway-spiral.json"), "npc:kael-davan.score", "--format", "json", "--limit", "4"]) == 0

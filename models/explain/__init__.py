@@ -11,7 +11,8 @@ index (no replay from zero). Targets:
 - ``card:SLUG/CARD_ID`` (a story card in the NPC's prompt);
 - ``history:SLUG`` (the prompt's history and budget).
 
-Unknown targets raise ``UnknownTarget`` with close matches. This package never imports Qt.
+Unknown targets raise ``UnknownTarget`` with close matches (found case-insensitively), or
+the form and an example; malformed ones name every form. This package never imports Qt.
 """
 
 from __future__ import annotations
@@ -36,15 +37,51 @@ TARGET_FORMS = (
 )
 
 
+#: Every target kind, the word before the colon (matched case-insensitively).
+KINDS = ("npc", "fact", "entity", "line", "card", "history")
+
+
 def _close(word: str, choices) -> list[str]:
-    return get_close_matches(word, list(choices), n=5, cutoff=0.5)
+    """Up to 5 close matches of ``word`` among ``choices``, case-insensitively, best first:
+    the same text in another case, then those it begins, then ``difflib``'s (cutoff 0.5)."""
+    choices = list(dict.fromkeys(choices))
+    by_fold: dict[str, list[str]] = {}
+    for c in choices:
+        by_fold.setdefault(c.casefold(), []).append(c)
+    w = word.casefold()
+    out = list(by_fold.get(w, []))
+    if len(w) >= 2:
+        out += [c for c in choices if c.casefold().startswith(w)]
+    out += [c for k in get_close_matches(w, list(by_fold), n=5, cutoff=0.5) for c in by_fold[k]]
+    return list(dict.fromkeys(out))[:5]
 
 
-def _npc(play: Playthrough, slug: str) -> int:
+def _malformed(target: str, why: str, matches: list[str] | None = None) -> UnknownTarget:
+    """A target that is no target form: say why, and name every form (one line)."""
+    return UnknownTarget(f"{target!r} is not a target: {why}; use one of {', '.join(TARGET_FORMS)}", matches)
+
+
+def _unknown(what: str, word: str, where: str, choices: list[str], form: str, plural: str, as_target) -> UnknownTarget:
+    """No ``what`` ``word`` ``where`` (``choices`` lacks it): close matches (as targets),
+    or else the form and one example, so that the message always says what is accepted."""
+    matches = [as_target(x) for x in _close(word, choices)]
+    message = f"no {what} {word!r} {where}"
+    if matches:
+        return UnknownTarget(message, matches)
+    if not choices:
+        return UnknownTarget(f"{message}; there are no {plural} for {form}")
+    return UnknownTarget(f"{message}; {form} takes one of the {len(choices)} {plural}, e.g. {as_target(choices[0])}")
+
+
+def _npc(play: Playthrough, slug: str, also: str = "") -> int:
+    """The StableId of the NPC ``slug``; else UnknownTarget with close slugs (any case),
+    or every slug when none is close. ``also`` adds a second complaint to the message."""
     npc = play.save.npc_by_slug(slug)
     if npc is None:
         slugs = [n.slug for n in play.save.npcs.values()]
-        raise UnknownTarget(f"no NPC {slug!r} in {play.save.label}", _close(slug, slugs))
+        matches = _close(slug, slugs)
+        known = "" if matches else f" (NPCs: {', '.join(sorted(slugs)) or 'none'})"
+        raise UnknownTarget(f"no NPC {slug!r} in {play.save.label}{known}{also}", matches)
     return npc.stable_id
 
 
@@ -58,22 +95,38 @@ def explain(play: Playthrough, target: str, tick: int, limit: int = DEFAULT_LIMI
 
     Args:
         play: the playthrough (``readable``).
-        target: one of ``TARGET_FORMS``.
+        target: one of ``TARGET_FORMS``; the kind before the colon in any case
+            (``NPC:`` is ``npc:``), slugs and ids exactly as the save and content spell them.
         tick: the tick.
         limit: steps kept in full; older ones are folded by rule.
         builder: a PromptBuilder to reuse for ``card:``/``history:`` (one is made if None).
 
     Raises:
-        UnknownTarget: the form, NPC, attribute, fact, entity, line or card is unknown.
+        UnknownTarget: the form is malformed (the message names every form: no colon, an
+            unknown kind, nothing after the colon, a STABLE_ID that is no whole number, an
+            ``npc:`` without ``.ATTR``, a ``card:`` without ``/CARD_ID``), or the NPC,
+            attribute, fact, entity, line or card is unknown (close matches, found
+            case-insensitively, or the form and an example).
     """
     kind, sep, rest = target.partition(":")
-    if not sep or not rest:
-        raise UnknownTarget(f"target {target!r} is not one of {', '.join(TARGET_FORMS)}", _close(target, [*npc_targets(play), *(f"line:{x}" for x in play.content.monologues)]))
+    kind = kind.lower()
+    if not sep:
+        bare = {**{x: f"fact:{x}" for x in play.index.facts}, **{x: f"line:{x}" for x in play.content.monologues}}
+        bare.update({n.slug: f"npc:{n.slug}.score" for n in play.save.npcs.values()})
+        raise _malformed(target, "it has no KIND: before its name", [bare[x] for x in _close(target, bare)])
+    if kind not in KINDS:
+        raise _malformed(target, f"unknown kind {kind!r}", [f"{k}:{rest}" for k in _close(kind, KINDS)])
+    if not rest:
+        raise _malformed(target, f"nothing after {kind}:")
     if kind == "npc":
         slug, dot, attr = rest.rpartition(".")
         if not dot:
             slug, attr = rest, ""
-        npc = _npc(play, slug)
+        if not slug:
+            raise _malformed(target, "npc: takes SLUG.ATTR")
+        npc = _npc(play, slug, "" if attr else f", and npc: takes SLUG.ATTR with ATTR one of {', '.join(NPC_ATTRIBUTES)}")
+        if not attr:
+            raise _malformed(target, "npc: takes SLUG.ATTR", [f"npc:{slug}.{a}" for a in NPC_ATTRIBUTES])
         if attr not in NPC_ATTRIBUTES:
             raise UnknownTarget(f"{attr!r} is not an NPC value (one of {', '.join(NPC_ATTRIBUTES)})", [f"npc:{slug}.{a}" for a in _close(attr, NPC_ATTRIBUTES)])
         if attr == "level":
@@ -81,29 +134,31 @@ def explain(play: Playthrough, target: str, tick: int, limit: int = DEFAULT_LIMI
         return explain_attribute(play, npc, attr, tick, limit, target)
     if kind == "fact":
         if rest not in play.index.facts:
-            raise UnknownTarget(f"no fact {rest!r} in {play.save.label}'s journal", [f"fact:{x}" for x in _close(rest, play.index.facts)])
+            raise _unknown("fact", rest, f"in {play.save.label}'s journal", list(play.index.facts), "fact:FACT_ID", "facts in its journal", lambda x: f"fact:{x}")
         return explain_fact(play, rest, tick, limit, target)
     if kind == "entity":
-        if not rest.isdigit() or int(rest) not in play.index.entities:
-            raise UnknownTarget(f"no observed entity {rest!r} in {play.save.label}", [f"entity:{x}" for x in _close(rest, map(str, play.index.entities))])
+        if not (rest.isascii() and rest.isdigit()):
+            raise _malformed(target, f"entity:STABLE_ID takes a whole number, not {rest!r}")
+        if int(rest) not in play.index.entities:
+            raise _unknown("observed entity", rest, f"in {play.save.label}", [str(x) for x in play.index.entities], "entity:STABLE_ID", "observed entities", lambda x: f"entity:{x}")
         return explain_entity(play, int(rest), tick, limit, target)
     if kind == "line":
         if rest not in play.content.monologues:
-            raise UnknownTarget(f"no monologue line {rest!r} in the content", [f"line:{x}" for x in _close(rest, play.content.monologues)])
+            raise _unknown("monologue line", rest, "in the content", list(play.content.monologues), "line:LINE_ID", "monologue lines", lambda x: f"line:{x}")
         return explain_line(play, rest, tick, limit, target)
-    if kind in ("card", "history"):
-        from narrative_debugger.models.prompt.builder import PromptBuilder
+    from narrative_debugger.models.prompt.builder import PromptBuilder
 
-        if kind == "card":
-            slug, slash, card_id = rest.partition("/")
-            _npc(play, slug)
-            ids = [c.id for c in play.content.cards]
-            if not slash or card_id not in ids:
-                raise UnknownTarget(f"no story card {card_id!r} in the content", [f"card:{slug}/{x}" for x in _close(card_id, ids)])
-            return explain_card(play, builder or PromptBuilder(play), slug, card_id, tick, limit, target)
-        _npc(play, rest)
-        return explain_history(play, builder or PromptBuilder(play), rest, tick, limit, target)
-    raise UnknownTarget(f"unknown target kind {kind!r}: use one of {', '.join(TARGET_FORMS)}", _close(kind, ["npc", "fact", "entity", "line", "card", "history"]))
+    if kind == "card":
+        slug, slash, card_id = rest.partition("/")
+        if not slash or not slug or not card_id:
+            raise _malformed(target, "card: takes SLUG/CARD_ID")
+        _npc(play, slug)
+        ids = [c.id for c in play.content.cards]
+        if card_id not in ids:
+            raise _unknown("story card", card_id, "in the content", ids, "card:SLUG/CARD_ID", "story cards", lambda x: f"card:{slug}/{x}")
+        return explain_card(play, builder or PromptBuilder(play), slug, card_id, tick, limit, target)
+    _npc(play, rest)
+    return explain_history(play, builder or PromptBuilder(play), rest, tick, limit, target)
 
 
 __all__ = ["DEFAULT_LIMIT", "TARGET_FORMS", "Explanation", "Folded", "Step", "UnknownTarget", "explain", "npc_targets"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
 import pytest
 from narrative_debugger.widgets import timelines_compare
 from narrative_debugger.widgets.fact_model import COL_B
@@ -173,3 +174,29 @@ def test_differences_dock_exists_only_while_comparing(qtbot, window):
     assert not dock.isVisible()
     window.reset_layout()
     assert not dock.isVisible()
+
+
+def test_b_curves_stop_at_b_own_last_tick(qtbot, window):
+    """A (evening) ends at 302,029, B (walkaway-spiral) at its saved_at_tick 37,113: B's
+    dashed curves stop there instead of running on to A's end."""
+    s = window.session
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    c = s.comparison
+    timelines = window.views["timelines"]
+    b_end = c.b.save.saved_at_tick
+    assert b_end == c.b.last_tick == 37113 and s.last_tick == c.a.last_tick == 302029
+    b_x = timelines.x_of(b_end)
+    assert timelines.overlay.curves
+    for key, curve in timelines.overlay.curves.items():
+        xs = curve.xData[~np.isnan(curve.yData)] if curve.yData is not None else curve.xData
+        assert float(curve.xData[-1]) == b_x, key
+        assert float(xs.max()) == b_x
+    stress = timelines.overlay.stress_curve
+    assert stress.xData is not None and float(stress.xData[-1]) == b_x
+    # A's own curves still run to A's end.
+    assert all(float(curve.xData[-1]) == timelines.x_of(s.last_tick) for curve in timelines.curves.values())
+    # Past B's end the readout says B has ended instead of repeating its last values.
+    s.set_tick(200000)
+    assert "B</b> ended at tick 37,113" in timelines.readout.text()
+    s.set_tick(30000)
+    assert "B</b> ended" not in timelines.readout.text() and "<b>B</b>" in timelines.readout.text()

@@ -3,7 +3,8 @@
 ``ComparisonOverlay`` belongs to a ``TimelinesView``: it draws B's score curve of
 every NPC dashed in the colour of the same NPC's A curve (NPCs matched by slug),
 B's stress of the selected NPC dashed over A's, and a line at the tick where the
-journals part. Ticks are aligned by value. It follows ``comparisonChanged``,
+journals part. B's curves stop at B's own last tick (its ``saved_at_tick``), not at
+the end of the longer side. Ticks are aligned by value. It follows ``comparisonChanged``,
 ``loaded`` and ``npcChanged``; leaving comparison removes everything it drew.
 """
 
@@ -23,7 +24,7 @@ DIVERGENCE_COLOUR = "#c2185b"
 B_DASH = Qt.DashLine
 
 
-#: B's tracks built ahead by ``prebuild_tracks``: id(B) -> (weak ref to B, end, origin, tracks).
+#: B's tracks built ahead by ``prebuild_tracks``: id(B) -> (weak ref to B, B's last tick, origin, tracks).
 _PREBUILT: dict[int, tuple] = {}
 
 
@@ -32,7 +33,7 @@ def prebuild_tracks(comparison) -> None:
     calls it): reading a 1 000 000-event timeline into arrays takes seconds, which the
     GUI thread must not spend. Keeps one comparison's tracks."""
     a, b = comparison.a, comparison.b
-    end, origin = max(a.last_tick, b.last_tick), plot_origin(a)
+    end, origin = b.last_tick, plot_origin(a)
     tracks = build_tracks(b, end, origin)
     _PREBUILT.clear()
     _PREBUILT[id(b)] = (weakref.ref(b), end, origin, tracks)
@@ -109,9 +110,9 @@ class ComparisonOverlay:
             if was_active and s.ready:
                 view._on_loaded()  # the single-save axes and legend again
             return
-        end = s.last_tick
+        end = s.last_tick  # the axis spans both sides; B's curves stop at B's own end
         a_by_slug = {s.playthrough.save.npcs[sid].slug: sid for sid in view.tracks}
-        for track in _tracks_for(c.b, end, view.origin):
+        for track in _tracks_for(c.b, c.b.last_tick, view.origin):
             slug = c.b.save.npcs[track.stable_id].slug
             key = a_by_slug.get(slug, track.stable_id)
             a_track = view.tracks.get(key)
@@ -170,6 +171,9 @@ class ComparisonOverlay:
         track = self.tracks.get(npc)
         if track is None:
             return ""
+        c = self.session.comparison
+        if c is not None and tick > c.b.last_tick:
+            return f" · <b>B</b> ended at tick {c.b.last_tick:,}"
         x = self.view.x_of(tick)
         score = track.score.at(x)
         if not np.isfinite(score):

@@ -128,6 +128,39 @@ def test_stress_crossings_and_summary_on_walkaway_spiral(plays):
     assert any("clamped to 0.00" in s.detail for s in score.steps)
 
 
+def test_a_walk_away_stress_step_names_its_walk_away(plays, capsys):
+    """Schema §7.2/§8.1: StressChanged cause walk_away follows a walk-away of the NPC at the
+    same tick; the step names that walk-away (ordinal, journal index, tick, interaction)."""
+    play = plays["walkaway-spiral.json"]
+    exp = explain(play, "npc:kael-davan.stress", play.save.saved_at_tick, 2)
+    last = exp.steps[-1]
+    assert (last.journal_index, last.tick, last.before, last.after) == (492, 36630, 72, 78)
+    assert play.save.journal.kinds[491] == "InteractionWalkedAway"
+    assert last.detail == ("72 + 6 = 78 (cause walk_away: walk-away #13, InteractionWalkedAway #491 at tick 36630: "
+                           "interaction.kael-davan_016 Active → WalkedAway); walk_away_stress_delta 6")
+    # A confrontation abandoned is a walk-away too.
+    play = plays["abandoned-confrontation.json"]
+    exp = explain(play, "npc:kael-davan.stress", 19869, 1)
+    assert exp.steps[-1].journal_index == 280
+    assert ("cause walk_away: walk-away #1, InteractionConflictAbandoned #279 at tick 19869: "
+            "interaction.kael-davan_005 Confrontation → ConflictAbandoned") in exp.steps[-1].detail
+    # Other causes keep their word.
+    assert any(s.detail.endswith("(cause rest)") for s in explain(play, "npc:kael-davan.stress", play.save.saved_at_tick, 50).steps)
+    # The CLI prints the same step.
+    assert main(["why", str(SAMPLES / "walkaway-spiral.json"), "npc:kael-davan.stress", "--limit", "1"]) == 0
+    assert "walk-away #13, InteractionWalkedAway #491 at tick 36630" in capsys.readouterr().out
+
+
+def test_a_walk_away_stress_step_without_its_walk_away_says_so(tmp_path):
+    data = json.loads((SAMPLES / "walkaway-spiral.json").read_text(encoding="utf-8"))
+    del data["journal"][491]  # the InteractionWalkedAway before StressChanged #492
+    path = tmp_path / "no-walk-away.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    play = Playthrough.open(path, CONTENT)
+    step = explain(play, "npc:kael-davan.stress", play.save.saved_at_tick, 1).steps[-1]
+    assert step.journal_index == 491 and "cause walk_away: no walk-away of Kael Davan precedes it at tick 36630" in step.detail
+
+
 def test_level_names_the_crossing_into_the_current_band(plays):
     play = plays["evening.json"]
     exp = explain(play, "npc:lera-sessik.level", play.save.saved_at_tick, 50)

@@ -65,6 +65,9 @@ def test_f1_on_the_stress_cell_and_an_unknown_target(qtbot, window):
     view = window.panels["explain"][0]
     exp = _answer(qtbot, view, "npc:kael-davan.stress", s.tick)
     assert exp.value == 78 and "over its threshold 30" in view.summary.text()
+    # The latest step names the walk-away that raised the stress (schema §8.1), not just its cause.
+    assert view.detail.text().startswith("#492 at tick 36,630 · stress walk_away")
+    assert "walk-away #13, InteractionWalkedAway #491 at tick 36630: interaction.kael-davan_016 Active → WalkedAway" in view.detail.text()
     s.explain("line:nope")
     qtbot.waitUntil(lambda: view.explanation is None and "cannot explain" in view.title.text(), timeout=20000)
     assert "no monologue line 'nope'" in view.summary.text()

@@ -81,7 +81,10 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
 def _stress_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     d = ctx.data[i] or {}
     threshold = as_.tolerance.threshold
-    text = f"{before} {'+' if d.get('delta', 0) >= 0 else '−'} {abs(d.get('delta', after - before))} = {after} (cause {d.get('cause', '?')})"
+    cause = d.get("cause", "?")
+    if cause == "walk_away":
+        cause = f"walk_away: {_walk_away_named(ctx, i, as_.walk_aways)}"
+    text = f"{before} {'+' if d.get('delta', 0) >= 0 else '−'} {abs(d.get('delta', after - before))} = {after} (cause {cause})"
     if d.get("cause") == "walk_away":
         text += f"; walk_away_stress_delta {as_.interaction_tolerance.walk_away_stress_delta}"
     if before <= threshold < after:
@@ -89,6 +92,30 @@ def _stress_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     elif after <= threshold < before:
         text += f"; back to the threshold {threshold} or under"
     return text
+
+
+def _walk_away_named(ctx: NpcContext, i: int, ordinal: int) -> str:
+    """The walk-away a ``StressChanged`` with cause ``walk_away`` at journal index ``i`` follows.
+
+    Schema §7.2 / save-format: each walk-away (``InteractionWalkedAway`` or
+    ``InteractionConflictAbandoned``) is followed at the same tick by ``StressChanged``
+    with cause ``walk_away``. Returns e.g. ``walk-away #13, InteractionWalkedAway #491 at
+    tick 36630: interaction.kael-davan_013 Active → WalkedAway``; ``ordinal`` is the NPC's
+    ``walk_aways`` after it. Says so when no walk-away of the NPC precedes it at that tick.
+    """
+    from bisect import bisect_left
+
+    tick = ctx.index.ticks[i]
+    moves = ctx.index.transitions_by_npc.get(ctx.npc, [])
+    k = bisect_left(moves, i, key=lambda r: r.index) - 1
+    while k >= 0 and moves[k].tick == tick:
+        move = moves[k]
+        if move.target.is_walk_away:
+            source = move.source.name if move.source is not None else "(nothing)"
+            return (f"walk-away #{ordinal}, {ctx.index.kinds[move.index]} #{move.index} at tick {move.tick}: "
+                    f"{move.fact_id} {source} → {move.target.name}")
+        k -= 1
+    return f"no walk-away of {ctx.name} precedes it at tick {tick}"
 
 
 def _walk_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:

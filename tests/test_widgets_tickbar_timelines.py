@@ -168,11 +168,11 @@ def test_tickbar_go_to_tick(qtbot, stepping, monkeypatch):
     session = _session(qtbot, stepping)
     bar = TickBar(session)
     qtbot.addWidget(bar)
-    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last: 321)
+    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last, notify=None: 321)
     _action(bar, "actionGoToTick").trigger()
     assert session.tick == 321
     assert bar.tick_field.value() == 321
-    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last: None)  # cancelled
+    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last, notify=None: None)  # cancelled
     _action(bar, "actionGoToTick").trigger()
     assert session.tick == 321
 

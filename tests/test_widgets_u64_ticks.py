@@ -88,8 +88,71 @@ def test_go_to_dialog_takes_ticks_past_32_bits(qtbot):
     dialog.field.setText("18446744073709551615")
     assert dialog.tick() == U64_MAX and dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
     dialog.last = 2**62
-    dialog.field.setText(str(2**62 + 1))
-    assert dialog.tick() is None and not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
+    dialog.field.setText(str(2**62 + 1))  # past the end: clamped to it, and the dialog says so
+    assert dialog.tick() == 2**62 and dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()
+    assert dialog.message.text() == f"Tick {2**62 + 1:,} is outside 0 – {2**62:,} (past the save's end): going to the end, tick {2**62:,}."
+
+
+def test_go_to_dialog_says_where_an_out_of_range_tick_goes_or_why_it_is_refused(qtbot):
+    dialog = GoToTickDialog(5, 37113)
+    qtbot.addWidget(dialog)
+    ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    dialog.field.setText("12,000")
+    assert dialog.tick() == 12000 and ok.isEnabled() and dialog.message.text() == "" and dialog.message.isHidden()
+    dialog.field.setText("37114")
+    assert dialog.tick() == 37113 and ok.isEnabled() and not dialog.message.isHidden()
+    assert dialog.message.text() == "Tick 37,114 is outside 0 – 37,113 (past the save's end): going to the end, tick 37,113."
+    dialog.field.setText("18446744073709551615")  # the largest u64: in u64, past the end
+    assert dialog.tick() == 37113 and "outside 0 – 37,113" in dialog.message.text()
+    dialog.field.setText("99999999999999999999")  # past u64: refused
+    assert dialog.field.text() == "99999999999999999999"  # the validator lets it be typed, to say why
+    assert dialog.tick() is None and not ok.isEnabled()
+    assert dialog.message.text() == ("99,999,999,999,999,999,999 is refused: past the largest tick, "
+                                     "2^64 − 1 = 18,446,744,073,709,551,615 (ticks are u64).")
+    dialog.field.setText("-5")
+    assert dialog.field.text() == "-5"
+    assert dialog.tick() is None and not ok.isEnabled()
+    assert dialog.message.text() == "-5 is refused: ticks are never negative (u64, 0 – 18,446,744,073,709,551,615)."
+    dialog.field.setText("")
+    assert dialog.tick() is None and not ok.isEnabled() and dialog.message.text() == "Type a tick in 0 – 37,113."
+
+
+def test_ctrl_g_past_the_end_goes_to_the_end_and_says_so_in_the_status_bar(qtbot, monkeypatch, isolated_settings):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from tests.conftest import SAMPLES
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    s = window.session
+    s.set_tick(100)
+    typed = []
+
+    def answer(text):
+        def fill(tries=[0]):
+            dialog = QApplication.activeModalWidget()
+            if not isinstance(dialog, GoToTickDialog):  # not shown yet: look again on a later turn
+                tries[0] += 1
+                assert tries[0] < 500, "the go-to dialog never opened"
+                QTimer.singleShot(10, fill)
+                return
+            dialog.field.setText(text)
+            typed.append(dialog.message.text())
+            dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
+        QTimer.singleShot(0, fill)
+
+    answer("99999999999999999")
+    window.tickbar.goto_action.trigger()
+    assert s.tick == 37113 == s.last_tick
+    assert typed == ["Tick 99,999,999,999,999,999 is outside 0 – 37,113 (past the save's end): going to the end, tick 37,113."]
+    assert window.statusBar().currentMessage() == (
+        "Tick 99,999,999,999,999,999 is outside 0 – 37,113 (past the save's end): went to the end, tick 37,113.")
+    answer("2,000")
+    window.tickbar.goto_action.trigger()
+    assert s.tick == 2000
 
 
 def test_ticks_display_step_and_seek_exactly(qtbot, big_window, monkeypatch):
@@ -119,7 +182,7 @@ def test_ticks_display_step_and_seek_exactly(qtbot, big_window, monkeypatch):
     assert s.tick == events[3] + offset
     # Seek: Ctrl+G, the tick field, a drag of the track.
     target = events[len(events) // 2] + offset + 1
-    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last: target)
+    monkeypatch.setattr(tickbar_module, "ask_tick", lambda parent, current, last, notify=None: target)
     bar.goto_action.trigger()
     assert s.tick == target and bar.tick_field.value() == target
     bar.tick_field.setText(f"{s.last_tick - 1:,}")

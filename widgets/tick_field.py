@@ -16,7 +16,38 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBo
 TICK_MAX = 2**64 - 1
 """The largest tick a save can hold (u64)."""
 _TYPED = r"[0-9][0-9,_ ]{0,40}"  # digits, with the thousands separators the app writes
+_TYPED_SIGNED = r"-?[0-9][0-9,_ ]{0,60}"  # the go-to dialog also takes a sign and overlong values, to refuse them in words
 _SEPARATORS = re.compile(r"[,_ ]")
+
+
+def judge_tick(text: str, last: int) -> tuple[int | None, str]:
+    """Where the go-to dialog goes for ``text``, and what it says about it.
+
+    Returns:
+        (tick, message): ``tick`` is the tick typed when it lies in 0..``last``; a tick
+        past ``last`` (but a u64) is clamped to ``last`` and the message says so; a
+        negative value, one past u64 (2^64 − 1) or no digits give ``None`` and a message
+        saying why it is refused. The message is "" for a tick in range.
+    """
+    shown = text.strip()
+    digits = _SEPARATORS.sub("", shown)
+    if not digits:
+        return None, f"Type a tick in 0 – {last:,}."
+    if re.fullmatch(r"-[0-9]+", digits):
+        return None, f"{shown} is refused: ticks are never negative (u64, 0 – {TICK_MAX:,})."
+    if not re.fullmatch(r"[0-9]+", digits):
+        return None, f"{shown} is refused: type the tick in digits."
+    value = int(digits)
+    if value > TICK_MAX:
+        return None, f"{value:,} is refused: past the largest tick, 2^64 − 1 = {TICK_MAX:,} (ticks are u64)."
+    if value > last:
+        return last, past_end(value, last)
+    return value, ""
+
+
+def past_end(value: int, last: int, went: bool = False) -> str:
+    """Says that tick ``value`` lies outside 0..``last`` and is clamped to ``last``."""
+    return f"Tick {value:,} is outside 0 – {last:,} (past the save's end): {'went' if went else 'going'} to the end, tick {last:,}."
 
 
 def parse_tick(text: str) -> int | None:
@@ -108,12 +139,18 @@ class TickField(QLineEdit):
 
 
 class GoToTickDialog(QDialog):
-    """Asks for a tick in 0..last (u64); OK is enabled only while the text is a tick in range.
+    """Asks for a tick in 0..last (u64) and says where it will go.
+
+    A tick past ``last`` is accepted and clamped to ``last`` (the message says so); a
+    negative value or one past 2^64 − 1 is refused with a message and OK disabled.
 
     Args:
         current: the tick shown at first.
         last: the last tick of the save.
         parent: the Qt parent.
+
+    Attributes:
+        message: the label under the field saying why a value is clamped or refused.
     """
 
     def __init__(self, current: int, last: int, parent: QWidget | None = None) -> None:
@@ -121,10 +158,14 @@ class GoToTickDialog(QDialog):
         self.setWindowTitle("Go to tick")
         self.last = int(last)
         self.field = QLineEdit(f"{int(current)}")
-        self.field.setValidator(QRegularExpressionValidator(QRegularExpression(_TYPED), self.field))
+        self.field.setValidator(QRegularExpressionValidator(QRegularExpression(_TYPED_SIGNED), self.field))
         self.field.selectAll()
         self.hint = QLabel(f"Tick (0 – {self.last:,}):")
         self.hint.setTextFormat(Qt.PlainText)
+        self.message = QLabel("")
+        self.message.setObjectName("goToTickMessage")
+        self.message.setTextFormat(Qt.PlainText)
+        self.message.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -132,22 +173,38 @@ class GoToTickDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.hint)
         layout.addWidget(self.field)
+        layout.addWidget(self.message)
         layout.addWidget(self.buttons)
         self._check()
 
     def tick(self) -> int | None:
-        """The tick typed, or None when it is not a tick in 0..last."""
-        tick = parse_tick(self.field.text())
-        return tick if tick is not None and tick <= self.last else None
+        """The tick to go to (a tick past last is clamped to last), or None when refused."""
+        return judge_tick(self.field.text(), self.last)[0]
+
+    def note(self) -> str:
+        """What the message label says about the typed value ("" for a tick in range)."""
+        return judge_tick(self.field.text(), self.last)[1]
 
     def _check(self) -> None:
-        self.buttons.button(QDialogButtonBox.Ok).setEnabled(self.tick() is not None)
+        tick, note = judge_tick(self.field.text(), self.last)
+        self.message.setText(note)
+        self.message.setVisible(bool(note))
+        self.buttons.button(QDialogButtonBox.Ok).setEnabled(tick is not None)
 
 
-def ask_tick(parent: QWidget | None, current: int, last: int) -> int | None:
-    """Show the go-to dialog; the tick chosen, or None when cancelled."""
+def ask_tick(parent: QWidget | None, current: int, last: int, notify=None) -> int | None:
+    """Show the go-to dialog; the tick chosen (clamped to ``last``), or None when cancelled.
+
+    ``notify(text)``, when given, is told where a tick past ``last`` went (for the status bar).
+    """
     dialog = GoToTickDialog(current, last, parent)
     try:
-        return dialog.tick() if dialog.exec() == QDialog.Accepted else None
+        if dialog.exec() != QDialog.Accepted:
+            return None
+        tick = dialog.tick()
+        typed = parse_tick(dialog.field.text())
+        if notify is not None and tick is not None and typed is not None and typed > tick:
+            notify(past_end(typed, tick, went=True))
+        return tick
     finally:
         dialog.deleteLater()

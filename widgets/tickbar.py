@@ -476,9 +476,10 @@ class TickBar(QWidget):
         self.session.set_tick(self.session.last_tick)
 
     def go_to_tick(self) -> None:
-        """Asks for a tick and moves there."""
+        """Asks for a tick and moves there; a tick past the end goes to the end and the
+        status bar says so."""
         s = self.session
-        tick = ask_tick(self, s.tick, s.last_tick)
+        tick = ask_tick(self, s.tick, s.last_tick, notify=s.notify)
         if tick is not None:
             s.set_tick(tick)
 

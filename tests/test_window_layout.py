@@ -253,3 +253,41 @@ def test_prompt_header_never_overlaps_and_its_tables_fit(make_window, qtbot):
     button = prompt.copy_button
     assert button.width() >= button.sizeHint().width()
     assert button.mapTo(prompt, button.rect().topRight()).x() <= prompt.width()
+
+
+def test_timelines_readout_wraps_beside_full_range_and_is_never_cut(make_window):
+    # The readout ran under the Full range button ("… stress 4 / 60 · w") at 1040x700.
+    from PySide6.QtGui import QTextDocument
+
+    w = make_window()
+    w.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    w.session.set_view("timelines")
+    view = w.views["timelines"]
+    readout, button = view.readout, view.full_button
+
+    def check() -> None:
+        settle()
+        view._show_values(w.session.tick, w.session.npc)  # the cursor's readout (the mouse may hover the offscreen window)
+        settle()
+        r = readout.geometry()
+        b = button.geometry()
+        assert not r.intersects(b), (r, b)
+        assert r.right() < b.left()
+        assert button.width() >= button.sizeHint().width() and b.right() <= view.width()
+        # The whole text shows: on one line, or wrapped with every line inside the label.
+        assert plain_width() <= readout.width() or (readout.wordWrap() and readout.heightForWidth(readout.width()) <= readout.height())
+        assert "walk-aways" in readout.text()
+
+    def plain_width() -> int:
+        doc = QTextDocument()
+        doc.setHtml(readout.text())
+        return readout.fontMetrics().horizontalAdvance(doc.toPlainText())
+
+    check()
+    w.resize(*layout.MIN_WINDOW)
+    check()
+    assert plain_width() > readout.width()  # the readout is longer than its row: it wraps, whole
+    w.compare.compare_with(SAMPLES / "evening.json", wait=True)
+    w.session.set_tick(30000)
+    check()
+    assert " · <b>B</b>" in readout.text()

@@ -116,7 +116,12 @@ class TimelinesView(QWidget):
         self.readout = QLabel(self)
         self.readout.setObjectName("timelinesReadout")
         self.readout.setTextFormat(Qt.RichText)
-        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)  # long text never widens the dock
+        # Long text never widens the dock: it wraps beside the Full range button instead of
+        # running under it; two lines are kept so hovering does not make the plots jump.
+        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Minimum)
+        self.readout.setWordWrap(True)
+        self.readout.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.readout.setMinimumHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
         self.graphics = pg.GraphicsLayoutWidget(self)
         self.graphics.setBackground("w")
         layout = QVBoxLayout(self)
@@ -130,7 +135,7 @@ class TimelinesView(QWidget):
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self.readout, 1)
-        top.addWidget(self.full_button)
+        top.addWidget(self.full_button, 0, Qt.AlignTop)
         layout.addLayout(top)
         self.legend = QLabel(self)
         self.legend.setObjectName("timelinesLegend")

@@ -164,7 +164,7 @@ class ComparisonOverlay:
         """The legend's B part (rich text), or "" when not comparing."""
         if not self.curves:
             return ""
-        return "<span style='color:#333'>╍ ╍</span>&nbsp;B (compared)"
+        return "<span style='color:#333'>╍ ╍</span>&nbsp;B&nbsp;(compared)"
 
     def readout(self, tick: int, npc) -> str:
         """The readout's B part for ``npc`` at ``tick`` (rich text; names escaped), or ""."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -66,6 +67,68 @@ def test_a_clamped_delta_and_score_say_so(tmp_path):
     path.write_text(json.dumps(doc))
     exp = explain(Playthrough.open(path, CONTENT), "npc:kael-davan.score", 170)
     assert "= 1.10, clamped to 1.00 (relationship seed formula)" in exp.steps[0].detail
+
+
+# ----- numbers in the text output -----
+NOISE = re.compile(r"(?<![\w.])-?\d+\.\d{3,}|\de[-+]\d|(?<![\w.−])-0(\.0+)?(?![\d.])|−0\.00")
+
+
+def test_why_text_shows_score_points_with_2_decimals_and_no_float_noise(tmp_path, capsys):
+    """Float noise in a save (0.1 + 0.2, -0.0, 1e-05, 1e6) reads as score points with 2
+    decimals in ``why`` text, like ``state``; ``--format json`` keeps the full values."""
+    doc = json.loads((DATA / "minimal.json").read_text())
+    noisy = 0.1 + 0.2  # 0.30000000000000004
+    first = 0.5000000000000001  # the delta of noisy, 100 characters, 1 turn, as a game's floats may record it
+    third = 1e-05 * 0.5 + 0.3 + 0.1 + 0.1
+    doc["journal"] += [
+        ev(166, "RelationshipInteraction", target=17, sentiment=noisy, message_length=100, conversation_turns=1, delta=first, score_after=first),
+        ev(167, "WalkAwayPenalty", target=17, penalty=first, score_after=-0.0),
+        ev(168, "RelationshipInteraction", target=17, sentiment=1e-05, message_length=1000000, conversation_turns=2, delta=third, score_after=third),
+    ]
+    path = tmp_path / "noisy.json"
+    path.write_text(json.dumps(doc))
+    assert noisy == 0.30000000000000004 and third == 0.5000049999999999
+    assert main(["why", str(path), "npc:kael-davan.score", "--content", str(CONTENT), "--tick", "170"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0] == "npc:kael-davan.score at tick 170: 0.50"
+    assert "is 0.50, from 2 × delta formula (+1.00), 1 × walk-away penalty (−0.50); last changed at tick 168 by RelationshipInteraction (0.00 → 0.50)" in lines[1]
+    assert "           0.00 → 0.50" in lines and "           0.50 → 0.00" in lines
+    assert "           delta = 0.3×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.50 (relationship seed formula); 0.00 → 0.50" in lines
+    assert any(line.endswith(": 0.50 − 0.50 = 0.00") for line in lines)
+    assert "           delta = 0.00001×0.5 + min(0.3, 1000000/500) + min(0.2, 2×0.05) + 0.1 = 0.50 (relationship seed formula); 0.00 → 0.50" in lines
+    assert not any(noise in text for noise in ("0.30000000000000004", "0.5000000000000001", "e-05", "e+06", "-0.00", "−0.00", "0.5000")), text
+    assert main(["why", str(path), "npc:kael-davan.total_interactions", "--content", str(CONTENT), "--tick", "170"]) == 0
+    counters = capsys.readouterr().out
+    assert "sentiment 0.3 > 0.2: positive; 0 + 1 = 1" in counters and "sentiment 0.00001 is within ±0.2" in counters
+    assert "e-05" not in counters and "0.30000000000000004" not in counters, counters
+    assert main(["why", str(path), "npc:kael-davan.score", "--content", str(CONTENT), "--tick", "170", "--format", "json", "--limit", "1"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert full["value"] == third and full["steps"][0]["before"] == 0.0 and full["steps"][0]["after"] == third
+    assert full["folded"]["by_rule"]["delta formula (relationship seed, Score Calculation)"]["sum"] == first
+    assert list(full)[:6] == ["target", "tick", "value", "summary", "steps", "folded"]
+
+
+def test_why_text_on_every_target_kind_of_every_sample_save_has_no_float_noise(plays):
+    """Every target (NPC values and levels, facts, entities, lines, cards, history) at
+    the saved tick: no number with 3 or more decimals, exponent or negative zero."""
+    from narrative_debugger.app.commands.why import format_text
+    from narrative_debugger.models.explain import npc_targets
+
+    for name, play in plays.items():
+        builder = PromptBuilder(play)
+        slugs = [n.slug for n in play.save.npcs.values()]
+        targets = [
+            *npc_targets(play), *(f"npc:{s}.level" for s in slugs), *(f"fact:{f}" for f in play.index.facts),
+            *(f"entity:{e}" for e in play.index.entities), *(f"line:{x}" for x in play.content.monologues),
+            *(f"card:{s}/{c.id}" for s in slugs[:2] for c in play.content.cards), *(f"history:{s}" for s in slugs),
+        ]
+        for target in targets:
+            text = format_text(explain(play, target, play.save.saved_at_tick, 5, builder=builder))
+            assert not NOISE.search(text), (name, target, NOISE.search(text).group(0))
+        score = format_text(explain(play, f"npc:{slugs[0]}.score", play.save.saved_at_tick, 5, builder=builder))
+        state = state_json(play, play.save.saved_at_tick)["npcs"][slugs[0]]["score"]
+        assert score.splitlines()[0].endswith(f": {state:.2f}")
 
 
 # ----- chain continuity -----

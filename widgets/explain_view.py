@@ -17,6 +17,7 @@ import zlib
 
 import pyqtgraph as pg
 from narrative_debugger.models.explain import Explanation, UnknownTarget, explain
+from narrative_debugger.models.explain.chain import fmt_signed, fmt_value
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.session import Session
@@ -52,13 +53,13 @@ def rule_colour(rule: str) -> QColor:
 
 
 def _show(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") if abs(value - round(value, 2)) > 5e-7 else f"{value:.2f}"
+    """A value for the dock: scalars as ``why`` prints them (``fmt_value``: score points
+    with 2 decimals), a dict as ``key: value, ...``, a list as its length."""
     if isinstance(value, dict):
         return ", ".join(f"{k}: {_show(v)}" for k, v in value.items())
     if isinstance(value, list):
         return f"{len(value)} items"
-    return "—" if value is None else str(value)
+    return fmt_value(value)
 
 
 class StepsModel(HeaderedTableModel):
@@ -113,7 +114,7 @@ class StepsModel(HeaderedTableModel):
                 if col == 2:
                     return f"{folded.count} older"
                 if col == 5:
-                    parts = [f"{n} × {rule.split(' (')[0]}" + (f" (Σ {_show(s)})" if self.explanation.numeric else "") for rule, (n, s) in folded.by_rule.items()]
+                    parts = [f"{n} × {rule.split(' (')[0]}" + (f" (Σ {fmt_signed(s)})" if self.explanation.numeric else "") for rule, (n, s) in folded.by_rule.items()]
                     return "folded: " + "; ".join(parts)
             if role == int(Qt.ForegroundRole):
                 return QBrush(QColor("#757575"))

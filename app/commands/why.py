@@ -8,6 +8,7 @@ from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
 from narrative_debugger.models.explain import DEFAULT_LIMIT, TARGET_FORMS, Explanation, UnknownTarget, explain
+from narrative_debugger.models.explain.chain import fmt_plain, fmt_signed, fmt_value
 from narrative_debugger.models.report.plain_text import one_line
 
 NAME = "why"
@@ -24,11 +25,23 @@ def add_arguments(p) -> None:
 
 
 def _short(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:.2f}"
+    """A value, before or after for text: numbers as ``fmt_num`` (score points with 2
+    decimals, as ``state`` prints them), None as ``—``, a dict as ``{key: value, ...}``."""
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {_short(v)}" for k, v in value.items()) + "}"
-    return "—" if value is None else str(value)
+    return fmt_value(value)
+
+
+def _tidy(doc):
+    """``doc`` with each float as ``fmt_plain`` reads it (no float noise), for the keys
+    the text output prints as JSON; the ``--format json`` output keeps full values."""
+    if isinstance(doc, float):
+        return float(fmt_plain(doc)) + 0.0
+    if isinstance(doc, dict):
+        return {k: _tidy(v) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_tidy(v) for v in doc]
+    return doc
 
 
 def format_text(exp: Explanation) -> str:
@@ -38,7 +51,7 @@ def format_text(exp: Explanation) -> str:
     if exp.folded is not None:
         out.append(f"{exp.folded.count} older step(s) folded:")
         for rule, (n, s) in exp.folded.by_rule.items():
-            out.append(f"  {n:>6} × {rule}" + (f"  Σ {_short(s)}" if exp.numeric else ""))
+            out.append(f"  {n:>6} × {rule}" + (f"  Σ {fmt_signed(s)}" if exp.numeric else ""))
     for s in exp.steps:
         out.append(f"  #{s.journal_index:<7} tick {s.tick:<9} {s.event:<28} {s.rule}")
         if not isinstance(s.before, (dict, list)):
@@ -46,7 +59,7 @@ def format_text(exp: Explanation) -> str:
         out.append(f"           {one_line(s.detail)}")
     for key in ("clauses", "nearest_miss", "fired", "crossings", "path", "reason", "budget", "history", "line"):
         if doc.get(key) not in (None, [], {}):
-            out.append(f"{key}: {json.dumps(doc[key], ensure_ascii=False)}")
+            out.append(f"{key}: {json.dumps(_tidy(doc[key]), ensure_ascii=False)}")
     return "\n".join(out)
 
 

@@ -141,14 +141,40 @@ def fold_list(steps: list[Step], limit: int, initial: float | None = 0) -> tuple
 
 
 def fmt_num(x: float) -> str:
-    """A score or token figure: two decimals when they are exact, else four (14.55, 0.5475)."""
-    if isinstance(x, int):
+    """A figure for text: an ``int`` (tokens, stress, counts) as it is; a float in score
+    points (score, delta, penalty, their sums) with 2 decimals, as ``state --format text``
+    prints a score (``14.55``, ``0.56``), so float noise (``0.30000000000000004``,
+    ``12.000000001``, ``1e-05``) never shows and ``-0.0`` reads ``0.00``. Display only:
+    the JSON keeps full values."""
+    if isinstance(x, int) and not isinstance(x, bool):
         return str(x)
-    if abs(x - round(x, 2)) < 5e-7:
-        return f"{x:.2f}"
-    return f"{x:.4f}"
+    text = f"{x:.2f}"
+    return "0.00" if text == "-0.00" else text
 
 
 def fmt_signed(x: float) -> str:
-    """``+0.55`` / ``−0.30``, as ``fmt_num``."""
-    return ("+" if x >= 0 else "−") + fmt_num(abs(x))
+    """``+0.55`` / ``−0.30`` (U+2212), as ``fmt_num``; a change that rounds to zero is ``+0.00``."""
+    text = fmt_num(abs(x))
+    return ("−" if x < 0 and text.strip("0.") else "+") + text
+
+
+def fmt_plain(x) -> str:
+    """An input figure as the save gives it (a sentiment, a message length, a stress
+    step), without float noise or exponent: up to 6 decimals, trailing zeros dropped
+    (``0.30000000000000004`` → ``0.3``, ``1e-05`` → ``0.00001``, ``-0.0`` → ``0``,
+    ``1234567`` stays ``1234567``)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x)
+    if not isinstance(x, float):
+        return str(x)
+    text = f"{x:.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def fmt_value(value) -> str:
+    """A before/after/value scalar for text: numbers as ``fmt_num``, None as ``—``."""
+    if value is None:
+        return "—"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return fmt_num(value)
+    return str(value)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from narrative_debugger.models.domain.relationship import MAX_REFERENCES_PER_KIND, SENTIMENT_BAND, close_enough, score_delta
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
-from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fmt_num, fmt_signed
+from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fmt_num, fmt_plain, fmt_signed
 from narrative_debugger.models.explain.tracks import ATTRIBUTES, RULE_LEVEL, Track, track_for
 from narrative_debugger.models.playthrough import Playthrough
 
@@ -52,7 +52,7 @@ def formula_text(sentiment: float, length: float, turns: float) -> str:
     """The seed's delta formula in numbers: ``0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55``."""
     raw = sentiment * 0.5 + min(0.3, length / 500) + min(0.2, turns * 0.05) + 0.1
     delta = score_delta(sentiment, length, turns)
-    text = f"delta = {sentiment:g}×0.5 + min(0.3, {length:g}/500) + min(0.2, {turns:g}×0.05) + 0.1 = {fmt_num(raw)}"
+    text = f"delta = {fmt_plain(sentiment)}×0.5 + min(0.3, {fmt_plain(length)}/500) + min(0.2, {fmt_plain(turns)}×0.05) + 0.1 = {fmt_num(raw)}"
     if delta != raw:
         text += f", clamped to {fmt_num(delta)}"
     return text + " (relationship seed formula)"
@@ -84,9 +84,10 @@ def _stress_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     cause = d.get("cause", "?")
     if cause == "walk_away":
         cause = f"walk_away: {_walk_away_named(ctx, i, as_.walk_aways)}"
-    text = f"{before} {'+' if d.get('delta', 0) >= 0 else '−'} {abs(d.get('delta', after - before))} = {after} (cause {cause})"
+    delta = d.get("delta", after - before)
+    text = f"{fmt_plain(before)} {'+' if delta >= 0 else '−'} {fmt_plain(abs(delta))} = {fmt_plain(after)} (cause {cause})"
     if d.get("cause") == "walk_away":
-        text += f"; walk_away_stress_delta {as_.interaction_tolerance.walk_away_stress_delta}"
+        text += f"; walk_away_stress_delta {fmt_plain(as_.interaction_tolerance.walk_away_stress_delta)}"
     if before <= threshold < after:
         text += f"; crosses the threshold {threshold}: over"
     elif after <= threshold < before:
@@ -135,11 +136,11 @@ def _move_at(ctx: NpcContext, i: int):
 def _counter_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     s = (ctx.data[i] or {}).get("sentiment", 0.0)
     if s > SENTIMENT_BAND:
-        kind = f"sentiment {s:g} > {SENTIMENT_BAND:g}: positive"
+        kind = f"sentiment {fmt_plain(s)} > {fmt_plain(SENTIMENT_BAND)}: positive"
     elif s < -SENTIMENT_BAND:
-        kind = f"sentiment {s:g} < −{SENTIMENT_BAND:g}: negative"
+        kind = f"sentiment {fmt_plain(s)} < −{fmt_plain(SENTIMENT_BAND)}: negative"
     else:
-        kind = f"sentiment {s:g} is within ±{SENTIMENT_BAND:g}: neither positive nor negative"
+        kind = f"sentiment {fmt_plain(s)} is within ±{fmt_plain(SENTIMENT_BAND)}: neither positive nor negative"
     return f"{kind}; {before} + 1 = {after}"
 
 
@@ -256,7 +257,7 @@ def _summary(ctx: NpcContext, attr: str, exp: Explanation, totals: dict, state, 
         crossings = exp.extra.get("crossings") or []
         if state.tolerance.over_threshold:
             c = crossings[-1] if crossings else None
-            text += f"; over its threshold {threshold}" + (f" since tick {c['tick']} (journal #{c['journal_index']}: {c['before']} → {c['after']})" if c else "")
+            text += f"; over its threshold {threshold}" + (f" since tick {c['tick']} (journal #{c['journal_index']}: {fmt_plain(c['before'])} → {fmt_plain(c['after'])})" if c else "")
         else:
             text += f"; not over its threshold {threshold}"
     return text + "."

@@ -238,3 +238,32 @@ def test_diff_misuse_exits_2(capsys, tmp_path):
     assert "--content-b" in capsys.readouterr().err
     assert main(["diff", str(save), str(save), "--tick", "-1"]) == 2
     assert main(["diff", str(save), str(save), "--tick", str(10**12)]) == 2
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "order, tick, says",
+    [
+        (("walkaway-spiral.json", "evening.json"), 100000, "is beyond the end of a save: A walkaway-spiral.json ends at tick 37113; give a tick from 0 to 37113"),
+        (("evening.json", "walkaway-spiral.json"), 37114, "is beyond the end of a save: B walkaway-spiral.json ends at tick 37113; give a tick from 0 to 37113"),
+        (
+            ("evening.json", "walkaway-spiral.json"),
+            302030,
+            "is beyond the end of both saves: A evening.json ends at tick 302029; B walkaway-spiral.json ends at tick 37113; give a tick from 0 to 37113",
+        ),
+    ],
+)
+def test_diff_tick_past_the_end_of_either_save_exits_2_naming_it(capsys, order, tick, says):
+    """Past one save's last tick the comparison would set that save's end against the
+    other at T as if both were at T: misuse (exit 2, issue 13), never a silent compare."""
+    a, b = (str(SAMPLES / name) for name in order)
+    assert main(["diff", a, b, "--tick", str(tick)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"narrative-debugger diff: --tick {tick} {says}\n"
+
+
+def test_diff_tick_at_the_last_tick_of_the_shorter_save_still_compares(capsys):
+    status, out = run_diff(capsys, SAMPLES / "evening.json", SAMPLES / "walkaway-spiral.json", "--tick", "37113", "--format", "json")
+    assert status == 1 and json.loads(out)["npcs"]
+    assert main(["diff", str(SAMPLES / "evening.json"), "--content-b", str(CONTENT), "--tick", "302030"]) == 2
+    assert "beyond the end of the save: evening.json (A and B) ends at tick 302029" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from pathlib import Path
 from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, unreadable_reasons
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.report.plain_text import one_line
 
 NAME = "diff"
 HELP = "compare two saves, or one save under two content folders (exit 0 same, 1 different, 2 misuse)"
@@ -39,6 +40,22 @@ def open_side(path: Path, content: Path | None, flag: str) -> Playthrough:
     return play
 
 
+def check_tick_in_both(tick: int, play_a: Playthrough, play_b: Playthrough) -> None:
+    """``--tick T`` must lie within both saves (ticks 0 to each one's ``last_tick``):
+    comparing past the end of one would compare its last state as if it were at T.
+    Raises UsageError naming each side that ends before T and its last tick."""
+    ends = [(side, play) for side, play in (("A", play_a), ("B", play_b)) if tick > play.last_tick]
+    if not ends:
+        return
+    fits = min(play_a.last_tick, play_b.last_tick)
+    if len(ends) == 2 and play_a.save.path == play_b.save.path:  # one save under two content folders
+        what, said = "the save", f"{one_line(play_a.save.label)} (A and B) ends at tick {play_a.last_tick}"
+    else:
+        what = "both saves" if len(ends) == 2 else "a save"
+        said = "; ".join(f"{side} {one_line(play.save.label)} ends at tick {play.last_tick}" for side, play in ends)
+    raise UsageError(f"--tick {tick} is beyond the end of {what}: {said}; give a tick from 0 to {fits}")
+
+
 def run(args) -> int:
     if args.save_b is None and args.content_b is None:
         raise UsageError("give a second save B, or --content-b DIR to compare A under two content folders")
@@ -47,9 +64,8 @@ def run(args) -> int:
     play_a = open_side(args.save_a, args.content, "--content")
     content_b = args.content_b if args.content_b is not None else args.content
     play_b = open_side(args.save_b if args.save_b is not None else args.save_a, content_b, "--content-b")
-    last = max(play_a.last_tick, play_b.last_tick)
-    if args.tick is not None and args.tick > last:
-        raise UsageError(f"tick {args.tick} is beyond both saves (their ticks run from 0 to {last})")
+    if args.tick is not None:
+        check_tick_in_both(args.tick, play_a, play_b)
     comparison = compare(play_a, play_b, args.tick)
     if args.format == "json":
         json.dump(comparison.to_json(), sys.stdout, ensure_ascii=False, indent=1)

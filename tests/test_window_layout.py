@@ -291,3 +291,41 @@ def test_timelines_readout_wraps_beside_full_range_and_is_never_cut(make_window)
     w.session.set_tick(30000)
     check()
     assert " · <b>B</b>" in readout.text()
+
+
+def test_a_blocked_monologue_line_shows_every_failing_prerequisite_whole(make_window):
+    # At tick 9,278 harbor-nights_m_s_060 is blocked for Lera Sessik by two prerequisites;
+    # its row was one line high, the first reason cut ("needs knows_…").
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QFontMetrics
+
+    w = make_window()
+    w.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    s = w.session
+    s.set_npc(s.npc_by_slug("lera-sessik"))
+    s.set_tick(9278)
+    monologues = w.panels["monologues"][0]
+    model, view = monologues.model, monologues.view
+    for size in ((1440, 900), layout.MIN_WINDOW):
+        w.resize(*size)
+        settle()
+        row = next(k for k, r in enumerate(model.rows) if r.kind == "line" and r.line_id == "harbor-nights_m_s_060")
+        failing = model.rows[row].failing
+        assert failing == ("family.cass_sessik_lost is knows_of, needs knows_details", "3 completed interaction(s) with lera-sessik, needs 10")
+        text = model.data(model.index(row, MonologueModel.WHY), Qt.DisplayRole)
+        assert text == "\n".join(failing)
+        width = view.columnWidth(MonologueModel.WHY) - 4
+        needed = QFontMetrics(view.font()).boundingRect(QRect(0, 0, width, 10000), Qt.TextWordWrap, text).height()
+        assert view.rowHeight(row) >= needed >= 2 * view.fontMetrics().lineSpacing()
+        # Eligible lines keep one line (elided, the tooltip holding the whole text).
+        eligible = next(k for k, r in enumerate(model.rows) if r.kind == "line" and r.eligible)
+        assert view.rowHeight(eligible) == view.verticalHeader().defaultSectionSize()
+        tip = model.data(model.index(row, MonologueModel.WHY), Qt.ToolTipRole)
+        assert all(reason in tip for reason in failing)
+    # The height follows the column width: a wide dock puts the two reasons on two lines.
+    narrow = view.rowHeight(row)
+    w.resize(1440, 900)
+    w.resizeDocks([w.docks["monologues"]], [1000], Qt.Horizontal)
+    settle()
+    assert view.rowHeight(row) < narrow
+    assert view.rowHeight(row) >= 2 * view.fontMetrics().lineSpacing()

@@ -9,6 +9,7 @@ Eligibility follows schema §6 through ``models.monologue.evaluate``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from narrative_debugger.models.content.monologue import MonologueLine
@@ -23,8 +24,8 @@ from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, r
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QFont, QTextLayout, QTextOption
+from PySide6.QtWidgets import QApplication, QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
 
 #: How many fired lines the history section lists (newest first).
 FIRED_SHOWN = 200
@@ -234,6 +235,52 @@ class MonologueModel(HeaderedTableModel):
         return "\n".join(parts)
 
 
+def wrapped_height(font: QFont, text: str, width: int) -> int:
+    """Pixels ``text`` takes wrapped to ``width`` pixels as an item view wraps it (at word
+    boundaries, else anywhere; each ``\n`` starts a line)."""
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
+    total = 0.0
+    for paragraph in text.split("\n"):
+        layout = QTextLayout(paragraph, font)
+        layout.setTextOption(option)
+        layout.beginLayout()
+        while True:
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLineWidth(max(1, width))
+            total += line.height()
+        layout.endLayout()
+    return math.ceil(total)
+
+
+class ReasonDelegate(QStyledItemDelegate):
+    """Draws a blocked line's failing prerequisites wrapped, every one whole (the view sizes
+    those rows to fit); other cells are drawn as usual (one line, elided)."""
+
+    def __init__(self, model: "MonologueModel", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._model = model
+
+    def wraps(self, row: int) -> bool:
+        """True for the rows whose Prerequisites cell is wrapped: blocked lines."""
+        r = self._model.rows[row] if 0 <= row < len(self._model.rows) else None
+        return r is not None and r.kind == "line" and not r.eligible
+
+    def paint(self, painter, option, index) -> None:
+        if not self.wraps(index.row()):
+            super().paint(painter, option, index)
+            return
+        # PySide hands a Python initStyleOption override a copy, so the option is set up here.
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.features |= QStyleOptionViewItem.WrapText
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.CE_ItemViewItem, opt, painter, widget)
+
+
 class MonologueView(QWidget):
     """Monologue eligibility for the selected NPC at the committed tick.
 
@@ -250,7 +297,7 @@ class MonologueView(QWidget):
         self.session = session
         self.model = MonologueModel(self)
         self.view = read_only_table(self.model, "monologueTable", self)
-        self.view.setWordWrap(False)  # one line a row; the tooltip holds the whole text
+        self.view.setWordWrap(False)  # one line a row, but a blocked line's reasons wrap (ReasonDelegate); the tooltip holds the whole text
         self.view.verticalHeader().hide()
         self.view.setShowGrid(False)
         self.view.setTextElideMode(Qt.ElideRight)  # the row tooltip carries the whole text
@@ -258,6 +305,9 @@ class MonologueView(QWidget):
                                 MonologueModel.TEXT: "x" * 40, MonologueModel.FIRED: "12× (last 302,029)"},
                     stretch=MonologueModel.WHY)
         self._optional = {col: self.view.columnWidth(col) for col in (MonologueModel.FIRED, MonologueModel.TEXT)}
+        self.reasons = ReasonDelegate(self.model, self.view)
+        self.view.setItemDelegateForColumn(MonologueModel.WHY, self.reasons)
+        self.view.horizontalHeader().sectionResized.connect(self._on_section_resized)
         self.caption = QLabel(self)
         self.caption.setObjectName("monologueCaption")
         self.caption.setWordWrap(True)
@@ -300,6 +350,27 @@ class MonologueView(QWidget):
             if show:
                 free -= width
 
+    def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
+        if column == MonologueModel.WHY:
+            self.fit_reason_rows()
+
+    def fit_reason_rows(self) -> None:
+        """Size each blocked line's row to its failing prerequisites wrapped to the column width
+        (two reasons are two lines or more, never cut); other rows keep one line."""
+        view = self.view
+        header = view.verticalHeader()
+        one_line = header.defaultSectionSize()
+        pad = max(0, one_line - view.fontMetrics().height())
+        margin = view.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, view) + 1
+        width = view.columnWidth(MonologueModel.WHY) - 2 * margin
+        font = view.font()
+        for k, r in enumerate(self.model.rows):
+            if self.reasons.wraps(k):
+                text = self.model.data(self.model.index(k, MonologueModel.WHY), Qt.DisplayRole) or ""
+                height = max(one_line, wrapped_height(font, text, width) + pad)
+                if view.rowHeight(k) != height:
+                    view.setRowHeight(k, height)
+
     def refresh(self, *_args) -> None:
         """Rebuild the rows for the session's tick and NPC."""
         state = self.session.state
@@ -314,6 +385,7 @@ class MonologueView(QWidget):
         for k, r in enumerate(rows):
             if r.kind == "heading":
                 self.view.setSpan(k, 0, 1, len(MonologueModel.HEADERS))
+        self.fit_reason_rows()
         judged = [r for r in rows if r.kind == "line"]
         eligible = sum(r.eligible for r in judged)
         fired = len(state.monologues_fired())

@@ -10,13 +10,16 @@ while its tab is visible (``widgets.knowledge_graph``).
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections.abc import Sequence
+
 
 from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.widgets.plain_text import counted
+from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order
 from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
 from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
+from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
@@ -33,7 +36,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-_KEY_CACHE = 6  # ticks whose sorted key lists are kept (stepping back and forth is free)
 
 
 class KnowledgeView(QWidget):
@@ -57,7 +59,9 @@ class KnowledgeView(QWidget):
         super().__init__(parent)
         self.setObjectName("knowledgeView")
         self.session = session
-        self._keys: OrderedDict[tuple[int, int], list[FactId]] = OrderedDict()
+        # (id of the timeline, side) -> its sorted keys, moved step by step (fact_keys)
+        self._keys: dict[tuple[int, str], FactKeysAt] = {}
+        self._names: tuple[object, dict[int, str]] | None = None
         self._changed: frozenset[FactId] = frozenset()
         self._graph_dirty = True
         self._syncing = False
@@ -159,11 +163,21 @@ class KnowledgeView(QWidget):
     # ----- session events -----
     def _on_loaded(self) -> None:
         self._keys.clear()
+        if obscured(self):
+            self._shown = None  # behind another tab: showEvent refreshes
+            return
         self.refresh()
 
     def _on_tick(self, tick: int) -> None:
         self.preview.setText("")
+        if obscured(self):
+            return  # behind another tab: showEvent refreshes
         if self._shown_key() != self._shown:  # Session.load emits loaded, then tickChanged
+            self.refresh()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self.session.ready and self._shown_key() != self._shown:
             self.refresh()
 
     def _on_preview(self, tick: int) -> None:
@@ -192,12 +206,12 @@ class KnowledgeView(QWidget):
             return
         keys = self.keys_at(state)
         self._changed = self._changed_since_previous(state)
-        names = {sid: session.playthrough.npc_name(sid) for sid in session.playthrough.save.npcs}
+        names = self._npc_names()
         state_b = session.state_b
         only_b = ""
         if state_b is not None:
             # While comparing, facts only B knows are rows too (A's columns empty, in italics).
-            extra = set(self.keys_at(state_b)).difference(keys)
+            extra = set(self.keys_at(state_b, "b")).difference(keys)
             if extra:
                 keys = sorted([*keys, *extra])
                 only_b = f", <span style='color:#8a5a00'>{len(extra):,} only in B</span>"
@@ -221,17 +235,26 @@ class KnowledgeView(QWidget):
         previous = self.session.state_at(self.session.previous_tick)
         return id(state.index), state.tick, state.position, previous.position
 
-    def keys_at(self, state) -> list[FactId]:
-        """The FactIds at ``state`` in BTreeMap order, cached for the last few ticks."""
-        key = (id(state.index), state.position)
-        keys = self._keys.get(key)
-        if keys is None:
-            keys = self._keys[key] = list(state.knowledge.facts)
-            while len(self._keys) > _KEY_CACHE:
-                self._keys.popitem(last=False)
-        else:
-            self._keys.move_to_end(key)
-        return keys
+    def keys_at(self, state, side: str = "a") -> Sequence[FactId]:
+        """The FactIds at ``state`` in BTreeMap order: O(K log N) for K facts created
+        since the last call for this ``side`` (``"a"``, or ``"b"`` while comparing).
+
+        The sorted list returned is reused: the next call for the same side changes it.
+        """
+        key = (id(state.index), side)
+        tracker = self._keys.get(key)
+        if tracker is None:
+            if len(self._keys) >= 4:  # timelines of saves no longer open
+                self._keys.clear()
+            tracker = self._keys[key] = FactKeysAt(creation_order(self.session.playthrough, state.index))
+        return tracker.move(len(state.knowledge.facts))
+
+    def _npc_names(self) -> dict[int, str]:
+        """StableId -> display name of every NPC of the open save (built once per save)."""
+        play = self.session.playthrough
+        if self._names is None or self._names[0] is not play:
+            self._names = (play, {sid: play.npc_name(sid) for sid in play.save.npcs})
+        return self._names[1]
 
     def _changed_since_previous(self, state) -> frozenset[FactId]:
         previous = self.session.state_at(self.session.previous_tick)
@@ -300,7 +323,7 @@ class KnowledgeView(QWidget):
 
     def _draw_graph(self) -> None:
         state = self.session.state
-        self.graph.show_state(state, self.keys_at(state) if state is not None else [], self._changed)
+        self.graph.show_state(state, list(self.keys_at(state)) if state is not None else [], self._changed)
         self._graph_dirty = False
 
     # ----- selection -----

@@ -10,6 +10,7 @@ Eligibility follows schema §6 through ``models.monologue.evaluate``.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from narrative_debugger.models.content.monologue import MonologueLine
@@ -91,8 +92,37 @@ def line_concerns(line: MonologueLine, slug: str, name: str = "") -> bool:
     return any(tag.lower() in words for tag in line.tags)
 
 
+def prepare(playthrough: Playthrough) -> dict[str, tuple[list[int], list[int]]]:
+    """line_id -> (journal indices, ticks) of its MonologueFired entries, in journal
+    order: O(F) in firings, so the loader runs it off the GUI thread; kept in
+    ``playthrough.derived["monologues"]``."""
+    by_line: dict[str, tuple[list[int], list[int]]] = {}
+    index = playthrough.index
+    for position, tick, line_id in index.monologues_fired if index is not None else ():
+        indices, ticks = by_line.setdefault(line_id, ([], []))
+        indices.append(position)
+        ticks.append(tick)
+    if hasattr(playthrough, "derived"):
+        playthrough.derived["monologues"] = by_line
+    return by_line
+
+
+def _fired_by_line(playthrough: Playthrough) -> dict[str, tuple[list[int], list[int]]]:
+    derived = getattr(playthrough, "derived", None)
+    by_line = derived.get("monologues") if derived is not None else None
+    return by_line if by_line is not None else prepare(playthrough)
+
+
+def fired_count(state: StateAtTick) -> int:
+    """How many MonologueFired entries have applied at ``state`` (O(log F))."""
+    return bisect_right(state.index.monologues_fired, state.position - 1, key=lambda r: r[0])
+
+
 def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId | None) -> list[MonologueRow]:
     """Every row the monologue view shows for ``npc`` at ``state``'s tick.
+
+    O(L log F) for L lines of the pools and F firings in the journal: each line's
+    firing count up to the tick is one bisection (``prepare``).
 
     Args:
         playthrough: the open playthrough (its content holds the pools).
@@ -100,17 +130,15 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
         npc: the selected NPC, or None for one group of all lines.
     """
     knowledge = state.knowledge
-    fired = state.monologues_fired()
-    counts: dict[str, int] = {}
-    last: dict[str, int] = {}
-    for _, tick, line_id in fired:
-        counts[line_id] = counts.get(line_id, 0) + 1
-        last[line_id] = tick
+    by_line = _fired_by_line(playthrough)
+    applied = state.position - 1
 
     def judged(line: MonologueLine) -> MonologueRow:
         result = evaluate(line, knowledge)
+        indices, ticks = by_line.get(line.id, ((), ()))
+        count = bisect_right(indices, applied)
         return MonologueRow("line", line=line, line_id=line.id, eligible=result.eligible, failing=result.failing,
-                            fired=counts.get(line.id, 0), tick=last.get(line.id))
+                            fired=count, tick=ticks[count - 1] if count else None)
 
     lines = list(playthrough.content.monologues.values())
     npc_state = playthrough.save.npcs.get(npc) if npc is not None else None
@@ -130,9 +158,10 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
         ok = sum(r.eligible for r in group)
         rows.append(MonologueRow("heading", title=f"{title}: {ok} of {len(group)} eligible"))
         rows.extend(group)
-    shown = fired[-FIRED_SHOWN:][::-1]
-    more = f", newest {len(shown)} shown" if len(shown) < len(fired) else ""
-    rows.append(MonologueRow("heading", title=f"Fired up to the tick: {len(fired)}{more}"))
+    total = fired_count(state)
+    shown = state.index.monologues_fired[max(0, total - FIRED_SHOWN) : total][::-1]
+    more = f", newest {len(shown)} shown" if len(shown) < total else ""
+    rows.append(MonologueRow("heading", title=f"Fired up to the tick: {total}{more}"))
     for _, tick, line_id in shown:
         rows.append(MonologueRow("fired", line=playthrough.content.monologues.get(line_id), line_id=line_id, tick=tick))
     return rows
@@ -388,7 +417,7 @@ class MonologueView(QWidget):
         self.fit_reason_rows()
         judged = [r for r in rows if r.kind == "line"]
         eligible = sum(r.eligible for r in judged)
-        fired = len(state.monologues_fired())
+        fired = fired_count(state)
         who = esc(playthrough.npc_name(self.session.npc)) if self.session.npc is not None else "no NPC selected"
         self.caption.setText(
             f"<b>Monologues at tick {state.tick:,}</b> ({who}): "

@@ -84,7 +84,7 @@ _W = "narrative_debugger.widgets."
 
 #: The central views, in tab order (Ctrl+1, Ctrl+2, ...).
 VIEWS: tuple[ViewSpec, ...] = (
-    ViewSpec("knowledge", "Knowledge graph", _W + "knowledge_view:KnowledgeView"),
+    ViewSpec("knowledge", "Knowledge graph", _W + "knowledge_view:KnowledgeView", prepare=_W + "fact_keys:prepare"),
     ViewSpec("interactions", "Interactions", _W + "interaction_view:InteractionView"),
     ViewSpec("timelines", "Timelines", _W + "timelines:TimelinesView", prepare=_W + "timeline_tracks:prepare"),
     ViewSpec("prompt", "Prompt preview", _W + "prompt_view:PromptView"),
@@ -93,7 +93,8 @@ VIEWS: tuple[ViewSpec, ...] = (
 #: The dock panels, in the order they are added.
 DOCKS: tuple[DockSpec, ...] = (
     DockSpec("npcs", "NPCs", "left", _W + "npc_list:NpcList", min_size=(300, 150)),
-    DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs", min_size=(300, 150)),
+    DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs", min_size=(300, 150),
+             prepare=_W + "monologue_view:prepare"),
     DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView", min_size=(420, 110)),
     # Findings and Journal sit side by side, so a finding's jump to its culprit (which
     # raises Journal, Snapshot or Content, tabbed together) never hides the Findings.

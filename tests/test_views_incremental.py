@@ -1,0 +1,85 @@
+"""Tick steps cost what changed, not the size of the save (issue 10): the views keep
+incremental state, and it must equal what a full recomputation shows."""
+
+from __future__ import annotations
+
+import random
+from itertools import islice
+
+import pytest
+from tests.conftest import CONTENT
+
+pytest.importorskip("PySide6")
+
+from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
+from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order  # noqa: E402
+from narrative_debugger.widgets.monologue_view import monologue_rows  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """A generated 4 000-event save of the sample content (facts and monologues fired)."""
+    from tests.support.savegen.generator import generate_save, write_save
+
+    folder = tmp_path_factory.mktemp("incremental")
+    write_save(generate_save(seed=7, events=4000, scenario="large", content_dir=CONTENT), folder / "save.json")
+    return Playthrough.open(folder / "save.json", CONTENT)
+
+
+def _walk(play, steps=60, seed=3):
+    """Journal positions visited by small and large moves, forwards and back."""
+    rng = random.Random(seed)
+    last = len(play.index.ticks)
+    positions, p = [], last // 2
+    for _ in range(steps):
+        p = max(0, min(last, p + rng.choice((1, 2, -1, -3, 40, -40, last // 3, -last // 3))))
+        positions.append(p)
+    return positions + [0, last, 1, last - 1]
+
+
+def test_fact_keys_follow_every_move(generated):
+    index = generated.index
+    keys = FactKeysAt(creation_order(generated, index))
+    for position in _walk(generated):
+        count = len(index.at(index.tick_at_position(position)).knowledge.facts) if position else 0
+        expected = sorted(islice(index.facts, count))
+        assert list(keys.move(count)) == expected
+
+
+def test_monologue_counts_are_the_firings_up_to_the_tick(generated):
+    index = generated.index
+    assert len(index.monologues_fired) > 20, "the generated save fires monologue lines"
+    npc = next(iter(generated.save.npcs))
+    for position in _walk(generated, steps=25):
+        state = generated.state_at(index.ticks[position - 1] if position else 0)
+        fired = [r for r in index.monologues_fired if r[0] < state.position]
+        rows = monologue_rows(generated, state, npc)
+        for row in (r for r in rows if r.kind == "line"):
+            mine = [tick for _, tick, line_id in fired if line_id == row.line_id]
+            assert (row.fired, row.tick) == (len(mine), mine[-1] if mine else None)
+        heading = [r.title for r in rows if r.kind == "heading"][-1]
+        assert heading.startswith(f"Fired up to the tick: {len(fired)}")
+        assert [(r.line_id, r.tick) for r in rows if r.kind == "fired"] == [(i, t) for _, t, i in fired[::-1][:200]]
+
+
+def test_knowledge_behind_another_tab_catches_up_when_shown(qtbot, isolated_settings):
+    from narrative_debugger.app.main_window import MainWindow
+    from tests.conftest import SAMPLES
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    s, knowledge = window.session, window.views["knowledge"]
+    s.set_view("interactions")
+    s.set_tick(0)
+    assert not knowledge.isVisible()
+    for _ in range(30):
+        window.tickbar.next_action.trigger()
+    s.set_view("knowledge")
+    qtbot.waitUntil(knowledge.isVisible)
+    facts = s.state.knowledge.facts
+    assert knowledge.model.rowCount() == len(facts) > 0
+    assert [knowledge.model.fact_id(k) for k in range(len(facts))] == list(facts)
+    assert f"tick {s.tick}" in knowledge.heading.text()

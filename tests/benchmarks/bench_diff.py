@@ -34,13 +34,15 @@ print(time.perf_counter() - t0)
 """
 
 DIFF = """
-import contextlib, os, resource, sys, time
+import contextlib, os, sys, time
+sys.path.insert(0, "tests/benchmarks")
+from figures import peak_rss_mb
 from narrative_debugger.app.cli import main
 t0 = time.perf_counter()
 with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
     status = main(["diff", sys.argv[1], sys.argv[2], "--format", "json"])
 elapsed = time.perf_counter() - t0
-print(elapsed, status, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(elapsed, status, peak_rss_mb())
 """
 
 COMPARE_ONLY = """

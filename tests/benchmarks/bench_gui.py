@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -25,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from figures import percentile  # noqa: E402
+from figures import peak_rss_mb, percentile  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from tests.support.savegen.generator import generate_save, write_save  # noqa: E402
@@ -112,7 +111,7 @@ def main() -> int:
     window.set_grid(True)
     step_ms, prompt_ms = steps(window, args.steps)
     print(f"one tick-bar step, all four views visible: median {statistics.median(step_ms):.1f} ms, p99 {percentile(step_ms, 0.99):.1f} ms")
-    print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"peak memory (max RSS): {peak_rss_mb():.0f} MB")
     window.close()
     return 0
 

@@ -13,7 +13,6 @@ import argparse
 import gc
 import json
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -25,14 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from figures import percentile  # noqa: E402
+from figures import peak_rss_mb, percentile  # noqa: E402
 from narrative_debugger.models.playthrough import BUNDLED_CONTENT, Playthrough  # noqa: E402
 
 from tests.support.savegen.generator import generate_save, write_save  # noqa: E402
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> int:
@@ -95,12 +90,13 @@ def main() -> int:
     del play, state, knowledge, json_state
     gc.collect()
     t0 = time.perf_counter()
-    check = subprocess.run([sys.executable, "-m", "app", "check", str(path), "--content", str(BUNDLED_CONTENT), "--format", "json"], capture_output=True, cwd=ROOT)
+    check = subprocess.run([sys.executable, "-m", "narrative_debugger.app", "check", str(path), "--content", str(BUNDLED_CONTENT), "--format", "json"], capture_output=True, cwd=ROOT)
     print(f"`narrative-debugger check` as QA runs it (new process): {time.perf_counter() - t0:.2f} s, exit {check.returncode}")
     probe = (
-        "import resource, sys; sys.path.insert(0, %r); from narrative_debugger.models.playthrough import Playthrough, BUNDLED_CONTENT; "
+        "import sys; sys.path.insert(0, %r); from figures import peak_rss_mb; "
+        "from narrative_debugger.models.playthrough import Playthrough, BUNDLED_CONTENT; "
         "p = Playthrough.open(%r, BUNDLED_CONTENT); p.state_at(p.last_tick // 2).npcs; "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)" % (str(ROOT), str(path))
+        "print(peak_rss_mb())" % (str(Path(__file__).resolve().parent), str(path))
     )
     peak = float(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
     print(f"peak memory of opening it (max RSS of a process that only opens it): {peak:.0f} MB (goal <= 2048 MB)")

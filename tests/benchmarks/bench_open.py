@@ -35,7 +35,6 @@ import gc
 import io
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -47,14 +46,10 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from figures import percentile  # noqa: E402
+from figures import peak_rss_mb, percentile  # noqa: E402
 from saves import bench_save  # noqa: E402
 
 VIEWS = ("knowledge", "interactions", "timelines", "prompt")
-
-
-def _max_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _bare_json_load(path: Path) -> float:
@@ -99,7 +94,7 @@ def child_memory(path: Path, content: Path, steps: int = 0) -> dict:
     state = play.state_at(play.last_tick // 2)
     state.npcs
     len(state.knowledge.facts)
-    return {"peak_mb": _max_rss_mb()}
+    return {"peak_mb": peak_rss_mb()}
 
 
 def child_gui(path: Path, content: Path, steps: int) -> dict:
@@ -207,7 +202,7 @@ def child_gui(path: Path, content: Path, steps: int) -> dict:
         QApplication.processEvents()
         frames.append((time.perf_counter() - t0) * 1000)
     out["drag"] = (statistics.median(frames), percentile(frames, 0.99))
-    out["peak_mb"] = _max_rss_mb()
+    out["peak_mb"] = peak_rss_mb()
     window.close()
     return out
 

@@ -6,7 +6,6 @@ an input that cannot be read (issue 13).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageEr
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "diff"
 HELP = "compare two saves, or one save under two content folders (exit 0 same, 1 different, 2 misuse)"
@@ -68,7 +68,7 @@ def run(args) -> int:
         check_tick_in_both(args.tick, play_a, play_b)
     comparison = compare(play_a, play_b, args.tick)
     if args.format == "json":
-        json.dump(comparison.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write(dumps_indented(comparison.to_json()))
         sys.stdout.write("\n")
     else:
         print(format_diff_text(comparison))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptPreview
 from narrative_debugger.models.prompt.tokens import UnknownEncodingError
+from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "prompt"
 HELP = "assemble an NPC's LLM prompt at a tick with token counts"
@@ -65,7 +65,7 @@ def run(args) -> int:
         raise UsageError(str(exc)) from None
     preview = builder.build(args.npc, tick)
     if args.format == "json":
-        json.dump(preview.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write(dumps_indented(preview.to_json()))
         sys.stdout.write("\n")
     else:
         print(format_prompt_text(preview, play.save.label))

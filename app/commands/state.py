@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_OK, content_arg, open_for_query
 from narrative_debugger.models.timeline.state_json import state_json
 from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "state"
 HELP = "print the replayed state at a tick"
@@ -25,7 +25,7 @@ def run(args) -> int:
     play, tick = open_for_query(args.save, args.content, args.tick)
     doc = state_json(play, tick)
     if args.format == "json":
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write(dumps_indented(doc))
         sys.stdout.write("\n")
     else:
         print(f"{one_line(play.save.label)} at tick {tick} ({play.save.game_time(tick)})")

@@ -10,6 +10,7 @@ from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_
 from narrative_debugger.models.explain import DEFAULT_LIMIT, TARGET_FORMS, Explanation, UnknownTarget, explain
 from narrative_debugger.models.explain.chain import fmt_plain, fmt_signed, fmt_value
 from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "why"
 HELP = "explain a value at a tick from the journal entries that made it"
@@ -72,7 +73,7 @@ def run(args) -> int:
     except UnknownTarget as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
-        json.dump(exp.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write(dumps_indented(exp.to_json()))
         sys.stdout.write("\n")
     else:
         print(format_text(exp))

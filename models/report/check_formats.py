@@ -13,7 +13,6 @@ its JSON path as a SARIF logical location (``fullyQualifiedName``); an unparsabl
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from xml.etree import ElementTree as ET
 from narrative_debugger.models.rules.catalogue import RULES, Severity
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.report.plain_text import terminal_safe
+from narrative_debugger.models.report.json_text import dumps_indented
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "narrative-debugger"
@@ -81,7 +81,7 @@ class JsonStream:
         self.count = 0
 
     def add(self, result: FileResult) -> None:
-        body = json.dumps(result.to_json(), ensure_ascii=False, indent=1).replace("\n", "\n  ")
+        body = dumps_indented(result.to_json()).replace("\n", "\n  ")
         self.out.write(("{\n \"files\": [\n  " if self.count == 0 else ",\n  ") + body)
         self.out.flush()
         self.count += 1

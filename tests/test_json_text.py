@@ -1,0 +1,48 @@
+"""``dumps_indented`` writes exactly what ``json.dumps(indent=1, ensure_ascii=False)`` does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.report.json_text import dumps_indented
+from narrative_debugger.models.timeline.state_json import state_json
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_saves"
+
+
+def reference(value) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=1)
+
+
+@pytest.mark.parametrize("name", ["evening.json", "walkaway-spiral.json", "abandoned-confrontation.json", "qa-faults.json"])
+def test_state_documents_of_every_sample_at_several_ticks(name):
+    play = Playthrough.open(SAMPLES / name)
+    for tick in (0, play.last_tick // 3, play.last_tick // 2, play.last_tick):
+        doc = state_json(play, tick)
+        assert dumps_indented(doc) == reference(doc)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [], "b": {}, "c": [1, {}], "d": [[]], "e": None, "f": True, "g": False},
+        [1e16, 1e-05, 1.2345678901234568e17, 1.5e300, 5e-324, -0.0, 0.1, 0.30000000000000004, 100.0],
+        {"score": 14.55, "tick": 2**64 - 1, "low": -(2**63)},
+        {"text": "\x00\x1f\x7f \u2028\u2029 é😀 \"\\/ \t\n\r\b\f <b>&amp;</b>", "nested": {"1e5 in a string": "3e-2"}},
+        {"lone surrogate": "a\ud800b"},
+        {"big": 2**70},
+        {1: "int key", "x": 2},
+        [],
+        {},
+        "plain",
+    ],
+)
+def test_hostile_and_edge_values(value):
+    assert dumps_indented(value) == reference(value)
+
+
+def test_non_string_keys_json_writes_fall_back():
+    assert dumps_indented({None: 1, True: 2}) == reference({None: 1, True: 2})

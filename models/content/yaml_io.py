@@ -159,6 +159,46 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_sequence)
 
 
+if getattr(yaml, "__with_libyaml__", False):
+
+    class _FastLoader(yaml.cyaml.CParser, _Loader):
+        """The same loader with libyaml's scanner and parser (``yaml.cyaml.CParser``): the
+        constructors, resolvers and key marks are ``_Loader``'s, run in Python.
+
+        Used only on text where the two cannot differ (``_fast_path_ok``): no tab (the
+        YAML 1.2 tab rules live in ``_Loader.scan_to_next_token``), no ``*`` (so no alias
+        to count or expand) and no character YAML forbids. Any error goes back to
+        ``_Loader``, whose message and line:col are the ones reported.
+        """
+
+        def __init__(self, stream) -> None:
+            yaml.cyaml.CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            self.alias_count = 0
+            self.duplicate_keys = []
+
+else:  # pragma: no cover - PyYAML built without libyaml
+    _FastLoader = None
+
+
+def _fast_path_ok(text: str) -> bool:
+    return _FastLoader is not None and "\t" not in text and "*" not in text and not yaml.reader.Reader.NON_PRINTABLE.search(text)
+
+
+def _load_fast(text: str):
+    """``(value, duplicate keys)`` through libyaml, or None when ``_Loader`` must decide."""
+    if not _fast_path_ok(text):
+        return None
+    loader = _FastLoader(text)
+    try:
+        return loader.get_single_data(), loader.duplicate_keys
+    except Exception:  # noqa: BLE001 - any failure is reported by the careful loader
+        return None
+    finally:
+        loader.dispose()
+
+
 def load_yaml(path: Path, root: Path, sink: FindingSink):
     """Parse one YAML file safely; report C001 with ``file:line:col`` and return None on failure."""
     rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
@@ -173,13 +213,23 @@ def load_yaml(path: Path, root: Path, sink: FindingSink):
         line = data[: exc.start].count(b"\n") + 1
         sink.add("C001", f"{rel}: not UTF-8 (byte offset {exc.start})", f"{rel}:{line}:1")
         return None
+    fast = _load_fast(text)
+    value, duplicates = fast if fast is not None else _load_careful(text, rel, sink)
+    for key, line, col in duplicates:
+        sink.add("C001", f"{rel}: the key {key!r} appears twice in one mapping; the last value is used", f"{rel}:{line}:{col}")
+    return value
+
+
+def _load_careful(text: str, rel: str, sink: FindingSink) -> tuple:
+    """``(value, duplicate keys)`` through the pure-Python ``_Loader``; ``(None, [])``
+    after reporting C001 with ``file:line:col`` when the text does not parse."""
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:  # a character YAML forbids (NUL, most C0 controls)
         head = text[: exc.position]
         line, col = head.count("\n") + 1, exc.position - (head.rfind("\n") + 1) + 1
         sink.add("C001", f"{rel}: does not parse: the character U+{exc.character:04X} is not allowed in YAML", f"{rel}:{line}:{col}")
-        return None
+        return None, []
     try:
         value = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
@@ -189,15 +239,13 @@ def load_yaml(path: Path, root: Path, sink: FindingSink):
         if "\t" in problem or "\\t" in problem or "tab" in problem:
             problem += " (YAML does not allow tabs for indentation)"
         sink.add("C001", f"{rel}: does not parse: {problem}", where)
-        return None
+        return None, []
     except (yaml.YAMLError, RecursionError, ValueError, TypeError, MemoryError) as exc:
         sink.add("C001", f"{rel}: does not parse: {exc}", f"{rel}:1:1")
-        return None
+        return None, []
     finally:
         loader.dispose()
-    for key, line, col in loader.duplicate_keys:
-        sink.add("C001", f"{rel}: the key {key!r} appears twice in one mapping; the last value is used", f"{rel}:{line}:{col}")
-    return value
+    return value, loader.duplicate_keys
 
 
 def text_of(value) -> str:

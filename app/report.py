@@ -86,7 +86,7 @@ def write_report(window, folder: Path, stem: str | None = None) -> tuple[Path, P
     stem = free_stem(folder, stem, (PNG_SUFFIX, MD_SUFFIX))
     png_path = write_new_file(folder, stem, PNG_SUFFIX, png)
     summary = build_summary(window.session.playthrough, record, prompt_preview_for(window, record), png_path.name)
-    md_path = write_new_file(folder, png_path.stem, MD_SUFFIX, summary.encode("utf-8"))
+    md_path = write_new_file(folder, png_path.stem, MD_SUFFIX, summary.encode("utf-8", "backslashreplace"))  # a non-UTF-8 file name: \udcxx
     return png_path, md_path, summary
 
 

@@ -5,8 +5,10 @@ bug reports reopen the moment they show."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from narrative_debugger.app.main_window import MainWindow
@@ -190,6 +192,18 @@ def test_screenshot_command_headless(tmp_path):
     again = subprocess.run(done.args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert again.returncode == 0 and (tmp_path / "shot-2.png").exists()
     assert json.loads(read_record(out.read_bytes()).to_json())["save_name"] == "abandoned-confrontation.json"
+
+
+def test_screenshot_of_a_save_whose_name_is_not_utf8(tmp_path):
+    """A file name with the byte 0xff: the PNG and the .md are written, no traceback."""
+    save = Path(os.fsdecode(bytes(tmp_path) + b"/\xffbad.json"))
+    save.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes())
+    env = {"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "app", "screenshot", str(save), "--out", str(tmp_path / "shot.png")], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    record = read_record((tmp_path / "shot.png").read_bytes())
+    assert Path(record.save_path) == save.resolve()
+    assert "# Narrative bug report: \\udcffbad.json" in (tmp_path / "shot.md").read_text(encoding="utf-8")
 
 
 def test_snapshot_findings_jump_to_saved_at_tick(qtbot, window):

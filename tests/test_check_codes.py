@@ -246,3 +246,23 @@ def test_event_after_every_interaction_ended_is_i011_not_i001(tmp_path, content_
     assert found[0].target.kind == "journal"
     assert found[0].target.journal_index == len(doc["journal"]) - 1
     assert found[0].target.npc == "kael-davan"
+
+
+@pytest.mark.parametrize(
+    "raw, said",
+    [
+        (b'{"format": 1}', "has 'format' an integer 1, not the string 'settled-reach.save'"),
+        (b'{"format": true}', "has 'format' a boolean true, not the string 'settled-reach.save'"),
+        (b'{"format": null}', "has 'format' null, not the string 'settled-reach.save'"),
+        (b'{"format": ["settled-reach.save"]}', "has 'format' a list, not the string 'settled-reach.save'"),
+        (b'{"format": "x"}', "has 'format' 'x', not 'settled-reach.save'"),
+        (b'{"world_seed": 3}', "has no 'format' field"),
+    ],
+)
+def test_f003_names_what_the_format_field_holds(raw, said):
+    # {"format": 1} used to read "has 'format' '1'", quoting the number as text, and
+    # {"format": null} "has no 'format' field".
+    from narrative_debugger.models.save.savefile import load_save_bytes
+
+    (f,) = load_save_bytes(raw, "x.json").findings
+    assert f.code == "F003" and f.message == f"x.json {said}: this is not a Settled Reach save", f.message

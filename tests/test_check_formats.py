@@ -185,3 +185,16 @@ def test_junit_stays_well_formed_with_control_characters_from_a_save():
     assert suite.get("name") == "odd\\u001bname.json"
     failure = next(c.find("failure") for c in suite.findall("testcase") if c.find("failure") is not None)
     assert "bad\\u0001id" in failure.get("message") and "fact\\u0001id" in failure.text
+
+
+def test_sarif_rule_names_keep_every_word_of_the_title():
+    # Words with punctuation were dropped: F001 was "NotNotGzipOrNot", K001 "FactidIsNot".
+    from narrative_debugger.models.report.check_formats import sarif_rule_name, sarif_rules
+
+    assert sarif_rule_name("not JSON, not gzip or not UTF-8") == "NotJSONNotGzipOrNotUTF8"
+    assert sarif_rule_name("FactId is not category.topic") == "FactIdIsNotCategoryTopic"
+    assert sarif_rule_name("walk-away without its walk_away stress change") == "WalkAwayWithoutItsWalkAwayStressChange"
+    names = {r["id"]: r["name"] for r in sarif_rules()}
+    assert names["F001"] == "NotJSONNotGzipOrNotUTF8" and names["C002"] == "NPCProfileWithoutANameOrAFileNameThatIsNotASlug"
+    assert len(set(names.values())) == len(names)
+    assert all(re.fullmatch(r"[A-Z][A-Za-z0-9]{0,79}", n) for n in names.values()), names

@@ -310,3 +310,18 @@ def test_control_and_bidi_characters_from_a_save_never_reach_text_output_raw(tmp
     assert location.endswith("\\u000a\\u0007_001")  # the newline does not split the location line
     state = _run("state", str(save), "--format", "text")
     assert "\\u000a\\u0007_001" in state.stderr and state.stderr.count("\n") == 1
+
+
+def test_prompt_header_and_cards_escape_a_hostile_slug_even_when_piped(tmp_path):
+    """The prompt text's header named the slug raw: a newline split it and ESC and
+    U+202E reached a pager or log that way; now they read as \\uXXXX, as in ``state``."""
+    doc = json.loads(RAW)
+    slug = "kael\n\x1b[2J\u202edavan"
+    doc["npcs"]["17"]["slug"] = slug
+    save = tmp_path / "hostile-slug.json"
+    save.write_text(json.dumps(doc), encoding="utf-8")
+    out = _run("prompt", str(save), "--npc", slug)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    header = out.stdout.splitlines()[0]
+    assert header == "hostile-slug.json: prompt for kael\\u000a\\u001b[2J\\u202edavan at tick 170 (cl100k_base)", header
+    assert not any(c in out.stdout.split("\n\n", 1)[0] for c in "\x1b\u202e"), out.stdout

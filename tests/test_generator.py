@@ -1,4 +1,4 @@
-"""Tests of the save generator (models.generator) and the sample saves it writes.
+"""Tests of the save generator (tests.support.savegen) and the sample saves it writes.
 
 The saves are checked by ``tests/generator_audit.py``, a separate reading of the save
 contract (not the application's replay). The 1M-entry ``large`` run is never
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import gzip
+import importlib.util
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -328,3 +330,12 @@ def test_command_line_writes_a_save(tmp_path):
     assert generator.main(["--scenario", "evening", "--events", "300", "--seed", "7", "--out", str(out)]) == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["format"] == "settled-reach.save" and len(doc["journal"]) == 300
+
+
+def test_every_command_in_the_sample_readme_names_a_module_that_exists():
+    # The page used to say `python -m models.generator`, a module that no longer exists.
+    readme = (SAMPLES / "README.md").read_text(encoding="utf-8")
+    modules = re.findall(r"^python -m (\S+)", readme, flags=re.M)
+    assert modules
+    for module in modules:
+        assert importlib.util.find_spec(module) is not None, module

@@ -410,6 +410,32 @@ def test_hostile_yaml_is_c001_never_an_exception(tmp_path, text, where, words):
     assert f.code == "C001" and f.location == f"npcs/kael-davan.yaml:{where}" and words in f.message, f
 
 
+@pytest.mark.parametrize(
+    "text, where, escape",
+    [
+        ('name: "Sera \\ud800 Venn"\n', "1:13", "\\ud800"),
+        ('name: Sera\ndescription: "a \\\\ud800 b \\uDC00"\n', "2:27", "\\uDC00"),
+        ('name: Sera\ntriggers: ["\\U0000d83d"]\n', "2:13", "\\U0000d83d"),
+        ('"\\ud83d\\ude00": Sera\n', "1:2", "\\ud83d"),
+    ],
+)
+def test_a_surrogate_escape_in_yaml_is_c001_at_the_escape(tmp_path, text, where, escape):
+    # PyYAML alone would hand back a lone surrogate, which no output can encode as UTF-8.
+    root = write_content(tmp_path, {"npcs/kael-davan.yaml": text})
+    content = load_content(root)
+    (f,) = content.findings
+    assert f.code == "C001" and f.location == f"npcs/kael-davan.yaml:{where}", f
+    assert f"the escape {escape} is a UTF-16 surrogate" in f.message, f
+    f.message.encode("utf-8")
+
+
+def test_an_escaped_backslash_before_u_is_no_surrogate(tmp_path):
+    root = write_content(tmp_path, {"npcs/kael-davan.yaml": 'name: "Kael \\\\ud800 \\u00e9"\n'})
+    content = load_content(root)
+    assert content.findings == []
+    assert content.npcs["kael-davan"].name == "Kael \\ud800 \u00e9"
+
+
 def test_a_tab_in_indentation_is_still_c001_with_its_place(tmp_path):
     root = write_content(tmp_path, {"npcs/kael-davan.yaml": "name: Kael\ntolerance:\n  \tthreshold: 4\n"})
     (f,) = load_content(root).findings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import struct
 import zlib
 
@@ -34,6 +35,18 @@ def test_round_trip_with_non_ascii_and_newlines():
     record = ViewRecord(**{**RECORD.__dict__, "npc": "Sëra\nVenn 漢"})
     png = embed_record(tiny_png(), record)
     assert read_record(png) == record
+
+
+def test_a_save_path_that_is_not_utf8_survives_the_round_trip():
+    # b"/tmp/\xffbad.json" reaches Python as "/tmp/\udcffbad.json" (PEP 383); the
+    # record used to raise UnicodeEncodeError while embedding it in the PNG.
+    path = os.fsdecode(b"/tmp/\xffbad.json")
+    record = ViewRecord(**{**RECORD.__dict__, "save_name": os.fsdecode(b"\xffbad.json"), "save_path": path})
+    text = record.to_json()
+    text.encode("utf-8")
+    assert "\\udcff" in text
+    back = read_record(embed_record(tiny_png(), record))
+    assert back == record and os.fsencode(back.save_path) == b"/tmp/\xffbad.json"
 
 
 def test_plain_png_readers_still_see_an_image():

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
+from narrative_debugger.app.terminal import one_line
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptPreview
 from narrative_debugger.models.prompt.tokens import UnknownEncodingError
 from narrative_debugger.models.report.json_text import dumps_indented
@@ -25,10 +26,15 @@ def add_arguments(p) -> None:
 
 
 def format_prompt_text(preview: PromptPreview, label: str) -> str:
-    """A per-section token table, story cards and history, then the prompt itself."""
+    """A per-section token table, story cards and history, then the prompt itself.
+
+    The lines about the prompt show names from the save and content through
+    ``one_line`` (a newline, escape or bidi character as ``\\uXXXX``) even when the
+    output is not a terminal, as ``state`` and ``why`` do; the sections' text stays
+    exactly as sent (at a terminal the CLI's stdout escapes it too)."""
     width = min(100, shutil.get_terminal_size((100, 24)).columns)
     out = [
-        f"{label}: prompt for {preview.npc} at tick {preview.tick} ({preview.encoding})",
+        f"{one_line(label)}: prompt for {one_line(preview.npc)} at tick {preview.tick} ({preview.encoding})",
         f"budget {preview.budget} tokens, {preview.available} available for history and lore",
         "",
         f"  {'section':<20} {'tokens':>7}  {'share':>6}",
@@ -47,7 +53,7 @@ def format_prompt_text(preview: PromptPreview, label: str) -> str:
         out.append("story cards:")
         for c in preview.cards:
             status = "included" if c.included else f"dropped ({c.reason})"
-            out.append(f"  {c.id:<24} key {c.keyword!r:<16} {c.tokens:>5} tokens  {status}")
+            out.append(f"  {one_line(c.id):<24} key {one_line(repr(c.keyword)):<16} {c.tokens:>5} tokens  {status}")
     else:
         out.append("story cards: none matched the history")
     out.append("")

@@ -21,6 +21,9 @@ MAX_ALIASES = 100
 #: A document whose nodes, with aliases expanded, number more than this is refused.
 MAX_EXPANDED_NODES = 200_000
 MAX_CONTENT_FILE_BYTES = 8 * 1024 * 1024
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: One escape of a double-quoted scalar; ``\\\\`` is matched whole so it hides what follows.
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|.)", re.S)
 
 
 class _Loader(yaml.SafeLoader):
@@ -79,6 +82,31 @@ class _Loader(yaml.SafeLoader):
             if size > MAX_EXPANDED_NODES:
                 raise yaml.YAMLError(f"aliases expand to more than {MAX_EXPANDED_NODES} nodes: refused (alias bomb)")
         return node
+
+    def construct_scalar(self, node):
+        """A scalar's text; one holding a UTF-16 surrogate is refused at its escape.
+
+        PyYAML turns the escape ``\\ud800`` in a double-quoted scalar into a lone
+        surrogate: a string that is not Unicode text and cannot be written as UTF-8, so no
+        report, output or prompt could hold it. libyaml refuses every surrogate escape
+        ("invalid Unicode character escape code"), and so does this loader (C001)."""
+        value = super().construct_scalar(node)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            raise yaml.constructor.ConstructorError(None, None, *self._surrogate_escape(node))
+        return value
+
+    def _surrogate_escape(self, node) -> tuple[str, yaml.Mark]:
+        """The problem text and the mark of the first surrogate escape in ``node``'s source."""
+        raw = self.buffer[node.start_mark.index : node.end_mark.index]
+        for match in _ESCAPE.finditer(raw):
+            digits = match.group(1) or match.group(2)
+            if digits and 0xD800 <= int(digits, 16) <= 0xDFFF:
+                index = node.start_mark.index + match.start()
+                line = self.buffer.count("\n", 0, index)
+                column = index - (self.buffer.rfind("\n", 0, index) + 1)
+                mark = yaml.Mark(node.start_mark.name, index, line, column, None, None)
+                return f"the escape {match.group(0)} is a UTF-16 surrogate, not a character; YAML readers refuse it", mark
+        return "the text holds a UTF-16 surrogate, not a character", node.start_mark
 
     def construct_mapping(self, node, deep=False):
         seen: set = set()

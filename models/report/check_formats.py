@@ -107,12 +107,19 @@ def artifact_uri(file: str | Path) -> str:
     return quote_from_bytes(os.fsencode(path.as_posix()), safe="/")
 
 
+def sarif_rule_name(title: str) -> str:
+    """A rule title as a PascalCase ``reportingDescriptor.name``: every run of letters
+    and digits is a word, its first letter raised and the rest kept ("not JSON, not
+    UTF-8" → ``NotJSONNotUTF8``; "walk-away" → ``WalkAway``), at most 80 characters."""
+    return "".join(w[0].upper() + w[1:] for w in re.findall(r"[A-Za-z0-9]+", title))[:80]
+
+
 def sarif_rules() -> list[dict]:
     """``tool.driver.rules``: one reportingDescriptor per catalogue entry."""
     return [
         {
             "id": rule.code,
-            "name": "".join(w.capitalize() for w in rule.title.replace("_", " ").split() if w.isalnum())[:80] or rule.code,
+            "name": sarif_rule_name(rule.title) or rule.code,
             "shortDescription": {"text": rule.title},
             "fullDescription": {"text": rule.checks},
             "help": {"text": f"{rule.checks}\nSeed: {rule.seed}\nExample: {rule.example}\nIn the app: {rule.lands}"},

@@ -29,6 +29,7 @@ MAX_RECORD_BYTES = 1024 * 1024
 #: A PNG with more chunks than this is not one the tool wrote (a screenshot has a few
 #: thousand at most); the walk stops rather than step through millions of tiny chunks.
 MAX_PNG_CHUNKS = 200_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ReportError(ValueError):
@@ -68,8 +69,13 @@ class ViewRecord:
     selection: dict | None = None
 
     def to_json(self) -> str:
-        """The record as compact JSON (UTF-8 text)."""
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        """The record as compact JSON (UTF-8 text).
+
+        A path that is not UTF-8 on disk reaches Python with lone surrogates (PEP 383);
+        they are written as ``\\uDCxx`` escapes, so the text encodes as UTF-8 and reads
+        back as the same path."""
+        text = json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
     @classmethod
     def from_json(cls, text: str) -> "ViewRecord":

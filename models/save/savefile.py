@@ -321,7 +321,13 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
         return save
     fmt = doc.get("format")
     if fmt != SAVE_FORMAT:
-        said = "has no 'format' field" if fmt is None else f"has 'format' {str(fmt)[:60]!r}, not {SAVE_FORMAT!r}"
+        if "format" not in doc:
+            said = "has no 'format' field"
+        elif isinstance(fmt, str):
+            said = f"has 'format' {fmt[:60]!r}, not {SAVE_FORMAT!r}"
+        else:  # a number, list, object or null: named as what it is, not quoted as if text
+            shown = "" if fmt is None or isinstance(fmt, (list, dict)) else f" {str(fmt).lower() if isinstance(fmt, bool) else fmt}"[:61]
+            said = f"has 'format' {_kind(fmt)}{shown}, not the string {SAVE_FORMAT!r}"
         sink.add("F003", f"{label} {said}: this is not a Settled Reach save", "format")
         save.readable = False
         save.findings = sink.close()

@@ -4,7 +4,7 @@ Run from the repository root (offscreen is fine)::
 
     QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_timelines.py --events 1000000
 
-The save is generated once (``models.generator``, scenario ``large``) and cached
+The save is generated once (``tests.support.savegen``, scenario ``large``) and cached
 under the system temp folder. Times are wall-clock; "tick change" includes the
 paint of what it invalidated (pending events processed), so it is what a user
 waits for; "full repaint" paints every pixel of both widgets for reference.

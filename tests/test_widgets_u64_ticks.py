@@ -244,3 +244,16 @@ def test_findings_with_u64_ticks_sort_and_show(qtbot, tmp_path):
     ticks = [int(t.replace(",", "")) for t in shown if t]
     assert ticks == sorted(ticks) and max(ticks) >= 2**63
     assert max(ticks) == max(f.tick for f in play.findings if f.tick is not None)
+
+
+def test_tick_axis_writes_whole_ticks_up_to_u64_max(qtbot):
+    """A save spanning all of u64 (ticks 0 .. 2^64 - 1): the axis writes ticks, never
+    "2 (x1e+18)" and never a tick past 2^64 - 1 where float x rounds up."""
+    from narrative_debugger.widgets.timelines import TickAxis
+
+    axis = TickAxis()
+    assert axis.autoSIPrefix is False
+    top = float(2**64 - 1)  # rounds to 2^64 in float64
+    assert axis.tickStrings([0.0, 5e18, top], 1.0, 5e18) == ["0", "5,000,000,000,000,000,000", "18,446,744,073,709,551,615"]
+    axis.origin = 2**63
+    assert axis.tickStrings([-1.0, 0.5, 2.0**63], 1.0, 1.0) == ["9,223,372,036,854,775,807", "", "18,446,744,073,709,551,615"]

@@ -28,6 +28,7 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
+from narrative_debugger.models.save.saveshape import U64_MAX
 from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.tickbar import KIND_STYLE
 from narrative_debugger.widgets.timeline_tracks import (
@@ -64,17 +65,24 @@ class _CursorLabel:
 
 
 class TickAxis(pg.AxisItem):
-    """Bottom axis writing ticks (``origin`` + x, exact integers) with thousands separators."""
+    """Bottom axis writing ticks (``origin`` + x, exact integers) with thousands separators.
+
+    The ticks themselves, never pyqtgraph's SI-prefixed short form ("2 (x1e+18)"): a
+    tick is an id a user types into Go to tick. A tick label is cut to 0 .. 2^64 − 1,
+    where float x past 2^53 rounds (a save that spans all of u64 ends at 2^64 − 1).
+    """
 
     def __init__(self) -> None:
         super().__init__("bottom")
+        self.enableAutoSIPrefix(False)
         self.origin = 0
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph override)
         out = []
         for v in values:
             x = float(v * scale)
-            out.append(f"{self.origin + int(x):,}" if x.is_integer() and self.origin + int(x) >= 0 else "")
+            tick = self.origin + int(x) if x.is_integer() else -1
+            out.append(f"{min(tick, U64_MAX):,}" if tick >= 0 else "")
         return out
 
 

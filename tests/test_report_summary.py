@@ -67,3 +67,25 @@ def test_a_newline_in_a_name_stays_in_its_heading(tmp_path):
     assert lines[0] == f"# Narrative bug report: evening\\nnext.json at tick {play.save.saved_at_tick}"
     assert not any(line.startswith(("## also", "- item")) for line in lines)
     assert "``r`x.png``" in summary  # a backtick in a name keeps its code span whole
+
+
+def test_markup_in_names_and_messages_is_text(tmp_path):
+    """A name from content and a location from the save holding HTML read as written in
+    the Markdown summary; they are not rendered as markup."""
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    profile = content / "npcs" / "lera-sessik.yaml"
+    profile.write_text(profile.read_text(encoding="utf-8").replace("name: Lera Sessik", 'name: "<b>Lera</b> & co"', 1), encoding="utf-8")
+    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    for entry in doc["journal"]:
+        if "InteractionStarted" in entry["event"]:
+            entry["event"]["InteractionStarted"]["location"] = "<img src=x onerror=alert(1)>"
+    save = tmp_path / "evening.json"
+    save.write_text(json.dumps(doc), encoding="utf-8")
+    play = Playthrough.open(save, content)
+    # A tick where Lera's conversation is in progress, so its location is in the summary.
+    tick = next(m.started_tick for m in play.state_at(play.last_tick).knowledge.interactions_with(9))
+    summary = build_summary(play, _record(play, tick, "lera-sessik"), None, "r.png")
+    assert "## NPC: &lt;b&gt;Lera&lt;/b&gt; &amp; co (`lera-sessik`, StableId 9)" in summary
+    assert "<b>" not in summary and "<img" not in summary
+    assert "at &lt;img src=x onerror=alert(1)&gt;" in summary

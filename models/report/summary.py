@@ -13,6 +13,7 @@ name can end a heading or start a Markdown block of its own.
 
 from __future__ import annotations
 
+import html
 import re
 
 from narrative_debugger.models.playthrough import Playthrough
@@ -32,6 +33,13 @@ def one_line(text) -> str:
     return str(text).translate(_ONE_LINE)
 
 
+def _prose(text) -> str:
+    """``text`` from a save or content as Markdown prose: on one line, and its ``&``,
+    ``<`` and ``>`` as entities, so a name like ``<b>Kael</b>`` reads as written instead
+    of being rendered as HTML by a Markdown viewer."""
+    return html.escape(one_line(text), quote=False)
+
+
 def _code(text) -> str:
     """``text`` as one Markdown code span, whatever backticks it holds."""
     text = one_line(text)
@@ -47,11 +55,11 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
     tick = record.tick
     state = play.state_at(tick)
     lines = [
-        f"# Narrative bug report: {one_line(save.label)} at tick {tick}",
+        f"# Narrative bug report: {_prose(save.label)} at tick {tick}",
         "",
         f"- Screenshot: {_code(png_name)} (drop it on the narrative debugger, or run {_code(f'narrative-debugger open-report {png_name}')}, to reopen this view)",
         f"- Save: {_code(save.label)}, SHA-256 `{save.sha256}`",
-        f"- Game version: {one_line(save.game_version or 'unknown')}; format version {save.format_version}",
+        f"- Game version: {_prose(save.game_version or 'unknown')}; format version {save.format_version}",
         f"- Tick: {tick} (game time {save.game_time(tick)}, {save.ticks_per_second} ticks per second); saved at tick {save.saved_at_tick}",
         f"- View: {one_line(record.view)}" + (f"; selected fact {_code(record.fact)}" if record.fact else ""),
     ]
@@ -62,7 +70,7 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         tol = npc.tolerance
         lines += [
             "",
-            f"## NPC: {one_line(name)} ({_code(npc.slug)}, StableId {npc.stable_id})",
+            f"## NPC: {_prose(name)} ({_code(npc.slug)}, StableId {npc.stable_id})",
             "",
             f"- Relationship: {npc.level.display_name}, score {npc.relationship.score:.2f} of 100",
             f"- Stress: {tol.current_stress} against threshold {tol.threshold}" + (" — over threshold" if tol.over_threshold else ""),
@@ -70,7 +78,7 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         ]
         current = next((m for m in state.knowledge.interactions_with(npc.stable_id) if m.interaction_state.in_progress), None)
         if current is not None:
-            lines.append(f"- Interaction in progress: {current.interaction_state.name} since tick {current.started_tick} at {one_line(current.location)}")
+            lines.append(f"- Interaction in progress: {current.interaction_state.name} since tick {current.started_tick} at {_prose(current.location)}")
         else:
             lines.append("- Interaction in progress: none")
     timed = [f for f in play.findings if f.tick is not None and f.tick <= tick]
@@ -95,12 +103,12 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
     if preview is not None:
         lines += [
             "",
-            f"## Prompt for {one_line(preview.npc)} ({one_line(preview.encoding)}, budget {preview.budget} tokens)",
+            f"## Prompt for {_prose(preview.npc)} ({_prose(preview.encoding)}, budget {preview.budget} tokens)",
             "",
             "| section | tokens |",
             "|---|---:|",
         ]
-        lines += [f"| {_cell(s.label)} | {s.tokens} |" for s in preview.sections]
+        lines += [f"| {_cell(_prose(s.label))} | {s.tokens} |" for s in preview.sections]
         lines += [
             f"| **sum of sections** | {preview.section_sum} |",
             f"| **whole prompt** | {preview.total_tokens} |",
@@ -128,7 +136,7 @@ def _findings_section(title: str, findings: list, with_tick: bool = False) -> li
     lines += [head, rule]
     for f in findings[:MAX_FINDINGS]:
         when = f" {f.tick} |" if with_tick else ""
-        lines.append(f"| {f.severity.value} | {f.code} |{when} {_cell(_code(f.location))} | {_cell(f.message)} |")
+        lines.append(f"| {f.severity.value} | {f.code} |{when} {_cell(_code(f.location))} | {_cell(_prose(f.message))} |")
     if len(findings) > MAX_FINDINGS:
         lines.append(f"| | |{' |' if with_tick else ''} | … and {len(findings) - MAX_FINDINGS} more |")
     return lines

@@ -84,8 +84,11 @@ class CompareController(QObject):
         Differences panel lists them "while comparing"); called on every comparison change,
         after Reset layout and after a saved layout is restored."""
         dock = self.window.docks.get("differences")
-        if dock is not None and dock.isVisible() != (self.session.comparison is not None):
-            dock.setVisible(self.session.comparison is not None)
+        comparing = self.session.comparison is not None
+        # isHidden, not isVisible: before the window is first shown every dock reads
+        # "not visible", so a restored layout's visible Differences dock was kept.
+        if dock is not None and dock.isHidden() == comparing:
+            dock.setVisible(comparing)
 
     # ----- choosing -----
     def choose_save(self) -> None:

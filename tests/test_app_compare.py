@@ -11,6 +11,7 @@ from narrative_debugger.widgets import timelines_compare
 from narrative_debugger.widgets.fact_model import COL_B
 from narrative_debugger.widgets.interaction_view import COL_B as INTERACTION_COL_B
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
+from narrative_debugger.widgets.culprit import CULPRIT_BG, row_visible
 from PySide6.QtCore import Qt
 
 from tests.conftest import CONTENT, SAMPLES, open_window
@@ -98,6 +99,28 @@ def test_compare_with_another_content_folder(qtbot, window, tmp_path):
     assert not any(line.isVisible() for line in window.views["timelines"].overlay.divergence_lines)
     d = dock.activate_row(0)
     assert window.session.tick == d.tick == c.monologues.eligibility_changed[0].spans[0][0]
+
+
+@pytest.mark.parametrize("row, tick", [(0, 16515), (1, 22075)])
+def test_a_monologue_or_finding_difference_selects_its_line(qtbot, window, tmp_path, row, tick):
+    """Trial defect: a double-click on the line difference (or on "M001 only in B") moved
+    the tick but left the Monologues dock where it was, the line neither selected nor
+    highlighted."""
+    folder = tmp_path / "content"
+    shutil.copytree(CONTENT, folder)
+    pool = folder / "monologues" / "harbor-nights.yaml"
+    pool.write_text(pool.read_text(encoding="utf-8").replace("min_count: 2", "min_count: 9", 1), encoding="utf-8")
+    window.compare.compare_with(window.save_path, folder, wait=True)
+    dock = window.panels["differences"][0]
+    d = dock.activate_row(row)
+    assert (d.line_id, window.session.tick) == ("harbor-nights_m_s_020", tick)
+    monologues = window.panels["monologues"][0]
+    selected = {i.row() for i in monologues.view.selectionModel().selectedRows()}
+    assert selected and all(monologues.model.rows[r].line_id == "harbor-nights_m_s_020" for r in selected)
+    (first,) = selected
+    assert row_visible(monologues.view, first)
+    background = monologues.model.data(monologues.model.index(first, 0), Qt.BackgroundRole)
+    assert background.color() == CULPRIT_BG  # the pink culprit row, kept when the selection moves
 
 
 def test_stop_comparing_restores_single_save_views(qtbot, window):

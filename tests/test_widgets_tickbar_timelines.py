@@ -288,6 +288,33 @@ def test_cursor_drag_sets_session_tick(qtbot, stepping):
     assert view.cursors[1].value() == 432
 
 
+@pytest.mark.parametrize("height", [240, 300, 420, 700])
+def test_axis_titles_never_run_into_each_other(qtbot, stepping, height):
+    """Trial defect: at 1040x700 with the docks keeping their width, the score plot was
+    about 80 px tall and its vertical title "Relationship score" ran down into "Stress"."""
+    from PySide6.QtWidgets import QApplication
+
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.resize(480, height)
+    view.show()
+    qtbot.waitExposed(view)
+    for _ in range(4):
+        QApplication.processEvents()
+    boxes = []
+    for plot in (view.score_plot, view.stress_plot):
+        axis = plot.getAxis("left")
+        m = axis.label.document().documentMargin()  # padding around the text itself
+        box = axis.mapRectToScene(axis.label.mapRectToParent(axis.label.boundingRect().adjusted(m, m, -m, -m)))
+        own = axis.mapRectToScene(axis.boundingRect())
+        assert box.top() >= own.top() - 1 and box.bottom() <= own.bottom() + 1, (axis.labelText, box, own)
+        boxes.append(box)
+    assert not boxes[0].intersects(boxes[1]), boxes
+    if height == 700:  # room enough: the whole title
+        assert view.score_plot.getAxis("left").labelText == "Relationship score"
+
+
 def test_cursor_live_drag_previews(qtbot, stepping):
     session = _session(qtbot, stepping, npc=7)
     view = TimelinesView(session)

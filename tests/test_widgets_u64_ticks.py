@@ -117,6 +117,26 @@ def test_go_to_dialog_says_where_an_out_of_range_tick_goes_or_why_it_is_refused(
     assert dialog.tick() is None and not ok.isEnabled() and dialog.message.text() == "Type a tick in 0 – 37,113."
 
 
+@pytest.mark.parametrize("typed", ["99999999999", "18446744073709551616", "18446744073709551615", "-5", ""])
+def test_go_to_dialog_shows_its_message_whole(qtbot, typed):
+    """Trial defect: under a real window the wrapped message was squeezed into about one
+    line ("Tick 99,999,999,999 is / outside 0 – 302,029 (past the"), cut top and bottom."""
+    from PySide6.QtWidgets import QApplication
+
+    dialog = GoToTickDialog(302029, 302029)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.field.setText(typed)
+    for _ in range(3):
+        QApplication.processEvents()
+    label = dialog.message
+    assert label.text()
+    assert label.height() >= label.heightForWidth(label.width()), (label.height(), label.heightForWidth(label.width()))
+    assert label.geometry().bottom() < dialog.buttons.geometry().top()
+    assert dialog.rect().contains(dialog.buttons.geometry())
+
+
 def test_ctrl_g_past_the_end_goes_to_the_end_and_says_so_in_the_status_bar(qtbot, monkeypatch, isolated_settings):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication

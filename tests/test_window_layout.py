@@ -116,6 +116,20 @@ def test_a_saved_layout_for_another_dock_set_is_ignored(make_window, qtbot):
     assert w.dockWidgetArea(w.docks["npcs"]) == Qt.LeftDockWidgetArea
 
 
+def test_a_layout_saved_while_comparing_restores_without_the_differences_dock(make_window):
+    """Trial defect: after a session that compared, the next start showed an empty
+    Differences tab (sync_dock read isVisible, which is False before the first show)."""
+    w = make_window(open_save=False)
+    w.docks["differences"].show()
+    settle()
+    assert w.docks["differences"].isVisible()
+    w.close()  # saves the layout with Differences shown
+    w2 = make_window(open_save=False)
+    assert w2.session.comparison is None
+    assert w2.docks["differences"].isHidden() and not w2.docks["differences"].isVisible()
+    assert w2.docks["journal"].isVisible()
+
+
 def test_closing_saves_the_layout_with_its_version(make_window):
     w = make_window(open_save=False)
     w.close()

@@ -135,5 +135,7 @@ class DifferencesView(QWidget):
         d = self.proxy.index(row, 0).data(DifferencesModel.DIFFERENCE_ROLE)
         if d is None or not self.session.ready:
             return None
+        if d.line_id:
+            self.session.select_line(d.line_id)
         self.session.go_to(d.tick, d.npc, d.view, d.fact_id)
         return d

@@ -350,6 +350,7 @@ class MonologueView(QWidget):
         session.tickChanged.connect(self.refresh)
         session.npcChanged.connect(self.refresh)
         session.culpritChanged.connect(self._on_culprit)
+        session.lineRequested.connect(self._on_line_requested)
         self.refresh()
 
     def why_target(self) -> str | None:
@@ -436,6 +437,14 @@ class MonologueView(QWidget):
         play = self.session.playthrough
         self.model.culprit = line_id
         self.model.culprit_defined = bool(line_id and play is not None and line_id in play.content.monologues)
+        self._select_culprit()
+
+    def _on_line_requested(self, line_id: str) -> None:
+        """A Differences jump: select, centre and highlight the line as a culprit (the
+        fired row when no pool of A's content defines it)."""
+        play = self.session.playthrough
+        self.model.culprit = line_id
+        self.model.culprit_defined = play is not None and line_id in play.content.monologues
         self._select_culprit()
 
     def culprit_rows(self) -> list[int]:

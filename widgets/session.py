@@ -56,6 +56,7 @@ class Session(QObject):
         comparisonChanged(): a comparison was set or left (``comparison`` says which).
         dockRequested(str): a dock to bring to the front (a registry dock name).
         culpritChanged(object): the Finding whose culprit the views select, or None.
+        lineRequested(str): a monologue line id to select and highlight (Differences).
         notice(str): a message for the status bar (a filter cleared to show a culprit).
     """
 
@@ -70,6 +71,7 @@ class Session(QObject):
     comparisonChanged = Signal()
     dockRequested = Signal(str)
     culpritChanged = Signal(object)
+    lineRequested = Signal(str)
     notice = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -311,6 +313,11 @@ class Session(QObject):
         """Select a finding's culprit in every view that shows it (None clears)."""
         self.culprit = finding
         self.culpritChanged.emit(finding)
+
+    def select_line(self, line_id: str) -> None:
+        """Select and highlight a monologue line in the Monologues dock (a Differences jump)."""
+        self.lineRequested.emit(line_id)
+        self.request_dock("monologues")
 
     def notify(self, text: str) -> None:
         """Say something in the status bar (e.g. that a filter was cleared)."""

@@ -175,6 +175,9 @@ class GoToTickDialog(QDialog):
         layout.addWidget(self.field)
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
+        # Wide enough for the longest message in three lines (the refusal of a tick past
+        # 2^64 − 1); _check grows the height when a message wraps further.
+        self.setMinimumWidth(self.fontMetrics().averageCharWidth() * 44)
         self._check()
 
     def tick(self) -> int | None:
@@ -190,6 +193,18 @@ class GoToTickDialog(QDialog):
         self.message.setText(note)
         self.message.setVisible(bool(note))
         self.buttons.button(QDialogButtonBox.Ok).setEnabled(tick is not None)
+        self._fit_message()
+
+    def _fit_message(self) -> None:
+        """Size the dialog's height so the wrapped message is shown whole: a top-level layout
+        does not follow a word-wrapped label's height for its width by itself, so a
+        message shown after the dialog opened was squeezed into one line and cut."""
+        layout = self.layout()
+        layout.invalidate()
+        layout.activate()
+        needed = layout.totalHeightForWidth(self.width()) if layout.hasHeightForWidth() else layout.sizeHint().height()
+        if needed != self.height():
+            self.resize(self.width(), needed)  # and shrinks back once the message is gone
 
 
 def ask_tick(parent: QWidget | None, current: int, last: int, notify=None) -> int | None:

@@ -48,6 +48,7 @@ from narrative_debugger.widgets.timeline_tracks import (
 from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 HOVER_RATE = 30
@@ -176,6 +177,19 @@ class TimelinesView(QWidget):
         self.overlay = ComparisonOverlay(self)  # side B while comparing (issue 13)
         self._on_loaded()
 
+    #: Each plot's y-axis title, and the shorter one used when the plot is less tall
+    #: than the title is long (a vertical title longer than its plot ran into the
+    #: other plot's: "Stress Relationship scor" at 1040x700).
+    AXIS_TITLES = (("score_plot", "Relationship score", "Score"), ("stress_plot", "Stress", "Stress"))
+
+    def _fit_axis_titles(self, *_args) -> None:
+        for name, full, short in self.AXIS_TITLES:
+            axis = getattr(self, name).getAxis("left")
+            fits = QFontMetrics(axis.label.font()).horizontalAdvance(full) + 8 <= axis.geometry().height()
+            text = full if fits else short
+            if axis.labelText != text:
+                axis.setLabel(text, **axis.labelStyle)
+
     # ----- construction -----
     def _build_plots(self) -> None:
         g = self.graphics
@@ -201,6 +215,8 @@ class TimelinesView(QWidget):
         self.score_plot.getAxis("bottom").setStyle(showValues=False)
         self.stress_plot.getAxis("right").setStyle(showValues=False)
         self.stress_plot.setLabel("bottom", "tick", color="#333")
+        for plot in (self.score_plot, self.stress_plot):
+            plot.getViewBox().sigResized.connect(self._fit_axis_titles)
         self._build_score_plot()
         self._build_stress_plot()
         self._build_cursors()

@@ -35,6 +35,8 @@ class Difference:
         npc: the NPC's slug, or None.
         view: the view that shows it (a name of widgets/registry.py VIEWS), or None.
         fact_id: the FactId it is about, or None.
+        line_id: the monologue line it is about (monologue differences, and findings
+            that name a line such as M001), or None.
     """
 
     kind: str
@@ -43,6 +45,7 @@ class Difference:
     npc: str | None = None
     view: str | None = None
     fact_id: str | None = None
+    line_id: str | None = None
 
 
 @dataclass
@@ -205,16 +208,19 @@ def _differences(c: Comparison) -> list[Difference]:
         out.append(Difference("interaction", f"{fact_id}: A {wa} / B {wb}", ch.tick, ch.npc, "interactions", fact_id))
     for side, lines in (("A", c.monologues.only_a), ("B", c.monologues.only_b)):
         for line in lines:
-            out.append(Difference("monologue", f"line {line.line_id} fired only in {side} (first at tick {line.first_tick}, {line.count}×)", line.first_tick))
+            out.append(Difference("monologue", f"line {line.line_id} fired only in {side} (first at tick {line.first_tick}, {line.count}×)", line.first_tick,
+                                  line_id=line.line_id))
     for e in c.monologues.eligibility_changed:
         words = {True: "eligible", False: "not eligible", None: "not defined"}
         spans = ""
         if e.spans:
             spans = "; differs at ticks " + ", ".join(f"{s}–{u if u is not None else 'end'}" for s, u in e.spans)
-        out.append(Difference("monologue", f"line {e.line_id}: A {words[e.a]} / B {words[e.b]} at the end{spans}", e.tick))
+        out.append(Difference("monologue", f"line {e.line_id}: A {words[e.a]} / B {words[e.b]} at the end{spans}", e.tick, line_id=e.line_id))
     for side, findings in (("A", c.findings_only_a), ("B", c.findings_only_b)):
         for f in findings:
-            out.append(Difference("finding", f"{f.code} only in {side}: {f.message}", f.tick))
+            target = f.target
+            out.append(Difference("finding", f"{f.code} only in {side}: {f.message}", f.tick, target.npc if target else None,
+                                  line_id=target.line_id if target else None))
     for slug, p in c.prompts.items():
         if p.differs:
             parts = []

@@ -358,14 +358,17 @@ def test_dropped_card_budget_arithmetic(tmp_path):
     assert own.before == doc["used_before"] and own.after == doc["used_before"]
 
 
-def test_card_steps_are_oldest_first(plays):
-    """Defect 8: card steps were in budget order (#587 before #580)."""
+def test_card_steps_chain_in_budget_order(plays):
+    """Card steps follow the lore budget's card order, so each after is the next before
+    (a journal-index order read 160 → 160, 52 → 105, 105 → 160, 0 → 52 and the Explain
+    waterfall made no sense); each step still names its keyword line's journal index."""
     play = plays["evening.json"]
     exp = explain(play, "card:orrin-vask/harbor-guild", 50000)
-    indexes = [s.journal_index for s in exp.steps]
-    assert indexes == sorted(indexes) and set(indexes) == {580, 587}
-    assert [s.tick for s in exp.steps] == sorted(s.tick for s in exp.steps)
-    own = next(s for s in exp.steps if s.detail.startswith("harbor-guild:"))
+    assert {s.journal_index for s in exp.steps} == {580, 587}
+    assert exp.steps[0].before == 0
+    assert all(a.after == b.before for a, b in zip(exp.steps, exp.steps[1:]))
+    own = exp.steps[-1]
+    assert own.detail.startswith("harbor-guild:")
     assert (own.before, own.after) == (exp.extra["used_before"], exp.extra["used_before"] + exp.extra["tokens"])
 
 

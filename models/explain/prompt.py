@@ -51,9 +51,11 @@ def _keyword_line(builder: PromptBuilder, npc: int, tick: int, keyword: str, ava
 def explain_card(play: Playthrough, builder: PromptBuilder, slug: str, card_id: str, tick: int, limit: int, target: str) -> Explanation:
     """Why story card ``card_id`` is in ``slug``'s prompt at ``tick``, or dropped, or not triggered.
 
-    Steps are the cards up to ``card_id`` in budget order, listed oldest first by the
-    journal index of the line that holds each card's keyword; before/after are lore
-    tokens used (prompt-preview §8).
+    Steps follow the rule's own order, as ``explain_history``'s do: the matched cards
+    up to ``card_id`` in card order, the order the lore budget takes them in
+    (prompt-preview §8). Before/after are the lore tokens used, so each step's after is
+    the next one's before and the Explain dock's waterfall adds up; each step's journal
+    index and tick are those of the history line holding that card's keyword.
     """
     preview = builder.build(slug, tick)
     npc = play.save.npc_by_slug(slug).stable_id
@@ -75,10 +77,6 @@ def explain_card(play: Playthrough, builder: PromptBuilder, slug: str, card_id: 
             record, used_before, line = card, used, (rec, text)
             break
         used = after
-    # Oldest first like every chain (by the journal index of each card's keyword line; a
-    # card without one last): before/after stay the lore tokens used before and after that
-    # card in the budget's own order (prompt-preview §8), which its detail spells out.
-    steps.sort(key=lambda s: s.journal_index if s.journal_index >= 0 else float("inf"))
     shown, folded = fold_list(steps, limit)
     name = play.content.npc_name(slug)
     if record is None:

@@ -186,6 +186,9 @@ def test_stress_crossings_and_summary_on_walkaway_spiral(plays):
     j = play.save.journal
     assert j.kinds[up[-1]["journal_index"]] == "StressChanged"
     assert f"over its threshold 30 since tick {exp.extra['crossings'][-1]['tick']}" in exp.summary
+    # The summary names the walk-away that took him over (README: "since which tick, and which walk-away").
+    assert up[-1]["walk_away"] == "walk-away #6, InteractionWalkedAway #233 at tick 16598: interaction.kael-davan_008 Active → WalkedAway"
+    assert exp.summary.endswith("since tick 16598 (journal #234: 30 → 36), raised by " + up[-1]["walk_away"] + ".")
     score = explain(play, "npc:kael-davan.score", play.save.saved_at_tick, 5)
     assert "walk-away penalty" in score.summary and score.value == 0.0
     assert any("clamped to 0.00" in s.detail for s in score.steps)

@@ -231,7 +231,11 @@ def _crossings(ctx: NpcContext, track: Track, n: int, attr: str, limit: int) -> 
     count = bisect_left(track.crossings, n)
     for k in track.crossings[max(0, count - max(1, limit)) : count]:
         step = ctx.step(track, k, attr)
-        out.append({"journal_index": step.journal_index, "tick": step.tick, "before": step.before, "after": step.after, "direction": "up" if step.after > step.before else "down"})
+        crossing = {"journal_index": step.journal_index, "tick": step.tick, "before": step.before, "after": step.after, "direction": "up" if step.after > step.before else "down"}
+        if (ctx.data[step.journal_index] or {}).get("cause") == "walk_away":
+            # Schema §8.1: a walk-away adds walk_away_stress_delta; name the walk-away behind this crossing.
+            crossing["walk_away"] = _walk_away_named(ctx, step.journal_index, ctx.versions.values[track.versions[k]].walk_aways)
+        out.append(crossing)
     return out, count
 
 
@@ -258,6 +262,8 @@ def _summary(ctx: NpcContext, attr: str, exp: Explanation, totals: dict, state, 
         if state.tolerance.over_threshold:
             c = crossings[-1] if crossings else None
             text += f"; over its threshold {threshold}" + (f" since tick {c['tick']} (journal #{c['journal_index']}: {fmt_plain(c['before'])} → {fmt_plain(c['after'])})" if c else "")
+            if c and "walk_away" in c:
+                text += f", raised by {c['walk_away']}"
         else:
             text += f"; not over its threshold {threshold}"
     return text + "."

@@ -43,20 +43,26 @@ def test_snapshot_findings_have_their_own_section():
     assert all(line.split(" | ")[2].strip().isdigit() for line in rows)  # every one has its tick
 
 
-def test_a_newline_in_a_name_stays_in_its_heading(tmp_path):
+def _hostile_playthrough(tmp_path, name: str, location: str, save_name: str = "evening.json") -> Playthrough:
+    """evening.json with Lera Sessik named ``name`` in a content copy and every
+    conversation's location set to ``location``, saved as ``save_name``."""
     content = tmp_path / "content"
     shutil.copytree(CONTENT, content)
     profile = content / "npcs" / "lera-sessik.yaml"
-    name = "Lera\n# Injected heading\r\n- item"
     profile.write_text(profile.read_text(encoding="utf-8").replace("name: Lera Sessik", f"name: {json.dumps(name)}", 1),
                        encoding="utf-8")
     doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
     for entry in doc["journal"]:
         if "InteractionStarted" in entry["event"]:
-            entry["event"]["InteractionStarted"]["location"] = "dock\n## also injected"
-    save = tmp_path / "evening\nnext.json"
+            entry["event"]["InteractionStarted"]["location"] = location
+    save = tmp_path / save_name
     save.write_text(json.dumps(doc), encoding="utf-8")
-    play = Playthrough.open(save, content)
+    return Playthrough.open(save, content)
+
+
+def test_a_newline_in_a_name_stays_in_its_heading(tmp_path):
+    name = "Lera\n# Injected heading\r\n- item"
+    play = _hostile_playthrough(tmp_path, name, "dock\n## also injected", "evening\nnext.json")
     assert play.readable and play.content.npc_name("lera-sessik") == name
     summary = build_summary(play, _record(play, play.save.saved_at_tick, "lera-sessik"), None, "r`x.png")
     lines = summary.split("\n")
@@ -72,17 +78,7 @@ def test_a_newline_in_a_name_stays_in_its_heading(tmp_path):
 def test_markup_in_names_and_messages_is_text(tmp_path):
     """A name from content and a location from the save holding HTML read as written in
     the Markdown summary; they are not rendered as markup."""
-    content = tmp_path / "content"
-    shutil.copytree(CONTENT, content)
-    profile = content / "npcs" / "lera-sessik.yaml"
-    profile.write_text(profile.read_text(encoding="utf-8").replace("name: Lera Sessik", 'name: "<b>Lera</b> & co"', 1), encoding="utf-8")
-    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
-    for entry in doc["journal"]:
-        if "InteractionStarted" in entry["event"]:
-            entry["event"]["InteractionStarted"]["location"] = "<img src=x onerror=alert(1)>"
-    save = tmp_path / "evening.json"
-    save.write_text(json.dumps(doc), encoding="utf-8")
-    play = Playthrough.open(save, content)
+    play = _hostile_playthrough(tmp_path, "<b>Lera</b> & co", "<img src=x onerror=alert(1)>")
     # A tick where Lera's conversation is in progress, so its location is in the summary.
     tick = next(m.started_tick for m in play.state_at(play.last_tick).knowledge.interactions_with(9))
     summary = build_summary(play, _record(play, tick, "lera-sessik"), None, "r.png")

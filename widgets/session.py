@@ -15,7 +15,7 @@ from bisect import bisect_left, bisect_right
 
 from narrative_debugger.models.compare.comparison import Comparison
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS, event_indices
+from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS, distinct_ticks, event_indices
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from PySide6.QtCore import QObject, Signal
 
@@ -31,7 +31,7 @@ def prepare(playthrough: Playthrough) -> tuple[dict[str, list[int]], dict[str, l
     else:
         indices = {name: event_indices(index, name) for name in (*EVENT_KINDS, *DERIVED_KINDS)}
         ticks = index.ticks
-        result = (indices, {name: [ticks[i] for i in found] for name, found in indices.items()}, sorted(set(ticks)))
+        result = (indices, {name: [ticks[i] for i in found] for name, found in indices.items()}, distinct_ticks(ticks))
     if hasattr(playthrough, "derived"):
         playthrough.derived["session"] = result
     return result

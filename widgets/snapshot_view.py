@@ -11,7 +11,7 @@ selected, centred and highlighted. Text from the save is shown as plain text.
 from __future__ import annotations
 
 from narrative_debugger.models.rules.findings import Finding
-from narrative_debugger.models.rules.snapshot_diff import differences, target_path, value_pair
+from narrative_debugger.models.rules.snapshot_diff import saved_differences, target_path, value_pair
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.session import Session
@@ -37,7 +37,7 @@ def snapshot_rows(playthrough) -> list[SnapshotRow]:
     """Every difference and every snapshot value a finding names, in path order (pure)."""
     save = playthrough.save
     state = playthrough.state_at(save.saved_at_tick)
-    rows = {d.path: SnapshotRow(d.path, d.saved, d.replayed, True) for d in differences(save, state)}
+    rows = {d.path: SnapshotRow(d.path, d.saved, d.replayed, True) for d in saved_differences(save, playthrough.index)}
     for f in playthrough.findings:
         t = f.target
         if t is None or not t.snapshot:

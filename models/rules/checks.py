@@ -18,7 +18,7 @@ from narrative_debugger.models.domain.knowledge import FACT_ID_RE, parse_interac
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
 from narrative_debugger.models.rules.findings import FindingSink, Target
-from narrative_debugger.models.rules.snapshot_diff import ENTITIES, FACTS, differences, entity_target, fact_target, npc_target
+from narrative_debugger.models.rules.snapshot_diff import ENTITIES, FACTS, entity_target, fact_target, npc_target, saved_differences
 from narrative_debugger.models.save.savefile import Save
 from narrative_debugger.models.timeline.index import TimelineIndex
 
@@ -207,7 +207,7 @@ def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str],
     state = index.at(save.saved_at_tick)
     tick = save.saved_at_tick
     named: set[str] = set()
-    for diff in differences(save, state):
+    for diff in saved_differences(save, index):
         if diff.group in named:
             continue
         named.add(diff.group)

@@ -45,6 +45,7 @@ from narrative_debugger.models.save.saveshape import (
     is_u64,
     is_u64_key,
     parse_journal,
+    release_in_slices,
 )
 from narrative_debugger.models.save.saveshape import (
     bounded as _bounded,
@@ -402,6 +403,7 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
         # (``journal.data`` keeps their fields), about 380 bytes an entry before the
         # replay starts (~380 MB of a 1 000 000-entry save's peak).
         save.document = {key: value for key, value in doc.items() if key != "journal"}
+        release_in_slices(doc["journal"])
     else:
         shape.bad("journal", "missing field 'journal'")
 

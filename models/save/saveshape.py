@@ -313,6 +313,22 @@ def parse_journal(value, shape: Shape) -> Journal:
 
 _MISSING = object()
 
+#: Entries freed per slice by ``release_in_slices``.
+RELEASE_SLICE = 1 << 15
+
+
+def release_in_slices(value) -> None:
+    """Empty a decoded journal list from its end, a slice at a time (in place).
+
+    Freeing a million entry objects at once is one C-level cascade that holds the GIL
+    for ~150 ms, and the app's GUI thread stalls while its loader thread reads a save;
+    a slice is a few milliseconds, and the GIL can change hands between slices. Anything
+    but a list is left alone."""
+    if type(value) is not list:
+        return
+    while value:
+        del value[-RELEASE_SLICE:]
+
 #: variant -> its generated clean-entry check (see ``_clean_entry_check``).
 CLEAN_ENTRY_CHECKS = {}
 

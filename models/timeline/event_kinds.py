@@ -76,3 +76,21 @@ def event_indices(index, kind: str) -> list[int]:
         raise KeyError(kind)
     index.derived[key] = out
     return out
+
+
+#: Entries handled per slice by ``distinct_ticks``: each slice is one short C call, so a
+#: worker thread running it lets the GUI thread take the GIL between slices.
+_SLICE = 1 << 15
+
+
+def distinct_ticks(ticks) -> list[int]:
+    """The distinct ticks of the index's non-decreasing ``ticks`` (the running maximum
+    of the journal's ticks), in order: ``sorted(set(ticks))`` without one sort and one
+    set of a million ticks, each of which held the GIL for about 100 ms."""
+    out: list[int] = []
+    for start in range(0, len(ticks), _SLICE):
+        piece = dict.fromkeys(ticks[start : start + _SLICE])  # keeps order, drops repeats
+        if out and piece and next(iter(piece)) == out[-1]:
+            del piece[out[-1]]
+        out.extend(piece)
+    return out

@@ -1,0 +1,52 @@
+"""Work the loader thread does in slices or once, so the GUI thread is not starved of
+the GIL while a large save opens: each gives the same result as the one big call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.rules.snapshot_diff import _in_path_order, differences, saved_differences
+from narrative_debugger.models.save.saveshape import RELEASE_SLICE, release_in_slices
+from narrative_debugger.models.timeline.event_kinds import distinct_ticks
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_saves"
+NAMES = ["evening.json", "walkaway-spiral.json", "abandoned-confrontation.json", "qa-faults.json"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_distinct_ticks_equal_sorted_set(name):
+    """qa-faults.json has a tick that decreases (J001): the index keeps the running maximum."""
+    ticks = Playthrough.open(SAMPLES / name).index.ticks
+    assert distinct_ticks(ticks) == sorted(set(ticks))
+
+
+def test_distinct_ticks_across_slices():
+    ticks = [0] * 40_000 + [1] * 70_000 + list(range(2, 100_000)) + [2**64 - 1] * 3
+    assert distinct_ticks(ticks) == sorted(set(ticks))
+    assert distinct_ticks([]) == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_snapshot_differences_are_computed_once(name):
+    play = Playthrough.open(SAMPLES / name)
+    first = saved_differences(play.save, play.index)
+    assert saved_differences(play.save, play.index) is first  # J003 and the Snapshot dock share it
+    again = differences(play.save, play.state_at(play.save.saved_at_tick))
+    assert [(d.path, d.saved, d.replayed, d.group) for d in first] == [(d.path, d.saved, d.replayed, d.group) for d in again]
+    assert bool(first) == (name == "qa-faults.json")
+
+
+def test_path_order_is_numbers_then_strings():
+    keys = {"b", 10, "a", 2, "a.b", "A", 0}
+    assert _in_path_order(keys) == sorted(keys, key=lambda k: (type(k) is str, k)) == [0, 2, 10, "A", "a", "a.b", "b"]
+
+
+def test_release_in_slices_empties_a_list_only():
+    entries = [{"tick": i} for i in range(2 * RELEASE_SLICE + 5)]
+    release_in_slices(entries)
+    assert entries == []
+    other = {"journal": 1}
+    release_in_slices(other)
+    assert other == {"journal": 1}

@@ -343,3 +343,55 @@ def test_a_blocked_monologue_line_shows_every_failing_prerequisite_whole(make_wi
     settle()
     assert view.rowHeight(row) < narrow
     assert view.rowHeight(row) >= 2 * view.fontMetrics().lineSpacing()
+
+
+def tight_content(tmp_path: Path) -> Path:
+    """A copy of the sample content with a 1200-token budget: Kael Davan's cards are dropped."""
+    import shutil
+
+    content = tmp_path / "tight"
+    shutil.copytree(SAMPLES / "content", content)
+    prompt = content / "prompt.yaml"
+    text = prompt.read_text(encoding="utf-8")
+    assert "context_token_budget: 8192" in text
+    prompt.write_text(text.replace("context_token_budget: 8192", "context_token_budget: 1200"), encoding="utf-8")
+    return content
+
+
+def test_prompt_summary_wraps_and_its_tables_show_rows_and_the_card_status(make_window, qtbot, tmp_path):
+    # New-user trial at 1440x900 with a tight budget: the budget line was cut ("… history
+    # and lore may use 4"), the sections table showed ~2 rows, the card table ~1 and its
+    # included / dropped column lay past the right edge (header "Toker").
+    from PySide6.QtGui import QTextDocument
+
+    w = make_window(open_save=False)
+    assert (w.width(), w.height()) == (1440, 900)
+    w.open_save(SAMPLES / "evening.json", tight_content(tmp_path), wait=True)
+    s = w.session
+    s.set_view("prompt")
+    s.set_npc(s.npc_by_slug("kael-davan"))
+    s.set_tick(s.playthrough.save.saved_at_tick)
+    prompt = w.views["prompt"]
+    qtbot.waitUntil(lambda: prompt.current_preview is not None and not prompt.busy, timeout=20000)
+    settle()
+    assert w.frames["prompt"].verticalScrollBar().maximum() == 0  # the view fits its tab
+    label = prompt.budget_label
+    doc = QTextDocument()
+    doc.setHtml(label.text())
+    assert doc.toPlainText().endswith(f"history and lore may use {prompt.current_preview.available:,}")
+    assert label.fontMetrics().horizontalAdvance(doc.toPlainText()) > label.width()  # longer than its row...
+    assert label.wordWrap() and label.height() >= label.heightForWidth(label.width())  # ...so wrapped, whole
+    assert label.height() >= 2 * label.fontMetrics().lineSpacing()
+    assert visible_rows(prompt.section_table) >= 4
+    cards, table = prompt.card_model, prompt.card_table
+    assert cards.rowCount() == 5 and any("dropped" in cards.data(cards.index(r, 4)) for r in range(5))
+    assert visible_rows(table) >= cards.rowCount()
+    assert table.horizontalScrollBar().maximum() == 0
+    assert_whole(table, range(cards.columnCount()))  # every header readable, Status in view
+    header = table.horizontalHeader()
+    assert header.sectionSize(4) >= table.sizeHintForColumn(4)  # "dropped (budget)" whole
+    # Id, name and key give way instead, elided; the tooltip holds them whole.
+    for row in range(cards.rowCount()):
+        card = cards.card_at(row)
+        tip = cards.data(cards.index(row, 1), Qt.ToolTipRole)
+        assert card.id in tip and card.name in tip and card.keyword in tip

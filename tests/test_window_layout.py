@@ -395,3 +395,38 @@ def test_prompt_summary_wraps_and_its_tables_show_rows_and_the_card_status(make_
         card = cards.card_at(row)
         tip = cards.data(cards.index(row, 1), Qt.ToolTipRole)
         assert card.id in tip and card.name in tip and card.keyword in tip
+
+
+def test_npc_columns_stay_readable_after_a_reset_at_the_smallest_size(make_window):
+    # New-user trial: View › Reset layout at 1040x700 gave the NPC dock 40 % of the width
+    # (416 px), which it then kept when the window grew or restarted: "Walk-aways /
+    # tolerated" was cut, "In progress" behind a horizontal scroll bar, names wrapped.
+    w = make_window()
+    w.resize(*layout.MIN_WINDOW)
+    settle()
+    w.findChild(type(w.grid_action), "action-reset-layout").trigger()
+    settle()
+    npcs = w.panels["npcs"][0]
+    view, model = npcs.view, npcs.model
+
+    def check() -> None:
+        settle()
+        assert view.horizontalScrollBar().maximum() == 0
+        assert_whole(view, range(model.columnCount()))  # every header whole, inside the viewport
+        for col in (model.SCORE, model.STRESS, model.WALK_AWAYS, model.INTERACTION):
+            assert view.columnWidth(col) >= view.sizeHintForColumn(col), model.HEADERS[col]  # values whole
+        assert not view.wordWrap()  # a long name is elided on one line, never wrapped
+        for row in range(model.rowCount()):  # name and level, when elided, are in the tooltip
+            tip = model.data(model.index(row, model.NAME), Qt.ToolTipRole)
+            assert model.data(model.index(row, model.NAME)) in tip and model.data(model.index(row, model.LEVEL)) in tip
+        assert_minimums_hold(w)
+
+    check()
+    w.resize(1440, 900)  # the dock keeps its width
+    check()
+    w.resize(*layout.MIN_WINDOW)
+    w.close()  # and a restart restores it
+    w2 = make_window()
+    npcs = w2.panels["npcs"][0]
+    view, model, w = npcs.view, npcs.model, w2
+    check()

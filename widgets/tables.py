@@ -131,6 +131,17 @@ class ShareColumns(QObject):
             self.refit()
         return False
 
+    def minimum_width(self) -> int:
+        """The narrowest table (frame and vertical scroll bar included) that shows every
+        header whole: the elastic columns at their floor, the others whole."""
+        view = self._view
+        header = view.horizontalHeader()
+        total = 0
+        for col in range(header.count()):
+            if not view.isColumnHidden(col):
+                total += header.sectionSizeHint(col) if col in self._elastic else self._wanted(col)
+        return total + 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+
     def _wanted(self, col: int) -> int:
         return max(self._view.horizontalHeader().sectionSizeHint(col), self._view.sizeHintForColumn(col))
 

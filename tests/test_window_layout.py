@@ -430,3 +430,24 @@ def test_npc_columns_stay_readable_after_a_reset_at_the_smallest_size(make_windo
     npcs = w2.panels["npcs"][0]
     view, model, w = npcs.view, npcs.model, w2
     check()
+
+
+def test_a_wrapped_label_is_as_tall_as_its_lines_at_each_width(qtbot):
+    # Its minimum height follows its width both ways (QLabel's heightForWidth never goes
+    # below the minimum height, so a label once narrow stayed tall), and it takes no
+    # height-for-width part in its layout (a QScrollArea then grew the prompt view).
+    from narrative_debugger.widgets.plain_text import WrappedLabel
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    box = QWidget()
+    qtbot.addWidget(box)
+    label = WrappedLabel("word " * 40)
+    QVBoxLayout(box).addWidget(label)
+    assert not box.layout().hasHeightForWidth()
+    box.show()
+    line = label.fontMetrics().lineSpacing()
+    for width, lines in ((150, 3), (3000, 1), (150, 3)):
+        box.resize(width, 400)
+        settle()
+        assert label.minimumHeight() >= lines * line if lines > 1 else label.minimumHeight() < 2 * line, (width, label.minimumHeight())
+        assert label.height() >= label.minimumHeight()

@@ -124,9 +124,13 @@ class WrappedLabel(QLabel):
         self._fit()
 
     def _fit(self) -> None:
+        # QLabel's heightForWidth is never below the minimum height: measure without it.
+        old = self.minimumHeight()
+        self.setMinimumHeight(0)
         height = self.heightForWidth(max(1, self.width())) if self.text() else 0
         height = max(height, self.fontMetrics().lineSpacing())
-        if height != self.minimumHeight():
+        self.setMinimumHeight(old)
+        if height != old:
             self.setMinimumHeight(height)
 
 

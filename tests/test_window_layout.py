@@ -432,6 +432,32 @@ def test_npc_columns_stay_readable_after_a_reset_at_the_smallest_size(make_windo
     check()
 
 
+def test_snapshot_caption_wraps_and_its_headers_are_whole(make_window):
+    # New-user trial (qa-faults.json, F8 a few times): the caption was cut mid-word beside
+    # "Differences only" ("…; 2 more value(s) a fi") and "Replayed to saved_at_tick" was cut.
+    w = make_window(open_save=False)
+    w.open_save(SAMPLES / "qa-faults.json", wait=True)
+    settle()
+    for _ in range(3):
+        w.panels["findings"][0].next_action.trigger()
+        settle()
+    snapshot = w.panels["snapshot"][0]
+    assert w.docks["snapshot"].isVisible() and not w.docks["snapshot"].visibleRegion().isEmpty()
+    for size in ((1440, 900), layout.MIN_WINDOW):
+        w.resize(*size)
+        settle()
+        caption = snapshot.caption
+        text = caption.text()
+        assert text.endswith("more value(s) a finding names")
+        assert caption.fontMetrics().horizontalAdvance(text) > caption.width()  # longer than its room...
+        assert caption.wordWrap() and caption.height() >= caption.heightForWidth(caption.width())  # ...wrapped, whole
+        assert not caption.geometry().intersects(snapshot.differences_only.geometry())
+        view = snapshot.view
+        assert view.horizontalScrollBar().maximum() == 0
+        assert_whole(view, range(view.model().columnCount()))  # "Replayed to saved_at_tick" whole, in view
+        assert visible_rows(view) >= 3
+
+
 def test_a_wrapped_label_is_as_tall_as_its_lines_at_each_width(qtbot):
     # Its minimum height follows its width both ways (QLabel's heightForWidth never goes
     # below the minimum height, so a label once narrow stayed tall), and it takes no

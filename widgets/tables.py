@@ -101,8 +101,9 @@ class ShareColumns(QObject):
 
     Every other column is as wide as its header and its widest value. Each elastic
     column gets its whole width when there is room (``stretch`` then takes the rest);
-    when there is not, each keeps at least its header's width and they shrink in
-    proportion to what they would need. The model's tooltips should carry the whole
+    when there is not, each keeps at least its header's width and the rest is shared
+    fairly: a column that needs less than an equal part is shown whole, the others
+    split what remains. The model's tooltips should carry the whole
     text of the elastic columns. Refits when the viewport resizes or the model changes.
 
     Args:
@@ -127,7 +128,7 @@ class ShareColumns(QObject):
         self.refit()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Resize:
+        if event.type() in (QEvent.Resize, QEvent.Show):
             self.refit()
         return False
 
@@ -146,8 +147,11 @@ class ShareColumns(QObject):
         return max(self._view.horizontalHeader().sectionSizeHint(col), self._view.sizeHintForColumn(col))
 
     def refit(self, *_args) -> None:
-        """Size the columns for the viewport's current width."""
+        """Size the columns for the viewport's current width (when shown: a hidden table
+        measures every row, a shown one only the rows in view)."""
         view = self._view
+        if not view.isVisible():
+            return  # refits when shown
         header = view.horizontalHeader()
         columns = [c for c in range(header.count()) if not view.isColumnHidden(c)]
         fixed = [c for c in columns if c not in self._elastic]
@@ -161,9 +165,18 @@ class ShareColumns(QObject):
             widths = dict(want)
             if self._stretch in widths:
                 widths[self._stretch] += room - sum(want.values())
-        else:
+        else:  # share fairly: a short value whole, the long ones the rest in equal parts
+            widths = dict(floor)
             spare = max(0, room - sum(floor.values()))
-            give = sum(want[c] - floor[c] for c in elastic) or 1
-            widths = {c: floor[c] + (want[c] - floor[c]) * spare // give for c in elastic}
+            pending = sorted(elastic, key=lambda c: want[c] - floor[c])
+            while pending and spare > 0:
+                share = spare // len(pending)
+                need = want[pending[0]] - widths[pending[0]]
+                if need > share:
+                    for col in pending:
+                        widths[col] += share
+                    break
+                widths[pending.pop(0)] += need
+                spare -= need
         for col, width in widths.items():
             view.setColumnWidth(col, width)

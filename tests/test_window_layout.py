@@ -477,3 +477,27 @@ def test_a_wrapped_label_is_as_tall_as_its_lines_at_each_width(qtbot):
         settle()
         assert label.minimumHeight() >= lines * line if lines > 1 else label.minimumHeight() < 2 * line, (width, label.minimumHeight())
         assert label.height() >= label.minimumHeight()
+
+
+def test_journal_event_filter_shows_its_choice_whole(make_window):
+    # New-user trial: the Event combo was squeezed by the caption to "All events (3,800".
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    w = make_window()
+    journal = w.panels["journal"][0]
+    combo = journal.kind_filter
+    for size in ((1440, 900), layout.MIN_WINDOW):
+        w.resize(*size)
+        settle()
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        field = combo.style().subControlRect(QStyle.CC_ComboBox, option, QStyle.SC_ComboBoxEditField, combo)
+        for i in range(combo.count()):  # whichever kind is chosen, it reads whole
+            assert field.width() >= combo.fontMetrics().horizontalAdvance(combo.itemText(i)), combo.itemText(i)
+        assert combo.currentText() == "All events (3,800)"
+        caption = journal.caption  # the caption gives way: whole, or elided with the whole as tooltip
+        assert caption.text() == caption.full_text() or (caption.text().endswith("…") and caption.toolTip() == caption.full_text())
+        assert caption.full_text().startswith("3,800 of 3,800 entries applied")
+        bar = [combo.geometry(), journal.npc_filter.geometry(), caption.geometry()]
+        assert bar[0].right() < bar[1].left() and bar[1].right() < bar[2].left()
+        assert journal.npc_filter.width() >= journal.npc_filter.sizeHint().width()

@@ -43,7 +43,14 @@ def place_docks(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
     """
     for spec in DOCK_SPECS:
         dock = docks[spec.name]
-        dock.widget().setMinimumSize(*spec.min_size)
+        widget = dock.widget()
+        width, height = spec.min_size
+        if spec.area != "bottom":
+            # A side dock is never narrower than its widget needs to stay readable (the NPC
+            # table: every header whole), so neither a reset at 1040x700 nor a kept width cuts it.
+            widget.setMinimumSize(0, 0)
+            width = max(width, widget.minimumSizeHint().width())
+        widget.setMinimumSize(width, height)
         dock.setFloating(False)
         window.addDockWidget(DOCK_AREAS[spec.area], dock)
         dock.setVisible(not spec.hidden)

@@ -234,3 +234,33 @@ def test_the_waterfall_x_axis_shows_whole_step_numbers_only(qtbot, window):
     assert len(chart.step_ticks) <= 12 and all(isinstance(v, int) for v in chart.step_ticks)
     chart.set_explanation(None)
     assert chart.step_ticks == [] and chart.getPlotItem().getAxis("bottom")._tickLevels is None
+
+
+def test_the_threshold_label_lies_inside_the_waterfall(qtbot, window):
+    # New-user trial: F1 on Kael Davan's Stress cell drew the dotted threshold line's label
+    # as "eshold 30": pyqtgraph centred it at 10 % of the width, its left part past the edge.
+    import pyqtgraph as pg
+    from narrative_debugger.widgets.explain_view import Waterfall
+    from PySide6.QtWidgets import QApplication
+
+    s = window.session
+    s.explain("npc:kael-davan.stress")
+    view = window.panels["explain"][0]
+    exp = _answer(qtbot, view, "npc:kael-davan.stress", s.tick)
+    alone = Waterfall()
+    qtbot.addWidget(alone)
+    alone.set_explanation(exp)
+    alone.show()
+    for chart, width in ((view.chart, None), (alone, 900), (alone, 240)):  # in the dock; wide; narrow
+        if width is not None:
+            chart.resize(width, 200)
+        for _ in range(4):
+            QApplication.processEvents()
+        lines = [i for i in chart.getPlotItem().items if isinstance(i, pg.InfiniteLine) and getattr(i, "label", None)]
+        assert len(lines) == 1
+        label = lines[0].label
+        assert label.toPlainText() == "threshold 30"
+        box = chart.getPlotItem().getViewBox().sceneBoundingRect()
+        text = label.mapRectToScene(label.boundingRect())
+        assert box.left() <= text.left() and text.right() <= box.right(), (width, box, text)
+        assert box.top() <= text.top() and text.bottom() <= box.bottom(), (width, box, text)

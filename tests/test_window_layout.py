@@ -343,3 +343,161 @@ def test_a_blocked_monologue_line_shows_every_failing_prerequisite_whole(make_wi
     settle()
     assert view.rowHeight(row) < narrow
     assert view.rowHeight(row) >= 2 * view.fontMetrics().lineSpacing()
+
+
+def tight_content(tmp_path: Path) -> Path:
+    """A copy of the sample content with a 1200-token budget: Kael Davan's cards are dropped."""
+    import shutil
+
+    content = tmp_path / "tight"
+    shutil.copytree(SAMPLES / "content", content)
+    prompt = content / "prompt.yaml"
+    text = prompt.read_text(encoding="utf-8")
+    assert "context_token_budget: 8192" in text
+    prompt.write_text(text.replace("context_token_budget: 8192", "context_token_budget: 1200"), encoding="utf-8")
+    return content
+
+
+def test_prompt_summary_wraps_and_its_tables_show_rows_and_the_card_status(make_window, qtbot, tmp_path):
+    # New-user trial at 1440x900 with a tight budget: the budget line was cut ("… history
+    # and lore may use 4"), the sections table showed ~2 rows, the card table ~1 and its
+    # included / dropped column lay past the right edge (header "Toker").
+    from PySide6.QtGui import QTextDocument
+
+    w = make_window(open_save=False)
+    assert (w.width(), w.height()) == (1440, 900)
+    w.open_save(SAMPLES / "evening.json", tight_content(tmp_path), wait=True)
+    s = w.session
+    s.set_view("prompt")
+    s.set_npc(s.npc_by_slug("kael-davan"))
+    s.set_tick(s.playthrough.save.saved_at_tick)
+    prompt = w.views["prompt"]
+    qtbot.waitUntil(lambda: prompt.current_preview is not None and not prompt.busy, timeout=20000)
+    settle()
+    assert w.frames["prompt"].verticalScrollBar().maximum() == 0  # the view fits its tab
+    label = prompt.budget_label
+    doc = QTextDocument()
+    doc.setHtml(label.text())
+    assert doc.toPlainText().endswith(f"history and lore may use {prompt.current_preview.available:,}")
+    assert label.fontMetrics().horizontalAdvance(doc.toPlainText()) > label.width()  # longer than its row...
+    assert label.wordWrap() and label.height() >= label.heightForWidth(label.width())  # ...so wrapped, whole
+    assert label.height() >= 2 * label.fontMetrics().lineSpacing()
+    assert visible_rows(prompt.section_table) >= 4
+    cards, table = prompt.card_model, prompt.card_table
+    assert cards.rowCount() == 5 and any("dropped" in cards.data(cards.index(r, 4)) for r in range(5))
+    assert visible_rows(table) >= cards.rowCount()
+    assert table.horizontalScrollBar().maximum() == 0
+    assert_whole(table, range(cards.columnCount()))  # every header readable, Status in view
+    header = table.horizontalHeader()
+    assert header.sectionSize(4) >= table.sizeHintForColumn(4)  # "dropped (budget)" whole
+    # Id, name and key give way instead, elided; the tooltip holds them whole.
+    for row in range(cards.rowCount()):
+        card = cards.card_at(row)
+        tip = cards.data(cards.index(row, 1), Qt.ToolTipRole)
+        assert card.id in tip and card.name in tip and card.keyword in tip
+
+
+def test_npc_columns_stay_readable_after_a_reset_at_the_smallest_size(make_window):
+    # New-user trial: View › Reset layout at 1040x700 gave the NPC dock 40 % of the width
+    # (416 px), which it then kept when the window grew or restarted: "Walk-aways /
+    # tolerated" was cut, "In progress" behind a horizontal scroll bar, names wrapped.
+    w = make_window()
+    w.resize(*layout.MIN_WINDOW)
+    settle()
+    w.findChild(type(w.grid_action), "action-reset-layout").trigger()
+    settle()
+    npcs = w.panels["npcs"][0]
+    view, model = npcs.view, npcs.model
+
+    def check() -> None:
+        settle()
+        assert view.horizontalScrollBar().maximum() == 0
+        assert_whole(view, range(model.columnCount()))  # every header whole, inside the viewport
+        for col in (model.SCORE, model.STRESS, model.WALK_AWAYS, model.INTERACTION):
+            assert view.columnWidth(col) >= view.sizeHintForColumn(col), model.HEADERS[col]  # values whole
+        assert not view.wordWrap()  # a long name is elided on one line, never wrapped
+        for row in range(model.rowCount()):  # name and level, when elided, are in the tooltip
+            tip = model.data(model.index(row, model.NAME), Qt.ToolTipRole)
+            assert model.data(model.index(row, model.NAME)) in tip and model.data(model.index(row, model.LEVEL)) in tip
+        assert_minimums_hold(w)
+
+    check()
+    w.resize(1440, 900)  # the dock keeps its width
+    check()
+    w.resize(*layout.MIN_WINDOW)
+    w.close()  # and a restart restores it
+    w2 = make_window()
+    npcs = w2.panels["npcs"][0]
+    view, model, w = npcs.view, npcs.model, w2
+    check()
+
+
+def test_snapshot_caption_wraps_and_its_headers_are_whole(make_window):
+    # New-user trial (qa-faults.json, F8 a few times): the caption was cut mid-word beside
+    # "Differences only" ("…; 2 more value(s) a fi") and "Replayed to saved_at_tick" was cut.
+    w = make_window(open_save=False)
+    w.open_save(SAMPLES / "qa-faults.json", wait=True)
+    settle()
+    for _ in range(3):
+        w.panels["findings"][0].next_action.trigger()
+        settle()
+    snapshot = w.panels["snapshot"][0]
+    assert w.docks["snapshot"].isVisible() and not w.docks["snapshot"].visibleRegion().isEmpty()
+    for size in ((1440, 900), layout.MIN_WINDOW):
+        w.resize(*size)
+        settle()
+        caption = snapshot.caption
+        text = caption.text()
+        assert text.endswith("more value(s) a finding names")
+        assert caption.fontMetrics().horizontalAdvance(text) > caption.width()  # longer than its room...
+        assert caption.wordWrap() and caption.height() >= caption.heightForWidth(caption.width())  # ...wrapped, whole
+        assert not caption.geometry().intersects(snapshot.differences_only.geometry())
+        view = snapshot.view
+        assert view.horizontalScrollBar().maximum() == 0
+        assert_whole(view, range(view.model().columnCount()))  # "Replayed to saved_at_tick" whole, in view
+        assert visible_rows(view) >= 3
+
+
+def test_a_wrapped_label_is_as_tall_as_its_lines_at_each_width(qtbot):
+    # Its minimum height follows its width both ways (QLabel's heightForWidth never goes
+    # below the minimum height, so a label once narrow stayed tall), and it takes no
+    # height-for-width part in its layout (a QScrollArea then grew the prompt view).
+    from narrative_debugger.widgets.plain_text import WrappedLabel
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    box = QWidget()
+    qtbot.addWidget(box)
+    label = WrappedLabel("word " * 40)
+    QVBoxLayout(box).addWidget(label)
+    assert not box.layout().hasHeightForWidth()
+    box.show()
+    line = label.fontMetrics().lineSpacing()
+    for width, lines in ((150, 3), (3000, 1), (150, 3)):
+        box.resize(width, 400)
+        settle()
+        assert label.minimumHeight() >= lines * line if lines > 1 else label.minimumHeight() < 2 * line, (width, label.minimumHeight())
+        assert label.height() >= label.minimumHeight()
+
+
+def test_journal_event_filter_shows_its_choice_whole(make_window):
+    # New-user trial: the Event combo was squeezed by the caption to "All events (3,800".
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    w = make_window()
+    journal = w.panels["journal"][0]
+    combo = journal.kind_filter
+    for size in ((1440, 900), layout.MIN_WINDOW):
+        w.resize(*size)
+        settle()
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        field = combo.style().subControlRect(QStyle.CC_ComboBox, option, QStyle.SC_ComboBoxEditField, combo)
+        for i in range(combo.count()):  # whichever kind is chosen, it reads whole
+            assert field.width() >= combo.fontMetrics().horizontalAdvance(combo.itemText(i)), combo.itemText(i)
+        assert combo.currentText() == "All events (3,800)"
+        caption = journal.caption  # the caption gives way: whole, or elided with the whole as tooltip
+        assert caption.text() == caption.full_text() or (caption.text().endswith("…") and caption.toolTip() == caption.full_text())
+        assert caption.full_text().startswith("3,800 of 3,800 entries applied")
+        bar = [combo.geometry(), journal.npc_filter.geometry(), caption.geometry()]
+        assert bar[0].right() < bar[1].left() and bar[1].right() < bar[2].left()
+        assert journal.npc_filter.width() >= journal.npc_filter.sizeHint().width()

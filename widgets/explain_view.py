@@ -157,6 +157,7 @@ class Waterfall(pg.PlotWidget):
         """Draw the chain of a numeric explanation (clears for anything else)."""
         self.clear()
         self.bars = None
+        self.threshold_line: pg.InfiniteLine | None = None
         self.set_step_ticks(0)
         if exp is None or not exp.numeric or not exp.steps:
             return
@@ -181,7 +182,12 @@ class Waterfall(pg.PlotWidget):
         self.addItem(pg.InfiniteLine(pos=exp.steps[-1].after, angle=0, pen=pg.mkPen("#424242", style=Qt.DashLine)))
         threshold = exp.extra.get("threshold")
         if threshold is not None:
-            line = pg.InfiniteLine(pos=threshold, angle=0, pen=pg.mkPen("#d32f2f", style=Qt.DotLine), label=f"threshold {threshold}", labelOpts={"position": 0.1, "color": "#d32f2f"})
+            # The label's left edge sits near the plot's left edge (pyqtgraph centres it on
+            # its position, which cut it to "eshold 30"); on the side of the line towards the
+            # plot's middle, as pyqtgraph picks it.
+            line = pg.InfiniteLine(pos=threshold, angle=0, pen=pg.mkPen("#d32f2f", style=Qt.DotLine), label=f"threshold {threshold}",
+                                   labelOpts={"position": 0.02, "color": "#d32f2f", "anchors": [(0, 0), (0, 1)]})
+            self.threshold_line = line
             self.addItem(line)
         self.getPlotItem().enableAutoRange()
 

@@ -20,7 +20,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
 from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, select_rows
-from narrative_debugger.widgets.plain_text import counted, plain_tip
+from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
@@ -384,18 +384,21 @@ class JournalView(QWidget):
 
         self.kind_filter = QComboBox(self)
         self.kind_filter.setObjectName("journalKindFilter")
+        # As wide as its longest choice: squeezed by the caption it read "All events (3,800".
+        self.kind_filter.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         self.kind_filter.setToolTip("Show only entries of one event kind")
         self.npc_filter = QCheckBox("Selected NPC only", self)
         self.npc_filter.setObjectName("journalNpcFilter")
         self.npc_filter.setToolTip("Show only entries that name the NPC selected in the session")
-        self.caption = QLabel(self)
+        # The caption gives way instead, elided with the whole as its tooltip.
+        self.caption = ElidedLabel("", self, mode=Qt.ElideRight)
         self.caption.setObjectName("journalCaption")
+        self.caption.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Event:", self))
-        bar.addWidget(self.kind_filter, 1)
+        bar.addWidget(self.kind_filter)
         bar.addWidget(self.npc_filter)
-        bar.addStretch(1)
-        bar.addWidget(self.caption)
+        bar.addWidget(self.caption, 1)
         # The entry a finding names, field by field, its culprit field marked.
         self.detail_model = PairsModel(("Field", "Value"), self)
         self.detail = read_only_table(self.detail_model, "journalDetail", self)

@@ -16,7 +16,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
-from narrative_debugger.widgets.tables import fit_columns
+from narrative_debugger.widgets.tables import ShareColumns, fit_columns
 from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
@@ -280,6 +280,11 @@ class NpcList(QWidget):
         self.view.setItemDelegateForColumn(NpcTableModel.STRESS, StressBarDelegate(self.view))
         self.view.horizontalHeader().setDefaultAlignment(Qt.AlignCenter)
         self._columns_width = fit_columns(self.view, dict(enumerate(NpcTableModel.SAMPLES)), stretch=NpcTableModel.NAME)
+        # Narrower than that, name and level elide (their tooltip names both) and the
+        # numbers keep their width: a dock reset at 1040x700 cut "Walk-aways /
+        # tolerated" and put "In progress" behind a horizontal scroll bar; names wrapped.
+        self.view.setWordWrap(False)
+        self.columns = ShareColumns(self.view, (NpcTableModel.NAME, NpcTableModel.LEVEL), stretch=NpcTableModel.NAME)
         self.caption = QLabel(self)
         self.caption.setObjectName("npcListCaption")
         layout = QVBoxLayout(self)
@@ -301,6 +306,12 @@ class NpcList(QWidget):
         """Wide enough for every column whole (the default dock width asks for this)."""
         hint = super().sizeHint()
         return QSize(max(hint.width(), self._columns_width + 4), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """Wide enough for every header whole, name and level elided (side docks keep this)."""
+        hint = super().minimumSizeHint()
+        margins = self.layout().contentsMargins()
+        return QSize(max(hint.width(), self.columns.minimum_width() + margins.left() + margins.right()), hint.height())
 
     # ----- session -> view -----
     def _on_loaded(self) -> None:

@@ -88,6 +88,52 @@ class ElidedLabel(QLabel):
         super().setToolTip(plain_tip(self._tip) if (cut or self._tip != self._full) else "")
 
 
+class WrappedLabel(QLabel):
+    """A word-wrapped label whose minimum height follows its width, so its lines are never cut.
+
+    A word-wrapped QLabel asks its layout for height-for-width, which a view in a
+    QScrollArea turns into the height of every widget's size hint (the view grew past
+    its frame and scrolled). This one tells the layout it has no height-for-width and
+    instead sets its minimum height to what its text needs at the width it was given.
+    Set its text format (rich or plain) as for any label.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt override)
+        return False
+
+    def sizeHint(self):  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        hint.setHeight(self.minimumHeight())  # QLabel guesses a narrow, tall block
+        return hint
+
+    def minimumSizeHint(self):  # noqa: N802 (Qt override)
+        hint = super().minimumSizeHint()
+        hint.setHeight(self.minimumHeight())
+        return hint
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        # QLabel's heightForWidth is never below the minimum height: measure without it.
+        old = self.minimumHeight()
+        self.setMinimumHeight(0)
+        height = self.heightForWidth(max(1, self.width())) if self.text() else 0
+        height = max(height, self.fontMetrics().lineSpacing())
+        self.setMinimumHeight(old)
+        if height != old:
+            self.setMinimumHeight(height)
+
+
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` (with thousands separators) and the noun in the right number: ``1 fact``, ``2 facts``."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -149,7 +149,9 @@ class SectionTableModel(QAbstractTableModel):
 class CardTableModel(QAbstractTableModel):
     """Story cards whose keys occur in the history: included, or dropped with the reason."""
 
-    COLUMNS = ("Card", "Name", "Matched key", "Tokens", "Status")
+    COLUMNS = ("Card", "Name", "Key", "Tokens", "Status")
+    TIPS = ("The card's id", "The card's name", "The card key found in the history that fits",
+            "Tokens of the card's text", "Included in the prompt, or dropped (and why)")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -174,6 +176,8 @@ class CardTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
         if orientation == Qt.Horizontal and role == Qt.DisplayRole:
             return self.COLUMNS[section]
+        if orientation == Qt.Horizontal and role == Qt.ToolTipRole:
+            return self.TIPS[section]
         return None
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
@@ -190,7 +194,8 @@ class CardTableModel(QAbstractTableModel):
             return int(Qt.AlignRight | Qt.AlignVCenter)
         if role == Qt.ToolTipRole:
             why = "fits the lore budget (40 % of the available tokens)" if card.included else "over the lore budget (40 % of the available tokens)"
-            return plain_tip(f"{card.name}: key {card.keyword!r} occurs in the history; {why}")
+            # The whole id, name and key: the table elides them when narrow.
+            return plain_tip(f"{card.id} · {card.name}: key {card.keyword!r} occurs in the history; {why}")
         return None
 
 

@@ -30,7 +30,8 @@ from narrative_debugger.widgets.prompt_parts import (
 )
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import palette_colors, row_tint
-from narrative_debugger.widgets.plain_text import ElidedLabel, counted, esc
+from narrative_debugger.widgets.plain_text import ElidedLabel, WrappedLabel, counted, esc
+from narrative_debugger.widgets.tables import ShareColumns
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QEvent, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
@@ -39,7 +40,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSizePolicy,
@@ -72,8 +72,8 @@ class PromptView(QWidget):
         card_model: the matched story cards (``CardTableModel``).
         budget_bar: the stacked budget bar (``BudgetBar``).
         text_view: the prompt, section by section (read-only ``QTextEdit``).
-        title_label, status_label, budget_label, legend_label, history_label,
-        cards_label, changes_label: the texts shown (read them in tests, never write).
+        title_label, status_label, budget_label, legend_label, history_label (with the
+        story cards' count), changes_label: the texts shown (read them in tests, never write).
         encoding_box, compare_box, copy_button: the controls.
     """
 
@@ -165,7 +165,8 @@ class PromptView(QWidget):
         self._title_row.addWidget(self.header_controls)
 
         self.budget_bar = BudgetBar()
-        self.budget_label = QLabel("")
+        # Wraps when narrow: its end ("history and lore may use N") was cut at 1440x900.
+        self.budget_label = WrappedLabel("")
         self.budget_label.setTextFormat(Qt.RichText)
 
         self.legend_label = QLabel("")
@@ -174,48 +175,50 @@ class PromptView(QWidget):
         self.text_view.setReadOnly(True)
         self.text_view.setUndoRedoEnabled(False)
         self.text_view.setPlaceholderText("The assembled prompt appears here.")
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.legend_label)
-        left_layout.addWidget(self.text_view, 1)
+        text_pane = QWidget()
+        text_layout = QVBoxLayout(text_pane)
+        text_layout.setContentsMargins(0, 0, 0, 0)
+        text_layout.addWidget(self.legend_label)
+        text_layout.addWidget(self.text_view, 1)
 
         self.section_model = SectionTableModel(self)
-        self.section_table = self._table(self.section_model)
+        self.section_table = self._table(self.section_model, (0,))
         self.history_label = QLabel("")
         self.history_label.setWordWrap(True)
         self.card_model = CardTableModel(self)
-        self.card_table = self._table(self.card_model)
-        self.cards_label = QLabel("")
+        self.card_table = self._table(self.card_model, (0, 1, 2), stretch=1)  # Card, Name, Key
         self.changes_label = QLabel("")
         self.changes_label.setWordWrap(True)
         self.changes_label.setMinimumHeight(3 * self.changes_label.fontMetrics().lineSpacing())
         self.changes_label.setAlignment(Qt.AlignLeft | Qt.AlignTop)
         self.changes_label.setToolTip("The blue strip under the budget bar marks the reusable leading tokens.")
 
-        tokens_box = QGroupBox("Tokens per section")
-        QVBoxLayout(tokens_box).addWidget(self.section_table)
-        story_box = QGroupBox("History and story cards")
-        story_layout = QVBoxLayout(story_box)
-        story_layout.addWidget(self.history_label)
-        story_layout.addWidget(self.cards_label)
-        story_layout.addWidget(self.card_table, 1)
-        changes_box = QGroupBox("Changed since previous turn")
-        QVBoxLayout(changes_box).addWidget(self.changes_label)
+        tokens_box = self._box("Tokens per section", self.section_table)
+        story_box = self._box("History and story cards", self.history_label, self.card_table)
+        changes_box = self._box("Changed since previous turn", self.changes_label)
+        # The two tables have the right column to themselves: with the changes box above
+        # them they showed two rows (sections) and one (cards) at 1440x900. The cards get
+        # the larger share (the budget bar draws the sections too); the changes box sits
+        # under the prompt text, which scrolls anyway.
+        left = QSplitter(Qt.Vertical)
         right = QSplitter(Qt.Vertical)
-        for i, box in enumerate((changes_box, tokens_box, story_box)):
-            right.addWidget(box)
-            right.setCollapsible(i, False)
+        for pane, boxes, sizes in ((left, (text_pane, changes_box), [400, 90]), (right, (tokens_box, story_box), [200, 300])):
+            for i, box in enumerate(boxes):
+                pane.addWidget(box)
+                pane.setCollapsible(i, False)
+            pane.setSizes(sizes)
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 0)
+        right.setStretchFactor(0, 2)
         right.setStretchFactor(1, 3)
-        right.setStretchFactor(2, 1)
-        right.setSizes([75, 400, 145])
+        self.right_pane = right
 
         splitter = QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(right)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([610, 490])
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([550, 550])
 
         self.card_why_action = add_why_action(self.card_table, self.session, self.card_why_target)
         for widget in (self.budget_bar, self.budget_label, self.history_label):
@@ -238,17 +241,30 @@ class PromptView(QWidget):
         return f"history:{p.npc}" if p is not None else None
 
     @staticmethod
-    def _table(model) -> QTableView:
+    def _box(title: str, *widgets: QWidget) -> QGroupBox:
+        """A titled group of ``widgets`` stacked, the last one taking the height left, on
+        narrow margins (each pixel of height is a table row's worth here)."""
+        box = QGroupBox(title)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(3)
+        for i, widget in enumerate(widgets):
+            layout.addWidget(widget, 1 if i == len(widgets) - 1 else 0)
+        return box
+
+    @staticmethod
+    def _table(model, elastic: tuple[int, ...], stretch: int | None = None) -> QTableView:
         table = QTableView()
         table.setModel(model)
         table.setSelectionBehavior(QAbstractItemView.SelectRows)
         table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 3)
-        # Every column as wide as its text (a stretched Section or Name column was cut to
-        # "na…", "The …"); the last one takes what is left; narrower panes scroll.
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        table.horizontalHeader().setStretchLastSection(True)
+        # Every column as wide as its text when there is room (a stretched Section or Name
+        # column was cut to "na…", "The …"); when there is not, the ``elastic`` ones are
+        # elided (their tooltips hold the whole text) so that the columns on their right,
+        # the card's included / dropped status above all, stay in view.
+        ShareColumns(table, elastic, stretch)
         table.setAlternatingRowColors(True)
         table.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)  # height from the layout stretch
         table.setMinimumHeight(4 * table.verticalHeader().defaultSectionSize())
@@ -393,7 +409,6 @@ class PromptView(QWidget):
         self.section_model.set_preview(None)
         self.card_model.set_cards([])
         self.history_label.setText("")
-        self.cards_label.setText("")
         self.changes_label.setText("")
 
     def _show_text(self, preview, changed: set) -> None:
@@ -456,11 +471,6 @@ class PromptView(QWidget):
         self.section_model.set_preview(p, result.before, diff)
         self.card_model.set_cards(p.cards)
         self.history_label.setText(self._history_html(p))
-        kept = sum(c.included for c in p.cards)
-        self.cards_label.setText(
-            f"Story cards: {len(p.cards)} matched, {kept} included" if p.cards
-            else "Story cards: no card key occurs in the history that fits."
-        )
         self.changes_label.setText(self._changes_html(result))
         self.previewReady.emit(p)
 
@@ -486,6 +496,10 @@ class PromptView(QWidget):
             text += f" ({counted(h.total - h.included, 'older line')} left out for the budget)"
         if h.oldest_truncated:
             text += ' · <span style="color:#d32f2f"><b>oldest line cut</b></span> to its last tokens'
+        # On the history's line, not a line of its own: each line here is a card row less.
+        kept = sum(c.included for c in p.cards)
+        text += (f" · <b>Story cards:</b> {len(p.cards)} matched, {kept} included" if p.cards
+                 else " · <b>Story cards:</b> no card key occurs in the history that fits.")
         return text
 
     def _changes_html(self, result: PreviewResult) -> str:

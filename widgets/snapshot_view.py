@@ -13,12 +13,12 @@ from __future__ import annotations
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.rules.snapshot_diff import saved_differences, target_path, value_pair
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
-from narrative_debugger.widgets.plain_text import plain_tip
+from narrative_debugger.widgets.plain_text import WrappedLabel, plain_tip
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.tables import HeaderedTableModel, ShareColumns, read_only_table
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 _DIFFERENT = QColor("#b71c1c")
 
@@ -142,20 +142,21 @@ class SnapshotView(QWidget):
         self.view.setSelectionMode(QAbstractItemView.SingleSelection)
         self.view.setWordWrap(False)
         self.view.verticalHeader().hide()
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)
-        header.setStretchLastSection(True)
-        for col, width in ((0, 330), (1, 220), (2, 220)):
-            self.view.setColumnWidth(col, width)
-        self.caption = QLabel(self)
+        # Path and values share the width and elide (their tooltips hold them whole), never
+        # narrower than their header: "Replayed to saved_at_tick" was cut at the right edge.
+        self.columns = ShareColumns(self.view, (SnapshotModel.PATH, SnapshotModel.SAVED, SnapshotModel.REPLAYED),
+                                    stretch=SnapshotModel.PATH)
+        # Wraps beside the checkbox: it was cut mid-word ("…; 2 more value(s) a fi").
+        self.caption = WrappedLabel("", self)
         self.caption.setObjectName("snapshotCaption")
         self.caption.setTextFormat(Qt.PlainText)
+        self.caption.setAlignment(Qt.AlignLeft | Qt.AlignTop)
         self.differences_only = QCheckBox("Differences only", self)
         self.differences_only.setObjectName("snapshotDifferencesOnly")
         self.differences_only.toggled.connect(self._on_differences_only)
         bar = QHBoxLayout()
         bar.addWidget(self.caption, 1)
-        bar.addWidget(self.differences_only)
+        bar.addWidget(self.differences_only, 0, Qt.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(bar)

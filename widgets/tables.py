@@ -3,7 +3,7 @@ read-only, row-selecting QTableView."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -93,3 +93,90 @@ class ElideDelegate(QStyledItemDelegate):
         widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
         style.drawControl(QStyle.CE_ItemViewItem, opt, painter, widget)
+
+
+class ShareColumns(QObject):
+    """Keeps a table's columns inside its viewport: the ``elastic`` ones share the width
+    the others leave, eliding their text rather than pushing a column past the right edge.
+
+    Every other column is as wide as its header and its widest value. Each elastic
+    column gets its whole width when there is room (``stretch`` then takes the rest);
+    when there is not, each keeps at least its header's width and the rest is shared
+    fairly: a column that needs less than an equal part is shown whole, the others
+    split what remains. The model's tooltips should carry the whole
+    text of the elastic columns. Refits when the viewport resizes or the model changes.
+
+    Args:
+        view: the table (its parent owns this object).
+        elastic: the columns that may be elided.
+        stretch: the column that takes the width left over (default: the last elastic).
+    """
+
+    def __init__(self, view: QTableView, elastic: tuple[int, ...], stretch: int | None = None) -> None:
+        super().__init__(view)
+        self._view = view
+        self._elastic = tuple(elastic)
+        self._stretch = self._elastic[-1] if stretch is None else stretch
+        header = view.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.Interactive)
+        view.setTextElideMode(Qt.ElideRight)
+        view.viewport().installEventFilter(self)
+        model = view.model()
+        for signal in (model.modelReset, model.layoutChanged, model.rowsInserted, model.rowsRemoved, model.dataChanged):
+            signal.connect(self.refit)
+        self.refit()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() in (QEvent.Resize, QEvent.Show):
+            self.refit()
+        return False
+
+    def minimum_width(self) -> int:
+        """The narrowest table (frame and vertical scroll bar included) that shows every
+        header whole: the elastic columns at their floor, the others whole."""
+        view = self._view
+        header = view.horizontalHeader()
+        total = 0
+        for col in range(header.count()):
+            if not view.isColumnHidden(col):
+                total += header.sectionSizeHint(col) if col in self._elastic else self._wanted(col)
+        return total + 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+
+    def _wanted(self, col: int) -> int:
+        return max(self._view.horizontalHeader().sectionSizeHint(col), self._view.sizeHintForColumn(col))
+
+    def refit(self, *_args) -> None:
+        """Size the columns for the viewport's current width (when shown: a hidden table
+        measures every row, a shown one only the rows in view)."""
+        view = self._view
+        if not view.isVisible():
+            return  # refits when shown
+        header = view.horizontalHeader()
+        columns = [c for c in range(header.count()) if not view.isColumnHidden(c)]
+        fixed = [c for c in columns if c not in self._elastic]
+        elastic = [c for c in columns if c in self._elastic]
+        for col in fixed:
+            view.setColumnWidth(col, self._wanted(col))
+        room = view.viewport().width() - sum(header.sectionSize(c) for c in fixed)
+        want = {c: self._wanted(c) for c in elastic}
+        floor = {c: min(want[c], header.sectionSizeHint(c)) for c in elastic}
+        if sum(want.values()) <= room:
+            widths = dict(want)
+            if self._stretch in widths:
+                widths[self._stretch] += room - sum(want.values())
+        else:  # share fairly: a short value whole, the long ones the rest in equal parts
+            widths = dict(floor)
+            spare = max(0, room - sum(floor.values()))
+            pending = sorted(elastic, key=lambda c: want[c] - floor[c])
+            while pending and spare > 0:
+                share = spare // len(pending)
+                need = want[pending[0]] - widths[pending[0]]
+                if need > share:
+                    for col in pending:
+                        widths[col] += share
+                    break
+                widths[pending.pop(0)] += need
+                spare -= need
+        for col, width in widths.items():
+            view.setColumnWidth(col, width)

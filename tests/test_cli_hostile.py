@@ -3,6 +3,7 @@ no hang, the documented exit status and a message naming the file once."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gzip
 import json
@@ -163,16 +164,59 @@ def big_save(tmp_path_factory) -> Path:
     return out
 
 
+@contextlib.contextmanager
+def _sigint_not_ignored():
+    """While in it, children start with SIGINT at its default, as a terminal's foreground job.
+
+    A handler never survives ``exec`` (the child starts with the default) but an ignored
+    SIGINT does: pytest run as a background job of a script (``make test &``, nohup, some
+    CI runners) has SIGINT ignored, and so would every command it starts, which then
+    (rightly) keeps running on Ctrl+C. Our own disposition comes back on exit.
+    """
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _popen(args: list[str], **kwargs) -> subprocess.Popen:
+    """A child that Ctrl+C reaches, whatever SIGINT disposition pytest was started with."""
+    with _sigint_not_ignored():
+        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
 def _interrupt_after(proc: subprocess.Popen, seconds: float) -> tuple[str, str]:
     time.sleep(seconds)
     assert proc.poll() is None, "the command ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
-    return proc.communicate(timeout=30)
+    try:
+        return proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()  # never leave it running (and loading the machine) after the test
+        proc.communicate()
+        pytest.fail("the command kept running after Ctrl+C")
+
+
+def test_children_start_with_sigint_delivered_even_when_pytest_ignores_it():
+    """The Ctrl+C tests hold wherever pytest runs: with SIGINT ignored here (a background
+    job), a child still starts with SIGINT delivered, and ours stays ignored."""
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        out, _ = _popen(probe).communicate(timeout=60)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert out.strip() == "False"
 
 
 def test_ctrl_c_during_check_exits_130_without_traceback(big_save):
     """check reads the big save 200 times over; Ctrl+C after 2 s ends it at once."""
-    proc = subprocess.Popen([sys.executable, "-m", "narrative_debugger.app", "check", *[str(big_save)] * 200], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _popen([sys.executable, "-m", "narrative_debugger.app", "check", *[str(big_save)] * 200])
     _, err = _interrupt_after(proc, 2.0)
     assert proc.returncode == EXIT_INTERRUPTED
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
@@ -184,10 +228,7 @@ def test_ctrl_c_at_a_terminal_stops_check_jobs_and_its_workers(big_save, delay):
     """Ctrl+C at a terminal signals the whole process group: while starting (imports)
     or while two workers check. Exit 130 at once, no traceback from any process, and
     no worker left running (the pipes close, so communicate returns)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "narrative_debugger.app", "check", "--jobs", "2", *[str(big_save)] * 200],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )
+    proc = _popen([sys.executable, "-m", "narrative_debugger.app", "check", "--jobs", "2", *[str(big_save)] * 200], start_new_session=True)
     time.sleep(delay)
     assert proc.poll() is None
     os.killpg(proc.pid, signal.SIGINT)
@@ -205,10 +246,7 @@ def test_ctrl_c_twice_during_check_jobs_prints_one_line(big_save):
     """Defect 7: a second Ctrl+C while the workers stop (or threading's shutdown joins the
     executor's thread) must not print "Exception ignored in: <module 'threading'>"."""
     for _ in range(3):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "narrative_debugger.app", "check", "--jobs", "2", *[str(big_save)] * 200],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        )
+        proc = _popen([sys.executable, "-m", "narrative_debugger.app", "check", "--jobs", "2", *[str(big_save)] * 200], start_new_session=True)
         time.sleep(2.5)
         assert proc.poll() is None
         os.killpg(proc.pid, signal.SIGINT)
@@ -230,7 +268,7 @@ def test_ctrl_c_twice_during_check_jobs_prints_one_line(big_save):
 def test_ctrl_c_closes_the_app_cleanly(tmp_path):
     """The window runs (offscreen); Ctrl+C closes it: exit 130, no traceback, no Qt abort."""
     env = _env(QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
-    proc = subprocess.Popen([sys.executable, "-m", "narrative_debugger.app", str(SAMPLES / "evening.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = _popen([sys.executable, "-m", "narrative_debugger.app", str(SAMPLES / "evening.json")], env=env)
     _, err = _interrupt_after(proc, 6.0)
     assert proc.returncode == EXIT_INTERRUPTED, err
     assert "Traceback" not in err and "QThread: Destroyed" not in err, err

@@ -1,0 +1,47 @@
+"""tables.ShareColumns refits on every model change (every tick step): it measures the
+rows in view, never the whole table (a 300-NPC table cost ~150 ms a step)."""
+
+from __future__ import annotations
+
+from narrative_debugger.widgets.tables import ShareColumns
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtWidgets import QTableView
+
+
+class CountingModel(QAbstractTableModel):
+    def __init__(self, rows: int) -> None:
+        super().__init__()
+        self.rows = rows
+        self.calls = 0
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else self.rows
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else 3
+
+    def data(self, index, role=Qt.DisplayRole):
+        if role == Qt.DisplayRole:
+            self.calls += 1
+            return f"row {index.row()} column {index.column()}"
+        return None
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802 (Qt override)
+        return f"Column {section}" if role == Qt.DisplayRole and orientation == Qt.Horizontal else None
+
+
+def test_a_refit_measures_only_the_rows_in_view(qtbot):
+    model = CountingModel(3000)
+    view = QTableView()
+    view.setModel(model)
+    qtbot.addWidget(view)
+    fit = ShareColumns(view, elastic=(2,))
+    view.resize(600, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    shown = view.rowAt(view.viewport().height() - 1) - view.rowAt(0) + 1
+    assert 0 < shown < 30
+    model.calls = 0
+    fit.refit()
+    assert 0 < model.calls <= 3 * 2 * (shown + 2)  # each column, the rows in view (and a margin)
+    assert view.horizontalHeader().resizeContentsPrecision() == 0

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
+import random
+import struct
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,8 @@ def test_state_documents_of_every_sample_at_several_ticks(name):
     [
         {"a": [], "b": {}, "c": [1, {}], "d": [[]], "e": None, "f": True, "g": False},
         [1e16, 1e-05, 1.2345678901234568e17, 1.5e300, 5e-324, -0.0, 0.1, 0.30000000000000004, 100.0],
+        [2.975302656962789e-05],  # msgspec: 0.00002975302656962789, Python: 2.975302656962789e-05
+        [-1.0001607231292517e-05, 9.99e-05, 0.0001, 0.00012, 1234567890123456.0],
         {"score": 14.55, "tick": 2**64 - 1, "low": -(2**63)},
         {"text": "\x00\x1f\x7f \u2028\u2029 é😀 \"\\/ \t\n\r\b\f <b>&amp;</b>", "nested": {"1e5 in a string": "3e-2"}},
         {"lone surrogate": "a\ud800b"},
@@ -46,3 +51,18 @@ def test_hostile_and_edge_values(value):
 
 def test_non_string_keys_json_writes_fall_back():
     assert dumps_indented({None: 1, True: 2}) == reference({None: 1, True: 2})
+
+
+def test_random_floats_of_every_magnitude():
+    """Floats from raw bits and from every decade, singly and in a document."""
+    rng = random.Random(7)
+    values = []
+    for _ in range(20_000):
+        v = struct.unpack("d", rng.randbytes(8))[0]
+        if math.isfinite(v):
+            values.append(v)
+        values.append(rng.uniform(-1, 1) * 10.0 ** rng.randint(-12, 20))
+    for v in values[:5000]:
+        assert dumps_indented([v]) == reference([v])
+    clean = [v for v in values if 1e-4 <= abs(v) < 1e16]
+    assert dumps_indented({"clean": clean}) == reference({"clean": clean})

@@ -15,10 +15,10 @@ import re
 import msgspec
 
 # Python writes floats of 1e16 and above, or below 1e-4, with a signed exponent
-# ('1e+16', '1e-05'); msgspec writes '1e16' and '0.00001'. A digit, then 'e' and an
-# exponent anywhere in the text (in a number, or in a string, where it costs only the
-# fallback) sends the value to json.
-_EXPONENT = re.compile(rb"[0-9.][eE][-+]?[0-9]")
+# ('1e+16', '2.5e-05'); msgspec writes '1e16', and '0.000025' down to about 1e-5. An
+# exponent, or '0.0000' (a magnitude below 1e-4), anywhere in the text (in a number, or
+# in a string, where it costs only the fallback) sends the value to json.
+_EXPONENT = re.compile(rb"[0-9.][eE][-+]?[0-9]|0\.0000")
 
 
 def dumps_indented(value) -> str:

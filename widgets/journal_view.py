@@ -112,6 +112,17 @@ def summarize(playthrough: Playthrough, kind: str | None, d: dict | None) -> str
     return ", ".join(f"{k}={v}" for k, v in d.items())
 
 
+def prepare(playthrough) -> Counter:
+    """Journal entries of each variant (None for unreadable ones) for the event filter:
+    O(N) entries (~35 ms for 1 000 000), so the loader counts them off the GUI thread;
+    kept in ``playthrough.derived["journal_kinds"]``."""
+    save = playthrough.save
+    counts = Counter(save.journal.kinds) if save is not None and save.journal is not None else Counter()
+    if hasattr(playthrough, "derived"):
+        playthrough.derived["journal_kinds"] = counts
+    return counts
+
+
 class JournalModel(HeaderedTableModel):
     """A lazy table over ``save.journal``, filtered by an index list.
 
@@ -174,8 +185,12 @@ class JournalModel(HeaderedTableModel):
         return len(self.playthrough.save.journal) if self.playthrough is not None else 0
 
     def kind_counts(self) -> Counter:
-        """Entries of each variant (None for unreadable entries)."""
-        return Counter(self.playthrough.save.journal.kinds) if self.playthrough is not None else Counter()
+        """Entries of each variant (None for unreadable entries): the loader's ``prepare``
+        count when it made one for this playthrough, else counted now."""
+        if self.playthrough is None:
+            return Counter()
+        counts = getattr(self.playthrough, "derived", {}).get("journal_kinds")
+        return counts if counts is not None else prepare(self.playthrough)
 
     def finding_count(self) -> int:
         """Entries that carry at least one finding."""

@@ -98,7 +98,8 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView", min_size=(420, 110)),
     # Findings and Journal sit side by side, so a finding's jump to its culprit (which
     # raises Journal, Snapshot or Content, tabbed together) never hides the Findings.
-    DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", beside="findings", min_size=(420, 110)),
+    DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", beside="findings", min_size=(420, 110),
+             prepare=_W + "journal_view:prepare"),
     DockSpec("snapshot", "Snapshot vs replay", "bottom", _W + "snapshot_view:SnapshotView", tab_with="journal", min_size=(420, 110),
              prepare=_W + "snapshot_view:prepare"),
     DockSpec("content", "Content", "bottom", _W + "content_view:ContentView", tab_with="journal", min_size=(420, 110)),

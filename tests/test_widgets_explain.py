@@ -264,3 +264,26 @@ def test_the_threshold_label_lies_inside_the_waterfall(qtbot, window):
         text = label.mapRectToScene(label.boundingRect())
         assert box.left() <= text.left() and text.right() <= box.right(), (width, box, text)
         assert box.top() <= text.top() and text.bottom() <= box.bottom(), (width, box, text)
+
+
+def test_the_before_after_column_stays_in_view(qtbot, message_boxes):
+    """Smoke trial: in a narrow Explain dock the steps' long Rule column pushed 'Before → after' behind
+    a horizontal scroll bar; Rule now gives way (elided, whole in the detail pane)."""
+    from PySide6.QtWidgets import QApplication
+
+    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1440, 900))
+    s = window.session
+    s.explain("npc:kael-davan.score")  # rules such as 'relationship delta formula (relationship seed)' are long
+    view = window.panels["explain"][0]
+    _answer(qtbot, view, "npc:kael-davan.score", s.tick)
+    window.resizeDocks([window.docks["explain"]], [560], Qt.Horizontal)  # a narrow dock beside the Findings
+    for _ in range(4):
+        QApplication.processEvents()
+    table = view.table
+    assert view.model.rowCount() > 0 and table.viewport().width() < 560
+    col = view.model.HEADERS.index("Before → after")
+    header = table.horizontalHeader()
+    assert header.sectionSize(col) >= header.sectionSizeHint(col)
+    assert 0 <= header.sectionViewportPosition(col)
+    assert header.sectionViewportPosition(col) + header.sectionSize(col) <= table.viewport().width()
+    assert not table.horizontalScrollBar().isVisible()

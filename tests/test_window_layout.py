@@ -157,6 +157,9 @@ def test_meaningful_columns_are_whole_at_the_default_size(make_window):
     assert_whole(npcs.view, range(npcs.model.columnCount()))  # Stress / threshold, Walk-aways, In progress
     monologues = w.panels["monologues"][0]
     assert_whole(monologues.view, (MonologueModel.STATUS, MonologueModel.LINE, MonologueModel.WHY))
+    # The widest status, M002's fired id that no pool defines, reads whole (was "fired · no …").
+    status = monologues.view.columnWidth(MonologueModel.STATUS)
+    assert status >= monologues.view.fontMetrics().horizontalAdvance("fired · no pool") + 8
     w.session.set_view("interactions")
     settle()
     table = w.views["interactions"].table
@@ -175,6 +178,9 @@ def test_the_monologue_text_column_appears_when_the_dock_is_wide(make_window):
     settle()
     assert not monologues.view.isColumnHidden(MonologueModel.TEXT)
     assert_whole(monologues.view, (MonologueModel.STATUS, MonologueModel.LINE, MonologueModel.WHY))
+    # The widest status, M002's fired id that no pool defines, reads whole (was "fired · no …").
+    status = monologues.view.columnWidth(MonologueModel.STATUS)
+    assert status >= monologues.view.fontMetrics().horizontalAdvance("fired · no pool") + 8
 
 
 def test_screenshot_smaller_than_the_window_minimum_is_clamped(tmp_path):

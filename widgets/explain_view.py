@@ -21,10 +21,10 @@ from narrative_debugger.models.explain.chain import fmt_signed, fmt_value
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.tables import HeaderedTableModel, ShareColumns, read_only_table
 from PySide6.QtCore import QModelIndex, QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QVBoxLayout, QWidget
 
 #: Colours of the rules the chains use most; any other rule gets one from PALETTE.
 RULE_COLOURS = {
@@ -292,9 +292,9 @@ class ExplainView(QWidget):
         # horizontal scroll; the row's tooltip carries it too.
         self.table.setWordWrap(False)
         self.table.setColumnHidden(StepsModel.HEADERS.index("Detail"), True)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeToContents)
-        header.setStretchLastSection(True)
+        # Rule (the longest text, whole in the detail pane and the tooltip) gives way, so
+        # Before → after stays in view without a horizontal scroll bar.
+        self.columns = ShareColumns(self.table, (StepsModel.HEADERS.index("Rule"),))
         self.detail = QLabel("", self)
         self.detail.setObjectName("explainDetail")
         self.detail.setTextFormat(Qt.PlainText)

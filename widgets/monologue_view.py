@@ -330,7 +330,7 @@ class MonologueView(QWidget):
         self.view.verticalHeader().hide()
         self.view.setShowGrid(False)
         self.view.setTextElideMode(Qt.ElideRight)  # the row tooltip carries the whole text
-        fit_columns(self.view, {MonologueModel.STATUS: "✘ blocked", MonologueModel.LINE: "harbor-nights_m_s_060",
+        fit_columns(self.view, {MonologueModel.STATUS: "fired · no pool", MonologueModel.LINE: "harbor-nights_m_s_060",
                                 MonologueModel.TEXT: "x" * 40, MonologueModel.FIRED: "12× (last 302,029)"},
                     stretch=MonologueModel.WHY)
         self._optional = {col: self.view.columnWidth(col) for col in (MonologueModel.FIRED, MonologueModel.TEXT)}

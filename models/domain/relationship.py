@@ -9,7 +9,8 @@ nothing is mutated.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, Relationship, RelationshipLevel
 

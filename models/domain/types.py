@@ -1,7 +1,7 @@
 """Domain values of the narrative state, named as in the design seeds.
 
 Every type here is a plain, immutable value: enums for the closed vocabularies of
-the schema seed (§2 and §3.2) and frozen dataclasses for records. Ticks are game
+the schema seed (§2 and §3.2) and frozen ``msgspec.Struct`` records. Ticks are game
 ticks (u64, read exactly as Python ``int``); scores are relationship score points
 (0..100); stress is in the game's i16 stress units.
 """
@@ -9,7 +9,8 @@ ticks (u64, read exactly as Python ``int``); scores are relationship score point
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+
+import msgspec
 
 StableId = int
 """A game entity id (u64). Written as a decimal string when used as a map key."""
@@ -131,8 +132,7 @@ def is_legal_transition(source: InteractionState | None, target: InteractionStat
     return (source, target) in TRANSITIONS
 
 
-@dataclass(frozen=True, slots=True)
-class InteractionMetadata:
+class InteractionMetadata(msgspec.Struct, frozen=True, gc=False):
     """One conversation between the player and an NPC (schema §3.3).
 
     Attributes:
@@ -159,15 +159,13 @@ class InteractionMetadata:
     DECAY_FLOOR = KnowledgeConfidence.KnowsDetails
 
 
-@dataclass(frozen=True, slots=True)
-class FactMetadata:
+class FactMetadata(msgspec.Struct, frozen=True, gc=False):
     """Typed metadata on a fact (schema §3.4, option A). The only variant today is Interaction."""
 
     interaction: InteractionMetadata
 
 
-@dataclass(frozen=True, slots=True)
-class FactKnowledge:
+class FactKnowledge(msgspec.Struct, frozen=True, gc=False):
     """What the player knows about one fact (schema §3.4).
 
     Attributes:
@@ -190,8 +188,7 @@ class FactKnowledge:
         return self.metadata.interaction if self.metadata is not None else None
 
 
-@dataclass(frozen=True, slots=True)
-class EntityKnowledge:
+class EntityKnowledge(msgspec.Struct, frozen=True, gc=False):
     """What the player knows about an entity (save-format §3): confidence, source, state,
     what they think of it and the tick they last saw it."""
 
@@ -202,8 +199,7 @@ class EntityKnowledge:
     last_seen_tick: int
 
 
-@dataclass(frozen=True, slots=True)
-class ToleranceThreshold:
+class ToleranceThreshold(msgspec.Struct, frozen=True, gc=False):
     """General NPC stress (schema §8.1): ``current_stress`` against ``threshold``, i16 units."""
 
     current_stress: int
@@ -215,8 +211,7 @@ class ToleranceThreshold:
         return self.current_stress > self.threshold
 
 
-@dataclass(frozen=True, slots=True)
-class InteractionTolerance:
+class InteractionTolerance(msgspec.Struct, frozen=True, gc=False):
     """Walk-away consequence parameters, seeded per playthrough (schema §8.1).
 
     Attributes:
@@ -270,8 +265,7 @@ LEVEL_BOUNDS: tuple[tuple[float, RelationshipLevel], ...] = (
 SHARED_REFERENCE_KINDS = ("jokes", "nicknames", "memories")
 
 
-@dataclass(frozen=True, slots=True)
-class Relationship:
+class Relationship(msgspec.Struct, frozen=True, gc=False):
     """The NPC's regard for the player (relationship seed, "Interaction Tracking").
 
     Attributes:
@@ -310,8 +304,7 @@ class Relationship:
         return ()
 
 
-@dataclass(frozen=True, slots=True)
-class NpcState:
+class NpcState(msgspec.Struct, frozen=True, gc=False):
     """Everything about one NPC at one tick.
 
     Attributes:
@@ -327,7 +320,7 @@ class NpcState:
     slug: str
     tolerance: ToleranceThreshold
     interaction_tolerance: InteractionTolerance
-    relationship: Relationship = field(default_factory=Relationship)
+    relationship: Relationship = msgspec.field(default_factory=Relationship)
     walk_aways: int = 0
 
     @property

@@ -17,6 +17,8 @@ from bisect import bisect_left, bisect_right
 from itertools import compress
 from dataclasses import dataclass, field
 
+import msgspec
+
 from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from sortedcontainers import SortedList
@@ -50,8 +52,7 @@ class Versions:
         return self.positions[0]
 
 
-@dataclass(frozen=True, slots=True)
-class DialogueRecord:
+class DialogueRecord(msgspec.Struct, frozen=True, gc=False):
     """One ``DialogueLine`` with where it stands: journal index, tick, speaker, text and
     the NPC whose conversation was in progress (None when none was)."""
 
@@ -62,8 +63,7 @@ class DialogueRecord:
     conversation: StableId | None
 
 
-@dataclass(frozen=True, slots=True)
-class TransitionRecord:
+class TransitionRecord(msgspec.Struct, frozen=True, gc=False):
     """One move of an interaction's state (schema §3.2): ``source`` None is the start.
 
     ``legal`` is False for a move the schema forbids (shown in red with its I001 finding).
@@ -78,8 +78,7 @@ class TransitionRecord:
     legal: bool
 
 
-@dataclass(frozen=True, slots=True)
-class InteractionSummary:
+class InteractionSummary(msgspec.Struct, frozen=True, gc=False):
     """Aggregates of one NPC's interactions at a journal position, kept so the schema
     §5.1 queries cost O(log N) at any tick instead of a scan of every interaction.
 

@@ -194,3 +194,28 @@ def test_a_fact_far_below_the_fitted_overview_can_still_be_centred(qtbot):
     middle = view.mapFromScene(far.sceneBoundingRect().center())
     assert abs(middle.y() - view.viewport().rect().center().y()) <= 2
     assert view.scale_factor() == pytest.approx(1.7)
+
+
+def test_fact_and_entity_values_hold_no_floats():
+    """snapshot_diff skips a fact or entity whose saved and replayed values are equal:
+    that only agrees with its float tolerance while these types hold no float."""
+    from narrative_debugger.models.domain import types
+
+    for cls in (types.FactKnowledge, types.FactMetadata, types.InteractionMetadata, types.EntityKnowledge):
+        for name, hint in cls.__annotations__.items():
+            assert "float" not in str(hint), (cls.__name__, name, hint)
+
+
+def test_equal_facts_give_no_difference_and_a_changed_field_still_does():
+    from narrative_debugger.models.domain.types import FactKnowledge, KnowledgeConfidence, KnowledgeSource, KnowledgeState
+    from narrative_debugger.models.rules.snapshot_diff import _map_differences, fact_fields
+
+    a = FactKnowledge(KnowledgeConfidence.KnowsOf, KnowledgeSource.Heard, KnowledgeState.Active, 5)
+    b = FactKnowledge(KnowledgeConfidence.KnowsOf, KnowledgeSource.Heard, KnowledgeState.Active, 5)
+    c = FactKnowledge(KnowledgeConfidence.Direct, KnowledgeSource.Heard, KnowledgeState.Active, 5)
+
+    def found(snap, replayed):
+        return [d.path for d in _map_differences(None, snap, replayed, fact_fields, "facts", "facts", lambda *_: None)]
+
+    assert found({"x.y": a}, {"x.y": b}) == []
+    assert found({"x.y": a}, {"x.y": c}) == ["facts.x.y.confidence"]

@@ -179,6 +179,10 @@ def _map_differences(save, snap, replayed, fields, prefix, group, make_target):
         if a is None or b is None:
             yield Difference(f"{prefix}.{key}", make_target(save, key, None), summary(a), summary(b), group)
             continue
+        if a == b:
+            # Facts and entities hold no floats, so equal values have no field that
+            # ``same`` tells apart: one comparison in C instead of a dozen generated ones.
+            continue
         for field, x, y in fields(a, b):
             if not same(x, y):
                 yield Difference(f"{prefix}.{key}.{field}", make_target(save, key, field), show(x), show(y), group)

@@ -170,6 +170,66 @@ def _parse_interaction_meta(value, path: str, shape: Shape) -> InteractionMetada
     return InteractionMetadata(target, state, started, ended, tuple(topics), confrontation, initiated, location)
 
 
+def _member(members: dict, value):
+    """The enum member named by ``value``, or None (also for a value that is not a string)."""
+    return members.get(value) if type(value) is str else None
+
+
+_CONFIDENCES = dict(KnowledgeConfidence.__members__)
+_SOURCES = dict(KnowledgeSource.__members__)
+_KNOWLEDGE_STATES = dict(KnowledgeState.__members__)
+_INTERACTION_STATES = dict(InteractionState.__members__)
+
+
+def _clean_interaction_meta(obj) -> InteractionMetadata | None:
+    """The InteractionMetadata of an object with every field present and well typed,
+    else None (``_parse_interaction_meta`` then reports what is wrong)."""
+    if type(obj) is not dict:
+        return None
+    get = obj.get
+    target, started, ended, topics = get("target_entity"), get("started_tick"), get("ended_tick", _ABSENT), get("topics")
+    confrontation, initiated, location = get("confrontation"), get("player_initiated"), get("location")
+    state = _member(_INTERACTION_STATES, get("interaction_state"))
+    if (
+        state is None
+        or not is_u64(target)
+        or not is_u64(started)
+        or not (ended is None or is_u64(ended))
+        or not is_str_list(topics)
+        or type(confrontation) is not bool
+        or type(initiated) is not bool
+        or type(location) is not str
+    ):
+        return None
+    return InteractionMetadata(target, state, started, ended, tuple(topics), confrontation, initiated, location)
+
+
+def _clean_fact(obj) -> FactKnowledge | None:
+    """The FactKnowledge of a snapshot fact whose fields are all present and well typed,
+    else None (``_parse_fact`` then reports what is wrong, at its JSON path). One pass
+    of plain tests instead of a checked call a field: the snapshot of a long playthrough
+    holds tens of thousands of facts (save-format §3)."""
+    if type(obj) is not dict:
+        return None
+    get = obj.get
+    confidence = _member(_CONFIDENCES, get("confidence"))
+    source = _member(_SOURCES, get("source"))
+    state = _member(_KNOWLEDGE_STATES, get("state"))
+    acquired = get("acquired_tick")
+    raw = get("metadata", _ABSENT)
+    if confidence is None or source is None or state is None or not is_u64(acquired) or raw is _ABSENT:
+        return None
+    if raw is None:
+        return FactKnowledge(confidence, source, state, acquired, None)
+    if type(raw) is not dict or len(raw) != 1:
+        return None
+    meta = _clean_interaction_meta(raw.get("Interaction"))
+    return None if meta is None else FactKnowledge(confidence, source, state, acquired, FactMetadata(meta))
+
+
+_ABSENT = object()
+
+
 def _parse_fact(value, path: str, shape: Shape) -> FactKnowledge | None:
     obj = shape.obj(value, path)
     if obj is None:
@@ -384,7 +444,7 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     if knowledge is not None:
         facts = shape.field(knowledge, "facts", "player.knowledge", lambda v: type(v) is dict, "an object")
         for fact_id, value in (facts or {}).items():
-            fact = _parse_fact(value, f"player.knowledge.facts.{fact_id}", shape)
+            fact = _clean_fact(value) or _parse_fact(value, f"player.knowledge.facts.{fact_id}", shape)
             if fact is not None:
                 graph.set_fact(fact_id, fact)
         entities = shape.field(knowledge, "entities", "player.knowledge", lambda v: type(v) is dict, "an object")

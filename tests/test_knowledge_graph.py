@@ -219,3 +219,27 @@ def test_equal_facts_give_no_difference_and_a_changed_field_still_does():
 
     assert found({"x.y": a}, {"x.y": b}) == []
     assert found({"x.y": a}, {"x.y": c}) == ["facts.x.y.confidence"]
+
+
+def test_next_interaction_sequence_stays_the_count_of_prefixed_keys_as_facts_arrive():
+    """The counts kept per prefix agree with a bisection of the keys after every insert,
+    also for slugs that are prefixes of each other and FactIds that are not interaction ids."""
+    import random
+
+    from narrative_debugger.models.domain.knowledge import KnowledgeGraph, interaction_prefix
+    from narrative_debugger.models.domain.types import FactKnowledge, KnowledgeConfidence, KnowledgeSource, KnowledgeState
+
+    slugs = ["old", "old_kael", "kael", "a_b_c", "a_b", ""]
+    rng = random.Random(7)
+    graph = KnowledgeGraph()
+    fact = FactKnowledge(KnowledgeConfidence.KnowsOf, KnowledgeSource.Heard, KnowledgeState.Active, 1)
+    for step in range(600):
+        slug = rng.choice(slugs)
+        if step % 3 == 0:
+            graph.next_interaction_sequence(slug)  # starts counting this prefix
+        fact_id = rng.choice([f"interaction.{slug}_{rng.randint(1, 40):03d}", f"interaction.{slug}_x", f"lore.{slug}_1", f"interaction.{slug}"])
+        graph.set_fact(fact_id, fact)
+        for name in slugs:
+            prefix = interaction_prefix(name)
+            expected = sum(1 for key in graph.facts if key.startswith(prefix)) + 1
+            assert graph.next_interaction_sequence(name) == expected, (step, name)

@@ -159,3 +159,28 @@ def test_faulty_interaction_orders_are_flagged(tmp_path):
     lost = play.state_at(last + 30)
     assert not lost.interactions_exact(sid)
     assert f"interaction.{slug}_001" not in dict(lost.knowledge.interaction_facts_for(slug))
+
+
+def test_an_ordinary_fact_replacing_the_interaction_in_progress_ends_it_without_a_crash(tmp_path):
+    """A FactLearned naming the interaction in progress (K002) used to crash the replay
+    at the next DialogueLine (its metadata was gone). It now ends that interaction: the
+    lines that follow belong to no conversation and the NPC's next outcome is I011."""
+    import json
+
+    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    journal = doc["journal"]
+    start = next(i for i, e in enumerate(journal) if "InteractionStarted" in e["event"])
+    target = journal[start]["event"]["InteractionStarted"]["target"]
+    line = next(i for i in range(start, len(journal)) if "DialogueLine" in journal[i]["event"])
+    fact_id = f"interaction.{doc['npcs'][str(target)]['slug']}_001"
+    journal.insert(line, {"tick": journal[line]["tick"], "event": {"FactLearned": {"fact_id": fact_id, "confidence": "KnowsOf", "source": "Heard"}}})
+    path = tmp_path / "k002.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+    play = Playthrough.open(path, CONTENT)
+    codes = [f.code for f in play.findings]
+    assert "K002" in codes and "I011" in codes
+    after = [r for r in play.index.dialogue if r.index > line]
+    assert after[0].conversation is None
+    state = play.index.at(journal[line]["tick"])
+    assert state.knowledge.facts[fact_id].metadata is None

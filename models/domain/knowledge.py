@@ -188,30 +188,43 @@ class KnowledgeGraph(InteractionQueries):
         self._slugs: dict[StableId, str] = dict(slugs or {})
         self._active: FactId | None = None
         self._state_counts: dict[str, dict[InteractionState | None, int]] = {}
+        # interaction_prefix(slug) -> how many FactIds start with it, for the slugs
+        # ``next_interaction_sequence`` was asked about (kept current by ``set_fact``).
+        self._prefix_counts: dict[str, int] = {}
+        # FactId -> its slug ("" when it is not an interaction FactId), parsed once.
+        self._slug_of: dict[FactId, str] = {}
 
     def slug_for(self, target: StableId) -> str | None:
         return self._slugs.get(target)
 
     def set_fact(self, fact_id: FactId, fact: FactKnowledge) -> None:
         """Insert or replace a fact, keeping the in-progress index and the counts current."""
-        before = self.facts.get(fact_id)
-        self.facts[fact_id] = fact
-        meta = fact.interaction
+        facts = self.facts
+        before = facts.get(fact_id)
+        if before is None:
+            facts[fact_id] = fact  # a new key: SortedDict keeps its order
+            if self._prefix_counts and fact_id.startswith("interaction."):
+                self._count_prefixes(fact_id)
+        else:
+            dict.__setitem__(facts, fact_id, fact)  # same key, same order
+        meta = fact.metadata.interaction if fact.metadata is not None else None
         old = before.interaction if before is not None else None
         if meta is not None or old is not None:
-            parsed = parse_interaction_id(fact_id)
-            counts = self._state_counts.setdefault(parsed[0] if parsed else "", {})
+            slug = self._slug_of.get(fact_id)
+            if slug is None:
+                parsed = parse_interaction_id(fact_id)
+                slug = self._slug_of[fact_id] = parsed[0] if parsed else ""
+            counts = self._state_counts.setdefault(slug, {})
             if old is not None:
                 counts[old.interaction_state] -= 1
                 counts[None] -= 1
             if meta is not None:
                 counts[meta.interaction_state] = counts.get(meta.interaction_state, 0) + 1
                 counts[None] = counts.get(None, 0) + 1
-        if meta is not None:
-            if meta.interaction_state.in_progress:
-                self._active = fact_id
-            elif self._active == fact_id:
-                self._active = None
+        if meta is not None and meta.interaction_state.in_progress:
+            self._active = fact_id
+        elif self._active == fact_id:
+            self._active = None  # ended, or replaced by an ordinary fact (K002)
 
     def fact(self, fact_id: FactId) -> FactKnowledge | None:
         return self.facts.get(fact_id)
@@ -230,7 +243,21 @@ class KnowledgeGraph(InteractionQueries):
         """Existing interaction facts with ``slug`` + 1 (schema §7.3), counted in O(log N)
         by bisecting the sorted keys for the prefix range instead of walking it."""
         prefix = interaction_prefix(slug)
-        return self.facts.bisect_left(prefix + "\U0010ffff") - self.facts.bisect_left(prefix) + 1
+        count = self._prefix_counts.get(prefix)
+        if count is None:
+            count = self._prefix_counts[prefix] = self.facts.bisect_left(prefix + "\U0010ffff") - self.facts.bisect_left(prefix)
+        return count + 1
+
+    def _count_prefixes(self, fact_id: FactId) -> None:
+        """A new ``interaction.`` FactId: one more key for each counted prefix it starts
+        with (a prefix ends at an ``_``, so only those cuts are looked up)."""
+        counts = self._prefix_counts
+        cut = fact_id.find("_")
+        while cut >= 0:
+            prefix = fact_id[: cut + 1]
+            if prefix in counts:
+                counts[prefix] += 1
+            cut = fact_id.find("_", cut + 1)
 
     def count_interactions(self, slug: str, state: InteractionState | None = None) -> int:
         """O(1): counts kept by ``set_fact`` (schema §6 ``min_count``)."""

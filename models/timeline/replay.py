@@ -154,6 +154,12 @@ class _Replayer:
         step = max(1, total // 100)
         current = None
         current_index = None  # the entry that set ``current``
+        # DialogueLine is most of a long journal: it is handled here, without a call.
+        speakers = set(self.npcs) | {self.save.player.stable_id}
+        active = self.index.active.values  # its last value is the interaction in progress
+        facts = self.kg.facts
+        dialogue = self.index.dialogue
+        by_npc = self.index._dialogue_by_npc
         for i, (tick, kind, data) in enumerate(zip(journal.ticks, journal.kinds, journal.data)):
             if tick is None:
                 tick = current if current is not None else 0
@@ -168,7 +174,17 @@ class _Replayer:
             ticks_out.append(current)
             if tick > saved_at:
                 self.add("J002", f"journal entry at tick {tick} is after saved_at_tick {saved_at}", f"journal[{i}].tick", tick, i=i)
-            if kind is not None:
+            if kind == "DialogueLine":
+                speaker = data["speaker"]
+                if speaker not in speakers:
+                    self.on_DialogueLine(i, data, f"journal[{i}].event.{kind}")
+                    continue
+                fact_id = active[-1]
+                conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
+                if conversation is not None:
+                    by_npc.setdefault(conversation, []).append(len(dialogue))
+                dialogue.append(DialogueRecord(i, tick, speaker, data["text"], conversation))
+            elif kind is not None:
                 handlers[kind](i, data, f"journal[{i}].event.{kind}")
             if self.progress is not None and i % step == 0:
                 self.progress(i, total)
@@ -326,6 +342,14 @@ class _Replayer:
         elif fact_id.startswith("interaction."):
             self.add("K002", f"{fact_id} is learned as an ordinary fact but interaction facts need interaction metadata", where + ".fact_id", i=i, fact_id=fact_id)
         self.set_fact(i + 1, fact_id, FactKnowledge(d["confidence"], d["source"], KnowledgeState.Active, self.tick, None))
+        if fact_id in self.in_progress.values():
+            # The ordinary fact replaced an interaction in progress (K002 or K001): with
+            # its metadata gone it is no longer in progress, and what follows for that
+            # NPC is judged as if no conversation were (I011), never read as one.
+            for sid in [sid for sid, fid in self.in_progress.items() if fid == fact_id]:
+                del self.in_progress[sid]
+            if self.index.active.values[-1] == fact_id:
+                self.index.active.set(i + 1, next(iter(self.in_progress.values()), None))
 
     def on_FactUpdated(self, i, d, where):
         fact_id = d["fact_id"]

@@ -43,22 +43,30 @@ _CLASSES = bytes(
 _LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
 
 
-def fast_decode(data: bytes):
+def fast_decode(data: bytes, journal_reader=None):
     """The JSON value of ``data`` (UTF-8, no BOM) when the careful parser would find
     nothing to report, else ``NOT_PROVEN``. Never raises on bad input.
 
     Works in steps of about ``STEP_BYTES`` (scans, the journal's decode, the key
     count): each step holds the GIL for a few milliseconds only, so the app's GUI
     thread keeps running while a save is read in a worker thread.
+
+    ``journal_reader``, when given, is an object with ``add_entries(entries, first)``
+    and ``result()``: each piece of a large save's journal is handed to ``add_entries`` (with the
+    position of its first entry) once its keys are counted, and the value's
+    ``"journal"`` is then ``result()`` instead of the list. The reader may consume
+    the entries, so the decoded journal is never whole in memory (about 400 MB of
+    entry objects on a 1 000 000-entry save). A journal decoded in one piece is left
+    as a list; after ``NOT_PROVEN`` the reader's result is not used.
     """
     key_pairs = _scan(data)
     if key_pairs is None:
         return NOT_PROVEN
     try:
-        value = _decode_stepwise(data)
+        value, journal_keys = _decode_stepwise(data, journal_reader)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError, MemoryError):
         return NOT_PROVEN
-    keys = count_keys(value)
+    keys = count_keys(value, journal_keys)
     if keys is None or keys != key_pairs:
         return NOT_PROVEN
     return value
@@ -91,8 +99,9 @@ def _scan(data) -> int | None:
     return pairs
 
 
-def _decode_stepwise(data):
-    """msgspec's value of ``data``; a large save's journal is decoded a piece at a time.
+def _decode_stepwise(data, journal_reader=None):
+    """(msgspec's value of ``data``, the journal's key count or None when the journal
+    is still in the value to be counted); a large save's journal is decoded a piece at a time.
 
     The journal array (from the first ``"journal":[`` to the last ``],"story":``) is
     cut before entries (``},{"tick":``, which cannot occur inside a JSON string) into
@@ -104,20 +113,21 @@ def _decode_stepwise(data):
     start = data.find(b'"journal":[')
     end = data.rfind(b'],"story":')
     if len(data) < 2 * STEP_BYTES or start < 0 or end < start:
-        return _decode_deeper(_DEPTH_MARGIN, data)
+        return _decode_deeper(_DEPTH_MARGIN, data), None
     start += len(b'"journal":')
     marker = "journal-" + os.urandom(12).hex()
     with memoryview(data) as view:
-        journal = _decode_journal(data, view, start, end, marker)
+        journal = _decode_journal(data, view, start, end, marker, journal_reader)
     if journal is None:
-        return _decode_deeper(_DEPTH_MARGIN, data)
-    outer, journal = journal
+        return _decode_deeper(_DEPTH_MARGIN, data), None
+    outer, journal, keys = journal
     outer["journal"] = journal
-    return outer
+    return outer, keys
 
 
-def _decode_journal(data, view, start: int, end: int, marker: str):
-    """(the document without its journal, the journal) or None (see ``_decode_stepwise``)."""
+def _decode_journal(data, view, start: int, end: int, marker: str, reader=None):
+    """(the document without its journal, the journal, its key count or None) or None
+    (see ``_decode_stepwise``). With a ``reader`` each piece is counted, then handed to it."""
     try:
         outer = _decode_deeper(_DEPTH_MARGIN, b"".join((view[:start], b'"', marker.encode(), b'"', view[end + 1 :])))
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
@@ -125,6 +135,7 @@ def _decode_journal(data, view, start: int, end: int, marker: str):
     if type(outer) is not dict or outer.get("journal") != marker:
         return None
     journal: list = []
+    keys = first = 0
     pos = start
     try:
         while True:
@@ -132,9 +143,19 @@ def _decode_journal(data, view, start: int, end: int, marker: str):
             last = cut < 0
             stop = end + 1 if last else cut + 1
             text = b"".join((b"" if pos == start else b"[", view[pos:stop], b"" if last else b"]"))
-            journal.extend(_decode_deeper(_DEPTH_MARGIN, text))
+            piece = _decode_deeper(_DEPTH_MARGIN, text)
+            if reader is None:
+                journal.extend(piece)
+            else:
+                n = _journal_keys(piece)
+                if n is None:
+                    return None
+                keys += n
+                size = len(piece)
+                reader.add_entries(piece, first)
+                first += size
             if last:
-                return outer, journal
+                return (outer, journal, None) if reader is None else (outer, reader.result(), keys)
             pos = cut + 2
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError, TypeError):
         return None
@@ -156,15 +177,16 @@ def _has_surrogate_escape(data: bytes) -> bool:
     return re.search(rb"\\u[dD][89a-fA-F]", data) is not None
 
 
-def count_keys(value) -> int | None:
+def count_keys(value, journal_keys: int | None = None) -> int | None:
     """Keys in every object of a decoded JSON value; None when nested deeper than
-    ``MAX_FAST_DEPTH``. A save's journal is counted with C-level passes."""
-    if type(value) is dict and type(value.get("journal")) is list:
+    ``MAX_FAST_DEPTH``. A save's journal is counted with C-level passes, or not at all
+    when ``journal_keys`` (its count, made while it was decoded) is given."""
+    if type(value) is dict and (journal_keys is not None or type(value.get("journal")) is list):
         player = value.get("player")
         knowledge = player.get("knowledge") if type(player) is dict else None
         facts = knowledge.get("facts") if type(knowledge) is dict else None
         rest = _walk([v for k, v in value.items() if k != "journal"], 1, facts if type(facts) is dict else None)
-        journal = _journal_keys(value["journal"])
+        journal = _journal_keys(value["journal"]) if journal_keys is None else journal_keys
         if rest is None or journal is None:
             return None
         return len(value) + rest + journal

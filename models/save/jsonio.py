@@ -99,7 +99,7 @@ def decode_bytes(data: bytes, label: str, max_bytes: int | None = None) -> JsonD
     return decode_plain(data, label, [])
 
 
-def decode_file(path: Path, label: str, max_bytes: int | None = None) -> tuple[JsonDocument, str]:
+def decode_file(path: Path, label: str, max_bytes: int | None = None, journal_reader=None) -> tuple[JsonDocument, str]:
     """Read and parse a save file in a stream: a regular file only, gzip inflated
     chunk by chunk with the cap applied while inflating (``models.fileio``).
 
@@ -108,6 +108,8 @@ def decode_file(path: Path, label: str, max_bytes: int | None = None) -> tuple[J
         label: the file name, used in messages.
         max_bytes: the cap on the stored and on the decompressed size in bytes
             (default ``MAX_DOCUMENT_BYTES``).
+        journal_reader: see ``fastjson.fast_decode``; the document's ``journal`` may
+            then be the reader's result.
 
     Returns:
         The JsonDocument and the hex SHA-256 of the bytes as stored ("" when the file
@@ -136,7 +138,7 @@ def decode_file(path: Path, label: str, max_bytes: int | None = None) -> tuple[J
     except FileRefused as exc:
         # The path as given: the bare name of /dev/zero ("zero") or of "." ("") says nothing.
         return refused_document(str(path), exc), ""
-    return decode_plain(data, label, []), digest.hexdigest()
+    return decode_plain(data, label, [], journal_reader), digest.hexdigest()
 
 
 def _refuse_gz_name_without_gzip(head: bytes, label: str) -> None:
@@ -149,7 +151,7 @@ def refused_document(label: str, exc: FileRefused) -> JsonDocument:
     return JsonDocument(None, [finding("F001", f"{label}: {exc}", "1:1")], parsed=False)
 
 
-def decode_plain(data: bytes | bytearray, label: str, found: list[Finding]) -> JsonDocument:
+def decode_plain(data: bytes | bytearray, label: str, found: list[Finding], journal_reader=None) -> JsonDocument:
     """Parse uncompressed save bytes: byte-order mark, then the fast path when it
     proves the file clean (``fastjson``), else UTF-8 and strict JSON (``parse_document``). A bytearray is consumed: its mark is removed in place and it
     is emptied once decoded to text, so a large save is not held twice while parsing."""
@@ -162,7 +164,8 @@ def decode_plain(data: bytes | bytearray, label: str, found: list[Finding]) -> J
         else:
             data = data[len(UTF8_BOM) :]
     size = len(data)
-    value = fast_decode(data)  # a clean file: msgspec, proven to equal the careful parse (fastjson)
+    # A clean file: msgspec, proven to equal the careful parse (fastjson).
+    value = fast_decode(data) if journal_reader is None else fast_decode(data, journal_reader)
     if value is not NOT_PROVEN:
         if isinstance(data, bytearray):
             data.clear()

@@ -35,6 +35,7 @@ from narrative_debugger.models.save.saveshape import (
     MAX_NAME_CHARS,
     MAX_TEXT_CHARS,
     Journal,
+    JournalReader,
     Shape,
     is_bool,
     is_int,
@@ -458,7 +459,9 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     save.knowledge = graph
 
     if "journal" in doc:
-        save.journal = parse_journal(doc["journal"], shape)
+        raw = doc["journal"]
+        # A JournalReader has read the journal while it was decoded (load_save).
+        save.journal = raw.findings_into(sink) if type(raw) is JournalReader else parse_journal(raw, shape)
         # The key-order checks read the maps only: drop the raw journal entries now
         # (``journal.data`` keeps their fields), about 380 bytes an entry before the
         # replay starts (~380 MB of a 1 000 000-entry save's peak).
@@ -507,7 +510,7 @@ def load_save(path: Path) -> Save:
     finding at ``1:1`` whose message names the file once.
     """
     path = Path(path)
-    document, sha256 = decode_file(path, path.name)
+    document, sha256 = decode_file(path, path.name, journal_reader=JournalReader(path.name))
     save = save_from_document(document, path.name, path)
     save.sha256 = sha256
     return save

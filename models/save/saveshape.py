@@ -231,21 +231,27 @@ def _clean_entry_check(variant: str, spec: tuple):
     return env["check"]
 
 
-def parse_journal(value, shape: Shape) -> Journal:
+def parse_journal(value, shape: Shape, journal: Journal | None = None, first: int = 0) -> Journal:
     """Check every journal entry against save-format §5 (F002 at its JSON path).
+
+    Args:
+        value: the decoded journal, or a piece of it.
+        shape: where findings go.
+        journal: a Journal to append to (a fresh one when None).
+        first: the journal position of ``value``'s first entry (for the JSON paths).
 
     Returns:
         The Journal: per entry its tick (None if invalid), variant name (None when the
         entry failed its check) and fields with enum names replaced by members.
     """
-    journal = Journal()
+    journal = Journal() if journal is None else journal
     if type(value) is not list:
         shape.bad("journal", f"expected a list, found {kind_name(value)}")
         return journal
     ticks, kinds, datas = journal.ticks, journal.kinds, journal.data
     bad = shape.bad
     clean = CLEAN_ENTRY_CHECKS
-    for i, entry in enumerate(value):
+    for i, entry in enumerate(value, first):
         # A clean entry costs one generated check; anything else takes the checked path.
         if type(entry) is dict and len(entry) == 2:
             tick = entry.get("tick")
@@ -312,6 +318,45 @@ def parse_journal(value, shape: Shape) -> Journal:
 
 
 _MISSING = object()
+
+
+class JournalReader:
+    """Reads a save's journal piece by piece while the fast decoder produces it
+    (``fastjson.fast_decode``'s ``journal_reader``), so the decoded entries of a large
+    save are never all in memory at once: each piece is checked by ``parse_journal``
+    and its entry objects are freed.
+
+    The F002 findings are kept as calls and made again, in order, by ``findings_into``
+    when ``parse_save`` reaches the journal, so the findings and their order are the
+    ones that parsing the whole journal there would give.
+    """
+
+    def __init__(self, label: str) -> None:
+        self.calls: list[tuple] = []
+        self.shape = Shape(_Recorder(self.calls), label)
+        self.journal = Journal()
+
+    def add_entries(self, entries: list, first: int) -> None:
+        """Check ``entries`` (positions ``first`` on) into the Journal, then free them."""
+        parse_journal(entries, self.shape, self.journal, first)
+        release_in_slices(entries)
+
+    def result(self) -> "JournalReader":
+        return self
+
+    def findings_into(self, sink: FindingSink) -> Journal:
+        """Make the remembered findings in ``sink``; the Journal read."""
+        for call in self.calls:
+            sink.add(*call)
+        return self.journal
+
+
+class _Recorder:
+    """A sink for ``Shape`` that keeps each finding's arguments in a list."""
+
+    def __init__(self, calls: list) -> None:
+        self.add = lambda *args: calls.append(args)
+
 
 #: Entries freed per slice by ``release_in_slices``.
 RELEASE_SLICE = 1 << 15

@@ -1,0 +1,64 @@
+"""Reading the journal while it is decoded (JournalReader) gives exactly the Save that
+parsing the whole decoded document gives: journal, findings and their order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from narrative_debugger.models.save import fastjson, jsonio
+from narrative_debugger.models.save.saveshape import JournalReader
+from narrative_debugger.models.save.savefile import load_save, save_from_document
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((ROOT / "sample_saves").glob("*.json"))
+
+
+def whole(path: Path):
+    document, _ = jsonio.decode_file(path, path.name)
+    return save_from_document(document, path.name, path)
+
+
+def assert_same(path: Path, monkeypatch, *, read_in_pieces=True):
+    monkeypatch.setattr(fastjson, "STEP_BYTES", 512)  # many pieces even in a small save
+    pieces = []
+    real = JournalReader.add_entries
+    monkeypatch.setattr(JournalReader, "add_entries", lambda self, entries, first: pieces.append(first) or real(self, entries, first))
+    a, b = load_save(path), whole(path)
+    assert (len(pieces) > 3) == read_in_pieces
+    assert a.journal == b.journal
+    assert [type(v) for d in a.journal.data if d for v in d.values()] == [type(v) for d in b.journal.data if d for v in d.values()]
+    assert [(f.code, f.message, f.location) for f in a.findings] == [(f.code, f.message, f.location) for f in b.findings]
+    assert a.document == b.document and a.knowledge.facts == b.knowledge.facts and a.npcs == b.npcs
+    return a
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_samples(path, monkeypatch):
+    assert_same(path, monkeypatch)
+
+
+def test_journal_shape_faults_keep_their_findings_and_order(tmp_path, monkeypatch):
+    doc = json.loads((ROOT / "sample_saves" / "evening.json").read_text(encoding="utf-8"))
+    journal = doc["journal"]
+    journal[3]["event"] = {"DialogueLine": {"speaker": "nine", "text": "hi"}}
+    journal[10]["tick"] = -4
+    journal[20]["event"] = {"NoSuchEvent": {}}
+    journal[-2]["event"] = {"FactLearned": {"fact_id": "a.b", "confidence": "Sure", "source": "Heard"}}
+    journal.insert(30, {"tick": 1, "event": {"DialogueLine": {"speaker": 1, "text": "x" * 200_001}}})
+    doc["npcs"]["9"]["walk_aways"] = "many"  # an F002 before the journal's, in the same sink
+    path = tmp_path / "faults.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
+    save = assert_same(path, monkeypatch)
+    paths = [f.location for f in save.findings if f.code == "F002"]
+    assert paths[0].startswith("npcs.9") and "journal[3].event.DialogueLine.speaker" in paths and paths[-1].startswith("journal[")
+
+
+def test_a_duplicate_key_late_in_the_journal_falls_back_to_the_careful_parse(tmp_path, monkeypatch):
+    text = (ROOT / "sample_saves" / "evening.json").read_text(encoding="utf-8")
+    cut = text.rindex('{"tick":')
+    path = tmp_path / "dup.json"
+    path.write_text(text[:cut] + text[cut:].replace('{"tick":', '{"tick":1,"tick":', 1), encoding="utf-8")
+    save = assert_same(path, monkeypatch)
+    assert [f.code for f in save.findings if f.code == "F001"] == ["F001"]

@@ -36,7 +36,12 @@ def assert_same(path: Path, monkeypatch, *, read_in_pieces=True):
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_samples(path, monkeypatch):
-    assert_same(path, monkeypatch)
+    careful = []
+    real = jsonio.parse_document
+    monkeypatch.setattr(jsonio, "parse_document", lambda *args: careful.append(1) or real(*args))
+    save = assert_same(path, monkeypatch)
+    assert careful == []  # the pieces' key counts proved the file clean: no careful parse
+    assert len(save.journal) > 100
 
 
 def test_journal_shape_faults_keep_their_findings_and_order(tmp_path, monkeypatch):
@@ -50,7 +55,11 @@ def test_journal_shape_faults_keep_their_findings_and_order(tmp_path, monkeypatc
     doc["npcs"]["9"]["walk_aways"] = "many"  # an F002 before the journal's, in the same sink
     path = tmp_path / "faults.json"
     path.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
+    careful = []
+    real = jsonio.parse_document
+    monkeypatch.setattr(jsonio, "parse_document", lambda *args: careful.append(1) or real(*args))
     save = assert_same(path, monkeypatch)
+    assert careful == []  # shape faults are not JSON faults: the fast path still holds
     paths = [f.location for f in save.findings if f.code == "F002"]
     assert paths[0].startswith("npcs.9") and "journal[3].event.DialogueLine.speaker" in paths and paths[-1].startswith("journal[")
 

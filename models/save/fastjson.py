@@ -52,8 +52,9 @@ def fast_decode(data: bytes, journal_reader=None):
     thread keeps running while a save is read in a worker thread.
 
     ``journal_reader``, when given, is an object with ``add_entries(entries, first)``
-    and ``result()``: each piece of a large save's journal is handed to ``add_entries`` (with the
-    position of its first entry) once its keys are counted, and the value's
+    and ``result()``: each piece of a large save's journal is handed to ``add_entries``
+    (with the position of its first entry), which returns the piece's key count (it
+    may undercount, never overcount; None when too deep), and the value's
     ``"journal"`` is then ``result()`` instead of the list. The reader may consume
     the entries, so the decoded journal is never whole in memory (about 400 MB of
     entry objects on a 1 000 000-entry save). A journal decoded in one piece is left
@@ -147,12 +148,11 @@ def _decode_journal(data, view, start: int, end: int, marker: str, reader=None):
             if reader is None:
                 journal.extend(piece)
             else:
-                n = _journal_keys(piece)
+                size = len(piece)
+                n = reader.add_entries(piece, first)
                 if n is None:
                     return None
                 keys += n
-                size = len(piece)
-                reader.add_entries(piece, first)
                 first += size
             if last:
                 return (outer, journal, None) if reader is None else (outer, reader.result(), keys)
@@ -212,6 +212,12 @@ def _journal_keys(journal: list) -> int | None:
     return n
 
 
+def keys_below(value, depth: int) -> int | None:
+    """Keys in every object under ``value``, which sits at ``depth`` in the document;
+    None past ``MAX_FAST_DEPTH``."""
+    return _walk(value, depth)
+
+
 def _facts_keys(facts: dict, depth: int) -> int | None:
     """Keys of the snapshot's facts: each FactKnowledge, its metadata and the metadata's
     variant object, by C-level passes (an undercount is safe, as for the journal)."""
@@ -255,4 +261,4 @@ def _walk(value, depth: int, facts: dict | None = None) -> int | None:
     return n
 
 
-__all__ = ["NOT_PROVEN", "count_keys", "fast_decode"]
+__all__ = ["NOT_PROVEN", "count_keys", "fast_decode", "keys_below"]

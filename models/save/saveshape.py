@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from narrative_debugger.models.domain.types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
 from narrative_debugger.models.rules.findings import FindingSink
+from narrative_debugger.models.save.fastjson import keys_below
 
 U64_MAX = 2**64 - 1
 U32_MAX = 2**32 - 1
@@ -336,10 +337,30 @@ class JournalReader:
         self.shape = Shape(_Recorder(self.calls), label)
         self.journal = Journal()
 
-    def add_entries(self, entries: list, first: int) -> None:
-        """Check ``entries`` (positions ``first`` on) into the Journal, then free them."""
-        parse_journal(entries, self.shape, self.journal, first)
+    def add_entries(self, entries: list, first: int) -> int | None:
+        """Check ``entries`` (positions ``first`` on) into the Journal, then free them.
+
+        Returns their key count for ``fastjson``'s proof, or None when one is nested
+        too deep: an entry that passed its check has its two keys, its variant key
+        and the keys of its fields (objects inside a field that the variant does not
+        define are not counted: an undercount only sends the file to the careful
+        parser); any other entry is walked whole.
+        """
+        journal = self.journal
+        start = len(journal)
+        parse_journal(entries, self.shape, journal, first)
+        kinds, datas = journal.kinds[start:], journal.data[start:]
+        failed = kinds.count(None)
+        keys = 3 * (len(kinds) - failed) + sum(map(len, filter(None, datas)))
+        if failed:
+            for kind, entry in zip(kinds, entries):
+                if kind is None:
+                    n = keys_below(entry, 2)
+                    if n is None:
+                        return None
+                    keys += n
         release_in_slices(entries)
+        return keys
 
     def result(self) -> "JournalReader":
         return self

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from itertools import compress
+from itertools import compress, repeat
+from operator import eq
 
 from narrative_debugger.models.content.loader import Content, fact_category
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, parse_interaction_id
@@ -248,7 +249,8 @@ def check_content(content: Content, saves: list[Save], sink: FindingSink) -> Non
         npc_slugs.update(npc.slug for npc in save.npcs.values())
         categories.update(c for c in (fact_category(f) for f in save.knowledge.facts) if c)
         # The FactLearned entries picked in C: a Python test a journal entry was ~0.1 s on 1M entries.
-        for data in compress(save.journal.data, map("FactLearned".__eq__, save.journal.kinds)):
+        # (operator.eq, not str.__eq__: that answers NotImplemented, which is true, for None)
+        for data in compress(save.journal.data, map(eq, save.journal.kinds, repeat("FactLearned"))):
             cat = fact_category(data["fact_id"])
             if cat:
                 categories.add(cat)

@@ -1,8 +1,6 @@
 """``python -m narrative_debugger.app``: the same as the ``narrative-debugger`` command."""
 
-import sys
-
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

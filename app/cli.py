@@ -125,6 +125,29 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+def entry() -> None:
+    """The ``narrative-debugger`` console script: ``main``, then the process ends at once.
+
+    A command's output is flushed, then ``os._exit`` ends the process without freeing
+    what it read object by object (``commands.common.keep``: about 1 s for a
+    1 000 000-event save). After the app's window has run, the interpreter exits as
+    usual so Qt and the settings shut down in order.
+    """
+    code = main()
+    if _GUI_RAN:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+#: Set once the app's window has run in this process (``entry`` then exits normally).
+_GUI_RAN = False
+
+
 def run_gui(save: Path | None, content: Path | None, tick: int | None, npc: str | None) -> int:
     """Open the app's window and run its event loop: exit 2 with a message when there is
     no display, 130 when Ctrl+C closed it."""
@@ -135,6 +158,8 @@ def run_gui(save: Path | None, content: Path | None, tick: int | None, npc: str 
     from narrative_debugger.app.desktop import SigintQuit
     from narrative_debugger.app.main_window import make_app, run_app
 
+    global _GUI_RAN
+    _GUI_RAN = True
     with SigintQuit(make_app()) as guard:
         status = run_app(save, content, tick, npc)
     return EXIT_INTERRUPTED if guard.interrupted else status

@@ -17,7 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import closing
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, version
+from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, keep, version
 from narrative_debugger.app.desktop import EXIT_INTERRUPTED
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.check_formats import FileResult, JsonStream, github_lines, junit, sarif
@@ -42,7 +42,7 @@ def add_arguments(p) -> None:
 
 def check_file(path: Path, content: Path | None) -> FileResult:
     """Open and check one save, keeping only what ``check`` prints (runs in a worker process with --jobs)."""
-    play = Playthrough.open(path, content)
+    play = keep(Playthrough.open(path, content))
     return FileResult(Path(path), play.readable, play.content.root, list(play.findings))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, unreadable_reasons
+from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, unreadable_reasons
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
@@ -28,13 +28,13 @@ def add_arguments(p) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
-def open_side(path: Path, content: Path | None, flag: str) -> Playthrough:
+def open_side(path: Path, content: Path | None, flag: str, *, first: bool) -> Playthrough:
     """Open one side; an unreadable save or a content flag that is not a folder is misuse."""
     try:
         check_content_arg(content)
     except UsageError as exc:
         raise UsageError(str(exc).replace("--content", flag, 1)) from None
-    play = Playthrough.open(path, content)
+    play = keep(Playthrough.open(path, content), alone=first)
     if not play.readable:
         raise UsageError(unreadable_reasons(play))
     return play
@@ -61,9 +61,9 @@ def run(args) -> int:
         raise UsageError("give a second save B, or --content-b DIR to compare A under two content folders")
     if args.tick is not None and args.tick < 0:
         raise UsageError(f"--tick must be 0 or more, not {args.tick}")
-    play_a = open_side(args.save_a, args.content, "--content")
+    play_a = open_side(args.save_a, args.content, "--content", first=True)
     content_b = args.content_b if args.content_b is not None else args.content
-    play_b = open_side(args.save_b if args.save_b is not None else args.save_a, content_b, "--content-b")
+    play_b = open_side(args.save_b if args.save_b is not None else args.save_a, content_b, "--content-b", first=False)
     if args.tick is not None:
         check_tick_in_both(args.tick, play_a, play_b)
     comparison = compare(play_a, play_b, args.tick)

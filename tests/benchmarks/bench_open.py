@@ -15,8 +15,9 @@ process and moment, because the 2-core machine is shared and timings drift.
 
 Figures, per save:
 - load: ``state --tick T`` (T = half of saved_at_tick) and ``check --format json``,
-  each in its own child through the command line's ``main`` (output discarded), as
-  ratios to the ``json.load`` timed in that child (goal <= 1.5); peak memory (VmHWM)
+  each the wall time of a process of its own, from its start to its exit, started by
+  a child right after that child timed ``json.load`` (output discarded), as ratios to
+  that ``json.load`` (goal <= 1.5); peak memory (VmHWM)
   of a child that only opens the save and reads one state (goal <= 1 GB).
 - window: time to first paint at saved_at_tick with stepping possible, as a ratio
   to ``json.load`` (goal <= 1.5); the longest GUI event-loop stall from the open to
@@ -30,9 +31,7 @@ Figures, per save:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
-import io
 import json
 import os
 import statistics
@@ -64,13 +63,11 @@ def _bare_json_load(path: Path) -> float:
 
 
 def _run_cli(argv: list[str]) -> tuple[float, int]:
-    from narrative_debugger.app.cli import main
-
-    sink = io.StringIO()
+    """The wall time and exit status of the command as a user runs it: a process of
+    its own from start to exit (``python -m narrative_debugger.app``, output discarded)."""
     started = time.perf_counter()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()):
-        code = main(argv)
-    return time.perf_counter() - started, code
+    done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    return time.perf_counter() - started, done.returncode
 
 
 # ----- children (each prints one JSON line) -----

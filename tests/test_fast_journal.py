@@ -102,7 +102,7 @@ def test_each_fault_gives_the_checked_result(name, monkeypatch):
 
 def test_a_failed_check_leaves_the_fields_untouched():
     fields = {"fact_id": "a.b", "confidence": "KnowsOf", "source": "Nowhere"}
-    assert saveshape.CLEAN_ENTRY_CHECKS["FactLearned"](fields) is False
+    assert saveshape.CLEAN_ENTRY_CHECKS["FactLearned"](fields) is None
     assert fields == {"fact_id": "a.b", "confidence": "KnowsOf", "source": "Nowhere"}
 
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from narrative_debugger.models.save import fastjson, jsonio
+from narrative_debugger.models.save import fastjson, jsonio, saveshape
 from narrative_debugger.models.save.saveshape import JournalReader
 from narrative_debugger.models.save.savefile import load_save, save_from_document
 
@@ -22,11 +22,14 @@ def whole(path: Path):
 
 def assert_same(path: Path, monkeypatch, *, read_in_pieces=True):
     monkeypatch.setattr(fastjson, "STEP_BYTES", 512)  # many pieces even in a small save
-    pieces = []
-    real = JournalReader.add_entries
-    monkeypatch.setattr(JournalReader, "add_entries", lambda self, entries, first: pieces.append(first) or real(self, entries, first))
+    pieces, typed = [], []
+    real = JournalReader.add_text
+    monkeypatch.setattr(JournalReader, "add_text", lambda self, text, first: pieces.append(first) or real(self, text, first))
+    real_typed = saveshape._typed_piece
+    monkeypatch.setattr(saveshape, "_typed_piece", lambda text: typed.append(real_typed(text) is not None) or real_typed(text))
     a, b = load_save(path), whole(path)
     assert (len(pieces) > 3) == read_in_pieces
+    a.typed_pieces = typed  # what took the typed decode, for the tests below
     assert a.journal == b.journal
     assert [type(v) for d in a.journal.data if d for v in d.values()] == [type(v) for d in b.journal.data if d for v in d.values()]
     assert [(f.code, f.message, f.location) for f in a.findings] == [(f.code, f.message, f.location) for f in b.findings]
@@ -42,6 +45,7 @@ def test_samples(path, monkeypatch):
     save = assert_same(path, monkeypatch)
     assert careful == []  # the pieces' key counts proved the file clean: no careful parse
     assert len(save.journal) > 100
+    assert all(save.typed_pieces)  # a clean save's pieces all decode straight into structs
 
 
 def test_journal_shape_faults_keep_their_findings_and_order(tmp_path, monkeypatch):
@@ -60,6 +64,7 @@ def test_journal_shape_faults_keep_their_findings_and_order(tmp_path, monkeypatc
     monkeypatch.setattr(jsonio, "parse_document", lambda *args: careful.append(1) or real(*args))
     save = assert_same(path, monkeypatch)
     assert careful == []  # shape faults are not JSON faults: the fast path still holds
+    assert 0 < sum(save.typed_pieces) < len(save.typed_pieces)  # faulty pieces are checked entry by entry
     paths = [f.location for f in save.findings if f.code == "F002"]
     assert paths[0].startswith("npcs.9") and "journal[3].event.DialogueLine.speaker" in paths and paths[-1].startswith("journal[")
 
@@ -71,3 +76,38 @@ def test_a_duplicate_key_late_in_the_journal_falls_back_to_the_careful_parse(tmp
     path.write_text(text[:cut] + text[cut:].replace('{"tick":', '{"tick":1,"tick":', 1), encoding="utf-8")
     save = assert_same(path, monkeypatch)
     assert [f.code for f in save.findings if f.code == "F001"] == ["F001"]
+
+
+@pytest.mark.parametrize("name", [
+    "clean", "extra field", "extra entry key", "no tick", "negative tick", "tick too big", "bool tick", "float tick", "two variants",
+    "unknown variant", "fields not object", "missing field", "topic not str", "bad enum", "bad optional enum", "enum not str",
+    "null required enum", "second enum bad", "u32 too big", "number a bool", "number a string", "long text", "event empty",
+])
+def test_each_entry_fault_read_in_pieces_gives_the_whole_parse(name, tmp_path, monkeypatch):
+    """The typed decode of a piece, its fallback to checking entry by entry, and the
+    careful parse all agree, for every kind of faulty entry among clean ones."""
+    import copy
+
+    from tests.test_fast_journal import BASE, MUTATIONS
+
+    doc = json.loads((ROOT / "sample_saves" / "evening.json").read_text(encoding="utf-8"))
+    clean = [{"tick": 1, "event": {"DialogueLine": {"speaker": 9, "text": f"line {k}"}}} for k in range(60)]
+    faulty = MUTATIONS[name](copy.deepcopy(BASE))
+    faulty[-1]["tick"] = 2**63 - 1  # in the typed range; 2**64 - 1 is its own case below
+    if "DialogueLine" in (faulty[-1]["event"] or {}):
+        faulty[-1]["event"]["DialogueLine"]["speaker"] = 2**63 - 1
+    doc["journal"] = clean + faulty + clean
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
+    save = assert_same(path, monkeypatch)
+    assert any(save.typed_pieces)
+
+
+def test_u64_values_past_i63_take_the_checked_path_and_stay_exact(tmp_path, monkeypatch):
+    doc = json.loads((ROOT / "sample_saves" / "evening.json").read_text(encoding="utf-8"))
+    doc["journal"] += [{"tick": 2**64 - 1, "event": {"DialogueLine": {"speaker": 2**64 - 1, "text": "end"}}}]
+    path = tmp_path / "u64.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")), encoding="utf-8")
+    save = assert_same(path, monkeypatch)
+    assert save.journal.ticks[-1] == 2**64 - 1 and save.journal.data[-1].speaker == 2**64 - 1
+    assert not all(save.typed_pieces) and any(save.typed_pieces)

@@ -226,12 +226,12 @@ class JournalModel(HeaderedTableModel):
         prefix = f"interaction.{npc.slug}_" if npc is not None else "\0"
         out = array("q")
         append = out.append
-        for i, d in enumerate(save.journal.data):
+        for i, d in enumerate(save.journal.data):  # event structs: getattr, not a Python-level .get
             if d is not None and (
-                d.get("target") == sid
-                or d.get("speaker") == sid
-                or d.get("entity") == sid
-                or (d.get("fact_id") or "").startswith(prefix)
+                getattr(d, "target", None) == sid
+                or getattr(d, "speaker", None) == sid
+                or getattr(d, "entity", None) == sid
+                or getattr(d, "fact_id", "").startswith(prefix)
             ):
                 append(i)
         self._npc_rows[sid] = out

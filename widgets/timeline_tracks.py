@@ -250,7 +250,7 @@ def _marker_ticks(playthrough) -> dict[tuple[str, int], list[int]]:
     out: dict[tuple[str, int], list[int]] = {}
     for i, variant in enumerate(index.kinds):
         kind = kind_of.get(variant)
-        if kind is None or i >= len(data) or not isinstance(data[i], dict):
+        if kind is None or i >= len(data) or data[i] is None:
             continue
         target = data[i].get("target")
         if target is not None:

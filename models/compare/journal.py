@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from narrative_debugger.models.save.saveshape import EventFields
 from narrative_debugger.models.save.savefile import Save
 
 #: Entries compared in one slice before looking entry by entry.
@@ -103,7 +104,7 @@ def to_plain(value):
     """A typed value as JSON data: enums by name, tuples as lists, maps recursively."""
     if isinstance(value, enum.Enum):
         return value.name
-    if isinstance(value, dict):
+    if isinstance(value, (dict, EventFields)):
         return {k: to_plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_plain(v) for v in value]

@@ -51,11 +51,12 @@ def fast_decode(data: bytes, journal_reader=None):
     count): each step holds the GIL for a few milliseconds only, so the app's GUI
     thread keeps running while a save is read in a worker thread.
 
-    ``journal_reader``, when given, is an object with ``add_entries(entries, first)``
-    and ``result()``: each piece of a large save's journal is handed to ``add_entries``
-    (with the position of its first entry), which returns the piece's key count (it
-    may undercount, never overcount; None when too deep), and the value's
-    ``"journal"`` is then ``result()`` instead of the list. The reader may consume
+    ``journal_reader``, when given, is an object with ``add_text(text, first)`` and
+    ``result()``: the JSON text of each piece of a large save's journal (a list of
+    entries) is handed to ``add_text`` with the position of its first entry; it
+    answers (entries read, their key count: it may undercount, never overcount) or
+    None (not JSON, or too deep), and the value's ``"journal"`` is then ``result()``
+    instead of the list. The reader may consume
     the entries, so the decoded journal is never whole in memory (about 400 MB of
     entry objects on a 1 000 000-entry save). A journal decoded in one piece is left
     as a list; after ``NOT_PROVEN`` the reader's result is not used.
@@ -144,16 +145,14 @@ def _decode_journal(data, view, start: int, end: int, marker: str, reader=None):
             last = cut < 0
             stop = end + 1 if last else cut + 1
             text = b"".join((b"" if pos == start else b"[", view[pos:stop], b"" if last else b"]"))
-            piece = _decode_deeper(_DEPTH_MARGIN, text)
             if reader is None:
-                journal.extend(piece)
+                journal.extend(_decode_deeper(_DEPTH_MARGIN, text))
             else:
-                size = len(piece)
-                n = reader.add_entries(piece, first)
-                if n is None:
+                read = reader.add_text(text, first)
+                if read is None:
                     return None
-                keys += n
-                first += size
+                first += read[0]
+                keys += read[1]
             if last:
                 return (outer, journal, None) if reader is None else (outer, reader.result(), keys)
             pos = cut + 2
@@ -169,6 +168,15 @@ _DEPTH_MARGIN = 40
 
 def _decode_deeper(frames: int, data: bytes):
     return msgspec.json.decode(data) if frames <= 0 else _decode_deeper(frames - 1, data)
+
+
+def decode_value(data: bytes):
+    """msgspec's JSON value of ``data``, with the nesting limit of ``fast_decode``.
+
+    Raises:
+        msgspec.DecodeError, RecursionError, ValueError: not JSON, or nested too deep.
+    """
+    return _decode_deeper(_DEPTH_MARGIN, data)
 
 
 def _has_surrogate_escape(data: bytes) -> bool:
@@ -261,4 +269,4 @@ def _walk(value, depth: int, facts: dict | None = None) -> int | None:
     return n
 
 
-__all__ = ["NOT_PROVEN", "count_keys", "fast_decode", "keys_below"]
+__all__ = ["NOT_PROVEN", "count_keys", "decode_value", "fast_decode", "keys_below"]

@@ -7,11 +7,16 @@ every journal entry against the event table of save-format §5.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import attrgetter, is_
+from typing import Annotated, Literal, Optional, Union
 
+import msgspec
 from narrative_debugger.models.domain.types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
 from narrative_debugger.models.rules.findings import FindingSink
-from narrative_debugger.models.save.fastjson import keys_below
+from narrative_debugger.models.save.fastjson import decode_value, keys_below
 
 U64_MAX = 2**64 - 1
 U32_MAX = 2**32 - 1
@@ -24,7 +29,8 @@ class Journal:
     Attributes:
         ticks: tick of each entry (None when the entry had no valid tick).
         kinds: variant name, or None for an entry that failed its shape check.
-        data: the variant's fields with enums converted, or None.
+        data: the variant's fields as its ``EventFields`` struct (enum fields as members;
+            fields save-format §5 does not list are not kept), or None.
     """
 
     ticks: list = field(default_factory=list)
@@ -198,14 +204,13 @@ _TYPE_TESTS = {
 
 
 def _clean_entry_check(variant: str, spec: tuple):
-    """A function ``check(fields) -> bool`` for one variant, generated from its
-    ``EVENT_FIELDS`` spec: True when every field is present with the right type and
-    every enum field names a variant; it then replaces enum names by members, exactly
-    as the checked path does. False leaves ``fields`` untouched (the checked path then
-    reports what is wrong). One generated function an entry instead of a call a field."""
-    lines = ["def check(f, M=M):"]
-    env: dict = {"M": _MISSING}
-    converted = []
+    """A function ``check(fields) -> EventFields | None`` for one variant, generated
+    from its ``EVENT_FIELDS`` spec: the variant's struct (enum names as members, as the
+    checked path makes it) when every field is present with the right type and every
+    enum field names a variant; None otherwise (the checked path then reports what is
+    wrong). One generated function an entry instead of a call a field."""
+    lines = ["def check(f, M=M, C=C):"]
+    env: dict = {"M": _MISSING, "C": EVENT_STRUCTS[variant]}
     for k, (name, check, optional) in enumerate(spec):
         v = f"v{k}"
         lines.append(f"    {v} = f.get({name!r}, M)")
@@ -213,21 +218,18 @@ def _clean_entry_check(variant: str, spec: tuple):
             test = _TYPE_TESTS[check[0]].format(v=v)
             if variant == "DialogueLine" and name == "text":
                 test += f" and len({v}) <= {MAX_TEXT_CHARS}"
-            lines.append(f"    if not ({test}): return False")
+            lines.append(f"    if not ({test}): return None")
         else:
             env[f"E{k}"] = dict(check.__members__)
             member = f"E{k}.get({v}) if type({v}) is str else None"
             if optional:
                 lines.append(f"    if {v} is not None:")
                 lines.append(f"        {v} = {member}")
-                lines.append(f"        if {v} is None: return False")
+                lines.append(f"        if {v} is None: return None")
             else:
                 lines.append(f"    {v} = {member}")
-                lines.append(f"    if {v} is None: return False")
-            converted.append((name, v, optional))
-    for name, v, optional in converted:
-        lines.append(f"    f[{name!r}] = {v}" if not optional else f"    if {v} is not None: f[{name!r}] = {v}")
-    lines.append("    return True")
+                lines.append(f"    if {v} is None: return None")
+    lines.append(f"    return C({', '.join(f'v{k}' for k in range(len(spec)))})")
     exec("\n".join(lines), env)  # noqa: S102 - code built from EVENT_FIELDS only
     return env["check"]
 
@@ -260,10 +262,11 @@ def parse_journal(value, shape: Shape, journal: Journal | None = None, first: in
             if type(tick) is int and 0 <= tick <= U64_MAX and type(event) is dict and len(event) == 1:
                 ((variant, fields),) = event.items()
                 check = clean.get(variant)
-                if check is not None and type(fields) is dict and check(fields):
+                data = check(fields) if check is not None and type(fields) is dict else None
+                if data is not None:
                     ticks.append(tick)
                     kinds.append(variant)
-                    datas.append(fields)
+                    datas.append(data)
                     continue
         kind = None
         data = None
@@ -302,9 +305,10 @@ def parse_journal(value, shape: Shape, journal: Journal | None = None, first: in
                             else:
                                 fields[name] = member
                     if ok:
-                        kind, data = variant, fields
                         if variant == "DialogueLine" and len(fields["text"]) > MAX_TEXT_CHARS:
                             fields["text"] = bounded(shape, fields["text"], f"{base}.text", MAX_TEXT_CHARS)
+                        # Fields the variant does not define are not kept (save-format §5 lists them all).
+                        kind, data = variant, EVENT_STRUCTS[variant](*(fields[name] for name, _, _ in spec))
             else:
                 bad(f"journal[{i}].event", "expected an enum object with exactly one variant key"
                     + ("" if type(event) is not dict else f", found {len(event)} keys"))
@@ -336,6 +340,29 @@ class JournalReader:
         self.calls: list[tuple] = []
         self.shape = Shape(_Recorder(self.calls), label)
         self.journal = Journal()
+
+    def add_text(self, text: bytes, first: int) -> tuple[int, int] | None:
+        """Read a piece of the journal given as JSON text (a list of entries, positions
+        ``first`` on): (its number of entries, its key count for ``fastjson``'s proof),
+        or None when it is nested too deep or not JSON.
+
+        A piece whose every entry is well formed decodes straight into the event
+        structs (msgspec checks the types and ranges; about half the time of decoding
+        dicts and then checking them); any other piece is decoded as JSON values and
+        checked entry by entry (``add_entries``), which says what is wrong.
+        """
+        typed = _typed_piece(text)
+        if typed is not None:
+            ticks, kinds, datas = typed
+            journal = self.journal
+            journal.ticks += ticks
+            journal.kinds += kinds
+            journal.data += datas
+            return len(kinds), 3 * len(kinds) + sum(map(_FIELD_COUNTS.__getitem__, kinds))
+        entries = decode_value(text)
+        size = len(entries)
+        n = self.add_entries(entries, first)
+        return None if n is None else (size, n)
 
     def add_entries(self, entries: list, first: int) -> int | None:
         """Check ``entries`` (positions ``first`` on) into the Journal, then free them.
@@ -410,6 +437,124 @@ def bounded(shape: Shape, value: str, path: str, limit: int) -> str:
         shape.bad(path, f"{len(value):,} characters is not a plausible value; only the first {limit:,} are used")
         return value[:limit]
     return value
+
+
+# ----- journal event values: one struct a variant (save-format §5) -----
+class EventFields(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """The fields of one journal event, a struct a variant (``EVENT_STRUCTS``), with
+    enum fields as members. It reads like the JSON object it came from:
+    ``fields["target"]``, ``fields.get("cause")``, ``items()``, ``in``, and it equals a
+    dict holding the same fields."""
+
+    def __getitem__(self, key: str):
+        try:
+            return getattr(self, key)
+        except (AttributeError, TypeError):
+            raise KeyError(key) from None
+
+    def get(self, key: str, default=None):
+        return getattr(self, key, default) if type(key) is str else default
+
+    def __contains__(self, key) -> bool:
+        return key in self.__struct_fields__
+
+    def __iter__(self):
+        return iter(self.__struct_fields__)
+
+    def __len__(self) -> int:
+        return len(self.__struct_fields__)
+
+    def keys(self) -> tuple[str, ...]:
+        return self.__struct_fields__
+
+    def values(self) -> list:
+        return [getattr(self, name) for name in self.__struct_fields__]
+
+    def items(self) -> list[tuple[str, object]]:
+        return [(name, getattr(self, name)) for name in self.__struct_fields__]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, dict):
+            return dict(self.items()) == other
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__struct_fields__)
+
+    __hash__ = None
+
+
+#: The JSON types msgspec checks as it decodes, for each field check. u64 values past
+#: 2**63 - 1 fail the typed decode (msgspec bounds are i64) and take the checked path.
+_U63 = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+_DECODED_TYPES = {
+    is_u64: _U63,
+    is_u32: Annotated[int, msgspec.Meta(ge=0, le=U32_MAX)],
+    is_int: int,
+    is_num: Union[int, float],
+    is_str: str,
+    is_bool: bool,
+    is_str_list: list[str],
+}
+
+
+def _field_type(variant: str, name: str, check, optional: bool):
+    if isinstance(check, tuple):
+        if variant == "DialogueLine" and name == "text":
+            return Annotated[str, msgspec.Meta(max_length=MAX_TEXT_CHARS)]
+        return _DECODED_TYPES[check[0]]
+    names = Literal[tuple(check.__members__)]
+    return Optional[names] if optional else names
+
+
+#: variant -> its EventFields struct, fields in EVENT_FIELDS order.
+EVENT_STRUCTS: dict[str, type] = {
+    variant: msgspec.defstruct(variant + "Fields", [(name, _field_type(variant, name, check, optional)) for name, check, optional in spec], bases=(EventFields,), forbid_unknown_fields=True, gc=False)
+    for variant, spec in EVENT_FIELDS.items()
+}
+for _variant, _cls in EVENT_STRUCTS.items():
+    _cls.__doc__ = f"The fields of a {_variant} journal event (save-format §5)."
+del _variant, _cls
+
+#: variant -> its number of fields (a typed piece's key count).
+_FIELD_COUNTS = {variant: len(spec) for variant, spec in EVENT_FIELDS.items()}
+#: struct -> ((field, enum name -> member), ...) for the fields named by enum variants.
+_ENUM_FIELDS = {
+    EVENT_STRUCTS[variant]: tuple((name, dict(check.__members__)) for name, check, _ in spec if not isinstance(check, tuple))
+    for variant, spec in EVENT_FIELDS.items()
+}
+_WITH_ENUMS = frozenset(variant for variant, spec in EVENT_FIELDS.items() if _ENUM_FIELDS[EVENT_STRUCTS[variant]])
+_KIND_NAMES = {variant.encode(): variant for variant in EVENT_FIELDS}
+# An entry's variant key: '"event":{"' cannot occur inside a JSON string (a quote there
+# is always escaped), and a typed entry holds no other object that could carry it.
+_KIND_RE = re.compile(rb'"event":\s*\{\s*"([A-Za-z]+)"')
+_Event = msgspec.defstruct("Event", [(variant, Optional[cls], None) for variant, cls in EVENT_STRUCTS.items()], forbid_unknown_fields=True, gc=False)
+_Entry = msgspec.defstruct("Entry", [("tick", _U63), ("event", _Event)], forbid_unknown_fields=True, gc=False)
+_PIECE = msgspec.json.Decoder(list[_Entry])
+
+
+def _typed_piece(text: bytes) -> tuple[list, list, list] | None:
+    """(ticks, kinds, fields) of a piece of journal text whose every entry is well
+    formed (what ``parse_journal`` would give it, with no finding), else None."""
+    try:
+        entries = _PIECE.decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
+        return None
+    found = _KIND_RE.findall(text)
+    if len(found) != len(entries):
+        return None
+    kinds = list(map(_KIND_NAMES.get, found))
+    try:
+        datas = list(map(getattr, map(attrgetter("event"), entries), kinds))
+    except TypeError:  # a variant name that is none of ours
+        return None
+    if any(map(is_, datas, repeat(None))):  # the key found is not the variant decoded
+        return None
+    for data in compress(datas, map(_WITH_ENUMS.__contains__, kinds)):
+        for name, members in _ENUM_FIELDS[type(data)]:
+            value = getattr(data, name)
+            if value is not None:
+                setattr(data, name, members[value])
+    return list(map(attrgetter("tick"), entries)), kinds, datas
 
 
 CLEAN_ENTRY_CHECKS.update({variant: _clean_entry_check(variant, spec) for variant, spec in EVENT_FIELDS.items()})

@@ -175,7 +175,7 @@ class _Replayer:
             if tick > saved_at:
                 self.add("J002", f"journal entry at tick {tick} is after saved_at_tick {saved_at}", f"journal[{i}].tick", tick, i=i)
             if kind == "DialogueLine":
-                speaker = data["speaker"]
+                speaker = data.speaker
                 if speaker not in speakers:
                     self.on_DialogueLine(i, data, f"journal[{i}].event.{kind}")
                     continue
@@ -183,7 +183,7 @@ class _Replayer:
                 conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
                 if conversation is not None:
                     by_npc.setdefault(conversation, []).append(len(dialogue))
-                dialogue.append(DialogueRecord(i, tick, speaker, data["text"], conversation))
+                dialogue.append(DialogueRecord(i, tick, speaker, data.text, conversation))
             elif kind is not None:
                 handlers[kind](i, data, f"journal[{i}].event.{kind}")
             if self.progress is not None and i % step == 0:
@@ -237,7 +237,7 @@ class _Replayer:
 
     # ----- interaction events (schema §7.2) -----
     def on_InteractionStarted(self, i, d, where):
-        npc = self.target_npc(i, d["target"], where + ".target")
+        npc = self.target_npc(i, d.target, where + ".target")
         if npc is None:
             return
         for other_sid, other_fid in self.in_progress.items():
@@ -251,8 +251,8 @@ class _Replayer:
             ended_tick=None,
             topics=(),
             confrontation=False,
-            player_initiated=d["player_initiated"],
-            location=d["location"],
+            player_initiated=d.player_initiated,
+            location=d.location,
         )
         self.move(i, npc, fact_id, None, S.Active, where)
         fact = FactKnowledge(KnowledgeConfidence.Direct, KnowledgeSource.DirectObservation, KnowledgeState.Active, self.tick, FactMetadata(meta))
@@ -261,7 +261,7 @@ class _Replayer:
         self.index.active.set(i + 1, fact_id)
 
     def _current(self, i, d, where, target_state: InteractionState):
-        npc = self.target_npc(i, d["target"], where + ".target")
+        npc = self.target_npc(i, d.target, where + ".target")
         if npc is None:
             return None
         fact_id = self.in_progress.get(npc.stable_id)
@@ -305,11 +305,11 @@ class _Replayer:
         self._end(i, npc, fact_id, fact, S.Confrontation, confrontation=True)
 
     def on_InteractionCompleted(self, i, d, where):
-        topics = d["topics"]
+        topics = d.topics
         if self.content is not None and self.content.topics:
             for k, topic in enumerate(topics):
                 if topic not in self.content.topics:
-                    self.add("I009", f"topic {topic!r} is not in global/enums/topics.yaml", f"{where}.topics[{k}]", i=i, npc=self.npcs.get(d["target"]), topic=topic)
+                    self.add("I009", f"topic {topic!r} is not in global/enums/topics.yaml", f"{where}.topics[{k}]", i=i, npc=self.npcs.get(d.target), topic=topic)
         cur = self._current(i, d, where, S.Completed)
         if cur is None:
             return
@@ -336,12 +336,12 @@ class _Replayer:
 
     # ----- facts and entities -----
     def on_FactLearned(self, i, d, where):
-        fact_id = d["fact_id"]
+        fact_id = d.fact_id
         if not FACT_ID_RE.fullmatch(fact_id):
             self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id", i=i, fact_id=fact_id)
         elif fact_id.startswith("interaction."):
             self.add("K002", f"{fact_id} is learned as an ordinary fact but interaction facts need interaction metadata", where + ".fact_id", i=i, fact_id=fact_id)
-        self.set_fact(i + 1, fact_id, FactKnowledge(d["confidence"], d["source"], KnowledgeState.Active, self.tick, None))
+        self.set_fact(i + 1, fact_id, FactKnowledge(d.confidence, d.source, KnowledgeState.Active, self.tick, None))
         if fact_id in self.in_progress.values():
             # The ordinary fact replaced an interaction in progress (K002 or K001): with
             # its metadata gone it is no longer in progress, and what follows for that
@@ -352,52 +352,52 @@ class _Replayer:
                 self.index.active.set(i + 1, next(iter(self.in_progress.values()), None))
 
     def on_FactUpdated(self, i, d, where):
-        fact_id = d["fact_id"]
+        fact_id = d.fact_id
         if not FACT_ID_RE.fullmatch(fact_id):
             self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id", i=i, fact_id=fact_id)
         fact = self.kg.facts.get(fact_id)
         if fact is None:
             self.add("J004", f"FactUpdated names {fact_id!r}, which the player does not know at this point", where + ".fact_id", i=i, fact_id=fact_id)
             return
-        confidence = d["confidence"] if d["confidence"] is not None else fact.confidence
-        state = d["state"] if d["state"] is not None else fact.state
+        confidence = d.confidence if d.confidence is not None else fact.confidence
+        state = d.state if d.state is not None else fact.state
         meta = fact.interaction
-        if meta is not None and d["confidence"] is not None:
+        if meta is not None and d.confidence is not None:
             wanted = KnowledgeConfidence.Direct if meta.interaction_state.in_progress else KnowledgeConfidence.KnowsDetails
             if confidence != wanted:
                 self.add("I008", f"{fact_id} ({meta.interaction_state.name}) set to {confidence.name}; it must stay {wanted.name}", where + ".confidence", i=i, npc=self.npcs.get(meta.target_entity), fact_id=fact_id, values=(("set to", confidence.name), ("required", wanted.name)))
         self.set_fact(i + 1, fact_id, FactKnowledge(confidence, fact.source, state, fact.acquired_tick, fact.metadata))
 
     def on_EntityObserved(self, i, d, where):
-        value = EntityKnowledge(d["confidence"], d["source"], KnowledgeState.Active, d["relationship"], self.tick)
-        self.kg.set_entity(d["entity"], value)
-        self.index.record_entity(i + 1, d["entity"], value)
+        value = EntityKnowledge(d.confidence, d.source, KnowledgeState.Active, d.relationship, self.tick)
+        self.kg.set_entity(d.entity, value)
+        self.index.record_entity(i + 1, d.entity, value)
 
     # ----- relationship (relationship seed) -----
     def on_RelationshipInteraction(self, i, d, where):
-        npc = self.target_npc(i, d["target"], where + ".target")
+        npc = self.target_npc(i, d.target, where + ".target")
         if npc is None:
             return
         rel = npc.relationship
-        expected = score_delta(d["sentiment"], d["message_length"], d["conversation_turns"])
-        if not close_enough(expected, d["delta"]):
+        expected = score_delta(d.sentiment, d.message_length, d.conversation_turns)
+        if not close_enough(expected, d.delta):
             self.add(
                 "R002",
-                f"{npc.slug}: delta {d['delta']:g} is not the formula's {expected:.4f} for sentiment {d['sentiment']:g}, "
-                f"length {d['message_length']}, turns {d['conversation_turns']}",
+                f"{npc.slug}: delta {d.delta:g} is not the formula's {expected:.4f} for sentiment {d.sentiment:g}, "
+                f"length {d.message_length}, turns {d.conversation_turns}",
                 where + ".delta",
                 i=i,
                 npc=npc,
-                values=(("recorded delta", f"{d['delta']:g}"), ("formula", f"{expected:.4f}")),
+                values=(("recorded delta", f"{d.delta:g}"), ("formula", f"{expected:.4f}")),
             )
-        self._check_score(i, npc, rel.score + d["delta"], d["score_after"], f"{rel.score:g} + {d['delta']:g}", where)
+        self._check_score(i, npc, rel.score + d.delta, d.score_after, f"{rel.score:g} + {d.delta:g}", where)
         rel = record_interaction(
             rel,
             tick=self.tick,
-            sentiment=d["sentiment"],
-            message_length=d["message_length"],
-            conversation_turns=d["conversation_turns"],
-            score_after=float(d["score_after"]),
+            sentiment=d.sentiment,
+            message_length=d.message_length,
+            conversation_turns=d.conversation_turns,
+            score_after=float(d.score_after),
         )
         self.set_npc(i + 1, _npc_with(npc, relationship=rel))
 
@@ -416,7 +416,7 @@ class _Replayer:
             )
 
     def on_WalkAwayPenalty(self, i, d, where):
-        npc = self.target_npc(i, d["target"], where + ".target")
+        npc = self.target_npc(i, d.target, where + ".target")
         if npc is None:
             return
         tol = npc.interaction_tolerance
@@ -433,53 +433,53 @@ class _Replayer:
                     i=i,
                     npc=npc,
                 )
-        if not close_enough(d["penalty"], tol.walk_away_penalty):
-            self.add("T004", f"{npc.slug}: penalty {d['penalty']:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty", i=i, npc=npc)
+        if not close_enough(d.penalty, tol.walk_away_penalty):
+            self.add("T004", f"{npc.slug}: penalty {d.penalty:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty", i=i, npc=npc)
         rel = npc.relationship
-        self._check_score(i, npc, max(0.0, rel.score - d["penalty"]), d["score_after"], f"{rel.score:g} − {d['penalty']:g}", where)
-        self.set_npc(i + 1, _npc_with(npc, relationship=apply_penalty(rel, d["penalty"], float(d["score_after"]))))
+        self._check_score(i, npc, max(0.0, rel.score - d.penalty), d.score_after, f"{rel.score:g} − {d.penalty:g}", where)
+        self.set_npc(i + 1, _npc_with(npc, relationship=apply_penalty(rel, d.penalty, float(d.score_after))))
 
     def on_StressChanged(self, i, d, where):
-        npc = self.target_npc(i, d["target"], where + ".target")
+        npc = self.target_npc(i, d.target, where + ".target")
         if npc is None:
             return
         before = npc.tolerance.current_stress
-        after = d["current_stress"]
+        after = d.current_stress
         if not I16_MIN <= after <= I16_MAX:
             self.add("T001", f"{npc.slug}: stress {after} is outside the i16 range", where + ".current_stress", i=i, npc=npc)
-        elif after != before + d["delta"]:
-            self.add("T001", f"{npc.slug}: stress {before} + delta {d['delta']} is {before + d['delta']}, but the entry says {after}", where + ".current_stress", i=i, npc=npc,
-                     values=(("recorded current_stress", str(after)), ("previous + delta", str(before + d["delta"]))))
-        if d["cause"] == "walk_away":
+        elif after != before + d.delta:
+            self.add("T001", f"{npc.slug}: stress {before} + delta {d.delta} is {before + d.delta}, but the entry says {after}", where + ".current_stress", i=i, npc=npc,
+                     values=(("recorded current_stress", str(after)), ("previous + delta", str(before + d.delta))))
+        if d.cause == "walk_away":
             tol = npc.interaction_tolerance
             due = next((x for x in self.due if x.npc == npc.stable_id and not x.stress_seen), None)
             if due is not None:
                 due.stress_seen = True
-                if d["delta"] != tol.walk_away_stress_delta:
-                    self.add("T003", f"{npc.slug}: walk-away stress delta {d['delta']} is not walk_away_stress_delta {tol.walk_away_stress_delta}", where + ".delta", i=i, npc=npc)
+                if d.delta != tol.walk_away_stress_delta:
+                    self.add("T003", f"{npc.slug}: walk-away stress delta {d.delta} is not walk_away_stress_delta {tol.walk_away_stress_delta}", where + ".delta", i=i, npc=npc)
         self.set_npc(i + 1, _npc_with(npc, tolerance=ToleranceThreshold(after, npc.tolerance.threshold)))
 
     def on_SharedReferenceAdded(self, i, d, where):
-        npc = self.target_npc(i, d["target"], where + ".target")
+        npc = self.target_npc(i, d.target, where + ".target")
         if npc is None:
             return
-        if d["kind"] not in SHARED_REFERENCE_KINDS:
-            self.add("F002", f"shared reference kind {d['kind']!r} is not one of jokes, nicknames, memories", where + ".kind", i=i, npc=npc)
+        if d.kind not in SHARED_REFERENCE_KINDS:
+            self.add("F002", f"shared reference kind {d.kind!r} is not one of jokes, nicknames, memories", where + ".kind", i=i, npc=npc)
             return
-        rel = add_shared_reference(npc.relationship, d["kind"], d["content"])
+        rel = add_shared_reference(npc.relationship, d.kind, d.content)
         self.set_npc(i + 1, _npc_with(npc, relationship=rel))
 
     # ----- story -----
     def on_DialogueLine(self, i, d, where):
-        speaker = d["speaker"]
+        speaker = d.speaker
         if speaker != self.save.player.stable_id and speaker not in self.npcs:
             self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save", where + ".speaker", i=i)
         active = self.index.active.values[-1]
         conversation = self.kg.facts[active].interaction.target_entity if active else None
-        self.index.record_dialogue(DialogueRecord(i, self.tick, speaker, d["text"], conversation))
+        self.index.record_dialogue(DialogueRecord(i, self.tick, speaker, d.text, conversation))
 
     def on_MonologueFired(self, i, d, where):
-        line_id = d["line_id"]
+        line_id = d.line_id
         self.index.monologues_fired.append((i, self.tick, line_id))
         if self.content is not None and line_id not in self.content.monologues:
             self.add("M002", f"monologue line {line_id!r} is not defined by any pool in monologues/", where + ".line_id", i=i, kind="line", line_id=line_id)

@@ -221,7 +221,8 @@ def test_equal_facts_give_no_difference_and_a_changed_field_still_does():
     assert found({"x.y": a}, {"x.y": c}) == ["facts.x.y.confidence"]
 
 
-def test_next_interaction_sequence_stays_the_count_of_prefixed_keys_as_facts_arrive():
+@pytest.mark.parametrize("ordered", [True, False])
+def test_next_interaction_sequence_stays_the_count_of_prefixed_keys_as_facts_arrive(ordered):
     """The counts kept per prefix agree with a bisection of the keys after every insert,
     also for slugs that are prefixes of each other and FactIds that are not interaction ids."""
     import random
@@ -231,7 +232,7 @@ def test_next_interaction_sequence_stays_the_count_of_prefixed_keys_as_facts_arr
 
     slugs = ["old", "old_kael", "kael", "a_b_c", "a_b", ""]
     rng = random.Random(7)
-    graph = KnowledgeGraph()
+    graph = KnowledgeGraph({1: "old", 2: "kael"}, ordered=ordered)
     fact = FactKnowledge(KnowledgeConfidence.KnowsOf, KnowledgeSource.Heard, KnowledgeState.Active, 1)
     for step in range(600):
         slug = rng.choice(slugs)
@@ -243,3 +244,4 @@ def test_next_interaction_sequence_stays_the_count_of_prefixed_keys_as_facts_arr
             prefix = interaction_prefix(name)
             expected = sum(1 for key in graph.facts if key.startswith(prefix)) + 1
             assert graph.next_interaction_sequence(name) == expected, (step, name)
+            assert [k for k, _ in graph.interaction_items(name)] == sorted(k for k in graph.facts if k.startswith(prefix))

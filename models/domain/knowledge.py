@@ -182,15 +182,20 @@ class KnowledgeGraph(InteractionQueries):
         entities: StableId -> EntityKnowledge, sorted numerically.
     """
 
-    def __init__(self, slugs: Mapping[StableId, str] | None = None) -> None:
-        self.facts: SortedDict = SortedDict()
-        self.entities: SortedDict = SortedDict()
+    def __init__(self, slugs: Mapping[StableId, str] | None = None, *, ordered: bool = True) -> None:
+        """An empty graph. ``ordered`` False keeps ``facts`` and ``entities`` as plain
+        dicts in insertion order: the replay's live graph, which is asked for facts by
+        id and for counts only, and pays no sorted insertion a new fact (interaction
+        listings then sort on each call)."""
+        self.facts: SortedDict | dict = SortedDict() if ordered else {}
+        self.entities: SortedDict | dict = SortedDict() if ordered else {}
         self._slugs: dict[StableId, str] = dict(slugs or {})
         self._active: FactId | None = None
         self._state_counts: dict[str, dict[InteractionState | None, int]] = {}
         # interaction_prefix(slug) -> how many FactIds start with it, for the slugs
-        # ``next_interaction_sequence`` was asked about (kept current by ``set_fact``).
-        self._prefix_counts: dict[str, int] = {}
+        # ``next_interaction_sequence`` was asked about (kept current by ``set_fact``);
+        # the graph is empty, so every known slug's count starts at 0.
+        self._prefix_counts: dict[str, int] = {interaction_prefix(slug): 0 for slug in self._slugs.values()}
         # FactId -> its slug ("" when it is not an interaction FactId), parsed once.
         self._slug_of: dict[FactId, str] = {}
 
@@ -231,6 +236,10 @@ class KnowledgeGraph(InteractionQueries):
 
     def interaction_items(self, slug: str) -> Iterator[tuple[FactId, FactKnowledge]]:
         prefix = interaction_prefix(slug)
+        if type(self.facts) is dict:  # an unordered graph: O(N)
+            for fact_id in sorted(k for k in self.facts if k.startswith(prefix)):
+                yield fact_id, self.facts[fact_id]
+            return
         for fact_id in self.facts.irange(minimum=prefix):
             if not fact_id.startswith(prefix):
                 break
@@ -245,7 +254,11 @@ class KnowledgeGraph(InteractionQueries):
         prefix = interaction_prefix(slug)
         count = self._prefix_counts.get(prefix)
         if count is None:
-            count = self._prefix_counts[prefix] = self.facts.bisect_left(prefix + "\U0010ffff") - self.facts.bisect_left(prefix)
+            if type(self.facts) is dict:
+                count = sum(1 for key in self.facts if key.startswith(prefix))
+            else:
+                count = self.facts.bisect_left(prefix + "\U0010ffff") - self.facts.bisect_left(prefix)
+            self._prefix_counts[prefix] = count
         return count + 1
 
     def _count_prefixes(self, fact_id: FactId) -> None:

@@ -167,6 +167,9 @@ class TimelineIndex:
     _interaction_disorder: dict[StableId, int] = field(default_factory=dict)
     _shared_slugs: set | None = None
     _dialogue_by_npc: dict[StableId, list[int]] = field(default_factory=dict)
+    # FactIds created since ``fact_keys`` was last brought up to date (``finish``): one
+    # sort at the end of the replay instead of a SortedList insertion a fact.
+    _new_fact_keys: list[FactId] = field(default_factory=list, compare=False, repr=False)
     #: Values derived from the index on first use and kept with it (the why-chains'
     #: per-NPC tracks, models/explain); never part of equality.
     derived: dict = field(default_factory=dict, compare=False, repr=False)
@@ -188,7 +191,7 @@ class TimelineIndex:
             self._interaction_lost.setdefault(before.target_entity, position)
         if versions is None:
             self.facts[fact_id] = Versions(position, fact)
-            self.fact_keys.add(fact_id)
+            self._new_fact_keys.append(fact_id)
             self.fact_created.append(position)
         else:
             versions.set(position, fact)
@@ -370,8 +373,17 @@ class TimelineIndex:
         """The tick of the state at ``position`` (0 before any entry)."""
         return self.ticks[position - 1] if position > 0 else 0
 
+    def finish(self) -> None:
+        """Bring ``fact_keys`` up to date with the facts recorded (the replay calls it
+        when done; ``at`` does too, so no query sees it behind)."""
+        if self._new_fact_keys:
+            self.fact_keys.update(self._new_fact_keys)
+            self._new_fact_keys.clear()
+
     def at(self, tick: int) -> StateAtTick:
         """The whole narrative state at ``tick`` (a cheap read-only view)."""
+        if self._new_fact_keys:
+            self.finish()
         return StateAtTick(self, tick, self.position_for_tick(tick))
 
     def dialogue_with(self, npc: StableId, tick: int) -> list[DialogueRecord]:

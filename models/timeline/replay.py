@@ -97,7 +97,7 @@ class _Replayer:
         self.sink = sink
         self.progress = progress
         self.index = TimelineIndex(slugs=save.slugs)
-        self.kg = KnowledgeGraph(save.slugs)
+        self.kg = KnowledgeGraph(save.slugs, ordered=False)
         self.npcs: dict[int, NpcState] = {}
         self.in_progress: dict[int, str] = {}  # NPC -> FactId of its interaction in progress
         self.confronted: set[str] = set()
@@ -520,4 +520,5 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
     sink = sink if sink is not None else FindingSink()
     r = _Replayer(save, content, sink, progress)
     r.run()
+    r.index.finish()
     return ReplayResult(r.index, r.kg, r.npcs, r.confronted)

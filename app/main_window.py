@@ -16,6 +16,7 @@ from pathlib import Path
 from narrative_debugger.app.progress import WorkProgress
 from narrative_debugger.app import accessibility, layout, report
 from narrative_debugger.app.compare import CompareController
+from narrative_debugger.app.release import Graveyard
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.rules.findings import Severity
@@ -226,6 +227,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self._action("Re&load", lambda: self.reload(), QKeySequence.Refresh, "action-reload"))
         file_menu.addSeparator()
         self.compare = CompareController(self, SAVE_FILTER)
+        self.graveyard = Graveyard(self)  # frees a replaced playthrough off the GUI thread
         self.compare.add_to_menu(file_menu)
         file_menu.addSeparator()
         file_menu.addAction(self._action("Report &bug…", lambda: report.report_bug(self), "Ctrl+B", "action-report-bug"))
@@ -325,7 +327,13 @@ class MainWindow(QMainWindow):
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
         self.save_path = path
         self.content_dir = context.get("content")
+        previous = self.session.playthrough
+        previous_b = self.session.comparison.b if self.session.comparison is not None else None
         self.session.load(play, tick=keep_tick, npc=keep_npc)
+        if previous is not play:
+            self.graveyard.bury(previous)
+            self.graveyard.bury(previous_b)
+        del previous, previous_b
         gc.freeze()  # what the views built for this save lives as long as it: keep GC passes short
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
@@ -440,6 +448,7 @@ class MainWindow(QMainWindow):
                 stop()
         self.compare.shutdown()
         self.loader.shutdown()
+        self.graveyard.shutdown()
 
     # ----- drag and drop -----
     def dragEnterEvent(self, event) -> None:

@@ -1,0 +1,85 @@
+"""Letting go of a playthrough the window no longer shows, without stalling it.
+
+Dropping the last reference to a large playthrough frees millions of objects in one
+C-level cascade that holds the GIL for about a second (1 000 000 events), and the
+GUI thread pays it wherever that reference goes: on every reopen, and on every
+reload when the game saves again. ``Graveyard.bury`` takes the playthrough instead;
+once nothing else holds it (no view, job or comparison), a worker thread empties it
+with ``models.playthrough.release_steps``, yielding the GIL between steps.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+from narrative_debugger.models.playthrough import Playthrough, release_steps
+from PySide6.QtCore import QObject, QTimer
+
+#: How often buried playthroughs are looked at, ms.
+POLL_MS = 250
+
+
+class Graveyard(QObject):
+    """Playthroughs waiting to be freed off the GUI thread (see the module doc)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._buried: list[Playthrough] = []
+        self._threads: list[threading.Thread] = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._look)
+
+    def bury(self, play: Playthrough | None) -> None:
+        """Take a playthrough the window has let go of (None and repeats are ignored)."""
+        if play is None or any(p is play for p in self._buried):
+            return
+        self._buried.append(play)
+        self._timer.start()
+
+    @property
+    def waiting(self) -> int:
+        """Playthroughs buried and not yet handed to a worker."""
+        return len(self._buried)
+
+    @property
+    def busy(self) -> bool:
+        """True while a worker is still freeing one."""
+        self._threads = [t for t in self._threads if t.is_alive()]
+        return bool(self._threads)
+
+    def _look(self) -> None:
+        k = 0
+        while k < len(self._buried):
+            if not self._alone(k):
+                k += 1
+                continue
+            holder = [self._buried.pop(k)]
+            thread = threading.Thread(target=_free, args=(holder,), name="release-playthrough", daemon=True)
+            self._threads.append(thread)
+            thread.start()
+        if not self._buried:
+            self._timer.stop()
+
+    def _alone(self, k: int) -> bool:
+        """Nothing but the graveyard holds buried playthrough ``k``, its save or its index."""
+        play = self._buried[k]
+        # The list's slot, the name ``play`` and the argument of getrefcount.
+        if sys.getrefcount(play) > 3:
+            return False
+        # Each part: the playthrough's attribute and the argument.
+        return sys.getrefcount(play.save) <= 2 and (play.index is None or sys.getrefcount(play.index) <= 2)
+
+    def shutdown(self) -> None:
+        """Stop looking; what is left is freed with the process."""
+        self._timer.stop()
+
+
+def _free(holder: list) -> None:
+    """Worker thread: empty the playthrough a step at a time, then drop it."""
+    play = holder.pop()
+    for _ in release_steps(play):
+        time.sleep(0.001)  # let the GUI thread take the GIL between steps
+    del play

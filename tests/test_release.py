@@ -1,0 +1,43 @@
+"""A playthrough the window lets go of is freed off the GUI thread (app/release.py),
+and only once nothing else holds it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.release import Graveyard
+from narrative_debugger.models.playthrough import Playthrough
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_saves"
+
+
+def test_a_held_playthrough_waits_and_is_emptied_once_let_go(qtbot):
+    graveyard = Graveyard()
+    play = Playthrough.open(SAMPLES / "qa-faults.json", SAMPLES / "content")
+    data, dialogue = play.save.journal.data, play.index.dialogue
+    graveyard.bury(play)
+    graveyard._look()
+    assert graveyard.waiting == 1 and data  # ``play`` still names it here
+    index = play.index
+    del play
+    graveyard._look()
+    assert graveyard.waiting == 1 and data  # its index is still held
+    del index
+    qtbot.waitUntil(lambda: graveyard.waiting == 0 and not graveyard.busy, timeout=5000)
+    assert data == [] and dialogue == []
+
+
+def test_reopening_frees_the_previous_playthrough_in_the_background(qtbot):
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    window.open_save(SAMPLES / "qa-faults.json", wait=True)
+    data = window.session.playthrough.save.journal.data
+    assert data
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    assert window.session.playthrough.save.label == "evening.json"
+    qtbot.waitUntil(lambda: window.graveyard.waiting == 0 and not window.graveyard.busy, timeout=10000)
+    assert data == []
+    assert window.session.playthrough.save.journal.data  # the open save is untouched
+    window.close()

@@ -18,6 +18,7 @@ from narrative_debugger.app import accessibility, layout, report
 from narrative_debugger.app.compare import CompareController
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
+from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encoder
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_label, plain_tip
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
@@ -81,6 +82,10 @@ class MainWindow(QMainWindow):
         self.watcher.fileChanged.connect(self._on_file_changed)
         self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)  # start(ms) may lengthen it
         self._reload_timer.timeout.connect(self._reload_from_disk)
+        # The default encoding's tables, built before the window is usable: tiktoken's
+        # CoreBPE constructor holds the GIL for 60-140 ms, which would otherwise stall
+        # the GUI thread when the first prompt preview is built after a load (issue 10).
+        get_encoder(DEFAULT_ENCODING)
         self._build_views()
         self._build_docks()
         self._build_menus()

@@ -17,6 +17,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import numpy.ma  # noqa: F401 - np.unique (the marker painting) imports it on first use: ~20-60 ms of the GUI thread at the first paint after a load
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (

@@ -20,6 +20,7 @@ from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encoder
 from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.widgets import slices
 from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_label, plain_tip
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
 from narrative_debugger.widgets.registry import VIEW_NAMES
@@ -301,6 +302,15 @@ class MainWindow(QMainWindow):
         while loader.busy and not deadline.hasExpired():
             QApplication.processEvents(QEventLoop.AllEvents, 50)
         QApplication.processEvents()
+        self.finish_background()
+
+    def background_busy(self) -> bool:
+        """True while the views still do work of a load in slices on the GUI thread (``widgets.slices``)."""
+        return slices.any_busy(self)
+
+    def finish_background(self) -> None:
+        """Run the views' sliced work to its end now (headless use, screenshots, reports, tests)."""
+        slices.finish_all(self)
 
     def _on_progress(self, fraction: float, message: str) -> None:
         self._progress.update(fraction, message)

@@ -114,12 +114,14 @@ DOCKS: tuple[DockSpec, ...] = (
 
 #: Work on a newly read playthrough that the session does on load (event ticks).
 SESSION_PREPARE = _W + "session:prepare"
+#: The tick bar's marker lanes (from the session's event ticks: runs after it).
+TICKBAR_PREPARE = _W + "tickbar:prepare"
 
 
 def preparers() -> list:
     """The functions the loader runs on a new Playthrough off the GUI thread, in order:
-    the session's, then each view's and dock's ``prepare`` (see ``ViewSpec``)."""
-    names = [SESSION_PREPARE] + [spec.prepare for spec in (*VIEWS, *DOCKS) if spec.prepare]
+    the session's and the tick bar's, then each view's and dock's ``prepare`` (see ``ViewSpec``)."""
+    names = [SESSION_PREPARE, TICKBAR_PREPARE] + [spec.prepare for spec in (*VIEWS, *DOCKS) if spec.prepare]
     return [_load(name) for name in names]
 
 

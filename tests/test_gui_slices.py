@@ -1,0 +1,90 @@
+"""GUI work after a load that is sliced or put off (issue 10: the event loop is never
+blocked over 50 ms): each ends with what the one-call version showed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyqtgraph")
+
+from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
+from narrative_debugger.widgets.session import Session  # noqa: E402
+from narrative_debugger.widgets.slices import SlicedWork, any_busy, finish_all  # noqa: E402
+from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
+from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
+
+
+def _shown(qtbot, widget: QWidget, size=(900, 400)) -> QWidget:
+    """``widget`` in a shown window of its own."""
+    window = QWidget()
+    QVBoxLayout(window).addWidget(widget)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+# ----- the slicer -----
+def _job(log: list, n: int, tag: str = "a"):
+    for k in range(n):
+        log.append((tag, k))
+        yield
+
+
+def test_a_job_runs_at_once_while_its_window_is_not_shown(qtbot):
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    work, log = SlicedWork(owner), []
+    work.start(_job(log, 5))
+    assert log == [("a", k) for k in range(5)] and not work.busy
+
+
+def test_a_job_runs_in_slices_in_a_shown_window_and_a_new_one_replaces_it(qtbot, monkeypatch):
+    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)  # one step a slot
+    owner = QWidget()
+    window = _shown(qtbot, owner)
+    work, log = SlicedWork(owner), []
+    work.start(_job(log, 10**9))
+    assert work.busy and log == [] and any_busy(window)
+    qtbot.waitUntil(lambda: len(log) >= 3)
+    work.start(_job(log, 4, "b"))  # the first job is dropped unfinished
+    qtbot.waitUntil(lambda: not work.busy)
+    assert 3 <= sum(tag == "a" for tag, _ in log) < 10**9
+    assert [k for tag, k in log if tag == "b"] == [0, 1, 2, 3]
+    work.start(_job(log, 30, "c"))
+    finish_all(window)
+    assert not any_busy(window) and [k for tag, k in log if tag == "c"] == list(range(30))
+
+
+# ----- the tick bar -----
+def test_binning_in_steps_equals_one_call():
+    rng = np.random.default_rng(3)
+    ticks = np.sort(rng.integers(0, 2**63, 5000, dtype=np.uint64) * np.uint64(2))
+    ticks[-3:] = np.uint64(2**64 - 1)
+    for columns in (1, 7, 1600):
+        counts = np.zeros(columns, dtype=np.int64)
+        for _ in tickbar_module._bin_into(counts, ticks, 2**64 - 1, 10**6, step=333):
+            pass
+        cols, expected = bin_ticks(ticks, 2**64 - 1, columns, 10**6)
+        assert np.flatnonzero(counts).tolist() == cols.tolist() and counts[cols].tolist() == expected.tolist()
+
+
+def test_tick_bar_markers_are_drawn_in_slices_as_at_once(qtbot, evening_playthrough, monkeypatch):
+    monkeypatch.setattr(tickbar_module, "BIN_STEP", 7)
+    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)
+    session = Session()
+    shown = TickBar(session)
+    window = _shown(qtbot, shown)  # noqa: F841 - kept alive
+    session.load(evening_playthrough)
+    shown.track._markers()  # what its paint does
+    assert shown.track._work.busy and shown.track._cache is None  # drawn after the load, a step at a time
+    qtbot.waitUntil(lambda: not shown.track._work.busy, timeout=20_000)
+    alone = TickBar(session)  # never shown: drawn at once when grabbed
+    qtbot.addWidget(alone)
+    alone.resize(shown.size())
+    alone.grab()
+    assert not alone.track._work.busy
+    assert shown.track._cache.toImage() == alone.track._cache.toImage()
+    assert shown.track._cache_key == alone.track._cache_key

@@ -88,3 +88,38 @@ def test_tick_bar_markers_are_drawn_in_slices_as_at_once(qtbot, evening_playthro
     assert not alone.track._work.busy
     assert shown.track._cache.toImage() == alone.track._cache.toImage()
     assert shown.track._cache_key == alone.track._cache_key
+
+
+# ----- the timelines -----
+def _drawn(view) -> dict:
+    """What a TimelinesView shows, comparable across views."""
+    return {
+        "curves": {sid: (c.xData.tolist(), c.yData.tolist(), c.opts["pen"].widthF(), c.zValue()) for sid, c in view.curves.items()},
+        "stress": [item.yData.tolist() if item.yData is not None else [] for item in (view.stress_curve, view.threshold_curve, view.excess_curve)],
+        "markers": {kind: item.data["x"].tolist() for kind, (_, item) in view.markers.items()},
+        "legend": view.legend.text(),
+    }
+
+
+def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, isolated_settings, message_boxes, monkeypatch):
+    from narrative_debugger.widgets.timelines import TimelinesView
+    from tests.conftest import SAMPLES, open_window
+
+    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)
+    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json")
+    s = window.session
+    view = window.views["timelines"]
+    assert s.view == "knowledge" and not view.curves and not view._work.busy  # put off while behind the tab
+    s.set_npc(s.npc_by_slug("kael-davan"))
+    s.set_view("timelines")
+    assert view._work.busy  # drawn from the event loop, a curve or a marker kind a slot
+    qtbot.waitUntil(lambda: not view._work.busy and not window.background_busy())
+    alone = Session()
+    reference = TimelinesView(alone)  # never shown: drawn at once
+    qtbot.addWidget(reference)
+    alone.load(s.playthrough, npc=s.npc)
+    assert _drawn(view) == _drawn(reference)
+    assert len(view.markers["walk-away"][1].data) > 0
+    s.set_npc(s.npc_by_slug("lera-sessik"))  # once drawn, a new NPC is drawn at once
+    alone.set_npc(s.npc)
+    assert _drawn(view) == _drawn(reference)

@@ -98,3 +98,25 @@ def test_the_snapshot_dock_uses_the_prepared_rows_even_when_empty(qtbot, evening
     dock.show()
     session.load(play)
     assert "equals the journal" in dock.caption.text()
+
+
+def test_the_knowledge_keys_at_the_saved_tick_are_prepared_sorted(qtbot, monkeypatch):
+    from narrative_debugger.widgets import fact_keys
+    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+
+    monkeypatch.setattr(fact_keys, "SORT_PIECE", 3)  # many pieces merged
+    play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
+    fact_keys.prepare(play)
+    index, tracker = play.derived["fact_keys"]
+    facts = play.state_at(play.save.saved_at_tick).knowledge.facts
+    assert index is play.index and list(tracker.keys) == sorted(facts) and tracker.count == len(facts)
+    session = Session()
+    view = KnowledgeView(session)
+    qtbot.addWidget(view)
+    session.load(play)
+    assert view._keys[(id(play.index), "a")] is tracker  # taken, not sorted again on the GUI thread
+    assert "fact_keys" not in play.derived
+    assert [view.model.fact_id(r) for r in range(view.model.rowCount())] == sorted(facts)
+    other = KnowledgeView(session)  # a second view sorts its own
+    qtbot.addWidget(other)
+    assert other._keys[(id(play.index), "a")] is not tracker and list(other._keys[(id(play.index), "a")].keys) == sorted(facts)

@@ -3,6 +3,7 @@ draws only the curves it shows (issue 10)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from collections import Counter
@@ -47,6 +48,15 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     computed_on_gui_thread = []
     real = session_module.prepare
     monkeypatch.setattr(session_module, "prepare", lambda play: computed_on_gui_thread.append(threading.current_thread() is threading.main_thread()) or real(play))
+    tracked_at_load = []
+    real_load = Session.load
+
+    def load(self, play, *args, **kwargs):
+        tracked = {id(o) for o in gc.get_objects()}
+        tracked_at_load.extend(id(x) in tracked for x in (play.derived["session"][2], play.derived["fact_order"]))
+        return real_load(self, play, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "load", load)
     window.open_save(SAMPLES / "evening.json", wait=True)
     play = window.session.playthrough
     assert {"session", "tickbar", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds"} <= play.derived.keys()
@@ -61,6 +71,9 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     lanes = {label: ticks for label, _, ticks in window.tickbar.track.lanes}
     assert lanes["Walk-away"] is play.derived["tickbar"]["walk-away"]
     assert lanes["Walk-away"].tolist() == ticks["walk-away"]
+    # What the loader prepared was out of the collector's sight (frozen) when the session
+    # got it, so a full collection on the GUI thread never walks its lists of ticks.
+    assert tracked_at_load == [False, False]
     # The Journal's event filter reads the loader's count (not one made on the GUI thread).
     assert play.derived["journal_kinds"] == Counter(fresh.save.journal.kinds)
     assert window.docks["journal"].widget().model.kind_counts() is play.derived["journal_kinds"]

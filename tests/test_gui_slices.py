@@ -123,3 +123,28 @@ def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, isolated_s
     s.set_npc(s.npc_by_slug("lera-sessik"))  # once drawn, a new NPC is drawn at once
     alone.set_npc(s.npc)
     assert _drawn(view) == _drawn(reference)
+
+
+# ----- the interactions view -----
+def test_interactions_behind_a_tab_are_built_once_shown(qtbot, isolated_settings, message_boxes):
+    from narrative_debugger.widgets.interaction_view import InteractionView
+    from tests.conftest import SAMPLES, open_window
+
+    window = open_window(qtbot, SAMPLES / "evening.json")
+    window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    s = window.session
+    view = window.views["interactions"]
+    assert s.view == "knowledge" and view._load_stale  # left for later while behind the tab
+    s.set_npc(s.npc_by_slug("kael-davan"))
+    s.set_view("interactions")
+    assert not view._load_stale
+    alone = Session()
+    reference = InteractionView(alone)  # never shown: built at once
+    qtbot.addWidget(reference)
+    alone.load(s.playthrough, npc=s.npc)
+    combo = [(view.npc_choice.itemText(k), view.npc_choice.itemData(k)) for k in range(view.npc_choice.count())]
+    assert combo == [(reference.npc_choice.itemText(k), reference.npc_choice.itemData(k)) for k in range(reference.npc_choice.count())]
+    assert combo == [(name, sid) for sid, name in s.playthrough.derived["npc_names"].items()]
+    assert view.npc_choice.currentData() == s.npc
+    assert view.heading.text() == reference.heading.text() and "Kael" in view.heading.text()
+    assert view.model.rowCount() == reference.model.rowCount()

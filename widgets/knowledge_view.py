@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.widgets.plain_text import counted
 from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order, take_prepared
+from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
 from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
@@ -255,7 +256,7 @@ class KnowledgeView(QWidget):
         """StableId -> display name of every NPC of the open save (built once per save)."""
         play = self.session.playthrough
         if self._names is None or self._names[0] is not play:
-            self._names = (play, {sid: play.npc_name(sid) for sid in play.save.npcs})
+            self._names = (play, npc_names(play))
         return self._names[1]
 
     def _changed_since_previous(self, state) -> frozenset[FactId]:

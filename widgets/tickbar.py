@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS
+from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, tick_array
 from narrative_debugger.widgets.session import prepare as session_prepare
 from narrative_debugger.widgets.slices import SlicedWork
 from narrative_debugger.widgets.tick_field import TickField, ask_tick
@@ -124,7 +124,7 @@ def prepare(playthrough) -> dict[str, np.ndarray]:
     derived = getattr(playthrough, "derived", {})
     cached = derived.get("session")
     _, event_ticks, _ = cached if cached is not None else session_prepare(playthrough)
-    lanes = {kind: np.sort(np.asarray(event_ticks.get(kind, ()), dtype=np.uint64)) for kind in KIND_STYLE if kind != "finding"}
+    lanes = {kind: np.sort(tick_array(event_ticks.get(kind, []))) for kind in KIND_STYLE if kind != "finding"}
     if hasattr(playthrough, "derived"):
         playthrough.derived["tickbar"] = lanes
     return lanes

@@ -148,3 +148,20 @@ def test_interactions_behind_a_tab_are_built_once_shown(qtbot, isolated_settings
     assert view.npc_choice.currentData() == s.npc
     assert view.heading.text() == reference.heading.text() and "Kael" in view.heading.text()
     assert view.model.rowCount() == reference.model.rowCount()
+
+
+# ----- the NPC dock -----
+def test_the_npc_dock_reads_the_states_once_per_load(qtbot, evening_playthrough, monkeypatch):
+    from narrative_debugger.widgets.npc_list import NpcList, NpcTableModel
+
+    session = Session()
+    dock = NpcList(session)
+    qtbot.addWidget(dock)
+    calls = []
+    real = NpcTableModel.set_state
+    monkeypatch.setattr(NpcTableModel, "set_state", lambda self, state: calls.append(state.tick) or real(self, state))
+    session.load(evening_playthrough)
+    assert calls == [session.tick]
+    state = session.state
+    assert [dock.model.npc_state(r) for r in range(dock.model.rowCount())] == [state.npc(sid) for sid in evening_playthrough.save.npcs]
+    assert [dock.model.sid_at(r) for r in range(dock.model.rowCount())] == list(evening_playthrough.save.npcs)

@@ -165,3 +165,22 @@ def test_the_npc_dock_reads_the_states_once_per_load(qtbot, evening_playthrough,
     state = session.state
     assert [dock.model.npc_state(r) for r in range(dock.model.rowCount())] == [state.npc(sid) for sid in evening_playthrough.save.npcs]
     assert [dock.model.sid_at(r) for r in range(dock.model.rowCount())] == list(evening_playthrough.save.npcs)
+
+
+# ----- the Monologues dock -----
+def test_the_monologues_dock_builds_its_rows_once_per_load_and_once_per_step(qtbot, evening_playthrough, monkeypatch):
+    from narrative_debugger.widgets import monologue_view
+    from narrative_debugger.widgets.monologue_view import MonologueView, monologue_rows
+
+    calls = []
+    monkeypatch.setattr(monologue_view, "monologue_rows", lambda *a: calls.append(a[1].tick) or monologue_rows(*a))
+    session = Session()
+    dock = MonologueView(session)
+    qtbot.addWidget(dock)
+    session.load(evening_playthrough)
+    assert calls == [session.tick]
+    expected = monologue_rows(evening_playthrough, session.state, session.npc)
+    assert dock.model.rows == expected
+    session.set_tick(session.last_tick // 2)
+    session.set_npc(list(evening_playthrough.save.npcs)[1])
+    assert len(calls) == 3 and dock.model.rows == monologue_rows(evening_playthrough, session.state, session.npc)

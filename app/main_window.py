@@ -19,7 +19,9 @@ from narrative_debugger.app.compare import CompareController
 from narrative_debugger.app.release import Graveyard
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
+from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encoder
 from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.widgets import slices
 from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_label, plain_tip
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
 from narrative_debugger.widgets.registry import VIEW_NAMES
@@ -78,10 +80,15 @@ class MainWindow(QMainWindow):
         self.loader.failed.connect(self._on_failed)
         self._progress = WorkProgress()
         self._closed = False
+        self._sliced: list | None = None
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_file_changed)
         self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)  # start(ms) may lengthen it
         self._reload_timer.timeout.connect(self._reload_from_disk)
+        # The default encoding's tables, built before the window is usable: tiktoken's
+        # CoreBPE constructor holds the GIL for 60-140 ms, which would otherwise stall
+        # the GUI thread when the first prompt preview is built after a load (issue 10).
+        get_encoder(DEFAULT_ENCODING)
         self._build_views()
         self._build_docks()
         self._build_menus()
@@ -298,6 +305,17 @@ class MainWindow(QMainWindow):
         while loader.busy and not deadline.hasExpired():
             QApplication.processEvents(QEventLoop.AllEvents, 50)
         QApplication.processEvents()
+        self.finish_background()
+
+    def background_busy(self) -> bool:
+        """True while the views still do work of a load in slices on the GUI thread (``widgets.slices``)."""
+        if self._sliced is None:  # every view and dock is built by now; looked up once
+            self._sliced = self.findChildren(slices.SlicedWork)
+        return any(work.busy for work in self._sliced)
+
+    def finish_background(self) -> None:
+        """Run the views' sliced work to its end now (headless use, screenshots, reports, tests)."""
+        slices.finish_all(self)
 
     def _on_progress(self, fraction: float, message: str) -> None:
         self._progress.update(fraction, message)

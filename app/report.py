@@ -55,6 +55,7 @@ def culprit_record(play, finding) -> dict:
 
 def grab_png(window) -> tuple[bytes, tuple[int, int]]:
     """PNG bytes of the whole window at the screen's device pixel ratio, and its pixel size."""
+    window.finish_background()  # the picture of the finished views, not of work still running in slices
     pixmap = window.grab()
     image = pixmap.toImage()
     data = QByteArray()

@@ -71,7 +71,9 @@ def test_selecting_an_npc_in_one_view_selects_it_everywhere(qtbot, window):
     npc_list.view.selectRow(npc_list.proxy.mapFromSource(npc_list.model.index(target_row, 0)).row())
     assert s.npc == target
     name = s.playthrough.npc_name(target)
+    s.set_view("interactions")  # behind the Knowledge tab since the load, it is rebuilt when shown
     assert name in window.views["interactions"].heading.text()
+    assert window.views["interactions"].npc_choice.currentData() == target
     preview = wait_prompt(qtbot, window)
     assert preview.npc == s.playthrough.save.npcs[target].slug
 

@@ -39,8 +39,12 @@ def test_compare_with_a_save_fills_dock_views_and_tickbar(qtbot, window):
     # The tick range covers both sides; the tick bar marks where the journals part.
     assert s.last_tick == max(c.a.last_tick, c.b.last_tick)
     assert window.tickbar.track.mark == c.divergence.tick
-    # Timelines: one dashed B curve per NPC, in the colour of its A curve.
+    # Timelines: one dashed B curve per NPC, in the colour of its A curve (A's curves are
+    # drawn once the view is in front: it was behind the Knowledge tab since the load).
     timelines = window.views["timelines"]
+    assert not timelines.curves
+    s.set_view("timelines")
+    window.finish_background()
     assert set(timelines.overlay.curves) == set(timelines.curves)
     for sid, curve in timelines.overlay.curves.items():
         assert curve.opts["pen"].style() == Qt.DashLine

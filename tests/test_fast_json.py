@@ -181,3 +181,51 @@ def test_a_journal_that_is_not_the_top_level_one_is_not_cut(tiny_steps, monkeypa
     dup = raw.replace(b'"text":"tttt"', b'"text":"tttt","text":"x"')
     assert fast_decode(dup) is NOT_PROVEN
     same(decode_bytes(dup, "d.json"), careful(dup, "d.json", monkeypatch))
+
+
+def _facts_doc(facts: dict, *, before: dict | None = None) -> bytes:
+    """A compact save-shaped document whose snapshot facts are ``facts``."""
+    entry = {"tick": 1, "event": {"DialogueLine": {"speaker": 1, "text": "hi"}}}
+    doc = {"format": "x", "player": {**(before or {}), "knowledge": {"entities": {}, "facts": facts}}, "npcs": {},
+           "journal": [entry] * 40, "story": {}}
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _fact(tick: int, **extra) -> dict:
+    return {"confidence": "KnowsOf", "source": "Heard", "state": "Active", "acquired_tick": tick, "metadata": None, **extra}
+
+
+def test_facts_are_decoded_in_pieces_in_document_order(tiny_steps, monkeypatch):
+    facts = {f"cat{k % 3}.fact_{k:03}": _fact(k) for k in range(60)}
+    facts['odd "quoted" \\ key'] = _fact(1)  # a FactId with escapes: never cut before
+    facts["strings.look_like_cuts"] = _fact(2, note='},"x",{"confidence" },')  # no '":' in a string: that defers
+    # A cut candidate inside a fact's value: its piece does not decode, the rest stays whole.
+    facts["nested.metadata"] = {**_fact(3), "metadata": {"A": {"k": 1}, "Other": {"confidence": "x"}}}
+    facts.update({f"late.fact_{k:03}": _fact(k) for k in range(40)})
+    raw = _facts_doc(facts)
+    pieces = []
+    real = fastjson._decode_deeper
+    monkeypatch.setattr(fastjson, "_decode_deeper", lambda frames, data: pieces.append(bytes(data[:2])) or real(frames, data))
+    value = fast_decode(raw)
+    assert value == json.loads(raw)
+    assert list(value["player"]["knowledge"]["facts"]) == list(facts)
+    assert pieces.count(b'{"') > 10  # the facts were cut (the journal's pieces start with "[")
+    monkeypatch.undo()
+    same(decode_bytes(raw, "f.json"), careful(raw, "f.json", monkeypatch))
+
+
+def test_a_fact_repeated_in_another_piece_is_not_vouched_for(tiny_steps, monkeypatch):
+    facts = {f"f.{k:03}": _fact(k) for k in range(50)}
+    raw = _facts_doc(facts).replace(b'"f.049":', b'"f.001":')
+    assert fast_decode(raw) is NOT_PROVEN
+    same(decode_bytes(raw, "d.json"), careful(raw, "d.json", monkeypatch))
+
+
+def test_facts_that_are_not_the_snapshots_are_not_cut(tiny_steps, monkeypatch):
+    # An earlier "facts" object (not player.knowledge.facts) is where the cuts would go:
+    # the marker is not found where it belongs, and the whole document decodes at once.
+    other = {"notes": {"facts": {f"n.{k:03}": _fact(k) for k in range(40)}}}
+    raw = _facts_doc({f"f.{k:03}": _fact(k) for k in range(40)}, before=other)
+    assert fast_decode(raw) == json.loads(raw)
+    broken = raw.replace(b'"f.020":{"confidence":"KnowsOf"', b'"f.020":{"confidence":"KnowsOf",', 1)
+    same(decode_bytes(broken, "b.json"), careful(broken, "b.json", monkeypatch))

@@ -50,3 +50,29 @@ def test_release_in_slices_empties_a_list_only():
     other = {"journal": 1}
     release_in_slices(other)
     assert other == {"journal": 1}
+
+
+def test_tick_array_equals_one_conversion(monkeypatch):
+    import numpy as np
+    from narrative_debugger.models.timeline import event_kinds
+    from narrative_debugger.models.timeline.event_kinds import tick_array
+
+    monkeypatch.setattr(event_kinds, "_SLICE", 7)
+    for ticks in ([], [5], list(range(7)), list(range(8)), [0, 3, 3, 2**64 - 1] * 11 + [2**53 + 1]):
+        got = tick_array(ticks)
+        assert got.dtype == np.uint64 and got.tolist() == np.asarray(ticks, dtype=np.uint64).tolist()
+    already = np.arange(20, dtype=np.uint64)
+    assert tick_array(already).tolist() == already.tolist()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_journal_kinds_counted_in_slices_equal_one_counter(name, monkeypatch):
+    from collections import Counter
+
+    from narrative_debugger.widgets import journal_view
+
+    monkeypatch.setattr(journal_view, "COUNT_SLICE", 5)
+    play = Playthrough.open(SAMPLES / name)
+    counts = journal_view.prepare(play)
+    whole = Counter(play.save.journal.kinds)
+    assert counts == whole and list(counts) == list(whole)

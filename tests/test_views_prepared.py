@@ -3,6 +3,7 @@ draws only the curves it shows (issue 10)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from collections import Counter
@@ -47,16 +48,32 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     computed_on_gui_thread = []
     real = session_module.prepare
     monkeypatch.setattr(session_module, "prepare", lambda play: computed_on_gui_thread.append(threading.current_thread() is threading.main_thread()) or real(play))
+    tracked_at_load = []
+    real_load = Session.load
+
+    def load(self, play, *args, **kwargs):
+        tracked = {id(o) for o in gc.get_objects()}
+        tracked_at_load.extend(id(x) in tracked for x in (play.derived["session"][2], play.derived["fact_order"]))
+        return real_load(self, play, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "load", load)
     window.open_save(SAMPLES / "evening.json", wait=True)
     play = window.session.playthrough
-    assert {"session", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds"} <= play.derived.keys()
+    assert {"session", "npc_names", "tickbar", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds"} <= play.derived.keys()
     assert computed_on_gui_thread == [False]  # the loader ran it in its worker thread, once
     fresh = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     _, ticks, distinct = real(fresh)
     assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
     for name in EVENT_KINDS:
         assert window.session.event_ticks(name) == ticks[name]
-    assert len(preparers()) == 6
+    assert len(preparers()) == 8
+    # The tick bar's lanes are the loader's arrays (not converted and sorted on the GUI thread).
+    lanes = {label: ticks for label, _, ticks in window.tickbar.track.lanes}
+    assert lanes["Walk-away"] is play.derived["tickbar"]["walk-away"]
+    assert lanes["Walk-away"].tolist() == ticks["walk-away"]
+    # What the loader prepared was out of the collector's sight (frozen) when the session
+    # got it, so a full collection on the GUI thread never walks its lists of ticks.
+    assert tracked_at_load == [False, False]
     # The Journal's event filter reads the loader's count (not one made on the GUI thread).
     assert play.derived["journal_kinds"] == Counter(fresh.save.journal.kinds)
     assert window.docks["journal"].widget().model.kind_counts() is play.derived["journal_kinds"]
@@ -94,3 +111,25 @@ def test_the_snapshot_dock_uses_the_prepared_rows_even_when_empty(qtbot, evening
     dock.show()
     session.load(play)
     assert "equals the journal" in dock.caption.text()
+
+
+def test_the_knowledge_keys_at_the_saved_tick_are_prepared_sorted(qtbot, monkeypatch):
+    from narrative_debugger.widgets import fact_keys
+    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+
+    monkeypatch.setattr(fact_keys, "SORT_PIECE", 3)  # many pieces merged
+    play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
+    fact_keys.prepare(play)
+    index, tracker = play.derived["fact_keys"]
+    facts = play.state_at(play.save.saved_at_tick).knowledge.facts
+    assert index is play.index and list(tracker.keys) == sorted(facts) and tracker.count == len(facts)
+    session = Session()
+    view = KnowledgeView(session)
+    qtbot.addWidget(view)
+    session.load(play)
+    assert view._keys[(id(play.index), "a")] is tracker  # taken, not sorted again on the GUI thread
+    assert "fact_keys" not in play.derived
+    assert [view.model.fact_id(r) for r in range(view.model.rowCount())] == sorted(facts)
+    other = KnowledgeView(session)  # a second view sorts its own
+    qtbot.addWidget(other)
+    assert other._keys[(id(play.index), "a")] is not tracker and list(other._keys[(id(play.index), "a")].keys) == sorted(facts)

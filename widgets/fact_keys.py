@@ -9,19 +9,51 @@ created between the last position and the new one: O(K log N) for K new facts.
 
 from __future__ import annotations
 
+import heapq
+
 from sortedcontainers import SortedList
 
 from narrative_debugger.models.domain.types import FactId
 
 
+#: Keys sorted in one call when the loader sorts a prefix (a few ms of the GIL each).
+SORT_PIECE = 1 << 13
+
+
 def prepare(playthrough) -> list[FactId]:
     """Every FactId of the playthrough in creation order (O(N) facts), computed by the
-    loader off the GUI thread; kept in ``playthrough.derived["fact_order"]``."""
+    loader off the GUI thread; kept in ``playthrough.derived["fact_order"]``.
+
+    Also the sorted keys at ``saved_at_tick``, where the window opens a save, as a
+    ``FactKeysAt`` in ``playthrough.derived["fact_keys"]`` (taken by the first view
+    that reads it: ``take_prepared``); sorted in pieces (``SORT_PIECE``) and merged, so
+    the loader never holds the GIL for one sort of every key."""
     index = playthrough.index
     order = list(index.facts) if index is not None else []
     if hasattr(playthrough, "derived"):
         playthrough.derived["fact_order"] = order
+        if index is not None:
+            count = len(playthrough.state_at(playthrough.save.saved_at_tick).knowledge.facts)
+            tracker = FactKeysAt(order)
+            tracker.set_sorted(count, _sorted_in_pieces(order[:count]))
+            playthrough.derived["fact_keys"] = (index, tracker)
     return order
+
+
+def take_prepared(playthrough, index) -> "FactKeysAt | None":
+    """The loader's ``FactKeysAt`` of ``index`` (``prepare``), once: later calls get None."""
+    derived = getattr(playthrough, "derived", None)
+    prepared = derived.get("fact_keys") if derived is not None else None
+    if prepared is None or prepared[0] is not index:
+        return None
+    del derived["fact_keys"]
+    return prepared[1]
+
+
+def _sorted_in_pieces(keys: list[FactId]) -> list[FactId]:
+    """``sorted(keys)``, as sorted pieces merged in Python (interruptible) steps."""
+    pieces = [sorted(keys[k : k + SORT_PIECE]) for k in range(0, len(keys), SORT_PIECE)]
+    return list(heapq.merge(*pieces)) if len(pieces) > 1 else (pieces[0] if pieces else [])
 
 
 def creation_order(playthrough, index) -> list[FactId]:
@@ -47,6 +79,11 @@ class FactKeysAt:
         self._order = order
         self.count = 0
         self.keys: SortedList = SortedList()
+
+    def set_sorted(self, count: int, keys: list[FactId]) -> None:
+        """Hold the first ``count`` facts, given already sorted as ``keys``."""
+        self.keys = SortedList(keys)  # a sorted list sorts in one pass
+        self.count = count
 
     def move(self, count: int) -> SortedList:
         count = max(0, min(count, len(self._order)))

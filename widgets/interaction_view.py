@@ -22,6 +22,8 @@ from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, 
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
 from narrative_debugger.widgets.tables import ElideDelegate, fit_columns
 from narrative_debugger.widgets.plain_text import esc, plain_tip
+from narrative_debugger.widgets.session import npc_names
+from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -301,6 +303,7 @@ class InteractionView(QWidget):
         self._states_now: Counter = Counter()
         self._syncing = False
         self._shown: tuple | None = None
+        self._load_stale = False  # a save loaded while the view was behind another tab
         self._count = 0
 
         self.heading = QLabel()
@@ -370,6 +373,12 @@ class InteractionView(QWidget):
 
     # ----- session events -----
     def _on_loaded(self) -> None:
+        """A new save: the NPC list and the view are rebuilt now, or once the view is
+        shown when it is behind another tab (a list of thousands of NPCs, issue 10)."""
+        self._load_stale = obscured(self)
+        if self._load_stale:
+            self._shown = None
+            return
         playthrough = self.session.playthrough
         self._findings_by_tick = {}
         self.npc_choice.blockSignals(True)
@@ -378,12 +387,14 @@ class InteractionView(QWidget):
             for f in playthrough.findings:
                 if f.code == "I001" and f.tick is not None:
                     self._findings_by_tick.setdefault(f.tick, []).append(f)
-            for sid in playthrough.save.npcs:
-                self.npc_choice.addItem(playthrough.npc_name(sid), sid)
+            for sid, name in npc_names(playthrough).items():
+                self.npc_choice.addItem(name, sid)
         self.npc_choice.blockSignals(False)
         self.refresh()
 
     def _on_fact(self, fact_id: FactId | None) -> None:
+        if self._load_stale:
+            return
         self._draw_diagram()
         self._select(fact_id)
 
@@ -404,9 +415,16 @@ class InteractionView(QWidget):
         compared = (id(self.session.comparison), state.tick) if self.session.comparison is not None else None
         return (id(state.index), npc, version, changes, moves, self.session.fact, compared)
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._load_stale:
+            self._on_loaded()
+
     def _maybe_refresh(self, *_args) -> None:
         # Session.load emits loaded, npcChanged and tickChanged: draw once; and a
         # tick that changed nothing for this NPC costs nothing.
+        if self._load_stale:
+            return  # behind another tab since the load: showEvent rebuilds it
         if self._shown_key() != self._shown:
             self.refresh()
         else:

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.widgets.plain_text import counted
-from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order
+from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order, take_prepared
+from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
 from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
@@ -246,14 +247,16 @@ class KnowledgeView(QWidget):
         if tracker is None:
             if len(self._keys) >= 4:  # timelines of saves no longer open
                 self._keys.clear()
-            tracker = self._keys[key] = FactKeysAt(creation_order(self.session.playthrough, state.index))
+            play = self.session.playthrough
+            tracker = take_prepared(play, state.index) or FactKeysAt(creation_order(play, state.index))
+            self._keys[key] = tracker
         return tracker.move(len(state.knowledge.facts))
 
     def _npc_names(self) -> dict[int, str]:
         """StableId -> display name of every NPC of the open save (built once per save)."""
         play = self.session.playthrough
         if self._names is None or self._names[0] is not play:
-            self._names = (play, {sid: play.npc_name(sid) for sid in play.save.npcs})
+            self._names = (play, npc_names(play))
         return self._names[1]
 
     def _changed_since_previous(self, state) -> frozenset[FactId]:

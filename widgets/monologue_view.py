@@ -346,9 +346,10 @@ class MonologueView(QWidget):
         layout.addWidget(self.view)
 
         self.why_action = add_why_action(self.view, session, self.why_target)
+        self._shown: tuple | None = None  # (playthrough, tick, NPC) the rows are of
         session.loaded.connect(self.refresh)
-        session.tickChanged.connect(self.refresh)
-        session.npcChanged.connect(self.refresh)
+        session.tickChanged.connect(self._maybe_refresh)
+        session.npcChanged.connect(self._maybe_refresh)
         session.culpritChanged.connect(self._on_culprit)
         session.lineRequested.connect(self._on_line_requested)
         self.refresh()
@@ -401,8 +402,18 @@ class MonologueView(QWidget):
                 if view.rowHeight(k) != height:
                     view.setRowHeight(k, height)
 
+    def _maybe_refresh(self, *_args) -> None:
+        # Session.load emits loaded, npcChanged and tickChanged: the rows are built once.
+        if self._shown_key() != self._shown:
+            self.refresh()
+
+    def _shown_key(self) -> tuple:
+        state = self.session.state
+        return id(self.session.playthrough), state.tick if state is not None else None, self.session.npc
+
     def refresh(self, *_args) -> None:
         """Rebuild the rows for the session's tick and NPC."""
+        self._shown = self._shown_key()
         state = self.session.state
         if state is None:
             self.model.set_rows([])

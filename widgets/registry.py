@@ -112,14 +112,15 @@ DOCKS: tuple[DockSpec, ...] = (
              hidden=True),
 )
 
-#: Work on a newly read playthrough that the session does on load (event ticks).
-SESSION_PREPARE = _W + "session:prepare"
+#: Work on a newly read playthrough that the session does on load (event ticks), the
+#: NPC names several views list, and the tick bar's marker lanes (from the event ticks).
+SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "tickbar:prepare")
 
 
 def preparers() -> list:
     """The functions the loader runs on a new Playthrough off the GUI thread, in order:
-    the session's, then each view's and dock's ``prepare`` (see ``ViewSpec``)."""
-    names = [SESSION_PREPARE] + [spec.prepare for spec in (*VIEWS, *DOCKS) if spec.prepare]
+    ``SESSION_PREPARES``, then each view's and dock's ``prepare`` (see ``ViewSpec``)."""
+    names = [*SESSION_PREPARES] + [spec.prepare for spec in (*VIEWS, *DOCKS) if spec.prepare]
     return [_load(name) for name in names]
 
 

@@ -37,6 +37,21 @@ def prepare(playthrough: Playthrough) -> tuple[dict[str, list[int]], dict[str, l
     return result
 
 
+def prepare_names(playthrough: Playthrough) -> dict[int, str]:
+    """StableId -> display name of every NPC of the save, in save order: O(NPCs), so
+    the loader runs it off the GUI thread; kept in ``playthrough.derived["npc_names"]``."""
+    names = {sid: playthrough.npc_name(sid) for sid in playthrough.save.npcs}
+    if hasattr(playthrough, "derived"):
+        playthrough.derived["npc_names"] = names
+    return names
+
+
+def npc_names(playthrough: Playthrough) -> dict[int, str]:
+    """The prepared ``prepare_names`` of a playthrough (computed now when it was not)."""
+    names = getattr(playthrough, "derived", {}).get("npc_names")
+    return names if names is not None else prepare_names(playthrough)
+
+
 class Session(QObject):
     """Holds what is open and what is selected; every view follows it.
 

@@ -17,6 +17,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import numpy.ma  # noqa: F401 - np.unique (the marker painting) imports it on first use: ~20-60 ms of the GUI thread at the first paint after a load
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
@@ -36,7 +37,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS
+from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, tick_array
+from narrative_debugger.widgets.session import prepare as session_prepare
+from narrative_debugger.widgets.slices import SlicedWork
 from narrative_debugger.widgets.tick_field import TickField, ask_tick
 
 #: Marker lanes of the bar, top to bottom: session event kind -> (label, colour).
@@ -87,14 +90,44 @@ def bin_ticks(ticks: np.ndarray, last_tick: int, columns: int, first_tick: int =
     """
     if len(ticks) == 0 or columns <= 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    ticks = np.asarray(ticks, dtype=np.uint64)
-    first = np.uint64(first_tick)
-    offset = np.where(ticks > first, ticks - first, np.uint64(0))  # exact in u64, then scaled
-    scale = (columns - 1) / (last_tick - first_tick) if last_tick > first_tick else 0.0
-    cols = np.clip((offset.astype(np.float64) * scale).round().astype(np.int64), 0, columns - 1)
-    counts = np.bincount(cols, minlength=columns)
+    counts = np.zeros(columns, dtype=np.int64)
+    for _ in _bin_into(counts, np.asarray(ticks, dtype=np.uint64), last_tick, first_tick, max(1, len(ticks))):
+        pass
     where = np.flatnonzero(counts)
     return where, counts[where]
+
+
+#: Ticks binned in one step of the tick bar's sliced marker job (a few ms).
+BIN_STEP = 1 << 17
+
+
+def _bin_into(counts: np.ndarray, ticks: np.ndarray, last_tick: int, first_tick: int, step: int | None = None):
+    """Adds the ``bin_ticks`` column counts of uint64 ``ticks`` into ``counts`` (one
+    column per entry), ``step`` (default ``BIN_STEP``) ticks at a time; yields after each step."""
+    step = step or BIN_STEP
+    columns = len(counts)
+    first = np.uint64(first_tick)
+    scale = (columns - 1) / (last_tick - first_tick) if last_tick > first_tick else 0.0
+    for start in range(0, len(ticks), step):
+        part = ticks[start : start + step]
+        offset = np.where(part > first, part - first, np.uint64(0))  # exact in u64, then scaled
+        cols = np.clip((offset.astype(np.float64) * scale).round().astype(np.int64), 0, columns - 1)
+        counts += np.bincount(cols, minlength=columns)
+        yield
+
+
+def prepare(playthrough) -> dict[str, np.ndarray]:
+    """The marker lanes' ticks of a playthrough: event kind -> sorted uint64 array (O(N)
+    in events), computed by the loader off the GUI thread after the session's
+    ``prepare``; kept in ``playthrough.derived["tickbar"]``. Findings' ticks are the
+    session's (``Session.event_ticks("finding")``) and are not here."""
+    derived = getattr(playthrough, "derived", {})
+    cached = derived.get("session")
+    _, event_ticks, _ = cached if cached is not None else session_prepare(playthrough)
+    lanes = {kind: np.sort(tick_array(event_ticks.get(kind, []))) for kind in KIND_STYLE if kind != "finding"}
+    if hasattr(playthrough, "derived"):
+        playthrough.derived["tickbar"] = lanes
+    return lanes
 
 
 def swatch(colour: str, size: int = 12) -> QIcon:
@@ -108,8 +141,11 @@ class _Track(QWidget):
     """The slider proper: a groove with one marker lane per event kind and a handle.
 
     Markers are binned into pixel columns once per width and cached in a pixmap,
-    so a million events cost nothing per repaint. Emits ``dragged`` while the mouse
-    moves with the button held and ``released`` when it is let go.
+    so a million events cost nothing per repaint. The binning and drawing run as a
+    sliced job (``widgets.slices``) after new data or a resize: until it ends the bar
+    shows the last picture stretched to the new width (or no markers after a load).
+    Emits ``dragged`` while the mouse moves with the button held and ``released``
+    when it is let go.
     """
 
     dragged = Signal(object)  # a tick: u64, never Signal(int) (32-bit in PySide6)
@@ -131,6 +167,8 @@ class _Track(QWidget):
         self.game_time = str
         self._cache: QPixmap | None = None
         self._cache_key: tuple | None = None
+        self._building: tuple | None = None  # the key the marker job is drawing for
+        self._work = SlicedWork(self)
         self._dragging = False
         self.mark: int | None = None
         h = self.TOP + len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 14
@@ -142,7 +180,8 @@ class _Track(QWidget):
         self.first_tick = min(max(0, int(first_tick)), self.last_tick)
         self.lanes = lanes
         self.game_time = game_time
-        self._cache = None
+        self._cache = self._cache_key = self._building = None
+        self._work.cancel()
         self.update()
 
     def set_mark(self, tick: int | None) -> None:
@@ -174,38 +213,63 @@ class _Track(QWidget):
         return self.TOP + lane * (self.LANE_H + self.LANE_GAP)
 
     # ----- painting -----
-    def _markers(self) -> QPixmap:
-        key = (self.width(), self.height(), self.devicePixelRatioF())
+    def _marker_key(self) -> tuple:
+        return self.width(), self.height(), self.devicePixelRatioF()
+
+    def _markers(self) -> QPixmap | None:
+        """The markers' pixmap for the current size, or the last one while the job draws
+        the new one (started here when it is not running); None after new data."""
+        key = self._marker_key()
         if self._cache is not None and self._cache_key == key:
             return self._cache
-        dpr = self.devicePixelRatioF()
-        pix = QPixmap(int(self.width() * dpr), int(self.height() * dpr))
+        if self._building != key:
+            self._building = key
+            self._work.start(self._draw_markers(key))
+        return self._cache
+
+    def _draw_markers(self, key: tuple):
+        """The sliced job: bins each lane (``BIN_STEP`` ticks a step), then draws one
+        lane a step into a new pixmap, which replaces the cache when it is done."""
+        width, height, dpr = key
+        span = width - 2 * self.MARGIN
+        columns = max(1, span)
+        binned = []
+        for _, colour, ticks in self.lanes:
+            counts = np.zeros(columns, dtype=np.int64)
+            if len(ticks):
+                yield from _bin_into(counts, ticks, self.last_tick, self.first_tick)
+            cols = np.flatnonzero(counts)
+            binned.append((colour, cols, counts[cols]))
+        pix = QPixmap(int(width * dpr), int(height * dpr))
         pix.setDevicePixelRatio(dpr)
         pix.fill(Qt.transparent)
         p = QPainter(pix)
-        span = self.width() - 2 * self.MARGIN
         groove = QRectF(self.MARGIN, self.TOP - 1, span, len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 1)
         p.fillRect(groove, self.palette().color(self.palette().ColorRole.AlternateBase).darker(104))
-        for lane, (_, colour, ticks) in enumerate(self.lanes):
-            cols, counts = bin_ticks(ticks, self.last_tick, max(1, span), self.first_tick)
+        p.end()
+        for lane, (colour, cols, counts) in enumerate(binned):
             if len(cols) == 0:
                 continue
+            yield
             top = self._lane_top(lane)
             weight = np.log1p(counts) / math.log1p(max(int(counts.max()), 1))
             alphas = (120 + 135 * weight).astype(int)
+            p = QPainter(pix)
             for alpha in np.unique(alphas):
                 c = QColor(colour)
                 c.setAlpha(int(alpha))
                 p.setPen(QPen(c, 1))
                 xs = cols[alphas == alpha] + self.MARGIN + 0.5
                 p.drawLines([QLineF(x, top, x, top + self.LANE_H) for x in xs.tolist()])
-        p.end()
-        self._cache, self._cache_key = pix, key
-        return pix
+            p.end()
+        self._cache, self._cache_key, self._building = pix, key, None
+        self.update()
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt override)
         p = QPainter(self)
-        p.drawPixmap(0, 0, self._markers())
+        markers = self._markers()
+        if markers is not None:  # stretched to the new size while the job draws it anew
+            p.drawPixmap(QRectF(0, 0, self.width(), self.height()), markers, QRectF(markers.rect()))
         p.setRenderHint(QPainter.Antialiasing)
         base_y = self._lane_top(len(KIND_STYLE)) + 3
         span = self.width() - 2 * self.MARGIN
@@ -230,9 +294,6 @@ class _Track(QWidget):
         p.drawPolygon(QPolygonF([QPointF(x - 6, self.height() - 1), QPointF(x + 6, self.height() - 1), QPointF(x, base_y + 1)]))
         p.end()
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        self._cache = None
-        super().resizeEvent(event)
 
     # ----- mouse -----
     def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt override)
@@ -547,10 +608,13 @@ class TickBar(QWidget):
     def _on_loaded(self) -> None:
         self.set_playing(False)
         s = self.session
+        prepared = s.playthrough.derived.get("tickbar") if s.ready else None
         lanes = []
         for kind, (label, colour) in KIND_STYLE.items():
-            ticks = np.asarray(s.event_ticks(kind), dtype=np.uint64) if s.ready else np.empty(0, np.uint64)
-            lanes.append((label, QColor(colour), np.sort(ticks)))
+            ticks = prepared.get(kind) if prepared is not None and kind != "finding" else None
+            if ticks is None:  # findings are few (and known to the session only); or not prepared
+                ticks = np.sort(np.asarray(s.event_ticks(kind), dtype=np.uint64)) if s.ready else np.empty(0, np.uint64)
+            lanes.append((label, QColor(colour), ticks))
         game_time = s.playthrough.save.game_time if s.playthrough else str
         self.track.set_data(s.last_tick, lanes, game_time, s.view_start)
         self.tick_field.setRange(0, s.last_tick)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
+from narrative_debugger.models.timeline.event_kinds import tick_array
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
 
@@ -152,7 +153,7 @@ def plot_origin(playthrough) -> int:
 
 def relative_x(ticks, origin: int) -> np.ndarray:
     """``tick - origin`` of u64 ticks as float64, subtracted exactly before the conversion."""
-    t = np.asarray(ticks, dtype=np.uint64)
+    t = tick_array(ticks)  # a slice at a time: the journal's million ticks run in the loader thread
     o = np.uint64(origin)
     ahead = (t - np.where(t >= o, o, t)).astype(np.float64)  # ticks >= origin
     behind = (np.where(t < o, o, t) - t).astype(np.float64)  # ticks < origin (the initial state)

@@ -45,7 +45,9 @@ from narrative_debugger.widgets.timeline_tracks import (
     faded,
     prepare,
 )
+from narrative_debugger.widgets.slices import SlicedWork
 from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
+from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
@@ -121,6 +123,8 @@ class TimelinesView(QWidget):
         self.origin = 0
         self.npc_count = 0
         self._prepared: Prepared | None = None
+        self._drawn = False  # the curves and selected NPC of the load are drawn
+        self._work = SlicedWork(self)
 
         self.readout = QLabel(self)
         self.readout.setObjectName("timelinesReadout")
@@ -294,9 +298,17 @@ class TimelinesView(QWidget):
 
     # ----- following the session -----
     def _on_loaded(self) -> None:
+        """A new save: axes, ranges and cursors now; the curves and the selected NPC's
+        series and markers by ``_draw`` (in slices, or once the view is shown)."""
+        self._work.cancel()
         for curve in self.curves.values():
             self.score_plot.removeItem(curve)
         self.curves.clear()
+        empty = np.empty(0)
+        for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
+            item.setData(empty, empty)
+        for _, item in self.markers.values():
+            item.setData([], [])
         s = self.session
         end = s.last_tick
         prepared = None
@@ -309,8 +321,6 @@ class TimelinesView(QWidget):
         self._prepared = prepared
         self.tracks = dict(prepared.tracks) if prepared is not None else {}
         self.npc_count = len(s.playthrough.index.npcs) if s.ready else 0
-        for sid in self.tracks:
-            self._add_curve(sid)
         for line in self.cursors:
             line.setVisible(s.ready)
         # Fit the score axis to the highest score, rounded up to a level bound, so a
@@ -324,8 +334,31 @@ class TimelinesView(QWidget):
             plot.setLimits(xMin=self.x_of(0) - 0.02 * span, xMax=stop + 0.02 * span)
         self._full_range = (start, max(stop, start + 10))
         self.score_plot.setXRange(*self._full_range, padding=0.01)
-        self._on_npc(s.npc)
+        self._drawn = False
+        self._draw()
         self._on_tick(s.tick)
+
+    def _draw(self) -> None:
+        """Start drawing what ``_on_loaded`` left: at once in a window not shown, in
+        slices in a shown one, and not while the view is behind another tab (its
+        ``showEvent`` draws it then). Until it is done, NPC changes wait for it."""
+        if obscured(self):
+            return
+        self._work.start(self._draw_steps())
+
+    def _draw_steps(self):
+        """The drawing of a load, one curve or marker kind a step (``widgets.slices``)."""
+        for sid in list(self.tracks):
+            if sid not in self.curves:
+                self._add_curve(sid)
+                yield
+        yield from self._npc_steps(self.session.npc)
+        self._drawn = True
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if not self._drawn and not self._work.busy:
+            self._draw()
 
     def _track(self, sid) -> NpcTrack | None:
         """The NPC's track, built now (one NPC: milliseconds) when it was not drawn yet."""
@@ -346,6 +379,14 @@ class TimelinesView(QWidget):
         self.curves[sid] = curve
 
     def _on_npc(self, npc) -> None:
+        if not self._drawn:
+            return  # the drawing of the load shows the NPC selected when it ends
+        for _ in self._npc_steps(npc):
+            pass
+
+    def _npc_steps(self, npc):
+        """Shows ``npc`` as selected: its curve, stress and markers (a generator: a
+        step after the stress curves and after each marker kind)."""
         if npc is not None and npc not in self.curves and self._track(npc) is not None:
             self._add_curve(npc)
         self._update_legend(npc)
@@ -371,6 +412,7 @@ class TimelinesView(QWidget):
         for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
             self._tune(item)
         for kind, (_, item) in self.markers.items():
+            yield
             ticks = track.markers[kind]
             item.setData(ticks, track.score.at_many(ticks))
         finite = np.concatenate([track.stress.y, track.threshold.y])

@@ -75,7 +75,7 @@ def fast_decode(data: bytes, journal_reader=None):
 
 
 #: Bytes scanned or decoded per step (see ``fast_decode``).
-STEP_BYTES = 1 << 21
+STEP_BYTES = 1 << 19
 #: Journal entries key-counted per step.
 STEP_ENTRIES = 1 << 15
 _OVERLAP = MAX_INT_DIGITS + 8
@@ -103,7 +103,7 @@ def _scan(data) -> int | None:
 
 def _decode_stepwise(data, journal_reader=None):
     """(msgspec's value of ``data``, the journal's key count or None when the journal
-    is still in the value to be counted); a large save's journal is decoded a piece at a time.
+    is still in the value to be counted); a large save's journal and facts are decoded a piece at a time.
 
     The journal array (from the first ``"journal":[`` to the last ``],"story":``) is
     cut before entries (``},{"tick":``, which cannot occur inside a JSON string) into
@@ -111,6 +111,8 @@ def _decode_stepwise(data, journal_reader=None):
     its cut falls between two entries of the top-level array, and the rest of the
     document decodes with a one-off marker string where the array was only when that
     array was the top-level ``journal``; otherwise the whole document is decoded at once.
+    The rest of the document is decoded in pieces too (``_decode_outer``): the
+    snapshot's facts are most of it.
     """
     start = data.find(b'"journal":[')
     end = data.rfind(b'],"story":')
@@ -131,7 +133,7 @@ def _decode_journal(data, view, start: int, end: int, marker: str, reader=None):
     """(the document without its journal, the journal, its key count or None) or None
     (see ``_decode_stepwise``). With a ``reader`` each piece is counted, then handed to it."""
     try:
-        outer = _decode_deeper(_DEPTH_MARGIN, b"".join((view[:start], b'"', marker.encode(), b'"', view[end + 1 :])))
+        outer = _decode_outer(data, view, start, (b'"', marker.encode(), b'"', view[end + 1 :]))
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
         return None
     if type(outer) is not dict or outer.get("journal") != marker:
@@ -158,6 +160,76 @@ def _decode_journal(data, view, start: int, end: int, marker: str, reader=None):
             pos = cut + 2
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError, TypeError):
         return None
+
+
+#: Where a fact's object begins: ``"FactId":{"confidence":``. Its ``{"confidence":``
+#: cannot lie inside a JSON string (a ``"`` there would be escaped), so a match whose
+#: FactId holds no ``"`` or ``\\`` and follows ``},`` is a member boundary of an object.
+_FACT_START = b'":{"confidence":'
+_FACTS_OPEN = b'"facts":{'
+
+
+def _decode_outer(data, view, head_end: int, tail: tuple):
+    """msgspec's value of ``data[:head_end]`` followed by the ``tail`` parts, the
+    first ``"facts":{`` object of the head decoded a piece at a time.
+
+    The members of that object are cut before a fact (``_FACT_START``) into pieces of
+    about ``STEP_BYTES``, each decoded as an object of its own (``{`` piece ``}``). A
+    piece decodes only when it holds whole members of that object: it starts at a
+    member, and one that ran past a member's end (or past the object's) leaves a
+    brace open or closes the wrapper early. Cutting stops at the first piece that
+    does not decode, and the rest stays in the outer document, where a one-off
+    marker member stands first in place of the pieces. The pieces are put back only
+    when that marker is found in ``player.knowledge.facts``, in document order; a
+    FactId repeated across pieces leaves one key fewer, which ``count_keys`` sees.
+    Pieces decode 3 levels shallower than in the document, far inside
+    ``_DEPTH_MARGIN``.
+    """
+    opened = data.find(_FACTS_OPEN, 0, head_end)
+    first = opened + len(_FACTS_OPEN)
+    pieces: list[dict] = []
+    pos = first
+    while opened >= 0:
+        cut = _next_fact_cut(data, pos + STEP_BYTES, head_end)
+        if cut < 0:
+            break
+        try:
+            piece = _decode_deeper(_DEPTH_MARGIN, b"".join((b"{", view[pos : cut - 1], b"}")))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
+            break
+        if type(piece) is not dict:
+            break
+        pieces.append(piece)
+        pos = cut
+    if not pieces:
+        return _decode_deeper(_DEPTH_MARGIN, b"".join((view[:head_end], *tail)))
+    marker = "facts-" + os.urandom(12).hex()
+    outer = _decode_deeper(_DEPTH_MARGIN, b"".join((view[:first], b'"', marker.encode(), b'":0,', view[pos:head_end], *tail)))
+    player = outer.get("player") if type(outer) is dict else None
+    knowledge = player.get("knowledge") if type(player) is dict else None
+    rest = knowledge.get("facts") if type(knowledge) is dict else None
+    if type(rest) is not dict or next(iter(rest), None) != marker:
+        return None
+    facts: dict = {}
+    for piece in pieces:
+        facts.update(piece)
+    del rest[marker]
+    facts.update(rest)
+    knowledge["facts"] = facts
+    return outer
+
+
+def _next_fact_cut(data, start: int, stop: int) -> int:
+    """The offset of the first FactId's opening quote at or after ``start`` where a
+    member ``"FactId":{"confidence":`` follows ``},`` (see ``_FACT_START``), or -1."""
+    while True:
+        found = data.find(_FACT_START, start, stop)
+        if found < 0:
+            return -1
+        quote = data.rfind(b'"', 0, found)
+        if quote >= 2 and data[quote - 2 : quote] == b"}," and data.find(b"\\", quote, found) < 0:
+            return quote
+        start = found + 1
 
 
 #: Python frames spent before msgspec decodes: its nesting limit then sits below the

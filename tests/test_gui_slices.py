@@ -1,0 +1,186 @@
+"""GUI work after a load that is sliced or put off (issue 10: the event loop is never
+blocked over 50 ms): each ends with what the one-call version showed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyqtgraph")
+
+from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
+from narrative_debugger.widgets.session import Session  # noqa: E402
+from narrative_debugger.widgets.slices import SlicedWork, any_busy, finish_all  # noqa: E402
+from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
+from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
+
+
+def _shown(qtbot, widget: QWidget, size=(900, 400)) -> QWidget:
+    """``widget`` in a shown window of its own."""
+    window = QWidget()
+    QVBoxLayout(window).addWidget(widget)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+# ----- the slicer -----
+def _job(log: list, n: int, tag: str = "a"):
+    for k in range(n):
+        log.append((tag, k))
+        yield
+
+
+def test_a_job_runs_at_once_while_its_window_is_not_shown(qtbot):
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    work, log = SlicedWork(owner), []
+    work.start(_job(log, 5))
+    assert log == [("a", k) for k in range(5)] and not work.busy
+
+
+def test_a_job_runs_in_slices_in_a_shown_window_and_a_new_one_replaces_it(qtbot, monkeypatch):
+    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)  # one step a slot
+    owner = QWidget()
+    window = _shown(qtbot, owner)
+    work, log = SlicedWork(owner), []
+    work.start(_job(log, 10**9))
+    assert work.busy and log == [] and any_busy(window)
+    qtbot.waitUntil(lambda: len(log) >= 3)
+    work.start(_job(log, 4, "b"))  # the first job is dropped unfinished
+    qtbot.waitUntil(lambda: not work.busy)
+    assert 3 <= sum(tag == "a" for tag, _ in log) < 10**9
+    assert [k for tag, k in log if tag == "b"] == [0, 1, 2, 3]
+    work.start(_job(log, 30, "c"))
+    finish_all(window)
+    assert not any_busy(window) and [k for tag, k in log if tag == "c"] == list(range(30))
+
+
+# ----- the tick bar -----
+def test_binning_in_steps_equals_one_call():
+    rng = np.random.default_rng(3)
+    ticks = np.sort(rng.integers(0, 2**63, 5000, dtype=np.uint64) * np.uint64(2))
+    ticks[-3:] = np.uint64(2**64 - 1)
+    for columns in (1, 7, 1600):
+        counts = np.zeros(columns, dtype=np.int64)
+        for _ in tickbar_module._bin_into(counts, ticks, 2**64 - 1, 10**6, step=333):
+            pass
+        cols, expected = bin_ticks(ticks, 2**64 - 1, columns, 10**6)
+        assert np.flatnonzero(counts).tolist() == cols.tolist() and counts[cols].tolist() == expected.tolist()
+
+
+def test_tick_bar_markers_are_drawn_in_slices_as_at_once(qtbot, evening_playthrough, monkeypatch):
+    monkeypatch.setattr(tickbar_module, "BIN_STEP", 7)
+    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)
+    session = Session()
+    shown = TickBar(session)
+    window = _shown(qtbot, shown)  # noqa: F841 - kept alive
+    session.load(evening_playthrough)
+    shown.track._markers()  # what its paint does
+    assert shown.track._work.busy and shown.track._cache is None  # drawn after the load, a step at a time
+    qtbot.waitUntil(lambda: not shown.track._work.busy, timeout=20_000)
+    alone = TickBar(session)  # never shown: drawn at once when grabbed
+    qtbot.addWidget(alone)
+    alone.resize(shown.size())
+    alone.grab()
+    assert not alone.track._work.busy
+    assert shown.track._cache.toImage() == alone.track._cache.toImage()
+    assert shown.track._cache_key == alone.track._cache_key
+
+
+# ----- the timelines -----
+def _drawn(view) -> dict:
+    """What a TimelinesView shows, comparable across views."""
+    return {
+        "curves": {sid: (c.xData.tolist(), c.yData.tolist(), c.opts["pen"].widthF(), c.zValue()) for sid, c in view.curves.items()},
+        "stress": [item.yData.tolist() if item.yData is not None else [] for item in (view.stress_curve, view.threshold_curve, view.excess_curve)],
+        "markers": {kind: item.data["x"].tolist() for kind, (_, item) in view.markers.items()},
+        "legend": view.legend.text(),
+    }
+
+
+def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, isolated_settings, message_boxes, monkeypatch):
+    from narrative_debugger.widgets.timelines import TimelinesView
+    from tests.conftest import SAMPLES, open_window
+
+    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)
+    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json")
+    s = window.session
+    view = window.views["timelines"]
+    assert s.view == "knowledge" and not view.curves and not view._work.busy  # put off while behind the tab
+    s.set_npc(s.npc_by_slug("kael-davan"))
+    s.set_view("timelines")
+    assert view._work.busy  # drawn from the event loop, a curve or a marker kind a slot
+    qtbot.waitUntil(lambda: not view._work.busy and not window.background_busy())
+    alone = Session()
+    reference = TimelinesView(alone)  # never shown: drawn at once
+    qtbot.addWidget(reference)
+    alone.load(s.playthrough, npc=s.npc)
+    assert _drawn(view) == _drawn(reference)
+    assert len(view.markers["walk-away"][1].data) > 0
+    s.set_npc(s.npc_by_slug("lera-sessik"))  # once drawn, a new NPC is drawn at once
+    alone.set_npc(s.npc)
+    assert _drawn(view) == _drawn(reference)
+
+
+# ----- the interactions view -----
+def test_interactions_behind_a_tab_are_built_once_shown(qtbot, isolated_settings, message_boxes):
+    from narrative_debugger.widgets.interaction_view import InteractionView
+    from tests.conftest import SAMPLES, open_window
+
+    window = open_window(qtbot, SAMPLES / "evening.json")
+    window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    s = window.session
+    view = window.views["interactions"]
+    assert s.view == "knowledge" and view._load_stale  # left for later while behind the tab
+    s.set_npc(s.npc_by_slug("kael-davan"))
+    s.set_view("interactions")
+    assert not view._load_stale
+    alone = Session()
+    reference = InteractionView(alone)  # never shown: built at once
+    qtbot.addWidget(reference)
+    alone.load(s.playthrough, npc=s.npc)
+    combo = [(view.npc_choice.itemText(k), view.npc_choice.itemData(k)) for k in range(view.npc_choice.count())]
+    assert combo == [(reference.npc_choice.itemText(k), reference.npc_choice.itemData(k)) for k in range(reference.npc_choice.count())]
+    assert combo == [(name, sid) for sid, name in s.playthrough.derived["npc_names"].items()]
+    assert view.npc_choice.currentData() == s.npc
+    assert view.heading.text() == reference.heading.text() and "Kael" in view.heading.text()
+    assert view.model.rowCount() == reference.model.rowCount()
+
+
+# ----- the NPC dock -----
+def test_the_npc_dock_reads_the_states_once_per_load(qtbot, evening_playthrough, monkeypatch):
+    from narrative_debugger.widgets.npc_list import NpcList, NpcTableModel
+
+    session = Session()
+    dock = NpcList(session)
+    qtbot.addWidget(dock)
+    calls = []
+    real = NpcTableModel.set_state
+    monkeypatch.setattr(NpcTableModel, "set_state", lambda self, state: calls.append(state.tick) or real(self, state))
+    session.load(evening_playthrough)
+    assert calls == [session.tick]
+    state = session.state
+    assert [dock.model.npc_state(r) for r in range(dock.model.rowCount())] == [state.npc(sid) for sid in evening_playthrough.save.npcs]
+    assert [dock.model.sid_at(r) for r in range(dock.model.rowCount())] == list(evening_playthrough.save.npcs)
+
+
+# ----- the Monologues dock -----
+def test_the_monologues_dock_builds_its_rows_once_per_load_and_once_per_step(qtbot, evening_playthrough, monkeypatch):
+    from narrative_debugger.widgets import monologue_view
+    from narrative_debugger.widgets.monologue_view import MonologueView, monologue_rows
+
+    calls = []
+    monkeypatch.setattr(monologue_view, "monologue_rows", lambda *a: calls.append(a[1].tick) or monologue_rows(*a))
+    session = Session()
+    dock = MonologueView(session)
+    qtbot.addWidget(dock)
+    session.load(evening_playthrough)
+    assert calls == [session.tick]
+    expected = monologue_rows(evening_playthrough, session.state, session.npc)
+    assert dock.model.rows == expected
+    session.set_tick(session.last_tick // 2)
+    session.set_npc(list(evening_playthrough.save.npcs)[1])
+    assert len(calls) == 3 and dock.model.rows == monologue_rows(evening_playthrough, session.state, session.npc)

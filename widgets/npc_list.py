@@ -90,16 +90,33 @@ class NpcTableModel(QAbstractTableModel):
         self.endResetModel()
 
     def set_state(self, state: StateAtTick | None) -> None:
-        """Show the NPCs as they are in ``state`` (cells change, rows stay)."""
+        """Show the NPCs as they are in ``state`` (cells change, rows stay).
+
+        Only the rows whose NPC state or interaction in progress changed are signalled
+        (one ``dataChanged`` per run of changed rows): a tick step usually changes one
+        NPC, and a signal over every row repainted and re-measured the whole table.
+        """
         self.tick = state.tick if state is not None else 0
+        old_states, old_active = self._states, self._active
         self._states = [state.npc(sid) if state is not None else None for sid in self._sids]
         self._active = {}
         if state is not None:
             meta = state.knowledge.active_interaction()
             if meta is not None:
                 self._active[meta.target_entity] = meta.interaction_state
-        if self._sids:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._sids) - 1, len(self.HEADERS) - 1))
+        if len(old_states) != len(self._states):
+            old_states = [None] * len(self._states)
+        last = len(self.HEADERS) - 1
+        start = None
+        for row, (sid, new, old) in enumerate(zip(self._sids, self._states, old_states)):
+            same = (new is old or new == old) and self._active.get(sid) is old_active.get(sid)
+            if not same and start is None:
+                start = row
+            elif same and start is not None:
+                self.dataChanged.emit(self.index(start, 0), self.index(row - 1, last))
+                start = None
+        if start is not None:
+            self.dataChanged.emit(self.index(start, 0), self.index(len(self._sids) - 1, last))
 
     # ----- lookups -----
     def sid_at(self, row: int) -> StableId | None:

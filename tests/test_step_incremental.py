@@ -1,0 +1,123 @@
+"""Tick steps update the views' item models incrementally (issue 10, stepping at 60
+frames a second). At each tick of a walk through a sample save, forwards, backwards
+and jumping, a model that was stepped there must hold exactly what a model built
+afresh at that tick holds, and every cell that changed must have been signalled
+(``dataChanged``, inserted rows, or a reset), or the view would keep painting the old
+value."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from tests.conftest import CONTENT, SAMPLES
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
+from PySide6.QtGui import QBrush, QColor, QFont  # noqa: E402
+
+ROLES = (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole, Qt.FontRole, Qt.ToolTipRole,
+         Qt.TextAlignmentRole, Qt.DecorationRole, *(Qt.UserRole + k for k in range(1, 5)))
+
+
+def _plain(value):
+    if isinstance(value, QBrush):
+        return ("brush", value.color().name(QColor.HexArgb), value.style().value)
+    if isinstance(value, QColor):
+        return ("color", value.name(QColor.HexArgb))
+    if isinstance(value, QFont):
+        return ("font", value.bold(), value.italic())
+    if value is not None and type(value).__name__ == "QIcon":
+        return ("icon", value.cacheKey() != 0)
+    return value
+
+
+def dump(model) -> list[list[tuple]]:
+    """Every cell of ``model`` in every role of ROLES, as plain values."""
+    return [[tuple(_plain(model.data(model.index(r, c), role)) for role in ROLES)
+             for c in range(model.columnCount())] for r in range(model.rowCount())]
+
+
+class Signals:
+    """The rows and cells a model signalled since the last ``take``."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.cells: set[tuple[int, int]] = set()
+        self.reset = False
+        self.structure = False
+        model.dataChanged.connect(self._changed)
+        model.modelReset.connect(self._reset)
+        model.layoutChanged.connect(self._reset)
+        model.rowsInserted.connect(self._rows)
+        model.rowsRemoved.connect(self._rows)
+
+    def _changed(self, top_left, bottom_right, _roles=()) -> None:
+        for r in range(top_left.row(), bottom_right.row() + 1):
+            for c in range(top_left.column(), bottom_right.column() + 1):
+                self.cells.add((r, c))
+
+    def _reset(self, *_args) -> None:
+        self.reset = True
+
+    def _rows(self, *_args) -> None:
+        self.structure = True
+
+    def take(self) -> tuple[set[tuple[int, int]], bool, bool]:
+        out = (self.cells, self.reset, self.structure)
+        self.cells, self.reset, self.structure = set(), False, False
+        return out
+
+
+def assert_signalled(before, after, signals: Signals) -> None:
+    """Every cell that differs between ``before`` and ``after`` was signalled."""
+    cells, reset, structure = signals.take()
+    if reset:
+        return
+    if len(before) != len(after) and not structure:
+        raise AssertionError(f"rows {len(before)} -> {len(after)} without a row signal")
+    if structure:
+        return  # rows moved: the comparison with a fresh model covers the values
+    for r, (old, new) in enumerate(zip(before, after)):
+        for c, (a, b) in enumerate(zip(old, new)):
+            assert a == b or (r, c) in cells, f"cell ({r}, {c}) changed {a} -> {b} unsignalled"
+
+
+def walk(play, steps=45, seed=5) -> list[int]:
+    """Ticks visited by single events, hundreds of ticks and far jumps, both ways."""
+    ticks = sorted(set(play.index.ticks))
+    rng = random.Random(seed)
+    k, out = len(ticks) // 2, []
+    for _ in range(steps):
+        k = max(0, min(len(ticks) - 1, k + rng.choice((1, 1, 2, -1, -2, 25, -25, len(ticks) // 3, -len(ticks) // 3))))
+        out.append(ticks[k])
+    return out + [0, ticks[-1], ticks[0], ticks[-1], ticks[-2]]
+
+
+@pytest.fixture(scope="module")
+def faults_playthrough():
+    from narrative_debugger.models.playthrough import Playthrough
+
+    return Playthrough.open(SAMPLES / "qa-faults.json", CONTENT)
+
+
+@pytest.mark.parametrize("which", ["evening", "faults"])
+def test_npc_rows_follow_every_step(qtbot, which, evening_playthrough, faults_playthrough):
+    from narrative_debugger.widgets.npc_list import NpcTableModel
+
+    play = evening_playthrough if which == "evening" else faults_playthrough
+    stepped = NpcTableModel()
+    stepped.set_playthrough(play)
+    signals = Signals(stepped)
+    before = dump(stepped)
+    signals.take()
+    for tick in walk(play):
+        stepped.set_state(play.state_at(tick))
+        fresh = NpcTableModel()
+        fresh.set_playthrough(play)
+        fresh.set_state(play.state_at(tick))
+        after = dump(stepped)
+        assert after == dump(fresh), f"tick {tick}"
+        assert_signalled(before, after, signals)
+        before = after

@@ -33,9 +33,9 @@ def _plain(value):
     return value
 
 
-def dump(model) -> list[list[tuple]]:
-    """Every cell of ``model`` in every role of ROLES, as plain values."""
-    return [[tuple(_plain(model.data(model.index(r, c), role)) for role in ROLES)
+def dump(model, roles=ROLES) -> list[list[tuple]]:
+    """Every cell of ``model`` in every role of ``roles``, as plain values."""
+    return [[tuple(_plain(model.data(model.index(r, c), role)) for role in roles)
              for c in range(model.columnCount())] for r in range(model.rowCount())]
 
 
@@ -119,5 +119,32 @@ def test_npc_rows_follow_every_step(qtbot, which, evening_playthrough, faults_pl
         fresh.set_state(play.state_at(tick))
         after = dump(stepped)
         assert after == dump(fresh), f"tick {tick}"
+        assert_signalled(before, after, signals)
+        before = after
+
+
+@pytest.mark.parametrize("save", ["walkaway-spiral.json", "abandoned-confrontation.json"])
+@pytest.mark.parametrize("kind", [None, "InteractionStarted"])
+def test_journal_rows_follow_every_step(qtbot, save, kind):
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.widgets.journal_view import JournalModel
+
+    play = Playthrough.open(SAMPLES / save, CONTENT)
+    index = play.index
+    roles = (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole, Qt.FontRole)  # what the position changes
+    stepped = JournalModel()
+    stepped.set_playthrough(play)
+    stepped.set_filter(kind)
+    signals = Signals(stepped)
+    before = dump(stepped, roles)
+    signals.take()
+    for tick in walk(play, steps=14):
+        stepped.set_position(index.position_for_tick(tick))
+        fresh = JournalModel()
+        fresh.set_playthrough(play)
+        fresh.set_filter(kind)
+        fresh.set_position(index.position_for_tick(tick))
+        after = dump(stepped, roles)
+        assert after == dump(fresh, roles), f"tick {tick}"
         assert_signalled(before, after, signals)
         before = after

@@ -12,7 +12,7 @@ after the tick are greyed. Ticks are game ticks.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 
 from narrative_debugger.models.domain.types import InteractionState, StableId
@@ -244,9 +244,27 @@ class JournalModel(HeaderedTableModel):
         current_tick = index.ticks[position - 1] if index is not None and position > 0 else None
         if position == self._position and current_tick == self._current_tick:
             return
+        old = self._position
         self._position, self._current_tick = position, current_tick
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(self.HEADERS) - 1))
+        # What the position changes: grey past it, the bold "▶" row, and the tinted rows
+        # of the current tick (the run of equal ticks ending there), at the old position
+        # and at the new one. Signalling that span only repaints what a step changed
+        # (the whole table was ~300 data() calls a step).
+        ticks = index.ticks if index is not None else ()
+        lo, hi = min(old, position), max(old, position) - 1
+        for p in (old, position):
+            if 0 < p <= len(ticks):
+                lo = min(lo, bisect_left(ticks, ticks[p - 1]))
+        self._signal_entries(max(0, lo), hi)
+
+    def _signal_entries(self, first: int, last: int) -> None:
+        """dataChanged over the rows showing journal entries ``first..last``."""
+        if self._rows is None:
+            top, bottom = first, min(last, self.journal_length - 1)
+        else:
+            top, bottom = bisect_left(self._rows, first), bisect_right(self._rows, last) - 1
+        if top <= bottom:
+            self.dataChanged.emit(self.index(top, 0), self.index(bottom, len(self.HEADERS) - 1))
 
     @property
     def position(self) -> int:

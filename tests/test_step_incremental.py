@@ -148,3 +148,52 @@ def test_journal_rows_follow_every_step(qtbot, save, kind):
         assert after == dump(fresh, roles), f"tick {tick}"
         assert_signalled(before, after, signals)
         before = after
+
+
+@pytest.mark.parametrize("which", ["evening", "faults"])
+def test_monologue_rows_follow_every_step(qtbot, which, evening_playthrough, faults_playthrough):
+    from narrative_debugger.widgets.monologue_view import MonologueModel, monologue_rows
+
+    play = evening_playthrough if which == "evening" else faults_playthrough
+    npcs = list(play.save.npcs)
+    rng = random.Random(11)
+    stepped = MonologueModel()
+    signals = Signals(stepped)
+    before = dump(stepped)
+    for tick in walk(play, steps=30):
+        npc = rng.choice([*npcs, npcs[0], npcs[0], None])
+        state = play.state_at(tick)
+        stepped.set_rows(monologue_rows(play, state, npc))
+        fresh = MonologueModel()
+        fresh.set_rows(monologue_rows(play, state, npc))
+        after = dump(stepped)
+        assert after == dump(fresh), f"tick {tick}, NPC {npc}"
+        assert_signalled(before, after, signals)
+        before = after
+
+
+def test_monologue_view_row_heights_follow_every_step(qtbot, evening_playthrough):
+    """A blocked line's row is as tall as its reasons, an eligible one a line high, after
+    any sequence of steps, as when the view is built at the tick."""
+    from narrative_debugger.widgets.monologue_view import MonologueView
+    from narrative_debugger.widgets.session import Session
+
+    def heights(view):
+        return [view.view.rowHeight(k) for k in range(view.model.rowCount())]
+
+    play = evening_playthrough
+    session = Session()
+    stepped = MonologueView(session)
+    qtbot.addWidget(stepped)
+    stepped.resize(500, 400)
+    session.load(play)
+    for tick in walk(play, steps=20):
+        session.set_tick(tick)
+        other = Session()
+        fresh = MonologueView(other)
+        qtbot.addWidget(fresh)
+        fresh.resize(500, 400)
+        other.load(play, tick=tick, npc=session.npc)
+        assert dump(stepped.model) == dump(fresh.model)
+        assert heights(stepped) == heights(fresh), f"tick {tick}"
+        assert stepped.caption.text() == fresh.caption.text()

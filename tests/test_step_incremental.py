@@ -197,3 +197,66 @@ def test_monologue_view_row_heights_follow_every_step(qtbot, evening_playthrough
         assert dump(stepped.model) == dump(fresh.model)
         assert heights(stepped) == heights(fresh), f"tick {tick}"
         assert stepped.caption.text() == fresh.caption.text()
+
+
+def _knowledge_at(play, tick, previous, npc, fact=None):
+    """A KnowledgeView built afresh at ``tick`` (coming from ``previous``): a full refresh."""
+    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+    from narrative_debugger.widgets.session import Session
+
+    session = Session()
+    session.load(play, tick=previous, npc=npc)
+    session.set_tick(tick)
+    view = KnowledgeView(session)
+    return session, view
+
+
+def _categories(view):
+    return [(view.category.itemText(k), view.category.itemData(k)) for k in range(view.category.count())]
+
+
+@pytest.mark.parametrize(("which", "filtered"), [("evening", False), ("faults", False), ("generated", False), ("generated", True)])
+def test_knowledge_table_follows_every_step(qtbot, which, filtered, evening_playthrough, faults_playthrough, generated):
+    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+    from narrative_debugger.widgets.session import Session
+
+    play = {"evening": evening_playthrough, "faults": faults_playthrough, "generated": generated}[which]
+    session = Session()
+    session.load(play)
+    view = KnowledgeView(session)
+    qtbot.addWidget(view)
+    if filtered:
+        view.changed_only.setChecked(True)  # the proxy re-filters every signalled row
+    signals = Signals(view.model)
+    before = dump(view.model)
+    signals.take()
+    moved = 0
+    for tick in walk(play, steps=20):
+        previous = session.tick
+        session.set_tick(tick)
+        fresh_session, fresh = _knowledge_at(play, tick, previous, session.npc)
+        if filtered:
+            fresh.changed_only.setChecked(True)
+        after = dump(view.model)
+        assert after == dump(fresh.model), f"tick {previous} -> {tick}"
+        moved += not signals.reset
+        assert_signalled(before, after, signals)
+        if filtered:
+            assert dump(view.table.model()) == dump(fresh.table.model())
+        assert view.count.text() == fresh.count.text()
+        assert view.heading.text() == fresh.heading.text()
+        assert _categories(view) == _categories(fresh)
+        before = after
+        fresh.deleteLater()
+    assert moved >= 10, "most steps move the rows in place"
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """A generated 3 000-event save of the sample content: facts come and go by the dozen."""
+    from narrative_debugger.models.playthrough import Playthrough
+    from tests.support.savegen.generator import generate_save, write_save
+
+    folder = tmp_path_factory.mktemp("stepped")
+    write_save(generate_save(seed=7, events=3000, scenario="large", content_dir=CONTENT), folder / "save.json")
+    return Playthrough.open(folder / "save.json", CONTENT)

@@ -49,7 +49,7 @@ from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 HOVER_RATE = 30
 """Hover and cursor-drag updates per second (SignalProxy rate limit)."""
@@ -97,6 +97,17 @@ class _LevelAxis(pg.AxisItem):
         self.setTicks([[((lo + hi) / 2, level.display_name) for lo, hi, level in zip(bounds, bounds[1:], levels)], []])
 
 
+def cache_drawing(item) -> None:
+    """Keep what ``item`` draws as a pixmap until the item or the view changes.
+
+    Moving the tick cursor repaints a strip of the plot; every item under it was drawn
+    again, whole (a curve's path, an axis's grid and labels: ~4 ms a step). Cached, the
+    strip is copied from the pixmaps. A pan or zoom redraws them as before.
+    """
+    if item is not None:
+        item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+
+
 class TimelinesView(QWidget):
     """Relationship score and stress over time, with a tick cursor and hover values.
 
@@ -118,6 +129,7 @@ class TimelinesView(QWidget):
         self.session = session
         self.tracks: dict[int, NpcTrack] = {}
         self.curves: dict[int, pg.PlotDataItem] = {}
+        self._drawn_selected: dict[int, bool] = {}  # StableId -> whether its curve has the selected pen
         self.origin = 0
         self.npc_count = 0
         self._prepared: Prepared | None = None
@@ -217,6 +229,10 @@ class TimelinesView(QWidget):
         self.stress_plot.setLabel("bottom", "tick", color="#333")
         for plot in (self.score_plot, self.stress_plot):
             plot.getViewBox().sigResized.connect(self._fit_axis_titles)
+            # Not the bottom axes: they draw the grid, and a cached grid loses the
+            # top pixel of its lines (clipped to the axis's bounding rect).
+            for name in ("left", "right"):
+                cache_drawing(plot.getAxis(name))
         self._build_score_plot()
         self._build_stress_plot()
         self._build_cursors()
@@ -235,6 +251,7 @@ class TimelinesView(QWidget):
             band = pg.LinearRegionItem((lo, hi), orientation="horizontal", movable=False,
                                        brush=pg.mkBrush(fill), pen=pg.mkPen(None))
             band.setZValue(-100)
+            cache_drawing(band)
             plot.addItem(band, ignoreBounds=True)
             self.bands.append(band)
         for bound, _ in LEVEL_BOUNDS:
@@ -246,6 +263,7 @@ class TimelinesView(QWidget):
             label, colour = KIND_STYLE[kind]
             item = pg.ScatterPlotItem(symbol=symbol, size=MARKER_SIZE, brush=pg.mkBrush(colour), pen=pg.mkPen("#ffffff", width=0.8))
             item.setZValue(50)
+            cache_drawing(item)
             plot.addItem(item)
             self.markers[kind] = (label, item)
         self.hover_dot = pg.ScatterPlotItem(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
@@ -258,6 +276,7 @@ class TimelinesView(QWidget):
         self.threshold_curve = StepCurve(pen=pg.mkPen("#333", width=1.5, style=Qt.DashLine), name="Threshold")
         self.excess_curve = StepCurve()
         self.over_fill = pg.FillBetweenItem(self.excess_curve, self.threshold_curve, brush=over_brush, pen=pg.mkPen(None))
+        cache_drawing(self.over_fill)
         for item in (self.over_fill, self.threshold_curve, self.excess_curve, self.stress_curve):
             self.stress_plot.addItem(item)
         for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
@@ -291,12 +310,15 @@ class TimelinesView(QWidget):
         # wide cosmetic pens make every drawn point expensive. (No setter exists.)
         item.opts["autoDownsampleFactor"] = 1.0
         item.setClipToView(True)
+        for part in (item.curve, item.scatter):
+            cache_drawing(part)
 
     # ----- following the session -----
     def _on_loaded(self) -> None:
         for curve in self.curves.values():
             self.score_plot.removeItem(curve)
         self.curves.clear()
+        self._drawn_selected.clear()
         s = self.session
         end = s.last_tick
         prepared = None
@@ -351,6 +373,9 @@ class TimelinesView(QWidget):
         self._update_legend(npc)
         for sid, curve in self.curves.items():
             selected = sid == npc
+            if self._drawn_selected.get(sid) is selected:
+                continue  # its pen is right: a new pen would redraw the curve (and its cache)
+            self._drawn_selected[sid] = selected
             colour = self.tracks[sid].colour if selected else faded(self.tracks[sid].colour)
             curve.setPen(pg.mkPen(colour, width=SELECTED_WIDTH if selected else OTHER_WIDTH))
             curve.setZValue(10 if selected else 0)

@@ -260,3 +260,30 @@ def generated(tmp_path_factory):
     folder = tmp_path_factory.mktemp("stepped")
     write_save(generate_save(seed=7, events=3000, scenario="large", content_dir=CONTENT), folder / "save.json")
     return Playthrough.open(folder / "save.json", CONTENT)
+
+
+@pytest.mark.parametrize("offset", [0, 10**15 + 3, 2**62 + 7])
+def test_one_npc_track_equals_the_whole_journal_conversion(tmp_path, offset):
+    """Selecting an NPC not drawn yet builds its track from its own versions' ticks; the
+    values are those of converting every journal tick first, as before (u64 ticks too)."""
+    import numpy as np
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.widgets.timeline_tracks import Step, build_tracks, plot_origin, relative_x
+    from tests.test_widgets_u64_ticks import shifted_save
+
+    path, _ = shifted_save(tmp_path, "walkaway-spiral.json", offset) if offset else (SAMPLES / "walkaway-spiral.json", 0)
+    play = Playthrough.open(path, CONTENT)
+    origin = plot_origin(play)
+    entry_ticks = relative_x(play.index.ticks, origin)
+    zero = float(relative_x([0], origin)[0])
+    x_end = float(relative_x([play.last_tick], origin)[0])
+    tracks = build_tracks(play, play.last_tick, origin)
+    assert len(tracks) == len(play.index.npcs)
+    for track in tracks:
+        versions = play.index.npcs[track.stable_id]
+        pos = np.asarray(versions.positions, dtype=np.int64)
+        ticks = np.where(pos > 0, entry_ticks[np.maximum(pos - 1, 0)], zero)
+        for got, values in ((track.score, [v.relationship.score for v in versions.values]),
+                            (track.stress, [v.tolerance.current_stress for v in versions.values])):
+            want = Step.build(ticks, np.asarray(values, dtype=np.float64), x_end)
+            assert np.array_equal(got.x, want.x) and np.array_equal(got.y, want.y)

@@ -21,6 +21,7 @@ from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
 from narrative_debugger.widgets.tables import ElideDelegate, fit_columns
+from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
@@ -301,6 +302,7 @@ class InteractionView(QWidget):
         self._states_now: Counter = Counter()
         self._syncing = False
         self._shown: tuple | None = None
+        self._behind = False  # a tick or NPC came while another tab was in front
         self._count = 0
 
         self.heading = QLabel()
@@ -404,9 +406,18 @@ class InteractionView(QWidget):
         compared = (id(self.session.comparison), state.tick) if self.session.comparison is not None else None
         return (id(state.index), npc, version, changes, moves, self.session.fact, compared)
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._behind:
+            self._behind = False
+            self._maybe_refresh()
+
     def _maybe_refresh(self, *_args) -> None:
         # Session.load emits loaded, npcChanged and tickChanged: draw once; and a
         # tick that changed nothing for this NPC costs nothing.
+        if obscured(self):
+            self._behind = True  # behind another tab: showEvent catches up
+            return
         if self._shown_key() != self._shown:
             self.refresh()
         else:

@@ -46,6 +46,7 @@ from narrative_debugger.widgets.timeline_tracks import (
     prepare,
 )
 from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
+from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
@@ -130,6 +131,7 @@ class TimelinesView(QWidget):
         self.tracks: dict[int, NpcTrack] = {}
         self.curves: dict[int, pg.PlotDataItem] = {}
         self._drawn_selected: dict[int, bool] = {}  # StableId -> whether its curve has the selected pen
+        self._behind = False  # a tick or NPC came while another tab was in front
         self.origin = 0
         self.npc_count = 0
         self._prepared: Prepared | None = None
@@ -186,6 +188,7 @@ class TimelinesView(QWidget):
         session.tickPreview.connect(self._on_tick)  # cheap: two lines and a few bisections
         session.tickChanged.connect(self._on_tick)
         session.npcChanged.connect(self._on_npc)
+        session.comparisonChanged.connect(self._catch_up)  # before the overlay reads the curves
         self.overlay = ComparisonOverlay(self)  # side B while comparing (issue 13)
         self._on_loaded()
 
@@ -346,8 +349,10 @@ class TimelinesView(QWidget):
             plot.setLimits(xMin=self.x_of(0) - 0.02 * span, xMax=stop + 0.02 * span)
         self._full_range = (start, max(stop, start + 10))
         self.score_plot.setXRange(*self._full_range, padding=0.01)
-        self._on_npc(s.npc)
-        self._on_tick(s.tick)
+        self._behind = False
+        self._draw_npc(s.npc)
+        self._move_cursors(s.tick)
+        self._show_values(s.tick, s.npc)
 
     def _track(self, sid) -> NpcTrack | None:
         """The NPC's track, built now (one NPC: milliseconds) when it was not drawn yet."""
@@ -367,7 +372,32 @@ class TimelinesView(QWidget):
         self._tune(curve)
         self.curves[sid] = curve
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self._catch_up()
+
+    def _catch_up(self, *_args) -> None:
+        """Draw the NPC and tick that came while the view was behind another tab."""
+        if self._behind:
+            self._behind = False
+            self._draw_npc(self.session.npc)
+            self._move_cursors(self.session.tick)
+            self._show_values(self.session.tick, self.session.npc)
+
+    def _deferred(self) -> bool:
+        """True (and remembered) when a tick or NPC need not be drawn now: the view is
+        behind another tab (its showEvent catches up). While comparing it follows at
+        once, as the overlay draws beside it."""
+        if obscured(self) and self.session.comparison is None:
+            self._behind = True
+            return True
+        return False
+
     def _on_npc(self, npc) -> None:
+        if not self._deferred():
+            self._draw_npc(npc)
+
+    def _draw_npc(self, npc) -> None:
         if npc is not None and npc not in self.curves and self._track(npc) is not None:
             self._add_curve(npc)
         self._update_legend(npc)
@@ -415,6 +445,8 @@ class TimelinesView(QWidget):
         return self.session.clamp(self.origin + round(x))
 
     def _on_tick(self, tick: int) -> None:
+        if self._deferred():
+            return
         self._move_cursors(tick)
         self._show_values(tick, self.session.npc)
 

@@ -287,3 +287,28 @@ def test_one_npc_track_equals_the_whole_journal_conversion(tmp_path, offset):
                             (track.stress, [v.tolerance.current_stress for v in versions.values])):
             want = Step.build(ticks, np.asarray(values, dtype=np.float64), x_end)
             assert np.array_equal(got.x, want.x) and np.array_equal(got.y, want.y)
+
+
+def test_views_behind_another_tab_catch_up_when_shown(qtbot, isolated_settings):
+    from tests.conftest import open_window
+
+    window = open_window(qtbot, SAMPLES / "evening.json")
+    s = window.session
+    s.set_view("knowledge")
+    s.set_tick(0)
+    timelines, interactions = window.views["timelines"], window.views["interactions"]
+    seen = {s.npc}
+    for _ in range(60):
+        window.tickbar.next_action.trigger()
+        seen.add(s.npc)
+    assert len(seen) > 1, "the steps selected other NPCs"
+    assert not timelines.isVisible() and not interactions.isVisible()
+    s.set_view("timelines")
+    assert all(abs(line.value() - timelines.x_of(s.tick)) < 1e-6 for line in timelines.cursors)
+    widths = {sid: curve.opts["pen"].widthF() for sid, curve in timelines.curves.items()}
+    assert widths[s.npc] > max(w for sid, w in widths.items() if sid != s.npc)
+    assert f"{s.tick:,}" in timelines.readout.text()
+    s.set_view("interactions")
+    assert interactions._shown == interactions._shown_key()
+    assert s.playthrough.npc_name(s.npc) in interactions.heading.text()
+    assert f"at tick {s.tick}" in interactions.heading.text()

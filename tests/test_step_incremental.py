@@ -102,17 +102,19 @@ def faults_playthrough():
     return Playthrough.open(SAMPLES / "qa-faults.json", CONTENT)
 
 
-@pytest.mark.parametrize("which", ["evening", "faults"])
-def test_npc_rows_follow_every_step(qtbot, which, evening_playthrough, faults_playthrough):
+@pytest.mark.parametrize("which", ["evening", "faults", "generated"])
+def test_npc_rows_follow_every_step(qtbot, which, evening_playthrough, faults_playthrough, generated):
     from narrative_debugger.widgets.npc_list import NpcTableModel
 
-    play = evening_playthrough if which == "evening" else faults_playthrough
+    play = {"evening": evening_playthrough, "faults": faults_playthrough, "generated": generated}[which]
     stepped = NpcTableModel()
     stepped.set_playthrough(play)
     signals = Signals(stepped)
     before = dump(stepped)
     signals.take()
-    for tick in walk(play):
+    ticks = sorted(set(play.index.ticks))
+    every = ticks[len(ticks) // 3 : len(ticks) // 3 + 80]  # one event at a time, then back
+    for tick in [*every, *every[::-1], *walk(play)]:
         stepped.set_state(play.state_at(tick))
         fresh = NpcTableModel()
         fresh.set_playthrough(play)

@@ -49,14 +49,15 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     monkeypatch.setattr(session_module, "prepare", lambda play: computed_on_gui_thread.append(threading.current_thread() is threading.main_thread()) or real(play))
     window.open_save(SAMPLES / "evening.json", wait=True)
     play = window.session.playthrough
-    assert {"session", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds"} <= play.derived.keys()
+    assert {"session", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds", "npc_changes"} <= play.derived.keys()
     assert computed_on_gui_thread == [False]  # the loader ran it in its worker thread, once
     fresh = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     _, ticks, distinct = real(fresh)
     assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
     for name in EVENT_KINDS:
         assert window.session.event_ticks(name) == ticks[name]
-    assert len(preparers()) == 6
+    assert len(preparers()) == 7
+    assert window.docks["npcs"].widget().model._changes is play.derived["npc_changes"]
     # The Journal's event filter reads the loader's count (not one made on the GUI thread).
     assert play.derived["journal_kinds"] == Counter(fresh.save.journal.kinds)
     assert window.docks["journal"].widget().model.kind_counts() is play.derived["journal_kinds"]

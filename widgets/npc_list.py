@@ -11,6 +11,10 @@ stress units, ticks are game ticks.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
 from narrative_debugger.models.domain.types import InteractionState, NpcState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
@@ -48,6 +52,45 @@ STRESS_OK = QColor("#7a9cc6")
 STRESS_NEAR = QColor("#e0a030")
 
 
+@dataclass(frozen=True)
+class NpcChanges:
+    """Where each NPC's state changes, by journal position, to find the NPCs a tick step
+    changed without reading every NPC's state (3 000 NPCs: ~10 ms a step).
+
+    Attributes:
+        npcs: the StableIds of the timeline's NPCs, in order.
+        positions: the position of every state version of every NPC, ascending.
+        which: for each of ``positions``, its NPC's place in ``npcs``.
+    """
+
+    npcs: list[StableId]
+    positions: np.ndarray
+    which: np.ndarray
+
+    def between(self, a: int, b: int) -> set[StableId]:
+        """The NPCs whose state at position ``a`` and at ``b`` may differ."""
+        lo, hi = sorted((a, b))
+        start, end = np.searchsorted(self.positions, [lo, hi], side="right")
+        return {self.npcs[k] for k in np.unique(self.which[start:end]).tolist()}
+
+
+def prepare(playthrough: Playthrough) -> NpcChanges | None:
+    """The NPC dock's ``NpcChanges`` of a playthrough: O(V log V) in NPC state versions,
+    run by the loader off the GUI thread; kept in ``playthrough.derived["npc_changes"]``."""
+    index = playthrough.index
+    if index is None:
+        return None
+    npcs = list(index.npcs)
+    counts = [len(index.npcs[sid].positions) for sid in npcs]
+    positions = np.fromiter(chain.from_iterable(index.npcs[sid].positions for sid in npcs), dtype=np.int64, count=sum(counts))
+    which = np.repeat(np.arange(len(npcs), dtype=np.int32), counts)
+    order = np.argsort(positions, kind="stable")
+    changes = NpcChanges(npcs, positions[order], which[order])
+    if hasattr(playthrough, "derived"):
+        playthrough.derived["npc_changes"] = changes
+    return changes
+
+
 class NpcTableModel(QAbstractTableModel):
     """The NPCs of a playthrough at one tick, one row each, in StableId order.
 
@@ -76,6 +119,9 @@ class NpcTableModel(QAbstractTableModel):
         self._names: list[str] = []
         self._states: list[NpcState | None] = []
         self._active: dict[StableId, InteractionState] = {}
+        self._row: dict[StableId, int] = {}
+        self._changes: NpcChanges | None = None
+        self._shown: tuple[int, int] | None = None  # (id of the timeline, position) of the states shown
         self.tick = 0
 
     # ----- feeding -----
@@ -87,6 +133,13 @@ class NpcTableModel(QAbstractTableModel):
         self._names = [playthrough.npc_name(sid) for sid in self._sids] if playthrough is not None else []
         self._states = [None] * len(self._sids)
         self._active = {}
+        self._row = {sid: row for row, sid in enumerate(self._sids)}
+        self._changes = None
+        self._shown = None
+        if playthrough is not None and playthrough.index is not None:
+            self._changes = playthrough.derived.get("npc_changes") if hasattr(playthrough, "derived") else None
+            if self._changes is None or len(self._changes.npcs) != len(playthrough.index.npcs):
+                self._changes = prepare(playthrough)
         self.endResetModel()
 
     def set_state(self, state: StateAtTick | None) -> None:
@@ -97,26 +150,30 @@ class NpcTableModel(QAbstractTableModel):
         NPC, and a signal over every row repainted and re-measured the whole table.
         """
         self.tick = state.tick if state is not None else 0
-        old_states, old_active = self._states, self._active
-        self._states = [state.npc(sid) if state is not None else None for sid in self._sids]
+        old_active = self._active
         self._active = {}
         if state is not None:
             meta = state.knowledge.active_interaction()
             if meta is not None:
                 self._active[meta.target_entity] = meta.interaction_state
-        if len(old_states) != len(self._states):
-            old_states = [None] * len(self._states)
+        shown, self._shown = self._shown, (id(state.index), state.position) if state is not None else None
+        if (state is not None and self._changes is not None and shown is not None
+                and shown[0] == id(state.index) and len(self._states) == len(self._sids)):
+            # Only the NPCs with a version between the two positions can differ.
+            maybe = self._changes.between(shown[1], state.position) | old_active.keys() | self._active.keys()
+            rows = sorted(self._row[sid] for sid in maybe if sid in self._row)
+        else:
+            rows = range(len(self._sids))
+        changed = []
+        for row in rows:
+            sid = self._sids[row]
+            old = self._states[row]
+            new = self._states[row] = state.npc(sid) if state is not None else None
+            if not (new is old or new == old) or self._active.get(sid) is not old_active.get(sid):
+                changed.append(row)
         last = len(self.HEADERS) - 1
-        start = None
-        for row, (sid, new, old) in enumerate(zip(self._sids, self._states, old_states)):
-            same = (new is old or new == old) and self._active.get(sid) is old_active.get(sid)
-            if not same and start is None:
-                start = row
-            elif same and start is not None:
-                self.dataChanged.emit(self.index(start, 0), self.index(row - 1, last))
-                start = None
-        if start is not None:
-            self.dataChanged.emit(self.index(start, 0), self.index(len(self._sids) - 1, last))
+        for first, end in _runs(changed):
+            self.dataChanged.emit(self.index(first, 0), self.index(end, last))
 
     # ----- lookups -----
     def sid_at(self, row: int) -> StableId | None:
@@ -236,6 +293,17 @@ class NpcTableModel(QAbstractTableModel):
             f"{counted(npc.walk_aways, 'walk-away')}; tolerates {it.walk_away_threshold} before penalties "
             f"(each one past it: -{it.walk_away_penalty:g} score points, +{it.walk_away_stress_delta} stress)"
         )
+
+
+def _runs(rows: list[int]) -> list[tuple[int, int]]:
+    """``(first, last)`` of each run of consecutive numbers in the ascending ``rows``."""
+    runs: list[tuple[int, int]] = []
+    for row in rows:
+        if runs and runs[-1][1] == row - 1:
+            runs[-1] = (runs[-1][0], row)
+        else:
+            runs.append((row, row))
+    return runs
 
 
 class StressBarDelegate(QStyledItemDelegate):

@@ -314,3 +314,35 @@ def test_views_behind_another_tab_catch_up_when_shown(qtbot, isolated_settings):
     assert interactions._shown == interactions._shown_key()
     assert s.playthrough.npc_name(s.npc) in interactions.heading.text()
     assert f"at tick {s.tick}" in interactions.heading.text()
+
+
+def test_prompt_tables_follow_every_step(qtbot, evening_playthrough):
+    """The section and card tables of the prompt preview, updated in place tick after tick
+    (and across NPCs), hold what tables built afresh for each preview hold."""
+    from narrative_debugger.models.prompt.builder import PromptBuilder, compare
+    from narrative_debugger.widgets.prompt_parts import CardTableModel, SectionTableModel
+
+    play = evening_playthrough
+    builder = PromptBuilder(play)
+    slugs = [npc.slug for npc in play.save.npcs.values()]
+    ticks = sorted(set(play.index.ticks))
+    rng = random.Random(2)
+    sections, cards = SectionTableModel(), CardTableModel()
+    signals = (Signals(sections), Signals(cards))
+    before_dumps = (dump(sections), dump(cards))
+    previous = None
+    for k in range(18):
+        slug = slugs[0] if k < 10 else rng.choice(slugs)
+        tick = ticks[len(ticks) // 2 + 7 * k]
+        preview = builder.build(slug, tick)
+        diff = compare(previous, preview) if previous is not None else None
+        sections.set_preview(preview, previous, diff)
+        cards.set_cards(preview.cards)
+        fresh_sections, fresh_cards = SectionTableModel(), CardTableModel()
+        fresh_sections.set_preview(preview, previous, diff)
+        fresh_cards.set_cards(preview.cards)
+        after = (dump(sections), dump(cards))
+        assert after == (dump(fresh_sections), dump(fresh_cards)), f"{slug} at {tick}"
+        for old, new, sig in zip(before_dumps, after, signals):
+            assert_signalled(old, new, sig)
+        before_dumps, previous = after, preview

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from narrative_debugger.models.domain.types import FactId, FactKnowledge, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.widgets.plain_text import esc
+from narrative_debugger.widgets.tables import signal_rows
 from narrative_debugger.widgets.state_colors import (
     CHANGED_BACKGROUND,
     row_tint,
@@ -185,18 +186,7 @@ class FactTableModel(QAbstractTableModel):
             self.beginInsertRows(QModelIndex(), row, row)
             keys.insert(row, fact_id)
             self.endInsertRows()
-        rows = sorted(r for r in map(self.row_of, signal) if r is not None)
-        last = len(COLUMNS) - 1
-        start = end = None
-        for row in rows:
-            if end is not None and row == end + 1:
-                end = row
-                continue
-            if start is not None:
-                self.dataChanged.emit(self.index(start, 0), self.index(end, last))
-            start = end = row
-        if start is not None:
-            self.dataChanged.emit(self.index(start, 0), self.index(end, last))
+        signal_rows(self, sorted(r for r in map(self.row_of, signal) if r is not None))
         return True
 
     # ----- reading -----

@@ -21,7 +21,7 @@ from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import ink_tint, row_tint
-from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table
+from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QModelIndex, Qt
@@ -167,17 +167,6 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
     return rows
 
 
-def _runs(rows: list[int]) -> list[tuple[int, int]]:
-    """``(first, last)`` of each run of consecutive numbers in the ascending ``rows``."""
-    runs: list[tuple[int, int]] = []
-    for row in rows:
-        if runs and runs[-1][1] == row - 1:
-            runs[-1] = (runs[-1][0], row)
-        else:
-            runs.append((row, row))
-    return runs
-
-
 class MonologueModel(HeaderedTableModel):
     """The rows of ``monologue_rows`` as a table: status, line, prerequisites, text."""
 
@@ -204,9 +193,7 @@ class MonologueModel(HeaderedTableModel):
         if len(old) == len(rows) and all(a.kind == b.kind for a, b in zip(old, rows)):
             self.rows = rows
             changed = [k for k, (a, b) in enumerate(zip(old, rows)) if a != b]
-            last = len(self.HEADERS) - 1
-            for first, end in _runs(changed):
-                self.dataChanged.emit(self.index(first, 0), self.index(end, last))
+            signal_rows(self, changed)
             return changed
         self.beginResetModel()
         self.rows = rows

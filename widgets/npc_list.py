@@ -20,7 +20,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
-from narrative_debugger.widgets.tables import ShareColumns, fit_columns
+from narrative_debugger.widgets.tables import ShareColumns, fit_columns, signal_rows
 from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
@@ -171,9 +171,7 @@ class NpcTableModel(QAbstractTableModel):
             new = self._states[row] = state.npc(sid) if state is not None else None
             if not (new is old or new == old) or self._active.get(sid) is not old_active.get(sid):
                 changed.append(row)
-        last = len(self.HEADERS) - 1
-        for first, end in _runs(changed):
-            self.dataChanged.emit(self.index(first, 0), self.index(end, last))
+        signal_rows(self, changed)
 
     # ----- lookups -----
     def sid_at(self, row: int) -> StableId | None:
@@ -293,17 +291,6 @@ class NpcTableModel(QAbstractTableModel):
             f"{counted(npc.walk_aways, 'walk-away')}; tolerates {it.walk_away_threshold} before penalties "
             f"(each one past it: -{it.walk_away_penalty:g} score points, +{it.walk_away_stress_delta} stress)"
         )
-
-
-def _runs(rows: list[int]) -> list[tuple[int, int]]:
-    """``(first, last)`` of each run of consecutive numbers in the ascending ``rows``."""
-    runs: list[tuple[int, int]] = []
-    for row in rows:
-        if runs and runs[-1][1] == row - 1:
-            runs[-1] = (runs[-1][0], row)
-        else:
-            runs.append((row, row))
-    return runs
 
 
 class StressBarDelegate(QStyledItemDelegate):

@@ -35,6 +35,27 @@ class HeaderedTableModel(QAbstractTableModel):
         return None
 
 
+#: More separate runs of changed rows than this, and ``signal_rows`` signals one span.
+MAX_RUNS = 8
+
+
+def signal_rows(model: QAbstractTableModel, rows) -> None:
+    """``dataChanged`` over the ascending ``rows`` of ``model``, every column: one signal
+    per run of consecutive rows, or one over the whole span when the runs are many (a
+    far jump changes rows all over a table, and each signal makes every view refit)."""
+    runs: list[list[int]] = []
+    for row in rows:
+        if runs and runs[-1][1] == row - 1:
+            runs[-1][1] = row
+        else:
+            runs.append([row, row])
+    if len(runs) > MAX_RUNS:
+        runs = [[runs[0][0], runs[-1][1]]]
+    last = model.columnCount() - 1
+    for first, end in runs:
+        model.dataChanged.emit(model.index(first, 0), model.index(end, last))
+
+
 def read_only_table(model, name: str, parent: QWidget | None = None) -> QTableView:
     """A QTableView over ``model`` that selects whole rows and never edits."""
     view = QTableView(parent)

@@ -19,7 +19,7 @@ from narrative_debugger.models.domain.types import InteractionState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
-from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, select_rows
+from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, row_visible, select_rows
 from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
@@ -541,7 +541,10 @@ class JournalView(QWidget):
         index = self.model.index(row, 0)
         self.view.setCurrentIndex(index)
         self.view.selectRow(row)
-        self.view.scrollTo(index, QAbstractItemView.PositionAtCenter)
+        # Centred when it was out of view; a row in view stays where it is: scrolling on
+        # every tick step repainted the whole table (~2 ms a step).
+        if not row_visible(self.view, row, whole=True):
+            self.view.scrollTo(index, QAbstractItemView.PositionAtCenter)
 
     # ----- view -> session -----
     def _on_double_click(self, index: QModelIndex) -> None:

@@ -346,3 +346,42 @@ def test_prompt_tables_follow_every_step(qtbot, evening_playthrough):
         for old, new, sig in zip(before_dumps, after, signals):
             assert_signalled(old, new, sig)
         before_dumps, previous = after, preview
+
+
+def _preview_with(preview, label: str, text: str):
+    """``preview`` with one section's text replaced (odd characters the builder may pass on)."""
+    import dataclasses
+
+    sections = [dataclasses.replace(s, text=text) if s.label == label else s for s in preview.sections]
+    return dataclasses.replace(preview, sections=sections)
+
+
+def test_prompt_text_patched_in_place_equals_a_fresh_document(qtbot, evening_playthrough):
+    """The prompt text, patched section by section tick after tick, is the document a
+    fresh fill builds: same text, same formats (HTML), for steps, NPC changes and text
+    with astral characters, CRLF and an empty section."""
+    from narrative_debugger.models.prompt.builder import PromptBuilder
+    from narrative_debugger.widgets.prompt_view import PromptView
+    from narrative_debugger.widgets.session import Session
+
+    play = evening_playthrough
+    view = PromptView(Session())
+    qtbot.addWidget(view)
+    builder = PromptBuilder(play)
+    slugs = [npc.slug for npc in play.save.npcs.values()]
+    ticks = sorted(set(play.index.ticks))
+    rng = random.Random(4)
+    builds = []
+    build = view._build_text
+    view._build_text = lambda parts: builds.append(1) or build(parts)
+    for k in range(16):
+        preview = builder.build(slugs[0] if k < 8 else rng.choice(slugs), ticks[len(ticks) // 2 + 9 * k])
+        if k in (3, 4):
+            label = preview.sections[-1].label
+            preview = _preview_with(preview, label, "a 🐉 dragon\r\nand\u2028more" if k == 3 else "")
+        changed = {s.label for s in preview.sections[: k % 3]}
+        view._fill_text(preview, changed)
+        incremental = view.text_view.document().toHtml()
+        build(view._doc_parts)
+        assert incremental == view.text_view.document().toHtml(), f"step {k}"
+    assert len(builds) <= 4, "most steps patch the document in place"

@@ -385,3 +385,24 @@ def test_prompt_text_patched_in_place_equals_a_fresh_document(qtbot, evening_pla
         build(view._doc_parts)
         assert incremental == view.text_view.document().toHtml(), f"step {k}"
     assert len(builds) <= 4, "most steps patch the document in place"
+
+
+def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtbot, isolated_settings):
+    from tests.conftest import open_window
+
+    window = open_window(qtbot, SAMPLES / "evening.json")
+    s = window.session
+    journal, npcs = window.docks["journal"].widget(), window.docks["npcs"].widget()
+    s.set_tick(s.last_tick // 2)
+    position, tick = journal.model.position, s.tick
+    for k in range(1, 6):
+        s.set_tick(tick + 5000 * k, live=True)
+    assert journal.model.position == position and npcs.model.tick == tick  # not every frame
+    qtbot.waitUntil(lambda: npcs.model.tick == tick + 25000)
+    assert journal.model.position == s.playthrough.index.position_for_tick(tick + 25000)
+    s.set_tick(tick + 30000, live=True)
+    s.set_tick(tick + 30000)  # released: the commit shows at once and the pending frame is dropped
+    assert npcs.model.tick == tick + 30000
+    assert journal.model.position == s.playthrough.index.position_for_tick(tick + 30000)
+    qtbot.wait(200)
+    assert npcs.model.tick == tick + 30000

@@ -19,6 +19,7 @@ from narrative_debugger.models.domain.types import InteractionState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
+from narrative_debugger.widgets.visibility import AfterPause
 from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, row_visible, select_rows
 from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_tip
 from narrative_debugger.widgets.session import Session
@@ -461,8 +462,11 @@ class JournalView(QWidget):
         self.npc_filter.toggled.connect(self._apply_filter)
         self.view.doubleClicked.connect(self._on_double_click)
         session.loaded.connect(self._on_loaded)
-        session.tickChanged.connect(self._on_tick)
-        session.tickPreview.connect(self._on_tick)
+        # While the tick is dragged the table follows once the drag pauses: each far frame
+        # changed every row in view (a full repaint, ~4 ms a frame).
+        self._preview = AfterPause(self._on_tick, self)
+        session.tickChanged.connect(self._on_committed)
+        session.tickPreview.connect(self._preview)
         session.npcChanged.connect(self._on_npc)
         session.journalIndexChanged.connect(self.select_entry)
         session.culpritChanged.connect(self._on_culprit)
@@ -491,6 +495,10 @@ class JournalView(QWidget):
         if counts.get(None):
             self.kind_filter.addItem(f"(unreadable) ({counts[None]:,})", INVALID)
         self.kind_filter.blockSignals(False)
+
+    def _on_committed(self, tick: int) -> None:
+        self._preview.cancel()
+        self._on_tick(tick)
 
     def _on_tick(self, tick: int) -> None:
         index = self.model.playthrough.index if self.model.playthrough is not None else None

@@ -42,6 +42,26 @@ def test_a_refit_measures_only_the_rows_in_view(qtbot):
     shown = view.rowAt(view.viewport().height() - 1) - view.rowAt(0) + 1
     assert 0 < shown < 30
     model.calls = 0
-    fit.refit()
+    fit.remeasure()
     assert 0 < model.calls <= 3 * 2 * (shown + 2)  # each column, the rows in view (and a margin)
     assert view.horizontalHeader().resizeContentsPrecision() == 0
+
+
+def test_a_data_change_remeasures_only_its_columns(qtbot):
+    model = CountingModel(3000)
+    view = QTableView()
+    view.setModel(model)
+    qtbot.addWidget(view)
+    fit = ShareColumns(view, elastic=(2,))
+    view.resize(600, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    widths = [view.columnWidth(c) for c in range(3)]
+    model.calls = 0
+    model.dataChanged.emit(model.index(0, 1), model.index(5, 1))
+    shown = view.rowAt(view.viewport().height() - 1) - view.rowAt(0) + 1
+    assert 0 < model.calls <= 2 * (shown + 2)  # column 1 only
+    assert [view.columnWidth(c) for c in range(3)] == widths
+    model.calls = 0
+    fit.refit()
+    assert model.calls == 0  # nothing changed: the widths measured are kept

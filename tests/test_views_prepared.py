@@ -59,14 +59,15 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     monkeypatch.setattr(Session, "load", load)
     window.open_save(SAMPLES / "evening.json", wait=True)
     play = window.session.playthrough
-    assert {"session", "npc_names", "tickbar", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds"} <= play.derived.keys()
+    assert {"session", "npc_names", "tickbar", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds", "npc_changes"} <= play.derived.keys()
     assert computed_on_gui_thread == [False]  # the loader ran it in its worker thread, once
     fresh = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     _, ticks, distinct = real(fresh)
     assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
     for name in EVENT_KINDS:
         assert window.session.event_ticks(name) == ticks[name]
-    assert len(preparers()) == 8
+    assert len(preparers()) == 9
+    assert window.docks["npcs"].widget().model._changes is play.derived["npc_changes"]
     # The tick bar's lanes are the loader's arrays (not converted and sorted on the GUI thread).
     lanes = {label: ticks for label, _, ticks in window.tickbar.track.lanes}
     assert lanes["Walk-away"] is play.derived["tickbar"]["walk-away"]

@@ -78,9 +78,12 @@ def select_rows(view: QTableView, rows: list[int], scroll_to: int | None = None)
         view.scrollTo(index, QAbstractItemView.PositionAtCenter)
 
 
-def row_visible(view: QTableView, row: int) -> bool:
-    """True when ``row`` is shown in the viewport (at least partly)."""
+def row_visible(view: QTableView, row: int, whole: bool = False) -> bool:
+    """True when ``row`` is shown in the viewport (at least partly, or ``whole``)."""
     if row < 0 or view.isRowHidden(row):
         return False
     rect = view.visualRect(view.model().index(row, 0))
-    return rect.isValid() and rect.intersects(view.viewport().rect())
+    if not rect.isValid():
+        return False
+    viewport = view.viewport().rect()
+    return rect.top() >= viewport.top() and rect.bottom() <= viewport.bottom() if whole else rect.intersects(viewport)

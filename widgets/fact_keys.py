@@ -76,7 +76,7 @@ class FactKeysAt:
     """
 
     def __init__(self, order: list[FactId]) -> None:
-        self._order = order
+        self.order = order
         self.count = 0
         self.keys: SortedList = SortedList()
 
@@ -86,16 +86,16 @@ class FactKeysAt:
         self.count = count
 
     def move(self, count: int) -> SortedList:
-        count = max(0, min(count, len(self._order)))
+        count = max(0, min(count, len(self.order)))
         delta = abs(count - self.count)
         if delta == 0:
             return self.keys
         if delta * 8 > count:  # far away: sorting the prefix anew is cheaper
-            self.keys = SortedList(self._order[:count])
+            self.keys = SortedList(self.order[:count])
         elif count > self.count:
-            self.keys.update(self._order[self.count : count])
+            self.keys.update(self.order[self.count : count])
         else:
-            for fact_id in self._order[count : self.count]:
+            for fact_id in self.order[count : self.count]:
                 self.keys.remove(fact_id)
         self.count = count
         return self.keys

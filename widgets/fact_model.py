@@ -14,10 +14,11 @@ with Python's sort, instead of letting the proxy compare rows one Qt call at a t
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from narrative_debugger.models.domain.types import FactId, FactKnowledge, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.widgets.plain_text import esc
+from narrative_debugger.widgets.tables import signal_rows
 from narrative_debugger.widgets.state_colors import (
     CHANGED_BACKGROUND,
     row_tint,
@@ -109,15 +110,15 @@ class FactTableModel(QAbstractTableModel):
 
         Args:
             facts: FactId -> FactKnowledge at the tick (read on demand).
-            keys: its keys in BTreeMap order (not copied; do not mutate).
+            keys: its keys in BTreeMap order (copied).
             changed: FactIds changed since the previous step (flagged bold, tinted).
             names: StableId -> display name, for interaction tooltips.
             facts_b: while comparing, side B's facts at the same tick (the B column).
         """
         self.beginResetModel()
         self._facts = facts
-        self._natural = keys
-        self._keys = keys
+        self._natural = list(keys)
+        self._keys = self._natural
         self._cache = {}
         self._rows = None
         self._changed = frozenset(changed)
@@ -126,6 +127,67 @@ class FactTableModel(QAbstractTableModel):
         if self._sort != (COL_FACT, Qt.AscendingOrder):
             self._keys = self._sorted_keys(*self._sort)
         self.endResetModel()
+
+    #: More facts created or gone than this in one step, and ``step_facts`` resets instead.
+    STEP_LIMIT = 64
+
+    def step_facts(
+        self,
+        facts: Mapping[FactId, FactKnowledge],
+        changed: frozenset[FactId],
+        created: Sequence[FactId],
+        gone: Sequence[FactId],
+        differs: Iterable[FactId],
+    ) -> bool:
+        """Move the rows to another tick of the same timeline in place, as ``set_facts``
+        would show it: rows are inserted and removed one by one, and only the rows whose
+        value or "changed" flag differ are signalled. A tick step changes a handful of
+        facts; a reset made the table fetch every cell in view again (~1 600 data()
+        calls a step).
+
+        Args:
+            facts: FactId -> FactKnowledge at the new tick.
+            changed: FactIds changed since the previous step (flagged bold, tinted).
+            created: facts that exist at the new tick and not at the one shown.
+            gone: facts that exist at the tick shown and not at the new one.
+            differs: facts whose value may differ between the two ticks.
+
+        Returns:
+            False, with nothing changed, when it cannot: the rows are sorted by another
+            column, side B is shown, or too many rows come or go. Call ``set_facts`` then.
+        """
+        if (self._facts_b is not None or self._keys is not self._natural
+                or len(created) + len(gone) > self.STEP_LIMIT):
+            return False
+        changed = frozenset(changed)
+        signal = set(self._changed)
+        signal.update(changed)
+        cache = self._cache
+        for fact_id in differs:
+            cache.pop(fact_id, None)
+            signal.add(fact_id)
+        # Everything data() and the filter proxy read is the new tick's before rows move:
+        # a proxy filters each inserted row as it comes.
+        self._facts = facts
+        self._changed = changed
+        self._rows = None
+        keys = self._natural
+        for fact_id in gone:
+            row = bisect_left(keys, fact_id)
+            if row < len(keys) and keys[row] == fact_id:
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del keys[row]
+                cache.pop(fact_id, None)
+                self.endRemoveRows()
+        for fact_id in created:
+            row = bisect_left(keys, fact_id)
+            if row < len(keys) and keys[row] == fact_id:
+                continue
+            self.beginInsertRows(QModelIndex(), row, row)
+            keys.insert(row, fact_id)
+            self.endInsertRows()
+        signal_rows(self, sorted(r for r in map(self.row_of, signal) if r is not None))
+        return True
 
     # ----- reading -----
     def fact_id(self, row: int) -> FactId:

@@ -172,6 +172,7 @@ class StateMachineDiagram(QGraphicsView):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setScene(QGraphicsScene(self))
+        self._shown: DiagramData | None = None
         self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
         self._paint_background()
         self.setFrameShape(QGraphicsView.NoFrame)
@@ -208,7 +209,12 @@ class StateMachineDiagram(QGraphicsView):
             self._paint_background()
 
     def show_data(self, data: DiagramData) -> None:
-        """Redraw nodes, legal edges with counts, illegal edges and highlights."""
+        """Redraw nodes, legal edges with counts, illegal edges and highlights (nothing to
+        do when ``data`` is what is drawn: a step that selects another NPC with the same
+        counts, or the same NPC again)."""
+        if data == self._shown:
+            return
+        self._shown = data
         scene = self.scene()
         scene.clear()
         self.edge_labels = {}

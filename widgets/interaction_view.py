@@ -304,6 +304,7 @@ class InteractionView(QWidget):
         self._syncing = False
         self._shown: tuple | None = None
         self._load_stale = False  # a save loaded while the view was behind another tab
+        self._behind = False  # a tick or NPC came while another tab was in front
         self._count = 0
 
         self.heading = QLabel()
@@ -418,13 +419,20 @@ class InteractionView(QWidget):
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
         if self._load_stale:
+            self._behind = False
             self._on_loaded()
+        elif self._behind:
+            self._behind = False
+            self._maybe_refresh()
 
     def _maybe_refresh(self, *_args) -> None:
         # Session.load emits loaded, npcChanged and tickChanged: draw once; and a
         # tick that changed nothing for this NPC costs nothing.
         if self._load_stale:
             return  # behind another tab since the load: showEvent rebuilds it
+        if obscured(self):
+            self._behind = True  # behind another tab: showEvent catches up
+            return
         if self._shown_key() != self._shown:
             self.refresh()
         else:

@@ -12,14 +12,15 @@ after the tick are greyed. Ticks are game ticks.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 
 from narrative_debugger.models.domain.types import InteractionState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
-from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, select_rows
+from narrative_debugger.widgets.visibility import AfterPause
+from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, row_visible, select_rows
 from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
@@ -251,9 +252,27 @@ class JournalModel(HeaderedTableModel):
         current_tick = index.ticks[position - 1] if index is not None and position > 0 else None
         if position == self._position and current_tick == self._current_tick:
             return
+        old = self._position
         self._position, self._current_tick = position, current_tick
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(self.HEADERS) - 1))
+        # What the position changes: grey past it, the bold "▶" row, and the tinted rows
+        # of the current tick (the run of equal ticks ending there), at the old position
+        # and at the new one. Signalling that span only repaints what a step changed
+        # (the whole table was ~300 data() calls a step).
+        ticks = index.ticks if index is not None else ()
+        lo, hi = min(old, position), max(old, position) - 1
+        for p in (old, position):
+            if 0 < p <= len(ticks):
+                lo = min(lo, bisect_left(ticks, ticks[p - 1]))
+        self._signal_entries(max(0, lo), hi)
+
+    def _signal_entries(self, first: int, last: int) -> None:
+        """dataChanged over the rows showing journal entries ``first..last``."""
+        if self._rows is None:
+            top, bottom = first, min(last, self.journal_length - 1)
+        else:
+            top, bottom = bisect_left(self._rows, first), bisect_right(self._rows, last) - 1
+        if top <= bottom:
+            self.dataChanged.emit(self.index(top, 0), self.index(bottom, len(self.HEADERS) - 1))
 
     @property
     def position(self) -> int:
@@ -450,8 +469,11 @@ class JournalView(QWidget):
         self.npc_filter.toggled.connect(self._apply_filter)
         self.view.doubleClicked.connect(self._on_double_click)
         session.loaded.connect(self._on_loaded)
-        session.tickChanged.connect(self._on_tick)
-        session.tickPreview.connect(self._on_tick)
+        # While the tick is dragged the table follows once the drag pauses: each far frame
+        # changed every row in view (a full repaint, ~4 ms a frame).
+        self._preview = AfterPause(self._on_tick, self)
+        session.tickChanged.connect(self._on_committed)
+        session.tickPreview.connect(self._preview)
         session.npcChanged.connect(self._on_npc)
         session.journalIndexChanged.connect(self.select_entry)
         session.culpritChanged.connect(self._on_culprit)
@@ -480,6 +502,10 @@ class JournalView(QWidget):
         if counts.get(None):
             self.kind_filter.addItem(f"(unreadable) ({counts[None]:,})", INVALID)
         self.kind_filter.blockSignals(False)
+
+    def _on_committed(self, tick: int) -> None:
+        self._preview.cancel()
+        self._on_tick(tick)
 
     def _on_tick(self, tick: int) -> None:
         index = self.model.playthrough.index if self.model.playthrough is not None else None
@@ -530,7 +556,10 @@ class JournalView(QWidget):
         index = self.model.index(row, 0)
         self.view.setCurrentIndex(index)
         self.view.selectRow(row)
-        self.view.scrollTo(index, QAbstractItemView.PositionAtCenter)
+        # Centred when it was out of view; a row in view stays where it is: scrolling on
+        # every tick step repainted the whole table (~2 ms a step).
+        if not row_visible(self.view, row, whole=True):
+            self.view.scrollTo(index, QAbstractItemView.PositionAtCenter)
 
     # ----- view -> session -----
     def _on_double_click(self, index: QModelIndex) -> None:

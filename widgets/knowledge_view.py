@@ -67,6 +67,8 @@ class KnowledgeView(QWidget):
         self._graph_dirty = True
         self._syncing = False
         self._shown: tuple | None = None
+        self._table_shows: tuple[int, int, int] | None = None  # (id of the timeline, position, facts) the table shows
+        self._categories: tuple | None = None  # (the (category, count) list, the choice) the filter shows
 
         self.model = FactTableModel(self)
         self.proxy = FactFilterProxy(self)  # attached to the model only while a filter is set
@@ -147,7 +149,7 @@ class KnowledgeView(QWidget):
             lambda _: self._filter(self.proxy.set_state, self.state_filter.currentData()))
         self.changed_only.toggled.connect(lambda on: self._filter(self.proxy.set_changed_only, on))
         for signal in (self.proxy.modelReset, self.proxy.layoutChanged, self.proxy.rowsInserted,
-                       self.proxy.rowsRemoved, self.model.modelReset):
+                       self.proxy.rowsRemoved, self.model.modelReset, self.model.rowsInserted, self.model.rowsRemoved):
             signal.connect(self._update_count)
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.tabs.currentChanged.connect(self._tab_shown)
@@ -164,6 +166,7 @@ class KnowledgeView(QWidget):
     # ----- session events -----
     def _on_loaded(self) -> None:
         self._keys.clear()
+        self._table_shows = None
         if obscured(self):
             self._shown = None  # behind another tab: showEvent refreshes
             return
@@ -199,13 +202,15 @@ class KnowledgeView(QWidget):
         self._shown = self._shown_key()
         if state is None:
             self._changed = frozenset()
+            self._table_shows = None
             self.model.set_facts({}, [], frozenset())
             self.table.setColumnHidden(COL_B, True)
             self._fill_categories([])
             self.heading.setText("<b>Knowledge</b> — no save open")
             self.graph.show_state(None, [], frozenset())
             return
-        keys = self.keys_at(state)
+        tracker = self._tracker(state)
+        keys = tracker.move(len(state.knowledge.facts))
         self._changed = self._changed_since_previous(state)
         names = self._npc_names()
         state_b = session.state_b
@@ -216,7 +221,9 @@ class KnowledgeView(QWidget):
             if extra:
                 keys = sorted([*keys, *extra])
                 only_b = f", <span style='color:#8a5a00'>{len(extra):,} only in B</span>"
-        self.model.set_facts(state.knowledge.facts, keys, self._changed, names, state_b.knowledge.facts if state_b is not None else None)
+        if not self._step_table(state, tracker.order):
+            self.model.set_facts(state.knowledge.facts, keys, self._changed, names, state_b.knowledge.facts if state_b is not None else None)
+        self._table_shows = (id(state.index), state.position, len(keys)) if state_b is None else None
         self.table.setColumnHidden(COL_B, state_b is None)
         self._fill_categories(keys)
         since = f" since tick {session.previous_tick}" if session.previous_tick != session.tick else ""
@@ -228,6 +235,25 @@ class KnowledgeView(QWidget):
         if self.tabs.currentIndex() == self.GRAPH_TAB:
             self._draw_graph()
         self.select_fact(session.fact)
+
+    #: Journal entries between two ticks beyond which the table is rebuilt rather than
+    #: moved row by row (their changed facts are read one by one).
+    STEP_ENTRIES = 2000
+
+    def _step_table(self, state, order: list[FactId]) -> bool:
+        """Move the table from the tick it shows to ``state`` in place (``step_facts``);
+        False when it must be rebuilt: another timeline, side B shown, or far away."""
+        shown = self._table_shows
+        if shown is None or shown[0] != id(state.index) or self.session.state_b is not None:
+            return False
+        _, old_position, shown_count = shown
+        if abs(state.position - old_position) > self.STEP_ENTRIES:
+            return False
+        count = len(state.knowledge.facts)
+        created = order[shown_count:count] if count > shown_count else ()
+        gone = order[count:shown_count] if count < shown_count else ()
+        differs = state.knowledge.changed_facts(old_position) if old_position != state.position else ()
+        return self.model.step_facts(state.knowledge.facts, self._changed, created, gone, differs)
 
     def _shown_key(self) -> tuple | None:
         state = self.session.state
@@ -242,15 +268,17 @@ class KnowledgeView(QWidget):
 
         The sorted list returned is reused: the next call for the same side changes it.
         """
+        return self._tracker(state, side).move(len(state.knowledge.facts))
+
+    def _tracker(self, state, side: str = "a") -> FactKeysAt:
         key = (id(state.index), side)
         tracker = self._keys.get(key)
         if tracker is None:
             if len(self._keys) >= 4:  # timelines of saves no longer open
                 self._keys.clear()
             play = self.session.playthrough
-            tracker = take_prepared(play, state.index) or FactKeysAt(creation_order(play, state.index))
-            self._keys[key] = tracker
-        return tracker.move(len(state.knowledge.facts))
+            tracker = self._keys[key] = take_prepared(play, state.index) or FactKeysAt(creation_order(play, state.index))
+        return tracker
 
     def _npc_names(self) -> dict[int, str]:
         """StableId -> display name of every NPC of the open save (built once per save)."""
@@ -267,10 +295,13 @@ class KnowledgeView(QWidget):
 
     def _fill_categories(self, keys: list[FactId]) -> None:
         chosen = self.category.currentData()
+        present = categories_in(keys)
+        if (present, chosen) == self._categories:
+            return  # most steps change no count: the combo is not rebuilt (nor repainted)
+        self._categories = (present, chosen)
         self.category.blockSignals(True)
         self.category.clear()
         self.category.addItem("All categories", None)
-        present = categories_in(keys)
         for name, n in present:
             self.category.addItem(f"{name} ({n})", name)
         if chosen is not None and chosen not in {name for name, _ in present}:

@@ -21,7 +21,7 @@ from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import ink_tint, row_tint
-from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table
+from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QModelIndex, Qt
@@ -182,11 +182,23 @@ class MonologueModel(HeaderedTableModel):
         self._bold = QFont()
         self._bold.setBold(True)
 
-    def set_rows(self, rows: list[MonologueRow]) -> None:
-        """Show new rows."""
+    def set_rows(self, rows: list[MonologueRow]) -> list[int] | None:
+        """Show new rows.
+
+        When every row keeps its kind (a tick step usually changes a few lines' status
+        or counts), only the rows that differ are signalled and their numbers are
+        returned; otherwise the model is reset and None is returned.
+        """
+        old = self.rows
+        if len(old) == len(rows) and all(a.kind == b.kind for a, b in zip(old, rows)):
+            self.rows = rows
+            changed = [k for k, (a, b) in enumerate(zip(old, rows)) if a != b]
+            signal_rows(self, changed)
+            return changed
         self.beginResetModel()
         self.rows = rows
         self.endResetModel()
+        return None
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
@@ -345,13 +357,17 @@ class MonologueView(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.view)
 
+        self._shown: tuple | None = None  # (playthrough, position, tick, NPC) the rows show
         self.why_action = add_why_action(self.view, session, self.why_target)
-        self._shown: tuple | None = None  # (playthrough, tick, NPC) the rows are of
-        session.loaded.connect(self.refresh)
-        session.tickChanged.connect(self._maybe_refresh)
-        session.npcChanged.connect(self._maybe_refresh)
+        session.loaded.connect(self._on_loaded)
+        session.tickChanged.connect(self.refresh)
+        session.npcChanged.connect(self.refresh)
         session.culpritChanged.connect(self._on_culprit)
         session.lineRequested.connect(self._on_line_requested)
+        self.refresh()
+
+    def _on_loaded(self) -> None:
+        self._shown = None  # the content may differ though the positions do not
         self.refresh()
 
     def why_target(self) -> str | None:
@@ -385,9 +401,13 @@ class MonologueView(QWidget):
         if column == MonologueModel.WHY:
             self.fit_reason_rows()
 
-    def fit_reason_rows(self) -> None:
+    def fit_reason_rows(self, rows: list[int] | None = None) -> None:
         """Size each blocked line's row to its failing prerequisites wrapped to the column width
-        (two reasons are two lines or more, never cut); other rows keep one line."""
+        (two reasons are two lines or more, never cut); other rows keep one line.
+
+        Args:
+            rows: only these rows (those a tick step changed); None for every row.
+        """
         view = self.view
         header = view.verticalHeader()
         one_line = header.defaultSectionSize()
@@ -395,49 +415,49 @@ class MonologueView(QWidget):
         margin = view.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, view) + 1
         width = view.columnWidth(MonologueModel.WHY) - 2 * margin
         font = view.font()
-        for k, r in enumerate(self.model.rows):
+        for k in range(len(self.model.rows)) if rows is None else rows:
+            height = one_line
             if self.reasons.wraps(k):
                 text = self.model.data(self.model.index(k, MonologueModel.WHY), Qt.DisplayRole) or ""
                 height = max(one_line, wrapped_height(font, text, width) + pad)
-                if view.rowHeight(k) != height:
-                    view.setRowHeight(k, height)
-
-    def _maybe_refresh(self, *_args) -> None:
-        # Session.load emits loaded, npcChanged and tickChanged: the rows are built once.
-        if self._shown_key() != self._shown:
-            self.refresh()
-
-    def _shown_key(self) -> tuple:
-        state = self.session.state
-        return id(self.session.playthrough), state.tick if state is not None else None, self.session.npc
+            if view.rowHeight(k) != height:
+                view.setRowHeight(k, height)
 
     def refresh(self, *_args) -> None:
-        """Rebuild the rows for the session's tick and NPC."""
-        self._shown = self._shown_key()
+        """Rebuild the rows for the session's tick and NPC (once when a step selects the
+        NPC and moves the tick, and once for the loaded, npcChanged and tickChanged of a load)."""
         state = self.session.state
         if state is None:
+            self._shown = None
             self.model.set_rows([])
             self.caption.setText("No save open")
             return
         playthrough = self.session.playthrough
+        shown = (id(playthrough), state.position, state.tick, self.session.npc)
+        if shown == self._shown:
+            return  # a step that selects the NPC and then moves the tick: drawn once
+        self._shown = shown
         rows = monologue_rows(playthrough, state, self.session.npc)
-        self.model.set_rows(rows)
-        self.view.clearSpans()
-        for k, r in enumerate(rows):
-            if r.kind == "heading":
-                self.view.setSpan(k, 0, 1, len(MonologueModel.HEADERS))
-        self.fit_reason_rows()
+        changed = self.model.set_rows(rows)
+        if changed is None:
+            self.view.clearSpans()
+            for k, r in enumerate(rows):
+                if r.kind == "heading":
+                    self.view.setSpan(k, 0, 1, len(MonologueModel.HEADERS))
+        self.fit_reason_rows(changed)
         judged = [r for r in rows if r.kind == "line"]
         eligible = sum(r.eligible for r in judged)
         fired = fired_count(state)
         who = esc(playthrough.npc_name(self.session.npc)) if self.session.npc is not None else "no NPC selected"
-        self.caption.setText(
+        caption = (
             f"<b>Monologues at tick {state.tick:,}</b> ({who}): "
             f"<span style='color:#2e7d32'>{eligible} eligible</span> · "
             f"<span style='color:#b23b3b'>{len(judged) - eligible} blocked</span> · "
             f"<span style='color:#00838f'>{fired} fired so far</span>"
         )
-        self._select_culprit()
+        if caption != self.caption.text():
+            self.caption.setText(caption)
+        self._select_culprit(repaint=False)
 
     # ----- a finding's culprit -----
     def _on_culprit(self, finding) -> None:
@@ -465,9 +485,11 @@ class MonologueView(QWidget):
             return []
         return [k for k, r in enumerate(m.rows) if r.kind != "heading" and r.line_id == m.culprit and (r.kind == "line") == m.culprit_defined]
 
-    def _select_culprit(self) -> None:
+    def _select_culprit(self, repaint: bool = True) -> None:
+        """Select and centre the culprit's row; ``repaint`` the rows when the culprit itself
+        changed (its pink tint moves), not on a refresh that signalled its own rows."""
         rows = self.culprit_rows()
         if rows:
             select_rows(self.view, rows[:1])
-        if self.model.rowCount():
+        if repaint and self.model.rowCount():
             self.model.dataChanged.emit(self.model.index(0, 0), self.model.index(self.model.rowCount() - 1, len(self.model.HEADERS) - 1))

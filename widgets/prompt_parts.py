@@ -72,13 +72,23 @@ class SectionTableModel(QAbstractTableModel):
         self._changed: set[str] = set()
 
     def set_preview(self, preview: PromptPreview | None, before: PromptPreview | None = None, diff: PromptDiff | None = None) -> None:
-        """Show ``preview``; ``before``/``diff`` fill the Δ column and mark changed rows."""
-        self.beginResetModel()
+        """Show ``preview``; ``before``/``diff`` fill the Δ column and mark changed rows.
+
+        The same sections as before (each tick step, usually) change the cells in place:
+        a reset made the table measure its headers and every cell again.
+        """
+        old_sections = [s.label for s in self._preview.sections] if self._preview is not None else None
+        same = preview is not None and old_sections == [s.label for s in preview.sections]
+        if not same:
+            self.beginResetModel()
         self._preview = preview
         self._before = {s.label: s.tokens for s in before.sections} if before else None
         self._before_total = before.total_tokens if before else 0
         self._changed = set(diff.changed) if diff else set()
-        self.endResetModel()
+        if same:
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(self.COLUMNS) - 1))
+        else:
+            self.endResetModel()
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
         if parent.isValid() or self._preview is None:
@@ -162,9 +172,16 @@ class CardTableModel(QAbstractTableModel):
         return self._cards[row] if 0 <= row < len(self._cards) else None
 
     def set_cards(self, cards) -> None:
-        """Show these ``CardRecord``s."""
+        """Show these ``CardRecord``s (in place when the cards are the same ones)."""
+        cards = list(cards)
+        if cards == self._cards:
+            return
+        if len(cards) == len(self._cards) and cards:
+            self._cards = cards
+            self.dataChanged.emit(self.index(0, 0), self.index(len(cards) - 1, len(self.COLUMNS) - 1))
+            return
         self.beginResetModel()
-        self._cards = list(cards)
+        self._cards = cards
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature

@@ -54,6 +54,11 @@ from PySide6.QtWidgets import (
 COMPARE_MODES = (("tick", "previous tick viewed"), ("turn", "NPC's previous line"))
 
 
+def _units(text: str) -> int:
+    """The length of ``text`` in a QTextDocument: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 class PromptView(QWidget):
     """The NPC dialogue prompt at the session tick, section by section, against the budget.
 
@@ -82,6 +87,8 @@ class PromptView(QWidget):
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._text_key: tuple | None = None
+        self._doc_parts: list[tuple[str, str, str]] | None = None  # (label, header, text) the document holds
+        self._doc_style: tuple | None = None  # (font, dark palette) it was built with
         self._last_text: tuple | None = None
         self._text_stale: tuple | None = None
         self.setObjectName("promptView")
@@ -405,7 +412,7 @@ class PromptView(QWidget):
         self.budget_label.setText("")
         self.legend_label.setText("")
         self.text_view.clear()
-        self._text_key = self._text_stale = None
+        self._text_key = self._text_stale = self._doc_parts = None
         self.section_model.set_preview(None)
         self.card_model.set_cards([])
         self.history_label.setText("")
@@ -526,37 +533,86 @@ class PromptView(QWidget):
         return "<br>".join(lines)
 
     def _fill_text(self, p: PromptPreview, changed: set[str]) -> None:
-        """Each section under a header line, on its colour; keeps the scroll position."""
+        """Each section under a header line, on its colour; keeps the scroll position.
+
+        When the sections are the same ones as in the document (a tick step, usually),
+        only the headers and texts that differ are replaced: rebuilding the whole
+        document laid all of it out again (~8 ms a step on a long history).
+        """
         scroll = self.text_view.verticalScrollBar().value()
-        doc = self.text_view.document()
-        doc.clear()
-        cursor = QTextCursor(doc)
+        parts = [(s.label, f"■ {s.label}  ·  {s.tokens:,} tokens{'  ·  changed' if s.label in changed else ''}", s.text)
+                 for s in p.sections]
+        style = (self.text_view.font().toString(), palette_colors(self.palette()).dark)
+        shown = self._doc_parts
+        if not (shown is not None and self._doc_style == style and [x[0] for x in shown] == [x[0] for x in parts]
+                and self._patch_text(shown, parts)):
+            self._build_text(parts)
+        self._doc_parts, self._doc_style = parts, style
+        self.text_view.verticalScrollBar().setValue(scroll)
+
+    def _formats(self, i: int, label: str) -> tuple[QTextBlockFormat, QTextCharFormat, QTextBlockFormat, QTextCharFormat]:
+        """(header block, header chars, body block, body chars) of section ``i``."""
         body_font = QFont(self.text_view.font())
         header_font = QFont(body_font)
         header_font.setBold(True)
         header_font.setPointSizeF(body_font.pointSizeF() * 0.9)
+        header = QTextBlockFormat()
+        header.setTopMargin(10 if i else 0)
+        header.setBottomMargin(2)
+        header_chars = QTextCharFormat()
+        header_chars.setFont(header_font)
+        header_chars.setForeground(section_colour(label).darker(140))
+        body = QTextBlockFormat()
+        body.setBackground(row_tint(section_tint(label)))  # a dark shade on a dark palette
+        body.setLeftMargin(4)
+        body_chars = QTextCharFormat()
+        body_chars.setFont(body_font)
+        return header, header_chars, body, body_chars
+
+    def _build_text(self, parts: list[tuple[str, str, str]]) -> None:
+        doc = self.text_view.document()
+        doc.clear()
+        cursor = QTextCursor(doc)
         cursor.beginEditBlock()
-        for i, section in enumerate(p.sections):
-            header = QTextBlockFormat()
-            header.setTopMargin(10 if i else 0)
-            header.setBottomMargin(2)
-            header_chars = QTextCharFormat()
-            header_chars.setFont(header_font)
-            header_chars.setForeground(section_colour(section.label).darker(140))
+        for i, (label, head, text) in enumerate(parts):
+            header, header_chars, body, body_chars = self._formats(i, label)
             if i:
                 cursor.insertBlock(header, header_chars)
             else:
                 cursor.setBlockFormat(header)
                 cursor.setCharFormat(header_chars)
-            note = "  ·  changed" if section.label in changed else ""
-            cursor.insertText(f"■ {section.label}  ·  {section.tokens:,} tokens{note}")
-            body = QTextBlockFormat()
-            body.setBackground(row_tint(section_tint(section.label)))  # a dark shade on a dark palette
-            body.setLeftMargin(4)
-            body_chars = QTextCharFormat()
-            body_chars.setFont(body_font)
+            cursor.insertText(head)
             # One call per section: each newline starts a block with the same formats.
             cursor.insertBlock(body, body_chars)
-            cursor.insertText(section.text)
+            cursor.insertText(text)
         cursor.endEditBlock()
-        self.text_view.verticalScrollBar().setValue(scroll)
+
+    def _patch_text(self, shown: list[tuple[str, str, str]], parts: list[tuple[str, str, str]]) -> bool:
+        """Replace the headers and texts of ``shown`` (the document) that differ in
+        ``parts``, last section first so that earlier positions hold. False when the
+        document is not what ``shown`` says (it is then rebuilt)."""
+        doc = self.text_view.document()
+        starts, at = [], 0
+        for _, head, text in shown:
+            starts.append(at)
+            at += _units(head) + 1 + _units(text) + 1  # a block separator after each
+        if doc.characterCount() != at:  # the end: the last block's separator counts once
+            return False
+        cursor = QTextCursor(doc)
+        cursor.beginEditBlock()
+        for i in range(len(parts) - 1, -1, -1):
+            (label, old_head, old_text), (_, head, text) = shown[i], parts[i]
+            if head == old_head and text == old_text:
+                continue
+            _, header_chars, _, body_chars = self._formats(i, label)
+            body_at = starts[i] + _units(old_head) + 1
+            if text != old_text:
+                cursor.setPosition(body_at)
+                cursor.setPosition(body_at + _units(old_text), QTextCursor.KeepAnchor)
+                cursor.insertText(text, body_chars)
+            if head != old_head:
+                cursor.setPosition(starts[i])
+                cursor.setPosition(starts[i] + _units(old_head), QTextCursor.KeepAnchor)
+                cursor.insertText(head, header_chars)
+        cursor.endEditBlock()
+        return True

@@ -92,7 +92,7 @@ VIEWS: tuple[ViewSpec, ...] = (
 
 #: The dock panels, in the order they are added.
 DOCKS: tuple[DockSpec, ...] = (
-    DockSpec("npcs", "NPCs", "left", _W + "npc_list:NpcList", min_size=(300, 150)),
+    DockSpec("npcs", "NPCs", "left", _W + "npc_list:NpcList", min_size=(300, 150), prepare=_W + "npc_list:prepare"),
     DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs", min_size=(300, 150),
              prepare=_W + "monologue_view:prepare"),
     DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView", min_size=(420, 110)),

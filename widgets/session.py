@@ -303,9 +303,16 @@ class Session(QObject):
         if not self.ready or not 0 <= index < len(self.playthrough.index.ticks):
             return
         npc = self.playthrough.save.npc_of_entry(index)
+        tick = self.clamp(self.playthrough.index.ticks[index])
+        moves = tick != self.tick
+        # The tick is set before npcChanged fires, so that a view refreshing on both
+        # signals already reads the new state and can skip the second refresh.
+        if moves:
+            self.previous_tick, self.tick, self._state = self.tick, tick, None
         if npc is not None:
             self.set_npc(npc)
-        self.set_tick(self.playthrough.index.ticks[index])
+        if moves:
+            self.tickChanged.emit(tick)
         self.set_journal_index(index)
 
     def explain(self, target: str | None) -> None:

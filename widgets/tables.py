@@ -35,6 +35,27 @@ class HeaderedTableModel(QAbstractTableModel):
         return None
 
 
+#: More separate runs of changed rows than this, and ``signal_rows`` signals one span.
+MAX_RUNS = 8
+
+
+def signal_rows(model: QAbstractTableModel, rows) -> None:
+    """``dataChanged`` over the ascending ``rows`` of ``model``, every column: one signal
+    per run of consecutive rows, or one over the whole span when the runs are many (a
+    far jump changes rows all over a table, and each signal makes every view refit)."""
+    runs: list[list[int]] = []
+    for row in rows:
+        if runs and runs[-1][1] == row - 1:
+            runs[-1][1] = row
+        else:
+            runs.append([row, row])
+    if len(runs) > MAX_RUNS:
+        runs = [[runs[0][0], runs[-1][1]]]
+    last = model.columnCount() - 1
+    for first, end in runs:
+        model.dataChanged.emit(model.index(first, 0), model.index(end, last))
+
+
 def read_only_table(model, name: str, parent: QWidget | None = None) -> QTableView:
     """A QTableView over ``model`` that selects whole rows and never edits."""
     view = QTableView(parent)
@@ -126,15 +147,37 @@ class ShareColumns(QObject):
         header.setResizeContentsPrecision(0)
         view.setTextElideMode(Qt.ElideRight)
         view.viewport().installEventFilter(self)
+        # Measured widths by column (values in view, and headers), kept until what they
+        # measured changes: a dataChanged re-measures only the columns it names.
+        self._values: dict[int, int] = {}
+        self._headers: dict[int, int] = {}
         model = view.model()
-        for signal in (model.modelReset, model.layoutChanged, model.rowsInserted, model.rowsRemoved, model.dataChanged):
-            signal.connect(self.refit)
+        for signal in (model.modelReset, model.layoutChanged, model.rowsInserted, model.rowsRemoved):
+            signal.connect(self.remeasure)
+        model.dataChanged.connect(self._on_data_changed)
+        model.headerDataChanged.connect(self.remeasure)
+        # Scrolling brings other rows into view: the next refit measures them.
+        view.verticalScrollBar().valueChanged.connect(self._forget_values)
         self.refit()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
         if event.type() in (QEvent.Resize, QEvent.Show):
-            self.refit()
+            self.remeasure()
         return False
+
+    def remeasure(self, *_args) -> None:
+        """Forget every measured width and refit."""
+        self._values.clear()
+        self._headers.clear()
+        self.refit()
+
+    def _forget_values(self, *_args) -> None:
+        self._values.clear()
+
+    def _on_data_changed(self, top_left, bottom_right, *_roles) -> None:
+        for col in range(top_left.column(), bottom_right.column() + 1):
+            self._values.pop(col, None)
+        self.refit()
 
     def minimum_width(self) -> int:
         """The narrowest table (frame and vertical scroll bar included) that shows every
@@ -144,11 +187,20 @@ class ShareColumns(QObject):
         total = 0
         for col in range(header.count()):
             if not view.isColumnHidden(col):
-                total += header.sectionSizeHint(col) if col in self._elastic else self._wanted(col)
+                total += self._header(col) if col in self._elastic else self._wanted(col)
         return total + 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
 
+    def _header(self, col: int) -> int:
+        width = self._headers.get(col)
+        if width is None:
+            width = self._headers[col] = self._view.horizontalHeader().sectionSizeHint(col)
+        return width
+
     def _wanted(self, col: int) -> int:
-        return max(self._view.horizontalHeader().sectionSizeHint(col), self._view.sizeHintForColumn(col))
+        width = self._values.get(col)
+        if width is None:
+            width = self._values[col] = self._view.sizeHintForColumn(col)
+        return max(self._header(col), width)
 
     def refit(self, *_args) -> None:
         """Size the columns for the viewport's current width (when shown: a hidden table
@@ -164,7 +216,7 @@ class ShareColumns(QObject):
             view.setColumnWidth(col, self._wanted(col))
         room = view.viewport().width() - sum(header.sectionSize(c) for c in fixed)
         want = {c: self._wanted(c) for c in elastic}
-        floor = {c: min(want[c], header.sectionSizeHint(c)) for c in elastic}
+        floor = {c: min(want[c], self._header(c)) for c in elastic}
         if sum(want.values()) <= room:
             widths = dict(want)
             if self._stretch in widths:

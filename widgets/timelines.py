@@ -51,7 +51,7 @@ from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 HOVER_RATE = 30
 """Hover and cursor-drag updates per second (SignalProxy rate limit)."""
@@ -99,6 +99,17 @@ class _LevelAxis(pg.AxisItem):
         self.setTicks([[((lo + hi) / 2, level.display_name) for lo, hi, level in zip(bounds, bounds[1:], levels)], []])
 
 
+def cache_drawing(item) -> None:
+    """Keep what ``item`` draws as a pixmap until the item or the view changes.
+
+    Moving the tick cursor repaints a strip of the plot; every item under it was drawn
+    again, whole (a curve's path, an axis's grid and labels: ~4 ms a step). Cached, the
+    strip is copied from the pixmaps. A pan or zoom redraws them as before.
+    """
+    if item is not None:
+        item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+
+
 class TimelinesView(QWidget):
     """Relationship score and stress over time, with a tick cursor and hover values.
 
@@ -120,6 +131,8 @@ class TimelinesView(QWidget):
         self.session = session
         self.tracks: dict[int, NpcTrack] = {}
         self.curves: dict[int, pg.PlotDataItem] = {}
+        self._drawn_selected: dict[int, bool] = {}  # StableId -> whether its curve has the selected pen
+        self._behind = False  # a tick or NPC came while another tab was in front
         self.origin = 0
         self.npc_count = 0
         self._prepared: Prepared | None = None
@@ -178,6 +191,7 @@ class TimelinesView(QWidget):
         session.tickPreview.connect(self._on_tick)  # cheap: two lines and a few bisections
         session.tickChanged.connect(self._on_tick)
         session.npcChanged.connect(self._on_npc)
+        session.comparisonChanged.connect(self._catch_up)  # before the overlay reads the curves
         self.overlay = ComparisonOverlay(self)  # side B while comparing (issue 13)
         self._on_loaded()
 
@@ -221,6 +235,10 @@ class TimelinesView(QWidget):
         self.stress_plot.setLabel("bottom", "tick", color="#333")
         for plot in (self.score_plot, self.stress_plot):
             plot.getViewBox().sigResized.connect(self._fit_axis_titles)
+            # Not the bottom axes: they draw the grid, and a cached grid loses the
+            # top pixel of its lines (clipped to the axis's bounding rect).
+            for name in ("left", "right"):
+                cache_drawing(plot.getAxis(name))
         self._build_score_plot()
         self._build_stress_plot()
         self._build_cursors()
@@ -239,6 +257,7 @@ class TimelinesView(QWidget):
             band = pg.LinearRegionItem((lo, hi), orientation="horizontal", movable=False,
                                        brush=pg.mkBrush(fill), pen=pg.mkPen(None))
             band.setZValue(-100)
+            cache_drawing(band)
             plot.addItem(band, ignoreBounds=True)
             self.bands.append(band)
         for bound, _ in LEVEL_BOUNDS:
@@ -250,6 +269,7 @@ class TimelinesView(QWidget):
             label, colour = KIND_STYLE[kind]
             item = pg.ScatterPlotItem(symbol=symbol, size=MARKER_SIZE, brush=pg.mkBrush(colour), pen=pg.mkPen("#ffffff", width=0.8))
             item.setZValue(50)
+            cache_drawing(item)
             plot.addItem(item)
             self.markers[kind] = (label, item)
         self.hover_dot = pg.ScatterPlotItem(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
@@ -262,6 +282,7 @@ class TimelinesView(QWidget):
         self.threshold_curve = StepCurve(pen=pg.mkPen("#333", width=1.5, style=Qt.DashLine), name="Threshold")
         self.excess_curve = StepCurve()
         self.over_fill = pg.FillBetweenItem(self.excess_curve, self.threshold_curve, brush=over_brush, pen=pg.mkPen(None))
+        cache_drawing(self.over_fill)
         for item in (self.over_fill, self.threshold_curve, self.excess_curve, self.stress_curve):
             self.stress_plot.addItem(item)
         for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
@@ -295,6 +316,8 @@ class TimelinesView(QWidget):
         # wide cosmetic pens make every drawn point expensive. (No setter exists.)
         item.opts["autoDownsampleFactor"] = 1.0
         item.setClipToView(True)
+        for part in (item.curve, item.scatter):
+            cache_drawing(part)
 
     # ----- following the session -----
     def _on_loaded(self) -> None:
@@ -304,6 +327,7 @@ class TimelinesView(QWidget):
         for curve in self.curves.values():
             self.score_plot.removeItem(curve)
         self.curves.clear()
+        self._drawn_selected.clear()
         empty = np.empty(0)
         for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
             item.setData(empty, empty)
@@ -335,6 +359,7 @@ class TimelinesView(QWidget):
         self._full_range = (start, max(stop, start + 10))
         self.score_plot.setXRange(*self._full_range, padding=0.01)
         self._drawn = False
+        self._behind = False
         self._draw()
         self._on_tick(s.tick)
 
@@ -355,11 +380,6 @@ class TimelinesView(QWidget):
         yield from self._npc_steps(self.session.npc)
         self._drawn = True
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        super().showEvent(event)
-        if not self._drawn and not self._work.busy:
-            self._draw()
-
     def _track(self, sid) -> NpcTrack | None:
         """The NPC's track, built now (one NPC: milliseconds) when it was not drawn yet."""
         track = self.tracks.get(sid)
@@ -378,9 +398,39 @@ class TimelinesView(QWidget):
         self._tune(curve)
         self.curves[sid] = curve
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if not self._drawn and not self._work.busy:
+            self._draw()
+        self._catch_up()
+
+    def _catch_up(self, *_args) -> None:
+        """Draw the NPC and tick that came while the view was behind another tab (the
+        NPC is drawn by the load's drawing when that has not ended yet)."""
+        if self._behind:
+            self._behind = False
+            if self._drawn:
+                self._draw_npc(self.session.npc)
+            self._move_cursors(self.session.tick)
+            self._show_values(self.session.tick, self.session.npc)
+
+    def _deferred(self) -> bool:
+        """True (and remembered) when a tick or NPC need not be drawn now: the view is
+        behind another tab (its showEvent catches up). While comparing it follows at
+        once, as the overlay draws beside it."""
+        if obscured(self) and self.session.comparison is None:
+            self._behind = True
+            return True
+        return False
+
     def _on_npc(self, npc) -> None:
         if not self._drawn:
             return  # the drawing of the load shows the NPC selected when it ends
+        if not self._deferred():
+            self._draw_npc(npc)
+
+    def _draw_npc(self, npc) -> None:
+        """Show ``npc`` as selected now (every step of ``_npc_steps`` at once)."""
         for _ in self._npc_steps(npc):
             pass
 
@@ -392,6 +442,9 @@ class TimelinesView(QWidget):
         self._update_legend(npc)
         for sid, curve in self.curves.items():
             selected = sid == npc
+            if self._drawn_selected.get(sid) is selected:
+                continue  # its pen is right: a new pen would redraw the curve (and its cache)
+            self._drawn_selected[sid] = selected
             colour = self.tracks[sid].colour if selected else faded(self.tracks[sid].colour)
             curve.setPen(pg.mkPen(colour, width=SELECTED_WIDTH if selected else OTHER_WIDTH))
             curve.setZValue(10 if selected else 0)
@@ -432,6 +485,8 @@ class TimelinesView(QWidget):
         return self.session.clamp(self.origin + round(x))
 
     def _on_tick(self, tick: int) -> None:
+        if self._deferred():
+            return
         self._move_cursors(tick)
         self._show_values(tick, self.session.npc)
 

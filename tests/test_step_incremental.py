@@ -1,0 +1,409 @@
+"""Tick steps update the views' item models incrementally (issue 10, stepping at 60
+frames a second). At each tick of a walk through a sample save, forwards, backwards
+and jumping, a model that was stepped there must hold exactly what a model built
+afresh at that tick holds, and every cell that changed must have been signalled
+(``dataChanged``, inserted rows, or a reset), or the view would keep painting the old
+value."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from tests.conftest import CONTENT, SAMPLES
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
+from PySide6.QtGui import QBrush, QColor, QFont  # noqa: E402
+
+ROLES = (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole, Qt.FontRole, Qt.ToolTipRole,
+         Qt.TextAlignmentRole, Qt.DecorationRole, *(Qt.UserRole + k for k in range(1, 5)))
+
+
+def _plain(value):
+    if isinstance(value, QBrush):
+        return ("brush", value.color().name(QColor.HexArgb), value.style().value)
+    if isinstance(value, QColor):
+        return ("color", value.name(QColor.HexArgb))
+    if isinstance(value, QFont):
+        return ("font", value.bold(), value.italic())
+    if value is not None and type(value).__name__ == "QIcon":
+        return ("icon", value.cacheKey() != 0)
+    return value
+
+
+def dump(model, roles=ROLES) -> list[list[tuple]]:
+    """Every cell of ``model`` in every role of ``roles``, as plain values."""
+    return [[tuple(_plain(model.data(model.index(r, c), role)) for role in roles)
+             for c in range(model.columnCount())] for r in range(model.rowCount())]
+
+
+class Signals:
+    """The rows and cells a model signalled since the last ``take``."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.cells: set[tuple[int, int]] = set()
+        self.reset = False
+        self.structure = False
+        model.dataChanged.connect(self._changed)
+        model.modelReset.connect(self._reset)
+        model.layoutChanged.connect(self._reset)
+        model.rowsInserted.connect(self._rows)
+        model.rowsRemoved.connect(self._rows)
+
+    def _changed(self, top_left, bottom_right, _roles=()) -> None:
+        for r in range(top_left.row(), bottom_right.row() + 1):
+            for c in range(top_left.column(), bottom_right.column() + 1):
+                self.cells.add((r, c))
+
+    def _reset(self, *_args) -> None:
+        self.reset = True
+
+    def _rows(self, *_args) -> None:
+        self.structure = True
+
+    def take(self) -> tuple[set[tuple[int, int]], bool, bool]:
+        out = (self.cells, self.reset, self.structure)
+        self.cells, self.reset, self.structure = set(), False, False
+        return out
+
+
+def assert_signalled(before, after, signals: Signals) -> None:
+    """Every cell that differs between ``before`` and ``after`` was signalled."""
+    cells, reset, structure = signals.take()
+    if reset:
+        return
+    if len(before) != len(after) and not structure:
+        raise AssertionError(f"rows {len(before)} -> {len(after)} without a row signal")
+    if structure:
+        return  # rows moved: the comparison with a fresh model covers the values
+    for r, (old, new) in enumerate(zip(before, after)):
+        for c, (a, b) in enumerate(zip(old, new)):
+            assert a == b or (r, c) in cells, f"cell ({r}, {c}) changed {a} -> {b} unsignalled"
+
+
+def walk(play, steps=45, seed=5) -> list[int]:
+    """Ticks visited by single events, hundreds of ticks and far jumps, both ways."""
+    ticks = sorted(set(play.index.ticks))
+    rng = random.Random(seed)
+    k, out = len(ticks) // 2, []
+    for _ in range(steps):
+        k = max(0, min(len(ticks) - 1, k + rng.choice((1, 1, 2, -1, -2, 25, -25, len(ticks) // 3, -len(ticks) // 3))))
+        out.append(ticks[k])
+    return out + [0, ticks[-1], ticks[0], ticks[-1], ticks[-2]]
+
+
+@pytest.fixture(scope="module")
+def faults_playthrough():
+    from narrative_debugger.models.playthrough import Playthrough
+
+    return Playthrough.open(SAMPLES / "qa-faults.json", CONTENT)
+
+
+@pytest.mark.parametrize("which", ["evening", "faults", "generated"])
+def test_npc_rows_follow_every_step(qtbot, which, evening_playthrough, faults_playthrough, generated):
+    from narrative_debugger.widgets.npc_list import NpcTableModel
+
+    play = {"evening": evening_playthrough, "faults": faults_playthrough, "generated": generated}[which]
+    stepped = NpcTableModel()
+    stepped.set_playthrough(play)
+    signals = Signals(stepped)
+    before = dump(stepped)
+    signals.take()
+    ticks = sorted(set(play.index.ticks))
+    every = ticks[len(ticks) // 3 : len(ticks) // 3 + 80]  # one event at a time, then back
+    for tick in [*every, *every[::-1], *walk(play)]:
+        stepped.set_state(play.state_at(tick))
+        fresh = NpcTableModel()
+        fresh.set_playthrough(play)
+        fresh.set_state(play.state_at(tick))
+        after = dump(stepped)
+        assert after == dump(fresh), f"tick {tick}"
+        assert_signalled(before, after, signals)
+        before = after
+
+
+@pytest.mark.parametrize("save", ["walkaway-spiral.json", "abandoned-confrontation.json"])
+@pytest.mark.parametrize("kind", [None, "InteractionStarted"])
+def test_journal_rows_follow_every_step(qtbot, save, kind):
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.widgets.journal_view import JournalModel
+
+    play = Playthrough.open(SAMPLES / save, CONTENT)
+    index = play.index
+    roles = (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole, Qt.FontRole)  # what the position changes
+    stepped = JournalModel()
+    stepped.set_playthrough(play)
+    stepped.set_filter(kind)
+    signals = Signals(stepped)
+    before = dump(stepped, roles)
+    signals.take()
+    for tick in walk(play, steps=14):
+        stepped.set_position(index.position_for_tick(tick))
+        fresh = JournalModel()
+        fresh.set_playthrough(play)
+        fresh.set_filter(kind)
+        fresh.set_position(index.position_for_tick(tick))
+        after = dump(stepped, roles)
+        assert after == dump(fresh, roles), f"tick {tick}"
+        assert_signalled(before, after, signals)
+        before = after
+
+
+@pytest.mark.parametrize("which", ["evening", "faults"])
+def test_monologue_rows_follow_every_step(qtbot, which, evening_playthrough, faults_playthrough):
+    from narrative_debugger.widgets.monologue_view import MonologueModel, monologue_rows
+
+    play = evening_playthrough if which == "evening" else faults_playthrough
+    npcs = list(play.save.npcs)
+    rng = random.Random(11)
+    stepped = MonologueModel()
+    signals = Signals(stepped)
+    before = dump(stepped)
+    for tick in walk(play, steps=30):
+        npc = rng.choice([*npcs, npcs[0], npcs[0], None])
+        state = play.state_at(tick)
+        stepped.set_rows(monologue_rows(play, state, npc))
+        fresh = MonologueModel()
+        fresh.set_rows(monologue_rows(play, state, npc))
+        after = dump(stepped)
+        assert after == dump(fresh), f"tick {tick}, NPC {npc}"
+        assert_signalled(before, after, signals)
+        before = after
+
+
+def test_monologue_view_row_heights_follow_every_step(qtbot, evening_playthrough):
+    """A blocked line's row is as tall as its reasons, an eligible one a line high, after
+    any sequence of steps, as when the view is built at the tick."""
+    from narrative_debugger.widgets.monologue_view import MonologueView
+    from narrative_debugger.widgets.session import Session
+
+    def heights(view):
+        return [view.view.rowHeight(k) for k in range(view.model.rowCount())]
+
+    play = evening_playthrough
+    session = Session()
+    stepped = MonologueView(session)
+    qtbot.addWidget(stepped)
+    stepped.resize(500, 400)
+    session.load(play)
+    for tick in walk(play, steps=20):
+        session.set_tick(tick)
+        other = Session()
+        fresh = MonologueView(other)
+        qtbot.addWidget(fresh)
+        fresh.resize(500, 400)
+        other.load(play, tick=tick, npc=session.npc)
+        assert dump(stepped.model) == dump(fresh.model)
+        assert heights(stepped) == heights(fresh), f"tick {tick}"
+        assert stepped.caption.text() == fresh.caption.text()
+
+
+def _knowledge_at(play, tick, previous, npc, fact=None):
+    """A KnowledgeView built afresh at ``tick`` (coming from ``previous``): a full refresh."""
+    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+    from narrative_debugger.widgets.session import Session
+
+    session = Session()
+    session.load(play, tick=previous, npc=npc)
+    session.set_tick(tick)
+    view = KnowledgeView(session)
+    return session, view
+
+
+def _categories(view):
+    return [(view.category.itemText(k), view.category.itemData(k)) for k in range(view.category.count())]
+
+
+@pytest.mark.parametrize(("which", "filtered"), [("evening", False), ("faults", False), ("generated", False), ("generated", True)])
+def test_knowledge_table_follows_every_step(qtbot, which, filtered, evening_playthrough, faults_playthrough, generated):
+    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+    from narrative_debugger.widgets.session import Session
+
+    play = {"evening": evening_playthrough, "faults": faults_playthrough, "generated": generated}[which]
+    session = Session()
+    session.load(play)
+    view = KnowledgeView(session)
+    qtbot.addWidget(view)
+    if filtered:
+        view.changed_only.setChecked(True)  # the proxy re-filters every signalled row
+    signals = Signals(view.model)
+    before = dump(view.model)
+    signals.take()
+    moved = 0
+    for tick in walk(play, steps=20):
+        previous = session.tick
+        session.set_tick(tick)
+        fresh_session, fresh = _knowledge_at(play, tick, previous, session.npc)
+        if filtered:
+            fresh.changed_only.setChecked(True)
+        after = dump(view.model)
+        assert after == dump(fresh.model), f"tick {previous} -> {tick}"
+        moved += not signals.reset
+        assert_signalled(before, after, signals)
+        if filtered:
+            assert dump(view.table.model()) == dump(fresh.table.model())
+        assert view.count.text() == fresh.count.text()
+        assert view.heading.text() == fresh.heading.text()
+        assert _categories(view) == _categories(fresh)
+        before = after
+        fresh.deleteLater()
+    assert moved >= 10, "most steps move the rows in place"
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """A generated 3 000-event save of the sample content: facts come and go by the dozen."""
+    from narrative_debugger.models.playthrough import Playthrough
+    from tests.support.savegen.generator import generate_save, write_save
+
+    folder = tmp_path_factory.mktemp("stepped")
+    write_save(generate_save(seed=7, events=3000, scenario="large", content_dir=CONTENT), folder / "save.json")
+    return Playthrough.open(folder / "save.json", CONTENT)
+
+
+@pytest.mark.parametrize("offset", [0, 10**15 + 3, 2**62 + 7])
+def test_one_npc_track_equals_the_whole_journal_conversion(tmp_path, offset):
+    """Selecting an NPC not drawn yet builds its track from its own versions' ticks; the
+    values are those of converting every journal tick first, as before (u64 ticks too)."""
+    import numpy as np
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.widgets.timeline_tracks import Step, build_tracks, plot_origin, relative_x
+    from tests.test_widgets_u64_ticks import shifted_save
+
+    path, _ = shifted_save(tmp_path, "walkaway-spiral.json", offset) if offset else (SAMPLES / "walkaway-spiral.json", 0)
+    play = Playthrough.open(path, CONTENT)
+    origin = plot_origin(play)
+    entry_ticks = relative_x(play.index.ticks, origin)
+    zero = float(relative_x([0], origin)[0])
+    x_end = float(relative_x([play.last_tick], origin)[0])
+    tracks = build_tracks(play, play.last_tick, origin)
+    assert len(tracks) == len(play.index.npcs)
+    for track in tracks:
+        versions = play.index.npcs[track.stable_id]
+        pos = np.asarray(versions.positions, dtype=np.int64)
+        ticks = np.where(pos > 0, entry_ticks[np.maximum(pos - 1, 0)], zero)
+        for got, values in ((track.score, [v.relationship.score for v in versions.values]),
+                            (track.stress, [v.tolerance.current_stress for v in versions.values])):
+            want = Step.build(ticks, np.asarray(values, dtype=np.float64), x_end)
+            assert np.array_equal(got.x, want.x) and np.array_equal(got.y, want.y)
+
+
+def test_views_behind_another_tab_catch_up_when_shown(qtbot, isolated_settings):
+    from tests.conftest import open_window
+
+    window = open_window(qtbot, SAMPLES / "evening.json")
+    s = window.session
+    s.set_view("knowledge")
+    s.set_tick(0)
+    timelines, interactions = window.views["timelines"], window.views["interactions"]
+    seen = {s.npc}
+    for _ in range(60):
+        window.tickbar.next_action.trigger()
+        seen.add(s.npc)
+    assert len(seen) > 1, "the steps selected other NPCs"
+    assert not timelines.isVisible() and not interactions.isVisible()
+    s.set_view("timelines")
+    qtbot.waitUntil(lambda: timelines._drawn, timeout=10000)  # a load's curves are drawn in slices once shown
+    assert all(abs(line.value() - timelines.x_of(s.tick)) < 1e-6 for line in timelines.cursors)
+    widths = {sid: curve.opts["pen"].widthF() for sid, curve in timelines.curves.items()}
+    assert widths[s.npc] > max(w for sid, w in widths.items() if sid != s.npc)
+    assert f"{s.tick:,}" in timelines.readout.text()
+    s.set_view("interactions")
+    assert interactions._shown == interactions._shown_key()
+    assert s.playthrough.npc_name(s.npc) in interactions.heading.text()
+    assert f"at tick {s.tick}" in interactions.heading.text()
+
+
+def test_prompt_tables_follow_every_step(qtbot, evening_playthrough):
+    """The section and card tables of the prompt preview, updated in place tick after tick
+    (and across NPCs), hold what tables built afresh for each preview hold."""
+    from narrative_debugger.models.prompt.builder import PromptBuilder, compare
+    from narrative_debugger.widgets.prompt_parts import CardTableModel, SectionTableModel
+
+    play = evening_playthrough
+    builder = PromptBuilder(play)
+    slugs = [npc.slug for npc in play.save.npcs.values()]
+    ticks = sorted(set(play.index.ticks))
+    rng = random.Random(2)
+    sections, cards = SectionTableModel(), CardTableModel()
+    signals = (Signals(sections), Signals(cards))
+    before_dumps = (dump(sections), dump(cards))
+    previous = None
+    for k in range(18):
+        slug = slugs[0] if k < 10 else rng.choice(slugs)
+        tick = ticks[len(ticks) // 2 + 7 * k]
+        preview = builder.build(slug, tick)
+        diff = compare(previous, preview) if previous is not None else None
+        sections.set_preview(preview, previous, diff)
+        cards.set_cards(preview.cards)
+        fresh_sections, fresh_cards = SectionTableModel(), CardTableModel()
+        fresh_sections.set_preview(preview, previous, diff)
+        fresh_cards.set_cards(preview.cards)
+        after = (dump(sections), dump(cards))
+        assert after == (dump(fresh_sections), dump(fresh_cards)), f"{slug} at {tick}"
+        for old, new, sig in zip(before_dumps, after, signals):
+            assert_signalled(old, new, sig)
+        before_dumps, previous = after, preview
+
+
+def _preview_with(preview, label: str, text: str):
+    """``preview`` with one section's text replaced (odd characters the builder may pass on)."""
+    import dataclasses
+
+    sections = [dataclasses.replace(s, text=text) if s.label == label else s for s in preview.sections]
+    return dataclasses.replace(preview, sections=sections)
+
+
+def test_prompt_text_patched_in_place_equals_a_fresh_document(qtbot, evening_playthrough):
+    """The prompt text, patched section by section tick after tick, is the document a
+    fresh fill builds: same text, same formats (HTML), for steps, NPC changes and text
+    with astral characters, CRLF and an empty section."""
+    from narrative_debugger.models.prompt.builder import PromptBuilder
+    from narrative_debugger.widgets.prompt_view import PromptView
+    from narrative_debugger.widgets.session import Session
+
+    play = evening_playthrough
+    view = PromptView(Session())
+    qtbot.addWidget(view)
+    builder = PromptBuilder(play)
+    slugs = [npc.slug for npc in play.save.npcs.values()]
+    ticks = sorted(set(play.index.ticks))
+    rng = random.Random(4)
+    builds = []
+    build = view._build_text
+    view._build_text = lambda parts: builds.append(1) or build(parts)
+    for k in range(16):
+        preview = builder.build(slugs[0] if k < 8 else rng.choice(slugs), ticks[len(ticks) // 2 + 9 * k])
+        if k in (3, 4):
+            label = preview.sections[-1].label
+            preview = _preview_with(preview, label, "a 🐉 dragon\r\nand\u2028more" if k == 3 else "")
+        changed = {s.label for s in preview.sections[: k % 3]}
+        view._fill_text(preview, changed)
+        incremental = view.text_view.document().toHtml()
+        build(view._doc_parts)
+        assert incremental == view.text_view.document().toHtml(), f"step {k}"
+    assert len(builds) <= 4, "most steps patch the document in place"
+
+
+def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtbot, isolated_settings):
+    from tests.conftest import open_window
+
+    window = open_window(qtbot, SAMPLES / "evening.json")
+    s = window.session
+    journal, npcs = window.docks["journal"].widget(), window.docks["npcs"].widget()
+    s.set_tick(s.last_tick // 2)
+    position, tick = journal.model.position, s.tick
+    for k in range(1, 6):
+        s.set_tick(tick + 5000 * k, live=True)
+    assert journal.model.position == position and npcs.model.tick == tick  # not every frame
+    qtbot.waitUntil(lambda: npcs.model.tick == tick + 25000)
+    assert journal.model.position == s.playthrough.index.position_for_tick(tick + 25000)
+    s.set_tick(tick + 30000, live=True)
+    s.set_tick(tick + 30000)  # released: the commit shows at once and the pending frame is dropped
+    assert npcs.model.tick == tick + 30000
+    assert journal.model.position == s.playthrough.index.position_for_tick(tick + 30000)
+    qtbot.wait(200)
+    assert npcs.model.tick == tick + 30000

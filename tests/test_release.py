@@ -41,3 +41,14 @@ def test_reopening_frees_the_previous_playthrough_in_the_background(qtbot):
     assert data == []
     assert window.session.playthrough.save.journal.data  # the open save is untouched
     window.close()
+
+
+def test_the_app_hands_the_gil_to_the_gui_thread_quickly():
+    """A worker keeps the GIL for at most the switch interval while the GUI thread waits
+    for it, once a call from Qt into Python (make_app sets it well below Python's 5 ms)."""
+    import sys
+
+    from narrative_debugger.app.main_window import SWITCH_INTERVAL_S, make_app
+
+    make_app()
+    assert abs(sys.getswitchinterval() - SWITCH_INTERVAL_S) < 1e-6 and SWITCH_INTERVAL_S <= 0.0005

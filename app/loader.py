@@ -13,12 +13,10 @@ every thread it started, and an ``atexit`` hook does the same for any left over.
 from __future__ import annotations
 
 import atexit
-import gc
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 
-from narrative_debugger.models.playthrough import Cancelled, Playthrough
+from narrative_debugger.models.playthrough import Cancelled, Playthrough, collector_paused
 from narrative_debugger.widgets.registry import preparers
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
@@ -56,7 +54,7 @@ class _LoadThread(QThread):
                 # What the views would compute on ``loaded`` and that grows with the
                 # save (event ticks, timeline curves) is computed here, off the GUI thread.
                 self.reported.emit(self, 1.0, "preparing the views")
-                with _collector_paused():
+                with collector_paused():
                     for prepare in preparers():
                         if self.stop.is_set():
                             raise Cancelled()
@@ -68,22 +66,6 @@ class _LoadThread(QThread):
             self.outcome = f"{type(exc).__name__}: {exc}"
         finally:
             self.ended.emit(self)
-
-
-@contextmanager
-def _collector_paused():
-    """The cyclic GC paused while the views' data is prepared, then frozen (as
-    ``Playthrough.open`` does for the save): it holds lists of a million ticks, and
-    a full collection that walks them (~50-85 ms, on whichever thread allocates)
-    would otherwise fall on the GUI thread's first work with the new save."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
 
 
 class _Reaper(QObject):

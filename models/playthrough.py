@@ -126,7 +126,7 @@ class Playthrough:
                 progress(fraction, message)
 
         report(0.0, f"reading {path.name}")
-        with _no_gc():
+        with collector_paused():
             save = load_save(path)
             report(0.3, "reading content")
             content = load_content(content_dir)
@@ -153,11 +153,14 @@ class Playthrough:
 
 
 @contextmanager
-def _no_gc():
-    """Pause the cyclic garbage collector while a save is read and indexed.
+def collector_paused():
+    """Pause the cyclic garbage collector while a save is read and indexed (and while
+    the app's loader prepares the views' data from it), then freeze what was made.
 
     Loading allocates millions of small, long-lived objects and no cycles; the
-    collector's repeated full passes over them cost more than the load itself.
+    collector's repeated full passes over them cost more than the load itself, and a
+    full pass that walks them later (~50-85 ms) would fall on whichever thread
+    allocates next, the GUI thread's first work with the new save among them.
     """
     was_enabled = gc.isenabled()
     gc.disable()

@@ -30,7 +30,8 @@ class CountingModel(QAbstractTableModel):
         return f"Column {section}" if role == Qt.DisplayRole and orientation == Qt.Horizontal else None
 
 
-def test_a_refit_measures_only_the_rows_in_view(qtbot):
+def shown_table(qtbot) -> tuple[CountingModel, QTableView, ShareColumns]:
+    """A shown 600x300 table of 3 000 counted rows whose last column is elastic."""
     model = CountingModel(3000)
     view = QTableView()
     view.setModel(model)
@@ -39,6 +40,11 @@ def test_a_refit_measures_only_the_rows_in_view(qtbot):
     view.resize(600, 300)
     view.show()
     qtbot.waitExposed(view)
+    return model, view, fit
+
+
+def test_a_refit_measures_only_the_rows_in_view(qtbot):
+    model, view, fit = shown_table(qtbot)
     shown = view.rowAt(view.viewport().height() - 1) - view.rowAt(0) + 1
     assert 0 < shown < 30
     model.calls = 0
@@ -48,14 +54,7 @@ def test_a_refit_measures_only_the_rows_in_view(qtbot):
 
 
 def test_a_data_change_remeasures_only_its_columns(qtbot):
-    model = CountingModel(3000)
-    view = QTableView()
-    view.setModel(model)
-    qtbot.addWidget(view)
-    fit = ShareColumns(view, elastic=(2,))
-    view.resize(600, 300)
-    view.show()
-    qtbot.waitExposed(view)
+    model, view, fit = shown_table(qtbot)
     widths = [view.columnWidth(c) for c in range(3)]
     model.calls = 0
     model.dataChanged.emit(model.index(0, 1), model.index(5, 1))

@@ -231,3 +231,20 @@ def test_npc_of_entry_names_target_speaker_or_interaction_slug():
     save = load_save_bytes(RAW, "minimal.json")
     assert [save.npc_of_entry(i) for i in range(len(save.journal))] == [17, 17, 17, 17]
     assert save.npc_of_entry(99) is None
+
+
+@pytest.mark.parametrize("cut, said", [
+    (lambda raw: raw[: raw.index(b'"Cargo') + 3], "a string starts here and the file ends before it does: the file looks cut off"),
+    (lambda raw: raw[: raw.index(b",\n", len(raw) // 2) + 2], "the file ends before the document does"),
+    (lambda raw: raw + b" {}", "more data after the end of the document"),
+])
+def test_a_cut_off_or_doubled_file_is_said_to_be_so_at_its_place(tmp_path, cut, said):
+    from narrative_debugger.models.save.savefile import load_save
+
+    raw = (Path(__file__).parent / "data" / "minimal.json").read_bytes()
+    path = tmp_path / "cut.json"
+    path.write_bytes(cut(raw))
+    save = load_save(path)
+    (f,) = [f for f in save.findings if f.code == "F001"]
+    assert said in f.message and f.message.startswith("cut.json: not valid JSON: ")
+    assert ":" in f.location and not f.message.rstrip().endswith(" at")

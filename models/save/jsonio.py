@@ -182,6 +182,18 @@ def decode_plain(data: bytes | bytearray, label: str, found: list[Finding], jour
     return JsonDocument(value, found, size, parsed=parsed)
 
 
+def _json_error(exc: json.JSONDecodeError, text: str) -> str:
+    """What is wrong at ``exc``'s place, said whole: json's own words stop mid-sentence
+    ("Unterminated string starting at") and never say that a file was cut off."""
+    if exc.msg.startswith("Unterminated string"):
+        return "a string starts here and the file ends before it does: the file looks cut off"
+    if exc.pos >= len(text.rstrip()):
+        return f"the file ends before the document does ({exc.msg[0].lower() + exc.msg[1:]}): the file looks cut off"
+    if exc.msg == "Extra data":
+        return "more data after the end of the document"
+    return exc.msg
+
+
 def parse_text(text: str, label: str, found: list[Finding]) -> object | None:
     """Parse JSON text strictly as serde_json would accept it; append F001 findings.
 
@@ -216,7 +228,7 @@ def parse_document(text: str, label: str, found: list[Finding]) -> tuple[bool, o
             parse_int=_parse_int,
         )
     except json.JSONDecodeError as exc:
-        found.append(finding("F001", f"{label}: not valid JSON: {exc.msg}", f"{exc.lineno}:{exc.colno}"))
+        found.append(finding("F001", f"{label}: not valid JSON: {_json_error(exc, text)}", f"{exc.lineno}:{exc.colno}"))
         return False, None
     except _RejectedConstant as exc:
         pos = scan_outside_strings(text, r"-?(?:NaN|Infinity)\b") or 0

@@ -248,3 +248,24 @@ def test_a_cut_off_or_doubled_file_is_said_to_be_so_at_its_place(tmp_path, cut, 
     (f,) = [f for f in save.findings if f.code == "F001"]
     assert said in f.message and f.message.startswith("cut.json: not valid JSON: ")
     assert ":" in f.location and not f.message.rstrip().endswith(" at")
+
+
+@pytest.mark.parametrize("value", [2**64, -1, "late", None])
+def test_an_unreadable_saved_at_tick_stands_in_with_the_last_journal_tick(tmp_path, value):
+    """One F002 at saved_at_tick, and the snapshot compared with the end of the journal:
+    2**64 there used to compare it with tick 0 and report hundreds of J003/J002/K004."""
+    import json
+
+    from narrative_debugger.models.playthrough import Playthrough
+
+    samples = Path(__file__).resolve().parents[1] / "sample_saves"
+    doc = json.loads((samples / "walkaway-spiral.json").read_text(encoding="utf-8"))
+    clean = Playthrough.open(samples / "walkaway-spiral.json", samples / "content")
+    doc["saved_at_tick"] = value
+    path = tmp_path / "saved_at.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    play = Playthrough.open(path, samples / "content")
+    assert play.save.saved_at_tick == max(t for t in play.save.journal.ticks if t is not None)
+    assert [f.location for f in play.findings if f.code == "F002"] == ["saved_at_tick"]
+    # Nothing else than the clean save has (none): 2**64 gave 507 J003 and 115 warnings.
+    assert sorted(f.code for f in play.findings) == sorted([f.code for f in clean.findings] + ["F002"])

@@ -407,7 +407,8 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     save.format_version = version or SUPPORTED_FORMAT_VERSION
     save.game_version = shape.field(doc, "game_version", "", is_str, "a string") or ""
     save.world_seed = shape.field(doc, "world_seed", "", is_u64, "a u64") or 0
-    save.saved_at_tick = shape.field(doc, "saved_at_tick", "", is_u64, "a u64 tick") or 0
+    saved_at = shape.field(doc, "saved_at_tick", "", is_u64, "a u64 tick")
+    save.saved_at_tick = saved_at or 0
     tps = shape.field(doc, "ticks_per_second", "", is_u32, "a u32")
     if tps == 0:
         shape.bad("ticks_per_second", "ticks_per_second is 0; game time is shown at 10 ticks per second")
@@ -470,6 +471,11 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     else:
         shape.bad("journal", "missing field 'journal'")
 
+    if saved_at is None:
+        # Unreadable (F002 above): the journal's last tick stands in for it, so the
+        # snapshot is compared with the end of the journal, not with tick 0, where
+        # every later entry and fact would be reported after the save (J002, J003, K004).
+        save.saved_at_tick = max((tick for tick in save.journal.ticks if tick is not None), default=0)
     story = shape.obj(doc.get("story"), "story") if "story" in doc else None
     if "story" not in doc:
         shape.bad("story", "missing field 'story'")

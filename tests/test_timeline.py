@@ -199,3 +199,12 @@ def test_release_steps_empties_the_playthrough_in_steps_and_leaves_its_content(m
     assert not journal.data and not journal.ticks and not index.dialogue and not index.facts and not index.npcs
     assert not play.save.knowledge.facts and not play.findings
     assert play.content.npcs == content_npcs
+
+
+def test_npc_for_slug_finds_the_first_npc_of_a_slug_and_none_for_others():
+    from narrative_debugger.models.timeline.index import TimelineIndex
+
+    index = TimelineIndex(slugs={9: "kael", 4: "mira", 7: "kael"})
+    assert (index.npc_for_slug("kael"), index.npc_for_slug("mira"), index.npc_for_slug("nobody")) == (9, 4, None)
+    index.slugs[12] = "sera"  # a slug added later is found too
+    assert index.npc_for_slug("sera") == 12

@@ -231,11 +231,16 @@ class TimelineIndex:
             versions.set(position, summary)
 
     def npc_for_slug(self, slug: str) -> StableId | None:
-        """The StableId of the NPC with this content slug, if the save has one."""
-        for sid, name in self.slugs.items():
-            if name == slug:
-                return sid
-        return None
+        """The StableId of the NPC with this content slug (the first one, when two
+        share it), if the save has one: O(1) with a map built on first use. Monologue
+        prerequisites ask it for every line at every tick (3 000 NPCs were a scan each)."""
+        by_slug = self.derived.get("npc-for-slug")
+        if by_slug is None or by_slug[0] != len(self.slugs):
+            ids: dict[str, StableId] = {}
+            for sid, name in self.slugs.items():
+                ids.setdefault(name, sid)
+            by_slug = self.derived["npc-for-slug"] = (len(self.slugs), ids)
+        return by_slug[1].get(slug)
 
     def summary(self, npc: StableId, position: int) -> InteractionSummary:
         """The NPC's interaction aggregates at ``position``."""

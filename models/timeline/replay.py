@@ -154,12 +154,11 @@ class _Replayer:
         step = max(1, total // 100)
         current = None
         current_index = None  # the entry that set ``current``
-        # DialogueLine is most of a long journal: it is handled here, without a call.
+        # DialogueLine is most of a long journal: it is recorded here, without a handler call.
         speakers = set(self.npcs) | {self.save.player.stable_id}
         active = self.index.active.values  # its last value is the interaction in progress
         facts = self.kg.facts
-        dialogue = self.index.dialogue
-        by_npc = self.index._dialogue_by_npc
+        record_dialogue = self.index.record_dialogue
         for i, (tick, kind, data) in enumerate(zip(journal.ticks, journal.kinds, journal.data)):
             if tick is None:
                 tick = current if current is not None else 0
@@ -175,15 +174,11 @@ class _Replayer:
             if tick > saved_at:
                 self.add("J002", f"journal entry at tick {tick} is after saved_at_tick {saved_at}", f"journal[{i}].tick", tick, i=i)
             if kind == "DialogueLine":
-                speaker = data.speaker
-                if speaker not in speakers:
+                if data.speaker not in speakers:
                     self.on_DialogueLine(i, data, f"journal[{i}].event.{kind}")
-                    continue
-                fact_id = active[-1]
+                fact_id = active[-1]  # the conversation the line belongs to, if any
                 conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
-                if conversation is not None:
-                    by_npc.setdefault(conversation, []).append(len(dialogue))
-                dialogue.append(DialogueRecord(i, tick, speaker, data.text, conversation))
+                record_dialogue(DialogueRecord(i, tick, data.speaker, data.text, conversation))
             elif kind is not None:
                 handlers[kind](i, data, f"journal[{i}].event.{kind}")
             if self.progress is not None and i % step == 0:
@@ -279,9 +274,7 @@ class _Replayer:
         if not state.in_progress:
             ended = self.tick
             confidence = KnowledgeConfidence.KnowsDetails
-            del self.in_progress[npc.stable_id]
-            if self.index.active.values[-1] == fact_id:
-                self.index.active.set(i + 1, next(iter(self.in_progress.values()), None))
+            self._leave_in_progress(i, npc.stable_id, fact_id)
         meta = InteractionMetadata(
             old.target_entity,
             state,
@@ -294,6 +287,13 @@ class _Replayer:
         )
         self.set_fact(i + 1, fact_id, FactKnowledge(confidence, fact.source, fact.state, fact.acquired_tick, FactMetadata(meta)))
         return meta
+
+    def _leave_in_progress(self, i, sid, fact_id) -> None:
+        """NPC ``sid``'s interaction ``fact_id`` is no longer in progress after entry ``i``;
+        the one in progress is then another NPC's, if any."""
+        del self.in_progress[sid]
+        if self.index.active.values[-1] == fact_id:
+            self.index.active.set(i + 1, next(iter(self.in_progress.values()), None))
 
     def on_InteractionConfrontation(self, i, d, where):
         cur = self._current(i, d, where, S.Confrontation)
@@ -347,9 +347,7 @@ class _Replayer:
             # its metadata gone it is no longer in progress, and what follows for that
             # NPC is judged as if no conversation were (I011), never read as one.
             for sid in [sid for sid, fid in self.in_progress.items() if fid == fact_id]:
-                del self.in_progress[sid]
-            if self.index.active.values[-1] == fact_id:
-                self.index.active.set(i + 1, next(iter(self.in_progress.values()), None))
+                self._leave_in_progress(i, sid, fact_id)
 
     def on_FactUpdated(self, i, d, where):
         fact_id = d.fact_id
@@ -471,12 +469,11 @@ class _Replayer:
 
     # ----- story -----
     def on_DialogueLine(self, i, d, where):
+        """J004 for a speaker who is neither the player nor an NPC; ``run`` records every
+        line itself (two thirds of a long journal, without a handler call)."""
         speaker = d.speaker
         if speaker != self.save.player.stable_id and speaker not in self.npcs:
             self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save", where + ".speaker", i=i)
-        active = self.index.active.values[-1]
-        conversation = self.kg.facts[active].interaction.target_entity if active else None
-        self.index.record_dialogue(DialogueRecord(i, self.tick, speaker, d.text, conversation))
 
     def on_MonologueFired(self, i, d, where):
         line_id = d.line_id

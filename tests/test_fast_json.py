@@ -18,7 +18,7 @@ RAW = (Path(__file__).parent / "data" / "minimal.json").read_bytes()
 
 def careful(data: bytes, label: str = "x.json", monkeypatch=None) -> jsonio.JsonDocument:
     """decode_bytes with the fast path switched off."""
-    monkeypatch.setattr(jsonio, "fast_decode", lambda data: NOT_PROVEN)
+    monkeypatch.setattr(jsonio, "fast_decode", lambda data, reader=None: NOT_PROVEN)
     try:
         return decode_bytes(data, label)
     finally:
@@ -110,7 +110,7 @@ def test_gzip_save_takes_the_fast_path(monkeypatch):
     data = gzip.compress(SAMPLES[0].read_bytes())
     calls = []
     real = fastjson.fast_decode
-    monkeypatch.setattr(jsonio, "fast_decode", lambda d: calls.append(1) or real(d))
+    monkeypatch.setattr(jsonio, "fast_decode", lambda d, reader=None: calls.append(1) or real(d, reader))
     doc = decode_bytes(data, "s.json.gz")
     assert calls and doc.value is not None and doc.findings == []
 
@@ -133,7 +133,7 @@ def test_files_read_in_a_stream_match_too(name, tmp_path, monkeypatch):
     path = tmp_path / "case.json"
     path.write_bytes(_cases()[name])
     fast, digest = decode_file(path, "case.json")
-    monkeypatch.setattr(jsonio, "fast_decode", lambda data: NOT_PROVEN)
+    monkeypatch.setattr(jsonio, "fast_decode", lambda data, reader=None: NOT_PROVEN)
     slow, digest2 = decode_file(path, "case.json")
     same(fast, slow)
     assert digest == digest2
@@ -142,7 +142,7 @@ def test_files_read_in_a_stream_match_too(name, tmp_path, monkeypatch):
 def test_a_sample_file_read_in_a_stream_takes_the_fast_path(tmp_path, monkeypatch):
     calls = []
     real = fastjson.fast_decode
-    monkeypatch.setattr(jsonio, "fast_decode", lambda d: calls.append(type(d)) or real(d))
+    monkeypatch.setattr(jsonio, "fast_decode", lambda d, reader=None: calls.append(type(d)) or real(d, reader))
     doc, _ = decode_file(SAMPLES[0], SAMPLES[0].name)
     assert calls == [bytearray] and doc.parsed and doc.findings == []
 

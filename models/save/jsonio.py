@@ -164,8 +164,7 @@ def decode_plain(data: bytes | bytearray, label: str, found: list[Finding], jour
         else:
             data = data[len(UTF8_BOM) :]
     size = len(data)
-    # A clean file: msgspec, proven to equal the careful parse (fastjson).
-    value = fast_decode(data) if journal_reader is None else fast_decode(data, journal_reader)
+    value = fast_decode(data, journal_reader)  # a clean file: msgspec, proven to equal the careful parse (fastjson)
     if value is not NOT_PROVEN:
         if isinstance(data, bytearray):
             data.clear()

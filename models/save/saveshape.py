@@ -358,7 +358,7 @@ class JournalReader:
             journal.ticks += ticks
             journal.kinds += kinds
             journal.data += datas
-            return len(kinds), 3 * len(kinds) + sum(map(_FIELD_COUNTS.__getitem__, kinds))
+            return len(kinds), _checked_keys(kinds)
         entries = decode_value(text)
         size = len(entries)
         n = self.add_entries(entries, first)
@@ -368,18 +368,16 @@ class JournalReader:
         """Check ``entries`` (positions ``first`` on) into the Journal, then free them.
 
         Returns their key count for ``fastjson``'s proof, or None when one is nested
-        too deep: an entry that passed its check has its two keys, its variant key
-        and the keys of its fields (objects inside a field that the variant does not
-        define are not counted: an undercount only sends the file to the careful
-        parser); any other entry is walked whole.
+        too deep: an entry that passed its check counts as ``_checked_keys`` says
+        (fields the variant does not define are not counted: an undercount only sends
+        the file to the careful parser); any other entry is walked whole.
         """
         journal = self.journal
         start = len(journal)
         parse_journal(entries, self.shape, journal, first)
-        kinds, datas = journal.kinds[start:], journal.data[start:]
-        failed = kinds.count(None)
-        keys = 3 * (len(kinds) - failed) + sum(map(len, filter(None, datas)))
-        if failed:
+        kinds = journal.kinds[start:]
+        keys = _checked_keys(kinds)
+        if None in kinds:
             for kind, entry in zip(kinds, entries):
                 if kind is None:
                     n = keys_below(entry, 2)
@@ -530,6 +528,13 @@ _KIND_RE = re.compile(rb'"event":\s*\{\s*"([A-Za-z]+)"')
 _Event = msgspec.defstruct("Event", [(variant, Optional[cls], None) for variant, cls in EVENT_STRUCTS.items()], forbid_unknown_fields=True, gc=False)
 _Entry = msgspec.defstruct("Entry", [("tick", _U63), ("event", _Event)], forbid_unknown_fields=True, gc=False)
 _PIECE = msgspec.json.Decoder(list[_Entry])
+
+
+def _checked_keys(kinds: list) -> int:
+    """The keys of the entries that passed their check (kind not None): ``tick``,
+    ``event``, the variant's key and each of its fields."""
+    passed = [kind for kind in kinds if kind is not None]
+    return 3 * len(passed) + sum(map(_FIELD_COUNTS.__getitem__, passed))
 
 
 def _typed_piece(text: bytes) -> tuple[list, list, list] | None:

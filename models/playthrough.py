@@ -21,6 +21,7 @@ from narrative_debugger.models.save.savefile import Save, load_save
 from narrative_debugger.models.timeline.index import TimelineIndex
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.models.timeline.replay import replay
+from sortedcontainers import SortedList
 
 #: The installed sample campaign (``sample_saves/`` in the checkout), found as
 #: package data so that it works from any folder.
@@ -197,8 +198,8 @@ def release_steps(play: Playthrough):
     """
     save, index = play.save, play.index
     stack = [play.derived, play.findings, save.journal.data, save.journal.ticks, save.journal.kinds, save.knowledge.facts, save.knowledge.entities, save.npcs]
-    if index is not None:
-        stack += [getattr(index, name) for name in _INDEX_CONTAINERS]
+    if index is not None:  # every list, map and sorted list the replay filled
+        stack += [value for value in vars(index).values() if isinstance(value, (list, dict, SortedList))]
     budget = RELEASE_STEP
     while stack:
         container = stack[-1]
@@ -229,10 +230,3 @@ def release_steps(play: Playthrough):
             yield
     yield
 
-
-#: The TimelineIndex containers ``release_steps`` empties (every one that grows with the journal).
-_INDEX_CONTAINERS = (
-    "derived", "dialogue", "transitions", "facts", "fact_keys", "fact_created", "entities", "npcs", "ticks", "kinds",
-    "fact_moves", "transitions_by_npc", "change_positions", "change_facts", "summaries", "interactions_by_npc",
-    "interactions_created", "legal_moves", "illegal_moves", "monologues_fired", "_dialogue_by_npc", "interaction_changes",
-)

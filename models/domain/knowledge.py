@@ -249,8 +249,9 @@ class KnowledgeGraph(InteractionQueries):
         return self._active
 
     def next_interaction_sequence(self, slug: str) -> int:
-        """Existing interaction facts with ``slug`` + 1 (schema §7.3), counted in O(log N)
-        by bisecting the sorted keys for the prefix range instead of walking it."""
+        """Existing interaction facts with ``slug`` + 1 (schema §7.3): O(1) from the
+        counts ``set_fact`` keeps per prefix (every NPC's from the start); a slug of no
+        NPC is counted once, by bisection (or a scan in an unordered graph)."""
         prefix = interaction_prefix(slug)
         count = self._prefix_counts.get(prefix)
         if count is None:

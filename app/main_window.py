@@ -80,7 +80,6 @@ class MainWindow(QMainWindow):
         self.loader.failed.connect(self._on_failed)
         self._progress = WorkProgress()
         self._closed = False
-        self._sliced: list | None = None
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_file_changed)
         self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)  # start(ms) may lengthen it
@@ -309,9 +308,7 @@ class MainWindow(QMainWindow):
 
     def background_busy(self) -> bool:
         """True while the views still do work of a load in slices on the GUI thread (``widgets.slices``)."""
-        if self._sliced is None:  # every view and dock is built by now; looked up once
-            self._sliced = self.findChildren(slices.SlicedWork)
-        return any(work.busy for work in self._sliced)
+        return slices.any_busy(self)
 
     def finish_background(self) -> None:
         """Run the views' sliced work to its end now (headless use, screenshots, reports, tests)."""

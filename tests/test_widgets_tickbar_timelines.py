@@ -20,6 +20,8 @@ from narrative_debugger.widgets.session import Session  # noqa: E402
 from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
 from narrative_debugger.widgets.timeline_tracks import OTHER_WIDTH, SELECTED_WIDTH, Step, step_xy  # noqa: E402
 from narrative_debugger.widgets.timelines import TimelinesView  # noqa: E402
+from narrative_debugger.widgets import timelines  # noqa: E402
+import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
@@ -374,6 +376,43 @@ def test_markers_of_selected_npc(qtbot, stepping):
     assert len(view.markers["confrontation"][1].getData()[0]) == 0
     session.set_npc(8)
     assert list(view.markers["confrontation"][1].getData()[0]) == [250]
+
+
+def _shown_markers(view) -> dict:
+    """kind -> x of the marker items that are visible in the score plot."""
+    shown = {}
+    for item in view.score_plot.items:
+        if isinstance(item, pg.ScatterPlotItem) and item.isVisible() and item is not view.hover_dot:
+            for kind, (_, mine) in view.markers.items():
+                if mine is item:
+                    shown[kind] = list(item.getData()[0])
+    return shown
+
+
+def test_markers_kept_per_npc_and_dropped_with_the_save(qtbot, stepping, monkeypatch):
+    monkeypatch.setattr(timelines, "MARKER_SETS_KEPT", 2)
+    series = {sid: [(0, 10.0, 0), (100 + sid, 20.0, 5)] for sid in (7, 8, 9)}
+    events = [(100 + sid, "InteractionWalkedAway", sid) for sid in (7, 8, 9)]
+    play = synthetic_playthrough(series, last_tick=1000, events=events)
+    session = _session(qtbot, play, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    first = view.markers["walk-away"][1]
+    assert _shown_markers(view)["walk-away"] == [107]
+    session.set_npc(8)
+    assert _shown_markers(view) == {"walk-away": [108], "confrontation": [], "penalty": []}
+    session.set_npc(7)  # kept: the same items, shown again, and only they are visible
+    assert view.markers["walk-away"][1] is first
+    assert _shown_markers(view)["walk-away"] == [107]
+    session.set_npc(9)  # a third NPC: the least recently shown (8) leaves the plot
+    assert list(view._marker_sets) == [7, 9]
+    scatter = [i for i in view.score_plot.items if isinstance(i, pg.ScatterPlotItem) and i is not view.hover_dot]
+    assert len(scatter) == 3 * 3  # the empty set and two NPCs' sets
+    session.set_npc(None)
+    assert _shown_markers(view) == {"walk-away": [], "confrontation": [], "penalty": []}
+    session.load(stepping, npc=8)  # a new save: no NPC's items from the old one stay
+    assert _shown_markers(view) == {"walk-away": [], "confrontation": [250], "penalty": []}
+    assert list(view._marker_sets) == [8]
 
 
 @pytest.mark.parametrize("series", [

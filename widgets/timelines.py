@@ -23,6 +23,7 @@ otherwise, so ticks past 2^53 still plot, seek and read back exactly
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from html import escape
 
 import numpy as np
@@ -55,6 +56,9 @@ from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, Q
 
 HOVER_RATE = 30
 """Hover and cursor-drag updates per second (SignalProxy rate limit)."""
+
+MARKER_SETS_KEPT = 8
+"""How many NPCs' marker items the timelines keep (hidden) for when they are selected again."""
 
 
 class _CursorLabel:
@@ -264,17 +268,78 @@ class TimelinesView(QWidget):
             line = pg.InfiniteLine(bound, angle=0, pen=pg.mkPen("#b8b8b8", width=1, style=Qt.DashLine))
             line.setZValue(-90)
             plot.addItem(line, ignoreBounds=True)
-        self.markers = {}
+        # The markers shown, kind -> (label, item), and the marker items of the NPCs
+        # selected last (``_marker_set``): selecting one of them again shows its items
+        # instead of giving pyqtgraph its points anew (~4 ms a thousand points).
+        self._marker_sets: OrderedDict[object, dict] = OrderedDict()
+        self.markers = self._empty_markers = self._new_marker_set()
+        self.hover_dot = pg.ScatterPlotItem(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
+        self.hover_dot.setZValue(90)
+        plot.addItem(self.hover_dot, ignoreBounds=True)
+
+    def _new_marker_set(self) -> dict:
+        """Empty marker items, one a kind, in the score plot: kind -> (label, item)."""
+        items = {}
         for kind, (_, symbol) in MARKERS.items():
             label, colour = KIND_STYLE[kind]
             item = pg.ScatterPlotItem(symbol=symbol, size=MARKER_SIZE, brush=pg.mkBrush(colour), pen=pg.mkPen("#ffffff", width=0.8))
             item.setZValue(50)
             cache_drawing(item)
-            plot.addItem(item)
-            self.markers[kind] = (label, item)
-        self.hover_dot = pg.ScatterPlotItem(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
-        self.hover_dot.setZValue(90)
-        plot.addItem(self.hover_dot, ignoreBounds=True)
+            self.score_plot.addItem(item)
+            items[kind] = (label, item)
+        return items
+
+    def _forget_marker_sets(self) -> None:
+        """Drop every NPC's marker items and show the empty ones (a new save)."""
+        for items in self._marker_sets.values():
+            for _, item in items.values():
+                self.score_plot.removeItem(item)
+        self._marker_sets.clear()
+        self._show_markers(self._empty_markers)
+
+    def _show_markers(self, items: dict) -> None:
+        if items is not self.markers:
+            for _, item in self.markers.values():
+                item.setVisible(False)
+            for _, item in items.values():
+                item.setVisible(True)
+            self.markers = items
+
+    def _marker_set(self, npc):
+        """Shows the markers of ``npc`` (a generator: a step before each kind whose
+        points it gives pyqtgraph). The items of the last ``MARKER_SETS_KEPT`` NPCs
+        shown are kept, hidden, and shown again when the NPC is; older ones leave the plot."""
+        track = self.tracks.get(npc)
+        if track is None:
+            self._show_markers(self._empty_markers)
+            return
+        items = self._marker_sets.get(npc)
+        if items is not None:
+            self._marker_sets.move_to_end(npc)
+            self._show_markers(items)
+            return
+        while len(self._marker_sets) >= MARKER_SETS_KEPT:
+            _, old = self._marker_sets.popitem(last=False)
+            if old is self.markers:
+                self._show_markers(self._empty_markers)
+            for _, item in old.values():
+                self.score_plot.removeItem(item)
+        items = self._new_marker_set()
+        done = False
+        try:
+            for _, item in items.values():
+                item.setVisible(False)
+            for kind, (_, item) in items.items():
+                yield
+                ticks = track.markers[kind]
+                item.setData(ticks, track.score.at_many(ticks))
+            done = True
+        finally:
+            if not done:  # the drawing was cancelled (a new save): these items go
+                for _, item in items.values():
+                    self.score_plot.removeItem(item)
+        self._marker_sets[npc] = items
+        self._show_markers(items)
 
     def _build_stress_plot(self) -> None:
         over_brush = pg.mkBrush(214, 39, 40, 70)
@@ -331,8 +396,7 @@ class TimelinesView(QWidget):
         empty = np.empty(0)
         for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
             item.setData(empty, empty)
-        for _, item in self.markers.values():
-            item.setData([], [])
+        self._forget_marker_sets()
         s = self.session
         end = s.last_tick
         prepared = None
@@ -453,8 +517,7 @@ class TimelinesView(QWidget):
         if track is None:
             for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
                 item.setData(empty, empty)
-            for _, item in self.markers.values():
-                item.setData([], [])
+            yield from self._marker_set(None)
             self.stress_plot.setYRange(0, 1, padding=0.02)
             self._show_values(self.session.tick, None)
             return
@@ -464,10 +527,7 @@ class TimelinesView(QWidget):
         self.stress_curve.setPen(pg.mkPen(track.colour.darker(115), width=2))
         for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
             self._tune(item)
-        for kind, (_, item) in self.markers.items():
-            yield
-            ticks = track.markers[kind]
-            item.setData(ticks, track.score.at_many(ticks))
+        yield from self._marker_set(npc)
         finite = np.concatenate([track.stress.y, track.threshold.y])
         finite = finite[np.isfinite(finite)]
         top = float(finite.max()) if len(finite) else 1.0

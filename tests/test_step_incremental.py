@@ -125,6 +125,44 @@ def test_npc_rows_follow_every_step(qtbot, which, evening_playthrough, faults_pl
         before = after
 
 
+def test_npc_rows_read_when_shown(qtbot, generated):
+    """A row's state is read when it is first shown: the first state reads none, and a
+    row left unread through many steps shows the state of the tick it is read at."""
+    from narrative_debugger.widgets.npc_list import NpcTableModel
+
+    play = generated
+    reads = []
+
+    class Counting:
+        def __init__(self, state):
+            self.inner = state
+
+        def npc(self, sid):
+            reads.append(sid)
+            return self.inner.npc(sid)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    model = NpcTableModel()
+    model.set_playthrough(play)
+    ticks = sorted(set(play.index.ticks))
+    model.set_state(Counting(play.state_at(ticks[0])))
+    assert reads == []
+    rng = random.Random(5)
+    rows = model.rowCount()
+    for tick in ticks[: 120]:
+        model.set_state(Counting(play.state_at(tick)))
+        for row in rng.sample(range(rows), k=max(1, rows // 4)):  # some rows shown, the rest not
+            model.index(row, 0).data()
+    last = play.state_at(ticks[119])
+    assert [model.npc_state(r) for r in range(rows)] == [last.npc(sid) for sid in play.save.npcs]
+    fresh = NpcTableModel()
+    fresh.set_playthrough(play)
+    fresh.set_state(last)
+    assert dump(model) == dump(fresh)
+
+
 @pytest.mark.parametrize("save", ["walkaway-spiral.json", "abandoned-confrontation.json"])
 @pytest.mark.parametrize("kind", [None, "InteractionStarted"])
 def test_journal_rows_follow_every_step(qtbot, save, kind):

@@ -49,6 +49,8 @@ _ALIGN = int(Qt.TextAlignmentRole.value)
 _TOOLTIP = int(Qt.ToolTipRole.value)
 
 OVER_THRESHOLD = FAULT_COLOR
+#: A row whose NPC state was not read yet (``NpcTableModel._npc_at`` reads it when shown).
+_UNREAD = object()
 STRESS_OK = QColor("#7a9cc6")
 STRESS_NEAR = QColor("#e0a030")
 
@@ -118,7 +120,9 @@ class NpcTableModel(QAbstractTableModel):
         self._playthrough: Playthrough | None = None
         self._sids: list[StableId] = []
         self._names: list[str] = []
+        # A row's NPC state at ``tick``; _UNREAD until the row is first shown.
         self._states: list[NpcState | None] = []
+        self._state: StateAtTick | None = None
         self._active: dict[StableId, InteractionState] = {}
         self._row: dict[StableId, int] = {}
         self._changes: NpcChanges | None = None
@@ -134,6 +138,7 @@ class NpcTableModel(QAbstractTableModel):
         names = npc_names(playthrough) if playthrough is not None else {}
         self._names = [names[sid] for sid in self._sids]
         self._states = [None] * len(self._sids)
+        self._state = None
         self._active = {}
         self._row = {sid: row for row, sid in enumerate(self._sids)}
         self._changes = None
@@ -150,6 +155,8 @@ class NpcTableModel(QAbstractTableModel):
         Only the rows whose NPC state or interaction in progress changed are signalled
         (one ``dataChanged`` per run of changed rows): a tick step usually changes one
         NPC, and a signal over every row repainted and re-measured the whole table.
+        A row's state is read when the row is first shown (or sorted on), so a crowd's
+        first state costs the rows in view, not every NPC.
         """
         self.tick = state.tick if state is not None else 0
         old_active = self._active
@@ -166,14 +173,29 @@ class NpcTableModel(QAbstractTableModel):
             rows = sorted(self._row[sid] for sid in maybe if sid in self._row)
         else:
             rows = range(len(self._sids))
+        self._state = state
+        if isinstance(rows, range):
+            # Every row may differ: each is read from ``state`` when it is first shown
+            # (3 000 NPCs read at once were ~25 ms of the GUI thread at an open).
+            self._states = [_UNREAD if state is not None else None] * len(self._sids)
+            signal_rows(self, rows)
+            return
         changed = []
         for row in rows:
             sid = self._sids[row]
             old = self._states[row]
-            new = self._states[row] = state.npc(sid) if state is not None else None
+            if old is _UNREAD:
+                continue  # never shown: read from the new state when it is
+            new = self._states[row] = state.npc(sid)
             if not (new is old or new == old) or self._active.get(sid) is not old_active.get(sid):
                 changed.append(row)
         signal_rows(self, changed)
+
+    def _npc_at(self, row: int) -> NpcState | None:
+        npc = self._states[row]
+        if npc is _UNREAD:
+            npc = self._states[row] = self._state.npc(self._sids[row])
+        return npc
 
     # ----- lookups -----
     def sid_at(self, row: int) -> StableId | None:
@@ -189,7 +211,7 @@ class NpcTableModel(QAbstractTableModel):
 
     def npc_state(self, row: int) -> NpcState | None:
         """The NPC's state at the tick shown."""
-        return self._states[row] if 0 <= row < len(self._states) else None
+        return self._npc_at(row) if 0 <= row < len(self._states) else None
 
     # ----- QAbstractTableModel -----
     def rowCount(self, parent=QModelIndex()) -> int:
@@ -213,9 +235,9 @@ class NpcTableModel(QAbstractTableModel):
         role = int(role)
         row, col = index.row(), index.column()
         sid = self._sids[row]
-        npc = self._states[row]
         if role == SID_ROLE:
             return sid
+        npc = self._npc_at(row)
         if npc is None:
             return self._name_or_blank(row, col, role)
         if role == _DISPLAY:

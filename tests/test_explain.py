@@ -561,3 +561,25 @@ def test_nearest_miss_is_the_latest_tick_with_the_fewest_failing(plays):
     shift = explain(play, "line:the-last-shift_m_s_060", now)
     assert shift.extra["nearest_miss"] == {"tick": 299281, "failing": []} and shift.extra["clauses"][0]["last_held_tick"] == 299281
     assert explain(play, "line:harbor-nights_m_s_030", now).extra["nearest_miss"]["tick"] == 266645
+
+
+def test_why_of_a_fact_replaced_by_fact_learned_gives_the_acquired_tick_state_gives(tmp_path):
+    """A FactLearned naming the interaction in progress (K002) replaces the fact and sets
+    its acquired_tick anew: why's summary says that tick, as ``state`` does, and names
+    the entry that first made the fact apart from it."""
+    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    journal = doc["journal"]
+    start = next(i for i, e in enumerate(journal) if "InteractionStarted" in e["event"])
+    target = journal[start]["event"]["InteractionStarted"]["target"]
+    line = next(i for i in range(start, len(journal)) if "DialogueLine" in journal[i]["event"])
+    fact_id = f"interaction.{doc['npcs'][str(target)]['slug']}_001"
+    learned = journal[line]["tick"]
+    journal.insert(line, {"tick": learned, "event": {"FactLearned": {"fact_id": fact_id, "confidence": "KnowsOf", "source": "Heard"}}})
+    path = tmp_path / "k002.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    play = Playthrough.open(path, CONTENT)
+    tick = learned + 10
+    exp = explain(play, f"fact:{fact_id}", tick)
+    shown = state_json(play, tick)["facts"][fact_id]["acquired_tick"]
+    assert shown == learned == exp.value["acquired_tick"]
+    assert f"acquired_tick {learned}, first known at tick {journal[start]['tick']} by InteractionStarted" in exp.summary

@@ -76,10 +76,16 @@ def explain_fact(play: Playthrough, fact_id: str, tick: int, limit: int, target:
     else:
         last = steps[-1]
         first_i = versions.positions[0] - 1
+        first_tick = index.ticks[first_i]
+        # acquired_tick is what the fact holds now (as ``state`` shows it): a FactLearned
+        # that replaced the fact (K002) set it anew, after the entry that first made it.
+        acquired = value.get("acquired_tick")
+        origin = (f"acquired at tick {first_tick} by {index.kinds[first_i]}" if acquired in (None, first_tick)
+                  else f"acquired_tick {acquired}, first known at tick {first_tick} by {index.kinds[first_i]}")
         summary = (
             f"{fact_id} is {value['confidence']}, {value['state']}, from {value['source']} at tick {tick}"
             + (f" ({value['interaction_state']})" if "interaction_state" in value else "")
-            + f": acquired at tick {index.ticks[first_i]} by {index.kinds[first_i]}, {n - 1} change(s) since, the last by {last.event} at tick {last.tick}."
+            + f": {origin}, {n - 1} change(s) since, the last by {last.event} at tick {last.tick}."
         )
     exp = Explanation(target, tick, value, summary, shown, folded, False, _npc_of(play, fact_id, versions))
     path = index.fact_transitions(fact_id, position)

@@ -51,6 +51,19 @@ def legend_html(labels: list[str]) -> str:
 
 # ----- table models -----
 
+_DISPLAY = int(Qt.DisplayRole.value)
+_DECORATION = int(Qt.DecorationRole.value)
+_FONT = int(Qt.FontRole.value)
+_ALIGN = int(Qt.TextAlignmentRole.value)
+_TOOLTIP = int(Qt.ToolTipRole.value)
+_FOREGROUND = int(Qt.ForegroundRole.value)
+_RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
+#: The roles each model answers; Qt asks for a dozen more on every cell of a repaint.
+_SECTION_ROLES = frozenset({_DISPLAY, _DECORATION, _FONT, _ALIGN, _TOOLTIP})
+_CARD_ROLES = frozenset({_DISPLAY, _FOREGROUND, _ALIGN, _TOOLTIP})
+_INCLUDED_INK = QBrush(QColor("#2e7d32"))
+_DROPPED_INK = QBrush(OVERFLOW_COLOUR)
+
 
 class SectionTableModel(QAbstractTableModel):
     """Tokens per section, then two summary rows: the sum of sections and the whole prompt.
@@ -70,12 +83,14 @@ class SectionTableModel(QAbstractTableModel):
         self._before: dict[str, int] | None = None
         self._before_total = 0
         self._changed: set[str] = set()
+        self._cells: list[tuple[tuple, QColor | None, QFont | None]] = []
 
     def set_preview(self, preview: PromptPreview | None, before: PromptPreview | None = None, diff: PromptDiff | None = None) -> None:
         """Show ``preview``; ``before``/``diff`` fill the Δ column and mark changed rows.
 
         The same sections as before (each tick step, usually) change the cells in place:
-        a reset made the table measure its headers and every cell again.
+        a reset made the table measure its headers and every cell again. The cells are
+        worked out here, once a preview: ``data`` is asked ~170 times a repaint.
         """
         old_sections = [s.label for s in self._preview.sections] if self._preview is not None else None
         same = preview is not None and old_sections == [s.label for s in preview.sections]
@@ -85,6 +100,7 @@ class SectionTableModel(QAbstractTableModel):
         self._before = {s.label: s.tokens for s in before.sections} if before else None
         self._before_total = before.total_tokens if before else 0
         self._changed = set(diff.changed) if diff else set()
+        self._cells = [self._cells_of(row) for row in range(self.rowCount())]
         if same:
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(self.COLUMNS) - 1))
         else:
@@ -119,39 +135,44 @@ class SectionTableModel(QAbstractTableModel):
             return self.SUM_LABEL, p.section_sum, before
         return self.TOTAL_LABEL, p.total_tokens, None if self._before is None else self._before_total
 
-    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
-        if not index.isValid() or self._preview is None:
-            return None
+    def _cells_of(self, row: int) -> tuple[tuple, QColor | None, QFont | None]:
+        """(the four display values, the swatch, the font) of a row."""
         p = self._preview
-        row, col = index.row(), index.column()
         label, tokens, before = self._row(row)
         is_total = row >= len(p.sections)
-        if role == Qt.DisplayRole:
-            if col == 0:
-                return label
-            if col == 1:
-                return tokens
-            if col == 2:
-                if row == len(p.sections) + 1:
-                    joins = p.total_tokens - p.section_sum
-                    return f"joins {joins:+d}"
-                return f"{100 * tokens / max(1, p.section_sum):.1f} %"
-            if col == 3:
-                return "" if before is None or before == tokens else f"{tokens - before:+d}"
-        if role == Qt.DecorationRole and col == 0 and not is_total:
-            return section_colour(label)
-        if role == Qt.FontRole and (is_total or label in self._changed):
+        if row == len(p.sections) + 1:
+            share = f"joins {p.total_tokens - p.section_sum:+d}"
+        else:
+            share = f"{100 * tokens / max(1, p.section_sum):.1f} %"
+        delta = "" if before is None or before == tokens else f"{tokens - before:+d}"
+        font = None
+        if is_total or label in self._changed:
             font = QFont()
             font.setBold(is_total)
             font.setItalic(label in self._changed)
+        return (label, tokens, share, delta), (None if is_total else section_colour(label)), font
+
+    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        role = int(role)
+        if role not in _SECTION_ROLES or not index.isValid() or self._preview is None:
+            return None
+        row, col = index.row(), index.column()
+        display, swatch, font = self._cells[row]
+        if role == _DISPLAY:
+            return display[col]
+        if role == _DECORATION:
+            return swatch if col == 0 else None
+        if role == _FONT:
             return font
-        if role == Qt.TextAlignmentRole and col > 0:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ToolTipRole and not is_total:
+        if role == _ALIGN:
+            return _RIGHT if col > 0 else None
+        p = self._preview  # the tooltip
+        if row < len(p.sections):
+            label, tokens = display[0], display[1]
             text = p.sections[row].text
             note = " (changed)" if label in self._changed else ""
             return plain_tip(f"{label}{note}: {tokens} tokens\n\n{text[:400]}{'…' if len(text) > 400 else ''}")
-        if role == Qt.ToolTipRole and row == len(p.sections) + 1:
+        if row == len(p.sections) + 1:
             return "Tokens of the whole assembled prompt; sections are joined by a blank line."
         return None
 
@@ -198,18 +219,19 @@ class CardTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
-        if not index.isValid():
+        role = int(role)
+        if role not in _CARD_ROLES or not index.isValid():
             return None
         card = self._cards[index.row()]
         col = index.column()
-        if role == Qt.DisplayRole:
+        if role == _DISPLAY:
             status = "included" if card.included else f"dropped ({card.reason or 'budget'})"
             return (card.id, card.name, card.keyword, card.tokens, status)[col]
-        if role == Qt.ForegroundRole and col == 4:
-            return QBrush(QColor("#2e7d32") if card.included else OVERFLOW_COLOUR)
-        if role == Qt.TextAlignmentRole and col == 3:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ToolTipRole:
+        if role == _FOREGROUND:
+            return (_INCLUDED_INK if card.included else _DROPPED_INK) if col == 4 else None
+        if role == _ALIGN:
+            return _RIGHT if col == 3 else None
+        if role == _TOOLTIP:
             why = "fits the lore budget (40 % of the available tokens)" if card.included else "over the lore budget (40 % of the available tokens)"
             # The whole id, name and key: the table elides them when narrow.
             return plain_tip(f"{card.id} · {card.name}: key {card.keyword!r} occurs in the history; {why}")

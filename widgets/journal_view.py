@@ -49,6 +49,8 @@ _DISPLAY, _FOREGROUND, _BACKGROUND, _FONT, _DECORATION, _TOOLTIP, _ALIGNMENT = (
     int(r.value) for r in (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole, Qt.FontRole, Qt.DecorationRole, Qt.ToolTipRole, Qt.TextAlignmentRole)
 )
 _RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
+#: The roles the journal model sets; Qt asks for a dozen a cell on every repaint.
+_ROLES = frozenset({_DISPLAY, _FOREGROUND, _BACKGROUND, _FONT, _DECORATION, _TOOLTIP, _ALIGNMENT, JOURNAL_INDEX_ROLE})
 #: Combo data for "entries with findings" and "unreadable entries".
 WITH_FINDINGS = "__findings__"
 INVALID = "__invalid__"
@@ -320,11 +322,11 @@ class JournalModel(HeaderedTableModel):
         return len(self._rows) if self._rows is not None else self.journal_length
 
     def data(self, index: QModelIndex, role=_DISPLAY):
-        if not index.isValid() or self.playthrough is None:
+        role = int(role)
+        if role not in _ROLES or not index.isValid() or self.playthrough is None:
             return None
         i = self.journal_index(index.row())
         col = index.column()
-        role = int(role)
         if role == _DISPLAY:
             return self._display(i, col)
         if role == JOURNAL_INDEX_ROLE:

@@ -47,6 +47,8 @@ _DISPLAY = int(Qt.DisplayRole.value)
 _FOREGROUND = int(Qt.ForegroundRole.value)
 _ALIGN = int(Qt.TextAlignmentRole.value)
 _TOOLTIP = int(Qt.ToolTipRole.value)
+#: The roles the NPC table sets; Qt asks for a dozen a cell on every repaint.
+_ROLES = frozenset({_DISPLAY, _FOREGROUND, _ALIGN, _TOOLTIP, SORT_ROLE, SID_ROLE, STRESS_ROLE})
 
 OVER_THRESHOLD = FAULT_COLOR
 #: A row whose NPC state was not read yet (``NpcTableModel._npc_at`` reads it when shown).
@@ -230,9 +232,9 @@ class NpcTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
-        if not index.isValid():
-            return None
         role = int(role)
+        if role not in _ROLES or not index.isValid():
+            return None
         row, col = index.row(), index.column()
         sid = self._sids[row]
         if role == SID_ROLE:

@@ -445,3 +445,41 @@ def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtb
     assert journal.model.position == s.playthrough.index.position_for_tick(tick + 30000)
     qtbot.wait(200)
     assert npcs.model.tick == tick + 30000
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_interaction_rows_follow_every_step(qtbot, descending, evening_playthrough, generated):
+    """The interactions table moves its rows in place at a step of the same NPC (rows
+    added or removed at the end, changed rows signalled) and equals a fresh table."""
+    from narrative_debugger.widgets.interaction_view import InteractionView
+    from narrative_debugger.widgets.session import Session
+
+    play = generated
+    session = Session()
+    npc = max(play.index.interactions_by_npc, key=lambda sid: len(play.index.interactions_by_npc[sid]))
+    session.load(play, npc=npc)
+    view = InteractionView(session)
+    qtbot.addWidget(view)
+    view.show()
+    if descending:
+        view.model.sort(0, Qt.DescendingOrder)
+    signals = Signals(view.model)
+    before = dump(view.model)
+    signals.take()
+    moved = 0
+    ticks = sorted(set(play.index.ticks))
+    every = ticks[len(ticks) // 3 : len(ticks) // 3 + 60]
+    for tick in [*every, *every[::-1], *walk(play, steps=20)]:
+        session.set_tick(tick)
+        fresh_session = Session()
+        fresh_session.load(play, tick=tick, npc=npc)
+        fresh = InteractionView(fresh_session)
+        if descending:
+            fresh.model.sort(0, Qt.DescendingOrder)
+        after = dump(view.model)
+        assert after == dump(fresh.model), f"tick {tick}"
+        moved += len(after) != len(before) and not signals.reset
+        assert_signalled(before, after, signals)
+        before = after
+        fresh.deleteLater()
+    assert moved >= 5, "conversations that start or end add or remove rows in place"

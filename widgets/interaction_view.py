@@ -20,7 +20,7 @@ from narrative_debugger.models.domain.types import FactId, InteractionMetadata, 
 from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
-from narrative_debugger.widgets.tables import ElideDelegate, fit_columns
+from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.visibility import obscured
@@ -42,6 +42,9 @@ _DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER, _BACKGROUND = (
     Qt.DisplayRole.value, Qt.FontRole.value, Qt.ForegroundRole.value, Qt.ToolTipRole.value, Qt.UserRole.value,
     Qt.BackgroundRole.value)
 _ROLES = frozenset((_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER, _BACKGROUND))
+#: A tick step re-reads the cached rows up to this many (the rows shown, usually);
+#: past it the cache is dropped and every row is signalled.
+STEP_REREAD_MAX = 2_000
 _STATE_INK = {state: color.darker(130) for state, color in INTERACTION_COLORS.items()}
 
 #: Column titles of the interaction table, in order.
@@ -109,9 +112,19 @@ class InteractionTableModel(QAbstractTableModel):
                 without it ``row_of`` searches the list.
             count: how many of ``ids`` to show (all of them when None).
         """
+        n = len(ids) if count is None else count
+        if (ids is self._ids and facts is self._facts and self._rows is None and self._fact_b is None
+                and self._n and n):
+            # The same NPC's list at another tick, in started-tick order: rows are added
+            # or removed at its end and the cached rows that changed are signalled (a
+            # reset re-measured and repainted the whole table at every conversation's
+            # start and end: ~20 ms a step on a long history).
+            self._game_time, self._ordinal = game_time, ordinal
+            self._step_to(position, n)
+            return
         self.beginResetModel()
         self._ids = ids
-        self._n = len(ids) if count is None else count
+        self._n = n
         self._facts = facts if facts is not None else {}
         self._position = position
         self._ordinal = ordinal
@@ -120,6 +133,41 @@ class InteractionTableModel(QAbstractTableModel):
         self._natural_rows = None
         self._apply_sort(*self._sort)
         self.endResetModel()
+
+    def _step_to(self, position: int, n: int) -> None:
+        """Move the rows in place to journal ``position`` with ``n`` interactions shown."""
+        old_n = self._n
+        self._natural_rows = None
+        changed: list[int] = []
+        if len(self._metas) > STEP_REREAD_MAX:
+            self._metas = {}  # read again when shown; every kept row is signalled
+            changed = list(range(min(old_n, n)))
+        else:
+            for k, meta in list(self._metas.items()):
+                if k >= n:
+                    del self._metas[k]
+                    continue
+                new = self._facts[self._ids[k]].at(position).interaction
+                if new is not meta:
+                    self._metas[k] = new
+                    if new != meta:
+                        changed.append(k)
+        self._position = position
+        if n != old_n:
+            # Natural rows old_n.. (or n..) come or go at the end, which is the top
+            # when the order is reversed.
+            first, last = (old_n, n - 1) if n > old_n else (n, old_n - 1)
+            if self._reversed:
+                first, last = 0, last - first
+            if n > old_n:
+                self.beginInsertRows(QModelIndex(), first, last)
+                self._n = n
+                self.endInsertRows()
+            else:
+                self.beginRemoveRows(QModelIndex(), first, last)
+                self._n = n
+                self.endRemoveRows()
+        signal_rows(self, sorted(self._natural_row(k) for k in changed))
 
     def _natural_meta(self, k: int) -> InteractionMetadata:
         meta = self._metas.get(k)

@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
 #: Ticks up to this are exact in float64; past it the plots draw relative to an origin.
 FLOAT_EXACT = 2**53
 #: Curves with more points than this are peak-downsampled when drawn.
-DOWNSAMPLE_ABOVE = 20_000
+DOWNSAMPLE_ABOVE = 4_000
 
 def _marker(points: list[tuple[float, float]] | None = None, cross_at: float | None = None) -> QPainterPath:
     """A marker path in pyqtgraph's unit symbol box (-0.5..0.5, y down): a polygon, or an x at (0, cross_at)."""

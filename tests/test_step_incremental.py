@@ -426,6 +426,57 @@ def test_prompt_text_patched_in_place_equals_a_fresh_document(qtbot, evening_pla
     assert len(builds) <= 4, "most steps patch the document in place"
 
 
+def test_text_edits_make_the_new_text():
+    """``_text_edits`` turns any old text into the new one; a sliding history (lines
+    leave at the start, come at the end) is two small edits, not the whole text."""
+    from narrative_debugger.widgets.prompt_view import _text_edits
+
+    def apply(old, edits):
+        for start, end, replacement in edits:  # last first: earlier positions hold
+            old = old[:start] + replacement + old[end:]
+        return old
+
+    lines = [f"line {k} 🐉" if k % 7 == 0 else f"line {k}" for k in range(60)]
+    for first in range(0, 12):
+        for came in range(0, 4):
+            old, new = "\n".join(lines[5:40]), "\n".join(lines[5 + first : 40 + came])
+            edits = _text_edits(old, new)
+            assert apply(old, edits) == new
+            if first and came:
+                assert len(edits) == 2 and sum(len(r) for _, _, r in edits) < 40
+    rng = random.Random(3)
+    alphabet = "ab\n🐉\r"
+    for _ in range(400):
+        old = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
+        new = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
+        assert apply(old, _text_edits(old, new)) == new, (old, new)
+
+
+def test_prompt_text_with_a_sliding_history_equals_a_fresh_document(qtbot, evening_playthrough):
+    """A history whose oldest lines leave while new ones come, patched in place, is the
+    document a fresh fill builds (the lines that left and came are separate edits)."""
+    from narrative_debugger.models.prompt.builder import PromptBuilder
+    from narrative_debugger.widgets.prompt_view import PromptView
+    from narrative_debugger.widgets.session import Session
+
+    play = evening_playthrough
+    view = PromptView(Session())
+    qtbot.addWidget(view)
+    preview = PromptBuilder(play).build(next(iter(play.save.npcs.values())).slug, play.save.saved_at_tick)
+    label = max(preview.sections, key=lambda s: len(s.text)).label
+    lines = [f"Mira: line {k} of the evening, with a 🐉 now and then" if k % 5 == 0 else f"Kael: line {k}" for k in range(300)]
+    builds = []
+    build = view._build_text
+    view._build_text = lambda parts: builds.append(1) or build(parts)
+    for k in range(12):
+        text = "\n".join(lines[3 * k : 150 + 4 * k])
+        view._fill_text(_preview_with(preview, label, text), set())
+        incremental = view.text_view.document().toHtml()
+        build(view._doc_parts)
+        assert incremental == view.text_view.document().toHtml(), f"step {k}"
+    assert len(builds) == 1, "only the first fill builds the document"
+
+
 def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtbot, isolated_settings):
     from tests.conftest import open_window
 

@@ -45,6 +45,8 @@ ChangedRole = Qt.UserRole.value + 2
 # and data() is called for every visible cell and role.
 _DISPLAY, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP = (
     Qt.DisplayRole.value, Qt.FontRole.value, Qt.BackgroundRole.value, Qt.ForegroundRole.value, Qt.ToolTipRole.value)
+#: The roles FactTableModel sets.
+_ROLES = frozenset({_DISPLAY, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP, FactIdRole, ChangedRole})
 
 
 def category_of(fact_id: FactId) -> str:
@@ -261,9 +263,9 @@ class FactTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role: int = _DISPLAY):
-        if not index.isValid():
-            return None
         role = int(role)
+        if role not in _ROLES or not index.isValid():  # Qt asks a dozen roles a cell per repaint
+            return None
         row, col = index.row(), index.column()
         fact_id = self._keys[row]
         if role == _DISPLAY:

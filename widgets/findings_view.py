@@ -50,6 +50,20 @@ def activate_finding(session: Session, finding: Finding) -> Landing:
     return land
 
 
+_DISPLAY = int(Qt.DisplayRole.value)
+_DECORATION = int(Qt.DecorationRole.value)
+_FOREGROUND = int(Qt.ForegroundRole.value)
+_TOOLTIP = int(Qt.ToolTipRole.value)
+_ALIGN = int(Qt.TextAlignmentRole.value)
+_RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
+_ERROR_INK = QBrush(QColor("#c62828"))
+_WARNING_INK = QBrush(QColor("#a86b00"))
+_USER = int(Qt.UserRole.value)
+#: The roles FindingsModel sets (its sort and finding roles last); Qt asks a dozen a
+#: cell at every repaint.
+_ROLES = frozenset({_DISPLAY, _DECORATION, _FOREGROUND, _TOOLTIP, _ALIGN, _USER + 1, _USER + 2})
+
+
 def severity_icon(severity: Severity, size: int = 14) -> QIcon:
     """A red disc for errors, an amber triangle for warnings, each with a white mark."""
     pixmap = QPixmap(size, size)
@@ -79,8 +93,8 @@ class FindingsModel(HeaderedTableModel):
     SEVERITY, CODE, TICK, LOCATION, MESSAGE = range(5)
     HEADERS = ("Severity", "Code", "Tick", "Location", "Message")
     #: Role carrying a sort key; role carrying the Finding itself.
-    SORT_ROLE = Qt.UserRole + 1
-    FINDING_ROLE = Qt.UserRole + 2
+    SORT_ROLE = _USER + 1
+    FINDING_ROLE = _USER + 2
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -97,13 +111,14 @@ class FindingsModel(HeaderedTableModel):
         return 0 if parent.isValid() else len(self.findings)
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
-        if not index.isValid():
+        role = int(role)  # plain ints: comparing Qt enums costs µs a call, a dozen calls a cell
+        if role not in _ROLES or not index.isValid():
             return None
         f = self.findings[index.row()]
         col = index.column()
         if role == self.FINDING_ROLE:
             return f
-        if role == Qt.DisplayRole:
+        if role == _DISPLAY:
             if col == self.SEVERITY:
                 return f.severity.value
             if col == self.CODE:
@@ -118,17 +133,17 @@ class FindingsModel(HeaderedTableModel):
                 return ("0" if f.severity is Severity.ERROR else "1") + f.code  # errors first
             if col == self.TICK:  # u64 ticks do not fit a QVariant int: sort zero-padded text
                 return f"{f.tick:020d}" if f.tick is not None else ""
-            return self.data(index, Qt.DisplayRole)
-        if role == Qt.DecorationRole and col == self.SEVERITY:
-            return self._icons[f.severity]
-        if role == Qt.ForegroundRole and col in (self.SEVERITY, self.CODE):
-            return QBrush(QColor("#c62828") if f.severity is Severity.ERROR else QColor("#a86b00"))
-        if role == Qt.ToolTipRole:
+            return self.data(index, _DISPLAY)
+        if role == _DECORATION:
+            return self._icons[f.severity] if col == self.SEVERITY else None
+        if role == _FOREGROUND:
+            return (_ERROR_INK if f.severity is Severity.ERROR else _WARNING_INK) if col in (self.SEVERITY, self.CODE) else None
+        if role == _TOOLTIP:
             title = RULES[f.code].title if f.code in RULES else ""
             when = f" at tick {f.tick:,}" if f.tick is not None else ""
             return plain_tip(f"{f.code} ({f.severity.value}): {title}\n{f.location}{when}\n\n{f.message}")
-        if role == Qt.TextAlignmentRole and col == self.TICK:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == _ALIGN and col == self.TICK:
+            return _RIGHT
         return None
 
 

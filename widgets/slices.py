@@ -21,6 +21,12 @@ from PySide6.QtWidgets import QWidget
 
 #: Steps run in one timer slot until this many milliseconds have passed.
 SLICE_MS = 8.0
+#: A slot that comes less than this many milliseconds after another job's slice ended
+#: is the same pass of the event loop over its timers: it waits for the next pass, so
+#: the jobs of several widgets (a load starts five) do not run back to back.
+PASS_GAP_MS = 1.0
+
+_last_slice_end = 0.0
 
 
 class SlicedWork(QObject):
@@ -76,11 +82,15 @@ class SlicedWork(QObject):
         self._timer.stop()
 
     def _run_slice(self) -> None:
+        global _last_slice_end
         job = self._job
         if job is None:
             self._timer.stop()
             return
-        deadline = time.perf_counter() + SLICE_MS / 1000
+        started = time.perf_counter()
+        if started - _last_slice_end < PASS_GAP_MS / 1000:
+            return  # another job's slice just ran in this pass: the next pass is ours
+        deadline = started + SLICE_MS / 1000
         try:
             while True:  # at least one step a slot
                 next(job)
@@ -92,6 +102,8 @@ class SlicedWork(QObject):
             if self._job is job:
                 self._job = None
                 self._timer.stop()
+        finally:
+            _last_slice_end = time.perf_counter()
 
 
 def finish_all(root: QObject) -> None:

@@ -13,7 +13,9 @@ every thread it started, and an ``atexit`` hook does the same for any left over.
 from __future__ import annotations
 
 import atexit
+import sys
 import threading
+import traceback
 from pathlib import Path
 
 from narrative_debugger.models.playthrough import Cancelled, Playthrough, collector_paused
@@ -63,7 +65,10 @@ class _LoadThread(QThread):
         except Cancelled:
             self.outcome = Cancelled
         except Exception as exc:  # noqa: BLE001 - a bug, not bad input: report it instead of losing the window
-            self.outcome = f"{type(exc).__name__}: {exc}"
+            # Where it happened, for the bug report (the whole traceback goes to stderr).
+            last = traceback.extract_tb(exc.__traceback__)[-1]
+            self.outcome = f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno} in {last.name})"
+            traceback.print_exception(exc, file=sys.stderr)
         finally:
             self.ended.emit(self)
 

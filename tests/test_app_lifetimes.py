@@ -101,3 +101,21 @@ def test_the_latest_request_wins(qtbot, big_save):
     qtbot.wait(300)  # the big load, replaced, must not report after the small one
     assert window.save_path.name == "walkaway-spiral.json"
     assert window.session.playthrough.save.label == "walkaway-spiral.json"
+
+
+def test_a_load_that_fails_says_where(qtbot, capsys):
+    """A bug in the load is reported with its place (file:line in function), and its
+    whole traceback goes to stderr, so a one-off failure can be filed."""
+    from narrative_debugger.app.loader import SaveLoader
+
+    def broken(path, content, progress=None, cancelled=None):
+        raise KeyError("npc 17")
+
+    loader = SaveLoader()
+    with qtbot.waitSignal(loader.failed, timeout=10000) as failed:
+        loader.start(SAMPLES / "evening.json", None, job=broken)
+    (message,) = failed.args
+    assert message.startswith("KeyError: 'npc 17' (at test_app_lifetimes.py:")
+    assert message.endswith("in broken)")
+    assert "Traceback" in capsys.readouterr().err
+    loader.shutdown()

@@ -404,10 +404,12 @@ def test_markers_kept_per_npc_and_dropped_with_the_save(qtbot, stepping, monkeyp
     session.set_npc(7)  # kept: the same items, shown again, and only they are visible
     assert view.markers["walk-away"][1] is first
     assert _shown_markers(view)["walk-away"] == [107]
-    session.set_npc(9)  # a third NPC: the least recently shown (8) leaves the plot
+    eight = view._marker_sets[8]["walk-away"][1]
+    session.set_npc(9)  # a third NPC: the least recently shown (8) gives 9 its items
     assert list(view._marker_sets) == [7, 9]
+    assert view.markers["walk-away"][1] is eight and _shown_markers(view)["walk-away"] == [109]
     scatter = [i for i in view.score_plot.items if isinstance(i, pg.ScatterPlotItem) and i is not view.hover_dot]
-    assert len(scatter) == 3 * 3  # the empty set and two NPCs' sets
+    assert len(scatter) == 3 * 3  # the empty set and two NPCs' sets (8's items went to 9)
     session.set_npc(None)
     assert _shown_markers(view) == {"walk-away": [], "confrontation": [], "penalty": []}
     session.load(stepping, npc=8)  # a new save: no NPC's items from the old one stay

@@ -60,3 +60,25 @@ def open_window(qtbot, save: Path | None, size: tuple[int, int] = (1400, 900), *
         w.open_save(save, wait=True)
         assert w.session.ready
     return w
+
+
+def k002_save(folder: Path) -> tuple[Path, dict, int, int]:
+    """The evening sample with a FactLearned that names the interaction in progress (K002),
+    put before that conversation's first DialogueLine, written to ``folder/k002.json``.
+
+    Returns (path, the document, the journal index of the InteractionStarted, the
+    journal index of the FactLearned); the fact is ``doc["k002_fact"]``.
+    """
+    import json
+
+    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    journal = doc["journal"]
+    start = next(i for i, e in enumerate(journal) if "InteractionStarted" in e["event"])
+    target = journal[start]["event"]["InteractionStarted"]["target"]
+    line = next(i for i in range(start, len(journal)) if "DialogueLine" in journal[i]["event"])
+    fact_id = f"interaction.{doc['npcs'][str(target)]['slug']}_001"
+    journal.insert(line, {"tick": journal[line]["tick"], "event": {"FactLearned": {"fact_id": fact_id, "confidence": "KnowsOf", "source": "Heard"}}})
+    path = folder / "k002.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    doc["k002_fact"] = fact_id
+    return path, doc, start, line

@@ -567,16 +567,11 @@ def test_why_of_a_fact_replaced_by_fact_learned_gives_the_acquired_tick_state_gi
     """A FactLearned naming the interaction in progress (K002) replaces the fact and sets
     its acquired_tick anew: why's summary says that tick, as ``state`` does, and names
     the entry that first made the fact apart from it."""
-    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
-    journal = doc["journal"]
-    start = next(i for i, e in enumerate(journal) if "InteractionStarted" in e["event"])
-    target = journal[start]["event"]["InteractionStarted"]["target"]
-    line = next(i for i in range(start, len(journal)) if "DialogueLine" in journal[i]["event"])
-    fact_id = f"interaction.{doc['npcs'][str(target)]['slug']}_001"
+    from tests.conftest import k002_save
+
+    path, doc, start, line = k002_save(tmp_path)
+    journal, fact_id = doc["journal"], doc["k002_fact"]
     learned = journal[line]["tick"]
-    journal.insert(line, {"tick": learned, "event": {"FactLearned": {"fact_id": fact_id, "confidence": "KnowsOf", "source": "Heard"}}})
-    path = tmp_path / "k002.json"
-    path.write_text(json.dumps(doc), encoding="utf-8")
     play = Playthrough.open(path, CONTENT)
     tick = learned + 10
     exp = explain(play, f"fact:{fact_id}", tick)

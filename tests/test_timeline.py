@@ -165,17 +165,10 @@ def test_an_ordinary_fact_replacing_the_interaction_in_progress_ends_it_without_
     """A FactLearned naming the interaction in progress (K002) used to crash the replay
     at the next DialogueLine (its metadata was gone). It now ends that interaction: the
     lines that follow belong to no conversation and the NPC's next outcome is I011."""
-    import json
+    from tests.conftest import k002_save
 
-    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
-    journal = doc["journal"]
-    start = next(i for i, e in enumerate(journal) if "InteractionStarted" in e["event"])
-    target = journal[start]["event"]["InteractionStarted"]["target"]
-    line = next(i for i in range(start, len(journal)) if "DialogueLine" in journal[i]["event"])
-    fact_id = f"interaction.{doc['npcs'][str(target)]['slug']}_001"
-    journal.insert(line, {"tick": journal[line]["tick"], "event": {"FactLearned": {"fact_id": fact_id, "confidence": "KnowsOf", "source": "Heard"}}})
-    path = tmp_path / "k002.json"
-    path.write_text(json.dumps(doc), encoding="utf-8")
+    path, doc, _start, line = k002_save(tmp_path)
+    journal, fact_id = doc["journal"], doc["k002_fact"]
 
     play = Playthrough.open(path, CONTENT)
     codes = [f.code for f in play.findings]

@@ -14,6 +14,8 @@ from narrative_debugger.widgets.landing import Landing, landing
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import ElideDelegate, HeaderedTableModel
 from narrative_debugger.widgets.plain_text import plain_tip
+from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DECORATION as _DECORATION, DISPLAY as _DISPLAY
+from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QModelIndex, QPointF, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QAction, QBrush, QColor, QIcon, QKeySequence, QPainter, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
@@ -50,15 +52,8 @@ def activate_finding(session: Session, finding: Finding) -> Landing:
     return land
 
 
-_DISPLAY = int(Qt.DisplayRole.value)
-_DECORATION = int(Qt.DecorationRole.value)
-_FOREGROUND = int(Qt.ForegroundRole.value)
-_TOOLTIP = int(Qt.ToolTipRole.value)
-_ALIGN = int(Qt.TextAlignmentRole.value)
-_RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 _ERROR_INK = QBrush(QColor("#c62828"))
 _WARNING_INK = QBrush(QColor("#a86b00"))
-_USER = int(Qt.UserRole.value)
 #: The roles FindingsModel sets (its sort and finding roles last); Qt asks a dozen a
 #: cell at every repaint.
 _ROLES = frozenset({_DISPLAY, _DECORATION, _FOREGROUND, _TOOLTIP, _ALIGN, _USER + 1, _USER + 2})

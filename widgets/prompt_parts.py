@@ -18,6 +18,8 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptDiff, PromptPreview, compare
 from narrative_debugger.models.prompt.sections import BY_LABEL
 from narrative_debugger.widgets.plain_text import plain_tip
+from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DECORATION as _DECORATION, DISPLAY as _DISPLAY
+from narrative_debugger.widgets.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
@@ -51,13 +53,6 @@ def legend_html(labels: list[str]) -> str:
 
 # ----- table models -----
 
-_DISPLAY = int(Qt.DisplayRole.value)
-_DECORATION = int(Qt.DecorationRole.value)
-_FONT = int(Qt.FontRole.value)
-_ALIGN = int(Qt.TextAlignmentRole.value)
-_TOOLTIP = int(Qt.ToolTipRole.value)
-_FOREGROUND = int(Qt.ForegroundRole.value)
-_RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
 #: The roles each model answers; Qt asks for a dozen more on every cell of a repaint.
 _SECTION_ROLES = frozenset({_DISPLAY, _DECORATION, _FONT, _ALIGN, _TOOLTIP})
 _CARD_ROLES = frozenset({_DISPLAY, _FOREGROUND, _ALIGN, _TOOLTIP})

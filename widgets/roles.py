@@ -1,0 +1,22 @@
+"""Qt item roles as plain ints, for table models' ``data`` (issue 10).
+
+PySide6 hands ``data`` its role as an enum member; comparing it with ``Qt.DisplayRole``
+and the like costs microseconds a call, and Qt asks a dozen roles of every visible
+cell at each repaint. Models turn the role into an int once (``int(role)``) and compare
+it with these.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+DISPLAY = int(Qt.DisplayRole.value)
+DECORATION = int(Qt.DecorationRole.value)
+TOOLTIP = int(Qt.ToolTipRole.value)
+FONT = int(Qt.FontRole.value)
+ALIGN = int(Qt.TextAlignmentRole.value)
+BACKGROUND = int(Qt.BackgroundRole.value)
+FOREGROUND = int(Qt.ForegroundRole.value)
+USER = int(Qt.UserRole.value)
+#: A TextAlignmentRole value: right-aligned, centred vertically.
+RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)

@@ -241,3 +241,19 @@ def test_cards_trigger_on_the_window_before_lore_as_the_seed_does(tmp_path):
             break
     assert builder_budget is not None
     assert p.cards[0].keyword == "lighthouse"
+
+
+@pytest.mark.parametrize("budget, used, c001", [
+    (2**64 - 1, 2**64 - 1, False),  # token counts are u64, like ticks
+    (2**64 + 1, 8192, True),        # past u64: a C001, and the default budget
+    (-5, 8192, True),
+])
+def test_a_token_budget_past_u64_is_a_c001(tmp_path, budget, used, c001):
+    from narrative_debugger.models.content.loader import load_content
+
+    content = load_content(make_content(tmp_path / "content", budget=budget))
+    assert content.prompt.context_token_budget == used
+    found = [f for f in content.findings if f.code == "C001" and "context_token_budget" in f.message]
+    assert bool(found) == c001
+    if c001:
+        assert "prompt.yaml" in found[0].location

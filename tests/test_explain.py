@@ -578,3 +578,25 @@ def test_why_of_a_fact_replaced_by_fact_learned_gives_the_acquired_tick_state_gi
     shown = state_json(play, tick)["facts"][fact_id]["acquired_tick"]
     assert shown == learned == exp.value["acquired_tick"]
     assert f"acquired_tick {learned}, first known at tick {journal[start]['tick']} by InteractionStarted" in exp.summary
+
+
+def test_why_step_of_an_entry_whose_tick_goes_back_says_both_ticks(tmp_path):
+    """An entry whose tick is lower than the one before it (J001) applies at the higher
+    tick (ticks never go back): the why step shows that tick, as ``state`` applies it,
+    and its detail also gives the entry's own tick."""
+    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    journal = doc["journal"]
+    at = 40
+    later = journal[at - 1]["tick"]
+    journal.insert(at, {"tick": later - 30, "event": {"FactLearned": {"fact_id": "harbor.test_rumour", "confidence": "KnowsOf", "source": "Heard"}}})
+    path = tmp_path / "back.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    play = Playthrough.open(path, CONTENT)
+    assert "J001" in {f.code for f in play.findings}
+    exp = explain(play, "fact:harbor.test_rumour", play.save.saved_at_tick)
+    (step,) = exp.steps
+    assert step.tick == later and step.journal_index == at
+    assert f"the entry says tick {later - 30}" in step.detail and f"applies at tick {later}" in step.detail
+    assert "harbor.test_rumour" not in state_json(play, later - 1)["facts"]
+    # Known from the tick it applies at; its acquired_tick is the tick the entry says.
+    assert state_json(play, later)["facts"]["harbor.test_rumour"]["acquired_tick"] == later - 30

@@ -17,6 +17,8 @@ the form and an example; malformed ones name every form. This package never impo
 
 from __future__ import annotations
 
+import dataclasses
+
 from difflib import get_close_matches
 
 from narrative_debugger.models.explain.chain import DEFAULT_LIMIT, Explanation, Folded, Step, UnknownTarget
@@ -93,6 +95,10 @@ def npc_targets(play: Playthrough) -> list[str]:
 def explain(play: Playthrough, target: str, tick: int, limit: int = DEFAULT_LIMIT, builder=None) -> Explanation:
     """Explain ``target`` at ``tick`` (game ticks) in a readable playthrough.
 
+    A step's tick is the tick the replay applies its entry at. An entry whose own tick
+    is lower than an earlier entry's (J001) applies at that earlier, higher tick, as
+    ticks never go back (save-format §5): its detail says both.
+
     Args:
         play: the playthrough (``readable``).
         target: one of ``TARGET_FORMS``; the kind before the colon in any case
@@ -108,6 +114,18 @@ def explain(play: Playthrough, target: str, tick: int, limit: int = DEFAULT_LIMI
             attribute, fact, entity, line or card is unknown (close matches, found
             case-insensitively, or the form and an example).
     """
+    exp = _explain(play, target, tick, limit, builder)
+    own = play.save.journal.ticks
+    for k, step in enumerate(exp.steps):
+        i = step.journal_index
+        said = own[i] if 0 <= i < len(own) else None
+        if said is not None and said != step.tick:
+            note = f" (the entry says tick {said}; ticks never go back (J001), so it applies at tick {step.tick})"
+            exp.steps[k] = dataclasses.replace(step, detail=step.detail + note)
+    return exp
+
+
+def _explain(play: Playthrough, target: str, tick: int, limit: int, builder) -> Explanation:
     kind, sep, rest = target.partition(":")
     kind = kind.lower()
     if not sep:

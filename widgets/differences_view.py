@@ -10,6 +10,7 @@ from __future__ import annotations
 from narrative_debugger.models.compare.comparison import Difference
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QVBoxLayout, QWidget
@@ -24,14 +25,13 @@ KIND_COLORS = {
     "finding": "#fbf1c7",
     "prompt": "#f1efe9",
 }
-_DISPLAY, _BACKGROUND, _TOOLTIP = Qt.DisplayRole.value, Qt.BackgroundRole.value, Qt.ToolTipRole.value
 
 
 class DifferencesModel(HeaderedTableModel):
     """``Difference`` rows: kind, tick, NPC, text."""
 
     HEADERS = ("Kind", "Tick", "NPC", "Difference")
-    DIFFERENCE_ROLE = Qt.UserRole.value + 1
+    DIFFERENCE_ROLE = _USER + 1
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

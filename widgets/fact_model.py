@@ -27,6 +27,8 @@ from narrative_debugger.widgets.state_colors import (
     source_label,
     state_label,
 )
+from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
+from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
@@ -37,14 +39,9 @@ COL_FACT, COL_CATEGORY, COL_CONFIDENCE, COL_SOURCE, COL_STATE, COL_ACQUIRED, COL
 DIFFERS_BACKGROUND = "#ffd7a8"
 
 #: The FactId of a row (str).
-FactIdRole = Qt.UserRole.value + 1
+FactIdRole = _USER + 1
 #: True when the fact changed since the previous step.
-ChangedRole = Qt.UserRole.value + 2
-
-# Roles as plain ints: comparing an int with a PySide6 enum member costs microseconds,
-# and data() is called for every visible cell and role.
-_DISPLAY, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP = (
-    Qt.DisplayRole.value, Qt.FontRole.value, Qt.BackgroundRole.value, Qt.ForegroundRole.value, Qt.ToolTipRole.value)
+ChangedRole = _USER + 2
 #: The roles FactTableModel sets.
 _ROLES = frozenset({_DISPLAY, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP, FactIdRole, ChangedRole})
 

@@ -25,6 +25,8 @@ from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
+from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
+from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
@@ -38,9 +40,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER, _BACKGROUND = (
-    Qt.DisplayRole.value, Qt.FontRole.value, Qt.ForegroundRole.value, Qt.ToolTipRole.value, Qt.UserRole.value,
-    Qt.BackgroundRole.value)
 _ROLES = frozenset((_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER, _BACKGROUND))
 #: A tick step re-reads the cached rows up to this many (the rows shown, usually);
 #: past it the cache is dropped and every row is signalled.

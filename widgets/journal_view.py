@@ -25,6 +25,9 @@ from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_ti
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.roles import ALIGN as _ALIGNMENT, BACKGROUND as _BACKGROUND, DECORATION as _DECORATION
+from narrative_debugger.widgets.roles import DISPLAY as _DISPLAY, FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
+from narrative_debugger.widgets.roles import TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
@@ -42,13 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 #: Role carrying the journal index of a row.
-JOURNAL_INDEX_ROLE = int(Qt.UserRole.value) + 1
-# Roles as plain ints: comparing a role with Qt's enum members costs microseconds a call,
-# and the Journal's data() runs ~300 times a tick step.
-_DISPLAY, _FOREGROUND, _BACKGROUND, _FONT, _DECORATION, _TOOLTIP, _ALIGNMENT = (
-    int(r.value) for r in (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole, Qt.FontRole, Qt.DecorationRole, Qt.ToolTipRole, Qt.TextAlignmentRole)
-)
-_RIGHT = int((Qt.AlignRight | Qt.AlignVCenter).value)
+JOURNAL_INDEX_ROLE = _USER + 1
 #: The roles the journal model sets; Qt asks for a dozen a cell on every repaint.
 _ROLES = frozenset({_DISPLAY, _FOREGROUND, _BACKGROUND, _FONT, _DECORATION, _TOOLTIP, _ALIGNMENT, JOURNAL_INDEX_ROLE})
 #: Combo data for "entries with findings" and "unreadable entries".

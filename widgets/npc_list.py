@@ -24,6 +24,8 @@ from narrative_debugger.widgets.tables import ShareColumns, fit_columns, signal_
 from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.visibility import AfterPause
 from narrative_debugger.widgets.why import add_why_action
+from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND
+from narrative_debugger.widgets.roles import TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -37,16 +39,11 @@ from PySide6.QtWidgets import (
 )
 
 #: Role carrying a value to sort by (numbers sort as numbers).
-SORT_ROLE = int(Qt.UserRole.value) + 1
+SORT_ROLE = _USER + 1
 #: Role carrying the NPC's StableId on every cell.
-SID_ROLE = int(Qt.UserRole.value) + 2
+SID_ROLE = _USER + 2
 #: Role carrying (stress, threshold) on the stress cell, for the bar delegate.
-STRESS_ROLE = int(Qt.UserRole.value) + 3
-# Roles as plain ints: comparing PySide6 enums costs microseconds per data() call.
-_DISPLAY = int(Qt.DisplayRole.value)
-_FOREGROUND = int(Qt.ForegroundRole.value)
-_ALIGN = int(Qt.TextAlignmentRole.value)
-_TOOLTIP = int(Qt.ToolTipRole.value)
+STRESS_ROLE = _USER + 3
 #: The roles the NPC table sets; Qt asks for a dozen a cell on every repaint.
 _ROLES = frozenset({_DISPLAY, _FOREGROUND, _ALIGN, _TOOLTIP, SORT_ROLE, SID_ROLE, STRESS_ROLE})
 

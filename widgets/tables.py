@@ -3,6 +3,7 @@ read-only, row-selecting QTableView."""
 
 from __future__ import annotations
 
+from narrative_debugger.widgets.roles import DISPLAY as _DISPLAY
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -14,8 +15,6 @@ from PySide6.QtWidgets import (
     QTableView,
     QWidget,
 )
-
-_DISPLAY = int(Qt.DisplayRole.value)
 
 
 class HeaderedTableModel(QAbstractTableModel):

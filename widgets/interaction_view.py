@@ -20,7 +20,7 @@ from narrative_debugger.models.domain.types import FactId, InteractionMetadata, 
 from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
-from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, signal_rows
+from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.visibility import obscured
@@ -138,9 +138,9 @@ class InteractionTableModel(QAbstractTableModel):
         old_n = self._n
         self._natural_rows = None
         changed: list[int] = []
-        if len(self._metas) > STEP_REREAD_MAX:
-            self._metas = {}  # read again when shown; every kept row is signalled
-            changed = list(range(min(old_n, n)))
+        everything = len(self._metas) > STEP_REREAD_MAX
+        if everything:
+            self._metas = {}  # read again when shown; every row is signalled
         else:
             for k, meta in list(self._metas.items()):
                 if k >= n:
@@ -166,7 +166,10 @@ class InteractionTableModel(QAbstractTableModel):
                 self.beginRemoveRows(QModelIndex(), first, last)
                 self._n = n
                 self.endRemoveRows()
-        signal_rows(self, sorted(self._natural_row(k) for k in changed))
+        if everything:
+            signal_all(self)
+        else:
+            signal_rows(self, sorted(self._natural_row(k) for k in changed))
 
     def _natural_meta(self, k: int) -> InteractionMetadata:
         meta = self._metas.get(k)

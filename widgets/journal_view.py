@@ -24,7 +24,7 @@ from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, row_visib
 from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
-from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table, signal_all
 from narrative_debugger.widgets.roles import ALIGN as _ALIGNMENT, BACKGROUND as _BACKGROUND, DECORATION as _DECORATION
 from narrative_debugger.widgets.roles import DISPLAY as _DISPLAY, FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
 from narrative_debugger.widgets.roles import TOOLTIP as _TOOLTIP, USER as _USER
@@ -177,8 +177,7 @@ class JournalModel(HeaderedTableModel):
     def set_culprit(self, indices) -> None:
         """Highlight the journal entries a finding names (``CULPRIT_BG``)."""
         self._culprit = frozenset(indices)
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(self.HEADERS) - 1))
+        signal_all(self)
 
     @property
     def culprit(self) -> frozenset[int]:

@@ -21,7 +21,7 @@ from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import ink_tint, row_tint
-from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, signal_rows
+from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QModelIndex, Qt
@@ -491,5 +491,5 @@ class MonologueView(QWidget):
         rows = self.culprit_rows()
         if rows:
             select_rows(self.view, rows[:1])
-        if repaint and self.model.rowCount():
-            self.model.dataChanged.emit(self.model.index(0, 0), self.model.index(self.model.rowCount() - 1, len(self.model.HEADERS) - 1))
+        if repaint:
+            signal_all(self.model)

@@ -20,7 +20,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.session import Session, npc_names
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
-from narrative_debugger.widgets.tables import ShareColumns, fit_columns, signal_rows
+from narrative_debugger.widgets.tables import ShareColumns, fit_columns, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.visibility import AfterPause
 from narrative_debugger.widgets.why import add_why_action
@@ -165,22 +165,18 @@ class NpcTableModel(QAbstractTableModel):
             if meta is not None:
                 self._active[meta.target_entity] = meta.interaction_state
         shown, self._shown = self._shown, (id(state.index), state.position) if state is not None else None
-        if (state is not None and self._changes is not None and shown is not None
-                and shown[0] == id(state.index) and len(self._states) == len(self._sids)):
-            # Only the NPCs with a version between the two positions can differ.
-            maybe = self._changes.between(shown[1], state.position) | old_active.keys() | self._active.keys()
-            rows = sorted(self._row[sid] for sid in maybe if sid in self._row)
-        else:
-            rows = range(len(self._sids))
         self._state = state
-        if isinstance(rows, range):
+        if not (state is not None and self._changes is not None and shown is not None
+                and shown[0] == id(state.index) and len(self._states) == len(self._sids)):
             # Every row may differ: each is read from ``state`` when it is first shown
             # (3 000 NPCs read at once were ~25 ms of the GUI thread at an open).
             self._states = [_UNREAD if state is not None else None] * len(self._sids)
-            signal_rows(self, rows)
+            signal_all(self)
             return
+        # Only the NPCs with a version between the two positions can differ.
+        maybe = self._changes.between(shown[1], state.position) | old_active.keys() | self._active.keys()
         changed = []
-        for row in rows:
+        for row in sorted(self._row[sid] for sid in maybe if sid in self._row):
             sid = self._sids[row]
             old = self._states[row]
             if old is _UNREAD:

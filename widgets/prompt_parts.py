@@ -20,6 +20,7 @@ from narrative_debugger.models.prompt.sections import BY_LABEL
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DECORATION as _DECORATION, DISPLAY as _DISPLAY
 from narrative_debugger.widgets.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP
+from narrative_debugger.widgets.tables import signal_all
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
@@ -97,7 +98,7 @@ class SectionTableModel(QAbstractTableModel):
         self._changed = set(diff.changed) if diff else set()
         self._cells = [self._cells_of(row) for row in range(self.rowCount())]
         if same:
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(self.COLUMNS) - 1))
+            signal_all(self)
         else:
             self.endResetModel()
 
@@ -194,7 +195,7 @@ class CardTableModel(QAbstractTableModel):
             return
         if len(cards) == len(self._cards) and cards:
             self._cards = cards
-            self.dataChanged.emit(self.index(0, 0), self.index(len(cards) - 1, len(self.COLUMNS) - 1))
+            signal_all(self)
             return
         self.beginResetModel()
         self._cards = cards

@@ -15,7 +15,7 @@ from narrative_debugger.models.rules.snapshot_diff import saved_differences, tar
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.plain_text import WrappedLabel, plain_tip
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.tables import HeaderedTableModel, ShareColumns, read_only_table
+from narrative_debugger.widgets.tables import HeaderedTableModel, ShareColumns, read_only_table, signal_all
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -93,8 +93,7 @@ class SnapshotModel(HeaderedTableModel):
 
     def set_culprit(self, path: str | None) -> None:
         self.culprit = path
-        if self.rows:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.HEADERS) - 1))
+        signal_all(self)
 
     def row_of(self, path: str | None) -> int:
         return next((k for k, r in enumerate(self.rows) if r.path == path), -1)

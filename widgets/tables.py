@@ -55,6 +55,13 @@ def signal_rows(model: QAbstractTableModel, rows) -> None:
         model.dataChanged.emit(model.index(first, 0), model.index(end, last))
 
 
+def signal_all(model: QAbstractTableModel) -> None:
+    """One ``dataChanged`` over every cell of ``model`` (none when it has no rows)."""
+    rows, columns = model.rowCount(), model.columnCount()
+    if rows and columns:
+        model.dataChanged.emit(model.index(0, 0), model.index(rows - 1, columns - 1))
+
+
 def read_only_table(model, name: str, parent: QWidget | None = None) -> QTableView:
     """A QTableView over ``model`` that selects whole rows and never edits."""
     view = QTableView(parent)

@@ -266,3 +266,22 @@ def test_f003_names_what_the_format_field_holds(raw, said):
 
     (f,) = load_save_bytes(raw, "x.json").findings
     assert f.code == "F003" and f.message == f"x.json {said}: this is not a Settled Reach save", f.message
+
+
+def test_entries_of_kind_across_pass_boundaries(monkeypatch):
+    """C004 reads the FactLearned entries a pass at a time (the GIL is let go between
+    passes): the same entries, in file order, for any pass size, and none for entries
+    of no variant (None)."""
+    from types import SimpleNamespace
+
+    from narrative_debugger.models.rules import checks
+    from narrative_debugger.models.save.saveshape import Journal
+
+    kinds = ["FactLearned", None, "TickAdvanced", "FactLearned", "FactLearned", None, "StressApplied", "FactLearned"] * 3
+    journal = Journal(ticks=list(range(len(kinds))), kinds=kinds, data=[{"n": n} for n in range(len(kinds))])
+    save = SimpleNamespace(journal=journal)
+    wanted = [{"n": n} for n, kind in enumerate(kinds) if kind == "FactLearned"]
+    for size in (1, 2, 3, 7, len(kinds), 1 << 16):
+        monkeypatch.setattr(checks, "KIND_PASS_ENTRIES", size)
+        assert list(checks._entries_of_kind(save, "FactLearned")) == wanted
+    assert list(checks._entries_of_kind(SimpleNamespace(journal=Journal()), "FactLearned")) == []

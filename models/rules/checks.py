@@ -241,6 +241,26 @@ def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str],
                 )
 
 
+#: Journal entries one C-level pass of ``_entries_of_kind`` tests. One pass over a
+#: 1 000 000-entry journal held the GIL ~60 ms, and the window, opening the save in
+#: another thread, stalled that long (issue 10).
+KIND_PASS_ENTRIES = 1 << 16
+
+
+def _entries_of_kind(save: Save, kind: str):
+    """The data of the journal entries of variant ``kind``, in file order.
+
+    The entries are picked in C (a Python test per entry was ~0.1 s on 1M entries),
+    ``KIND_PASS_ENTRIES`` at a time, so that a worker thread lets go of the GIL between
+    passes. ``operator.eq``, not ``str.__eq__``: that answers NotImplemented, which is
+    true, for an entry of no variant (None).
+    """
+    kinds, datas = save.journal.kinds, save.journal.data
+    for lo in range(0, len(kinds), KIND_PASS_ENTRIES):
+        hi = lo + KIND_PASS_ENTRIES
+        yield from compress(datas[lo:hi], map(eq, kinds[lo:hi], repeat(kind)))
+
+
 def check_content(content: Content, saves: list[Save], sink: FindingSink) -> None:
     """C004: prerequisites that name an NPC or a fact category no content or save defines."""
     npc_slugs = set(content.npcs)
@@ -248,9 +268,7 @@ def check_content(content: Content, saves: list[Save], sink: FindingSink) -> Non
     for save in saves:
         npc_slugs.update(npc.slug for npc in save.npcs.values())
         categories.update(c for c in (fact_category(f) for f in save.knowledge.facts) if c)
-        # The FactLearned entries picked in C: a Python test a journal entry was ~0.1 s on 1M entries.
-        # (operator.eq, not str.__eq__: that answers NotImplemented, which is true, for None)
-        for data in compress(save.journal.data, map(eq, save.journal.kinds, repeat("FactLearned"))):
+        for data in _entries_of_kind(save, "FactLearned"):
             cat = fact_category(data["fact_id"])
             if cat:
                 categories.add(cat)

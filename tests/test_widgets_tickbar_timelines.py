@@ -23,6 +23,7 @@ from narrative_debugger.widgets.timelines import TimelinesView  # noqa: E402
 from narrative_debugger.widgets import timelines  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QColor  # noqa: E402
 from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -494,3 +495,47 @@ def test_rising_curve_never_drawn_with_false_drops(qtbot):
         if len(x) <= DOWNSAMPLE_ABOVE:
             assert len(shown.x) == len(x)  # small curves are drawn exactly
         plot.removeItem(curve)
+
+
+def test_grid_lines_follow_the_bottom_axes_ticks(qtbot, stepping):
+    """The x grid (timeline_grid.GridLines) draws pyqtgraph's grid: a line at each tick
+    of the bottom axis, alpha 255/(k+1) * 38/255 * clip(0.05 * width/(ticks+1), 0, 1) for
+    tick level k, over the whole view; an x-range change moves the lines, a y-range change
+    (another NPC's stress) leaves them, and the axes draw no grid of their own."""
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    QApplication.processEvents()
+    for plot, grid in zip((view.score_plot, view.stress_plot), view.grids):
+        axis = plot.getAxis("bottom")
+        assert axis.grid is False
+        vb = plot.getViewBox()
+        width = vb.boundingRect().width()
+        lo, hi = vb.viewRange()[0]
+        levels = axis.tickValues(lo, hi, width)
+        want = [(int(255 / (k + 1) * 38 / 255 * min(1.0, 0.05 * width / (len(values) + 1))),
+                 [(v - lo) * width / (hi - lo) for v in values if lo <= v <= hi]) for k, (_, values) in enumerate(levels)]
+        got = grid.lines()
+        assert [alpha for alpha, _ in got] == [alpha for alpha, _ in want]
+        assert [xs for _, xs in got] == [pytest.approx(xs) for _, xs in want]
+        assert want[0][1] and want[0][0] == 38  # major lines at 15 % opacity, as showGrid(alpha=0.15)
+        assert grid.boundingRect() == vb.boundingRect()
+    before = view.grids[0].lines()
+    view.stress_plot.setYRange(0, 500)
+    assert view.grids[0].lines() == before
+    view.score_plot.setXRange(100, 300, padding=0)
+    QApplication.processEvents()
+    moved = view.grids[0].lines()
+    assert moved != before
+    width = view.score_plot.getViewBox().boundingRect().width()
+    assert all(0 <= x <= width for _, xs in moved for x in xs)
+    image = view.graphics.grab().toImage()  # the lines are drawn: a major one is darker than the band beside it
+    vb = view.stress_plot.getViewBox()
+    x = moved[0][1][0]
+    at = vb.mapToScene(QPointF(x, vb.boundingRect().height() / 2))
+    point = view.graphics.mapFromScene(at)
+    beside = view.graphics.mapFromScene(vb.mapToScene(QPointF(x + 4, vb.boundingRect().height() / 2)))
+    assert QColor(image.pixel(point)).lightness() < QColor(image.pixel(beside)).lightness()

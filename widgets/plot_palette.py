@@ -32,19 +32,21 @@ class PlotPalette(QObject):
         bands: ``pg.LinearRegionItem`` s toned down on a dark palette.
         ink_curves: ``pg.PlotDataItem`` s (a threshold line) drawn in the text colour,
             keeping their width and dash.
+        grids: ``timeline_grid.GridLines`` drawn again in the axes' new pen.
 
     Attributes:
         colors: the ``PaletteColors`` applied last.
     """
 
     def __init__(self, graphics, plots: Sequence, cursors: Sequence = (), bands: Sequence = (),
-                 ink_curves: Sequence = ()) -> None:
+                 ink_curves: Sequence = (), grids: Sequence = ()) -> None:
         super().__init__(graphics)
         self._graphics = graphics
         self._plots = tuple(plots)
         self._cursors = tuple(cursors)
         self._bands = [(band, QColor(band.brush.color())) for band in bands]
         self._ink_curves = tuple(ink_curves)
+        self._grids = tuple(grids)
         self.colors: PaletteColors | None = None
         graphics.installEventFilter(self)
         self.apply()
@@ -76,6 +78,8 @@ class PlotPalette(QObject):
             pen = pg.mkPen(curve.opts["pen"])
             pen.setColor(ink)
             curve.setPen(pen)
+        for grid in self._grids:  # drawn with the axes' pen (timeline_grid.GridLines)
+            grid.refresh()
         for band, light in self._bands:
             fill = QColor(light)
             if colors.dark:

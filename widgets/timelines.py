@@ -31,6 +31,7 @@ import pyqtgraph as pg
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
 from narrative_debugger.models.save.saveshape import U64_MAX
 from narrative_debugger.widgets.plot_palette import PlotPalette
+from narrative_debugger.widgets.timeline_grid import GridLines
 from narrative_debugger.widgets.tickbar import KIND_STYLE
 from narrative_debugger.widgets.timeline_tracks import (
     BAND_FILLS,
@@ -225,7 +226,6 @@ class TimelinesView(QWidget):
             plot.setMouseEnabled(x=True, y=False)
             plot.setMenuEnabled(False)
             plot.hideButtons()
-            plot.showGrid(x=True, y=False, alpha=0.15)
             plot.setLabel("left", title, color="#333")
             plot.showAxis("right")
             for name in ("left", "bottom", "right"):
@@ -234,7 +234,9 @@ class TimelinesView(QWidget):
             plot.getAxis("left").setWidth(58)
             plot.getAxis("left").enableAutoSIPrefix(False)
             plot.getAxis("right").setWidth(104)  # level names; the same in both plots keeps x aligned
-        self.score_plot.getAxis("bottom").setStyle(showValues=False)
+        # The x grid is an item of each view, not long ticks of the bottom axes (timeline_grid).
+        self.grids = [GridLines(plot, plot.getAxis("bottom"), alpha=0.15) for plot in (self.score_plot, self.stress_plot)]
+        self.score_plot.getAxis("bottom").setStyle(showValues=False, tickLength=0)
         self.stress_plot.getAxis("right").setStyle(showValues=False)
         self.stress_plot.setLabel("bottom", "tick", color="#333")
         for plot in (self.score_plot, self.stress_plot):
@@ -250,7 +252,7 @@ class TimelinesView(QWidget):
         self._build_cursors()
         # Background, axes, labels, cursors and bands in the palette's colours, light or dark.
         self.plot_palette = PlotPalette(self.graphics, (self.score_plot, self.stress_plot), self.cursors, self.bands,
-                                        (self.threshold_curve,))
+                                        (self.threshold_curve,), self.grids)
 
     def _build_score_plot(self) -> None:
         plot = self.score_plot

@@ -255,10 +255,17 @@ def _categories(view):
     return [(view.category.itemText(k), view.category.itemData(k)) for k in range(view.category.count())]
 
 
-@pytest.mark.parametrize(("which", "filtered"), [("evening", False), ("faults", False), ("generated", False), ("generated", True)])
-def test_knowledge_table_follows_every_step(qtbot, which, filtered, evening_playthrough, faults_playthrough, generated):
+@pytest.mark.parametrize(("which", "filtered", "signal_all_above"),
+                         [("evening", False, None), ("faults", False, None), ("generated", False, None), ("generated", True, None),
+                          ("generated", False, 0), ("generated", True, 0)])
+def test_knowledge_table_follows_every_step(qtbot, monkeypatch, which, filtered, signal_all_above, evening_playthrough, faults_playthrough, generated):
+    """With ``signal_all_above`` 0 every step signals every cell at once (as after a far jump)."""
+    from narrative_debugger.widgets.fact_model import FactTableModel
     from narrative_debugger.widgets.knowledge_view import KnowledgeView
     from narrative_debugger.widgets.session import Session
+
+    if signal_all_above is not None:
+        monkeypatch.setattr(FactTableModel, "SIGNAL_ALL_ABOVE", signal_all_above)
 
     play = {"evening": evening_playthrough, "faults": faults_playthrough, "generated": generated}[which]
     session = Session()

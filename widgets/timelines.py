@@ -235,9 +235,12 @@ class TimelinesView(QWidget):
             plot.getAxis("left").enableAutoSIPrefix(False)
             plot.getAxis("right").setWidth(104)  # level names; the same in both plots keeps x aligned
         # The x grid is an item of each view, not long ticks of the bottom axes (timeline_grid).
-        self.grids = [GridLines(plot, plot.getAxis("bottom"), alpha=0.15) for plot in (self.score_plot, self.stress_plot)]
-        self.score_plot.getAxis("bottom").setStyle(showValues=False, tickLength=0)
+        # Both at the labelled ticks (the plots share x and width).
+        self.grids = [GridLines(plot, self.tick_axis, alpha=0.15) for plot in (self.score_plot, self.stress_plot)]
+        self.score_plot.getAxis("bottom").setStyle(showValues=False)
+        self.score_plot.getAxis("bottom").setTicks([[], []])  # the grid marks the ticks
         self.stress_plot.getAxis("right").setStyle(showValues=False)
+        self.stress_plot.getAxis("right").setTicks([[], []])  # it keeps both plots' x aligned; its ticks were a ruler of noise
         self.stress_plot.setLabel("bottom", "tick", color="#333")
         for plot in (self.score_plot, self.stress_plot):
             plot.getViewBox().sigResized.connect(self._fit_axis_titles)

@@ -19,7 +19,8 @@ Figures, per save:
   a child right after that child timed ``json.load`` (output discarded), as ratios to
   that ``json.load`` (goal <= 1.5); peak memory (VmHWM)
   of a child that only opens the save and reads one state (goal <= 1 GB).
-- window: time to first paint at saved_at_tick with stepping possible, as a ratio
+- window: time to first paint at saved_at_tick with stepping possible (the end of the
+  event-loop pass in which the window, with the new save in its session, painted), as a ratio
   to ``json.load`` (goal <= 1.5); the longest GUI event-loop stall from the open to
   the end of background work, seen by a 5 ms QTimer (goal <= 50 ms); one tick step
   (next event, refreshed and repainted) p50/p99 with each view in front (goal p99 <=
@@ -104,7 +105,7 @@ def child_gui(path: Path, content: Path, steps: int) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     bare = _bare_json_load(path)
     from narrative_debugger.app.main_window import MainWindow, make_app
-    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
     app = make_app()
@@ -135,11 +136,24 @@ def child_gui(path: Path, content: Path, steps: int) -> dict:
     marks: dict[str, float] = {}
     old = window.session.playthrough
 
+    class PaintSeen(QObject):
+        """Notes the window's first paint (its UpdateRequest) once the new save is in the
+        session. The window paints itself; a forced ``repaint()`` here was a second full
+        paint of every widget, a stall of the bench's own making."""
+
+        def eventFilter(self, watched, event):  # noqa: N802 (Qt override)
+            if (event.type() == QEvent.UpdateRequest and "painting" not in marks
+                    and window.session.ready and window.session.playthrough is not old):
+                marks["painting"] = time.perf_counter()
+            return False
+
+    paint_seen = PaintSeen()
+    window.installEventFilter(paint_seen)
+
     def poll():
         now = time.perf_counter()
-        if "paint" not in marks and window.session.ready and window.session.playthrough is not old:
-            window.repaint()
-            marks["paint"] = time.perf_counter()
+        if "paint" not in marks and "painting" in marks:
+            marks["paint"] = now  # the pass that painted has ended: an upper bound, within 5 ms
         if "paint" in marks and not window.loader.busy and not background_busy():
             marks.setdefault("idle", now)
             if now - marks["idle"] > 0.3:
@@ -156,6 +170,7 @@ def child_gui(path: Path, content: Path, steps: int) -> dict:
     loop.exec()
     timer.stop()
     poller.stop()
+    window.removeEventFilter(paint_seen)
     first_paint = marks["paint"] - started
     background = marks["idle"] - started
     out = {"json_load": bare, "first_paint": first_paint, "background_done": background, "max_stall": gaps["max"]}

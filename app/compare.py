@@ -16,7 +16,7 @@ from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.compare.comparison import Comparison, open_and_compare
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.timelines_compare import prebuild_tracks
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QFrame,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QScrollArea,

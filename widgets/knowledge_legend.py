@@ -20,7 +20,7 @@ from narrative_debugger.widgets.state_colors import (
     state_label,
 )
 from PySide6.QtCore import QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QFont, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QWidget
 
 

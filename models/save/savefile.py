@@ -29,7 +29,7 @@ from narrative_debugger.models.domain.types import (
     RelationshipState,
     ToleranceThreshold,
 )
-from narrative_debugger.models.rules.findings import Finding, FindingSink, finding
+from narrative_debugger.models.rules.findings import Finding, FindingSink
 from narrative_debugger.models.save.jsonio import JsonDocument, decode_bytes, decode_file
 from narrative_debugger.models.save.saveshape import (
     MAX_NAME_CHARS,

@@ -1,4 +1,4 @@
-"""The timelines' vertical grid: one line per tick mark of a plot's bottom axis.
+"""The timelines' vertical grid: one line per tick of the labelled tick axis.
 
 pyqtgraph draws a plot's grid as long tick marks of its axis item, and the axis's
 bounding rect then covers the whole plot. Every repaint of any strip of the plot
@@ -21,7 +21,8 @@ GRID_Z = 500
 
 
 class GridLines(pg.GraphicsObject):
-    """Vertical lines across ``plot``'s view at the ticks of ``axis`` (its bottom axis).
+    """Vertical lines across ``plot``'s view at the ticks of ``axis`` (an x axis linked
+    to the plot's x range: the timelines give both plots the labelled tick axis).
 
     The lines are pyqtgraph's own grid: the same tick values (``axis.tickValues``),
     the axis's tick pen, and per tick level k (0 = major) the alpha

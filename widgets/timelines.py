@@ -244,10 +244,9 @@ class TimelinesView(QWidget):
         self.stress_plot.setLabel("bottom", "tick", color="#333")
         for plot in (self.score_plot, self.stress_plot):
             plot.getViewBox().sigResized.connect(self._fit_axis_titles)
-            # Not the bottom axes: they draw the grid, and a cached grid loses the top
-            # pixel of its lines. Cached, they also made a step of the 300-NPC save's
-            # timelines ~10 ms slower (19 -> 29 ms p50), though an NPC change of a
-            # 3-NPC save ~3 ms faster.
+            # Not the bottom axes: cached while they still drew the grid, they made a
+            # step of the 300-NPC save ~10 ms slower (19 -> 29 ms p50). They no longer
+            # draw it (GridLines does), and caching them was not measured again since.
             for name in ("left", "right"):
                 cache_drawing(plot.getAxis(name))
         self._build_score_plot()

@@ -280,7 +280,7 @@ class MainWindow(QMainWindow):
             self.open_save(Path(path))
 
     def open_save(self, path: Path, content: Path | None = None, *, tick: int | None = None, npc: str | None = None, view: str | None = None, wait: bool = False) -> None:
-        """Load a save in the worker thread, with a progress dialog that can cancel.
+        """Load a save in the worker thread, with its progress (and Cancel) in the status bar.
 
         The window keeps what it shows until the new save has loaded; an unreadable
         save leaves it as it was and says why. ``wait`` blocks until done (tests, CLI).

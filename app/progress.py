@@ -1,48 +1,62 @@
-"""The progress dialog shown while a worker opens or compares saves.
+"""The progress of a worker that opens or compares saves, shown in the window's status bar.
 
 One owner (the main window, the compare controller) keeps one ``WorkProgress``; it
-opens a cancellable dialog per job, follows the worker's ``progress(fraction,
-message)`` signal and closes when the job ends.
+starts a job on a ``widgets.progress_panel.ProgressPanel`` in the window's status bar,
+follows the worker's ``progress(fraction, message)`` signal and ends when the job does.
+The panel replaced a progress dialog, whose first show stalled the GUI thread past
+50 ms during an open (issue 10).
 """
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QProgressDialog, QWidget
+from narrative_debugger.widgets.progress_panel import ProgressPanel
+from PySide6.QtWidgets import QMainWindow
 
-#: Jobs shorter than this (ms) never show the dialog.
+#: Jobs shorter than this (ms) never show the panel.
 SHOW_AFTER_MS = 400
 
 
 class WorkProgress:
-    """A cancellable progress dialog for one job at a time.
+    """A cancellable progress panel for one job at a time.
 
-    It keeps no reference to its window (the dialog's Qt parent is enough), so it
-    never holds a deleted window alive.
+    The panel is made on the first ``start`` as a child of the window's status bar,
+    so it never holds a deleted window alive.
     """
 
     def __init__(self) -> None:
-        self._dialog: QProgressDialog | None = None
+        self._panel: ProgressPanel | None = None
+        self._on_cancel = None
 
-    def start(self, parent: QWidget, title: str, label: str, on_cancel) -> None:
-        """Open a dialog over ``parent`` for a new job (closing any earlier one);
-        ``on_cancel()`` runs on Cancel."""
+    @property
+    def panel(self) -> ProgressPanel | None:
+        """The panel (None before the first job)."""
+        return self._panel
+
+    def start(self, window: QMainWindow, title: str, label: str, on_cancel) -> None:
+        """Show a new job on ``window``'s status bar (ending any earlier one): ``label``
+        (plain text) until the worker reports; ``on_cancel()`` runs on Cancel.
+        ``title`` names the job for assistive tools."""
         self.close()
-        dialog = QProgressDialog(label, "Cancel", 0, 100, parent)
-        dialog.setWindowTitle(title)
-        dialog.setMinimumDuration(SHOW_AFTER_MS)
-        dialog.setAutoClose(False)
-        dialog.canceled.connect(on_cancel)
-        self._dialog = dialog
+        if self._panel is None:
+            self._panel = ProgressPanel()
+            window.statusBar().insertPermanentWidget(0, self._panel, 1)
+            self._panel.cancelRequested.connect(self._cancel)
+        self._panel.setAccessibleName(title)
+        self._on_cancel = on_cancel
+        self._panel.begin(label, SHOW_AFTER_MS)
+
+    def _cancel(self) -> None:
+        on_cancel, self._on_cancel = self._on_cancel, None
+        if on_cancel is not None:
+            on_cancel()
 
     def update(self, fraction: float, message: str) -> None:
         """Show ``fraction`` (0..1) done and what the worker is doing."""
-        if self._dialog is not None:
-            self._dialog.setLabelText(message)
-            self._dialog.setValue(int(fraction * 100))
+        if self._panel is not None:
+            self._panel.report(fraction, message)
 
     def close(self) -> None:
-        """Close the dialog, if one is open."""
-        if self._dialog is not None:
-            self._dialog.reset()
-            self._dialog.deleteLater()
-            self._dialog = None
+        """End the job shown, if one is."""
+        self._on_cancel = None
+        if self._panel is not None:
+            self._panel.end()

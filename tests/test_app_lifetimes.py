@@ -9,6 +9,7 @@ import gc
 import pytest
 from narrative_debugger.app import loader as loader_module
 from narrative_debugger.app.main_window import MainWindow
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.conftest import SAMPLES
@@ -119,3 +120,43 @@ def test_a_load_that_fails_says_where(qtbot, capsys):
     assert message.endswith("in broken)")
     assert "Traceback" in capsys.readouterr().err
     loader.shutdown()
+
+
+def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, monkeypatch):
+    """The progress of an open is a panel of the window's status bar, not a second
+    window (a dialog's first show stalled the GUI thread past 50 ms, issue 10); its
+    Cancel stops the load and the window keeps the save it had."""
+    import threading
+
+    from narrative_debugger.app import progress
+    from narrative_debugger.models.playthrough import Playthrough
+    from PySide6.QtWidgets import QProgressDialog
+
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    reported = threading.Event()
+
+    def slow(path, content, progress=None, cancelled=None):
+        progress(0.25, "reading <b>the</b> save")
+        reported.set()
+        while not cancelled():
+            threading.Event().wait(0.01)
+        raise loader_module.Cancelled()
+
+    monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)
+    monkeypatch.setattr(Playthrough, "open", slow)
+    top_levels = set(QApplication.topLevelWidgets())
+    window.open_save(SAMPLES / "walkaway-spiral.json")
+    panel = window._progress.panel
+    qtbot.waitUntil(lambda: panel.isVisible() and panel.bar.value() == 25, timeout=5000)
+    assert panel.window() is window and set(QApplication.topLevelWidgets()) == top_levels
+    assert not window.findChildren(QProgressDialog)
+    assert panel.message.full_text() == "Opening walkaway-spiral.json: reading <b>the</b> save"
+    assert panel.message.textFormat() == Qt.PlainText
+    qtbot.mouseClick(panel.cancel_button, Qt.LeftButton)
+    assert not panel.isVisible() and not window.loader.busy
+    assert "Opening cancelled" in window.statusBar().currentMessage()
+    assert window.session.playthrough.save.label == "evening.json"
+    qtbot.waitUntil(lambda: not window.loader._mine, timeout=5000)  # the worker saw the cancel and ended

@@ -3,9 +3,11 @@ the GIL while a large save opens: each gives the same result as the one big call
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
+from narrative_debugger.models.gil_slices import SORT_RUN_ITEMS, sorted_in_slices
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.snapshot_diff import _in_path_order, differences, saved_differences
 from narrative_debugger.models.save.saveshape import RELEASE_SLICE, release_in_slices
@@ -76,3 +78,19 @@ def test_journal_kinds_counted_in_slices_equal_one_counter(name, monkeypatch):
     counts = journal_view.prepare(play)
     whole = Counter(play.save.journal.kinds)
     assert counts == whole and list(counts) == list(whole)
+
+
+@pytest.mark.parametrize("size", [0, 1, SORT_RUN_ITEMS - 1, SORT_RUN_ITEMS, SORT_RUN_ITEMS + 1, 5 * SORT_RUN_ITEMS + 17])
+def test_sorted_in_slices_equals_one_sort(size):
+    rng = random.Random(size)
+    fact_ids = [f"{rng.choice('abcxyz')}.{rng.randrange(10**6)}" for _ in range(size)]
+    ticks = [rng.randrange(2**64) for _ in range(size)] + [0, 2**64 - 1] * (size % 3)
+    for items in (fact_ids, ticks, sorted(ticks, reverse=True), sorted(fact_ids)):
+        before = list(items)
+        assert sorted_in_slices(items) == sorted(items)
+        assert items == before  # the argument is not sorted in place
+
+
+def test_path_order_of_many_keys_equals_one_sort():
+    keys = {f"fact.{n * 7919 % 70_001}" for n in range(70_000)} | {n * 31 % 9_001 for n in range(9_000)}
+    assert _in_path_order(keys) == sorted(k for k in keys if isinstance(k, int)) + sorted(k for k in keys if isinstance(k, str))

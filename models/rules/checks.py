@@ -19,6 +19,7 @@ from narrative_debugger.models.content.loader import Content, fact_category
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS
 from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.rules.snapshot_diff import ENTITIES, FACTS, entity_target, fact_target, npc_target, saved_differences
 from narrative_debugger.models.save.savefile import Save
@@ -244,7 +245,7 @@ def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str],
 #: Journal entries one C-level pass of ``_entries_of_kind`` tests. One pass over a
 #: 1 000 000-entry journal held the GIL ~60 ms, and the window, opening the save in
 #: another thread, stalled that long (issue 10).
-KIND_PASS_ENTRIES = 1 << 16
+KIND_PASS_ENTRIES = 2 * C_PASS_ITEMS
 
 
 def _entries_of_kind(save: Save, kind: str):

@@ -28,6 +28,7 @@ from itertools import chain
 from operator import itemgetter
 
 import msgspec
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS
 
 #: Integers with more digits than this are not game values (jsonio.MAX_INT_DIGITS).
 MAX_INT_DIGITS = 40
@@ -77,7 +78,7 @@ def fast_decode(data: bytes, journal_reader=None):
 #: Bytes scanned or decoded per step (see ``fast_decode``).
 STEP_BYTES = 1 << 19
 #: Journal entries key-counted per step.
-STEP_ENTRIES = 1 << 15
+STEP_ENTRIES = C_PASS_ITEMS
 _OVERLAP = MAX_INT_DIGITS + 8
 
 

@@ -15,6 +15,7 @@ from typing import Annotated, Literal, Optional, Union
 
 import msgspec
 from narrative_debugger.models.domain.types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS
 from narrative_debugger.models.rules.findings import FindingSink
 from narrative_debugger.models.save.fastjson import decode_value, keys_below
 
@@ -405,7 +406,7 @@ class _Recorder:
 
 
 #: Entries freed per slice by ``release_in_slices``.
-RELEASE_SLICE = 1 << 15
+RELEASE_SLICE = C_PASS_ITEMS
 
 
 def release_in_slices(value) -> None:

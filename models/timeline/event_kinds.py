@@ -13,6 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 import numpy as np
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS
 
 #: Journal variants shown as markers and offered by "next event of this kind".
 EVENT_KINDS = {
@@ -82,7 +83,7 @@ def event_indices(index, kind: str) -> list[int]:
 
 #: Entries handled per slice by ``distinct_ticks``: each slice is one short C call, so a
 #: worker thread running it lets the GUI thread take the GIL between slices.
-_SLICE = 1 << 15
+_SLICE = C_PASS_ITEMS
 
 
 def tick_array(ticks) -> np.ndarray:

@@ -8,6 +8,7 @@ counts are tokens of one tiktoken encoding.
 
 from __future__ import annotations
 
+from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from itertools import chain
@@ -22,6 +23,11 @@ SEPARATOR = "\n\n"
 CARD_BUDGET_SHARE = 0.4  # lore may take at most this share of the available budget
 MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections cost
 IDS_CACHE_ENTRIES = 512  # section texts whose token ids are kept between builds
+#: Token ids are kept as ``array("I")`` (uint32; every tiktoken id fits), not tuples of
+#: ints: the collector walks a new tuple item by item until it sees only ints, and the
+#: 280 000 ids a few previews made cost a 5-10 ms collection inside a tick step
+#: (issue 10). The collector never walks an array's items.
+TOKEN_ID_TYPECODE = "I"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +76,8 @@ class PromptPreview:
         text: the whole prompt, sections joined by a blank line.
         total_tokens: tokens of ``text`` (differs from the section sum at joins).
         system_tokens: tokens of the system block alone.
-        chunks: the token ids of ``text`` in consecutive pieces that join exactly
-            (see ``PromptBuilder``), so unchanged sections are never encoded again.
+        chunks: the token ids of ``text`` in consecutive pieces (``array("I")``) that
+            join exactly (see ``PromptBuilder``), so unchanged sections are never encoded again.
         reserved: (label, tokens) of each section counted against the budget before
             history and lore (``available = max(256, budget − Σ reserved)``).
     """
@@ -87,7 +93,7 @@ class PromptPreview:
     text: str
     total_tokens: int
     system_tokens: int
-    chunks: tuple[tuple[int, ...], ...] = field(default=(), repr=False)
+    chunks: tuple[array, ...] = field(default=(), repr=False)
     reserved: tuple[tuple[str, int], ...] = ()
 
     @property
@@ -221,26 +227,27 @@ class PromptBuilder:
         self.counter: TokenCounter = get_encoder(encoding or config.encoding or DEFAULT_ENCODING)
         self.budget = budget if budget is not None else config.context_token_budget
         self._lines: dict[int, tuple[str, int]] = {}
-        self._ids_cache: OrderedDict[str, tuple[int, ...]] = OrderedDict()
+        self._ids_cache: OrderedDict[str, array] = OrderedDict()
         self._last: dict[str, tuple[tuple, PromptPreview]] = {}
 
     def _count(self, text: str) -> int:
         return self.counter.count(text) if text else 0
 
-    def _ids(self, text: str) -> tuple[int, ...]:
-        """Token ids of ``text``, kept for the most recent texts (the unchanged sections)."""
+    def _ids(self, text: str) -> array:
+        """Token ids of ``text`` (``array("I")``), kept for the most recent texts (the
+        unchanged sections)."""
         if not text:
-            return ()
+            return array(TOKEN_ID_TYPECODE)
         ids = self._ids_cache.get(text)
         if ids is None:
-            ids = self._ids_cache[text] = tuple(self.counter.encode(text))
+            ids = self._ids_cache[text] = array(TOKEN_ID_TYPECODE, self.counter.encode(text))
             if len(self._ids_cache) > IDS_CACHE_ENTRIES:
                 self._ids_cache.popitem(last=False)
         else:
             self._ids_cache.move_to_end(text)
         return ids
 
-    def _encode_sections(self, parts: list[tuple[str, str]]) -> tuple[list[Section], tuple[tuple[int, ...], ...]]:
+    def _encode_sections(self, parts: list[tuple[str, str]]) -> tuple[list[Section], tuple[array, ...]]:
         """Sections with their counts, and the prompt's token ids in chunks.
 
         Each section is encoded as its head and its tail line; the tail is encoded again
@@ -250,7 +257,7 @@ class PromptBuilder:
         a character that could merge with the separator fall back to one whole encode.
         """
         sections: list[Section] = []
-        chunks: list[tuple[int, ...]] = []
+        chunks: list[array] = []
         safe = all(_safe_start(text[0]) for _, text in parts)
         last = len(parts) - 1
         for i, (label, text) in enumerate(parts):
@@ -261,7 +268,7 @@ class PromptBuilder:
                 chunks.append(head_ids)
                 chunks.append(tail_ids if i == last else self._ids(tail + SEPARATOR))
         if not safe:
-            chunks = [tuple(self.counter.encode(SEPARATOR.join(text for _, text in parts)))]
+            chunks = [array(TOKEN_ID_TYPECODE, self.counter.encode(SEPARATOR.join(text for _, text in parts)))]
         return sections, tuple(chunks)
 
     def render_line(self, rec) -> tuple[str, int]:

@@ -3,9 +3,9 @@ rows in view, never the whole table (a 300-NPC table cost ~150 ms a step)."""
 
 from __future__ import annotations
 
-from narrative_debugger.widgets.tables import ShareColumns
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtWidgets import QTableView
+from narrative_debugger.widgets.tables import ShareColumns, set_section_sizes
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt
+from PySide6.QtWidgets import QApplication, QTableView
 
 
 class CountingModel(QAbstractTableModel):
@@ -64,3 +64,46 @@ def test_a_data_change_remeasures_only_its_columns(qtbot):
     model.calls = 0
     fit.refit()
     assert model.calls == 0  # nothing changed: the widths measured are kept
+
+
+class _Paints(QObject):
+    """Counts the paint events a widget gets."""
+
+    def __init__(self, widget) -> None:
+        super().__init__()
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Paint:
+            self.count += 1
+        return False
+
+
+def _passes_painted(view, paints: _Paints, passes: int = 4) -> list[int]:
+    counts = []
+    for _ in range(passes):
+        before = paints.count
+        QApplication.processEvents()
+        counts.append(paints.count - before)
+    return counts
+
+
+def test_resized_sections_paint_in_the_same_pass_once(qtbot):
+    """QTableView repaints resized columns and rows from a zero timer, in the next pass:
+    a table refitted in a step or a load was painted twice (issue 10). Through
+    ``set_section_sizes`` the sizes change, the view repaints in the pass itself, and
+    never again after it; sizes that do not change repaint nothing."""
+    model, view, _fit = shown_table(qtbot)
+    paints = _Paints(view.viewport())
+    _passes_painted(view, paints)
+    wider = view.columnWidth(0) + 30
+    assert set_section_sizes(view, {0: wider}, {1: 40})
+    assert view.columnWidth(0) == wider and view.rowHeight(1) == 40
+    assert _passes_painted(view, paints) == [1, 0, 0, 0]
+    assert not set_section_sizes(view, {0: view.columnWidth(0)}, {1: 40})
+    assert _passes_painted(view, paints) == [0, 0, 0, 0]
+    # Qt's own way, for comparison: the timer paints the table a second time.
+    view.setColumnWidth(0, view.columnWidth(0) + 30)
+    view.viewport().update()
+    assert _passes_painted(view, paints)[:2] == [1, 1]

@@ -223,6 +223,9 @@ class KnowledgeView(QWidget):
                 only_b = f", <span style='color:#8a5a00'>{len(extra):,} only in B</span>"
         if not self._step_table(state, tracker.order):
             self.model.set_facts(state.knowledge.facts, keys, self._changed, names, state_b.knowledge.facts if state_b is not None else None)
+        # Rows inserted or reset: lay the table out now, so that this pass paints it once
+        # (Qt's zero-timer layout painted it a second time in the next pass, ~6 ms).
+        self.table.executeDelayedItemsLayout()
         self._table_shows = (id(state.index), state.position, len(keys)) if state_b is None else None
         self.table.setColumnHidden(COL_B, state_b is None)
         self._fill_categories(keys)

@@ -21,7 +21,7 @@ from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import ink_tint, row_tint
-from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, signal_all, signal_rows
+from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QModelIndex, Qt
@@ -415,13 +415,14 @@ class MonologueView(QWidget):
         margin = view.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, view) + 1
         width = view.columnWidth(MonologueModel.WHY) - 2 * margin
         font = view.font()
+        heights = {}
         for k in range(len(self.model.rows)) if rows is None else rows:
             height = one_line
             if self.reasons.wraps(k):
                 text = self.model.data(self.model.index(k, MonologueModel.WHY), Qt.DisplayRole) or ""
                 height = max(one_line, wrapped_height(font, text, width) + pad)
-            if view.rowHeight(k) != height:
-                view.setRowHeight(k, height)
+            heights[k] = height
+        set_section_sizes(view, heights=heights)  # repainted in this pass, not again in the next
 
     def refresh(self, *_args) -> None:
         """Rebuild the rows for the session's tick and NPC (once when a step selects the

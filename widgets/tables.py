@@ -62,6 +62,37 @@ def signal_all(model: QAbstractTableModel) -> None:
         model.dataChanged.emit(model.index(0, 0), model.index(rows - 1, columns - 1))
 
 
+def set_section_sizes(view: QTableView, widths: dict[int, int] | None = None, heights: dict[int, int] | None = None) -> bool:
+    """Give columns of ``view`` these ``widths`` and rows these ``heights`` (pixels) and
+    repaint it in the current pass of the event loop; True when a size changed.
+
+    ``QTableView`` repaints resized sections from a zero-interval timer, that is in the
+    next pass: after a refit in a step or a load, a table that had just been painted was
+    painted again (3-7 ms a table; the NPC, fact, monologue and journal tables together
+    ~17 ms of the pass after a 300-NPC save opens, issue 10). Here the headers resize
+    with their signals blocked, so that timer never starts, and the view lays itself out
+    and marks its viewport at once; the pass's paint then draws the final sizes once.
+    Nothing else listens to these tables' ``sectionResized``.
+    """
+    widths = {c: w for c, w in (widths or {}).items() if view.columnWidth(c) != w}
+    heights = {r: h for r, h in (heights or {}).items() if view.rowHeight(r) != h}
+    if not widths and not heights:
+        return False
+    across, down = view.horizontalHeader(), view.verticalHeader()
+    was = across.blockSignals(True), down.blockSignals(True)
+    try:
+        for col, width in widths.items():
+            across.resizeSection(col, width)
+        for row, height in heights.items():
+            down.resizeSection(row, height)
+    finally:
+        across.blockSignals(was[0])
+        down.blockSignals(was[1])
+    view.updateGeometries()
+    view.viewport().update()
+    return True
+
+
 def read_only_table(model, name: str, parent: QWidget | None = None) -> QTableView:
     """A QTableView over ``model`` that selects whole rows and never edits."""
     view = QTableView(parent)
@@ -172,9 +203,12 @@ class ShareColumns(QObject):
         return False
 
     def remeasure(self, *_args) -> None:
-        """Forget every measured width and refit."""
+        """Forget every measured width and refit (after laying out rows the model inserted,
+        removed or reset: Qt does it from a zero timer, and painted the table twice)."""
         self._values.clear()
         self._headers.clear()
+        if self._view.isVisible():
+            self._view.executeDelayedItemsLayout()
         self.refit()
 
     def _forget_values(self, *_args) -> None:
@@ -218,9 +252,8 @@ class ShareColumns(QObject):
         columns = [c for c in range(header.count()) if not view.isColumnHidden(c)]
         fixed = [c for c in columns if c not in self._elastic]
         elastic = [c for c in columns if c in self._elastic]
-        for col in fixed:
-            view.setColumnWidth(col, self._wanted(col))
-        room = view.viewport().width() - sum(header.sectionSize(c) for c in fixed)
+        fixed_widths = {col: self._wanted(col) for col in fixed}
+        room = view.viewport().width() - sum(fixed_widths.values())
         want = {c: self._wanted(c) for c in elastic}
         floor = {c: min(want[c], self._header(c)) for c in elastic}
         if sum(want.values()) <= room:
@@ -240,5 +273,4 @@ class ShareColumns(QObject):
                     break
                 widths[pending.pop(0)] += need
                 spare -= need
-        for col, width in widths.items():
-            view.setColumnWidth(col, width)
+        set_section_sizes(view, {**fixed_widths, **widths})

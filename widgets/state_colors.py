@@ -86,18 +86,40 @@ def palette_colors(palette: QPalette | None = None) -> PaletteColors:
                          dark=canvas.lightnessF() < 0.5)
 
 
-def row_tint(light: QColor, palette: QPalette | None = None) -> QColor:
-    """A row or panel background for the palette: ``light`` itself on a light palette, on a
-    dark one the same hue as a dark shade, so the palette's light text stays readable."""
-    if not palette_colors(palette).dark:
+#: Tints made so far: (kind, palette cacheKey, colour rgba) -> QColor. Item models ask
+#: for a tint in ``data()`` for every cell painted; working out the palette each time
+#: was ~0.7 ms of a 5 ms monologue table repaint (issue 10). Cleared when it grows.
+_TINTS: dict[tuple, QColor] = {}
+_TINTS_MAX = 512
+
+
+def _tint(kind: str, color: QColor, palette: QPalette | None, make) -> QColor:
+    pal = palette if palette is not None else QGuiApplication.palette()
+    key = (kind, pal.cacheKey(), color.rgba())
+    found = _TINTS.get(key)
+    if found is None:
+        if len(_TINTS) >= _TINTS_MAX:
+            _TINTS.clear()
+        found = _TINTS[key] = make(color, palette_colors(pal).dark)
+    return QColor(found)  # the caller's own copy
+
+
+def _row_tint(light: QColor, dark: bool) -> QColor:
+    if not dark:
         return QColor(light)
     hsl = light.toHsl()
     return QColor.fromHslF(max(0.0, hsl.hslHueF()), min(1.0, hsl.hslSaturationF() * 0.6), 0.22)
 
 
+def row_tint(light: QColor, palette: QPalette | None = None) -> QColor:
+    """A row or panel background for the palette: ``light`` itself on a light palette, on a
+    dark one the same hue as a dark shade, so the palette's light text stays readable."""
+    return _tint("row", light, palette, _row_tint)
+
+
 def ink_tint(color: QColor, palette: QPalette | None = None) -> QColor:
     """A text colour for the palette: ``color`` on a light palette, lightened on a dark one."""
-    return QColor(color).lighter(165) if palette_colors(palette).dark else QColor(color)
+    return _tint("ink", color, palette, lambda c, dark: QColor(c).lighter(165) if dark else QColor(c))
 
 
 _CATEGORY_PALETTE = (

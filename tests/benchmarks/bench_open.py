@@ -47,7 +47,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from figures import peak_rss_mb, percentile  # noqa: E402
+from figures import peak_rss_mb, percentile, reset_peak_rss  # noqa: E402
 from saves import bench_save  # noqa: E402
 
 VIEWS = ("knowledge", "interactions", "timelines", "prompt")
@@ -104,6 +104,8 @@ def child_memory(path: Path, content: Path, steps: int = 0) -> dict:
 def child_gui(path: Path, content: Path, steps: int) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     bare = _bare_json_load(path)
+    gc.collect()
+    peak_reset = reset_peak_rss()  # the window's own peak, not the bare load's objects
     from narrative_debugger.app.main_window import MainWindow, make_app
     from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
     from PySide6.QtWidgets import QApplication
@@ -236,6 +238,7 @@ def child_gui(path: Path, content: Path, steps: int) -> dict:
         frames.append((time.perf_counter() - t0) * 1000)
     out["drag"] = (statistics.median(frames), percentile(frames, 0.99))
     out["peak_mb"] = peak_rss_mb()
+    out["peak_reset"] = peak_reset
     window.close()
     return out
 
@@ -304,7 +307,8 @@ def report(r: dict) -> None:
     print(f"  drag preview frame:          p50 {p50:6.1f} ms  p99 {p99:6.1f} ms (goal <= 16)")
     p50, p99 = g["prompt_ready"]
     print(f"  prompt preview ready:        p50 {p50:6.1f} ms  p99 {p99:6.1f} ms (goal <= 50)")
-    print(f"  peak memory of the window process: {g['peak_mb']:.0f} MB")
+    since = "after its bare json.load" if g.get("peak_reset") else "including its bare json.load"
+    print(f"  peak memory of the window process ({since}): {g['peak_mb']:.0f} MB (goal <= 1024)")
 
 
 def scaling_table(rows: list[dict]) -> None:

@@ -288,7 +288,7 @@ class MainWindow(QMainWindow):
         path = Path(path)
         if self._closed:
             return
-        # start() closes the dialog of a request still opening (the loader drops that request)
+        # start() ends the progress of a request still opening (the loader drops that request)
         self._progress.start(self, "Opening save", f"Opening {path.name}…", self.loader.cancel)
         self.loader.start(path, content, context={"path": path, "content": content, "tick": tick, "npc": npc, "view": view, "reload": False})
         if wait:

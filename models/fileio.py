@@ -18,6 +18,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from narrative_debugger.models.gil_slices import checkpoint
+
 #: Bytes read from a file at a time.
 CHUNK_BYTES = 1 << 20
 GZIP_MAGIC = b"\x1f\x8b"
@@ -96,6 +98,7 @@ def iter_regular_file(path: Path, max_bytes: int, chunk_bytes: int = CHUNK_BYTES
         try:
             seen = 0
             while True:
+                checkpoint()  # a load cancelled while its file is read stops here
                 block = fh.read(chunk_bytes)
                 if not block:
                     return

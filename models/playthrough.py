@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from narrative_debugger.models.content.loader import Content, load_content
+from narrative_debugger.models.gil_slices import Cancelled, cancellable
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity
 from narrative_debugger.models.save.savefile import Save, load_save
@@ -40,10 +41,6 @@ def default_content_dir(save_path: Path) -> Path:
         real = Path(os.path.abspath(save_path))
     beside = real.parent / "content"
     return beside if beside.is_dir() else BUNDLED_CONTENT
-
-
-class Cancelled(Exception):
-    """Raised by ``Playthrough.open`` when its ``cancelled`` callback says so."""
 
 
 @dataclass
@@ -115,7 +112,8 @@ class Playthrough:
             path: the save (``.json`` or ``.json.gz``).
             content_dir: the content folder; default ``default_content_dir(path)``.
             progress: optional callable(fraction 0..1, message).
-            cancelled: optional callable returning True to stop early (raises Cancelled).
+            cancelled: optional callable returning True to stop early (raises Cancelled,
+                also while the file is read: ``gil_slices.checkpoint``).
         """
         path = Path(path)
         content_dir = Path(content_dir) if content_dir is not None else default_content_dir(path)
@@ -127,7 +125,9 @@ class Playthrough:
                 progress(fraction, message)
 
         report(0.0, f"reading {path.name}")
-        with collector_paused():
+        # Reading the file reports no progress for seconds: between its slices,
+        # ``gil_slices.checkpoint`` asks ``cancelled`` instead.
+        with collector_paused(), cancellable(cancelled):
             save = load_save(path)
             report(0.3, "reading content")
             content = load_content(content_dir)

@@ -94,3 +94,47 @@ def test_sorted_in_slices_equals_one_sort(size):
 def test_path_order_of_many_keys_equals_one_sort():
     keys = {f"fact.{n * 7919 % 70_001}" for n in range(70_000)} | {n * 31 % 9_001 for n in range(9_000)}
     assert _in_path_order(keys) == sorted(k for k in keys if isinstance(k, int)) + sorted(k for k in keys if isinstance(k, str))
+
+
+def test_a_load_cancelled_while_its_file_is_read_stops_there(tmp_path):
+    """Reading a save reports no progress for seconds; its slices ask ``cancelled``
+    (``gil_slices.checkpoint``), so a cancelled open stops while reading, not at the
+    next progress report (a new-user trial had six cancelled opens alive at once)."""
+    from narrative_debugger.models.gil_slices import Cancelled
+
+    from tests.support.savegen.generator import generate_save, write_save
+
+    path = tmp_path / "big.json"
+    write_save(generate_save(seed=3, events=20_000, scenario="large"), path)
+    assert path.stat().st_size > 2 * (1 << 20)  # more than one read and scan slice
+    asked, said = [], []
+
+    def cancelled() -> bool:
+        asked.append(len(said))
+        return len(asked) > 1  # the first ask (the "reading" report) lets it start
+
+    with pytest.raises(Cancelled):
+        Playthrough.open(path, SAMPLES / "content", progress=lambda f, m: said.append(m), cancelled=cancelled)
+    assert said == ["reading big.json"] and len(asked) == 2  # stopped at the first slice after it
+    assert Playthrough.open(path, SAMPLES / "content").readable  # uncancelled, the same save reads
+
+
+def test_checkpoint_asks_only_the_cancellable_of_its_own_thread():
+    import threading
+
+    from narrative_debugger.models.gil_slices import Cancelled, cancellable, checkpoint
+
+    checkpoint()  # outside any load: nothing to ask
+    with cancellable(lambda: True):
+        with pytest.raises(Cancelled):
+            checkpoint()
+        with cancellable(None):
+            checkpoint()  # an inner load that cannot be cancelled
+        with pytest.raises(Cancelled):
+            checkpoint()
+        other = []
+        worker = threading.Thread(target=lambda: other.append(checkpoint()))
+        worker.start()
+        worker.join()
+        assert other == [None]  # another thread is not cancelled
+    checkpoint()

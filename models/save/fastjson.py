@@ -28,7 +28,7 @@ from itertools import chain
 from operator import itemgetter
 
 import msgspec
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS, checkpoint
 
 #: Integers with more digits than this are not game values (jsonio.MAX_INT_DIGITS).
 MAX_INT_DIGITS = 40
@@ -90,6 +90,7 @@ def _scan(data) -> int | None:
     escapes = False
     with memoryview(data) as view:
         for start in range(0, size, STEP_BYTES):
+            checkpoint()
             stop = min(size, start + STEP_BYTES)
             piece = bytes(view[start : min(size, stop + _OVERLAP)])  # the overlap catches runs across the cut
             classes = piece.translate(_CLASSES)
@@ -144,6 +145,7 @@ def _decode_journal(data, view, start: int, end: int, marker: str, reader=None):
     pos = start
     try:
         while True:
+            checkpoint()
             cut = data.find(b'},{"tick":', pos + STEP_BYTES, end)
             last = cut < 0
             stop = end + 1 if last else cut + 1
@@ -284,6 +286,7 @@ def _journal_keys(journal: list) -> int | None:
     n = 0
     try:
         for first in range(0, len(journal), STEP_ENTRIES):
+            checkpoint()
             part = journal[first : first + STEP_ENTRIES]
             events = list(map(itemgetter("event"), part))
             fields = chain.from_iterable(map(dict.values, events))

@@ -107,7 +107,7 @@ def test_names_from_saves_and_content_are_shown_literally(qtbot, tmp_path):
         s.set_view(view)
         if view == "prompt":
             prompt = window.views["prompt"]
-            qtbot.waitUntil(lambda: prompt.current_preview is not None, timeout=30_000)
+            qtbot.waitUntil(lambda: prompt.current_preview is not None and prompt.current_preview.tick == s.tick, timeout=30_000)
         qtbot.wait(20)
         for where, text in shown_texts(window):
             checked += 1

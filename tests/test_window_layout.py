@@ -249,7 +249,8 @@ def test_prompt_header_never_overlaps_and_its_tables_fit(make_window, qtbot):
     w.session.set_view("prompt")
     w.session.set_npc(w.session.npc_by_slug("kael-davan"))
     prompt = w.views["prompt"]
-    qtbot.waitUntil(lambda: prompt.current_preview is not None, timeout=20000)
+    # Kael's own preview: the one the load asked for (the first NPC's) may land first.
+    qtbot.waitUntil(lambda: prompt.current_preview is not None and prompt.current_preview.npc == "kael-davan", timeout=20000)
     settle()
     for explain_open in (False, True):
         if explain_open:

@@ -97,8 +97,9 @@ def iter_regular_file(path: Path, max_bytes: int, chunk_bytes: int = CHUNK_BYTES
     with open_regular_file(path, max_bytes) as fh:
         try:
             seen = 0
+            size = os.fstat(fh.fileno()).st_size
             while True:
-                checkpoint()  # a load cancelled while its file is read stops here
+                checkpoint("read", seen, size)  # a load cancelled while its file is read stops here
                 block = fh.read(chunk_bytes)
                 if not block:
                     return

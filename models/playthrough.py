@@ -43,6 +43,12 @@ def default_content_dir(save_path: Path) -> Path:
     return beside if beside.is_dir() else BUNDLED_CONTENT
 
 
+#: The share of an open (0..1) each pass of reading the file ends at, for its progress:
+#: (start, end) by ``gil_slices.checkpoint`` stage. Measured on a 1M-event save: read
+#: 0.36 s, scan 0.57 s, the journal's decode ~1.1 s, the rest ~0.5 s, of ~7 s in all.
+READING_PARTS = {"read": (0.0, 0.05), "scan": (0.05, 0.12), "journal": (0.12, 0.27)}
+
+
 @dataclass
 class Playthrough:
     """A save, its content, the replayed timeline and every finding.
@@ -124,10 +130,20 @@ class Playthrough:
             if progress is not None:
                 progress(fraction, message)
 
-        report(0.0, f"reading {path.name}")
-        # Reading the file reports no progress for seconds: between its slices,
-        # ``gil_slices.checkpoint`` asks ``cancelled`` instead.
-        with collector_paused(), cancellable(cancelled):
+        reading = f"reading {path.name}"
+        report(0.0, reading)
+        shown = [0]  # the last whole percent reported while reading
+
+        def reading_part(stage, fraction):
+            low, high = READING_PARTS[stage]
+            percent = int(100 * (low + (high - low) * fraction))
+            if progress is not None and percent > shown[0]:
+                shown[0] = percent
+                progress(percent / 100, reading)
+
+        # Reading the file takes seconds between two reports: between its slices,
+        # ``gil_slices.checkpoint`` asks ``cancelled`` and says how far it has got.
+        with collector_paused(), cancellable(cancelled, reading_part):
             save = load_save(path)
             report(0.3, "reading content")
             content = load_content(content_dir)

@@ -138,3 +138,17 @@ def test_checkpoint_asks_only_the_cancellable_of_its_own_thread():
         worker.join()
         assert other == [None]  # another thread is not cancelled
     checkpoint()
+
+
+def test_reading_a_large_save_reports_how_far_it_has_got(tmp_path):
+    """The bar sat at 0 % for the first 40 % of an open: reading reported nothing."""
+    from tests.support.savegen.generator import generate_save, write_save
+
+    path = tmp_path / "big.json"
+    write_save(generate_save(seed=3, events=20_000, scenario="large"), path)
+    said = []
+    Playthrough.open(path, SAMPLES / "content", progress=lambda f, m: said.append((f, m)))
+    reading = [f for f, m in said if m == "reading big.json"]
+    assert reading[0] == 0.0 and len(reading) >= 5 and reading == sorted(set(reading))
+    assert 0.1 < reading[-1] < 0.3  # into the journal's decode, and below "reading content"
+    assert said[len(reading)] == (0.3, "reading content")

@@ -90,7 +90,7 @@ def _scan(data) -> int | None:
     escapes = False
     with memoryview(data) as view:
         for start in range(0, size, STEP_BYTES):
-            checkpoint()
+            checkpoint("scan", start, size)
             stop = min(size, start + STEP_BYTES)
             piece = bytes(view[start : min(size, stop + _OVERLAP)])  # the overlap catches runs across the cut
             classes = piece.translate(_CLASSES)
@@ -145,7 +145,7 @@ def _decode_journal(data, view, start: int, end: int, marker: str, reader=None):
     pos = start
     try:
         while True:
-            checkpoint()
+            checkpoint("journal", pos - start, end - start)
             cut = data.find(b'},{"tick":', pos + STEP_BYTES, end)
             last = cut < 0
             stop = end + 1 if last else cut + 1

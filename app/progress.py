@@ -10,6 +10,8 @@ The panel replaced a progress dialog, whose first show stalled the GUI thread pa
 from __future__ import annotations
 
 from narrative_debugger.widgets.progress_panel import ProgressPanel
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow
 
 #: Jobs shorter than this (ms) never show the panel.
@@ -25,6 +27,7 @@ class WorkProgress:
 
     def __init__(self) -> None:
         self._panel: ProgressPanel | None = None
+        self._escape: QShortcut | None = None
         self._on_cancel = None
 
     @property
@@ -41,8 +44,14 @@ class WorkProgress:
             self._panel = ProgressPanel()
             window.statusBar().insertPermanentWidget(0, self._panel, 1)
             self._panel.cancelRequested.connect(self._cancel)
+            # Escape cancels too, while a job runs (the dialog's Escape did).
+            self._escape = QShortcut(QKeySequence(Qt.Key_Escape), window)
+            self._escape.setContext(Qt.WindowShortcut)
+            self._escape.activated.connect(self._cancel)
+            self._panel.cancel_button.setToolTip("Stop this job (Esc); the window keeps what it shows")
         self._panel.setAccessibleName(title)
         self._on_cancel = on_cancel
+        self._escape.setEnabled(True)
         self._panel.begin(label, SHOW_AFTER_MS)
 
     def _cancel(self) -> None:
@@ -60,3 +69,4 @@ class WorkProgress:
         self._on_cancel = None
         if self._panel is not None:
             self._panel.end()
+            self._escape.setEnabled(False)  # Escape is the window's again

@@ -159,6 +159,15 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     assert not panel.isVisible() and not window.loader.busy
     assert "Opening cancelled" in window.statusBar().currentMessage()
     assert window.session.playthrough.save.label == "evening.json"
+    qtbot.waitUntil(lambda: not window.loader._mine, timeout=5000)
+    # Escape cancels as well, while a load runs, and only then.
+    window.open_save(SAMPLES / "walkaway-spiral.json")
+    qtbot.waitUntil(lambda: panel.isVisible(), timeout=5000)
+    window.activateWindow()
+    qtbot.keyClick(window.tickbar, Qt.Key_Escape)
+    assert not panel.isVisible() and not window.loader.busy
+    assert "Opening cancelled" in window.statusBar().currentMessage()
+    assert window.session.playthrough.save.label == "evening.json"
     qtbot.waitUntil(lambda: not window.loader._mine, timeout=5000)  # the worker saw the cancel and ended
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from narrative_debugger.app.progress import WorkProgress
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.compare.comparison import Comparison, open_and_compare
+from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.timelines_compare import prebuild_tracks
 from PySide6.QtCore import QObject
@@ -115,7 +116,7 @@ class CompareController(QObject):
         if path is None or play is None or not self.session.ready:
             return
         self._close_progress()
-        self._progress.start(self.window, "Comparing", f"Comparing with {Path(path).name}…", self.loader.cancel)
+        self._progress.start(self.window, "Comparing", f"Comparing with {one_line(Path(path).name)}…", self.loader.cancel)
         job = partial(_compare_job, play)
         self.loader.start(Path(path), content, context={"a": play, "path": Path(path), "quiet": quiet}, job=job)
         if wait:

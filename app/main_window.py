@@ -20,6 +20,7 @@ from narrative_debugger.app.release import Graveyard
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encoder
+from narrative_debugger.models.report.plain_text import one_line, terminal_safe
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.widgets import slices
 from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_label, plain_tip
@@ -50,6 +51,7 @@ VIEW_MIN_SIZES = {spec.name: spec.min_size for spec in VIEW_SPECS}
 #: The central area (views and tick bar) never shrinks below this (pixels): docks cannot squeeze it to a strip.
 CENTRAL_MIN = (440, 300)
 MAX_RECENT = 10
+RECENT_MAX_PX = 720  # File › Open recent entries are elided in the middle past this width
 RELOAD_DEBOUNCE_MS = 600
 SAVE_FILTER = "Settled Reach saves (*.json *.json.gz);;All files (*)"
 
@@ -304,7 +306,7 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         # start() ends the progress of a request still opening (the loader drops that request)
-        self._progress.start(self, "Opening save", f"Opening {path.name}…", self.loader.cancel)
+        self._progress.start(self, "Opening save", f"Opening {one_line(path.name)}…", self.loader.cancel)
         self.loader.start(path, content, context={"path": path, "content": content, "tick": tick, "npc": npc, "view": view, "reload": False})
         if wait:
             self.wait_for_load()
@@ -348,9 +350,9 @@ class MainWindow(QMainWindow):
         if not play.readable:
             reasons = "\n".join(f"• {f.code} at {f.location}: {f.message}" for f in play.findings[:5])
             if context.get("reload"):
-                self.statusBar().showMessage(f"{path.name} changed on disk but cannot be read now; keeping the last good state.", 10000)
+                self.statusBar().showMessage(f"{one_line(path.name)} changed on disk but cannot be read now; keeping the last good state.", 10000)
                 return
-            QMessageBox.warning(self, "Cannot read this save", plain_tip(f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing."))
+            QMessageBox.warning(self, "Cannot read this save", plain_tip(terminal_safe(f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing.")))
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
@@ -371,15 +373,15 @@ class MainWindow(QMainWindow):
         if not context.get("reload"):
             self._remember(path)
             if errors:
-                self.statusBar().showMessage(f"Opened {path.name} with {counted(errors, 'error finding')}: see the Findings panel.", 10000)
+                self.statusBar().showMessage(f"Opened {one_line(path.name)} with {counted(errors, 'error finding')}: see the Findings panel.", 10000)
                 self.docks["findings"].show()
                 self.docks["findings"].raise_()
         else:
             changed = ": it changed on disk" if context.get("changed") else ""
-            self.statusBar().showMessage(f"Reloaded {path.name}{changed}.", 6000)
+            self.statusBar().showMessage(f"Reloaded {one_line(path.name)}{changed}.", 6000)
         self.watcher.removePaths(self.watcher.files()) if self.watcher.files() else None
         self.watcher.addPath(str(path))
-        self.setWindowTitle(f"{path.name} — Narrative debugger")
+        self.setWindowTitle(f"{one_line(path.name)} — Narrative debugger")
         self._update_status()
         self.tickbar.setFocus()
         self._dock_paint.start(_let_paint(self._held_docks))
@@ -426,7 +428,7 @@ class MainWindow(QMainWindow):
         if self.save_path is None or self._closed:
             return
         if not self.save_path.exists():
-            self.statusBar().showMessage(f"{self.save_path.name} is gone from disk; waiting for it to come back.", 5000)
+            self.statusBar().showMessage(f"{one_line(self.save_path.name)} is gone from disk; waiting for it to come back.", 5000)
             self._reload_timer.start(1000)
             return
         if str(self.save_path) not in self.watcher.files():
@@ -455,7 +457,10 @@ class MainWindow(QMainWindow):
         if recent != known:
             self.settings.setValue("recent_files", recent)
         for path in recent:
-            action = self.recent_menu.addAction(path.replace("&", "&&"))  # a path, not a mnemonic
+            # Escaped (a name may hold controls or a bidi override), elided in the middle (a
+            # long one made the menu as wide as the screen), "&" a path's, not a mnemonic.
+            shown = self.recent_menu.fontMetrics().elidedText(one_line(path), Qt.ElideMiddle, RECENT_MAX_PX)
+            action = self.recent_menu.addAction(shown.replace("&", "&&"))
             action.setData(path)
             action.triggered.connect(lambda _=False, p=path: self.open_save(Path(p)))
         self.recent_menu.setEnabled(bool(recent))
@@ -524,7 +529,7 @@ class MainWindow(QMainWindow):
         if play is None:
             return
         tick = self.session.tick if not isinstance(tick, int) else tick
-        self.status_save.setText(play.save.label, str(self.save_path) if self.save_path else None)
+        self.status_save.setText(one_line(play.save.label), one_line(self.save_path) if self.save_path else None)
         self.status_tick.setText(f"tick {tick} / {self.session.last_tick}  ·  {play.save.game_time(tick)}")
         errors = sum(f.severity is Severity.ERROR for f in play.findings)
         warnings = len(play.findings) - errors

@@ -94,3 +94,26 @@ def test_f5_reload_says_reloaded_and_only_a_watched_change_says_changed_on_disk(
     path.write_bytes(data.replace(b'"game_version":"', b'"game_version":"y', 1))  # the watcher sees it
     qtbot.waitUntil(lambda: window.session.playthrough is not second, timeout=30_000)
     assert window.statusBar().currentMessage() == "Reloaded evening.json: it changed on disk."
+
+
+def test_a_hostile_file_name_shows_escaped_and_a_long_one_elided(qtbot, window, tmp_path):
+    """File names are text from the user's disk: a newline, an escape sequence or a bidi
+    override (U+202E reverses what follows) showed raw in the title, the status bar and
+    Open recent, and a long name made Open recent as wide as the screen (trial, issue 10)."""
+    from narrative_debugger.app.main_window import RECENT_MAX_PX
+
+    hostile = tmp_path / "nl\nx\x1b[31mred \u202eabc.json"
+    long = tmp_path / ("L" * 240 + ".json")
+    for path in (hostile, long):
+        shutil.copy(SAMPLES / "walkaway-spiral.json", path)
+    window.open_save(hostile, wait=True)
+    shown = [window.windowTitle(), window.status_save.full_text(), window.status_save.toolTip()]
+    window.open_save(long, wait=True)
+    window.recent_menu.aboutToShow.emit()
+    shown += [a.text() for a in window.recent_menu.actions()]
+    for text in shown:
+        assert not any(ch in text for ch in "\n\x1b\u202e"), text
+    assert "nl\\u000ax\\u001b[31mred \\u202eabc.json" in window.recent_menu.actions()[1].text()
+    metrics = window.recent_menu.fontMetrics()
+    assert all(metrics.horizontalAdvance(a.text()) <= RECENT_MAX_PX + 20 for a in window.recent_menu.actions())
+    assert [a.data() for a in window.recent_menu.actions()] == [str(long), str(hostile)]  # opened as they are

@@ -130,7 +130,7 @@ class Playthrough:
             if progress is not None:
                 progress(fraction, message)
 
-        reading = f"reading {path.name}"
+        reading = "reading the save"  # the progress names the file already ("Opening NAME")
         report(0.0, reading)
         shown = [0]  # the last whole percent reported while reading
 

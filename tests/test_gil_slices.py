@@ -115,7 +115,7 @@ def test_a_load_cancelled_while_its_file_is_read_stops_there(tmp_path):
 
     with pytest.raises(Cancelled):
         Playthrough.open(path, SAMPLES / "content", progress=lambda f, m: said.append(m), cancelled=cancelled)
-    assert said == ["reading big.json"] and len(asked) == 2  # stopped at the first slice after it
+    assert said == ["reading the save"] and len(asked) == 2  # stopped at the first slice after it
     assert Playthrough.open(path, SAMPLES / "content").readable  # uncancelled, the same save reads
 
 
@@ -148,7 +148,7 @@ def test_reading_a_large_save_reports_how_far_it_has_got(tmp_path):
     write_save(generate_save(seed=3, events=20_000, scenario="large"), path)
     said = []
     Playthrough.open(path, SAMPLES / "content", progress=lambda f, m: said.append((f, m)))
-    reading = [f for f, m in said if m == "reading big.json"]
+    reading = [f for f, m in said if m == "reading the save"]
     assert reading[0] == 0.0 and len(reading) >= 5 and reading == sorted(set(reading))
     assert 0.1 < reading[-1] < 0.3  # into the journal's decode, and below "reading content"
     assert said[len(reading)] == (0.3, "reading content")

@@ -137,13 +137,13 @@ class Playthrough:
         def reading_part(stage, fraction):
             low, high = READING_PARTS[stage]
             percent = int(100 * (low + (high - low) * fraction))
-            if progress is not None and percent > shown[0]:
+            if percent > shown[0]:  # never back: the content's small files are read inside too
                 shown[0] = percent
                 progress(percent / 100, reading)
 
         # Reading the file takes seconds between two reports: between its slices,
         # ``gil_slices.checkpoint`` asks ``cancelled`` and says how far it has got.
-        with collector_paused(), cancellable(cancelled, reading_part):
+        with collector_paused(), cancellable(cancelled, reading_part if progress is not None else None):
             save = load_save(path)
             report(0.3, "reading content")
             content = load_content(content_dir)

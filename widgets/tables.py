@@ -69,25 +69,28 @@ def set_section_sizes(view: QTableView, widths: dict[int, int] | None = None, he
     ``QTableView`` repaints resized sections from a zero-interval timer, that is in the
     next pass: after a refit in a step or a load, a table that had just been painted was
     painted again (3-7 ms a table; the NPC, fact, monologue and journal tables together
-    ~17 ms of the pass after a 300-NPC save opens, issue 10). Here the headers resize
-    with their signals blocked, so that timer never starts, and the view lays itself out
+    ~17 ms of the pass after a 300-NPC save opens, issue 10). Here a header resizes
+    with its signals blocked, so that timer never starts, and the view lays itself out
     and marks its viewport at once; the pass's paint then draws the final sizes once.
-    Nothing else listens to these tables' ``sectionResized``.
+    Only the header whose sections change is blocked, and its ``sectionResized`` is
+    not emitted: the callers (``ShareColumns`` for widths, the monologue view for
+    heights) have no other listener on it.
     """
-    widths = {c: w for c, w in (widths or {}).items() if view.columnWidth(c) != w}
-    heights = {r: h for r, h in (heights or {}).items() if view.rowHeight(r) != h}
-    if not widths and not heights:
+    changed = False
+    for header, sizes, size_of in ((view.horizontalHeader(), widths, view.columnWidth),
+                                   (view.verticalHeader(), heights, view.rowHeight)):
+        sizes = {k: v for k, v in (sizes or {}).items() if size_of(k) != v}
+        if not sizes:
+            continue
+        changed = True
+        was = header.blockSignals(True)
+        try:
+            for section, size in sizes.items():
+                header.resizeSection(section, size)
+        finally:
+            header.blockSignals(was)
+    if not changed:
         return False
-    across, down = view.horizontalHeader(), view.verticalHeader()
-    was = across.blockSignals(True), down.blockSignals(True)
-    try:
-        for col, width in widths.items():
-            across.resizeSection(col, width)
-        for row, height in heights.items():
-            down.resizeSection(row, height)
-    finally:
-        across.blockSignals(was[0])
-        down.blockSignals(was[1])
     view.updateGeometries()
     view.viewport().update()
     return True

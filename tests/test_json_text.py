@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.report import json_text
 from narrative_debugger.models.report.json_text import dumps_indented
 from narrative_debugger.models.timeline.state_json import state_json
 
@@ -66,3 +67,17 @@ def test_random_floats_of_every_magnitude():
         assert dumps_indented([v]) == reference([v])
     clean = [v for v in values if 1e-4 <= abs(v) < 1e16]
     assert dumps_indented({"clean": clean}) == reference({"clean": clean})
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 8, 1 << 22])
+def test_the_byte_scan_answers_as_the_regular_expression(monkeypatch, chunk):
+    """``_spelled_otherwise`` (numpy masks) finds what ``_EXPONENT`` finds, also when a
+    match straddles two scan chunks or ends the text."""
+    monkeypatch.setattr(json_text, "_SCAN_CHUNK", chunk)
+    rng = random.Random(chunk)
+    alphabet = b'0123456789.eE+-x "\xc3\xa9'
+    for _ in range(5000):
+        text = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert json_text._spelled_otherwise(text) == bool(json_text._EXPONENT.search(text)), text
+    for text, found in [(b"1e5", True), (b"[1.5e-05]", True), (b".E+9", True), (b"x1e", False), (b"1e-", False), (b"1ex5", False), (b"e5", False), (b"0.00001", True), (b"0.0001", False)]:
+        assert json_text._spelled_otherwise(text) is found, text

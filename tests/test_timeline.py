@@ -54,6 +54,19 @@ def test_fast_queries_equal_the_prefix_range_queries(play):
                 assert fast == slow, (tick, sid, name)
 
 
+def test_facts_items_are_the_mapping_s_own_pairs(play):
+    """``FactsAtTick.items()`` iterates the versions directly: the same pairs, in key
+    order, as looking each key up, and the rest of an items view still holds."""
+    for tick in (0, play.last_tick // 2, play.last_tick):
+        facts = play.state_at(tick).knowledge.facts
+        pairs = list(facts.items())
+        assert pairs == [(fact_id, facts[fact_id]) for fact_id in facts], tick
+        assert [fact_id for fact_id, _ in pairs] == sorted(fact_id for fact_id, _ in pairs)
+        assert len(facts.items()) == len(facts)
+        assert all(pair in facts.items() for pair in pairs[:5])
+        assert ("no.such.fact", None) not in facts.items()
+
+
 def test_position_for_tick_counts_entries_at_or_before(play):
     ticks = play.index.ticks
     t = ticks[len(ticks) // 2]

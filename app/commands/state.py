@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_OK, content_arg, open_for_query
+from narrative_debugger.models.playthrough import collector_paused
 from narrative_debugger.models.timeline.state_json import state_json
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.report.json_text import dumps_indented
@@ -23,9 +24,14 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     play, tick = open_for_query(args.save, args.content, args.tick)
-    doc = state_json(play, tick)
-    if args.format == "json":
-        sys.stdout.write(dumps_indented(doc))
+    # The document is a few hundred thousand new dicts and lists and no cycle. With the
+    # collector on, its full passes over them doubled the time state_json took on the
+    # 3 000-NPC save (0.64 -> 1.3 s).
+    with collector_paused():
+        doc = state_json(play, tick)
+        text = dumps_indented(doc) if args.format == "json" else None
+    if text is not None:
+        sys.stdout.write(text)
         sys.stdout.write("\n")
     else:
         print(f"{one_line(play.save.label)} at tick {tick} ({play.save.game_time(tick)})")

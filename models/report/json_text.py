@@ -4,7 +4,9 @@
 indents (the C encoder only serves ``indent=None``): about 1 s for the 12 MB ``state``
 document of a 1 000 000-event save. msgspec encodes and re-indents the same document
 in about a sixth of that, byte for byte the same text, except in the cases below,
-which fall back to ``json``.
+which fall back to ``json``. Finding those cases is a numpy pass over the text's bytes:
+the regular expression that did it took 0.5 s of the 3 000-NPC ``state`` (27 MB),
+the numpy pass 0.1 s.
 """
 
 from __future__ import annotations
@@ -13,12 +15,39 @@ import json
 import re
 
 import msgspec
+import numpy as np
 
 # Python writes floats of 1e16 and above, or below 1e-4, with a signed exponent
 # ('1e+16', '2.5e-05'); msgspec writes '1e16', and '0.000025' down to about 1e-5. An
 # exponent, or '0.0000' (a magnitude below 1e-4), anywhere in the text (in a number, or
 # in a string, where it costs only the fallback) sends the value to json.
 _EXPONENT = re.compile(rb"[0-9.][eE][-+]?[0-9]|0\.0000")
+#: Bytes of text looked at per numpy pass of ``_spelled_otherwise`` (its masks stay small).
+_SCAN_CHUNK = 1 << 22
+_NO_BYTES = np.zeros(3, np.uint8)
+
+
+def _spelled_otherwise(text: bytes) -> bool:
+    """Whether ``_EXPONENT`` matches somewhere in ``text``: the same answer, found with
+    numpy masks over the bytes (``[0-9.]``, then ``[eE]``, then a digit or a sign and a
+    digit) instead of the regular expression, which tries every byte in Python's engine
+    (0.52 s against 0.11 s on 27 MB). Multi-byte UTF-8 never matches: its bytes are
+    all above 0x7F."""
+    if b"0.0000" in text:
+        return True
+    data = np.frombuffer(text, np.uint8)
+    for start in range(0, len(data), _SCAN_CHUNK):
+        part = data[start : start + _SCAN_CHUNK + 3]
+        if len(part) < _SCAN_CHUNK + 3:
+            part = np.concatenate((part, _NO_BYTES))  # the text's end: nothing follows
+        n = len(part) - 3
+        lead, mark, after, last = part[:n], part[1 : n + 1], part[2 : n + 2], part[3 : n + 3]
+        hit = ((lead - 48) < 10) | (lead == 46)
+        hit &= (mark | 0x20) == 0x65  # 'e' or 'E'
+        hit &= ((after - 48) < 10) | (((after == 43) | (after == 45)) & ((last - 48) < 10))
+        if hit.any():
+            return True
+    return False
 
 
 def dumps_indented(value) -> str:
@@ -36,6 +65,6 @@ def dumps_indented(value) -> str:
         text = msgspec.json.format(msgspec.json.encode(value), indent=1)
     except (TypeError, ValueError, OverflowError, UnicodeEncodeError, msgspec.EncodeError):
         return json.dumps(value, ensure_ascii=False, indent=1)
-    if _EXPONENT.search(text):
+    if _spelled_otherwise(text):
         return json.dumps(value, ensure_ascii=False, indent=1)
     return text.decode("utf-8")

@@ -10,7 +10,7 @@ every value is a bisection into the versions the replay recorded.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -44,6 +44,11 @@ class FactsAtTick(Mapping):
     def __len__(self) -> int:
         return bisect_right(self._index.fact_created, self._position)
 
+    def items(self) -> "_FactItems":
+        """``(FactId, FactKnowledge)`` pairs in key order, each version found once (the
+        Mapping's own items look every key up again through ``__getitem__``)."""
+        return _FactItems(self)
+
     def irange_prefix(self, prefix: str) -> Iterator[tuple[FactId, FactKnowledge]]:
         """Facts whose id starts with ``prefix``, in key order: O(log N + K) (schema §5.2)."""
         facts, pos = self._index.facts, self._position
@@ -53,6 +58,16 @@ class FactsAtTick(Mapping):
             value = facts[fact_id].at(pos)
             if value is not None:
                 yield fact_id, value
+
+
+class _FactItems(ItemsView):
+    """``FactsAtTick.items()``: iterates the versions directly; the rest is ItemsView's."""
+
+    def __iter__(self) -> Iterator[tuple[FactId, FactKnowledge]]:
+        mapping = self._mapping
+        facts, position = mapping._index.facts, mapping._position
+        for fact_id in mapping:
+            yield fact_id, facts[fact_id].at(position)
 
 
 class KnowledgeAtTick(InteractionQueries):

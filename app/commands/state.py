@@ -29,13 +29,12 @@ def run(args) -> int:
     # 3 000-NPC save (0.64 -> 1.3 s).
     with collector_paused():
         doc = state_json(play, tick)
-        text = dumps_indented(doc) if args.format == "json" else None
-    if text is not None:
-        sys.stdout.write(text)
-        sys.stdout.write("\n")
-    else:
-        print(f"{one_line(play.save.label)} at tick {tick} ({play.save.game_time(tick)})")
-        for slug, npc in doc["npcs"].items():
-            print(f"  {one_line(slug)}: {npc['level']} ({npc['score']:.2f}), stress {npc['stress']}/{npc['threshold']}, walk-aways {npc['walk_aways']}, {len(npc['interactions'])} interactions")
-        print(f"  {len(doc['facts'])} facts; {sum(m['eligible'] for m in doc['monologues'].values())} monologue lines eligible")
+        if args.format == "json":
+            sys.stdout.write(dumps_indented(doc))
+            sys.stdout.write("\n")
+            return EXIT_OK
+    print(f"{one_line(play.save.label)} at tick {tick} ({play.save.game_time(tick)})")
+    for slug, npc in doc["npcs"].items():
+        print(f"  {one_line(slug)}: {npc['level']} ({npc['score']:.2f}), stress {npc['stress']}/{npc['threshold']}, walk-aways {npc['walk_aways']}, {len(npc['interactions'])} interactions")
+    print(f"  {len(doc['facts'])} facts; {sum(m['eligible'] for m in doc['monologues'].values())} monologue lines eligible")
     return EXIT_OK

@@ -20,7 +20,8 @@ import numpy as np
 # Python writes floats of 1e16 and above, or below 1e-4, with a signed exponent
 # ('1e+16', '2.5e-05'); msgspec writes '1e16', and '0.000025' down to about 1e-5. An
 # exponent, or '0.0000' (a magnitude below 1e-4), anywhere in the text (in a number, or
-# in a string, where it costs only the fallback) sends the value to json.
+# in a string, where it costs only the fallback) sends the value to json. The pattern
+# is the definition; ``_spelled_otherwise`` answers it with numpy (a test holds them equal).
 _EXPONENT = re.compile(rb"[0-9.][eE][-+]?[0-9]|0\.0000")
 #: Bytes of text looked at per numpy pass of ``_spelled_otherwise`` (its masks stay small).
 _SCAN_CHUNK = 1 << 22

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.tables import HeaderedTableModel
+from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QTableView
@@ -49,13 +50,14 @@ class PairsModel(HeaderedTableModel):
         if not index.isValid():
             return None
         row = self.rows[index.row()]
-        if role == Qt.DisplayRole:
+        role = int(role)
+        if role == _DISPLAY:
             return str(row[index.column()])
-        if role == Qt.ToolTipRole:
+        if role == _TOOLTIP:
             return plain_tip(str(row[index.column()]))
-        if row[-1] and role == Qt.BackgroundRole:
+        if row[-1] and role == _BACKGROUND:
             return QBrush(CULPRIT_BG)
-        if row[-1] and role == Qt.FontRole:
+        if row[-1] and role == _FONT:
             return self._bold
         return None
 

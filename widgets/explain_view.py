@@ -22,6 +22,7 @@ from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, ShareColumns, read_only_table
+from narrative_debugger.widgets.roles import DECORATION as _DECORATION, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, QObject, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QVBoxLayout, QWidget
@@ -108,7 +109,7 @@ class StepsModel(HeaderedTableModel):
         col = index.column()
         if step is None:  # the folded row
             folded = self.explanation.folded
-            if role == int(Qt.DisplayRole):
+            if role == _DISPLAY:
                 if col == 0:
                     return "…"
                 if col == 2:
@@ -116,10 +117,10 @@ class StepsModel(HeaderedTableModel):
                 if col == 5:
                     parts = [f"{n} × {rule.split(' (')[0]}" + (f" (Σ {fmt_signed(s)})" if self.explanation.numeric else "") for rule, (n, s) in folded.by_rule.items()]
                     return "folded: " + "; ".join(parts)
-            if role == int(Qt.ForegroundRole):
+            if role == _FOREGROUND:
                 return QBrush(QColor("#757575"))
             return None
-        if role == int(Qt.DisplayRole):
+        if role == _DISPLAY:
             if col == 0:
                 return str(step.journal_index) if step.journal_index >= 0 else ""
             if col == 1:
@@ -132,9 +133,9 @@ class StepsModel(HeaderedTableModel):
                 return f"{_show(step.before)} → {_show(step.after)}"
             if col == 5:
                 return step.detail
-        if role == int(Qt.DecorationRole) and col == 3:
+        if role == _DECORATION and col == 3:
             return rule_colour(step.rule)
-        if role == int(Qt.ToolTipRole):
+        if role == _TOOLTIP:
             return f"{step.rule}\n{step.detail}"
         return None
 

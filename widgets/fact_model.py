@@ -28,7 +28,7 @@ from narrative_debugger.widgets.state_colors import (
     state_label,
 )
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
-from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP, USER as _USER
+from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
@@ -262,7 +262,7 @@ class FactTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY):
-        if orientation == Qt.Horizontal and int(role) == _DISPLAY:
+        if orientation == _HORIZONTAL and int(role) == _DISPLAY:
             return COLUMNS[section]
         return None
 

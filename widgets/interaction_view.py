@@ -26,7 +26,7 @@ from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
-from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP, USER as _USER
+from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
@@ -235,7 +235,7 @@ class InteractionTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(INTERACTION_COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY):
-        if orientation == Qt.Horizontal and int(role) == _DISPLAY:
+        if orientation == _HORIZONTAL and int(role) == _DISPLAY:
             return INTERACTION_COLUMNS[section]
         return None
 

@@ -33,6 +33,13 @@ CELL = 14.0
 #: A row or cell smaller than this on screen (pixels) is drawn without text.
 TEXT_MIN_PX = 7.0
 
+# Read once: each ``Qt.X`` costs microseconds through the namespace, and paint reads
+# them for every fact row (see widgets/roles.py).
+_NO_BRUSH = Qt.NoBrush
+_ELIDE_RIGHT = Qt.ElideRight
+_LEFT_MIDDLE = Qt.AlignVCenter | Qt.AlignLeft
+_CENTRE = Qt.AlignCenter
+
 
 class _GroupItem(QGraphicsItem):
     """Shared parts: geometry, the lazily read facts, selection, tooltips, hit tests."""
@@ -147,11 +154,11 @@ class FactRows(_GroupItem):
             painter.drawEllipse(center, 5, 5)
             if fact_id in self._changed:
                 painter.setPen(QPen(CHANGED_COLOR, 2.5))
-                painter.setBrush(Qt.NoBrush)
+                painter.setBrush(_NO_BRUSH)
                 painter.drawEllipse(center, 8, 8)
             if fact_id == self.selected:
                 painter.setPen(QPen(SELECTION_COLOR, 2.5))
-                painter.setBrush(Qt.NoBrush)
+                painter.setBrush(_NO_BRUSH)
                 painter.drawEllipse(center, 9.5, 9.5)
             if px < TEXT_MIN_PX:
                 continue
@@ -162,8 +169,8 @@ class FactRows(_GroupItem):
             painter.setFont(font)
             painter.setPen(FAULT_COLOR if contradicted else self._muted if stale else self._ink)
             topic = fact_id.split(".", 1)[1] if "." in fact_id and not self._whole_ids else fact_id
-            text = painter.fontMetrics().elidedText(topic, Qt.ElideRight, int(self._width - 28))
-            painter.drawText(QRectF(24, k * ROW_H, self._width - 28, ROW_H), Qt.AlignVCenter | Qt.AlignLeft, text)
+            text = painter.fontMetrics().elidedText(topic, _ELIDE_RIGHT, int(self._width - 28))
+            painter.drawText(QRectF(24, k * ROW_H, self._width - 28, ROW_H), _LEFT_MIDDLE, text)
 
 
 class ConversationGrid(_GroupItem):
@@ -219,9 +226,9 @@ class ConversationGrid(_GroupItem):
                 fact_id = self.ids[k]
                 if fact_id in self._changed or fact_id == self.selected:
                     painter.setPen(QPen(SELECTION_COLOR if fact_id == self.selected else CHANGED_COLOR, 2))
-                    painter.setBrush(Qt.NoBrush)
+                    painter.setBrush(_NO_BRUSH)
                     painter.drawRect(rect.adjusted(-1, -1, 1, 1))
                 if px >= 3 * TEXT_MIN_PX:
                     parsed = parse_interaction_id(fact_id)
                     painter.setPen(QColor("white"))
-                    painter.drawText(rect, Qt.AlignCenter, str(parsed[1]) if parsed else "?")
+                    painter.drawText(rect, _CENTRE, str(parsed[1]) if parsed else "?")

@@ -24,6 +24,8 @@ from narrative_debugger.widgets.state_colors import ink_tint, row_tint
 from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
+from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
+from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QTextLayout, QTextOption
 from PySide6.QtWidgets import QApplication, QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
@@ -39,13 +41,9 @@ _FIRED = QColor("#00838f")
 _HEADING_BG = QColor("#e8eaf0")
 _ELIGIBLE_BG = QColor("#eef7ee")
 
-_ROLE = {
-    int(Qt.DisplayRole.value): Qt.DisplayRole,
-    int(Qt.FontRole.value): Qt.FontRole,
-    int(Qt.BackgroundRole.value): Qt.BackgroundRole,
-    int(Qt.ForegroundRole.value): Qt.ForegroundRole,
-    int(Qt.ToolTipRole.value): Qt.ToolTipRole,
-}
+_ROLES = frozenset({_DISPLAY, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP})
+_ITEM_VIEW_ITEM = QStyle.CE_ItemViewItem
+_WRAP = QStyleOptionViewItem.WrapText
 
 
 @dataclass(frozen=True)
@@ -206,22 +204,22 @@ class MonologueModel(HeaderedTableModel):
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid():
             return None
-        role = _ROLE.get(int(role))  # plain ints: comparing Qt enums costs µs per call
-        if role is None:
+        role = int(role)  # plain ints: comparing Qt enums costs µs per call
+        if role not in _ROLES:
             return None
         r = self.rows[index.row()]
         col = index.column()
         if r.kind == "heading":
-            if role == Qt.DisplayRole and col == 0:
+            if role == _DISPLAY and col == 0:
                 return r.title
-            if role == Qt.FontRole:
+            if role == _FONT:
                 return self._bold
-            if role == Qt.BackgroundRole:
+            if role == _BACKGROUND:
                 return QBrush(row_tint(_HEADING_BG))
             return None
-        if role == Qt.DisplayRole:
+        if role == _DISPLAY:
             return self._display(r, col)
-        if role == Qt.ForegroundRole:
+        if role == _FOREGROUND:
             if r.kind == "fired":
                 return QBrush(ink_tint(_FIRED)) if col in (self.STATUS, self.FIRED) else None
             if col == self.STATUS or (col == self.WHY and not r.eligible):
@@ -229,13 +227,13 @@ class MonologueModel(HeaderedTableModel):
             if col == self.FIRED:
                 return QBrush(ink_tint(_FIRED))
             return None
-        if role == Qt.BackgroundRole and r.kind != "heading" and r.line_id == self.culprit and (r.kind == "line") == self.culprit_defined:
+        if role == _BACKGROUND and r.kind != "heading" and r.line_id == self.culprit and (r.kind == "line") == self.culprit_defined:
             return QBrush(CULPRIT_BG)
-        if role == Qt.BackgroundRole and r.kind == "line" and r.eligible:
+        if role == _BACKGROUND and r.kind == "line" and r.eligible:
             return QBrush(row_tint(_ELIGIBLE_BG))
-        if role == Qt.FontRole and col == self.STATUS and r.kind == "line" and r.eligible:
+        if role == _FONT and col == self.STATUS and r.kind == "line" and r.eligible:
             return self._bold
-        if role == Qt.ToolTipRole:
+        if role == _TOOLTIP:
             return plain_tip(self._tooltip(r))
         return None
 
@@ -316,10 +314,10 @@ class ReasonDelegate(QStyledItemDelegate):
         # PySide hands a Python initStyleOption override a copy, so the option is set up here.
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        opt.features |= QStyleOptionViewItem.WrapText
+        opt.features |= _WRAP
         widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(QStyle.CE_ItemViewItem, opt, painter, widget)
+        style.drawControl(_ITEM_VIEW_ITEM, opt, painter, widget)
 
 
 class MonologueView(QWidget):

@@ -25,7 +25,7 @@ from narrative_debugger.widgets.plain_text import counted, esc
 from narrative_debugger.widgets.visibility import AfterPause
 from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND
-from narrative_debugger.widgets.roles import TOOLTIP as _TOOLTIP, USER as _USER
+from narrative_debugger.widgets.roles import HORIZONTAL as _HORIZONTAL, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -46,6 +46,7 @@ SID_ROLE = _USER + 2
 STRESS_ROLE = _USER + 3
 #: The roles the NPC table sets; Qt asks for a dozen a cell on every repaint.
 _ROLES = frozenset({_DISPLAY, _FOREGROUND, _ALIGN, _TOOLTIP, SORT_ROLE, SID_ROLE, STRESS_ROLE})
+_MID = QPalette.Mid
 
 OVER_THRESHOLD = FAULT_COLOR
 #: A row whose NPC state was not read yet (``NpcTableModel._npc_at`` reads it when shown).
@@ -216,11 +217,12 @@ class NpcTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation != Qt.Horizontal:
+        if orientation != _HORIZONTAL:
             return None
-        if role == Qt.DisplayRole:
+        role = int(role)
+        if role == _DISPLAY:
             return self.HEADERS[section]
-        if role == Qt.ToolTipRole:
+        if role == _TOOLTIP:
             return self.TIPS[section]
         return None
 
@@ -249,7 +251,7 @@ class NpcTableModel(QAbstractTableModel):
             if col == self.WALK_AWAYS and npc.walk_aways > npc.interaction_tolerance.walk_away_threshold:
                 return QBrush(OVER_THRESHOLD)
         if role == _ALIGN and col in (self.SCORE, self.WALK_AWAYS):
-            return int(Qt.AlignRight | Qt.AlignVCenter)
+            return _RIGHT
         if role == _TOOLTIP:
             return self._walk_away_tip(npc) if col == self.WALK_AWAYS else self._tooltip(row, npc)
         return None
@@ -331,7 +333,7 @@ class StressBarDelegate(QStyledItemDelegate):
         r = option.rect
         track = QRect(r.left() + 4, r.bottom() - 4, max(0, r.width() - 8), 3)
         painter.save()
-        painter.fillRect(track, option.palette.color(QPalette.Mid).lighter(130))
+        painter.fillRect(track, option.palette.color(_MID).lighter(130))
         painter.fillRect(QRect(track.left(), track.top(), int(track.width() * fraction), track.height()), colour)
         painter.restore()
 

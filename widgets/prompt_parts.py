@@ -19,7 +19,8 @@ from narrative_debugger.models.prompt.builder import PromptBuilder, PromptDiff, 
 from narrative_debugger.models.prompt.sections import BY_LABEL
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DECORATION as _DECORATION, DISPLAY as _DISPLAY
-from narrative_debugger.widgets.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP
+from narrative_debugger.widgets.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, RIGHT as _RIGHT
+from narrative_debugger.widgets.roles import TOOLTIP as _TOOLTIP
 from narrative_debugger.widgets.tables import signal_all
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
@@ -111,9 +112,12 @@ class SectionTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+        if orientation != _HORIZONTAL:
+            return None
+        role = int(role)
+        if role == _DISPLAY:
             return self.COLUMNS[section]
-        if orientation == Qt.Horizontal and role == Qt.ToolTipRole:
+        if role == _TOOLTIP:
             return ("Prompt section", "Tokens of the section alone", "Share of the sum of sections",
                     "Change in tokens against the compared preview")[section]
         return None
@@ -208,9 +212,12 @@ class CardTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+        if orientation != _HORIZONTAL:
+            return None
+        role = int(role)
+        if role == _DISPLAY:
             return self.COLUMNS[section]
-        if orientation == Qt.Horizontal and role == Qt.ToolTipRole:
+        if role == _TOOLTIP:
             return self.TIPS[section]
         return None
 

@@ -3,7 +3,8 @@
 PySide6 hands ``data`` its role as an enum member; comparing it with ``Qt.DisplayRole``
 and the like costs microseconds a call, and Qt asks a dozen roles of every visible
 cell at each repaint. Models turn the role into an int once (``int(role)``) and compare
-it with these.
+it with these. The same holds for any ``Qt.X`` read in a method Qt calls per cell or
+per paint: name it once at import, as here.
 """
 
 from __future__ import annotations
@@ -20,3 +21,6 @@ FOREGROUND = int(Qt.ForegroundRole.value)
 USER = int(Qt.UserRole.value)
 #: A TextAlignmentRole value: right-aligned, centred vertically.
 RIGHT = int(Qt.AlignRight | Qt.AlignVCenter)
+#: ``headerData``'s orientation to compare with: ``Qt.Horizontal`` is a lookup of
+#: about 2 µs a time through the namespace, the member itself compares in 30 ns.
+HORIZONTAL = Qt.Orientation.Horizontal

@@ -16,6 +16,8 @@ from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.plain_text import WrappedLabel, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, ShareColumns, read_only_table, signal_all
+from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
+from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -109,15 +111,16 @@ class SnapshotModel(HeaderedTableModel):
             return None
         r = self.rows[index.row()]
         col = index.column()
-        if role == Qt.DisplayRole:
+        role = int(role)
+        if role == _DISPLAY:
             return (r.path, r.saved, r.replayed, " ".join(r.codes))[col]
-        if role == Qt.ToolTipRole:
+        if role == _TOOLTIP:
             return plain_tip((r.path, r.saved, r.replayed, " ".join(r.codes))[col])
-        if role == Qt.BackgroundRole and r.path == self.culprit:
+        if role == _BACKGROUND and r.path == self.culprit:
             return QBrush(CULPRIT_BG)
-        if role == Qt.FontRole and r.path == self.culprit:
+        if role == _FONT and r.path == self.culprit:
             return self._bold
-        if role == Qt.ForegroundRole and r.differs and col in (self.SAVED, self.REPLAYED):
+        if role == _FOREGROUND and r.differs and col in (self.SAVED, self.REPLAYED):
             return QBrush(_DIFFERENT)
         return None
 

@@ -3,7 +3,7 @@ read-only, row-selecting QTableView."""
 
 from __future__ import annotations
 
-from narrative_debugger.widgets.roles import DISPLAY as _DISPLAY
+from narrative_debugger.widgets.roles import DISPLAY as _DISPLAY, HORIZONTAL as _HORIZONTAL
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -15,6 +15,9 @@ from PySide6.QtWidgets import (
     QTableView,
     QWidget,
 )
+
+_ITEM_VIEW_ITEM = QStyle.CE_ItemViewItem
+_NO_WRAP = ~QStyleOptionViewItem.WrapText
 
 
 class HeaderedTableModel(QAbstractTableModel):
@@ -29,7 +32,7 @@ class HeaderedTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802 (Qt override)
-        if orientation == Qt.Horizontal and int(role) == _DISPLAY:
+        if orientation == _HORIZONTAL and int(role) == _DISPLAY:
             return self.HEADERS[section]
         return None
 
@@ -150,10 +153,10 @@ class ElideDelegate(QStyledItemDelegate):
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         opt.textElideMode = self._mode
-        opt.features &= ~QStyleOptionViewItem.WrapText  # a wrapped line would be elided at its right
+        opt.features &= _NO_WRAP  # a wrapped line would be elided at its right
         widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(QStyle.CE_ItemViewItem, opt, painter, widget)
+        style.drawControl(_ITEM_VIEW_ITEM, opt, painter, widget)
 
 
 class ShareColumns(QObject):

@@ -191,7 +191,8 @@ class KnowledgeGraph(InteractionQueries):
         self.entities: SortedDict | dict = SortedDict() if ordered else {}
         self._slugs: dict[StableId, str] = dict(slugs or {})
         self._active: FactId | None = None
-        self._state_counts: dict[str, dict[InteractionState | None, int]] = {}
+        # slug -> [interactions, then how many are in each state by ``InteractionState.slot``].
+        self._state_counts: dict[str, list[int]] = {}
         # interaction_prefix(slug) -> how many FactIds start with it, for the slugs
         # ``next_interaction_sequence`` was asked about (kept current by ``set_fact``);
         # the graph is empty, so every known slug's count starts at 0.
@@ -202,8 +203,14 @@ class KnowledgeGraph(InteractionQueries):
     def slug_for(self, target: StableId) -> str | None:
         return self._slugs.get(target)
 
-    def set_fact(self, fact_id: FactId, fact: FactKnowledge) -> None:
-        """Insert or replace a fact, keeping the in-progress index and the counts current."""
+    def set_fact(self, fact_id: FactId, fact: FactKnowledge, slug: str | None = None) -> None:
+        """Insert or replace a fact, keeping the in-progress index and the counts current.
+
+        ``slug``: the NPC slug ``fact_id`` was made from by ``interaction_fact_id``, when
+        the caller did so with a well-formed slug (``SLUG_RE``); it is what parsing the
+        id back would give, and saves that parse (the replay starts 73 000 interactions
+        in a long journal).
+        """
         facts = self.facts
         before = facts.get(fact_id)
         if before is None:
@@ -215,17 +222,22 @@ class KnowledgeGraph(InteractionQueries):
         meta = fact.metadata.interaction if fact.metadata is not None else None
         old = before.interaction if before is not None else None
         if meta is not None or old is not None:
-            slug = self._slug_of.get(fact_id)
-            if slug is None:
-                parsed = parse_interaction_id(fact_id)
-                slug = self._slug_of[fact_id] = parsed[0] if parsed else ""
-            counts = self._state_counts.setdefault(slug, {})
+            if slug is not None:
+                self._slug_of[fact_id] = slug
+            else:
+                slug = self._slug_of.get(fact_id)
+                if slug is None:
+                    parsed = parse_interaction_id(fact_id)
+                    slug = self._slug_of[fact_id] = parsed[0] if parsed else ""
+            counts = self._state_counts.get(slug)
+            if counts is None:
+                counts = self._state_counts[slug] = [0] * (1 + len(InteractionState))
             if old is not None:
-                counts[old.interaction_state] -= 1
-                counts[None] -= 1
+                counts[1 + old.interaction_state.slot] -= 1
+                counts[0] -= 1
             if meta is not None:
-                counts[meta.interaction_state] = counts.get(meta.interaction_state, 0) + 1
-                counts[None] = counts.get(None, 0) + 1
+                counts[1 + meta.interaction_state.slot] += 1
+                counts[0] += 1
         if meta is not None and meta.interaction_state.in_progress:
             self._active = fact_id
         elif self._active == fact_id:
@@ -275,7 +287,10 @@ class KnowledgeGraph(InteractionQueries):
 
     def count_interactions(self, slug: str, state: InteractionState | None = None) -> int:
         """O(1): counts kept by ``set_fact`` (schema §6 ``min_count``)."""
-        return self._state_counts.get(slug, {}).get(state, 0)
+        counts = self._state_counts.get(slug)
+        if counts is None:
+            return 0
+        return counts[0 if state is None else 1 + state.slot]
 
     def set_entity(self, entity: StableId, knowledge: EntityKnowledge) -> None:
         """Insert or replace what the player knows of an entity."""

@@ -85,6 +85,9 @@ class InteractionState(enum.Enum):
     in_progress: bool
     #: True for the two outcomes that count as walking away (WalkedAway, ConflictAbandoned).
     is_walk_away: bool
+    #: The member's place in declaration order (0..4), for per-state counts kept in
+    #: tuples: hashing a member runs Python code, indexing by ``slot`` does not.
+    slot: int
 
     @property
     def snake(self) -> str:
@@ -102,10 +105,11 @@ class InteractionState(enum.Enum):
 
 # Plain attributes, not properties: the replay reads them for every interaction event
 # (a property comparing members ran ~400 000 times on a 1M-event save).
-for _state in InteractionState:
+for _slot, _state in enumerate(InteractionState):
     _state.in_progress = _state in (InteractionState.Active, InteractionState.Confrontation)
     _state.is_walk_away = _state in (InteractionState.WalkedAway, InteractionState.ConflictAbandoned)
-del _state
+    _state.slot = _slot
+del _state, _slot
 
 _INTERACTION_SNAKE = {
     InteractionState.Active: "active",

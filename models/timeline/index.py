@@ -99,10 +99,9 @@ class InteractionSummary(msgspec.Struct, frozen=True, gc=False):
 
     def in_state(self, state: InteractionState | None) -> int:
         """How many interactions are in ``state`` (all of them for None)."""
-        return self.count if state is None else self.by_state[_STATE_SLOT[state]]
+        return self.count if state is None else self.by_state[state.slot]
 
 
-_STATE_SLOT = {state: i for i, state in enumerate(InteractionState)}
 _EMPTY_SUMMARY = InteractionSummary()
 
 
@@ -123,7 +122,10 @@ class TimelineIndex:
         entities: StableId -> Versions of EntityKnowledge; ``entity_keys`` sorted.
         active: Versions of the FactId of the interaction in progress (or None).
         npcs: StableId -> Versions of NpcState (position 0 = the initial state).
-        dialogue: every DialogueLine in order.
+        dialogue: every DialogueLine in order (the replay appends them itself: three
+            entries in four of a long journal are lines).
+        dialogue_by_npc: NPC -> positions in ``dialogue`` of the lines spoken while a
+            conversation with it was in progress (the prompt history).
         transitions: every interaction state move in order.
         monologues_fired: (journal index, tick, line_id) in order.
         kinds: variant name of each entry (None for invalid entries).
@@ -166,7 +168,7 @@ class TimelineIndex:
     # NPC -> ordinal of the first interaction started before the one created ahead of it.
     _interaction_disorder: dict[StableId, int] = field(default_factory=dict)
     _shared_slugs: set | None = None
-    _dialogue_by_npc: dict[StableId, list[int]] = field(default_factory=dict)
+    dialogue_by_npc: dict[StableId, list[int]] = field(default_factory=dict)
     # FactIds created since ``fact_keys`` was last brought up to date (``finish``): one
     # sort at the end of the replay instead of a SortedList insertion a fact.
     _new_fact_keys: list[FactId] = field(default_factory=list, compare=False, repr=False)
@@ -215,8 +217,8 @@ class TimelineIndex:
         ended_now = not meta.interaction_state.in_progress and (before is None or before.interaction_state.in_progress)
         by_state = list(s.by_state)
         if before is not None:
-            by_state[_STATE_SLOT[before.interaction_state]] -= 1
-        by_state[_STATE_SLOT[meta.interaction_state]] += 1
+            by_state[before.interaction_state.slot] -= 1
+        by_state[meta.interaction_state.slot] += 1
         summary = InteractionSummary(
             count=s.count + (before is None),
             walked_away=s.walked_away + meta.interaction_state.is_walk_away - was_walk,
@@ -353,12 +355,6 @@ class TimelineIndex:
         else:
             versions.set(position, npc)
 
-    def record_dialogue(self, record: DialogueRecord) -> None:
-        """Append a dialogue line (kept per conversation NPC for the prompt history)."""
-        self.dialogue.append(record)
-        if record.conversation is not None:
-            self._dialogue_by_npc.setdefault(record.conversation, []).append(len(self.dialogue) - 1)
-
     # ----- queries -----
     @property
     def first_tick(self) -> int:
@@ -393,21 +389,21 @@ class TimelineIndex:
 
     def dialogue_with(self, npc: StableId, tick: int) -> list[DialogueRecord]:
         """Dialogue lines spoken while a conversation with ``npc`` was in progress, up to ``tick``."""
-        idx = self._dialogue_by_npc.get(npc, [])
+        idx = self.dialogue_by_npc.get(npc, [])
         records = self.dialogue
         hi = bisect_right(idx, tick, key=lambda i: records[i].tick)
         return [records[i] for i in idx[:hi]]
 
     def dialogue_newest_first(self, npc: StableId, tick: int):
         """Dialogue lines of conversations with ``npc`` up to ``tick``, newest first, lazily."""
-        idx = self._dialogue_by_npc.get(npc, [])
+        idx = self.dialogue_by_npc.get(npc, [])
         records = self.dialogue
         for k in range(self.dialogue_count_with(npc, tick) - 1, -1, -1):
             yield records[idx[k]]
 
     def dialogue_count_with(self, npc: StableId, tick: int) -> int:
         """How many lines ``dialogue_with`` would return, in O(log N)."""
-        idx = self._dialogue_by_npc.get(npc, [])
+        idx = self.dialogue_by_npc.get(npc, [])
         records = self.dialogue
         return bisect_right(idx, tick, key=lambda i: records[i].tick)
 

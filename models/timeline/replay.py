@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from narrative_debugger.models.content.loader import Content
 from narrative_debugger.models.content.monologue import evaluate
-from narrative_debugger.models.domain.knowledge import FACT_ID_RE, KnowledgeGraph, interaction_fact_id
+from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE, KnowledgeGraph, interaction_fact_id
 from narrative_debugger.models.domain.relationship import add_shared_reference, apply_penalty, clamp_score, close_enough, record_interaction, score_delta
 from narrative_debugger.models.domain.types import (
     SHARED_REFERENCE_KINDS,
@@ -104,6 +104,8 @@ class _Replayer:
         self.due: list[_WalkAwayDue] = []
         self.monologue_due: list[tuple[int, int, str]] = []
         self.tick = 0
+        # NPC -> its slug when interaction FactIds made from it parse back to it, else None.
+        self.id_slugs = {sid: npc.slug if isinstance(npc.slug, str) and SLUG_RE.fullmatch(npc.slug) else None for sid, npc in save.npcs.items()}
         for sid, npc in save.npcs.items():
             self.npcs[sid] = initial_npc(npc)
             self.index.record_npc(0, self.npcs[sid])
@@ -131,8 +133,8 @@ class _Replayer:
         self.npcs[npc.stable_id] = npc
         self.index.record_npc(position, npc)
 
-    def set_fact(self, position: int, fact_id: str, fact: FactKnowledge) -> None:
-        self.kg.set_fact(fact_id, fact)
+    def set_fact(self, position: int, fact_id: str, fact: FactKnowledge, slug: str | None = None) -> None:
+        self.kg.set_fact(fact_id, fact, slug)
         self.index.record_fact(position, fact_id, fact)
 
     def move(self, i: int, npc: NpcState, fact_id: str, source, target: InteractionState, where: str) -> bool:
@@ -158,7 +160,15 @@ class _Replayer:
         speakers = set(self.npcs) | {self.save.player.stable_id}
         active = self.index.active.values  # its last value is the interaction in progress
         facts = self.kg.facts
-        record_dialogue = self.index.record_dialogue
+        dialogue = self.index.dialogue
+        add_line = dialogue.append
+        by_npc = self.index.dialogue_by_npc
+        # The conversation lines belong to changes only when a handler runs: it is
+        # looked up again on the first line after one, not on each of the 728 000.
+        stale = True
+        conversation = add_to_conversation = None
+        add_tick = ticks_out.append
+        progress = self.progress
         for i, (tick, kind, data) in enumerate(zip(journal.ticks, journal.kinds, journal.data)):
             if tick is None:
                 tick = current if current is not None else 0
@@ -170,19 +180,25 @@ class _Replayer:
                 current = tick
                 current_index = i
             self.tick = tick
-            ticks_out.append(current)
+            add_tick(current)
             if tick > saved_at:
                 self.add("J002", f"journal entry at tick {tick} is after saved_at_tick {saved_at}", f"journal[{i}].tick", tick, i=i)
             if kind == "DialogueLine":
                 if data.speaker not in speakers:
                     self.on_DialogueLine(i, data, f"journal[{i}].event.{kind}")
-                fact_id = active[-1]  # the conversation the line belongs to, if any
-                conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
-                record_dialogue(DialogueRecord(i, tick, data.speaker, data.text, conversation))
+                if stale:
+                    fact_id = active[-1]  # the conversation the line belongs to, if any
+                    conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
+                    add_to_conversation = by_npc.setdefault(conversation, []).append if conversation is not None else None
+                    stale = False
+                if add_to_conversation is not None:
+                    add_to_conversation(len(dialogue))  # kept per conversation NPC for the prompt history
+                add_line(DialogueRecord(i, tick, data.speaker, data.text, conversation))
             elif kind is not None:
                 handlers[kind](i, data, f"journal[{i}].event.{kind}")
-            if self.progress is not None and i % step == 0:
-                self.progress(i, total)
+                stale = True
+            if progress is not None and i % step == 0:
+                progress(i, total)
         self.settle()
 
     def settle(self) -> None:
@@ -251,7 +267,7 @@ class _Replayer:
         )
         self.move(i, npc, fact_id, None, S.Active, where)
         fact = FactKnowledge(KnowledgeConfidence.Direct, KnowledgeSource.DirectObservation, KnowledgeState.Active, self.tick, FactMetadata(meta))
-        self.set_fact(i + 1, fact_id, fact)
+        self.set_fact(i + 1, fact_id, fact, self.id_slugs[npc.stable_id])
         self.in_progress[npc.stable_id] = fact_id
         self.index.active.set(i + 1, fact_id)
 

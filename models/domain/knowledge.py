@@ -243,6 +243,22 @@ class KnowledgeGraph(InteractionQueries):
         elif self._active == fact_id:
             self._active = None  # ended, or replaced by an ordinary fact (K002)
 
+    def set_facts(self, items: Iterable[tuple[FactId, FactKnowledge]]) -> None:
+        """``set_fact`` for each (FactId, FactKnowledge) pair, in order, with an ordered
+        graph's sorted map built once at the end instead of a sorted insertion a fact
+        (a long playthrough's snapshot holds tens of thousands of facts). ``items``
+        may be a generator that reports bad entries as it goes."""
+        ordered = type(self.facts) is not dict
+        if ordered:
+            self.facts = dict(self.facts)
+        try:
+            set_fact = self.set_fact
+            for fact_id, fact in items:
+                set_fact(fact_id, fact)
+        finally:
+            if ordered:
+                self.facts = SortedDict(self.facts)
+
     def fact(self, fact_id: FactId) -> FactKnowledge | None:
         return self.facts.get(fact_id)
 

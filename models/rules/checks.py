@@ -33,6 +33,11 @@ def _fact_path(fact_id: str) -> str:
     return f"player.knowledge.facts.{fact_id}"
 
 
+def _meta_path(fact_id: str) -> str:
+    """Built only for a finding: most of 70 000 facts have none."""
+    return f"player.knowledge.facts.{fact_id}.metadata.Interaction"
+
+
 def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> None:
     """Rules that hold on the saved state by itself (see module doc)."""
     saved_at = save.saved_at_tick
@@ -40,22 +45,21 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
     sequences: dict[str, list[tuple[int, str]]] = {}
     in_progress = []
     for fact_id, fact in save.knowledge.facts.items():
-        path = _fact_path(fact_id)
         meta = fact.interaction
         if not FACT_ID_RE.fullmatch(fact_id):
-            sink.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", path, target=fact_target(save, fact_id))
+            sink.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", _fact_path(fact_id), target=fact_target(save, fact_id))
         is_interaction = fact_id.startswith("interaction.")
         if is_interaction and meta is None:
-            sink.add("K002", f"{fact_id} is an interaction fact without Interaction metadata", path + ".metadata", target=fact_target(save, fact_id, "metadata"))
+            sink.add("K002", f"{fact_id} is an interaction fact without Interaction metadata", _fact_path(fact_id) + ".metadata", target=fact_target(save, fact_id, "metadata"))
         elif not is_interaction and meta is not None:
-            sink.add("K002", f"{fact_id} carries Interaction metadata but is not in the interaction category", path + ".metadata", target=fact_target(save, fact_id, "metadata"))
+            sink.add("K002", f"{fact_id} carries Interaction metadata but is not in the interaction category", _fact_path(fact_id) + ".metadata", target=fact_target(save, fact_id, "metadata"))
         if fact.acquired_tick > saved_at:
-            sink.add("K004", f"{fact_id}: acquired_tick {fact.acquired_tick} is after saved_at_tick {saved_at}", path + ".acquired_tick", fact.acquired_tick, target=fact_target(save, fact_id, "acquired_tick"))
+            sink.add("K004", f"{fact_id}: acquired_tick {fact.acquired_tick} is after saved_at_tick {saved_at}", _fact_path(fact_id) + ".acquired_tick", fact.acquired_tick, target=fact_target(save, fact_id, "acquired_tick"))
         if not is_interaction:
             continue
         parsed = parse_interaction_id(fact_id)
         if parsed is None or f"{parsed[1]:03d}" != fact_id.rsplit("_", 1)[-1]:
-            sink.add("K003", f"{fact_id!r} is not interaction.{{slug}}_{{NNN}} (kebab-case slug, sequence 001, 002, ...)", path, target=fact_target(save, fact_id))
+            sink.add("K003", f"{fact_id!r} is not interaction.{{slug}}_{{NNN}} (kebab-case slug, sequence 001, 002, ...)", _fact_path(fact_id), target=fact_target(save, fact_id))
         else:
             sequences.setdefault(parsed[0], []).append((parsed[1], fact_id))
         if meta is None:
@@ -87,28 +91,28 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
 
 
 def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: FindingSink) -> None:
-    path = _fact_path(fact_id) + ".metadata.Interaction"
     state = meta.interaction_state
     saved_at = save.saved_at_tick
     npc = save.npcs.get(meta.target_entity)
     if npc is None:
-        sink.add("I010", f"{fact_id}: target_entity {meta.target_entity} is not an NPC of the save", path + ".target_entity", target=fact_target(save, fact_id, _META + "target_entity"))
+        sink.add("I010", f"{fact_id}: target_entity {meta.target_entity} is not an NPC of the save", _meta_path(fact_id) + ".target_entity", target=fact_target(save, fact_id, _META + "target_entity"))
     elif parsed is not None and parsed[0] != npc.slug:
-        sink.add("I007", f"{fact_id}: the FactId names {parsed[0]!r} but target_entity {meta.target_entity} is {npc.slug!r}", path + ".target_entity", target=fact_target(save, fact_id, _META + "target_entity"))
+        sink.add("I007", f"{fact_id}: the FactId names {parsed[0]!r} but target_entity {meta.target_entity} is {npc.slug!r}", _meta_path(fact_id) + ".target_entity", target=fact_target(save, fact_id, _META + "target_entity"))
     if state.in_progress and meta.ended_tick is not None:
-        sink.add("I002", f"{fact_id} is {state.name} (in progress) but has ended_tick {meta.ended_tick}", path + ".ended_tick", target=fact_target(save, fact_id, _META + "ended_tick"))
+        sink.add("I002", f"{fact_id} is {state.name} (in progress) but has ended_tick {meta.ended_tick}", _meta_path(fact_id) + ".ended_tick", target=fact_target(save, fact_id, _META + "ended_tick"))
     if not state.in_progress and meta.ended_tick is None:
-        sink.add("I002", f"{fact_id} is {state.name} but ended_tick is null", path + ".ended_tick", target=fact_target(save, fact_id, _META + "ended_tick"))
+        sink.add("I002", f"{fact_id} is {state.name} but ended_tick is null", _meta_path(fact_id) + ".ended_tick", target=fact_target(save, fact_id, _META + "ended_tick"))
     if meta.ended_tick is not None and meta.ended_tick < meta.started_tick:
-        sink.add("I003", f"{fact_id}: ended_tick {meta.ended_tick} is before started_tick {meta.started_tick}", path + ".ended_tick", meta.ended_tick, target=fact_target(save, fact_id, _META + "ended_tick"))
-    for name in ("started_tick", "ended_tick"):
-        value = getattr(meta, name)
-        if value is not None and value > saved_at:
-            sink.add("K004", f"{fact_id}: {name} {value} is after saved_at_tick {saved_at}", f"{path}.{name}", value, target=fact_target(save, fact_id, _META + name))
+        sink.add("I003", f"{fact_id}: ended_tick {meta.ended_tick} is before started_tick {meta.started_tick}", _meta_path(fact_id) + ".ended_tick", meta.ended_tick, target=fact_target(save, fact_id, _META + "ended_tick"))
+    if meta.started_tick > saved_at or (meta.ended_tick is not None and meta.ended_tick > saved_at):
+        for name in ("started_tick", "ended_tick"):
+            value = getattr(meta, name)
+            if value is not None and value > saved_at:
+                sink.add("K004", f"{fact_id}: {name} {value} is after saved_at_tick {saved_at}", f"{_meta_path(fact_id)}.{name}", value, target=fact_target(save, fact_id, _META + name))
     if state in (InteractionState.Confrontation, InteractionState.ConflictAbandoned) and not meta.confrontation:
-        sink.add("I004", f"{fact_id} is {state.name} but its confrontation flag is false", path + ".confrontation", target=fact_target(save, fact_id, _META + "confrontation"))
+        sink.add("I004", f"{fact_id} is {state.name} but its confrontation flag is false", _meta_path(fact_id) + ".confrontation", target=fact_target(save, fact_id, _META + "confrontation"))
     if state in (InteractionState.Active, InteractionState.WalkedAway) and meta.confrontation:
-        sink.add("I004", f"{fact_id} is {state.name}, which never follows a confrontation, but its confrontation flag is true", path + ".confrontation", target=fact_target(save, fact_id, _META + "confrontation"))
+        sink.add("I004", f"{fact_id} is {state.name}, which never follows a confrontation, but its confrontation flag is true", _meta_path(fact_id) + ".confrontation", target=fact_target(save, fact_id, _META + "confrontation"))
     wanted = KnowledgeConfidence.Direct if state.in_progress else KnowledgeConfidence.KnowsDetails
     if fact.confidence != wanted:
         sink.add(
@@ -122,7 +126,7 @@ def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: F
     if content is not None and content.topics:
         for k, topic in enumerate(meta.topics):
             if topic not in content.topics:
-                sink.add("I009", f"{fact_id}: topic {topic!r} is not in global/enums/topics.yaml", f"{path}.topics[{k}]", target=replace(fact_target(save, fact_id, f"{_META}topics[{k}]"), topic=topic))
+                sink.add("I009", f"{fact_id}: topic {topic!r} is not in global/enums/topics.yaml", f"{_meta_path(fact_id)}.topics[{k}]", target=replace(fact_target(save, fact_id, f"{_META}topics[{k}]"), topic=topic))
 
 
 def _check_npc(npc: NpcState, path: str, sink: FindingSink) -> None:

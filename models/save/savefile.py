@@ -231,6 +231,15 @@ def _clean_fact(obj) -> FactKnowledge | None:
 _ABSENT = object()
 
 
+def _read_facts(facts: dict, shape: Shape):
+    """(FactId, FactKnowledge) of each readable snapshot fact in file order; the others
+    are reported at their JSON path as they are met."""
+    for fact_id, value in facts.items():
+        fact = _clean_fact(value) or _parse_fact(value, f"player.knowledge.facts.{fact_id}", shape)
+        if fact is not None:
+            yield fact_id, fact
+
+
 def _parse_fact(value, path: str, shape: Shape) -> FactKnowledge | None:
     obj = shape.obj(value, path)
     if obj is None:
@@ -445,10 +454,7 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
             shape.bad("player.knowledge", "missing field 'knowledge'")
     if knowledge is not None:
         facts = shape.field(knowledge, "facts", "player.knowledge", lambda v: type(v) is dict, "an object")
-        for fact_id, value in (facts or {}).items():
-            fact = _clean_fact(value) or _parse_fact(value, f"player.knowledge.facts.{fact_id}", shape)
-            if fact is not None:
-                graph.set_fact(fact_id, fact)
+        graph.set_facts(_read_facts(facts or {}, shape))
         entities = shape.field(knowledge, "entities", "player.knowledge", lambda v: type(v) is dict, "an object")
         for key, value in (entities or {}).items():
             if not is_u64_key(key):

@@ -83,3 +83,34 @@ def test_knowledge_behind_another_tab_catches_up_when_shown(qtbot, isolated_sett
     assert knowledge.model.rowCount() == len(facts) > 0
     assert [knowledge.model.fact_id(k) for k in range(len(facts))] == list(facts)
     assert f"tick {s.tick}" in knowledge.heading.text()
+
+
+def test_prompt_behind_another_tab_holds_its_preview_and_shows_it_when_shown(qtbot, isolated_settings):
+    """A preview that arrives while the prompt view is behind another is held at once
+    (``current_preview``, what bug reports and the benchmark read) and its labels and
+    tables are filled when the view is shown, for the NPC and tick of that preview."""
+    from narrative_debugger.app.main_window import MainWindow
+    from tests.conftest import SAMPLES
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    s, prompt = window.session, window.views["prompt"]
+    s.set_view("knowledge")
+    npc = next(iter(s.playthrough.save.npcs))
+    s.set_npc(npc)
+    s.set_tick(s.last_tick // 2)
+    qtbot.waitUntil(lambda: prompt.current_preview is not None and prompt.current_preview.tick == s.tick, timeout=30_000)
+    assert not prompt.isVisible()
+    held = prompt.current_preview
+    assert prompt._result_stale is not None and prompt._result_stale.preview is held
+    assert f"{held.tick:,}" not in prompt.title_label.full_text()  # not filled while hidden
+    s.set_view("prompt")
+    qtbot.waitUntil(prompt.isVisible)
+    assert prompt._result_stale is None
+    title = f"Prompt for {s.playthrough.npc_name(npc)} at tick {held.tick:,}"
+    assert prompt.title_label.full_text() == title
+    qtbot.waitUntil(lambda: prompt.title_label.text() == title)  # whole once laid out
+    assert prompt.section_model.rowCount() == len(held.sections) + 2  # and the two totals

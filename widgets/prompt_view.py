@@ -32,6 +32,7 @@ from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import palette_colors, row_tint
 from narrative_debugger.widgets.plain_text import ElidedLabel, WrappedLabel, counted, esc
 from narrative_debugger.widgets.tables import ShareColumns
+from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QEvent, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
@@ -126,6 +127,8 @@ class PromptView(QWidget):
         self._doc_style: tuple | None = None  # (font, dark palette) it was built with
         self._last_text: tuple | None = None
         self._text_stale: tuple | None = None
+        # A result that came while the view was behind another: shown by showEvent.
+        self._result_stale: PreviewResult | None = None
         self.setObjectName("promptView")
         self.session = session
         self.current_preview: PromptPreview | None = None
@@ -447,7 +450,7 @@ class PromptView(QWidget):
         self.budget_label.setText("")
         self.legend_label.setText("")
         self.text_view.clear()
-        self._text_key = self._text_stale = self._doc_parts = None
+        self._text_key = self._text_stale = self._doc_parts = self._result_stale = None
         self.section_model.set_preview(None)
         self.card_model.set_cards([])
         self.history_label.setText("")
@@ -489,6 +492,10 @@ class PromptView(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
+        if self._result_stale is not None:
+            result, self._result_stale = self._result_stale, None
+            if result.request.playthrough is self.session.playthrough:  # else a newer request is under way
+                self._fill(result)
         if self._text_stale is not None:
             preview, changed = self._text_stale
             self._text_stale = None
@@ -501,8 +508,21 @@ class PromptView(QWidget):
             self._show_text(*self._last_text)  # section tints for the new palette
 
     def _show(self, result: PreviewResult) -> None:
+        """Hold the preview (``current_preview``, ``previewReady``) and show it: at once
+        when the view is on screen, else when it is shown. Behind another view, the
+        labels' rich text and the tables cost an NPC change several milliseconds of
+        the GUI thread for nothing to see."""
+        p = result.preview
+        self.current_preview, self.current_diff, self.compared_tick = p, result.diff, result.before_tick
+        if obscured(self):
+            self._result_stale = result
+        else:
+            self._result_stale = None
+            self._fill(result)
+        self.previewReady.emit(p)
+
+    def _fill(self, result: PreviewResult) -> None:
         p, diff = result.preview, result.diff
-        self.current_preview, self.current_diff, self.compared_tick = p, diff, result.before_tick
         name = self.session.playthrough.npc_name(result.request.npc)
         self.title_label.setText(f"Prompt for {name} at tick {p.tick:,}")
         self._arrange_header()
@@ -514,7 +534,6 @@ class PromptView(QWidget):
         self.card_model.set_cards(p.cards)
         self.history_label.setText(self._history_html(p))
         self.changes_label.setText(self._changes_html(result))
-        self.previewReady.emit(p)
 
     @staticmethod
     def _budget_html(p: PromptPreview) -> str:

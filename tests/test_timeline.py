@@ -67,6 +67,31 @@ def test_facts_items_are_the_mapping_s_own_pairs(play):
         assert ("no.such.fact", None) not in facts.items()
 
 
+def test_facts_as_dict_is_the_mapping_at_every_position(play):
+    """``FactsAtTick.as_dict()`` holds the same pairs as the mapping, also at the end of
+    the journal where it reads each fact's last version without a bisection."""
+    from narrative_debugger.models.timeline.state_view import FactsAtTick
+
+    index = play.index
+    for position in (0, 1, len(index.ticks) // 3, len(index.ticks) - 1, len(index.ticks), len(index.ticks) + 5):
+        facts = FactsAtTick(index, position)
+        assert sorted(facts.as_dict().items()) == list(facts.items()), position
+
+
+@pytest.mark.parametrize("name", ["evening.json", "qa-faults.json"])
+def test_snapshot_differences_equal_the_fact_by_fact_walk(name):
+    """The one-comparison path of ``differences`` lists what the fact-by-fact walk lists
+    (qa-faults.json replays to another snapshot, evening.json to its own)."""
+    from narrative_debugger.models.rules import snapshot_diff as sd
+
+    play = Playthrough.open(SAMPLES / name, CONTENT)
+    state = play.state_at(play.save.saved_at_tick)
+    walked = list(sd._map_differences(play.save, play.save.knowledge.facts, state.knowledge.facts, sd.fact_fields, sd.FACTS, "facts", sd._fact_target))
+    listed = [d for d in sd.differences(play.save, state) if d.group == "facts"]
+    assert [(d.path, d.saved, d.replayed) for d in listed] == [(d.path, d.saved, d.replayed) for d in walked]
+    assert bool(walked) == (name == "qa-faults.json")
+
+
 def test_position_for_tick_counts_entries_at_or_before(play):
     ticks = play.index.ticks
     t = ticks[len(ticks) // 2]

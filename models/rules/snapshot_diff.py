@@ -209,7 +209,13 @@ def differences(save, state) -> list[Difference]:
     Returns:
         Differences in path order: facts, entities, then NPCs by StableId. Never raises.
     """
-    out = list(_map_differences(save, save.knowledge.facts, state.knowledge.facts, fact_fields, FACTS, "facts", _fact_target))
+    saved, replayed = save.knowledge.facts, state.knowledge.facts
+    if hasattr(replayed, "as_dict"):
+        replayed = replayed.as_dict()
+    # A save whose journal replays to its snapshot (the usual case): one comparison of
+    # two dicts in C instead of a lookup pair per fact (70 000 on a long playthrough).
+    same_facts = isinstance(saved, dict) and dict.__eq__(saved, replayed) is True
+    out = [] if same_facts else list(_map_differences(save, saved, replayed, fact_fields, FACTS, "facts", _fact_target))
     out.extend(_map_differences(save, save.knowledge.entities, state.knowledge.entities, entity_fields, ENTITIES, "entities", entity_target))
     for sid, npc in save.npcs.items():
         got = state.npc(sid)

@@ -44,6 +44,16 @@ class FactsAtTick(Mapping):
     def __len__(self) -> int:
         return bisect_right(self._index.fact_created, self._position)
 
+    def as_dict(self) -> dict[FactId, FactKnowledge]:
+        """The mapping as a plain dict, in creation order (not key order). At or past
+        the journal's last entry each fact's value is its last version, read in one
+        pass without a bisection; elsewhere one bisection a fact."""
+        index, position = self._index, self._position
+        pairs = islice(index.facts.items(), len(self))
+        if position >= len(index.ticks):
+            return {fact_id: versions.values[-1] for fact_id, versions in pairs}
+        return {fact_id: versions.at(position) for fact_id, versions in pairs}
+
     def items(self) -> "_FactItems":
         """``(FactId, FactKnowledge)`` pairs in key order, each version found once (the
         Mapping's own items look every key up again through ``__getitem__``)."""

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from narrative_debugger.models.content.loader import Content, load_content
+from narrative_debugger.models.content.background import ContentInBackground
 from narrative_debugger.models.gil_slices import Cancelled, cancellable
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity
@@ -144,9 +145,15 @@ class Playthrough:
         # Reading the file takes seconds between two reports: between its slices,
         # ``gil_slices.checkpoint`` asks ``cancelled`` and says how far it has got.
         with collector_paused(), cancellable(cancelled, reading_part if progress is not None else None):
-            save = load_save(path)
-            report(0.3, "reading content")
-            content = load_content(content_dir)
+            # A large folder is read by a second process while this one decodes the save.
+            early = ContentInBackground.start(content_dir, _size_of(path))
+            try:
+                save = load_save(path)
+                report(0.3, "reading content")
+                content = early.result() if early is not None else load_content(content_dir)
+            finally:
+                if early is not None:
+                    early.stop()
             return cls.build(save, content, report)
 
     @classmethod
@@ -167,6 +174,14 @@ class Playthrough:
         save.document = None  # the raw JSON was needed only for key-order checks
         report(1.0, "ready")
         return cls(save, content, result.index, _ordered(findings))
+
+
+def _size_of(path: Path) -> int:
+    """The file's size in bytes, 0 when it cannot be read (``load_save`` then says why)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 @contextmanager

@@ -152,3 +152,21 @@ def test_reading_a_large_save_reports_how_far_it_has_got(tmp_path):
     assert reading[0] == 0.0 and len(reading) >= 5 and reading == sorted(set(reading))
     assert 0.1 < reading[-1] < 0.3  # into the journal's decode, and below "reading content"
     assert said[len(reading)] == (0.3, "reading content")
+
+
+def test_equal_in_slices_is_dict_equality():
+    """The sliced comparison of ``differences`` answers what ``==`` answers, across slice
+    edges, for a missing key, an extra key and a value that differs."""
+    from narrative_debugger.models.rules import snapshot_diff as sd
+
+    n = 3 * sd.EQUAL_PASS_ITEMS + 7
+    a = {f"k{i}": (i, str(i)) for i in range(n)}
+    cases = [dict(a), {k: a[k] for k in reversed(list(a))}, {**a, "k5": (5, "x")}, {**a, f"k{n - 1}": None}]
+    short = dict(a)
+    del short["k0"]
+    swapped = dict(short)
+    swapped["extra"] = (0, "0")
+    cases += [short, swapped, {}]
+    for b in cases:
+        assert sd._equal_in_slices(a, b) == (a == b)
+    assert sd._equal_in_slices({}, {})

@@ -20,6 +20,7 @@ from narrative_debugger.models.domain.types import (
     InteractionState,
     StableId,
 )
+from narrative_debugger.models.gil_slices import sorted_in_slices
 from sortedcontainers import SortedDict
 
 #: FactId grammar (save-format §3): lowercase ``category.topic``, one dot.
@@ -257,7 +258,10 @@ class KnowledgeGraph(InteractionQueries):
                 set_fact(fact_id, fact)
         finally:
             if ordered:
-                self.facts = SortedDict(self.facts)
+                # Sorted in short runs first (gil_slices): the sorted map's own sort then
+                # meets sorted keys and passes over them once.
+                plain = self.facts
+                self.facts = SortedDict((key, plain[key]) for key in sorted_in_slices(list(plain)))
 
     def fact(self, fact_id: FactId) -> FactKnowledge | None:
         return self.facts.get(fact_id)

@@ -199,6 +199,26 @@ def saved_differences(save, index) -> list[Difference]:
     return found
 
 
+#: Facts compared per C-level pass of ``_equal_in_slices``: a comparison of two facts
+#: took about 3.5 µs on the 2-core machine, so this is ~15 ms of GIL a pass (one pass
+#: over the 3 000-NPC save's 73 000 facts held it 250 ms, and the window stalled).
+EQUAL_PASS_ITEMS = 1 << 12
+
+
+def _equal_in_slices(saved: dict, replayed: dict) -> bool:
+    """``saved == replayed`` for two dicts, compared ``EQUAL_PASS_ITEMS`` keys at a time
+    so that a loader thread lets go of the GIL between passes (``gil_slices``)."""
+    if len(saved) != len(replayed):
+        return False
+    keys = list(saved)
+    get, missing = replayed.get, object()
+    for lo in range(0, len(keys), EQUAL_PASS_ITEMS):
+        part = keys[lo : lo + EQUAL_PASS_ITEMS]
+        if list(map(saved.__getitem__, part)) != [get(key, missing) for key in part]:
+            return False
+    return True
+
+
 def differences(save, state) -> list[Difference]:
     """Every difference between the snapshot and the replayed ``state`` (at saved_at_tick).
 
@@ -212,9 +232,9 @@ def differences(save, state) -> list[Difference]:
     saved, replayed = save.knowledge.facts, state.knowledge.facts
     if hasattr(replayed, "as_dict"):
         replayed = replayed.as_dict()
-    # A save whose journal replays to its snapshot (the usual case): one comparison of
-    # two dicts in C instead of a lookup pair per fact (70 000 on a long playthrough).
-    same_facts = isinstance(saved, dict) and dict.__eq__(saved, replayed) is True
+    # A save whose journal replays to its snapshot (the usual case): the two dicts
+    # compared in C, a slice at a time, instead of a lookup pair per fact in Python.
+    same_facts = isinstance(saved, dict) and _equal_in_slices(saved, replayed)
     out = [] if same_facts else list(_map_differences(save, saved, replayed, fact_fields, FACTS, "facts", _fact_target))
     out.extend(_map_differences(save, save.knowledge.entities, state.knowledge.entities, entity_fields, ENTITIES, "entities", entity_target))
     for sid, npc in save.npcs.items():

@@ -62,7 +62,9 @@ def test_monologue_counts_are_the_firings_up_to_the_tick(generated):
         assert [(r.line_id, r.tick) for r in rows if r.kind == "fired"] == [(i, t) for _, t, i in fired[::-1][:200]]
 
 
-def test_knowledge_behind_another_tab_catches_up_when_shown(qtbot, isolated_settings):
+@pytest.fixture
+def evening_window(qtbot, isolated_settings):
+    """The main window, shown at 1400x900, with evening.json open."""
     from narrative_debugger.app.main_window import MainWindow
     from tests.conftest import SAMPLES
 
@@ -71,6 +73,11 @@ def test_knowledge_behind_another_tab_catches_up_when_shown(qtbot, isolated_sett
     window.resize(1400, 900)
     window.show()
     window.open_save(SAMPLES / "evening.json", wait=True)
+    return window
+
+
+def test_knowledge_behind_another_tab_catches_up_when_shown(qtbot, evening_window):
+    window = evening_window
     s, knowledge = window.session, window.views["knowledge"]
     s.set_view("interactions")
     s.set_tick(0)
@@ -85,18 +92,11 @@ def test_knowledge_behind_another_tab_catches_up_when_shown(qtbot, isolated_sett
     assert f"tick {s.tick}" in knowledge.heading.text()
 
 
-def test_prompt_behind_another_tab_holds_its_preview_and_shows_it_when_shown(qtbot, isolated_settings):
+def test_prompt_behind_another_tab_holds_its_preview_and_shows_it_when_shown(qtbot, evening_window):
     """A preview that arrives while the prompt view is behind another is held at once
     (``current_preview``, what bug reports and the benchmark read) and its labels and
     tables are filled when the view is shown, for the NPC and tick of that preview."""
-    from narrative_debugger.app.main_window import MainWindow
-    from tests.conftest import SAMPLES
-
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    window.open_save(SAMPLES / "evening.json", wait=True)
+    window = evening_window
     s, prompt = window.session, window.views["prompt"]
     s.set_view("knowledge")
     npc = next(iter(s.playthrough.save.npcs))

@@ -21,14 +21,14 @@ from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import ink_tint, row_tint
-from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
+from narrative_debugger.widgets.tables import HeaderedTableModel, draw_item, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QTextLayout, QTextOption
-from PySide6.QtWidgets import QApplication, QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStyle, QStyledItemDelegate, QVBoxLayout, QWidget
 
 #: How many fired lines the history section lists (newest first).
 FIRED_SHOWN = 200
@@ -42,8 +42,6 @@ _HEADING_BG = QColor("#e8eaf0")
 _ELIGIBLE_BG = QColor("#eef7ee")
 
 _ROLES = frozenset({_DISPLAY, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP})
-_ITEM_VIEW_ITEM = QStyle.CE_ItemViewItem
-_WRAP = QStyleOptionViewItem.WrapText
 
 
 @dataclass(frozen=True)
@@ -311,13 +309,7 @@ class ReasonDelegate(QStyledItemDelegate):
         if not self.wraps(index.row()):
             super().paint(painter, option, index)
             return
-        # PySide hands a Python initStyleOption override a copy, so the option is set up here.
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.features |= _WRAP
-        widget = opt.widget
-        style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(_ITEM_VIEW_ITEM, opt, painter, widget)
+        draw_item(self, painter, option, index, wrap=True)
 
 
 class MonologueView(QWidget):

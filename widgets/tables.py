@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 _ITEM_VIEW_ITEM = QStyle.CE_ItemViewItem
+_WRAP = QStyleOptionViewItem.WrapText
 _NO_WRAP = ~QStyleOptionViewItem.WrapText
 
 
@@ -148,15 +149,24 @@ class ElideDelegate(QStyledItemDelegate):
         self._mode = mode
 
     def paint(self, painter, option, index) -> None:
-        # PySide hands a Python initStyleOption override a copy of the option, so the
-        # elide mode is set on our own copy here and the item drawn from it.
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.textElideMode = self._mode
-        opt.features &= _NO_WRAP  # a wrapped line would be elided at its right
-        widget = opt.widget
-        style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(_ITEM_VIEW_ITEM, opt, painter, widget)
+        draw_item(self, painter, option, index, wrap=False, elide=self._mode)  # a wrapped line would be elided at its right
+
+
+def draw_item(delegate: QStyledItemDelegate, painter, option, index, *, wrap: bool, elide: Qt.TextElideMode | None = None) -> None:
+    """Draw one cell as ``delegate`` would, its text wrapped or not and elided at ``elide``
+    (None: the view's mode). PySide hands a Python ``initStyleOption`` override a copy of
+    the option, so the option is set up on a copy here and the item drawn from it."""
+    opt = QStyleOptionViewItem(option)
+    delegate.initStyleOption(opt, index)
+    if elide is not None:
+        opt.textElideMode = elide
+    if wrap:
+        opt.features |= _WRAP
+    else:
+        opt.features &= _NO_WRAP
+    widget = opt.widget
+    style = widget.style() if widget is not None else QApplication.style()
+    style.drawControl(_ITEM_VIEW_ITEM, opt, painter, widget)
 
 
 class ShareColumns(QObject):

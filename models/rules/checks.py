@@ -35,7 +35,7 @@ def _fact_path(fact_id: str) -> str:
 
 def _meta_path(fact_id: str) -> str:
     """Built only for a finding: most of 70 000 facts have none."""
-    return f"player.knowledge.facts.{fact_id}.metadata.Interaction"
+    return _fact_path(fact_id) + ".metadata.Interaction"
 
 
 def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> None:
@@ -104,11 +104,10 @@ def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: F
         sink.add("I002", f"{fact_id} is {state.name} but ended_tick is null", _meta_path(fact_id) + ".ended_tick", target=fact_target(save, fact_id, _META + "ended_tick"))
     if meta.ended_tick is not None and meta.ended_tick < meta.started_tick:
         sink.add("I003", f"{fact_id}: ended_tick {meta.ended_tick} is before started_tick {meta.started_tick}", _meta_path(fact_id) + ".ended_tick", meta.ended_tick, target=fact_target(save, fact_id, _META + "ended_tick"))
-    if meta.started_tick > saved_at or (meta.ended_tick is not None and meta.ended_tick > saved_at):
-        for name in ("started_tick", "ended_tick"):
-            value = getattr(meta, name)
-            if value is not None and value > saved_at:
-                sink.add("K004", f"{fact_id}: {name} {value} is after saved_at_tick {saved_at}", f"{_meta_path(fact_id)}.{name}", value, target=fact_target(save, fact_id, _META + name))
+    for name in ("started_tick", "ended_tick"):
+        value = getattr(meta, name)
+        if value is not None and value > saved_at:
+            sink.add("K004", f"{fact_id}: {name} {value} is after saved_at_tick {saved_at}", f"{_meta_path(fact_id)}.{name}", value, target=fact_target(save, fact_id, _META + name))
     if state in (InteractionState.Confrontation, InteractionState.ConflictAbandoned) and not meta.confrontation:
         sink.add("I004", f"{fact_id} is {state.name} but its confrontation flag is false", _meta_path(fact_id) + ".confrontation", target=fact_target(save, fact_id, _META + "confrontation"))
     if state in (InteractionState.Active, InteractionState.WalkedAway) and meta.confrontation:

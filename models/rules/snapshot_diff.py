@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from narrative_debugger.models.domain.knowledge import parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, NpcState
-from narrative_debugger.models.gil_slices import sorted_in_slices
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS, sorted_in_slices
 from narrative_debugger.models.rules.findings import Target
 
 FACTS = "player.knowledge.facts"
@@ -200,9 +200,10 @@ def saved_differences(save, index) -> list[Difference]:
 
 
 #: Facts compared per C-level pass of ``_equal_in_slices``: a comparison of two facts
-#: took about 3.5 µs on the 2-core machine, so this is ~15 ms of GIL a pass (one pass
-#: over the 3 000-NPC save's 73 000 facts held it 250 ms, and the window stalled).
-EQUAL_PASS_ITEMS = 1 << 12
+#: (nested structs) took about 3.5 µs on the 2-core machine, eight times a plain item's
+#: pass, so this is ~15 ms of GIL a pass (one pass over the 3 000-NPC save's 73 000 facts
+#: held it 250 ms, and the window stalled).
+EQUAL_PASS_ITEMS = C_PASS_ITEMS // 8
 
 
 def _equal_in_slices(saved: dict, replayed: dict) -> bool:

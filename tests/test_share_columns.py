@@ -3,7 +3,7 @@ rows in view, never the whole table (a 300-NPC table cost ~150 ms a step)."""
 
 from __future__ import annotations
 
-from narrative_debugger.widgets.tables import ShareColumns, set_section_sizes
+from narrative_debugger.widgets.tables import ShareColumns, repaint_columns_at_once, set_section_sizes
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt
 from PySide6.QtWidgets import QApplication, QTableView
 
@@ -107,3 +107,33 @@ def test_resized_sections_paint_in_the_same_pass_once(qtbot):
     view.setColumnWidth(0, view.columnWidth(0) + 30)
     view.viewport().update()
     assert _passes_painted(view, paints)[:2] == [1, 1]
+
+
+def test_a_stretched_column_narrowed_by_the_layout_paints_in_that_pass_once(qtbot):
+    """Rows that bring the vertical scroll bar narrow a stretched last column in the
+    layout just before the paint. QTableView then painted the whole viewport a second
+    time in the next pass, from a zero timer: after a load, the fact table (12-14 ms,
+    issue 10). A table set up with ``repaint_columns_at_once`` paints once."""
+    counts = {}
+    for fixed in (False, True):
+        model = CountingModel(3)
+        view = QTableView()
+        if fixed:
+            repaint_columns_at_once(view)
+        view.setModel(model)
+        view.horizontalHeader().setStretchLastSection(True)
+        qtbot.addWidget(view)
+        view.resize(600, 300)
+        view.show()
+        qtbot.waitExposed(view)
+        paints = _Paints(view.viewport())
+        _passes_painted(view, paints)
+        narrow = view.columnWidth(2)
+        model.beginResetModel()
+        model.rows = 3000
+        model.endResetModel()
+        view.executeDelayedItemsLayout()  # as the app's tables do after a reset (ShareColumns)
+        counts[fixed] = _passes_painted(view, paints, passes=6)
+        assert view.verticalScrollBar().isVisible() and view.columnWidth(2) < narrow
+    assert counts[False][:2] == [1, 1], counts  # Qt's own way: painted again in the next pass
+    assert counts[True] == [1, 0, 0, 0, 0, 0], counts

@@ -20,7 +20,7 @@ from narrative_debugger.models.domain.types import FactId, InteractionMetadata, 
 from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
-from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, signal_all, signal_rows
+from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, repaint_columns_at_once, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.visibility import obscured
@@ -372,6 +372,7 @@ class InteractionView(QWidget):
 
         self.model = InteractionTableModel(self)
         self.table = QTableView()
+        repaint_columns_at_once(self.table)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)

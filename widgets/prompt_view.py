@@ -31,7 +31,7 @@ from narrative_debugger.widgets.prompt_parts import (
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import palette_colors, row_tint
 from narrative_debugger.widgets.plain_text import ElidedLabel, WrappedLabel, counted, esc
-from narrative_debugger.widgets.tables import ShareColumns
+from narrative_debugger.widgets.tables import ShareColumns, repaint_columns_at_once
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QEvent, Qt, QThreadPool, QTimer, Signal
@@ -300,6 +300,7 @@ class PromptView(QWidget):
     @staticmethod
     def _table(model, elastic: tuple[int, ...], stretch: int | None = None) -> QTableView:
         table = QTableView()
+        repaint_columns_at_once(table)
         table.setModel(model)
         table.setSelectionBehavior(QAbstractItemView.SelectRows)
         table.setEditTriggers(QAbstractItemView.NoEditTriggers)

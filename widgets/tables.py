@@ -100,9 +100,40 @@ def set_section_sizes(view: QTableView, widths: dict[int, int] | None = None, he
     return True
 
 
+class _RepaintColumnsAtOnce(QObject):
+    """Child of a table's horizontal header that repaints the table when a column's
+    width changes, in the same pass; see ``repaint_columns_at_once``."""
+
+    def __init__(self, header: QHeaderView) -> None:
+        super().__init__(header)
+        header.sectionResized.connect(self._resized)
+
+    def _resized(self, _column: int, _old: int, _new: int) -> None:
+        view = self.parent().parent()
+        view.updateGeometries()
+        view.viewport().update()
+
+
+def repaint_columns_at_once(view: QTableView) -> None:
+    """Make ``view`` repaint a resized column in the pass that resized it.
+
+    ``QTableView.columnResized`` repaints from a zero-interval timer, in the next pass,
+    and repaints the whole viewport when there is no horizontal scrolling. A stretched
+    last column resizes whenever the vertical scroll bar comes or goes, which happens
+    in the layout just before a paint: after a load, the fact table (12-14 ms) was
+    painted a second time in the next pass, the pass that paints the docks (issue 10).
+    Here that connection is replaced by one that lays the view out and marks its
+    viewport at once, so the coming paint draws the final widths. The header's
+    ``sectionResized`` has no other receiver when this is called (a new view)."""
+    header = view.horizontalHeader()
+    header.sectionResized.disconnect()
+    _RepaintColumnsAtOnce(header)
+
+
 def read_only_table(model, name: str, parent: QWidget | None = None) -> QTableView:
     """A QTableView over ``model`` that selects whole rows and never edits."""
     view = QTableView(parent)
+    repaint_columns_at_once(view)
     view.setObjectName(name)
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectRows)

@@ -56,13 +56,15 @@ RELOAD_DEBOUNCE_MS = 600
 SAVE_FILTER = "Settled Reach saves (*.json *.json.gz);;All files (*)"
 
 
-def _let_paint(docks: list):
-    """The job that lets held docks paint again (``SlicedWork``: from a timer, i.e. once
-    the pass that held them has painted the rest of the window). It holds the docks,
-    never the window, so a window closed before it runs is not kept alive."""
-    for dock in docks:
-        dock.setUpdatesEnabled(True)  # and repaints it
-    yield
+def _let_paint(widgets: list):
+    """The job that lets held widgets (the central area, then each shown dock) paint
+    again, one a pass (``SlicedWork``: from a timer, after the pass that held them).
+
+    It holds the widgets, never the window, so a window closed before it runs is not
+    kept alive."""
+    for widget in widgets:
+        widget.setUpdatesEnabled(True)  # and repaints it
+        yield slices.END_SLICE
 
 
 class MainWindow(QMainWindow):
@@ -90,11 +92,11 @@ class MainWindow(QMainWindow):
         self.loader.failed.connect(self._on_failed)
         self._progress = WorkProgress()
         # The docks paint one pass after the rest of the window when a save arrives
-        # (``_hold_dock_paint``); a sliced job, so ``finish_background`` ends it too.
+        # (``_hold_paint``); a sliced job, so ``finish_background`` ends it too.
         # Owned by the status bar: a SlicedWork keeps its owner's wrapper, and one that
         # kept the window's would keep a closed window alive (collected objects are frozen).
-        self._dock_paint = slices.SlicedWork(self.statusBar())
-        self._held_docks: list = []
+        self._held_paint = slices.SlicedWork(self.statusBar())
+        self._held: list = []
         self._closed = False
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_file_changed)
@@ -360,7 +362,7 @@ class MainWindow(QMainWindow):
         self.content_dir = context.get("content")
         previous = self.session.playthrough
         previous_b = self.session.comparison.b if self.session.comparison is not None else None
-        self._hold_dock_paint()
+        self._hold_paint()
         self.session.load(play, tick=keep_tick, npc=keep_npc)
         if previous is not play:
             self.graveyard.bury(previous)
@@ -384,22 +386,26 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{one_line(path.name)} — Narrative debugger")
         self._update_status()
         self.tickbar.setFocus()
-        self._dock_paint.start(_let_paint(self._held_docks))
+        self._held_paint.start(_let_paint(self._held))
 
-    def _hold_dock_paint(self) -> None:
-        """Keep the shown docks from painting until the pass after this one.
+    def _hold_paint(self) -> None:
+        """Keep the central area and the shown docks from painting in this pass; they
+        paint in the passes after it, the central area first, then a dock a pass.
 
-        The pass that receives a new save refreshes every view and dock (15-25 ms) and
-        then repainted the whole window (27-47 ms): one 55-60 ms stall even on a
-        10 000-event save, past the 50 ms an open may block the GUI thread (issue 10).
-        The docks' models are filled now; only their painting waits one pass, in which
-        they show the previous save's pixels."""
-        self._dock_paint.finish()  # docks a previous load still holds
-        self._held_docks = []
+        The pass that receives a new save refreshes every view and dock (25-40 ms). It
+        then repainted the whole window (50-100 ms): one stall even on a 10 000-event
+        save, past the 50 ms an open may block the GUI thread (issue 10). Qt sends the
+        paint that a slot asks for in the same pass as the slot, with no timer between,
+        so the paint must wait for a timer. Alone, the central area paints in 18-25 ms
+        and a dock in 8-20 ms. The models are filled now; until its pass, a widget shows
+        the previous save's pixels."""
+        self._held_paint.finish()  # widgets a previous load still holds
+        self._held = []
         if self.isVisible():
-            self._held_docks = [d for d in self.docks.values() if d.isVisible() and d.updatesEnabled()]
-            for dock in self._held_docks:
-                dock.setUpdatesEnabled(False)
+            shown = [self.centralWidget()] + [d for d in self.docks.values() if d.isVisible()]
+            self._held = [w for w in shown if w.updatesEnabled()]
+            for widget in self._held:
+                widget.setUpdatesEnabled(False)
 
     @staticmethod
     def _npc_id(play: Playthrough, slug: str | None) -> int | None:

@@ -3,6 +3,8 @@ blocked over 50 ms): each ends with what the one-call version showed."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ pytest.importorskip("pyqtgraph")
 
 from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
 from narrative_debugger.widgets.session import Session  # noqa: E402
-from narrative_debugger.widgets.slices import SlicedWork, any_busy, finish_all  # noqa: E402
+from narrative_debugger.widgets.slices import END_SLICE, SlicedWork, any_busy, finish_all  # noqa: E402
 from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
 from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
 
@@ -56,6 +58,29 @@ def test_a_job_runs_in_slices_in_a_shown_window_and_a_new_one_replaces_it(qtbot,
     work.start(_job(log, 30, "c"))
     finish_all(window)
     assert not any_busy(window) and [k for tag, k in log if tag == "c"] == list(range(30))
+
+
+def test_a_step_that_yields_end_slice_ends_its_slice(qtbot):
+    """The held widgets after a load paint one a pass: a step yielding ``END_SLICE`` ends
+    the slot however much of ``SLICE_MS`` is left."""
+    owner = QWidget()
+    window = _shown(qtbot, owner)
+    work, log = SlicedWork(owner), []
+
+    def job():
+        for k in range(4):
+            log.append(k)
+            yield END_SLICE
+
+    work.start(job())
+    work._timer.stop()  # the slots run by hand here, one at a time
+    seen = []
+    while work.busy:
+        time.sleep(0.002)  # past PASS_GAP_MS: each call is a pass of its own
+        work._run_slice()
+        seen.append(len(log))
+    assert seen == [1, 2, 3, 4, 4]  # a step a slot; the last slot finds the job's end
+    assert not any_busy(window)
 
 
 # ----- the tick bar -----

@@ -3,7 +3,8 @@
 Some work must happen on the GUI thread (it builds Qt and pyqtgraph items) and grows
 with the save: a view's set-up after a load, the tick bar's markers. ``SlicedWork``
 runs such a job, a generator, a few steps at a time from a zero-interval timer, so
-no slice blocks the event loop for long (``SLICE_MS``). A job that a newer one
+no slice blocks the event loop for long (``SLICE_MS``); a step that yields
+``END_SLICE`` ends its slice at once. A job that a newer one
 replaces is dropped unfinished: each job starts from the state it finds.
 
 A widget whose window is not shown (built alone, as tests and headless tools do)
@@ -25,6 +26,9 @@ SLICE_MS = 8.0
 #: is the same pass of the event loop over its timers: it waits for the next pass, so
 #: the jobs of several widgets (a load starts five) do not run back to back.
 PASS_GAP_MS = 1.0
+#: A job yields this to end its slice there, whatever time is left: the step after
+#: it runs in the next pass (after the paint the step asked for).
+END_SLICE = object()
 
 _last_slice_end = 0.0
 
@@ -93,10 +97,10 @@ class SlicedWork(QObject):
         deadline = started + SLICE_MS / 1000
         try:
             while True:  # at least one step a slot
-                next(job)
+                step = next(job)
                 if self._job is not job:
                     return  # a step started another job
-                if time.perf_counter() >= deadline:
+                if step is END_SLICE or time.perf_counter() >= deadline:
                     return
         except StopIteration:
             if self._job is job:

@@ -125,6 +125,31 @@ def test_npc_rows_follow_every_step(qtbot, which, evening_playthrough, faults_pl
         before = after
 
 
+@pytest.mark.parametrize("which", ["evening", "generated"])
+def test_npc_rows_filled_with_the_state_at_an_open(qtbot, which, evening_playthrough, generated):
+    """An open gives the NPC table its rows and the state at once: the ``set_state`` of
+    the same state that follows changes and signals nothing, and the rows are those of
+    a table fed the state after its rows (the table was measured twice an open)."""
+    from narrative_debugger.widgets.npc_list import NpcTableModel
+
+    play = {"evening": evening_playthrough, "generated": generated}[which]
+    ticks = sorted(set(play.index.ticks))
+    for tick in (ticks[0], ticks[len(ticks) // 2], play.save.saved_at_tick):
+        state = play.state_at(tick)
+        model = NpcTableModel()
+        model.set_playthrough(play, state)
+        signals = Signals(model)
+        model.set_state(state)
+        assert signals.take() == (set(), False, False), f"tick {tick}"
+        fresh = NpcTableModel()
+        fresh.set_playthrough(play)
+        fresh.set_state(state)
+        assert dump(model) == dump(fresh), f"tick {tick}"
+        model.set_state(play.state_at(ticks[-1]))  # and it steps on from there
+        fresh.set_state(play.state_at(ticks[-1]))
+        assert dump(model) == dump(fresh), f"tick {tick}"
+
+
 def test_npc_rows_read_when_shown(qtbot, generated):
     """A row's state is read when it is first shown: the first state reads none, and a
     row left unread through many steps shows the state of the tick it is read at."""

@@ -245,8 +245,14 @@ class ShareColumns(QObject):
         self.refit()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
-        if event.type() in (QEvent.Resize, QEvent.Show):
-            self.remeasure()
+        kind = event.type()
+        if kind == QEvent.Show or (kind == QEvent.Resize and event.size().height() != event.oldSize().height()):
+            self.remeasure()  # other rows may be in view
+        elif kind == QEvent.Resize:
+            # Narrower or wider only (a scroll bar came or went, often in this refit's own
+            # layout): the same rows are in view, so their measured widths hold. Measuring
+            # them again was half of the NPC table's set-up at an open (3 000 NPCs).
+            self.refit()
         return False
 
     def remeasure(self, *_args) -> None:

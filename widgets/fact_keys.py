@@ -79,11 +79,24 @@ class FactKeysAt:
         self.order = order
         self.count = 0
         self.keys: SortedList = SortedList()
+        self._spare: list[FactId] | None = None  # ``keys`` as a plain list, at ``_spare_count``
+        self._spare_count = -1
 
     def set_sorted(self, count: int, keys: list[FactId]) -> None:
-        """Hold the first ``count`` facts, given already sorted as ``keys``."""
-        self.keys = SortedList(keys)  # a sorted list sorts in one pass
+        """Hold the first ``count`` facts, given already sorted as ``keys`` (a list this
+        tracker then owns: ``take_list`` hands it out once)."""
+        self.keys = SortedList(keys)  # a sorted list sorts in one pass, into lists of its own
         self.count = count
+        self._spare, self._spare_count = keys, count
+
+    def take_list(self) -> list[FactId]:
+        """``keys`` as a plain list of the caller's own (it may change it).
+
+        The first call after ``set_sorted`` at the same count returns that list: the
+        loader sorted it off the GUI thread, and a copy of the 73 000 keys of a 3 000-NPC
+        save was 8 ms of the pass that opens it (issue 10). Other calls copy ``keys``."""
+        spare, self._spare = self._spare, None
+        return spare if spare is not None and self._spare_count == self.count else list(self.keys)
 
     def move(self, count: int) -> SortedList:
         count = max(0, min(count, len(self.order)))

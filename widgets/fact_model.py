@@ -104,19 +104,22 @@ class FactTableModel(QAbstractTableModel):
         changed: frozenset[FactId] = frozenset(),
         names: Mapping[int, str] | None = None,
         facts_b: Mapping[FactId, FactKnowledge] | None = None,
+        owned: bool = False,
     ) -> None:
         """Show the facts of a tick.
 
         Args:
             facts: FactId -> FactKnowledge at the tick (read on demand).
-            keys: its keys in BTreeMap order (copied).
+            keys: its keys in BTreeMap order (copied, unless ``owned``).
             changed: FactIds changed since the previous step (flagged bold, tinted).
             names: StableId -> display name, for interaction tooltips.
             facts_b: while comparing, side B's facts at the same tick (the B column).
+            owned: ``keys`` is a list the model may keep and change (steps insert and
+                remove rows in it); the caller never uses it again.
         """
         self.beginResetModel()
         self._facts = facts
-        self._natural = list(keys)
+        self._natural = keys if owned else list(keys)
         self._keys = self._natural
         self._cache = {}
         self._rows = None

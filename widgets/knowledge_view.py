@@ -224,7 +224,9 @@ class KnowledgeView(QWidget):
                 keys = sorted([*keys, *extra])
                 only_b = f", <span style='color:#8a5a00'>{len(extra):,} only in B</span>"
         if not self._step_table(state, tracker.order):
-            self.model.set_facts(state.knowledge.facts, keys, self._changed, names, state_b.knowledge.facts if state_b is not None else None)
+            rows = tracker.take_list() if keys is tracker.keys else keys  # B's rows: a new list
+            self.model.set_facts(state.knowledge.facts, rows, self._changed, names,
+                                 state_b.knowledge.facts if state_b is not None else None, owned=True)
         # Rows inserted or reset: lay the table out now, so that this pass paints it once
         # (Qt's zero-timer layout painted it a second time in the next pass, ~6 ms).
         self.table.executeDelayedItemsLayout()

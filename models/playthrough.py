@@ -16,6 +16,7 @@ from pathlib import Path
 
 from narrative_debugger.models.content.loader import Content, load_content
 from narrative_debugger.models.content.background import ContentInBackground
+from narrative_debugger.models.content.reuse import keep_content, kept_content
 from narrative_debugger.models.gil_slices import Cancelled, cancellable
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity
@@ -117,7 +118,9 @@ class Playthrough:
 
         Args:
             path: the save (``.json`` or ``.json.gz``).
-            content_dir: the content folder; default ``default_content_dir(path)``.
+            content_dir: the content folder; default ``default_content_dir(path)``. A
+                folder read by an earlier open in this process is reused while none of
+                its files changed (``models/content/reuse.py``).
             progress: optional callable(fraction 0..1, message).
             cancelled: optional callable returning True to stop early (raises Cancelled,
                 also while the file is read: ``gil_slices.checkpoint``).
@@ -145,12 +148,16 @@ class Playthrough:
         # Reading the file takes seconds between two reports: between its slices,
         # ``gil_slices.checkpoint`` asks ``cancelled`` and says how far it has got.
         with collector_paused(), cancellable(cancelled, reading_part if progress is not None else None):
-            # A large folder is read by a second process while this one decodes the save.
-            early = ContentInBackground.start(content_dir, _size_of(path))
+            # The folder read by an earlier open, when none of its files changed since;
+            # else a large folder is read by a second process while this one decodes the save.
+            content, stamp = kept_content(content_dir)
+            early = ContentInBackground.start(content_dir, _size_of(path)) if content is None else None
             try:
                 save = load_save(path)
                 report(0.3, "reading content")
-                content = early.result() if early is not None else load_content(content_dir)
+                if content is None:
+                    content = early.result() if early is not None else load_content(content_dir)
+                    keep_content(content_dir, stamp, content)
             finally:
                 if early is not None:
                     early.stop()

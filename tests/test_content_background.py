@@ -8,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from narrative_debugger.models.content import background
+from narrative_debugger.models.content import background, reuse
 from narrative_debugger.models.content.background import ContentInBackground, yaml_bytes
 from narrative_debugger.models.content.loader import load_content
 from narrative_debugger.models.playthrough import Playthrough
@@ -80,6 +80,7 @@ def test_an_open_with_the_child_equals_one_without(monkeypatch):
         return early
 
     monkeypatch.setattr(ContentInBackground, "start", classmethod(spy))
+    reuse.forget_content()  # else the second open reuses what the first read, with no child
     both = Playthrough.open(SAMPLES / "qa-faults.json", SAMPLES / "content")
     assert started and started[0] is not None
     assert both.content == alone.content

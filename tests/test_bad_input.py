@@ -237,6 +237,8 @@ def test_npc_of_entry_names_target_speaker_or_interaction_slug():
     (lambda raw: raw[: raw.index(b'"Cargo') + 3], "a string starts here and the file ends before it does: the file looks cut off"),
     (lambda raw: raw[: raw.index(b",\n", len(raw) // 2) + 2], "the file ends before the document does"),
     (lambda raw: raw + b" {}", "more data after the end of the document"),
+    (lambda raw: b"", "not valid JSON: the file is empty"),
+    (lambda raw: b" \n\t\n", "not valid JSON: the file holds only white space"),
 ])
 def test_a_cut_off_or_doubled_file_is_said_to_be_so_at_its_place(tmp_path, cut, said):
     from narrative_debugger.models.save.savefile import load_save

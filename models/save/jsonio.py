@@ -183,7 +183,10 @@ def decode_plain(data: bytes | bytearray, label: str, found: list[Finding], jour
 
 def _json_error(exc: json.JSONDecodeError, text: str) -> str:
     """What is wrong at ``exc``'s place, said whole: json's own words stop mid-sentence
-    ("Unterminated string starting at") and never say that a file was cut off."""
+    ("Unterminated string starting at") and never say that a file was cut off. An empty
+    file is said to be empty, not cut off: nothing was written to it."""
+    if not text.strip():
+        return "the file is empty" if not text else "the file holds only white space"
     if exc.msg.startswith("Unterminated string"):
         return "a string starts here and the file ends before it does: the file looks cut off"
     if exc.pos >= len(text.rstrip()):

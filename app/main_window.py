@@ -20,10 +20,10 @@ from narrative_debugger.app.release import Graveyard
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encoder
-from narrative_debugger.models.report.plain_text import one_line, terminal_safe
+from narrative_debugger.models.report.plain_text import counted, one_line, terminal_safe
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.widgets import slices
-from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_label, plain_tip
+from narrative_debugger.widgets.plain_text import ElidedLabel, plain_label, plain_tip
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from narrative_debugger.widgets.registry import VIEWS as VIEW_SPECS

@@ -9,7 +9,7 @@ import shutil
 import pytest
 from narrative_debugger.app.main_window import MainWindow
 from narrative_debugger.models.prompt.tokens import ENCODINGS
-from narrative_debugger.widgets.plain_text import counted
+from narrative_debugger.models.report.plain_text import counted
 
 from tests.conftest import DATA, SAMPLES
 

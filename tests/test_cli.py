@@ -151,3 +151,15 @@ def test_screenshot_refuses_a_fifo_out(tmp_path):
     result = cli("screenshot", str(SAMPLES / "walkaway-spiral.json"), "--out", str(fifo))
     assert result.returncode == 2 and f"--out {fifo}: is a FIFO (named pipe)" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.png"]
+
+
+def test_state_text_counts_interactions_in_the_right_number():
+    """``1 interactions`` was printed for an NPC with one interaction."""
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.models.timeline.state_json import state_json
+
+    play = Playthrough.open(SAMPLES / "walkaway-spiral.json")
+    tick = next(t for t in play.index.ticks if any(len(n["interactions"]) == 1 for n in state_json(play, t)["npcs"].values()))
+    out = cli("state", str(SAMPLES / "walkaway-spiral.json"), "--tick", str(tick), "--format", "text")
+    assert out.returncode == 0, out.stderr
+    assert ", 1 interaction\n" in out.stdout and "1 interactions" not in out.stdout

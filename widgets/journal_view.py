@@ -21,7 +21,8 @@ from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
 from narrative_debugger.widgets.visibility import AfterPause
 from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, row_visible, select_rows
-from narrative_debugger.widgets.plain_text import ElidedLabel, counted, plain_tip
+from narrative_debugger.models.report.plain_text import counted
+from narrative_debugger.widgets.plain_text import ElidedLabel, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table, signal_all

@@ -27,7 +27,7 @@ from narrative_debugger.widgets.knowledge_groups import fact_faults, fact_groups
 from narrative_debugger.widgets.knowledge_items import KIND, PAYLOAD
 from narrative_debugger.widgets.knowledge_legend import GraphLegend
 from narrative_debugger.widgets.knowledge_scene import NPC_RING, GraphScene
-from narrative_debugger.widgets.plain_text import counted
+from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.state_colors import palette_colors
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QEvent, QStringListModel, Qt

@@ -37,7 +37,7 @@ from narrative_debugger.widgets.knowledge_groups import (
     recent_interactions,
 )
 from narrative_debugger.widgets.knowledge_items import KIND, PAYLOAD, ROW_H, ConversationGrid, FactRows, _GroupItem
-from narrative_debugger.widgets.plain_text import counted
+from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.state_colors import (
     CHANGED_COLOR,
     FAULT_COLOR,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 
 from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
-from narrative_debugger.widgets.plain_text import counted
+from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order, take_prepared
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in

@@ -21,7 +21,8 @@ from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.session import Session, npc_names
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
 from narrative_debugger.widgets.tables import ShareColumns, fit_columns, repaint_columns_at_once, signal_all, signal_rows
-from narrative_debugger.widgets.plain_text import counted, esc
+from narrative_debugger.models.report.plain_text import counted
+from narrative_debugger.widgets.plain_text import esc
 from narrative_debugger.widgets.visibility import AfterPause
 from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND

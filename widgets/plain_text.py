@@ -134,6 +134,3 @@ class WrappedLabel(QLabel):
             self.setMinimumHeight(height)
 
 
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``n`` (with thousands separators) and the noun in the right number: ``1 fact``, ``2 facts``."""
-    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -30,7 +30,8 @@ from narrative_debugger.widgets.prompt_parts import (
 )
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import palette_colors, row_tint
-from narrative_debugger.widgets.plain_text import ElidedLabel, WrappedLabel, counted, esc
+from narrative_debugger.models.report.plain_text import counted
+from narrative_debugger.widgets.plain_text import ElidedLabel, WrappedLabel, esc
 from narrative_debugger.widgets.tables import ShareColumns, repaint_columns_at_once
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action

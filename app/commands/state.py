@@ -8,7 +8,7 @@ from pathlib import Path
 from narrative_debugger.app.commands.common import EXIT_OK, content_arg, open_for_query
 from narrative_debugger.models.playthrough import collector_paused
 from narrative_debugger.models.timeline.state_json import state_json
-from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.report.plain_text import counted, one_line
 from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "state"
@@ -35,6 +35,6 @@ def run(args) -> int:
             return EXIT_OK
     print(f"{one_line(play.save.label)} at tick {tick} ({play.save.game_time(tick)})")
     for slug, npc in doc["npcs"].items():
-        print(f"  {one_line(slug)}: {npc['level']} ({npc['score']:.2f}), stress {npc['stress']}/{npc['threshold']}, walk-aways {npc['walk_aways']}, {len(npc['interactions'])} interactions")
+        print(f"  {one_line(slug)}: {npc['level']} ({npc['score']:.2f}), stress {npc['stress']}/{npc['threshold']}, walk-aways {npc['walk_aways']}, {counted(len(npc['interactions']), 'interaction')}")
     print(f"  {len(doc['facts'])} facts; {sum(m['eligible'] for m in doc['monologues'].values())} monologue lines eligible")
     return EXIT_OK

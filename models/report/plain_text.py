@@ -19,6 +19,11 @@ def terminal_safe(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` (with thousands separators) and the noun in the right number: ``1 fact``, ``2 facts``."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def one_line(text: object) -> str:
     """``str(text)`` as one safe line: like ``terminal_safe`` and tab and newline escaped too.
     Use it for every piece of save or content text put into a line of output."""

@@ -118,7 +118,7 @@ def test_the_knowledge_keys_at_the_saved_tick_are_prepared_sorted(qtbot, monkeyp
     from narrative_debugger.widgets import fact_keys
     from narrative_debugger.widgets.knowledge_view import KnowledgeView
 
-    monkeypatch.setattr(fact_keys, "SORT_PIECE", 3)  # many pieces merged
+    monkeypatch.setattr("narrative_debugger.models.gil_slices.SORT_RUN_ITEMS", 3)  # sorted here: many runs merged
     play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     fact_keys.prepare(play)
     index, tracker = play.derived["fact_keys"]
@@ -134,3 +134,23 @@ def test_the_knowledge_keys_at_the_saved_tick_are_prepared_sorted(qtbot, monkeyp
     other = KnowledgeView(session)  # a second view sorts its own
     qtbot.addWidget(other)
     assert other._keys[(id(play.index), "a")] is not tracker and list(other._keys[(id(play.index), "a")].keys) == sorted(facts)
+
+
+@pytest.mark.parametrize("saved_at", ["last", "middle"])
+def test_the_prepared_keys_are_those_at_the_saved_tick_with_all_facts_or_some(monkeypatch, saved_at):
+    """Every fact exists at the saved tick (the usual save): the keys are the replay's,
+    already sorted. A save whose journal runs past its saved tick (J002) has fewer:
+    they are sorted here, in runs."""
+    from narrative_debugger.widgets import fact_keys
+
+    play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
+    if saved_at == "middle":
+        ticks = play.index.ticks
+        monkeypatch.setattr(play.save, "saved_at_tick", ticks[len(ticks) // 2])
+        monkeypatch.setattr("narrative_debugger.models.gil_slices.SORT_RUN_ITEMS", 7)
+    facts = play.state_at(play.save.saved_at_tick).knowledge.facts
+    assert (len(facts) == len(play.index.facts)) == (saved_at == "last")
+    fact_keys.prepare(play)
+    _, tracker = play.derived["fact_keys"]
+    assert list(tracker.keys) == sorted(facts) and tracker.count == len(facts)
+    assert tracker.take_list() == sorted(facts)

@@ -9,15 +9,10 @@ created between the last position and the new one: O(K log N) for K new facts.
 
 from __future__ import annotations
 
-import heapq
-
 from sortedcontainers import SortedList
 
 from narrative_debugger.models.domain.types import FactId
-
-
-#: Keys sorted in one call when the loader sorts a prefix (a few ms of the GIL each).
-SORT_PIECE = 1 << 13
+from narrative_debugger.models.gil_slices import sorted_in_slices
 
 
 def prepare(playthrough) -> list[FactId]:
@@ -26,8 +21,10 @@ def prepare(playthrough) -> list[FactId]:
 
     Also the sorted keys at ``saved_at_tick``, where the window opens a save, as a
     ``FactKeysAt`` in ``playthrough.derived["fact_keys"]`` (taken by the first view
-    that reads it: ``take_prepared``); sorted in pieces (``SORT_PIECE``) and merged, so
-    the loader never holds the GIL for one sort of every key."""
+    that reads it: ``take_prepared``). When every fact exists at that tick (the usual
+    case), they are the replay's ``index.fact_keys``, already sorted; else they are
+    sorted in runs (``gil_slices.sorted_in_slices``), so the loader never holds the GIL
+    for one sort of every key."""
     index = playthrough.index
     order = list(index.facts) if index is not None else []
     if hasattr(playthrough, "derived"):
@@ -35,7 +32,9 @@ def prepare(playthrough) -> list[FactId]:
         if index is not None:
             count = len(playthrough.state_at(playthrough.save.saved_at_tick).knowledge.facts)
             tracker = FactKeysAt(order)
-            tracker.set_sorted(count, _sorted_in_pieces(order[:count]))
+            index.finish()
+            every = count == len(order) == len(index.fact_keys)
+            tracker.set_sorted(count, list(index.fact_keys) if every else sorted_in_slices(order[:count]))
             playthrough.derived["fact_keys"] = (index, tracker)
     return order
 
@@ -48,12 +47,6 @@ def take_prepared(playthrough, index) -> "FactKeysAt | None":
         return None
     del derived["fact_keys"]
     return prepared[1]
-
-
-def _sorted_in_pieces(keys: list[FactId]) -> list[FactId]:
-    """``sorted(keys)``, as sorted pieces merged in Python (interruptible) steps."""
-    pieces = [sorted(keys[k : k + SORT_PIECE]) for k in range(0, len(keys), SORT_PIECE)]
-    return list(heapq.merge(*pieces)) if len(pieces) > 1 else (pieces[0] if pieces else [])
 
 
 def creation_order(playthrough, index) -> list[FactId]:

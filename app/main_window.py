@@ -110,6 +110,7 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_menus()
         self._build_status()
+        self._progress.attach(self)  # the status bar's height never changes with an open
         accessibility.name_controls(self)
         self.setAcceptDrops(True)
         self.session.tickChanged.connect(lambda _tick: self._update_status())

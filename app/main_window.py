@@ -91,8 +91,9 @@ class MainWindow(QMainWindow):
         self.loader.cancelled.connect(self._on_cancelled)
         self.loader.failed.connect(self._on_failed)
         self._progress = WorkProgress()
-        # The docks paint one pass after the rest of the window when a save arrives
-        # (``_hold_paint``); a sliced job, so ``finish_background`` ends it too.
+        # The central area and the shown docks paint in the passes after the one that
+        # hands a save to the views, one a pass (``_hold_paint``); a sliced job, so
+        # ``finish_background`` ends it too.
         # Owned by the status bar: a SlicedWork keeps its owner's wrapper, and one that
         # kept the window's would keep a closed window alive (collected objects are frozen).
         self._held_paint = slices.SlicedWork(self.statusBar())

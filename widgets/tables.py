@@ -246,13 +246,13 @@ class ShareColumns(QObject):
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
         kind = event.type()
-        if kind == QEvent.Show or (kind == QEvent.Resize and event.size().height() != event.oldSize().height()):
-            self.remeasure()  # other rows may be in view
-        elif kind == QEvent.Resize:
+        if kind == QEvent.Resize and event.size().height() == event.oldSize().height():
             # Narrower or wider only (a scroll bar came or went, often in this refit's own
             # layout): the same rows are in view, so their measured widths hold. Measuring
             # them again was half of the NPC table's set-up at an open (3 000 NPCs).
             self.refit()
+        elif kind in (QEvent.Resize, QEvent.Show):
+            self.remeasure()  # other rows may be in view
         return False
 
     def remeasure(self, *_args) -> None:

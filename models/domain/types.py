@@ -86,7 +86,7 @@ class InteractionState(enum.Enum):
     #: True for the two outcomes that count as walking away (WalkedAway, ConflictAbandoned).
     is_walk_away: bool
     #: The member's place in declaration order (0..4), for per-state counts kept in
-    #: tuples: hashing a member runs Python code, indexing by ``slot`` does not.
+    #: tuples and lists: hashing a member runs Python code, indexing by ``slot`` does not.
     slot: int
 
     @property

@@ -79,6 +79,9 @@ class FactTableModel(QAbstractTableModel):
     (BTreeMap order) until ``sort`` is asked for another column.
     """
 
+    #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
+    CELL_ROLES = _ROLES
+
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._facts: Mapping[FactId, FactKnowledge] = {}

@@ -12,7 +12,7 @@ from narrative_debugger.models.rules.catalogue import RULES
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.widgets.landing import Landing, landing
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.tables import ElideDelegate, HeaderedTableModel, repaint_columns_at_once
+from narrative_debugger.widgets.tables import ElideDelegate, HeaderedTableModel, hot_table
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DECORATION as _DECORATION, DISPLAY as _DISPLAY
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP, USER as _USER
@@ -84,6 +84,9 @@ def severity_icon(severity: Severity, size: int = 14) -> QIcon:
 
 class FindingsModel(HeaderedTableModel):
     """The findings of a playthrough as a table: severity, code, tick, location, message."""
+
+    #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
+    CELL_ROLES = _ROLES
 
     SEVERITY, CODE, TICK, LOCATION, MESSAGE = range(5)
     HEADERS = ("Severity", "Code", "Tick", "Location", "Message")
@@ -199,7 +202,7 @@ class FindingsView(QWidget):
         self.proxy = FindingsFilter(self)
         self.proxy.setSourceModel(self.model)
         self.view = QTableView(self)
-        repaint_columns_at_once(self.view)
+        hot_table(self.view)
         self.view.setObjectName("findingsTable")
         self.view.setModel(self.proxy)
         self.view.setSortingEnabled(True)

@@ -20,7 +20,7 @@ from narrative_debugger.models.domain.types import FactId, InteractionMetadata, 
 from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
-from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, repaint_columns_at_once, signal_all, signal_rows
+from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, hot_table, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.visibility import obscured
@@ -62,6 +62,9 @@ class InteractionTableModel(QAbstractTableModel):
     lazy; sorting by another column materialises every row once per refresh, and
     only while the user keeps that sort.
     """
+
+    #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
+    CELL_ROLES = _ROLES
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -372,7 +375,7 @@ class InteractionView(QWidget):
 
         self.model = InteractionTableModel(self)
         self.table = QTableView()
-        repaint_columns_at_once(self.table)
+        hot_table(self.table)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)

@@ -138,6 +138,9 @@ class JournalModel(HeaderedTableModel):
     ``set_position`` says how many entries have applied at the session's tick.
     """
 
+    #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
+    CELL_ROLES = _ROLES
+
     NUMBER, TICK, KIND, NPC, SUMMARY = range(5)
     HEADERS = ("#", "Tick", "Event", "NPC", "Summary")
 

@@ -19,7 +19,7 @@ from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order, tak
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
 from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
-from narrative_debugger.widgets.tables import repaint_columns_at_once
+from narrative_debugger.widgets.tables import hot_table
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
@@ -100,7 +100,7 @@ class KnowledgeView(QWidget):
         self.count.setStyleSheet("color: #5f6b78;")
 
         self.table = QTableView()
-        repaint_columns_at_once(self.table)
+        hot_table(self.table)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)

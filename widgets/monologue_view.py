@@ -21,14 +21,15 @@ from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import ink_tint, row_tint
-from narrative_debugger.widgets.tables import HeaderedTableModel, draw_item, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
+from narrative_debugger.widgets.cell_text import StaticTextDelegate, draw_item
+from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QTextLayout, QTextOption
-from PySide6.QtWidgets import QLabel, QStyle, QStyledItemDelegate, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStyle, QVBoxLayout, QWidget
 
 #: How many fired lines the history section lists (newest first).
 FIRED_SHOWN = 200
@@ -166,6 +167,9 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
 class MonologueModel(HeaderedTableModel):
     """The rows of ``monologue_rows`` as a table: status, line, prerequisites, text."""
 
+    #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
+    CELL_ROLES = _ROLES
+
     # Status, line id and the failing prerequisite first: they are what a narrow dock shows.
     STATUS, LINE, WHY, TEXT, FIRED = range(5)
     HEADERS = ("Status", "Line", "Prerequisites", "Text", "Fired")
@@ -292,7 +296,7 @@ def wrapped_height(font: QFont, text: str, width: int) -> int:
     return math.ceil(total)
 
 
-class ReasonDelegate(QStyledItemDelegate):
+class ReasonDelegate(StaticTextDelegate):
     """Draws a blocked line's failing prerequisites wrapped, every one whole (the view sizes
     those rows to fit); other cells are drawn as usual (one line, elided)."""
 

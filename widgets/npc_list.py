@@ -20,7 +20,8 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.session import Session, npc_names
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
-from narrative_debugger.widgets.tables import ShareColumns, fit_columns, repaint_columns_at_once, signal_all, signal_rows
+from narrative_debugger.widgets.cell_text import StaticTextDelegate
+from narrative_debugger.widgets.tables import ShareColumns, fit_columns, hot_table, signal_all, signal_rows
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.plain_text import esc
 from narrative_debugger.widgets.visibility import AfterPause
@@ -32,7 +33,6 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
-    QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
@@ -101,6 +101,9 @@ class NpcTableModel(QAbstractTableModel):
     Columns: name, level, score (points), stress / threshold, walk-aways, and the
     interaction in progress with the NPC at the tick (its state name, or blank).
     """
+
+    #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
+    CELL_ROLES = _ROLES
 
     NAME, LEVEL, SCORE, STRESS, WALK_AWAYS, INTERACTION = range(6)
     # Long titles wrap to two lines so that every column fits a dock a third of the window wide.
@@ -327,7 +330,7 @@ class NpcTableModel(QAbstractTableModel):
         )
 
 
-class StressBarDelegate(QStyledItemDelegate):
+class StressBarDelegate(StaticTextDelegate):
     """Draws ``stress / threshold`` with a thin bar under the text (red past the threshold)."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
@@ -374,7 +377,7 @@ class NpcList(QWidget):
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
         self.view = QTableView(self)
-        repaint_columns_at_once(self.view)
+        hot_table(self.view)
         self.view.setObjectName("npcTable")
         self.view.setModel(self.proxy)
         self.view.setSelectionBehavior(QAbstractItemView.SelectRows)

@@ -70,6 +70,9 @@ class SectionTableModel(QAbstractTableModel):
     The tokens column's display value is an ``int``.
     """
 
+    #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
+    CELL_ROLES = _SECTION_ROLES
+
     COLUMNS = ("Section", "Tokens", "Share", "Δ")
     SUM_LABEL = "sum of sections"
     TOTAL_LABEL = "whole prompt"
@@ -179,6 +182,9 @@ class SectionTableModel(QAbstractTableModel):
 
 class CardTableModel(QAbstractTableModel):
     """Story cards whose keys occur in the history: included, or dropped with the reason."""
+
+    #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
+    CELL_ROLES = _CARD_ROLES
 
     COLUMNS = ("Card", "Name", "Key", "Tokens", "Status")
     TIPS = ("The card's id", "The card's name", "The card key found in the history that fits",

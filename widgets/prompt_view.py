@@ -32,7 +32,7 @@ from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import palette_colors, row_tint
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.plain_text import ElidedLabel, WrappedLabel, esc
-from narrative_debugger.widgets.tables import ShareColumns, repaint_columns_at_once
+from narrative_debugger.widgets.tables import ShareColumns, hot_table
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import QEvent, Qt, QThreadPool, QTimer, Signal
@@ -301,7 +301,7 @@ class PromptView(QWidget):
     @staticmethod
     def _table(model, elastic: tuple[int, ...], stretch: int | None = None) -> QTableView:
         table = QTableView()
-        repaint_columns_at_once(table)
+        hot_table(table)
         table.setModel(model)
         table.setSelectionBehavior(QAbstractItemView.SelectRows)
         table.setEditTriggers(QAbstractItemView.NoEditTriggers)

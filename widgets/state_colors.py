@@ -10,6 +10,7 @@ or a display string.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 import zlib
 from dataclasses import dataclass
 
@@ -154,8 +155,11 @@ def confidence_pen(confidence: KnowledgeConfidence, color: QColor | None = None,
     return pen
 
 
+@lru_cache(maxsize=4096)
 def words(name: str) -> str:
-    """``PersonOfInterest`` -> ``Person of interest``; ``KnowsOf`` -> ``Knows of``."""
+    """``PersonOfInterest`` -> ``Person of interest``; ``KnowsOf`` -> ``Knows of``.
+
+    Kept per name: tables call it for every cell they paint (issue 10)."""
     parts = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", name)
     if not parts:
         return name

@@ -1,0 +1,144 @@
+"""StaticTextDelegate draws the same pixels as QStyledItemDelegate, from text kept between paints (issue 10)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QTableView
+
+from narrative_debugger.widgets.cell_text import StaticTextDelegate
+from narrative_debugger.widgets.tables import ElideDelegate, hot_table
+
+TEXTS = ["plain", "interaction.kael-davan_001 a long one that elides", "<b>not bold</b>", "1,234,567",
+         "Ünïcödé ✓ 名前", "", "Direct observation"]
+
+
+def _model() -> QStandardItemModel:
+    font = QApplication.font()
+    bold, italic = QFont(font), QFont(font)
+    bold.setBold(True)
+    italic.setItalic(True)
+    model = QStandardItemModel(len(TEXTS), 5)
+    for row, text in enumerate(TEXTS):
+        for col in range(5):
+            item = QStandardItem(text)
+            if col == 1:
+                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            if col == 2:
+                item.setFont(bold if row % 2 else italic)
+            if col == 3:
+                item.setForeground(QBrush(QColor("#c92a2a")))
+            if col == 4:
+                item.setBackground(QBrush(QColor("#fff3bf")))
+                if row == 3:
+                    item.setTextAlignment(Qt.AlignCenter)
+            model.setItem(row, col, item)
+    return model
+
+
+def _grab(qtbot, model, delegate, *, wrap=False, elide=Qt.ElideRight, selected=None, focus=False, proxy=False):
+    view = QTableView()
+    qtbot.addWidget(view)
+    if proxy:
+        sorter = QSortFilterProxyModel(view)
+        sorter.setSourceModel(model)
+        view.setModel(sorter)
+    else:
+        view.setModel(model)
+    view.resize(700, 260)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(wrap)
+    view.setTextElideMode(elide)
+    for col, width in enumerate((150, 90, 120, 110, 160)):
+        view.setColumnWidth(col, width)
+    made = delegate(view)
+    view.setItemDelegate(made)
+    view.show()
+    qtbot.waitExposed(view)
+    if selected is not None:
+        view.selectRow(selected)
+    if focus:
+        view.setFocus()
+        view.setCurrentIndex(view.model().index(1, 1))
+    QApplication.processEvents()
+    image = view.viewport().grab().toImage()
+    if isinstance(made, StaticTextDelegate):
+        assert made._laid, "the static path drew no cell"
+    return image
+
+
+@pytest.mark.parametrize("wrap", [False, True])
+@pytest.mark.parametrize("elide", [Qt.ElideRight, Qt.ElideLeft, Qt.ElideMiddle])
+@pytest.mark.parametrize("selected", [None, 2])
+def test_the_same_pixels_as_the_styled_delegate(qtbot, wrap, elide, selected):
+    model = _model()
+    styled = _grab(qtbot, model, QStyledItemDelegate, wrap=wrap, elide=elide, selected=selected)
+    static = _grab(qtbot, model, StaticTextDelegate, wrap=wrap, elide=elide, selected=selected)
+    assert static == styled
+
+
+def test_the_same_pixels_through_a_proxy_and_with_a_focused_cell(qtbot):
+    model = _model()
+    assert _grab(qtbot, model, StaticTextDelegate, proxy=True, selected=4) == _grab(qtbot, model, QStyledItemDelegate, proxy=True, selected=4)
+    assert _grab(qtbot, model, StaticTextDelegate, focus=True) == _grab(qtbot, model, QStyledItemDelegate, focus=True)
+
+
+def test_an_elide_delegate_keeps_its_mode_over_the_views(qtbot):
+    model = _model()
+
+    def left(view):
+        return ElideDelegate(Qt.ElideLeft, view)
+
+    def styled_left(view):
+        view.setTextElideMode(Qt.ElideLeft)
+        return QStyledItemDelegate(view)
+
+    assert _grab(qtbot, model, left, wrap=True) == _grab(qtbot, model, styled_left, wrap=False)
+
+
+def test_text_is_laid_out_once_and_forgotten_when_the_font_changes(qtbot):
+    model = QStandardItemModel(3, 1)
+    for row in range(3):
+        model.setItem(row, 0, QStandardItem("same text"))
+    view = hot_table(QTableView())
+    qtbot.addWidget(view)
+    view.setModel(model)
+    view.resize(300, 150)
+    view.show()
+    qtbot.waitExposed(view)
+    delegate = view.itemDelegate()
+    assert isinstance(delegate, StaticTextDelegate)
+    view.viewport().grab()
+    assert len(delegate._laid) == 1  # three cells, one laid-out text
+    first = next(iter(delegate._laid.values()))
+    view.viewport().grab()
+    assert list(delegate._laid.values()) == [first]
+    bigger = QFont(view.font())
+    bigger.setPointSize(bigger.pointSize() + 4)
+    view.setFont(bigger)
+    QApplication.processEvents()
+    assert first not in delegate._laid.values()
+    # The same window draws both, so focus and activation are the same.
+    styled_delegate = QStyledItemDelegate(view)
+    view.setItemDelegate(styled_delegate)
+    styled = view.viewport().grab().toImage()
+    view.setItemDelegate(delegate)
+    static = view.viewport().grab().toImage()
+    assert delegate._laid and static == styled
+
+
+def test_the_cache_is_bounded(qtbot):
+    model = QStandardItemModel(50, 1)
+    for row in range(50):
+        model.setItem(row, 0, QStandardItem(f"row {row}"))
+    view = QTableView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    view.resize(300, 2000)
+    delegate = StaticTextDelegate(view, keep=10)
+    view.setItemDelegate(delegate)
+    view.show()
+    qtbot.waitExposed(view)
+    view.viewport().grab()
+    assert len(delegate._laid) == 10

@@ -142,3 +142,11 @@ def test_the_cache_is_bounded(qtbot):
     qtbot.waitExposed(view)
     view.viewport().grab()
     assert len(delegate._laid) == 10
+
+
+def test_brush_of_hands_out_one_brush_per_colour():
+    from narrative_debugger.widgets.state_colors import brush_of
+
+    red = brush_of(QColor("#c92a2a"))
+    assert red is brush_of(QColor(201, 42, 42)) and red.color() == QColor("#c92a2a")
+    assert brush_of(QColor("#2e7d32")) is not red

@@ -218,6 +218,12 @@ def test_tickbar_follows_session_and_spin_sets_tick(qtbot, stepping):
     session.set_tick(777)
     assert bar.tick_field.value() == 777 and bar.track.tick == 777
     assert bar.time_label.text() == "0:01:17.7 / 0:01:40.0"
+    # Plain text, italic while a drag previews (a rich-text label re-laid a document per step).
+    assert bar.time_label.textFormat() == Qt.PlainText and not bar.time_label.font().italic()
+    session.set_tick(500, live=True)
+    assert bar.time_label.text() == "0:00:50.0 / 0:01:40.0" and bar.time_label.font().italic()
+    session.set_tick(500)
+    assert not bar.time_label.font().italic()
     bar.tick_field.setText("12")
     bar.tick_field.editingFinished.emit()
     assert session.tick == 12

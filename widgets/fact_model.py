@@ -16,6 +16,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 
+from narrative_debugger.widgets.state_colors import brush_of
 from narrative_debugger.models.domain.types import FactId, FactKnowledge, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.widgets.plain_text import esc
 from narrative_debugger.widgets.tables import signal_all, signal_rows
@@ -291,7 +292,7 @@ class FactTableModel(QAbstractTableModel):
         if role == _BACKGROUND:
             if col == COL_B:
                 return self._differs_brush if self.differs_b(fact_id) else None
-            return QBrush(row_tint(CHANGED_BACKGROUND)) if fact_id in self._changed else None  # light or dark
+            return brush_of(row_tint(CHANGED_BACKGROUND)) if fact_id in self._changed else None  # light or dark
         if role == _FOREGROUND and col == COL_INTERACTION:
             fact = self._fact_by_id(fact_id)
             meta = fact.interaction if fact is not None else None

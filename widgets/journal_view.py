@@ -24,13 +24,13 @@ from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, row_visib
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.plain_text import ElidedLabel, plain_tip
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.state_colors import INTERACTION_COLORS
+from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, brush_of
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table, signal_all
 from narrative_debugger.widgets.roles import ALIGN as _ALIGNMENT, BACKGROUND as _BACKGROUND, DECORATION as _DECORATION
 from narrative_debugger.widgets.roles import DISPLAY as _DISPLAY, FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
 from narrative_debugger.widgets.roles import TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -333,15 +333,15 @@ class JournalModel(HeaderedTableModel):
             return i
         if role == _FOREGROUND:
             if i >= self._position:
-                return QBrush(_GREY)
+                return brush_of(_GREY)
             if col == self.KIND:
                 colour = _KIND_COLOURS.get(self.playthrough.save.journal.kinds[i])
-                return QBrush(colour) if colour is not None else None
+                return brush_of(colour) if colour is not None else None
             return None
         if role == _BACKGROUND and i in self._culprit:
-            return QBrush(CULPRIT_BG)
+            return brush_of(CULPRIT_BG)
         if role == _BACKGROUND and self._is_current(i):
-            return QBrush(_CURRENT_LAST if i == self._position - 1 else _CURRENT)
+            return brush_of(_CURRENT_LAST if i == self._position - 1 else _CURRENT)
         if role == _FONT and i == self._position - 1:
             return self._bold
         if role == _DECORATION and col == self.NUMBER and i in self._findings:

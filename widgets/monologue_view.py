@@ -20,7 +20,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.state_colors import ink_tint, row_tint
+from narrative_debugger.widgets.state_colors import brush_of, ink_tint, row_tint
 from narrative_debugger.widgets.cell_text import StaticTextDelegate, draw_item
 from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
@@ -28,7 +28,7 @@ from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QTextLayout, QTextOption
+from PySide6.QtGui import QColor, QFont, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel, QStyle, QVBoxLayout, QWidget
 
 #: How many fired lines the history section lists (newest first).
@@ -181,6 +181,7 @@ class MonologueModel(HeaderedTableModel):
         self.culprit_defined = True  # False: the fired id no pool defines (M002)
         self._bold = QFont()
         self._bold.setBold(True)
+        self._holds_text: dict[int, tuple[MonologueLine, str]] = {}
 
     def set_rows(self, rows: list[MonologueRow]) -> list[int] | None:
         """Show new rows.
@@ -217,22 +218,22 @@ class MonologueModel(HeaderedTableModel):
             if role == _FONT:
                 return self._bold
             if role == _BACKGROUND:
-                return QBrush(row_tint(_HEADING_BG))
+                return brush_of(row_tint(_HEADING_BG))
             return None
         if role == _DISPLAY:
             return self._display(r, col)
         if role == _FOREGROUND:
             if r.kind == "fired":
-                return QBrush(ink_tint(_FIRED)) if col in (self.STATUS, self.FIRED) else None
+                return brush_of(ink_tint(_FIRED)) if col in (self.STATUS, self.FIRED) else None
             if col == self.STATUS or (col == self.WHY and not r.eligible):
-                return QBrush(ink_tint(_ELIGIBLE if r.eligible else _BLOCKED))
+                return brush_of(ink_tint(_ELIGIBLE if r.eligible else _BLOCKED))
             if col == self.FIRED:
-                return QBrush(ink_tint(_FIRED))
+                return brush_of(ink_tint(_FIRED))
             return None
         if role == _BACKGROUND and r.kind != "heading" and r.line_id == self.culprit and (r.kind == "line") == self.culprit_defined:
-            return QBrush(CULPRIT_BG)
+            return brush_of(CULPRIT_BG)
         if role == _BACKGROUND and r.kind == "line" and r.eligible:
-            return QBrush(row_tint(_ELIGIBLE_BG))
+            return brush_of(row_tint(_ELIGIBLE_BG))
         if role == _FONT and col == self.STATUS and r.kind == "line" and r.eligible:
             return self._bold
         if role == _TOOLTIP:
@@ -256,9 +257,19 @@ class MonologueModel(HeaderedTableModel):
         if col == self.FIRED:
             return f"{r.fired}× (last {r.tick:,})" if r.fired else ""
         if r.eligible:
-            prereqs = describe_prerequisites(line)
-            return "holds: " + "; ".join(prereqs) if prereqs else "no prerequisites"
+            return self._holds(line)
         return "\n".join(r.failing)
+
+    def _holds(self, line: MonologueLine) -> str:
+        """``holds: …`` for an eligible line, kept per line (painted cells ask at every paint)."""
+        kept = self._holds_text.get(id(line))
+        if kept is None or kept[0] is not line:
+            prereqs = describe_prerequisites(line)
+            kept = (line, "holds: " + "; ".join(prereqs) if prereqs else "no prerequisites")
+            if len(self._holds_text) > 4096:
+                self._holds_text.clear()
+            self._holds_text[id(line)] = kept
+        return kept[1]
 
     def _tooltip(self, r: MonologueRow) -> str:
         line = r.line
@@ -341,6 +352,7 @@ class MonologueView(QWidget):
                     stretch=MonologueModel.WHY)
         self._optional = {col: self.view.columnWidth(col) for col in (MonologueModel.FIRED, MonologueModel.TEXT)}
         self.reasons = ReasonDelegate(self.model, self.view)
+        self._wrapped: dict[tuple[str, int], dict[str, int]] = {}  # (font key, width) -> text -> wrapped pixels
         self.view.setItemDelegateForColumn(MonologueModel.WHY, self.reasons)
         self.view.horizontalHeader().sectionResized.connect(self._on_section_resized)
         self.caption = QLabel(self)
@@ -409,12 +421,19 @@ class MonologueView(QWidget):
         margin = view.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, view) + 1
         width = view.columnWidth(MonologueModel.WHY) - 2 * margin
         font = view.font()
+        kept = self._wrapped.setdefault((font.key(), width), {})  # text -> pixels, per font and width
+        if len(self._wrapped) > 8:
+            self._wrapped.clear()
+            kept = self._wrapped[(font.key(), width)] = {}
         heights = {}
         for k in range(len(self.model.rows)) if rows is None else rows:
             height = one_line
             if self.reasons.wraps(k):
                 text = self.model.data(self.model.index(k, MonologueModel.WHY), Qt.DisplayRole) or ""
-                height = max(one_line, wrapped_height(font, text, width) + pad)
+                wrapped = kept.get(text)
+                if wrapped is None:
+                    wrapped = kept[text] = wrapped_height(font, text, width)
+                height = max(one_line, wrapped + pad)
             heights[k] = height
         set_section_sizes(view, heights=heights)  # repainted in this pass, not again in the next
 

@@ -19,7 +19,7 @@ from narrative_debugger.models.domain.types import InteractionState, NpcState, S
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.session import Session, npc_names
-from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS
+from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS, brush_of
 from narrative_debugger.widgets.cell_text import StaticTextDelegate
 from narrative_debugger.widgets.tables import ShareColumns, fit_columns, hot_table, signal_all, signal_rows
 from narrative_debugger.models.report.plain_text import counted
@@ -29,7 +29,7 @@ from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND
 from narrative_debugger.widgets.roles import HORIZONTAL as _HORIZONTAL, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
+from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -261,11 +261,11 @@ class NpcTableModel(QAbstractTableModel):
             return (npc.tolerance.current_stress, npc.tolerance.threshold)
         if role == _FOREGROUND:
             if col == self.STRESS and npc.tolerance.over_threshold:
-                return QBrush(OVER_THRESHOLD)
+                return brush_of(OVER_THRESHOLD)
             if col == self.INTERACTION and sid in self._active:
-                return QBrush(INTERACTION_COLORS[self._active[sid]])
+                return brush_of(INTERACTION_COLORS[self._active[sid]])
             if col == self.WALK_AWAYS and npc.walk_aways > npc.interaction_tolerance.walk_away_threshold:
-                return QBrush(OVER_THRESHOLD)
+                return brush_of(OVER_THRESHOLD)
         if role == _ALIGN and col in (self.SCORE, self.WALK_AWAYS):
             return _RIGHT
         if role == _TOOLTIP:

@@ -10,6 +10,7 @@ selected, centred and highlighted. Text from the save is shown as plain text.
 
 from __future__ import annotations
 
+from narrative_debugger.widgets.state_colors import brush_of
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.rules.snapshot_diff import saved_differences, target_path, value_pair
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
@@ -19,7 +20,7 @@ from narrative_debugger.widgets.tables import HeaderedTableModel, ShareColumns, 
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 _DIFFERENT = QColor("#b71c1c")
@@ -117,11 +118,11 @@ class SnapshotModel(HeaderedTableModel):
         if role == _TOOLTIP:
             return plain_tip((r.path, r.saved, r.replayed, " ".join(r.codes))[col])
         if role == _BACKGROUND and r.path == self.culprit:
-            return QBrush(CULPRIT_BG)
+            return brush_of(CULPRIT_BG)
         if role == _FONT and r.path == self.culprit:
             return self._bold
         if role == _FOREGROUND and r.differs and col in (self.SAVED, self.REPLAYED):
-            return QBrush(_DIFFERENT)
+            return brush_of(_DIFFERENT)
         return None
 
 

@@ -22,7 +22,7 @@ from narrative_debugger.models.domain.types import (
     RelationshipState,
 )
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette, QPen
+from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette, QPen
 
 #: Fill colour of each interaction state (schema §3.2). Red is kept for faults.
 INTERACTION_COLORS: dict[InteractionState, QColor] = {
@@ -121,6 +121,19 @@ def row_tint(light: QColor, palette: QPalette | None = None) -> QColor:
 def ink_tint(color: QColor, palette: QPalette | None = None) -> QColor:
     """A text colour for the palette: ``color`` on a light palette, lightened on a dark one."""
     return _tint("ink", color, palette, lambda c, dark: QColor(c).lighter(165) if dark else QColor(c))
+
+
+_BRUSHES: dict[int, QBrush] = {}
+
+
+def brush_of(color: QColor) -> QBrush:
+    """One ``QBrush`` per colour (by ARGB value), for item models' ``data``, which Qt asks
+    of every painted cell: a new ``QBrush`` a call was microseconds a cell (issue 10)."""
+    key = color.rgba()
+    brush = _BRUSHES.get(key)
+    if brush is None:
+        brush = _BRUSHES[key] = QBrush(color)
+    return brush
 
 
 _CATEGORY_PALETTE = (

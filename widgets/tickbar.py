@@ -389,7 +389,9 @@ class TickBar(QWidget):
         self.tick_field.valueChanged.connect(self._on_tick_field)
         self.time_label = QLabel(self)
         self.time_label.setObjectName("tickBarTime")
-        self.time_label.setTextFormat(Qt.RichText)
+        # Plain text, italic while a drag previews: a rich-text label lays a QTextDocument
+        # out for its size hint at every step (issue 10).
+        self.time_label.setTextFormat(Qt.PlainText)
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -645,5 +647,9 @@ class TickBar(QWidget):
             return
         game_time = s.playthrough.save.game_time
         text = f"{game_time(tick)} / {game_time(s.last_tick)}"
-        self.time_label.setText(f"<i>{text}</i>" if preview else text)
+        if self.time_label.font().italic() != preview:
+            font = self.time_label.font()
+            font.setItalic(preview)
+            self.time_label.setFont(font)
+        self.time_label.setText(text)
         self.time_label.setToolTip(f"Game time at tick {tick:,} / at the last tick {s.last_tick:,}")

@@ -23,6 +23,7 @@ from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encode
 from narrative_debugger.models.report.plain_text import counted, one_line, terminal_safe
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.widgets import slices
+from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.plain_text import ElidedLabel, plain_label, plain_tip
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
 from narrative_debugger.widgets.registry import VIEW_NAMES
@@ -291,7 +292,7 @@ class MainWindow(QMainWindow):
         self.status_findings = plain_label("")
         self.statusBar().addPermanentWidget(self.status_save)
         for label in (self.status_tick, self.status_findings):
-            self.statusBar().addPermanentWidget(label)
+            self.statusBar().addPermanentWidget(SteadyLabel(label))  # their text changes at every step
 
     # ----- opening -----
     def choose_save(self) -> None:

@@ -17,6 +17,7 @@ from functools import partial
 from itertools import islice
 
 from narrative_debugger.models.domain.types import FactId, InteractionMetadata, InteractionState
+from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
@@ -395,7 +396,7 @@ class InteractionView(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.diagram, 1)
-        left_layout.addWidget(self.caption)
+        left_layout.addWidget(SteadyLabel(self.caption))
         left_layout.addWidget(self.faults)
         splitter = QSplitter(Qt.Horizontal)
         splitter.addWidget(left)
@@ -406,7 +407,7 @@ class InteractionView(QWidget):
         self.splitter = splitter
 
         top = QHBoxLayout()
-        top.addWidget(self.heading, 1)
+        top.addWidget(SteadyLabel(self.heading), 1)
         top.addWidget(QLabel("NPC:"))
         top.addWidget(self.npc_choice)
         layout = QVBoxLayout(self)

@@ -19,6 +19,7 @@ from narrative_debugger.models.domain.types import InteractionState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
+from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.visibility import AfterPause
 from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, row_visible, select_rows
 from narrative_debugger.models.report.plain_text import counted
@@ -447,7 +448,7 @@ class JournalView(QWidget):
         bar.addWidget(QLabel("Event:", self))
         bar.addWidget(self.kind_filter)
         bar.addWidget(self.npc_filter)
-        bar.addWidget(self.caption, 1)
+        bar.addWidget(SteadyLabel(self.caption), 1)
         # The entry a finding names, field by field, its culprit field marked.
         self.detail_model = PairsModel(("Field", "Value"), self)
         self.detail = read_only_table(self.detail_model, "journalDetail", self)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.models.report.plain_text import counted
+from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order, take_prepared
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
@@ -135,7 +136,7 @@ class KnowledgeView(QWidget):
         self.tabs.addTab(self.graph, "Graph")
 
         top = QHBoxLayout()
-        top.addWidget(self.heading, 1)
+        top.addWidget(SteadyLabel(self.heading), 1)
         top.addWidget(self.preview)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

@@ -18,6 +18,7 @@ from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.domain.types import StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
+from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.state_colors import brush_of, ink_tint, row_tint
@@ -360,7 +361,7 @@ class MonologueView(QWidget):
         self.caption.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.caption)
+        layout.addWidget(SteadyLabel(self.caption))
         layout.addWidget(self.view)
 
         self._shown: tuple | None = None  # (playthrough, position, tick, NPC) the rows show

@@ -18,6 +18,7 @@ import numpy as np
 from narrative_debugger.models.domain.types import InteractionState, NpcState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
+from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.session import Session, npc_names
 from narrative_debugger.widgets.state_colors import FAULT_COLOR, INTERACTION_COLORS, brush_of
 from narrative_debugger.widgets.cell_text import StaticTextDelegate
@@ -399,7 +400,7 @@ class NpcList(QWidget):
         self.caption.setObjectName("npcListCaption")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.caption)
+        layout.addWidget(SteadyLabel(self.caption))
         layout.addWidget(self.view)
 
         self.why_action = add_why_action(self.view, session, self.why_target)

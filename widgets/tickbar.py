@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, tick_array
+from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.session import prepare as session_prepare
 from narrative_debugger.widgets.slices import SlicedWork
 from narrative_debugger.widgets.tick_field import TickField, ask_tick
@@ -406,7 +407,7 @@ class TickBar(QWidget):
         row.addStretch(1)
         row.addWidget(QLabel("tick", self))
         row.addWidget(self.tick_field)
-        row.addWidget(self.time_label)
+        row.addWidget(SteadyLabel(self.time_label))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)

@@ -30,6 +30,7 @@ import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
 from narrative_debugger.models.save.saveshape import U64_MAX
+from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.timeline_grid import GridLines
 from narrative_debugger.widgets.tickbar import KIND_STYLE
@@ -165,7 +166,7 @@ class TimelinesView(QWidget):
         self.full_button.clicked.connect(self.show_full_range)
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.readout, 1)
+        top.addWidget(SteadyLabel(self.readout), 1)
         top.addWidget(self.full_button, 0, Qt.AlignTop)
         layout.addLayout(top)
         self.legend = QLabel(self)

@@ -44,3 +44,35 @@ def test_the_scan_sees_a_read(tmp_path):
         "class M:\n    def data(self, index, role=Qt.DisplayRole):\n        return role == Qt.ToolTipRole\n",
         encoding="utf-8")
     assert _reads_in_bodies(tmp_path) == ["m.py:3 M.data reads Qt.ToolTipRole"]
+
+
+def _tables_not_hot(folder: Path = WIDGETS) -> list[str]:
+    """Tables built without ``tables.hot_table`` and delegates that bypass ``StaticTextDelegate``."""
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                    and isinstance(node.value.func, ast.Name) and node.value.func.id == "QTableView"):
+                target = ast.unparse(node.targets[0])
+                if f"hot_table({target})" not in source:
+                    found.append(f"{path.name}:{node.lineno} {target} is not set up by hot_table")
+            if isinstance(node, ast.ClassDef) and node.name != "StaticTextDelegate":
+                if any(isinstance(b, ast.Name) and b.id == "QStyledItemDelegate" for b in node.bases):
+                    found.append(f"{path.name}:{node.lineno} {node.name} derives from QStyledItemDelegate")
+    return found
+
+
+def test_every_table_draws_its_cells_from_kept_text():
+    """Each table repaints resized columns at once and draws cell text from QStaticText
+    kept between paints (issue 10): a table or delegate that forgets it paints at
+    about twice the cost, or twice a pass."""
+    assert _tables_not_hot() == []
+
+
+def test_the_table_scan_sees_a_plain_table(tmp_path):
+    (tmp_path / "v.py").write_text(
+        "class V:\n    def __init__(self):\n        self.table = QTableView()\n\n"
+        "class D(QStyledItemDelegate):\n    pass\n", encoding="utf-8")
+    assert sorted(_tables_not_hot(tmp_path)) == ["v.py:3 self.table is not set up by hot_table",
+                                         "v.py:5 D derives from QStyledItemDelegate"]

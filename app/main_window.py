@@ -62,9 +62,14 @@ def _let_paint(widgets: list):
     again, one a pass (``SlicedWork``: from a timer, after the pass that held them).
 
     It holds the widgets, never the window, so a window closed before it runs is not
-    kept alive."""
+    kept alive. A dock's content that put its refresh off while held
+    (``visibility.held``) catches up first, in the pass that paints it."""
     for widget in widgets:
+        content = widget.widget() if isinstance(widget, QDockWidget) else None
+        catch_up = getattr(content, "catch_up", None)
         widget.setUpdatesEnabled(True)  # and repaints it
+        if catch_up is not None:
+            catch_up()
         yield slices.END_SLICE
 
 

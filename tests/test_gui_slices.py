@@ -12,6 +12,7 @@ pytest.importorskip("pyqtgraph")
 
 from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
 from narrative_debugger.widgets.session import Session  # noqa: E402
+from narrative_debugger.widgets import slices  # noqa: E402
 from narrative_debugger.widgets.slices import END_SLICE, SlicedWork, any_busy, finish_all  # noqa: E402
 from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
 from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
@@ -209,3 +210,30 @@ def test_the_monologues_dock_builds_its_rows_once_per_load_and_once_per_step(qtb
     session.set_tick(session.last_tick // 2)
     session.set_npc(list(evening_playthrough.save.npcs)[1])
     assert len(calls) == 3 and dock.model.rows == monologue_rows(evening_playthrough, session.state, session.npc)
+
+
+def test_after_an_end_slice_the_next_slice_waits_for_the_loop(qtbot):
+    """A step that yields END_SLICE asked for a paint: the next slice waits
+    END_SLICE_GAP_MS, so the paint and the loop's other timers come first; a zero timer
+    restarted before the paint ran right after it, one stall (issue 10)."""
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    owner.show()
+    qtbot.waitExposed(owner)
+    done = []
+
+    def job():
+        done.append("a")
+        yield slices.END_SLICE
+        done.append("b")
+        yield
+        done.append("c")
+
+    work = slices.SlicedWork(owner)
+    work.start(job())
+    qtbot.waitUntil(lambda: done == ["a"])
+    assert work._timer.interval() == slices.END_SLICE_GAP_MS
+    qtbot.waitUntil(lambda: not work.busy)
+    assert done == ["a", "b", "c"]
+    work.start(iter([None]))
+    assert work._timer.interval() == 0  # a new job starts at once

@@ -25,6 +25,7 @@ from narrative_debugger.widgets.state_colors import brush_of, ink_tint, row_tint
 from narrative_debugger.widgets.cell_text import StaticTextDelegate, draw_item
 from narrative_debugger.widgets.tables import HeaderedTableModel, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
+from narrative_debugger.widgets.visibility import held
 from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
@@ -366,6 +367,7 @@ class MonologueView(QWidget):
 
         self._shown: tuple | None = None  # (playthrough, position, tick, NPC) the rows show
         self.why_action = add_why_action(self.view, session, self.why_target)
+        self._stale = False  # a load put the refresh off (visibility.held) until catch_up
         session.loaded.connect(self._on_loaded)
         session.tickChanged.connect(self.refresh)
         session.npcChanged.connect(self.refresh)
@@ -376,6 +378,11 @@ class MonologueView(QWidget):
     def _on_loaded(self) -> None:
         self._shown = None  # the content may differ though the positions do not
         self.refresh()
+
+    def catch_up(self) -> None:
+        """Show what a load put off (``visibility.held``)."""
+        if self._stale:
+            self.refresh()
 
     def why_target(self) -> str | None:
         """``line:LINE_ID`` of the current row (why it can or cannot fire), or None on a heading."""
@@ -441,6 +448,9 @@ class MonologueView(QWidget):
     def refresh(self, *_args) -> None:
         """Rebuild the rows for the session's tick and NPC (once when a step selects the
         NPC and moves the tick, and once for the loaded, npcChanged and tickChanged of a load)."""
+        self._stale = held(self)
+        if self._stale:
+            return  # refreshed in this dock's own pass, just before it paints
         state = self.session.state
         if state is None:
             self._shown = None

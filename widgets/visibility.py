@@ -27,6 +27,15 @@ def obscured(widget: QWidget) -> bool:
     return not widget.isVisible() and widget.window().isVisible()
 
 
+def held(widget: QWidget) -> bool:
+    """True while the window holds ``widget``'s paint after a load (``MainWindow._hold_paint``).
+
+    Its dock paints in a later pass of its own; a costly dock puts its refresh off until
+    then and catches up in ``catch_up()``, which the window calls just before the dock
+    paints (issue 10: the pass that hands a save to the views stays under 50 ms)."""
+    return not widget.updatesEnabled() and widget.isVisible()
+
+
 class AfterPause(QObject):
     """Calls ``action(value)`` with the last value given to ``__call__`` once no other has
     come for ``PAUSE_MS``; ``cancel`` forgets it (the tick was committed meanwhile).

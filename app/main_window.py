@@ -297,7 +297,7 @@ class MainWindow(QMainWindow):
         self.status_findings = plain_label("")
         self.statusBar().addPermanentWidget(self.status_save)
         for label in (self.status_tick, self.status_findings):
-            self.statusBar().addPermanentWidget(SteadyLabel(label))  # their text changes at every step
+            self.statusBar().addPermanentWidget(SteadyLabel(label))  # the tick's text changes at every step
 
     # ----- opening -----
     def choose_save(self) -> None:

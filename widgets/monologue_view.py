@@ -429,10 +429,10 @@ class MonologueView(QWidget):
         margin = view.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, view) + 1
         width = view.columnWidth(MonologueModel.WHY) - 2 * margin
         font = view.font()
-        kept = self._wrapped.setdefault((font.key(), width), {})  # text -> pixels, per font and width
-        if len(self._wrapped) > 8:
+        key = (font.key(), width)
+        if key not in self._wrapped and len(self._wrapped) >= 8:
             self._wrapped.clear()
-            kept = self._wrapped[(font.key(), width)] = {}
+        kept = self._wrapped.setdefault(key, {})  # text -> pixels, per font and width
         heights = {}
         for k in range(len(self.model.rows)) if rows is None else rows:
             height = one_line

@@ -440,8 +440,6 @@ class NpcList(QWidget):
 
     def _on_tick(self, tick: int) -> None:
         self._preview.cancel()
-        if self._stale:
-            return  # catch_up shows the tick
         self._show_state(self.session.state)
 
     def catch_up(self) -> None:
@@ -459,6 +457,8 @@ class NpcList(QWidget):
         self._show_state(self.session.state_at(tick))
 
     def _show_state(self, state: StateAtTick | None) -> None:
+        if self._stale:
+            return  # catch_up shows the tick (a drag preview too: the rows are the previous save's)
         self.model.set_state(state)
         self.caption.setText(f"NPCs at tick {state.tick:,}" if state is not None else "No save open")
         self._select_npc(self.session.npc)

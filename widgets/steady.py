@@ -24,8 +24,8 @@ class SteadyLabel(QWidget):
     """Holds ``label`` (reparented here) and sizes it to itself.
 
     Its size hints are the label's; a new text lays the window out again only when the
-    label's size hint is wider than the holder, or its height for the holder's width
-    differs from the holder's height.
+    label's minimum width is wider than the holder, or the height it needs for the
+    holder's width differs from what the last layout saw (``fits``).
 
     Args:
         label: the label whose text changes often.

@@ -505,6 +505,40 @@ def test_journal_event_filter_shows_its_choice_whole(make_window):
         caption = journal.caption  # the caption gives way: whole, or elided with the whole as tooltip
         assert caption.text() == caption.full_text() or (caption.text().endswith("…") and caption.toolTip() == caption.full_text())
         assert caption.full_text().startswith("3,800 of 3,800 entries applied")
-        bar = [combo.geometry(), journal.npc_filter.geometry(), caption.parentWidget().geometry()]  # its SteadyLabel holder
+        bar = [combo.geometry(), journal.npc_filter.parentWidget().geometry(), caption.parentWidget().geometry()]  # SteadyLabel holders
         assert bar[0].right() < bar[1].left() and bar[1].right() < bar[2].left()
         assert journal.npc_filter.width() >= journal.npc_filter.sizeHint().width()
+
+
+def test_an_npc_change_lays_out_neither_the_timelines_nor_the_journal_bar(make_window):
+    # Issue 10: the timelines legend (the selected name in bold) and the journal's
+    # "Only NAME" box are rewritten at every NPC change; plain, each laid its view out
+    # again (3-6 ms of a step that selects another NPC). Held, neither does.
+    from PySide6.QtCore import QEvent, QObject
+
+    class Requests(QObject):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[str] = []
+
+        def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
+            if event.type() == QEvent.LayoutRequest:
+                self.seen.append(watched.objectName())
+            return False
+
+    w = make_window()
+    s = w.session
+    s.set_view("timelines")
+    settle()
+    timelines, journal = w.views["timelines"], w.panels["journal"][0]
+    requests = Requests()
+    for widget in (timelines, journal):
+        widget.installEventFilter(requests)
+    names = []
+    for slug in ("kael-davan", "lera-sessik", "kael-davan"):
+        s.set_npc(s.npc_by_slug(slug))
+        settle()
+        names.append(journal.npc_filter.text())
+    assert requests.seen == []
+    assert names[0] != names[1] and names[0] == names[2]  # the texts did change
+    assert "<b>" in timelines.legend.text()

@@ -447,7 +447,9 @@ class JournalView(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Event:", self))
         bar.addWidget(self.kind_filter)
-        bar.addWidget(self.npc_filter)
+        # Renamed at every NPC change ("Only Mara"): held, so the bar is laid out again
+        # only when the new name is wider than the room it has.
+        bar.addWidget(SteadyLabel(self.npc_filter))
         bar.addWidget(SteadyLabel(self.caption), 1)
         # The entry a finding names, field by field, its culprit field marked.
         self.detail_model = PairsModel(("Field", "Value"), self)

@@ -1,4 +1,4 @@
-"""A holder for a label whose text changes at every tick step (issue 10).
+"""A holder for a label (or check box) whose text changes at every tick step (issue 10).
 
 ``QLabel.setText`` always calls ``updateGeometry``, which invalidates every layout up
 to the window: a step that renamed the tick in six captions laid the whole window out
@@ -10,12 +10,16 @@ stops at the holder, which asks its own layout again only when the new text no l
 fits: wider than the holder, or (word-wrapped) of another height. The label keeps its
 own API (``text()``, ``setText``, rich or plain text, tooltips). A text that no longer
 fits is laid out in the pass after the one that set it (the holder's request is posted).
+
+It holds any widget whose text changes often and whose ``updateGeometry`` would
+otherwise reach the window: a ``QLabel`` or a ``QCheckBox`` renamed at each NPC change
+(the journal's "Only NAME").
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QAbstractButton, QLabel, QWidget
 
 _LAYOUT_REQUEST = QEvent.Type.LayoutRequest
 
@@ -28,11 +32,11 @@ class SteadyLabel(QWidget):
     holder's width differs from what the last layout saw (``fits``).
 
     Args:
-        label: the label whose text changes often.
+        label: the label (or check box) whose text changes often.
         parent: the holder's parent (a layout reparents it anyway).
     """
 
-    def __init__(self, label: QLabel, parent: QWidget | None = None) -> None:
+    def __init__(self, label: QLabel | QAbstractButton, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = label
         label.setParent(self)

@@ -175,7 +175,9 @@ class TimelinesView(QWidget):
         self.legend.setWordWrap(True)
         self.legend.setToolTip("Click a name to select that NPC")
         self.legend.linkActivated.connect(self._on_legend_link)
-        layout.addWidget(self.legend)
+        # Rewritten at every NPC change (the selected name turns bold): held, so the
+        # view is laid out again only when the legend needs another height.
+        layout.addWidget(SteadyLabel(self.legend))
         layout.addWidget(self.graphics, 1)
         self._build_plots()
 

@@ -510,11 +510,12 @@ def test_journal_event_filter_shows_its_choice_whole(make_window):
         assert journal.npc_filter.width() >= journal.npc_filter.sizeHint().width()
 
 
-def test_an_npc_change_lays_out_neither_the_timelines_nor_the_journal_bar(make_window):
+def test_an_npc_change_lays_out_neither_the_timelines_nor_the_journal_bar(make_window, qtbot):
     # Issue 10: the timelines legend (the selected name in bold) and the journal's
     # "Only NAME" box are rewritten at every NPC change; plain, each laid its view out
     # again (3-6 ms of a step that selects another NPC). Held, neither does.
     from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtGui import QCursor
 
     class Requests(QObject):
         def __init__(self) -> None:
@@ -523,13 +524,21 @@ def test_an_npc_change_lays_out_neither_the_timelines_nor_the_journal_bar(make_w
 
         def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
             if event.type() == QEvent.LayoutRequest:
-                self.seen.append(watched.objectName())
+                self.seen.append(f"{type(watched).__name__} {watched.objectName()!r}")
             return False
 
     w = make_window()
     s = w.session
     s.set_view("timelines")
+    # One full run counted a request this test did not cause (it passed alone and in
+    # the next full run). Rule out what can come late or from outside: sliced work of
+    # the open, timers of the view switch (they fire within the wait), and hover
+    # events from a pointer an earlier test left over the window.
+    QCursor.setPos(w.screen().geometry().bottomRight())
+    w.finish_background()
+    qtbot.wait(60)
     settle()
+    assert not w.background_busy()
     timelines, journal = w.views["timelines"], w.panels["journal"][0]
     requests = Requests()
     for widget in (timelines, journal):

@@ -66,6 +66,29 @@ def test_a_data_change_remeasures_only_its_columns(qtbot):
     assert model.calls == 0  # nothing changed: the widths measured are kept
 
 
+def test_a_data_change_out_of_view_measures_nothing(qtbot):
+    """A step that changes rows scrolled out of a 3 000-row table (NPCs far down the
+    list) keeps the widths measured from the rows in view; a change in view, or in rows
+    that come into view, is measured."""
+    model, view, fit = shown_table(qtbot)
+    widths = [view.columnWidth(c) for c in range(3)]
+    model.calls = 0
+    model.dataChanged.emit(model.index(2000, 0), model.index(2999, 2))
+    assert model.calls == 0
+    assert [view.columnWidth(c) for c in range(3)] == widths
+    first = view.rowAt(0)
+    last = view.rowAt(view.viewport().height() - 1)
+    model.dataChanged.emit(model.index(last, 0), model.index(last + 40, 0))  # reaches the view
+    assert model.calls > 0
+    # A wider value in the last row in view widens its column.
+    original = model.data
+    model.data = lambda index, role=Qt.DisplayRole: ("W" * 60 if index.row() == last and index.column() == 0 and role == Qt.DisplayRole
+                                                     else original(index, role))
+    model.dataChanged.emit(model.index(last, 0), model.index(last, 0))
+    assert view.columnWidth(0) > widths[0]
+    assert view.rowAt(0) == first
+
+
 class _Paints(QObject):
     """Counts the paint events a widget gets."""
 

@@ -246,9 +246,30 @@ class ShareColumns(QObject):
         self._values.clear()
 
     def _on_data_changed(self, top_left, bottom_right, *_roles) -> None:
+        if not self._measured_rows(top_left.row(), bottom_right.row()):
+            return  # the widths were measured from the rows in view, and those did not change
         for col in range(top_left.column(), bottom_right.column() + 1):
             self._values.pop(col, None)
         self.refit()
+
+    def _measured_rows(self, first: int, last: int) -> bool:
+        """Whether model rows ``first..last`` hold a value ``_wanted`` measured.
+
+        A shown table measures the rows in view only (precision 0), the rows
+        ``QTableView.sizeHintForColumn`` takes: from the one at the top of the viewport
+        to the one at its height, or to the last row when the rows do not fill it. A
+        step that changes rows scrolled out of a 3 000-NPC table re-measures nothing.
+        True whenever that cannot be told (hidden table, moved rows).
+        """
+        view = self._view
+        header = view.verticalHeader()
+        if not view.isVisible() or header.sectionsMoved():
+            return True
+        top = max(0, header.visualIndexAt(0))
+        bottom = header.visualIndexAt(view.viewport().height())
+        if bottom == -1:
+            bottom = view.model().rowCount() - 1
+        return first <= bottom and last >= top
 
     def minimum_width(self) -> int:
         """The narrowest table (frame and vertical scroll bar included) that shows every

@@ -7,7 +7,6 @@ import copy
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 from narrative_debugger.app.cli import main
@@ -129,6 +128,28 @@ def test_why_text_on_every_target_kind_of_every_sample_save_has_no_float_noise(p
         score = format_text(explain(play, f"npc:{slugs[0]}.score", play.save.saved_at_tick, 5, builder=builder))
         state = state_json(play, play.save.saved_at_tick)["npcs"][slugs[0]]["score"]
         assert score.splitlines()[0].endswith(f": {state:.2f}")
+
+
+def test_why_text_prints_the_targets_own_keys_as_text_not_json(capsys):
+    """The keys after the steps (clauses, nearest miss, crossings, budget...) read as
+    lines: the text output used to end with raw JSON (carried bug list, issue 10)."""
+    assert main(["why", str(SAMPLES / "walkaway-spiral.json"), "npc:kael-davan.stress", "--content", str(CONTENT)]) == 0
+    text = capsys.readouterr().out
+    crossings = text.splitlines()[text.splitlines().index("crossings:") + 1]
+    # The seed's walk-away delta of 6 takes stress 30 -> 36 across the threshold.
+    assert crossings.startswith("  - journal index 234, tick 16598, before 30, after 36, direction up, walk away walk-away #6")
+    assert main(["why", str(SAMPLES / "evening.json"), "line:the-last-shift_m_s_090", "--tick", "100000", "--content", str(CONTENT)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("clauses:")
+    assert lines[at + 1] == "  - clause person.kael_debts ≥ knows_details, holds no, since tick —, journal index —, last held tick —"
+    assert lines[at + 2] == "  - clause ≥ 2 completed interaction(s) with kael-davan, holds yes, since tick 12273, journal index 169"
+    assert lines[at + 3 :] == ["nearest miss:", "  tick: 100000", "  failing: person.kael_debts is knows_of, needs knows_details"]
+    assert main(["why", str(SAMPLES / "evening.json"), "card:kael-davan/night-boats", "--tick", "33548", "--content", str(CONTENT)]) == 0
+    text = capsys.readouterr().out
+    assert "\nbudget:\n  budget: 8192\n  reserved:\n    - label narrator, tokens 69\n" in text
+    assert "\n  lore budget: 2987\n" in text
+    for out in (text, "\n".join(lines), crossings):
+        assert '{"' not in out and '": ' not in out
 
 
 # ----- chain continuity -----

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
 from narrative_debugger.models.explain import DEFAULT_LIMIT, TARGET_FORMS, Explanation, UnknownTarget, explain
-from narrative_debugger.models.explain.chain import fmt_plain, fmt_signed, fmt_value
+from narrative_debugger.models.explain.chain import fmt_signed, fmt_value
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.report.json_text import dumps_indented
 
@@ -33,18 +32,6 @@ def _short(value) -> str:
     return fmt_value(value)
 
 
-def _tidy(doc):
-    """``doc`` with each float as ``fmt_plain`` reads it (no float noise), for the keys
-    the text output prints as JSON; the ``--format json`` output keeps full values."""
-    if isinstance(doc, float):
-        return float(fmt_plain(doc)) + 0.0
-    if isinstance(doc, dict):
-        return {k: _tidy(v) for k, v in doc.items()}
-    if isinstance(doc, list):
-        return [_tidy(v) for v in doc]
-    return doc
-
-
 def format_text(exp: Explanation) -> str:
     """The summary, folded aggregates, each step, then the target's own keys."""
     doc = exp.to_json()
@@ -58,10 +45,50 @@ def format_text(exp: Explanation) -> str:
         if not isinstance(s.before, (dict, list)):
             out.append(f"           {_short(s.before)} → {_short(s.after)}")
         out.append(f"           {one_line(s.detail)}")
-    for key in ("clauses", "nearest_miss", "fired", "crossings", "path", "reason", "budget", "history", "line"):
+    for key in EXTRA_KEYS:
         if doc.get(key) not in (None, [], {}):
-            out.append(f"{key}: {json.dumps(_tidy(doc[key]), ensure_ascii=False)}")
+            out.extend(_block(key, doc[key]))
     return "\n".join(out)
+
+
+#: The target's own keys the text output prints after the steps, in this order.
+EXTRA_KEYS = ("clauses", "nearest_miss", "fired", "crossings", "path", "reason", "budget", "history", "line")
+
+
+def _words(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def _inline(value) -> str:
+    """One value of a target's own keys on one line: yes/no, ``—`` for None, numbers as
+    ``fmt_value``, a dict as ``key value, ...``, a list as ``a; b``, save text flattened."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{_words(k)} {_inline(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "; ".join(_inline(v) for v in value) if value else "none"
+    if isinstance(value, str):
+        return one_line(value)
+    return fmt_value(value)
+
+
+def _block(key: str, value, indent: str = "") -> list[str]:
+    """A target's own key as text lines: a scalar on its line, a dict a line per key
+    (nested a level deeper), a list a ``-`` line per item. The ``--format json``
+    output has the same keys as JSON."""
+    title = f"{indent}{_words(key)}:"
+    if isinstance(value, dict):
+        lines = [title]
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) and v and any(isinstance(x, (dict, list)) for x in (v.values() if isinstance(v, dict) else v)):
+                lines.extend(_block(k, v, indent + "  "))
+            else:
+                lines.append(f"{indent}  {_words(k)}: {_inline(v)}")
+        return lines
+    if isinstance(value, list):
+        return [title] + [f"{indent}  - {_inline(v)}" for v in value]
+    return [f"{title} {_inline(value)}"]
 
 
 def run(args) -> int:

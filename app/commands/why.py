@@ -32,6 +32,10 @@ def _short(value) -> str:
     return fmt_value(value)
 
 
+#: The target's own keys the text output prints after the steps, in this order.
+EXTRA_KEYS = ("clauses", "nearest_miss", "fired", "crossings", "path", "reason", "budget", "history", "line")
+
+
 def format_text(exp: Explanation) -> str:
     """The summary, folded aggregates, each step, then the target's own keys."""
     doc = exp.to_json()
@@ -49,10 +53,6 @@ def format_text(exp: Explanation) -> str:
         if doc.get(key) not in (None, [], {}):
             out.extend(_block(key, doc[key]))
     return "\n".join(out)
-
-
-#: The target's own keys the text output prints after the steps, in this order.
-EXTRA_KEYS = ("clauses", "nearest_miss", "fired", "crossings", "path", "reason", "budget", "history", "line")
 
 
 def _words(key: str) -> str:
@@ -73,6 +73,12 @@ def _inline(value) -> str:
     return fmt_value(value)
 
 
+def _has_parts(value) -> bool:
+    """A dict or list that holds a dict or list: ``_block`` gives it lines of its own."""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(isinstance(x, (dict, list)) for x in items)
+
+
 def _block(key: str, value, indent: str = "") -> list[str]:
     """A target's own key as text lines: a scalar on its line, a dict a line per key
     (nested a level deeper), a list a ``-`` line per item. The ``--format json``
@@ -81,7 +87,7 @@ def _block(key: str, value, indent: str = "") -> list[str]:
     if isinstance(value, dict):
         lines = [title]
         for k, v in value.items():
-            if isinstance(v, (dict, list)) and v and any(isinstance(x, (dict, list)) for x in (v.values() if isinstance(v, dict) else v)):
+            if _has_parts(v):
                 lines.extend(_block(k, v, indent + "  "))
             else:
                 lines.append(f"{indent}  {_words(k)}: {_inline(v)}")

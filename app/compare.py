@@ -14,11 +14,11 @@ from pathlib import Path
 from narrative_debugger.app.progress import WorkProgress
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.compare.comparison import Comparison, open_and_compare
-from narrative_debugger.models.report.plain_text import one_line
-from narrative_debugger.widgets.plain_text import plain_tip
+from narrative_debugger.models.report.plain_text import one_line, terminal_safe
+from narrative_debugger.widgets.plain_text import show_message
 from narrative_debugger.widgets.timelines_compare import prebuild_tracks
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog
 
 
 def _compare_job(a, path, content, *, progress=None, cancelled=None):
@@ -139,7 +139,7 @@ class CompareController(QObject):
 
     def _on_failed(self, message: str) -> None:
         self._close_progress()
-        QMessageBox.critical(self.window, "Could not compare", f"An unexpected error stopped the comparison:\n{message}")
+        show_message(self.window, "critical", "Could not compare", f"An unexpected error stopped the comparison:\n{message}")
 
     def _on_compared(self, outcome, context: dict) -> None:
         self._close_progress()
@@ -150,7 +150,7 @@ class CompareController(QObject):
             self.last_error = f"{context['path']} could not be read: {reasons}"
             if context["quiet"]:
                 return
-            QMessageBox.warning(self.window, "Cannot compare", plain_tip(f"{context['path']} could not be read:\n\n{reasons}"))
+            show_message(self.window, "warning", "Cannot compare", terminal_safe(f"{context['path']} could not be read:\n\n{reasons}"))
             return
         self.session.set_comparison(outcome)
         self.window._update_status()

@@ -24,7 +24,7 @@ from narrative_debugger.models.report.plain_text import counted, one_line, termi
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.widgets import slices
 from narrative_debugger.widgets.steady import SteadyLabel
-from narrative_debugger.widgets.plain_text import ElidedLabel, plain_label, plain_tip
+from narrative_debugger.widgets.plain_text import ElidedLabel, plain_label, show_message
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from narrative_debugger.widgets.registry import VIEWS as VIEW_SPECS
@@ -352,7 +352,7 @@ class MainWindow(QMainWindow):
 
     def _on_failed(self, message: str) -> None:
         self._close_progress()
-        QMessageBox.critical(self, "Could not open the save", plain_tip(f"An unexpected error stopped the load:\n{message}"))
+        show_message(self, "critical", "Could not open the save", f"An unexpected error stopped the load:\n{message}")
 
     def _on_loaded(self, play: Playthrough, context: dict) -> None:
         self._close_progress()
@@ -362,7 +362,7 @@ class MainWindow(QMainWindow):
             if context.get("reload"):
                 self.statusBar().showMessage(f"{one_line(path.name)} changed on disk but cannot be read now; keeping the last good state.", 10000)
                 return
-            QMessageBox.warning(self, "Cannot read this save", plain_tip(terminal_safe(f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing.")))
+            show_message(self, "warning", "Cannot read this save", terminal_safe(f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing."))
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))

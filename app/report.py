@@ -13,10 +13,10 @@ from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.report.meta import REPORT_FORMAT_VERSION, ReportError, ViewRecord, embed_record, free_stem, read_record_file, safe_file_stem, write_new_file
 from narrative_debugger.models.report.summary import build_summary
 from narrative_debugger.models.save.jsonio import MAX_DOCUMENT_BYTES
-from narrative_debugger.widgets.plain_text import plain_tip
+from narrative_debugger.widgets.plain_text import show_message
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 PNG_SUFFIX, MD_SUFFIX = ".png", ".md"
 
@@ -94,7 +94,7 @@ def write_report(window, folder: Path, stem: str | None = None) -> tuple[Path, P
 def report_bug(window) -> tuple[Path, Path] | None:
     """File › Report bug: PNG + summary into the report folder (asked once, remembered)."""
     if not window.session.ready:
-        QMessageBox.information(window, "Report bug", "Open a save first.")
+        show_message(window, "information", "Report bug", "Open a save first.")
         return None
     folder = window.settings.value("report_folder", "")
     if not folder or not Path(folder).is_dir():
@@ -144,11 +144,11 @@ def open_report(window, png_path: Path, *, ask=True) -> bool:
     try:
         record = read_record_file(Path(png_path))
     except (OSError, ReportError) as exc:
-        QMessageBox.warning(window, "Cannot open report", plain_tip(f"{png_path}: {exc}"))
+        show_message(window, "warning", "Cannot open report", f"{png_path}: {exc}")
         return False
     save = locate_save(record, Path(png_path))
     if save is None and ask:
-        QMessageBox.information(window, "Where is the save?", plain_tip(f"The report was made on {record.save_name}, which is no longer at {record.save_path or 'its old place'}. Please find it."))
+        show_message(window, "information", "Where is the save?", f"The report was made on {record.save_name}, which is no longer at {record.save_path or 'its old place'}. Please find it.")
         chosen, _ = QFileDialog.getOpenFileName(window, f"Find {record.save_name}", str(Path(png_path).parent), f"{record.save_name};;Saves (*.json *.json.gz)")
         save = Path(chosen) if chosen else None
     if save is None:
@@ -157,7 +157,7 @@ def open_report(window, png_path: Path, *, ask=True) -> bool:
         message = f"{save.name} has changed since the report was made (SHA-256 differs); opening it anyway."
         window.statusBar().showMessage(message, 15000)
         if ask:
-            QMessageBox.information(window, "Save changed", plain_tip(message))
+            show_message(window, "information", "Save changed", message)
     content = Path(record.content_dir) if record.content_dir and Path(record.content_dir).is_dir() else None
     view = record.view if record.view in VIEW_NAMES else None  # "all", or a view this version lacks
     window.open_save(save, content, tick=record.tick, npc=record.npc or None, view=view)

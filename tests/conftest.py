@@ -38,12 +38,28 @@ def isolated_settings(tmp_path, monkeypatch):
 @pytest.fixture()
 def message_boxes(monkeypatch, isolated_settings):
     """Modal boxes would block an offscreen run: ``QMessageBox.warning``, ``information``
-    and ``critical`` record ``(kind, title, text)`` in the returned list instead."""
+    and ``critical``, and a box's ``exec`` (``plain_text.show_message``), record
+    ``(kind, title, text)`` in the returned list instead. ``text`` is the text shown; the
+    boxes themselves are in ``boxes.shown`` (their details, their format)."""
     from PySide6.QtWidgets import QMessageBox
 
-    boxes: list[tuple[str, str, str]] = []
+    from narrative_debugger.widgets.plain_text import MESSAGE_ICONS
+
+    class Boxes(list):
+        shown: list = []
+
+    boxes = Boxes()
+    boxes.shown = []
+    kinds = {icon: kind for kind, icon in MESSAGE_ICONS.items()}
     for name in ("warning", "information", "critical"):
         monkeypatch.setattr(QMessageBox, name, staticmethod(lambda *a, _n=name, **k: boxes.append((_n, *a[1:3])) or QMessageBox.Ok))
+
+    def record(box):
+        boxes.append((kinds.get(box.icon(), "other"), box.windowTitle(), box.text()))
+        boxes.shown.append(box)
+        return QMessageBox.Ok
+
+    monkeypatch.setattr(QMessageBox, "exec", record)
     return boxes
 
 

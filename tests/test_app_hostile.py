@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from narrative_debugger.app.report import open_report
 
 from tests.conftest import SAMPLES, open_window
@@ -51,3 +52,29 @@ def test_a_fifo_report_png_is_refused_at_once(window, tmp_path, message_boxes):
     kind, title, text = message_boxes[-1]
     assert (kind, title) == ("warning", "Cannot open report")
     assert text == f"{fifo}: is a FIFO (named pipe), not a regular file; not read"
+
+
+def test_a_240_character_name_fits_its_box_and_is_whole_in_the_details(window, tmp_path, message_boxes):
+    """A name with no space to wrap at (240 characters) made the cannot-read box as wide
+    as the name, cut off at its edge. It is shown elided in the middle, the box fits the
+    screen, and the whole text is in the details."""
+    name = ("Playtest" * 30)[:235] + ".json"
+    bad = tmp_path / name
+    bad.write_text('{"bad": ', encoding="utf-8")
+    text = _opened(window, bad, message_boxes)
+    box = message_boxes.shown[-1]
+    assert name not in text and "…" in text and text.count(".json") == 2  # both lines end whole
+    assert str(bad) in box.detailedText() and "F001 at 1:9" in box.detailedText()
+    assert box.textFormat() == Qt.PlainText
+    box.show()  # Qt sizes a box as it shows
+    try:
+        assert box.width() <= box.screen().availableGeometry().width()
+    finally:
+        box.hide()
+
+
+def test_a_short_name_is_shown_whole_with_no_details(window, tmp_path, message_boxes):
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"bad": ', encoding="utf-8")
+    assert str(bad) in _opened(window, bad, message_boxes)
+    assert message_boxes.shown[-1].detailedText() == ""

@@ -10,10 +10,17 @@ text (:func:`esc`), or pass tooltips through :func:`plain_tip`.
 from __future__ import annotations
 
 import html
+import re
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+
+#: Pixels of a message box beside its text: the icon, its gap and the margins.
+MESSAGE_ICON_ROOM_PX = 120
+
+MESSAGE_ICONS = {"information": QMessageBox.Information, "warning": QMessageBox.Warning, "critical": QMessageBox.Critical}
 
 
 def esc(value) -> str:
@@ -30,6 +37,41 @@ def plain_tip(text: str) -> str:
     if not text or not GuiQt.mightBeRichText(text):
         return text
     return f"<p style='white-space:pre-wrap'>{html.escape(text, quote=False)}</p>"
+
+
+def shorten_long_words(text: str, metrics: QFontMetrics, width_px: int) -> str:
+    """``text`` with each run of non-space characters wider than ``width_px`` pixels (in
+    ``metrics``) elided in the middle to that width: its start and its end (``.json``) kept."""
+    def fit(match: re.Match) -> str:
+        word = match.group()
+        return word if metrics.horizontalAdvance(word) <= width_px else metrics.elidedText(word, Qt.ElideMiddle, width_px)
+
+    return re.sub(r"\S+", fit, text)
+
+
+def show_message(parent: QWidget | None, kind: str, title: str, text: str) -> None:
+    """A modal message box of ``kind`` (a key of ``MESSAGE_ICONS``) showing ``text`` literally.
+
+    A box's label wraps at spaces only, and Qt lets a box grow to at most 1 000 pixels
+    (less on a narrow screen), so a longer run of characters (a 240-character file name)
+    was cut off at the box's edge. Such a run is shown elided in the middle
+    (:func:`shorten_long_words`), and then the whole text is the box's details
+    (Show Details…), where it wraps anywhere and can be copied.
+    Raises ``KeyError`` for an unknown ``kind``."""
+    box = QMessageBox(MESSAGE_ICONS[kind], title, "", QMessageBox.Ok, parent)
+    box.setTextFormat(Qt.PlainText)
+    screen = (parent.screen() if parent is not None else None) or QGuiApplication.primaryScreen()
+    # Qt's own limit for a box (QMessageBoxPrivate::updateSize: the screen's width less
+    # 480, at most 1 000 pixels; the whole width on a screen up to 1 024), less the icon
+    # and the margins beside the text.
+    screen_px = screen.availableGeometry().width()
+    box_px = screen_px if screen_px <= 1024 else min(screen_px - 480, 1000)
+    width_px = max(200, box_px - MESSAGE_ICON_ROOM_PX)
+    shown = shorten_long_words(text, box.fontMetrics(), width_px)
+    box.setText(shown)
+    if shown != text:
+        box.setDetailedText(text)
+    box.exec()
 
 
 def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:

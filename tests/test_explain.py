@@ -406,6 +406,26 @@ def test_history_explains_the_budget(plays):
     assert doc["value"] == h["included"]
 
 
+def test_why_history_and_prompt_give_the_same_budgeted_tokens_and_say_why_the_sections_count_fewer(plays):
+    """`prompt` and `why history:` gave different token counts (7 146 spent against the
+    sections' 6 742 + 45) with nothing to tie them. The fit counts each line alone with
+    its separator (context builder seed); both now give that figure and the assembled one."""
+    play = plays["evening.json"]
+    tick = play.save.saved_at_tick
+    builder = PromptBuilder(play)
+    preview = builder.build("kael-davan", tick)
+    npc = play.save.npc_by_slug("kael-davan").stable_id
+    kept = list(play.index.dialogue_newest_first(npc, tick))[: preview.history.included]
+    alone = sum(builder.render_line(rec)[1] for rec in kept)
+    assembled = sum(s.tokens for s in preview.sections if s.label in ("history", "recent_history"))
+    assert preview.history.budgeted == alone == 7146 and assembled == 6787
+    assert set(preview.to_json()["history"]) == {"included", "total", "oldest_truncated"}  # the documented keys only
+    exp = explain(play, "history:kael-davan", tick, 5)
+    h = exp.to_json()["history"]
+    assert (h["spent"], h["assembled_tokens"]) == (7146, 6787)
+    assert "the history sections count 6787 tokens" in exp.summary
+
+
 # ----- unknown targets -----
 @pytest.mark.parametrize(
     "target, match",

@@ -103,6 +103,13 @@ def test_history_cut_to_newest_lines_under_small_budget(tmp_path):
     assert 0 < h.included < h.total == 401
     assert "line 399" in p.section("history").text and "line 0:" not in p.text
     assert p.section("history").tokens <= p.available
+    assert 0 < h.budgeted <= p.available - sum(c.tokens for c in p.cards if c.included)
+
+
+def test_a_newest_line_cut_to_fit_budgets_the_whole_history_budget(tmp_path):
+    play = open_play(tmp_path, conversation(1, text="x " * 3000), budget=300)
+    p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
+    assert p.history.oldest_truncated and p.history.budgeted == p.available - sum(c.tokens for c in p.cards if c.included)
 
 
 def test_newest_line_alone_over_budget_is_cut_and_reported(tmp_path):

@@ -49,6 +49,11 @@ def format_prompt_text(preview: PromptPreview, label: str) -> str:
     h = preview.history
     out.append("")
     out.append(f"history: {h.included} of {h.total} lines included{'; the oldest included line was cut to fit' if h.oldest_truncated else ''}")
+    if h.included:
+        out.append(
+            f"  {h.budgeted} tokens budgeted (each line counted alone with its separator, as `why history:` shows); "
+            f"the history sections above count {preview.history_section_tokens} as assembled"
+        )
     if preview.cards:
         out.append("story cards:")
         for c in preview.cards:

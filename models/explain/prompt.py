@@ -145,6 +145,7 @@ def explain_history(play: Playthrough, builder: PromptBuilder, slug: str, tick: 
         f"{spent} spent, {history_budget - spent} left"
         + (f"; the next line (journal #{left_out['journal_index']}, {left_out['tokens']} tokens) does not fit" if left_out else "")
         + ("; the newest line was cut to fit" if h.oldest_truncated else "")
+        + (f". Each line is counted alone with its separator; as assembled, the history sections count {preview.history_section_tokens} tokens (tokens merge where lines join)" if h.included else "")
         + "."
     )
     exp = Explanation(target, tick, h.included, summary, shown, folded, True, npc)
@@ -156,6 +157,7 @@ def explain_history(play: Playthrough, builder: PromptBuilder, slug: str, tick: 
                 "oldest_truncated": h.oldest_truncated,
                 "budget": history_budget,
                 "spent": spent,
+                "assembled_tokens": preview.history_section_tokens,
                 "left": history_budget - spent,
                 "first_left_out": left_out,
             },

@@ -16,7 +16,7 @@ from itertools import chain
 from narrative_debugger.models.content.loader import StoryCard
 from narrative_debugger.models.domain.types import NpcState
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.prompt.sections import LINE_SEPARATOR, SECTIONS, SYSTEM_LABELS, SectionContext, fill_with
+from narrative_debugger.models.prompt.sections import HISTORY_LABELS, LINE_SEPARATOR, SECTIONS, SYSTEM_LABELS, SectionContext, fill_with
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCounter, get_encoder
 
 SEPARATOR = "\n\n"
@@ -53,11 +53,18 @@ class CardRecord:
 
 @dataclass(frozen=True, slots=True)
 class HistoryReport:
-    """Lines of history included out of those available; whether the oldest kept line was cut."""
+    """Lines of history included out of those available; whether the oldest kept line was cut.
+
+    ``budgeted`` (tokens) is what the fit spent of the history budget: each kept line
+    counted alone with its separator (context builder seed, "newest first until the
+    remaining budget is spent"), or the whole budget when the newest line was cut to it.
+    The ``history`` and ``recent_history`` sections, counted as assembled, are usually a
+    few tokens fewer: tokens merge where lines join."""
 
     included: int
     total: int
     oldest_truncated: bool
+    budgeted: int = 0
 
 
 @dataclass
@@ -72,7 +79,7 @@ class PromptPreview:
         available: tokens left for history and lore (at least 256).
         sections: non-empty sections in prompt order.
         cards: matched story cards, included or dropped (reason: budget).
-        history: included / total lines.
+        history: included / total lines, and the tokens the fit budgeted for them.
         text: the whole prompt, sections joined by a blank line.
         total_tokens: tokens of ``text`` (differs from the section sum at joins).
         system_tokens: tokens of the system block alone.
@@ -110,6 +117,12 @@ class PromptPreview:
     def section_sum(self) -> int:
         """Sum of the section counts (tokens)."""
         return sum(s.tokens for s in self.sections)
+
+    @property
+    def history_section_tokens(self) -> int:
+        """Tokens of the ``history`` and ``recent_history`` sections as assembled; compare
+        ``history.budgeted``, which counts each line alone."""
+        return sum(s.tokens for s in self.sections if s.label in HISTORY_LABELS)
 
     def section(self, label: str) -> Section | None:
         """The section with this label, if present."""
@@ -327,14 +340,15 @@ class PromptBuilder:
         sep_tokens = count(LINE_SEPARATOR)
         rendered = self.render_line
 
-        fitted: dict[int, tuple[list[str], bool]] = {}
+        fitted: dict[int, tuple[list[str], bool, int]] = {}
 
-        def fit(budget: int) -> tuple[list[str], bool]:
+        def fit(budget: int) -> tuple[list[str], bool, int]:
             if budget not in fitted:
                 fitted[budget] = fit_uncached(budget)
             return fitted[budget]
 
-        def fit_uncached(budget: int) -> tuple[list[str], bool]:
+        def fit_uncached(budget: int) -> tuple[list[str], bool, int]:
+            """The lines kept (reading order), whether the newest was cut, the tokens spent."""
             kept: list[str] = []
             spent = 0
             for rec in index.dialogue_newest_first(npc.stable_id, tick):
@@ -342,12 +356,12 @@ class PromptBuilder:
                 if spent + cost > budget:
                     if not kept:
                         cut, was_cut = self.counter.truncate_to_last(text, max(0, budget - sep_tokens))
-                        return ([cut] if cut else []), was_cut
+                        return ([cut] if cut else []), was_cut, (budget if cut else 0)
                     break
                 kept.append(text)
                 spent += cost
             kept.reverse()
-            return kept, False
+            return kept, False, spent
 
         # Cards trigger on the recent history that could fill the whole available budget,
         # before lore takes its share (context builder seed: the trigger window is the
@@ -378,7 +392,7 @@ class PromptBuilder:
                 lore_lines.append(line)
                 used += tokens
             card_records.append(CardRecord(card.id, card.name, keyword, included, tokens, "" if included else "budget"))
-        lines, truncated = fit(available - used)
+        lines, truncated, budgeted = fit(available - used)
 
         filled = replace(context, fill=fill_with(context, lines, lore_lines))
         parts = [(spec.label, counted[spec.label] if spec.counted else spec.text(filled)) for spec in SECTIONS]
@@ -393,7 +407,7 @@ class PromptBuilder:
             available=available,
             sections=sections,
             cards=card_records,
-            history=HistoryReport(len(lines), total_lines, truncated),
+            history=HistoryReport(len(lines), total_lines, truncated, budgeted),
             text=text,
             total_tokens=sum(len(chunk) for chunk in chunks),
             system_tokens=count(system_text),

@@ -302,3 +302,5 @@ SECTIONS: tuple[SectionSpec, ...] = (
 BY_LABEL: dict[str, SectionSpec] = {s.label: s for s in SECTIONS}
 #: Labels of the system block (the cacheable prefix).
 SYSTEM_LABELS: frozenset[str] = frozenset(s.label for s in SECTIONS if s.block is Block.SYSTEM)
+#: The sections that hold the history lines: before and after the author's note (prompt-preview §7).
+HISTORY_LABELS: frozenset[str] = frozenset({"history", "recent_history"})

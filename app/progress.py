@@ -10,12 +10,54 @@ The panel replaced a progress dialog, whose first show stalled the GUI thread pa
 from __future__ import annotations
 
 from narrative_debugger.widgets.progress_panel import ProgressPanel
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow
 
 #: Jobs shorter than this (ms) never show the panel.
 SHOW_AFTER_MS = 400
+
+
+class EscapeCancels(QObject):
+    """The one Escape shortcut of a window, shared by every ``WorkProgress`` on it.
+
+    Each owner (the main window, the compare controller) once made its own. While an
+    open and a comparison both ran, the window had two enabled Escape shortcuts: Qt
+    calls that ambiguous and runs neither, so Escape cancelled nothing. Here Escape
+    cancels the newest job still running; a second Escape the one before it.
+    """
+
+    OBJECT_NAME = "progressEscape"
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.setObjectName(self.OBJECT_NAME)
+        self._running: list[WorkProgress] = []  # oldest first
+        self.shortcut = QShortcut(QKeySequence(Qt.Key_Escape), window)
+        self.shortcut.setContext(Qt.WindowShortcut)
+        self.shortcut.activated.connect(self._cancel_newest)
+        self.shortcut.setEnabled(False)  # while a job runs only: Escape is the window's otherwise
+
+    @classmethod
+    def of(cls, window: QMainWindow) -> "EscapeCancels":
+        """``window``'s shared instance, made on first use."""
+        found = window.findChild(cls, cls.OBJECT_NAME)
+        return found if found is not None else cls(window)
+
+    def job_started(self, job: "WorkProgress") -> None:
+        if job in self._running:
+            self._running.remove(job)
+        self._running.append(job)
+        self.shortcut.setEnabled(True)
+
+    def job_ended(self, job: "WorkProgress") -> None:
+        if job in self._running:
+            self._running.remove(job)
+        self.shortcut.setEnabled(bool(self._running))
+
+    def _cancel_newest(self) -> None:
+        if self._running:
+            self._running[-1]._cancel()
 
 
 class WorkProgress:
@@ -27,7 +69,7 @@ class WorkProgress:
 
     def __init__(self) -> None:
         self._panel: ProgressPanel | None = None
-        self._escape: QShortcut | None = None
+        self._escape: EscapeCancels | None = None
         self._on_cancel = None
 
     @property
@@ -43,7 +85,7 @@ class WorkProgress:
         self.attach(window)
         self._panel.setAccessibleName(title)
         self._on_cancel = on_cancel
-        self._escape.setEnabled(True)
+        self._escape.job_started(self)
         self._panel.begin(label, SHOW_AFTER_MS)
 
     def attach(self, window: QMainWindow) -> None:
@@ -60,14 +102,13 @@ class WorkProgress:
         window.statusBar().insertPermanentWidget(0, self._panel, 1)
         self._panel.cancelRequested.connect(self._cancel)
         # Escape cancels too, while a job runs (the dialog's Escape did).
-        self._escape = QShortcut(QKeySequence(Qt.Key_Escape), window)
-        self._escape.setContext(Qt.WindowShortcut)
-        self._escape.activated.connect(self._cancel)
-        self._escape.setEnabled(False)  # while a job runs only
+        self._escape = EscapeCancels.of(window)
         self._panel.cancel_button.setToolTip("Stop this job (Esc); the window keeps what it shows")
 
     def _cancel(self) -> None:
         on_cancel, self._on_cancel = self._on_cancel, None
+        if self._escape is not None:
+            self._escape.job_ended(self)
         if on_cancel is not None:
             on_cancel()
 
@@ -81,4 +122,4 @@ class WorkProgress:
         self._on_cancel = None
         if self._panel is not None:
             self._panel.end()
-            self._escape.setEnabled(False)  # Escape is the window's again
+            self._escape.job_ended(self)  # Escape is the window's again once no job runs

@@ -238,3 +238,43 @@ def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot):
     assert npcs.selected_npc() == window.session.npc
     window.open_save(SAMPLES / "evening.json", wait=True)  # wait_for_load ends the hold too
     assert all(d.updatesEnabled() for d in window.docks.values()) and window.centralWidget().updatesEnabled()
+
+
+def test_escape_cancels_the_newest_job_then_the_one_before_when_an_open_and_a_compare_both_run(qtbot, monkeypatch):
+    """The window and its compare controller each made an Escape shortcut; with both
+    jobs running Qt found Escape ambiguous and cancelled neither. One shared shortcut
+    now cancels the newest job, and a second Escape the comparison started before it."""
+    import threading
+
+    from narrative_debugger.app import compare as compare_module
+    from narrative_debugger.app import progress
+    from narrative_debugger.models.playthrough import Playthrough
+
+    def slow(*args, progress=None, cancelled=None, **kwargs):
+        progress(0.5, "working")
+        while not cancelled():
+            threading.Event().wait(0.01)
+        raise loader_module.Cancelled()
+
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)
+    monkeypatch.setattr(compare_module, "open_and_compare", slow)
+    monkeypatch.setattr(Playthrough, "open", slow)
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json")
+    window.open_save(SAMPLES / "walkaway-spiral.json")
+    opening, comparing = window._progress.panel, window.compare._progress.panel
+    qtbot.waitUntil(lambda: opening.isVisible() and comparing.isVisible(), timeout=5000)
+    assert len(window.findChildren(progress.EscapeCancels)) == 1
+    window.activateWindow()
+    qtbot.keyClick(window.tickbar, Qt.Key_Escape)
+    assert not window.loader.busy and window.compare.loader.busy
+    assert not opening.isVisible() and comparing.isVisible()
+    qtbot.keyClick(window.tickbar, Qt.Key_Escape)
+    assert not window.compare.loader.busy and not comparing.isVisible()
+    assert "Comparison cancelled" in window.statusBar().currentMessage()
+    assert window.session.playthrough.save.label == "evening.json" and window.session.comparison is None
+    assert not progress.EscapeCancels.of(window).shortcut.isEnabled()  # Escape is the window's again
+    qtbot.waitUntil(lambda: not window.loader._mine and not window.compare.loader._mine, timeout=5000)

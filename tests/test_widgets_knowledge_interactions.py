@@ -164,7 +164,7 @@ def test_filters_reduce_rows(session, knowledge):
     assert proxy.rowCount() == 1
     knowledge.state_filter.setCurrentIndex(0)
     assert knowledge.shown_count() == 7 and knowledge.table.model() is knowledge.model
-    assert knowledge.count.text() == "7 facts"
+    assert knowledge.count.full_text() == "7 facts"
 
 
 def test_sorting_is_done_by_the_source_model(session, knowledge):

@@ -229,6 +229,37 @@ def test_tickbar_follows_session_and_spin_sets_tick(qtbot, stepping):
     assert session.tick == 12
 
 
+def test_a_narrow_tickbar_shows_the_tick_time_alone_and_squeezes_the_kind_combo_instead_of_cutting_the_row(qtbot, stepping):
+    """At 1040 x 700 the bar's row needed 638 px of a 488 px centre: the game times were
+    cut at the edge. The pair gives way to the tick's time, the kind combo elides."""
+    session = _session(qtbot, stepping)
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    session.set_tick(777)
+    bar.resize(bar.sizeHint().width(), 80)
+    bar.show()
+    qtbot.waitExposed(bar)
+    assert bar.time_label.text() == "0:01:17.7 / 0:01:40.0"
+    index = bar.kind_combo.findText("Confrontation")
+    assert index > 0
+    bar.kind_combo.setCurrentIndex(index)
+    narrow = bar.minimumSizeHint().width()
+    assert narrow < bar.sizeHint().width() - 100
+    bar.resize(narrow, 80)
+    qtbot.waitUntil(lambda: bar.time_label.text() == "0:01:17.7")
+    assert bar.time_label.toolTip() == "Game time at tick 777 / at the last tick 1,000"
+    combo = bar.kind_combo
+    assert combo.minimumSizeHint().width() <= combo.width() < combo.sizeHint().width()
+    assert combo.currentText() == "Confrontation"  # whole in the model; elided on screen only
+    for child in (bar.tick_field, bar.time_label.parentWidget(), combo):
+        right = child.mapTo(bar, child.rect().topRight()).x()
+        assert right < bar.width(), child.objectName()
+    session.set_tick(500)
+    assert bar.time_label.text() == "0:00:50.0"
+    bar.resize(bar.sizeHint().width(), 80)
+    qtbot.waitUntil(lambda: bar.time_label.text() == "0:00:50.0 / 0:01:40.0")
+
+
 def test_tickbar_play_steps_and_stops(qtbot, stepping):
     session = _session(qtbot, stepping, tick=990)
     bar = TickBar(session)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.models.report.plain_text import counted
+from narrative_debugger.widgets.plain_text import ElidedLabel, ElidingComboBox
 from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order, take_prepared
 from narrative_debugger.widgets.session import npc_names
@@ -28,7 +29,6 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -83,13 +83,13 @@ class KnowledgeView(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Filter FactId…")
         self.search.setClearButtonEnabled(True)
-        self.category = QComboBox()
-        self.category.setMinimumContentsLength(14)
-        self.confidence = QComboBox()
+        # The filters shrink, eliding, in a small window (1040 x 700 cut the row off).
+        self.category = ElidingComboBox(min_text="All…")
+        self.confidence = ElidingComboBox(min_text="Any…")
         self.confidence.addItem("Any confidence", None)
         for conf in KnowledgeConfidence:
             self.confidence.addItem(f"≥ {confidence_label(conf)}", conf)
-        self.state_filter = QComboBox()
+        self.state_filter = ElidingComboBox(min_text="Any…")
         self.state_filter.addItem("Any state", None)
         for st in KnowledgeState:
             self.state_filter.addItem(state_label(st), st)
@@ -97,7 +97,7 @@ class KnowledgeView(QWidget):
                             (self.state_filter, "Knowledge state")):
             combo.setAccessibleName(name)
         self.changed_only = QCheckBox("Changed only")
-        self.count = QLabel()
+        self.count = ElidedLabel(mode=Qt.ElideRight)
         self.count.setStyleSheet("color: #5f6b78;")
 
         self.table = QTableView()

@@ -12,10 +12,10 @@ from __future__ import annotations
 import html
 import re
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
 #: Pixels of a message box beside its text: the icon, its gap and the margins.
 MESSAGE_ICON_ROOM_PX = 120
@@ -176,3 +176,34 @@ class WrappedLabel(QLabel):
             self.setMinimumHeight(height)
 
 
+class ElidingComboBox(QComboBox):
+    """A combo box that may be narrower than its longest item, eliding the current one.
+
+    Its size hint still fits every item (``AdjustToContents``); its minimum fits
+    ``min_text`` in place of the widest item, so a small window squeezes it instead of
+    cutting off the row it sits in. Qt's own combo clips a squeezed text at the frame
+    ("Any eve"); this one ends it in "…". The popup lists the items whole.
+    """
+
+    def __init__(self, parent: QWidget | None = None, min_text: str = "Any…") -> None:
+        super().__init__(parent)
+        self.min_text = min_text
+        self.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = self.sizeHint()
+        if self.count() == 0:
+            return hint
+        metrics = self.fontMetrics()
+        widest = max(metrics.horizontalAdvance(self.itemText(i)) for i in range(self.count()))
+        return QSize(min(hint.width(), hint.width() - widest + metrics.horizontalAdvance(self.min_text)), hint.height())
+
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.CC_ComboBox, option)
+        field = self.style().subControlRect(QStyle.CC_ComboBox, option, QStyle.SC_ComboBoxEditField, self)
+        room = field.width() - (option.iconSize.width() + 4 if not option.currentIcon.isNull() else 0) - 2
+        option.currentText = self.fontMetrics().elidedText(option.currentText, Qt.ElideRight, max(0, room))
+        painter.drawControl(QStyle.CE_ComboBoxLabel, option)

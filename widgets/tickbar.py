@@ -18,7 +18,7 @@ from fractions import Fraction
 
 import numpy as np
 import numpy.ma  # noqa: F401 - np.unique (the marker painting) imports it on first use: ~20-60 ms of the GUI thread at the first paint after a load
-from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, tick_array
+from narrative_debugger.widgets.plain_text import ElidingComboBox
 from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.session import prepare as session_prepare
 from narrative_debugger.widgets.slices import SlicedWork
@@ -340,6 +341,62 @@ class _Track(QWidget):
         return f"tick {tick:,} ({self.game_time(tick)})"
 
 
+class GameTimeLabel(QLabel):
+    """The game time at the tick shown and at the last tick, "h:mm:ss.s / h:mm:ss.s".
+
+    Plain text (a rich-text label lays a QTextDocument out for its size hint at every
+    step, issue 10). Its size hint is the widest pair the save can give, set once per
+    load (``set_widest``), so a step never lays the bar out again. Its minimum is one
+    time: where the bar is narrower than the pair (a 1040 x 700 window cut the pair off
+    at the edge) it shows the tick's time alone; the tooltip keeps both.
+    """
+
+    PAD_PX = 8
+    """Room (pixels) beside the text, for the italic of a drag preview."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.PlainText)
+        self._times: tuple[str, str | None] = ("no save open", None)
+        self._pair_px = self._one_px = 0
+        self.set_widest(None)
+
+    def set_widest(self, last_time: str | None) -> None:
+        """Size for times as wide as ``last_time`` (the last tick's; None: no save)."""
+        metrics = self.fontMetrics()
+        blank = metrics.horizontalAdvance("no save open")
+        one = metrics.horizontalAdvance(last_time) if last_time else blank
+        pair = metrics.horizontalAdvance(f"{last_time} / {last_time}") if last_time else blank
+        self._one_px, self._pair_px = max(one, 0) + self.PAD_PX, max(pair, blank) + self.PAD_PX
+        self.updateGeometry()
+        holder = self.parentWidget()
+        if holder is not None:  # a SteadyLabel lays out again only for a wider minimum: a new save, a new hint
+            holder.updateGeometry()
+        self._fit()
+
+    def show_times(self, current: str, last: str | None = None) -> None:
+        """Show ``current`` and, where there is room, `` / last``."""
+        self._times = (current, last)
+        self._fit()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(self._pair_px, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(self._one_px, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        current, last = self._times
+        room = not self.isVisible() or self.width() >= self._pair_px  # sized when shown (a resize event)
+        text = f"{current} / {last}" if last is not None and room else current
+        if text != self.text():
+            self.setText(text)
+
+
 class TickBar(QWidget):
     """Slider over 0..last tick with event markers, stepping, go-to and playback.
 
@@ -367,11 +424,11 @@ class TickBar(QWidget):
         self.track.dragged.connect(self._on_dragged)
         self.track.released.connect(self._on_released)
 
-        self.kind_combo = QComboBox(self)
+        # May shrink to "Any event" in a small window (1040 x 700 cut the bar's row off).
+        self.kind_combo = ElidingComboBox(self, min_text="Any event")
         self.kind_combo.setObjectName("tickBarKind")
         self.kind_combo.setToolTip("Kind of event that previous/next event and event playback step to")
         self.kind_combo.addItem("Any event", None)
-        self.kind_combo.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         for kind, (label, colour) in (*KIND_STYLE.items(), *STEP_ONLY_KINDS.items()):
             self.kind_combo.addItem(swatch(colour), label, kind)
         self.kind_combo.currentIndexChanged.connect(self._update_actions)
@@ -388,11 +445,8 @@ class TickBar(QWidget):
         self.tick_field.setObjectName("tickBarTick")
         self.tick_field.setToolTip("Current tick (type a tick and press Enter; Up/Down step by one)")
         self.tick_field.valueChanged.connect(self._on_tick_field)
-        self.time_label = QLabel(self)
+        self.time_label = GameTimeLabel(self)
         self.time_label.setObjectName("tickBarTime")
-        # Plain text, italic while a drag previews: a rich-text label lays a QTextDocument
-        # out for its size hint at every step (issue 10).
-        self.time_label.setTextFormat(Qt.PlainText)
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -623,10 +677,7 @@ class TickBar(QWidget):
         self.tick_field.setRange(0, s.last_tick)
         c = s.comparison
         self.track.set_mark(c.divergence.tick if c is not None and c.divergence is not None else None)
-        metrics = self.time_label.fontMetrics()
-        widest = max(metrics.horizontalAdvance(f"{game_time(s.last_tick)} / {game_time(s.last_tick)}"),
-                     metrics.horizontalAdvance("no save open"))
-        self.time_label.setFixedWidth(widest + 8)
+        self.time_label.set_widest(game_time(s.last_tick))
         self.setEnabled(s.ready)
         self._show_tick(s.tick)
 
@@ -644,13 +695,12 @@ class TickBar(QWidget):
             self._update_actions()
         s = self.session
         if not s.playthrough:
-            self.time_label.setText("no save open")
+            self.time_label.show_times("no save open")
             return
         game_time = s.playthrough.save.game_time
-        text = f"{game_time(tick)} / {game_time(s.last_tick)}"
         if self.time_label.font().italic() != preview:
             font = self.time_label.font()
             font.setItalic(preview)
             self.time_label.setFont(font)
-        self.time_label.setText(text)
+        self.time_label.show_times(game_time(tick), game_time(s.last_tick))
         self.time_label.setToolTip(f"Game time at tick {tick:,} / at the last tick {s.last_tick:,}")

@@ -255,6 +255,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.setObjectName("menu-recent")
         self.recent_menu.aboutToShow.connect(self._refresh_recent)  # files may have gone since
+        file_menu.addAction(self._action("Open &content folder…", self.choose_content, None, "action-open-content"))
         file_menu.addAction(self._action("Open &report…", lambda: report.choose_and_open_report(self), "Ctrl+Shift+O", "action-open-report"))
         file_menu.addAction(self._action("Re&load", lambda: self.reload(), QKeySequence.Refresh, "action-reload"))
         file_menu.addSeparator()
@@ -305,6 +306,16 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open a save", folder, SAVE_FILTER)
         if path:
             self.open_save(Path(path))
+
+    def choose_content(self) -> None:
+        """File › Open content folder: read the open save again with another content folder."""
+        if self.save_path is None:
+            return
+        play = self.session.playthrough
+        start = str(play.content.root if play is not None and play.content.root else self.save_path.parent)
+        folder = QFileDialog.getExistingDirectory(self, "Open a content folder for this save", start)
+        if folder:
+            self.open_save(self.save_path, Path(folder), tick=self.session.tick)
 
     def open_save(self, path: Path, content: Path | None = None, *, tick: int | None = None, npc: str | None = None, view: str | None = None, wait: bool = False) -> None:
         """Load a save in the worker thread, with its progress (and Cancel) in the status bar.
@@ -369,6 +380,7 @@ class MainWindow(QMainWindow):
         self.save_path = path
         self.content_dir = context.get("content")
         previous = self.session.playthrough
+        previous_content = previous.content.root if previous is not None else None
         previous_b = self.session.comparison.b if self.session.comparison is not None else None
         self._hold_paint()
         self.session.load(play, tick=keep_tick, npc=keep_npc)
@@ -382,10 +394,13 @@ class MainWindow(QMainWindow):
         errors = sum(f.severity is Severity.ERROR for f in play.findings)
         if not context.get("reload"):
             self._remember(path)
+            switched = content_switch(previous_content, play.content.root)
             if errors:
-                self.statusBar().showMessage(f"Opened {one_line(path.name)} with {counted(errors, 'error finding')}: see the Findings panel.", 10000)
+                self.statusBar().showMessage(f"Opened {one_line(path.name)} with {counted(errors, 'error finding')}: see the Findings panel.{switched}", 10000)
                 self.docks["findings"].show()
                 self.docks["findings"].raise_()
+            elif switched:
+                self.statusBar().showMessage(f"Opened {one_line(path.name)}.{switched}", 10000)
         else:
             changed = ": it changed on disk" if context.get("changed") else ""
             self.statusBar().showMessage(f"Reloaded {one_line(path.name)}{changed}.", 6000)
@@ -543,7 +558,8 @@ class MainWindow(QMainWindow):
         if play is None:
             return
         tick = self.session.tick if not isinstance(tick, int) else tick
-        self.status_save.setText(one_line(play.save.label), one_line(self.save_path) if self.save_path else None)
+        tip = f"{one_line(self.save_path)}  ·  content folder: {one_line(play.content.root or 'none')}" if self.save_path else None
+        self.status_save.setText(one_line(play.save.label), tip)
         self.status_tick.setText(f"tick {tick} / {self.session.last_tick}  ·  {play.save.game_time(tick)}")
         errors = sum(f.severity is Severity.ERROR for f in play.findings)
         warnings = len(play.findings) - errors
@@ -551,6 +567,25 @@ class MainWindow(QMainWindow):
 
     def _about(self) -> None:
         QMessageBox.about(self, "Narrative debugger", "Steps through Settled Reach saves: knowledge, interactions, relationships and NPC prompts.")
+
+
+def content_switch(before: Path | None, now: Path | None) -> str:
+    """What the status bar adds when a newly opened save is read with another content
+    folder than the save shown before it ("" when it is the same, or nothing was open).
+
+    File › Open takes the ``content/`` folder beside the new save, else the bundled
+    sample content (README, "Content folder"), so opening a save from another folder
+    can change what every check and prompt is judged against: this says so."""
+    if before is None or now is None or _same_folder(before, now):
+        return ""
+    return f" Content folder: {one_line(now)} (was {one_line(before)})."
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):
+        return Path(a) == Path(b)
 
 
 def _even_split(total: int, parts: int) -> list[int]:

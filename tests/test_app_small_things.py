@@ -117,3 +117,36 @@ def test_a_hostile_file_name_shows_escaped_and_a_long_one_elided(qtbot, window, 
     metrics = window.recent_menu.fontMetrics()
     assert all(metrics.horizontalAdvance(a.text()) <= RECENT_MAX_PX + 20 for a in window.recent_menu.actions())
     assert [a.data() for a in window.recent_menu.actions()] == [str(long), str(hostile)]  # opened as they are
+
+
+def test_opening_a_save_that_takes_another_content_folder_says_so(qtbot, window, tmp_path, monkeypatch):
+    """File › Open reads a save with the content folder beside it, else the bundled one:
+    a save opened from another folder switched what every check and prompt is judged
+    against without a word (carried bug). The status bar now names the new folder and
+    the old one, and File › Open content folder reads the save again with a chosen one."""
+    from PySide6.QtGui import QAction
+
+    mine = tmp_path / "mine"
+    shutil.copytree(SAMPLES / "content", mine)
+    window.open_save(SAMPLES / "evening.json", mine, wait=True)
+    assert window.session.playthrough.content.root == mine
+    assert str(mine) in window.status_save.toolTip()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(SAMPLES / "walkaway-spiral.json", elsewhere / "spiral.json")
+    window.open_save(elsewhere / "spiral.json", wait=True)  # as File › Open does: no content given
+    bundled = window.session.playthrough.content.root
+    assert bundled.resolve() == (SAMPLES / "content").resolve()
+    assert window.statusBar().currentMessage() == f"Opened spiral.json. Content folder: {bundled} (was {mine})."
+    window.statusBar().clearMessage()
+    window.open_save(elsewhere / "spiral.json", wait=True)  # the same folder again: nothing to say
+    assert window.statusBar().currentMessage() == ""
+
+    tick = window.session.last_tick // 2
+    window.session.set_tick(tick)
+    monkeypatch.setattr("narrative_debugger.app.main_window.QFileDialog.getExistingDirectory", lambda *a, **k: str(mine))
+    window.findChild(QAction, "action-open-content").trigger()
+    window.wait_for_load()
+    assert window.session.playthrough.content.root == mine and window.save_path == elsewhere / "spiral.json"
+    assert window.session.tick == tick  # the same moment, judged against the other folder
+    assert window.statusBar().currentMessage() == f"Opened spiral.json. Content folder: {mine} (was {bundled})."

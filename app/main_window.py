@@ -268,7 +268,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.Quit, "action-quit"))
         view_menu = bar.addMenu("&View")
         for i, name in enumerate(VIEWS):
-            view_menu.addAction(self._action(VIEW_TITLES[name], lambda _=False, n=name: self.session.set_view(n), f"Ctrl+{i + 1}", f"action-view-{name}"))
+            view_menu.addAction(self._action(VIEW_TITLES[name], lambda _=False, n=name: self.show_view_alone(n), f"Ctrl+{i + 1}", f"action-view-{name}"))
         self.grid_action = self._action("All views", lambda checked: self.set_grid(checked), "Ctrl+0", "action-view-all")
         self.grid_action.setCheckable(True)
         view_menu.addAction(self.grid_action)
@@ -545,6 +545,13 @@ class MainWindow(QMainWindow):
             break
 
     # ----- status and views -----
+    def show_view_alone(self, view: str) -> None:
+        """View › a view (Ctrl+1 to Ctrl+4): that view in front, leaving All views if it is
+        on (there the shortcut changed nothing to see). Ctrl+0 shows all four again."""
+        self.set_grid(False)
+        self.session.set_view(view)
+        self._show_view(view)
+
     def _show_view(self, view: str) -> None:
         if view in VIEWS and not self.grid_mode:
             self.tabs.setCurrentIndex(VIEWS.index(view))

@@ -133,6 +133,21 @@ def test_grab_is_not_blank_and_all_views_grid(qtbot, window):
     assert window.tabs.count() == 4
 
 
+def test_ctrl_and_a_number_in_all_views_shows_that_view_in_front(qtbot, window):
+    """In All views, Ctrl+2 changed the session's view and nothing on screen (carried
+    bug): it now leaves the grid with that view in front; Ctrl+0 brings the grid back."""
+    from PySide6.QtGui import QAction
+
+    window.set_grid(True)
+    window.findChild(QAction, "action-view-interactions").trigger()
+    assert not window.grid_mode and not window.grid_action.isChecked()
+    assert window.stack.currentWidget() is window.tabs
+    assert window.tabs.currentWidget() is window.frames["interactions"]
+    assert window.session.view == "interactions"
+    window.grid_action.trigger()
+    assert window.grid_mode and all(v.isVisible() for v in window.views.values())
+
+
 def test_report_then_drop_reopens_same_moment(qtbot, window, tmp_path):
     s = window.session
     window.tickbar.first_action.trigger()

@@ -277,3 +277,32 @@ def test_tick_axis_writes_whole_ticks_up_to_u64_max(qtbot):
     assert axis.tickStrings([0.0, 5e18, top], 1.0, 5e18) == ["0", "5,000,000,000,000,000,000", "18,446,744,073,709,551,615"]
     axis.origin = 2**63
     assert axis.tickStrings([-1.0, 0.5, 2.0**63], 1.0, 1.0) == ["9,223,372,036,854,775,807", "", "18,446,744,073,709,551,615"]
+
+
+@pytest.mark.parametrize(("origin", "span", "at_least"), [
+    (2**64 - 1 - 10**6, 10**6, 2),  # the last million ticks of u64: 26-character labels
+    (2**64 - 1 - 3 * 10**9, 3 * 10**9, 2),
+    (0, 300_000, 4),  # short labels keep pyqtgraph's own spacing
+])
+def test_tick_axis_labels_never_overlap_near_u64_max(qtbot, origin, span, at_least):
+    """Near 2^64 a tick label is ~170 px wide and pyqtgraph, which spaces ticks by the
+    axis length alone, wrote four over one another on a 700 px axis (carried bug)."""
+    import pyqtgraph as pg
+    from narrative_debugger.widgets.timelines import TickAxis
+    from PySide6.QtGui import QImage, QPainter
+
+    axis = TickAxis()
+    plot = pg.PlotWidget(axisItems={"bottom": axis})
+    qtbot.addWidget(plot)
+    plot.resize(700, 300)
+    plot.show()
+    qtbot.waitExposed(plot)
+    axis.origin = origin
+    plot.setXRange(0, span, padding=0)
+    image = QImage(10, 10, QImage.Format_ARGB32)
+    painter = QPainter(image)
+    _, _, texts = axis.generateDrawSpecs(painter)
+    painter.end()
+    rects = sorted((rect for rect, _, _ in texts), key=lambda rect: rect.left())
+    assert len(rects) >= at_least
+    assert all(a.right() <= b.left() for a, b in zip(rects, rects[1:])), [text for _, _, text in texts]

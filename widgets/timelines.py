@@ -81,10 +81,33 @@ class TickAxis(pg.AxisItem):
     where float x past 2^53 rounds (a save that spans all of u64 ends at 2^64 − 1).
     """
 
+    LABEL_GAP_PX = 16
+    """Pixels kept free between two tick labels."""
+
     def __init__(self) -> None:
         super().__init__("bottom")
         self.enableAutoSIPrefix(False)
         self.origin = 0
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph override)
+        """pyqtgraph's spacing, with the labelled (major) level widened until the labels fit.
+
+        pyqtgraph spaces ticks by the axis length alone and always draws the major
+        level's text: near 2^64 a label is 26 characters ("18,446,744,073,709,551,615",
+        ~170 px), and a 700 px axis wrote four of them over one another. The major
+        spacing becomes the smallest step (``_nice_at_least``) that leaves each label its width
+        and ``LABEL_GAP_PX``; pyqtgraph's major level then only marks ticks between them.
+        """
+        levels = super().tickSpacing(minVal, maxVal, size)
+        if not levels or size <= 0:
+            return levels
+        widest = f"{min(self.origin + max(0, int(max(abs(minVal), abs(maxVal)))), U64_MAX):,}"
+        font = self.style.get("tickFont") or self.font()
+        room = (QFontMetrics(font).horizontalAdvance(widest) + self.LABEL_GAP_PX) * abs(maxVal - minVal) / size
+        major = levels[0][0]
+        if major >= room:
+            return levels
+        return [(_nice_at_least(room), 0), (major, 0)]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph override)
         out = []
@@ -93,6 +116,16 @@ class TickAxis(pg.AxisItem):
             tick = self.origin + int(x) if x.is_integer() else -1
             out.append(f"{min(tick, U64_MAX):,}" if tick >= 0 else "")
         return out
+
+
+def _nice_at_least(value: float) -> float:
+    """The smallest 1, 2, 3, 4, 5, 6 or 8 x 10^k (k may be negative) that is at least
+    ``value`` (> 0): the closest to ``value`` that still reads as a step."""
+    power = 10.0 ** math.floor(math.log10(value))
+    for factor in (1, 2, 3, 4, 5, 6, 8, 10):
+        if factor * power >= value:
+            return factor * power
+    return 10 * power
 
 
 class _LevelAxis(pg.AxisItem):

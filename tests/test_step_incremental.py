@@ -566,3 +566,26 @@ def test_interaction_rows_follow_every_step(qtbot, descending, evening_playthrou
         before = after
         fresh.deleteLater()
     assert moved >= 5, "conversations that start or end add or remove rows in place"
+
+
+def test_the_monologue_holds_text_cache_drops_the_least_recently_used_line(qtbot, monkeypatch):
+    """Past its bound the cache was cleared whole, so a content of more eligible lines
+    than it holds made every line's text again (carried bug): now only the least
+    recently used goes, and the lines in view stay."""
+    from narrative_debugger.models.content.monologue import MonologueLine
+    from narrative_debugger.widgets import monologue_view
+
+    made = []
+    monkeypatch.setattr(monologue_view, "HOLDS_KEPT", 3)
+    monkeypatch.setattr(monologue_view, "describe_prerequisites", lambda line: made.append(line.id) or [line.id])
+    model = monologue_view.MonologueModel()
+    lines = [MonologueLine(f"line-{k}", "text") for k in range(4)]
+    for line in lines[:3]:
+        model._holds(line)
+    assert model._holds(lines[0]) == "holds: line-0"  # used again: now the most recent
+    model._holds(lines[3])  # past the bound: line-1, the least recently used, goes
+    made.clear()
+    assert [model._holds(line) for line in (lines[0], lines[2], lines[3])] == ["holds: line-0", "holds: line-2", "holds: line-3"]
+    assert made == []
+    model._holds(lines[1])
+    assert made == ["line-1"]

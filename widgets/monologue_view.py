@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from narrative_debugger.models.content.monologue import MonologueLine
@@ -35,6 +36,10 @@ from PySide6.QtWidgets import QLabel, QStyle, QVBoxLayout, QWidget
 
 #: How many fired lines the history section lists (newest first).
 FIRED_SHOWN = 200
+#: Eligible lines whose "holds: …" text is kept (most recently painted first out last).
+HOLDS_KEPT = 4096
+#: (font, column width) pairs whose wrapped reason heights are kept.
+WRAP_WIDTHS_KEPT = 8
 #: The prerequisites column is never narrower than this (pixels) while Text or Fired show.
 WHY_MIN = 240
 
@@ -183,7 +188,7 @@ class MonologueModel(HeaderedTableModel):
         self.culprit_defined = True  # False: the fired id no pool defines (M002)
         self._bold = QFont()
         self._bold.setBold(True)
-        self._holds_text: dict[int, tuple[MonologueLine, str]] = {}
+        self._holds_text: OrderedDict[int, tuple[MonologueLine, str]] = OrderedDict()  # least recently used first
 
     def set_rows(self, rows: list[MonologueRow]) -> list[int] | None:
         """Show new rows.
@@ -264,13 +269,14 @@ class MonologueModel(HeaderedTableModel):
 
     def _holds(self, line: MonologueLine) -> str:
         """``holds: …`` for an eligible line, kept per line (painted cells ask at every paint)."""
-        kept = self._holds_text.get(id(line))
+        cache = self._holds_text
+        kept = cache.get(id(line))
         if kept is None or kept[0] is not line:
             prereqs = describe_prerequisites(line)
-            kept = (line, "holds: " + "; ".join(prereqs) if prereqs else "no prerequisites")
-            if len(self._holds_text) > 4096:
-                self._holds_text.clear()
-            self._holds_text[id(line)] = kept
+            kept = cache[id(line)] = (line, "holds: " + "; ".join(prereqs) if prereqs else "no prerequisites")
+            if len(cache) > HOLDS_KEPT:
+                cache.popitem(last=False)  # the least recently used: a content of more lines kept re-making them all
+        cache.move_to_end(id(line))
         return kept[1]
 
     def _tooltip(self, r: MonologueRow) -> str:
@@ -354,7 +360,8 @@ class MonologueView(QWidget):
                     stretch=MonologueModel.WHY)
         self._optional = {col: self.view.columnWidth(col) for col in (MonologueModel.FIRED, MonologueModel.TEXT)}
         self.reasons = ReasonDelegate(self.model, self.view)
-        self._wrapped: dict[tuple[str, int], dict[str, int]] = {}  # (font key, width) -> text -> wrapped pixels
+        # (font key, width) -> text -> wrapped pixels, least recently used width first.
+        self._wrapped: OrderedDict[tuple[str, int], dict[str, int]] = OrderedDict()
         self.view.setItemDelegateForColumn(MonologueModel.WHY, self.reasons)
         self.view.horizontalHeader().sectionResized.connect(self._on_section_resized)
         self.caption = QLabel(self)
@@ -430,9 +437,10 @@ class MonologueView(QWidget):
         width = view.columnWidth(MonologueModel.WHY) - 2 * margin
         font = view.font()
         key = (font.key(), width)
-        if key not in self._wrapped and len(self._wrapped) >= 8:
-            self._wrapped.clear()
+        if key not in self._wrapped and len(self._wrapped) >= WRAP_WIDTHS_KEPT:
+            self._wrapped.popitem(last=False)
         kept = self._wrapped.setdefault(key, {})  # text -> pixels, per font and width
+        self._wrapped.move_to_end(key)
         heights = {}
         for k in range(len(self.model.rows)) if rows is None else rows:
             height = one_line

@@ -211,14 +211,18 @@ def test_a_filter_hiding_the_culprit_is_cleared_with_a_notice(qtbot, window):
     assert not culprit_problems(window, r002)
 
 
-@pytest.mark.parametrize("spec, kind, ident", [
-    ("K003", "fact", "interaction.mira-holt_18"),
-    ("R002", "journal", 2983),
-    ("M002", "line", "harbor-nights_m_s_999"),
-    ("J003:2", "npc", "lera-sessik"),
-    ("I009:2", "journal", 1577),
+@pytest.mark.parametrize("spec, kind, ident, view", [
+    ("K003", "fact", "interaction.mira-holt_18", "knowledge"),
+    ("R002", "journal", 2983, "timelines"),
+    ("M002", "line", "harbor-nights_m_s_999", "knowledge"),
+    ("J003:2", "npc", "lera-sessik", "knowledge"),
+    ("I009:2", "journal", 1577, "interactions"),
 ])
-def test_screenshot_finding_records_the_finding_and_selection(tmp_path, spec, kind, ident):
+def test_screenshot_finding_records_the_finding_and_selection(tmp_path, spec, kind, ident, view):
+    """With no --view and no --size, --finding draws the view its culprit lands in at
+    1440x900 (README: not --view all's 1920x1200)."""
+    from PySide6.QtGui import QImage
+
     out = tmp_path / "shot.png"
     done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", "screenshot", str(QA), "--finding", spec, "--out", str(out)],
                           capture_output=True, text=True, timeout=300, env={"QT_QPA_PLATFORM": "offscreen", **_env()})
@@ -227,6 +231,9 @@ def test_screenshot_finding_records_the_finding_and_selection(tmp_path, spec, ki
     code = spec.split(":")[0]
     assert record.finding["code"] == code and record.finding["target"]["kind"]
     assert record.selection == {"kind": kind, "id": ident}
+    assert record.view == view
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1440, 900)
 
 
 def test_screenshot_finding_that_does_not_exist_exits_2(tmp_path):

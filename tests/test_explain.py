@@ -70,6 +70,21 @@ def test_a_clamped_delta_and_score_say_so(tmp_path):
 
 # ----- numbers in the text output -----
 NOISE = re.compile(r"(?<![\w.])-?\d+\.\d{3,}|\de[-+]\d|(?<![\w.−])-0(\.0+)?(?![\d.])|−0\.00")
+#: A sum written out in a why text: "0.555 − 0.430 = 0.125". It may take up to 6
+#: decimals (``fmt_sum``), so it is checked for exactness instead of noise.
+WRITTEN_SUM = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?) ([+−]) (\d+(?:\.\d+)?) = (-?\d+(?:\.\d+)?)(?![\d.])")
+
+
+def sums_are_exact(text: str) -> str:
+    """``text`` without its written-out sums, after asserting that each adds up exactly
+    as written (carried bug: "0.56 − 0.43 = 0.12")."""
+    from decimal import Decimal
+
+    for match in WRITTEN_SUM.finditer(text):
+        a, op, b, result = match.groups()
+        total = Decimal(a) - Decimal(b) if op == "−" else Decimal(a) + Decimal(b)
+        assert total == Decimal(result), match.group(0)
+    return WRITTEN_SUM.sub("SUM", text)
 
 
 def test_why_text_shows_score_points_with_2_decimals_and_no_float_noise(tmp_path, capsys):
@@ -110,7 +125,8 @@ def test_why_text_shows_score_points_with_2_decimals_and_no_float_noise(tmp_path
 
 def test_why_text_on_every_target_kind_of_every_sample_save_has_no_float_noise(plays):
     """Every target (NPC values and levels, facts, entities, lines, cards, history) at
-    the saved tick: no number with 3 or more decimals, exponent or negative zero."""
+    the saved tick: no number with 3 or more decimals, exponent or negative zero, but
+    in a sum written out, which adds up exactly as written."""
     from narrative_debugger.app.commands.why import format_text
     from narrative_debugger.models.explain import npc_targets
 
@@ -124,7 +140,8 @@ def test_why_text_on_every_target_kind_of_every_sample_save_has_no_float_noise(p
         ]
         for target in targets:
             text = format_text(explain(play, target, play.save.saved_at_tick, 5, builder=builder))
-            assert not NOISE.search(text), (name, target, NOISE.search(text).group(0))
+            rest = sums_are_exact(text)
+            assert not NOISE.search(rest), (name, target, NOISE.search(rest).group(0))
         score = format_text(explain(play, f"npc:{slugs[0]}.score", play.save.saved_at_tick, 5, builder=builder))
         state = state_json(play, play.save.saved_at_tick)["npcs"][slugs[0]]["score"]
         assert score.splitlines()[0].endswith(f": {state:.2f}")
@@ -641,3 +658,25 @@ def test_why_step_of_an_entry_whose_tick_goes_back_says_both_ticks(tmp_path):
     assert "harbor.test_rumour" not in state_json(play, later - 1)["facts"]
     # Known from the tick it applies at; its acquired_tick is the tick the entry says.
     assert state_json(play, later)["facts"]["harbor.test_rumour"]["acquired_tick"] == later - 30
+
+
+def test_a_written_out_sum_adds_up_as_written():
+    """The walkaway-spiral sample's walk-away #11 read "0.56 − 0.43 = 0.12" at two
+    decimals (true 0.555 − 0.43 = 0.125): figures take the fewest decimals that add up."""
+    from narrative_debugger.models.explain.chain import fmt_sum
+
+    assert fmt_sum(0.555, -0.43, 0.125) == "0.555 − 0.430 = 0.125"
+    assert fmt_sum(1.63, -0.43, 1.2) == "1.63 − 0.43 = 1.20"  # exact at 2: unchanged
+    assert fmt_sum(0.1, 0.2, 0.1 + 0.2) == "0.10 + 0.20 = 0.30"  # float noise never shows
+    assert fmt_sum(0.34, -0.43, 0.34 - 0.43) == "0.34 − 0.43 = -0.09"
+    assert fmt_sum(5, -3, 2) == "5 − 3 = 2"
+    assert sums_are_exact(fmt_sum(1 / 3, 0.43, 1 / 3 + 0.43)) == "SUM"
+
+
+def test_why_score_of_the_walkaway_spiral_writes_exact_sums(plays):
+    from narrative_debugger.app.commands.why import format_text
+
+    play = plays["walkaway-spiral.json"]
+    text = format_text(explain(play, "npc:kael-davan.score", play.save.saved_at_tick, 100))
+    assert "walk-away #11 is past walk_away_threshold 1: 0.555 − 0.430 = 0.125" in text
+    assert "0.56 − 0.43 = 0.12" not in text

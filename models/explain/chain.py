@@ -11,6 +11,7 @@ and ``steps[-1].after = value`` (floats within rounding, 1e-6 score points).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 #: Steps kept in full when no ``--limit`` is given.
@@ -150,6 +151,27 @@ def fmt_num(x: float) -> str:
         return str(x)
     text = f"{x:.2f}"
     return "0.00" if text == "-0.00" else text
+
+
+def fmt_sum(before: float, change: float, result: float) -> str:
+    """``before + change = result`` written out (``0.56 − 0.43 = 0.13``, U+2212 for a
+    negative ``change``), at the fewest decimals, 2 to 6, at which the written figures
+    add up exactly.
+
+    At ``fmt_num``'s 2 decimals a true 0.555 − 0.43 = 0.125 read "0.56 − 0.43 = 0.12"
+    (carried bug: rounded arithmetic); it now reads "0.555 − 0.430 = 0.125". Where no
+    precision makes it exact (float noise), 6 decimals. Integers stay as they are.
+    Display only: the JSON keeps full values."""
+    op = "−" if change < 0 else "+"
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in (before, change, result)):
+        return f"{before} {op} {abs(change)} = {result}"
+    for places in range(2, 7):
+        shown = [f"{v:.{places}f}" for v in (before, abs(change), result)]
+        b, c, r = (Decimal(text) for text in shown)
+        if (b - c if change < 0 else b + c) == r:
+            break
+    b, c, r = ("0" + text[2:] if text.startswith("-0") and not text.strip("-0.") else text for text in shown)
+    return f"{b} {op if c.strip('0.') else '+'} {c} = {r}"
 
 
 def fmt_signed(x: float) -> str:

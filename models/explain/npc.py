@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from narrative_debugger.models.domain.relationship import MAX_REFERENCES_PER_KIND, SENTIMENT_BAND, close_enough, score_delta
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
-from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fmt_num, fmt_plain, fmt_signed
+from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fmt_num, fmt_plain, fmt_signed, fmt_sum
 from narrative_debugger.models.explain.tracks import ATTRIBUTES, RULE_LEVEL, Track, track_for
 from narrative_debugger.models.playthrough import Playthrough
 
@@ -68,14 +68,15 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
             text += f"; the save records delta {fmt_num(recorded)} (R002)"
         raw = before + recorded
         if not close_enough(raw, after):
-            return text + f"; {fmt_num(before)} {fmt_signed(recorded)} = {fmt_num(raw)}, clamped to {fmt_num(after)}"
+            return text + f"; {fmt_sum(before, recorded, raw)}, clamped to {fmt_num(after)}"
         return text + f"; {fmt_num(before)} → {fmt_num(after)}"
     penalty = d.get("penalty", before - after)
     tol = as_.interaction_tolerance
-    text = f"walk-away #{as_.walk_aways} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_num(before)} − {fmt_num(penalty)}"
-    if not close_enough(before - penalty, after):
-        return text + f" = {fmt_num(before - penalty)}, clamped to {fmt_num(after)} (score never below 0)"
-    return text + f" = {fmt_num(after)}"
+    result = before - penalty if not close_enough(before - penalty, after) else after
+    text = f"walk-away #{as_.walk_aways} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_sum(before, -penalty, result)}"
+    if result != after:
+        return text + f", clamped to {fmt_num(after)} (score never below 0)"
+    return text
 
 
 def _stress_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:

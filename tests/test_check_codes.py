@@ -285,3 +285,24 @@ def test_entries_of_kind_across_pass_boundaries(monkeypatch):
         monkeypatch.setattr(checks, "KIND_PASS_ENTRIES", size)
         assert list(checks._entries_of_kind(save, "FactLearned")) == wanted
     assert list(checks._entries_of_kind(SimpleNamespace(journal=Journal()), "FactLearned")) == []
+
+
+def test_a_save_without_its_player_gives_one_j004_per_speaker_not_one_per_line(tmp_path):
+    """Without a readable player every player line was a J004: the evening sample gave
+    one F002 and 1 363 J004 (carried bug: finding cascades). Now each unknown speaker
+    has one J004, on its first line, that counts its lines and names the cause."""
+    from tests.conftest import SAMPLES
+
+    doc = json.loads((SAMPLES / "evening.json").read_text())
+    player = doc.pop("player")["stable_id"]
+    lines = [k for k, e in enumerate(doc["journal"]) if e["event"].get("DialogueLine", {}).get("speaker") == player]
+    doc["journal"].insert(3, ev(doc["journal"][3]["tick"], "DialogueLine", speaker=555, text="Who am I?"))
+    play = run(tmp_path, SAMPLES / "content", doc)
+    j004 = [f for f in play.findings if f.code == "J004"]
+    first = lines[0] + (lines[0] >= 3)  # the player's first line, after the insert
+    assert sorted(f.location for f in j004) == sorted([f"journal[{first}].event.DialogueLine.speaker", "journal[3].event.DialogueLine.speaker"])
+    by_speaker = {f.message.split()[2]: f for f in j004}
+    assert by_speaker[str(player)].values == (("lines", f"{len(lines):,}"),)
+    assert f"({len(lines):,} lines, the first here); the save's player could not be read (F002 at player)" in by_speaker[str(player)].message
+    assert by_speaker["555"].values == (("lines", "1"),) and "lines, the first" not in by_speaker["555"].message
+    assert [f.code for f in play.findings].count("F002") == 1 and len(lines) > 1000

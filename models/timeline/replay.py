@@ -103,6 +103,8 @@ class _Replayer:
         self.confronted: set[str] = set()
         self.due: list[_WalkAwayDue] = []
         self.monologue_due: list[tuple[int, int, str]] = []
+        # Speaker -> [first journal index, its tick, its location, lines]: one J004 a speaker.
+        self.unknown_speakers: dict[object, list] = {}
         self.tick = 0
         # NPC -> its slug when interaction FactIds made from it parse back to it, else None.
         self.id_slugs = {sid: npc.slug if isinstance(npc.slug, str) and SLUG_RE.fullmatch(npc.slug) else None for sid, npc in save.npcs.items()}
@@ -200,6 +202,21 @@ class _Replayer:
             if progress is not None and i % step == 0:
                 progress(i, total)
         self.settle()
+        self._report_unknown_speakers()
+
+    def _report_unknown_speakers(self) -> None:
+        """One J004 per unknown speaker, on its first line, with how many lines it spoke.
+
+        A J004 a line buried the cause: a save whose player could not be read gave one
+        F002 and 1 363 J004 on the evening sample (carried bug: finding cascades)."""
+        if not self.unknown_speakers:
+            return
+        no_player = any(f.code == "F002" and f.location.split(".")[0] == "player" for f in self.save.findings)
+        for speaker, (i, tick, where, lines) in self.unknown_speakers.items():
+            more = f" ({lines:,} lines, the first here)" if lines > 1 else ""
+            hint = "; the save's player could not be read (F002 at player)" if no_player else ""
+            self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save{more}{hint}",
+                     where, tick, i=i, values=(("lines", f"{lines:,}"),))
 
     def settle(self) -> None:
         """End of a tick: walk-away obligations and monologue prerequisites are judged."""
@@ -485,11 +502,16 @@ class _Replayer:
 
     # ----- story -----
     def on_DialogueLine(self, i, d, where):
-        """J004 for a speaker who is neither the player nor an NPC; ``run`` records every
-        line itself (two thirds of a long journal, without a handler call)."""
+        """A line by a speaker who is neither the player nor an NPC, counted for its J004
+        (``_report_unknown_speakers``); ``run`` records every line itself (two thirds of
+        a long journal, without a handler call)."""
         speaker = d.speaker
         if speaker != self.save.player.stable_id and speaker not in self.npcs:
-            self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save", where + ".speaker", i=i)
+            seen = self.unknown_speakers.get(speaker)
+            if seen is None:
+                self.unknown_speakers[speaker] = [i, self.tick, where + ".speaker", 1]
+            else:
+                seen[3] += 1
 
     def on_MonologueFired(self, i, d, where):
         line_id = d.line_id

@@ -306,3 +306,22 @@ def test_tick_axis_labels_never_overlap_near_u64_max(qtbot, origin, span, at_lea
     rects = sorted((rect for rect, _, _ in texts), key=lambda rect: rect.left())
     assert len(rects) >= at_least
     assert all(a.right() <= b.left() for a, b in zip(rects, rects[1:])), [text for _, _, text in texts]
+
+
+def test_timeline_curves_are_drawn_when_ticks_start_far_from_zero(qtbot, big_window):
+    """The initial state's point sits at tick 0: with ticks from 10^15 on it was ~10^13
+    pixels left of the view, and Qt drew none of the curve that starts there: the
+    plots showed markers and no score, stress or threshold line (carried bug)."""
+    window, _base, _offset = big_window
+    window.session.set_view("timelines")
+    view = window.views["timelines"]
+    qtbot.waitUntil(lambda: bool(view.curves), timeout=10_000)
+    window.finish_background()
+    colour = view.tracks[window.session.npc].colour
+    image = view.grab().toImage()
+    near = 0
+    for y in range(0, image.height(), 2):
+        for x in range(0, image.width(), 2):
+            pixel = image.pixelColor(x, y)
+            near += abs(pixel.red() - colour.red()) + abs(pixel.green() - colour.green()) + abs(pixel.blue() - colour.blue()) < 40
+    assert near > 150, near  # a drawn curve climbs across the plot; the legend's swatch alone is ~10

@@ -269,6 +269,11 @@ class StepCurve(pg.PlotDataItem):
     view. Downsampled (max, min) pairs are also ordered along the trend
     (``_order_peaks``). Overrides pyqtgraph's private ``_getDisplayDataset``
     (checked with 0.13.7 and 0.14; pyproject.toml caps pyqtgraph below 0.15).
+
+    The points drawn are also held within one view width of the view
+    (``_near_the_view``): clip-to-view keeps one point beyond each edge, and the
+    initial state's point sits at tick 0. A save whose ticks start near 2^53 put it
+    ~10^13 pixels off screen, and Qt then drew none of the curve (carried bug).
     """
 
     def _getDisplayDataset(self):  # noqa: N802 (pyqtgraph override)
@@ -278,13 +283,26 @@ class StepCurve(pg.PlotDataItem):
             return shown
         if len(shown.x) < len(full.x):
             _order_peaks(shown)
+        view = self.getViewBox()
         if shown.x[-1] < full.x[-1]:
-            view = self.getViewBox()
             right = view.viewRect().right() if view is not None else full.x[-1]
             if full.x[-2] <= right:
                 shown.x = np.concatenate([shown.x, full.x[-2:]])
                 shown.y = np.concatenate([shown.y, full.y[-2:]])
+        if isinstance(view, pg.ViewBox) and not view.autoRangeEnabled()[0]:  # as clip-to-view: an auto range fits the data
+            _near_the_view(shown, view.viewRect())
         return shown
+
+
+def _near_the_view(shown, rect) -> None:
+    """Moves the points of a step curve that lie over one view width left or right of
+    the view onto that bound. A step curve is horizontal runs and vertical jumps, so
+    what the view shows is unchanged; only off-screen runs get shorter."""
+    width = max(rect.width(), 1.0)
+    low, high = rect.left() - width, rect.right() + width
+    x = shown.x
+    if len(x) and (x[0] < low or x[-1] > high):
+        shown.x = np.clip(x, low, high)
 
 
 def _order_peaks(shown) -> None:

@@ -11,7 +11,7 @@ from narrative_debugger.models.gil_slices import SORT_RUN_ITEMS, sorted_in_slice
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.snapshot_diff import _in_path_order, differences, saved_differences
 from narrative_debugger.models.save.saveshape import RELEASE_SLICE, release_in_slices
-from narrative_debugger.models.timeline.event_kinds import distinct_ticks
+from narrative_debugger.models.timeline.event_kinds import distinct_ticks, tick_array, variant_positions
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_saves"
 NAMES = ["evening.json", "walkaway-spiral.json", "abandoned-confrontation.json", "qa-faults.json"]
@@ -27,7 +27,42 @@ def test_distinct_ticks_equal_sorted_set(name):
 def test_distinct_ticks_across_slices():
     ticks = [0] * 40_000 + [1] * 70_000 + list(range(2, 100_000)) + [2**64 - 1] * 3
     assert distinct_ticks(ticks) == sorted(set(ticks))
-    assert distinct_ticks([]) == []
+    assert distinct_ticks(ticks, tick_array(ticks)) == sorted(set(ticks))  # the numpy form, exact at 2^64 - 1
+    assert distinct_ticks([]) == [] and distinct_ticks([], tick_array([])) == []
+
+
+def test_variant_positions_equal_one_python_pass():
+    """The loader's grouping of journal entries by variant (numpy, in slices) gives each
+    variant's indices in order, as the Python loop it replaced did (None: unreadable)."""
+    rng = random.Random(3)
+    kinds = [rng.choice(["DialogueLine"] * 6 + ["InteractionStarted", "FactUpdated", None]) for _ in range(100_003)]
+    expected: dict = {}
+    for i, kind in enumerate(kinds):
+        expected.setdefault(kind, []).append(i)
+    got = variant_positions(kinds)
+    assert {kind: positions.tolist() for kind, positions in got.items()} == expected
+    assert variant_positions([]) == {}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_session_stepping_data_equal_the_python_loops(name):
+    """``session.prepare`` picks ticks and distinct ticks in numpy: the same as lists."""
+    from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS
+    from narrative_debugger.widgets.session import prepare
+
+    play = Playthrough.open(SAMPLES / name)
+    indices, ticks, distinct = prepare(play)
+    kinds, versions = play.index.kinds, play.index.npcs
+    for name_, variants in EVENT_KINDS.items():
+        assert indices[name_] == [i for i, kind in enumerate(kinds) if kind in variants]
+    assert {name_: ticks[name_] for name_ in indices} == {name_: [play.index.ticks[i] for i in found] for name_, found in indices.items()}
+    assert distinct == sorted(set(play.index.ticks))
+    level = lambda n: sum(n.relationship.score > bound for bound in (20.0, 40.0, 60.0, 80.0))  # noqa: E731 (bounds inclusive)
+    over = lambda n: n.tolerance.current_stress > n.tolerance.threshold  # noqa: E731
+    for kind, value in (("level", level), ("threshold", over)):
+        want = sorted(v.positions[k] - 1 for v in versions.values() for k in range(1, len(v.values)) if value(v.values[k]) != value(v.values[k - 1]))
+        assert indices[kind] == want, kind
+    assert set(indices) == {*EVENT_KINDS, *DERIVED_KINDS}
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+import numpy as np
+
 from narrative_debugger.models.compare.comparison import Comparison
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS, distinct_ticks, event_indices
+from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS, distinct_ticks, event_indices, int_list, tick_array
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from PySide6.QtCore import QObject, Signal
 
@@ -30,8 +32,11 @@ def prepare(playthrough: Playthrough) -> tuple[dict[str, list[int]], dict[str, l
         result = ({}, {}, [])
     else:
         indices = {name: event_indices(index, name) for name in (*EVENT_KINDS, *DERIVED_KINDS)}
-        ticks = index.ticks
-        result = (indices, {name: [ticks[i] for i in found] for name, found in indices.items()}, distinct_ticks(ticks))
+        # Picked and made distinct in numpy: each was ~170 ms of Python loop at 1M entries.
+        ticks = tick_array(index.ticks)
+        positions = {name: index.derived.get(("event-positions", name)) for name in indices}
+        picked = {name: int_list(ticks[at if at is not None else np.asarray(indices[name], dtype=np.int64)]) for name, at in positions.items()}
+        result = (indices, picked, distinct_ticks(index.ticks, ticks))
     if hasattr(playthrough, "derived"):
         playthrough.derived["session"] = result
     return result

@@ -10,8 +10,6 @@ the first InteractionStarted with each NPC (its first meeting, schema §5.3).
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
 import numpy as np
 from narrative_debugger.models.gil_slices import C_PASS_ITEMS
 
@@ -38,21 +36,33 @@ DERIVED_KINDS = {
 _LEVEL_BOUNDS = (20.0, 40.0, 60.0, 80.0)  # inclusive upper bounds (relationship seed)
 
 
-def _npc_changes(index, value) -> list[int]:
-    """Journal indices where ``value(NpcState)`` differs from the NPC's previous version."""
-    out: list[int] = []
+def _npc_changes(index) -> tuple[list[int], list[int]]:
+    """Journal indices where an NPC's stress crosses its threshold (either way), and
+    where its score enters another relationship level: one pass over every NPC's
+    versions for both (two passes took ~190 ms of a 1M-entry save's loader)."""
+    crossings: list[int] = []
+    levels: list[int] = []
+    bounds = np.asarray(_LEVEL_BOUNDS)
     for versions in index.npcs.values():
-        values = [value(v) for v in versions.values]
-        positions = versions.positions
-        out.extend(positions[k] - 1 for k in range(1, len(values)) if values[k] != values[k - 1])
-    out.sort()
-    return out
+        states = versions.values
+        if len(states) < 2:
+            continue
+        over = np.fromiter((v.tolerance.current_stress > v.tolerance.threshold for v in states), dtype=bool, count=len(states))
+        scores = np.fromiter((v.relationship.score for v in states), dtype=np.float64, count=len(states))
+        level = np.where(np.isnan(scores), 0, np.searchsorted(bounds, scores, side="left"))  # NaN: below every bound, as bisect has it
+        at = np.asarray(versions.positions, dtype=np.int64) - 1
+        crossings.extend(at[1:][over[1:] != over[:-1]].tolist())
+        levels.extend(at[1:][level[1:] != level[:-1]].tolist())
+    crossings.sort()
+    levels.sort()
+    return crossings, levels
 
 
 def event_indices(index, kind: str) -> list[int]:
     """Journal indices of the entries of ``kind`` (a key of EVENT_KINDS or DERIVED_KINDS), in order.
 
-    Derived kinds cost one pass over the NPCs' versions; results are kept on the index.
+    Derived kinds cost one pass over the NPCs' versions; results are kept on the index
+    (journal kinds also as an int64 array, ``index.derived[("event-positions", kind)]``).
 
     Raises:
         KeyError: for an unknown kind.
@@ -62,18 +72,17 @@ def event_indices(index, kind: str) -> list[int]:
     if cached is not None:
         return cached
     if kind in EVENT_KINDS:
-        buckets: dict = {}
-        for i, k in enumerate(index.kinds):
-            buckets.setdefault(k, []).append(i)
+        buckets = variant_positions(index.kinds)
         for name, variants in EVENT_KINDS.items():
-            found = sorted(i for v in variants for i in buckets.get(v, ()))
-            index.derived[("event-indices", name)] = found
+            parts = [buckets[v] for v in sorted(variants) if v in buckets]
+            found = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0] if parts else np.empty(0, np.int64)
+            index.derived[("event-indices", name)] = int_list(found)
+            index.derived[("event-positions", name)] = found  # the same, as an int64 array
         return index.derived[key]
-    if kind == "threshold":
-        out = _npc_changes(index, lambda n: n.tolerance.current_stress > n.tolerance.threshold)
-    elif kind == "level":
-        out = _npc_changes(index, lambda n: bisect_left(_LEVEL_BOUNDS, n.relationship.score))
-    elif kind == "first-meeting":
+    if kind in ("threshold", "level"):
+        index.derived[("event-indices", "threshold")], index.derived[("event-indices", "level")] = _npc_changes(index)
+        return index.derived[key]
+    if kind == "first-meeting":
         out = sorted(created[0] - 1 for created in index.interactions_created.values() if created)
     else:
         raise KeyError(kind)
@@ -94,10 +103,50 @@ def tick_array(ticks) -> np.ndarray:
     return np.concatenate([np.asarray(ticks[start : start + _SLICE], dtype=np.uint64) for start in range(0, len(ticks), _SLICE)])
 
 
-def distinct_ticks(ticks) -> list[int]:
+def int_list(values: np.ndarray) -> list[int]:
+    """``values.tolist()`` (Python ints, exact for u64), ``_SLICE`` at a time."""
+    if len(values) <= _SLICE:
+        return values.tolist()
+    out: list[int] = []
+    for start in range(0, len(values), _SLICE):
+        out.extend(values[start : start + _SLICE].tolist())
+    return out
+
+
+def variant_positions(kinds) -> dict[object, np.ndarray]:
+    """Journal variant (or None) -> the ascending indices of its entries (int64 array).
+
+    A Python loop that appended each of a million indices to its variant's list took
+    ~200 ms of the loader (most of the session's ``prepare``). Here the variants are
+    numbered by C-level passes of ``_SLICE`` entries (``dict.fromkeys``, a ``map``
+    into ``np.fromiter``) and one stable sort of the small codes groups them.
+    """
+    n = len(kinds)
+    starts = range(0, n, _SLICE)
+    names: dict = {}
+    for start in starts:
+        names.update(dict.fromkeys(kinds[start : start + _SLICE]))
+    code_of = {name: k for k, name in enumerate(names)}
+    if not code_of:
+        return {}
+    dtype = np.int16 if len(code_of) < 1 << 15 else np.int64
+    codes = np.concatenate([np.fromiter(map(code_of.__getitem__, kinds[start : start + _SLICE]), dtype=dtype, count=min(_SLICE, n - start))
+                            for start in starts])
+    order = np.argsort(codes, kind="stable")  # stable: each variant's indices stay ascending
+    ends = np.cumsum(np.bincount(codes, minlength=len(code_of)))
+    return {name: order[(ends[k - 1] if k else 0) : ends[k]] for name, k in code_of.items()}
+
+
+def distinct_ticks(ticks, array: np.ndarray | None = None) -> list[int]:
     """The distinct ticks of the index's non-decreasing ``ticks`` (the running maximum
     of the journal's ticks), in order: ``sorted(set(ticks))`` without one sort and one
-    set of a million ticks, each of which held the GIL for about 100 ms."""
+    set of a million ticks, each of which held the GIL for about 100 ms. ``array``:
+    ``tick_array(ticks)`` when the caller has it (then ~10 ms for a million ticks)."""
+    if array is not None and len(array):
+        keep = np.empty(len(array), dtype=bool)
+        keep[0] = True
+        np.not_equal(array[1:], array[:-1], out=keep[1:])
+        return int_list(array[keep])
     out: list[int] = []
     for start in range(0, len(ticks), _SLICE):
         piece = dict.fromkeys(ticks[start : start + _SLICE])  # keeps order, drops repeats

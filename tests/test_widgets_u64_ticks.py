@@ -246,7 +246,9 @@ def test_timelines_plot_exactly(qtbot, big_window):
         want = base.state_at(t).npcs[npc].relationship.score
         assert view.tracks[npc].score.at(view.x_of(t + offset)) == pytest.approx(want, abs=1e-4)
     # The bottom axis writes the ticks themselves.
-    assert view.tick_axis.tickStrings([0.0, 1000.0], 1.0, 1000.0) == [f"{view.origin:,}", f"{view.origin + 1000:,}"]
+    assert view.tick_axis.tickStrings([0.0, 1.0], 1.0, 1.0) == [f"{view.origin:,}", f"{view.origin + 1:,}"]
+    first = -view.origin % 1000  # ticks of a 1 000 spacing sit at multiples of 1 000 (tickSpacing's offset)
+    assert view.tick_axis.tickStrings([float(first), first + 1000.0], 1.0, 1000.0) == [f"{view.origin + first:,}", f"{view.origin + first + 1000:,}"]
     if offset > 2**53:
         assert view.origin == min(base.index.ticks) + offset
 
@@ -306,6 +308,19 @@ def test_tick_axis_labels_never_overlap_near_u64_max(qtbot, origin, span, at_lea
     rects = sorted((rect for rect, _, _ in texts), key=lambda rect: rect.left())
     assert len(rects) >= at_least
     assert all(a.right() <= b.left() for a, b in zip(rects, rects[1:])), [text for _, _, text in texts]
+    # Round ticks, not round distances from the origin ("18,446,744,073,709,100,253").
+    assert all(text.endswith(",000") for _, _, text in texts), [text for _, _, text in texts]
+
+
+def test_tick_axis_labels_are_exact_multiples_past_2_53(qtbot):
+    """Past 2^53 a float x is off by up to its ulp: a tick at 6e18 read ...,000,253."""
+    from narrative_debugger.widgets.timelines import TickAxis
+
+    axis = TickAxis()
+    axis.origin = 253
+    spacing = 6e18
+    assert axis.tickStrings([spacing - 253, 2 * spacing - 253], 1.0, spacing) == ["6,000,000,000,000,000,000", "12,000,000,000,000,000,000"]
+    assert axis.tickSpacing(0.0, 1.8e19, 700)[0][1] == float(-253 % int(axis.tickSpacing(0.0, 1.8e19, 700)[0][0]))
 
 
 def test_timeline_curves_are_drawn_when_ticks_start_far_from_zero(qtbot, big_window):

@@ -105,15 +105,24 @@ class TickAxis(pg.AxisItem):
         font = self.style.get("tickFont") or self.font()
         room = (QFontMetrics(font).horizontalAdvance(widest) + self.LABEL_GAP_PX) * abs(maxVal - minVal) / size
         major = levels[0][0]
-        if major >= room:
-            return levels
-        return [(_nice_at_least(room), 0), (major, 0)]
+        if major < room:
+            levels = [(_nice_at_least(room), 0), (major, 0)]
+        # Ticks at round ticks, not at round distances from the origin (a save whose ticks
+        # start at ...,253 was labelled 18,446,744,073,709,100,253): x = multiple - origin.
+        return [(spacing, float(-self.origin % int(spacing)) if self.origin and spacing >= 1 and float(spacing).is_integer() else offset)
+                for spacing, offset in levels]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph override)
+        """Each tick as its exact integer: a tick of a whole ``spacing`` is a multiple of
+        it (``tickSpacing``'s offsets), so the label is snapped to the nearest multiple:
+        past 2^53 a float x is off by up to its ulp ("6,000,000,000,000,000,253")."""
+        step = int(spacing) if spacing and spacing >= 1 and float(spacing * scale).is_integer() else 0
         out = []
         for v in values:
             x = float(v * scale)
             tick = self.origin + int(x) if x.is_integer() else -1
+            if step > 1 and tick > 0:
+                tick = (tick + step // 2) // step * step
             out.append(f"{min(tick, U64_MAX):,}" if tick >= 0 else "")
         return out
 

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
+    QStyle,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -50,7 +51,11 @@ VIEWS = VIEW_NAMES
 VIEW_TITLES = {spec.name: spec.title for spec in VIEW_SPECS}
 VIEW_MIN_SIZES = {spec.name: spec.min_size for spec in VIEW_SPECS}
 #: The central area (views and tick bar) never shrinks below this (pixels): docks cannot squeeze it to a strip.
-CENTRAL_MIN = (440, 300)
+#: Its width is the views' minimum (``VIEW_MIN_SIZES``) and its margins, and never less than what
+#: its layout asks for (the tick bar's row): an explicit 440 here let a window shrunk to 1040 x 700
+#: squeeze the views under their 480 px, so the Knowledge view scrolled and hid its Fit button.
+CENTRAL_MARGIN_PX = 4
+CENTRAL_MIN = (max(w for w, _ in VIEW_MIN_SIZES.values()) + 2 * CENTRAL_MARGIN_PX, 300)
 MAX_RECENT = 10
 RECENT_MAX_PX = 720  # File › Open recent entries are elided in the middle past this width
 RELOAD_DEBOUNCE_MS = 600
@@ -169,11 +174,17 @@ class MainWindow(QMainWindow):
         self.tickbar = TickBar(s)
         self.tickbar.setObjectName("tickbar")
         central = QWidget()
-        central.setMinimumSize(*CENTRAL_MIN)
         box = QVBoxLayout(central)
-        box.setContentsMargins(4, 4, 4, 0)
+        box.setContentsMargins(CENTRAL_MARGIN_PX, CENTRAL_MARGIN_PX, CENTRAL_MARGIN_PX, 0)
         box.addWidget(self.stack, 1)
         box.addWidget(self.tickbar)
+        # The views' width, with room for a vertical scroll bar too: a short window scrolls
+        # a view up and down, and the bar then took its width from the view (the Knowledge
+        # view got 466 px). The central area's own width is left to its layout, so it also
+        # grows with the tick bar's row (ticks near 2^64 need a wider tick field).
+        bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+        self.stack.setMinimumWidth(CENTRAL_MIN[0] - 2 * CENTRAL_MARGIN_PX + bar)
+        central.setMinimumHeight(CENTRAL_MIN[1])
         self.setCentralWidget(central)
 
     def _on_tab_changed(self, index: int) -> None:

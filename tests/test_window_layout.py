@@ -174,6 +174,8 @@ def test_the_monologue_text_column_appears_when_the_dock_is_wide(make_window):
     w = make_window()
     monologues = w.panels["monologues"][0]
     assert monologues.view.isColumnHidden(MonologueModel.TEXT)
+    w.resize(1600, 900)  # room for a 1 000 px dock beside the views' 480 px (and a scroll bar's)
+    settle()
     w.resizeDocks([w.docks["monologues"]], [1000], Qt.Horizontal)
     settle()
     assert not monologues.view.isColumnHidden(MonologueModel.TEXT)
@@ -551,3 +553,22 @@ def test_an_npc_change_lays_out_neither_the_timelines_nor_the_journal_bar(make_w
     assert requests.seen == []
     assert names[0] != names[1] and names[0] == names[2]  # the texts did change
     assert "<b>" in timelines.legend.text()
+
+
+def test_a_window_shrunk_to_its_minimum_keeps_the_views_whole(make_window):
+    """Shrinking a window to 1040 x 700 squeezed the central area under the views' 480
+    px: the Knowledge view scrolled sideways, cut "288 facts" to "288 f" and hid the
+    graph's Fit button (new-user trial). The views now keep their width, and the
+    filter row fits with a search box one can type in."""
+    w = make_window()
+    w.resize(*layout.MIN_WINDOW)
+    settle()
+    knowledge = w.views["knowledge"]
+    for spec in VIEWS:
+        view = w.views[spec.name]
+        assert view.parentWidget().width() >= view.minimumWidth(), spec.name  # the scroll area's viewport
+    assert knowledge.count.text() == knowledge.count.full_text() == "288 facts"
+    assert knowledge.search.width() >= knowledge.search.fontMetrics().horizontalAdvance("Filter Fa")
+    row_end = max(x.geometry().right() for x in (knowledge.search, knowledge.category, knowledge.confidence,
+                                                  knowledge.state_filter, knowledge.changed_only, knowledge.count))
+    assert row_end < knowledge.width()

@@ -83,6 +83,8 @@ class KnowledgeView(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Filter FactId…")
         self.search.setClearButtonEnabled(True)
+        # Wide enough to type in at 1040 x 700 (squeezed to "Fi…", two letters, by the combos).
+        self.search.setMinimumWidth(self.search.fontMetrics().horizontalAdvance("Filter Fa") + 24)
         # The filters shrink, eliding, in a small window (1040 x 700 cut the row off).
         self.category = ElidingComboBox(min_text="All…")
         self.confidence = ElidingComboBox(min_text="Any…")

@@ -354,6 +354,11 @@ class GameTimeLabel(QLabel):
     PAD_PX = 8
     """Room (pixels) beside the text, for the italic of a drag preview."""
 
+    MIN_TIME = "00:00:00.0"
+    """The widest time the label always has room for; a longer one (a save whose ticks
+    near 2^64 are 512409557603043:06:01.5) ends in "…" where the bar is narrow, and the
+    tooltip keeps it whole. (At 1040 x 700 it overlapped the tick field.)"""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setTextFormat(Qt.PlainText)
@@ -368,6 +373,7 @@ class GameTimeLabel(QLabel):
         one = metrics.horizontalAdvance(last_time) if last_time else blank
         pair = metrics.horizontalAdvance(f"{last_time} / {last_time}") if last_time else blank
         self._one_px, self._pair_px = max(one, 0) + self.PAD_PX, max(pair, blank) + self.PAD_PX
+        self._min_px = min(self._one_px, metrics.horizontalAdvance(self.MIN_TIME + "…") + self.PAD_PX)
         self.updateGeometry()
         holder = self.parentWidget()
         if holder is not None:  # a SteadyLabel lays out again only for a wider minimum: a new save, a new hint
@@ -383,7 +389,7 @@ class GameTimeLabel(QLabel):
         return QSize(self._pair_px, super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return QSize(self._one_px, super().minimumSizeHint().height())
+        return QSize(self._min_px, super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
@@ -393,6 +399,8 @@ class GameTimeLabel(QLabel):
         current, last = self._times
         room = not self.isVisible() or self.width() >= self._pair_px  # sized when shown (a resize event)
         text = f"{current} / {last}" if last is not None and room else current
+        if self.isVisible() and self.width() < self._one_px:
+            text = self.fontMetrics().elidedText(current, Qt.ElideRight, max(0, self.width() - self.PAD_PX))
         if text != self.text():
             self.setText(text)
 
@@ -424,8 +432,8 @@ class TickBar(QWidget):
         self.track.dragged.connect(self._on_dragged)
         self.track.released.connect(self._on_released)
 
-        # May shrink to "Any event" in a small window (1040 x 700 cut the bar's row off).
-        self.kind_combo = ElidingComboBox(self, min_text="Any event")
+        # May shrink to "Any…" in a small window (1040 x 700 cut the bar's row off).
+        self.kind_combo = ElidingComboBox(self, min_text="Any…")
         self.kind_combo.setObjectName("tickBarKind")
         self.kind_combo.setToolTip("Kind of event that previous/next event and event playback step to")
         self.kind_combo.addItem("Any event", None)

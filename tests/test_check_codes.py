@@ -306,3 +306,19 @@ def test_a_save_without_its_player_gives_one_j004_per_speaker_not_one_per_line(t
     assert f"({len(lines):,} lines, the first here); the save's player could not be read (F002 at player)" in by_speaker[str(player)].message
     assert by_speaker["555"].values == (("lines", "1"),) and "lines, the first" not in by_speaker["555"].message
     assert [f.code for f in play.findings].count("F002") == 1 and len(lines) > 1000
+
+
+def test_events_about_an_npc_missing_from_the_save_give_one_i010(tmp_path):
+    """An NPC missing from ``npcs`` gave one I010 per event about them (113 on the
+    evening sample; new-user trial): now one, on the first event, with the count."""
+    from tests.conftest import SAMPLES
+
+    doc = json.loads((SAMPLES / "evening.json").read_text())
+    del doc["npcs"]["17"]
+    events = [k for k, e in enumerate(doc["journal"]) if next(iter(e["event"].values())).get("target") == 17]
+    play = run(tmp_path, SAMPLES / "content", doc)
+    journal = [f for f in play.findings if f.code == "I010" and f.location.startswith("journal")]
+    assert len(journal) == 1 and len(events) > 100
+    assert journal[0].location.startswith(f"journal[{events[0]}].")
+    assert journal[0].values == (("events", f"{len(events):,}"),) and f"({len(events):,} events name it, the first here)" in journal[0].message
+    assert journal[0].target.stable_id == 17

@@ -103,8 +103,10 @@ class _Replayer:
         self.confronted: set[str] = set()
         self.due: list[_WalkAwayDue] = []
         self.monologue_due: list[tuple[int, int, str]] = []
-        # Speaker -> [first journal index, its tick, its location, lines]: one J004 a speaker.
+        # Speaker -> [first journal index, its tick, its location, lines]: one J004 a speaker;
+        # target -> the same for the events that name it: one I010 a target.
         self.unknown_speakers: dict[object, list] = {}
+        self.unknown_targets: dict[int, list] = {}
         self.tick = 0
         # NPC -> its slug when interaction FactIds made from it parse back to it, else None.
         self.id_slugs = {sid: npc.slug if isinstance(npc.slug, str) and SLUG_RE.fullmatch(npc.slug) else None for sid, npc in save.npcs.items()}
@@ -126,9 +128,17 @@ class _Replayer:
         self.sink.add(code, message, location, self.tick if tick is None else tick, target=target, values=values)
 
     def target_npc(self, i: int, sid, where: str) -> NpcState | None:
-        npc = self.npcs.get(sid)
+        """The NPC an event names; an unknown one is counted for its I010
+        (``_report_unknown_names``: one finding per target, not per event)."""
+        npc = self.npcs.get(sid) if isinstance(sid, int) else None
         if npc is None:
-            self.add("I010", f"the event names target {sid}, which is not an NPC of the save", where, i=i, stable_id=sid if isinstance(sid, int) else None)
+            seen = self.unknown_targets.get(sid) if isinstance(sid, int) else None
+            if seen is not None:
+                seen[3] += 1
+            elif isinstance(sid, int):
+                self.unknown_targets[sid] = [i, self.tick, where, 1]
+            else:
+                self.add("I010", f"the event names target {sid!r}, which is not an NPC of the save", where, i=i)
         return npc
 
     def set_npc(self, position: int, npc: NpcState) -> None:
@@ -202,19 +212,25 @@ class _Replayer:
             if progress is not None and i % step == 0:
                 progress(i, total)
         self.settle()
-        self._report_unknown_speakers()
+        self._report_unknown_names()
 
-    def _report_unknown_speakers(self) -> None:
-        """One J004 per unknown speaker, on its first line, with how many lines it spoke.
+    def _report_unknown_names(self) -> None:
+        """One J004 per unknown speaker, on its first line, with how many lines it spoke,
+        and one I010 per unknown event target, on its first event, with how many named it.
 
-        A J004 a line buried the cause: a save whose player could not be read gave one
-        F002 and 1 363 J004 on the evening sample (carried bug: finding cascades)."""
+        A finding an entry buried the cause: a save whose player could not be read gave
+        one F002 and 1 363 J004 on the evening sample, and an NPC missing from the save
+        one I010 per event about them (carried bug: finding cascades)."""
+        for sid, (i, tick, where, events) in self.unknown_targets.items():
+            more = f" ({events:,} events name it, the first here)" if events > 1 else ""
+            self.add("I010", f"the event names target {sid}, which is not an NPC of the save{more}", where, tick, i=i,
+                     stable_id=sid, values=(("events", f"{events:,}"),))
         if not self.unknown_speakers:
             return
-        no_player = any(f.code == "F002" and f.location.split(".")[0] == "player" for f in self.save.findings)
+        cause = next((f.location for f in self.save.findings if f.code == "F002" and f.location.split(".")[0] == "player"), None)
         for speaker, (i, tick, where, lines) in self.unknown_speakers.items():
             more = f" ({lines:,} lines, the first here)" if lines > 1 else ""
-            hint = "; the save's player could not be read (F002 at player)" if no_player else ""
+            hint = f"; the save's player could not be read (F002 at {cause})" if cause is not None else ""
             self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save{more}{hint}",
                      where, tick, i=i, values=(("lines", f"{lines:,}"),))
 
@@ -503,7 +519,7 @@ class _Replayer:
     # ----- story -----
     def on_DialogueLine(self, i, d, where):
         """A line by a speaker who is neither the player nor an NPC, counted for its J004
-        (``_report_unknown_speakers``); ``run`` records every line itself (two thirds of
+        (``_report_unknown_names``); ``run`` records every line itself (two thirds of
         a long journal, without a handler call)."""
         speaker = d.speaker
         if speaker != self.save.player.stable_id and speaker not in self.npcs:

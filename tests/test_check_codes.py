@@ -322,3 +322,19 @@ def test_events_about_an_npc_missing_from_the_save_give_one_i010(tmp_path):
     assert journal[0].location.startswith(f"journal[{events[0]}].")
     assert journal[0].values == (("events", f"{len(events):,}"),) and f"({len(events):,} events name it, the first here)" in journal[0].message
     assert journal[0].target.stable_id == 17
+
+
+def test_entries_behind_one_huge_tick_give_one_j001(tmp_path):
+    """One entry at tick 2^64 - 1 made each of the 3 795 after it a J001 (new-user
+    trial): now one, on the first entry behind it, naming it and counting them."""
+    from tests.conftest import SAMPLES
+
+    doc = json.loads((SAMPLES / "evening.json").read_text())
+    doc["journal"][4]["tick"] = 2**64 - 1
+    play = run(tmp_path, SAMPLES / "content", doc)
+    j001 = [f for f in play.findings if f.code == "J001"]
+    behind = len(doc["journal"]) - 5
+    assert [f.location for f in j001] == ["journal[5].tick"]
+    assert j001[0].values == (("entries behind", f"{behind:,}"),)
+    assert f"comes after tick {2**64 - 1}: ticks never decrease ({behind:,} entries are behind journal[4]'s tick, the first here)" in j001[0].message
+    assert j001[0].target.previous_journal_index == 4  # the culprit view selects both entries

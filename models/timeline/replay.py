@@ -107,6 +107,8 @@ class _Replayer:
         # target -> the same for the events that name it: one I010 a target.
         self.unknown_speakers: dict[object, list] = {}
         self.unknown_targets: dict[int, list] = {}
+        # The entries behind one high tick (J001): [first index, its tick, the high tick, entries, the high entry's index].
+        self.behind: list | None = None
         self.tick = 0
         # NPC -> its slug when interaction FactIds made from it parse back to it, else None.
         self.id_slugs = {sid: npc.slug if isinstance(npc.slug, str) and SLUG_RE.fullmatch(npc.slug) else None for sid, npc in save.npcs.items()}
@@ -185,7 +187,12 @@ class _Replayer:
             if tick is None:
                 tick = current if current is not None else 0
             elif current is not None and tick < current:
-                self.add("J001", f"journal tick {tick} comes after tick {current}: ticks never decrease", f"journal[{i}].tick", tick, i=i, previous_journal_index=current_index)
+                run = self.behind
+                if run is not None and run[4] == current_index:
+                    run[3] += 1  # one more entry behind the same high tick: one J001 for them all
+                else:
+                    self._report_behind()
+                    self.behind = [i, tick, current, 1, current_index]
             if current is None or tick > current:
                 if self.due or self.monologue_due:
                     self.settle()
@@ -212,7 +219,20 @@ class _Replayer:
             if progress is not None and i % step == 0:
                 progress(i, total)
         self.settle()
+        self._report_behind()
         self._report_unknown_names()
+
+    def _report_behind(self) -> None:
+        """One J001 for the entries whose ticks are below one earlier entry's: on the
+        first, with how many there are. One entry at tick 2^64 - 1 gave a J001 for each
+        of the 3 805 after it (new-user trial: finding cascades)."""
+        run, self.behind = self.behind, None
+        if run is None:
+            return
+        i, tick, high, entries, high_index = run
+        more = f" ({entries:,} entries are behind journal[{high_index}]'s tick, the first here)" if entries > 1 else ""
+        self.add("J001", f"journal tick {tick} comes after tick {high}: ticks never decrease{more}", f"journal[{i}].tick", tick, i=i,
+                 previous_journal_index=high_index, values=(("entries behind", f"{entries:,}"),))
 
     def _report_unknown_names(self) -> None:
         """One J004 per unknown speaker, on its first line, with how many lines it spoke,

@@ -75,11 +75,21 @@ NOISE = re.compile(r"(?<![\w.])-?\d+\.\d{3,}|\de[-+]\d|(?<![\w.−])-0(\.0+)?(?!
 WRITTEN_SUM = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?) ([+−]) (\d+(?:\.\d+)?) = (-?\d+(?:\.\d+)?)(?![\d.])")
 
 
+#: The seed's delta formula written out: "delta = 0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55".
+FORMULA = re.compile(r"delta = (-?[\d.]+)×0\.5 \+ min\(0\.3, (-?[\d.]+)/500\) \+ min\(0\.2, (-?[\d.]+)×0\.05\) \+ 0\.1 = (-?\d+\.\d+)")
+
+
 def sums_are_exact(text: str) -> str:
-    """``text`` without its written-out sums, after asserting that each adds up exactly
-    as written (carried bug: "0.56 − 0.43 = 0.12")."""
+    """``text`` without its written-out sums and formula results, after asserting that
+    each adds up exactly as written (carried bug: "0.56 − 0.43 = 0.12"), a formula's
+    result rounded to the decimals it is written with."""
     from decimal import Decimal
 
+    for match in FORMULA.finditer(text):
+        sentiment, length, turns, result = (Decimal(g) for g in match.groups())
+        exact = sentiment * Decimal("0.5") + min(Decimal("0.3"), length / 500) + min(Decimal("0.2"), turns * Decimal("0.05")) + Decimal("0.1")
+        assert abs(exact - result) <= Decimal(1).scaleb(result.as_tuple().exponent) / 2, match.group(0)
+    text = FORMULA.sub("FORMULA", text)
     for match in WRITTEN_SUM.finditer(text):
         a, op, b, result = match.groups()
         total = Decimal(a) - Decimal(b) if op == "−" else Decimal(a) + Decimal(b)
@@ -680,3 +690,15 @@ def test_why_score_of_the_walkaway_spiral_writes_exact_sums(plays):
     text = format_text(explain(play, "npc:kael-davan.score", play.save.saved_at_tick, 100))
     assert "walk-away #11 is past walk_away_threshold 1: 0.555 − 0.430 = 0.125" in text
     assert "0.56 − 0.43 = 0.12" not in text
+
+
+def test_a_score_step_that_two_decimals_cannot_add_writes_the_sum_out(plays):
+    """"= 0.99 …; 0.94 → 1.94" did not add up (0.945 + 0.990 = 1.935; new-user trial: 156
+    of 548 delta rows). Such a row writes the sum out at the decimals that add up."""
+    from narrative_debugger.app.commands.why import format_text
+
+    play = plays["evening.json"]
+    text = format_text(explain(play, "npc:lera-sessik.score", play.save.saved_at_tick, 400))
+    assert "= 0.990 (relationship seed formula); 0.945 + 0.990 = 1.935" in text
+    assert "= 0.94 (relationship seed formula); 0.00 → 0.94" in text  # two decimals add up: as before
+    assert sums_are_exact(text)

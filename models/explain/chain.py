@@ -165,13 +165,25 @@ def fmt_sum(before: float, change: float, result: float) -> str:
     op = "−" if change < 0 else "+"
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (before, change, result)):
         return f"{before} {op} {abs(change)} = {result}"
-    for places in range(2, 7):
-        shown = [f"{v:.{places}f}" for v in (before, abs(change), result)]
-        b, c, r = (Decimal(text) for text in shown)
-        if (b - c if change < 0 else b + c) == r:
-            break
-    b, c, r = ("0" + text[2:] if text.startswith("-0") and not text.strip("-0.") else text for text in shown)
+    places = sum_places(before, change, result)
+    b, c, r = (fmt_places(v, places) for v in (before, abs(change), result))
     return f"{b} {op if c.strip('0.') else '+'} {c} = {r}"
+
+
+def sum_places(before: float, change: float, result: float) -> int:
+    """The fewest decimals, 2 to 6, at which ``before + change = result`` adds up as
+    written (6 where none does: float noise)."""
+    for places in range(2, 7):
+        b, c, r = (Decimal(f"{v:.{places}f}") for v in (before, change, result))
+        if b + c == r:
+            return places
+    return 6
+
+
+def fmt_places(x: float, places: int) -> str:
+    """``x`` with ``places`` decimals; ``-0.00`` reads ``0.00``."""
+    text = f"{x:.{places}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
 def fmt_signed(x: float) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from narrative_debugger.models.domain.relationship import MAX_REFERENCES_PER_KIND, SENTIMENT_BAND, close_enough, score_delta
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
-from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fmt_num, fmt_plain, fmt_signed, fmt_sum
+from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fmt_num, fmt_places, fmt_plain, fmt_signed, fmt_sum, sum_places
 from narrative_debugger.models.explain.tracks import ATTRIBUTES, RULE_LEVEL, Track, track_for
 from narrative_debugger.models.playthrough import Playthrough
 
@@ -48,13 +48,14 @@ def _refs_json(refs) -> dict:
 
 
 # ----- the arithmetic of one step, per attribute -----
-def formula_text(sentiment: float, length: float, turns: float) -> str:
-    """The seed's delta formula in numbers: ``0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55``."""
+def formula_text(sentiment: float, length: float, turns: float, places: int = 2) -> str:
+    """The seed's delta formula in numbers: ``0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55``
+    (the result with ``places`` decimals, those of the sum that follows it)."""
     raw = sentiment * 0.5 + min(0.3, length / 500) + min(0.2, turns * 0.05) + 0.1
     delta = score_delta(sentiment, length, turns)
-    text = f"delta = {fmt_plain(sentiment)}×0.5 + min(0.3, {fmt_plain(length)}/500) + min(0.2, {fmt_plain(turns)}×0.05) + 0.1 = {fmt_num(raw)}"
+    text = f"delta = {fmt_plain(sentiment)}×0.5 + min(0.3, {fmt_plain(length)}/500) + min(0.2, {fmt_plain(turns)}×0.05) + 0.1 = {fmt_places(raw, places)}"
     if delta != raw:
-        text += f", clamped to {fmt_num(delta)}"
+        text += f", clamped to {fmt_places(delta, places)}"
     return text + " (relationship seed formula)"
 
 
@@ -62,14 +63,20 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     d = ctx.data[i] or {}
     if ctx.index.kinds[i] == "RelationshipInteraction":
         s, length, turns = d["sentiment"], d["message_length"], d["conversation_turns"]
-        text = formula_text(s, length, turns)
         recorded = d.get("delta", score_delta(s, length, turns))
-        if not close_enough(recorded, score_delta(s, length, turns)):
-            text += f"; the save records delta {fmt_num(recorded)} (R002)"
         raw = before + recorded
-        if not close_enough(raw, after):
+        clamped = not close_enough(raw, after)
+        # Written out where two decimals do not add up ("0.74; 50.05 → 50.80"): the
+        # formula's result and the sum then take the decimals that do (fmt_sum).
+        places = sum_places(before, recorded, raw if clamped else after)
+        text = formula_text(s, length, turns, places)
+        if not close_enough(recorded, score_delta(s, length, turns)):
+            text += f"; the save records delta {fmt_places(recorded, places)} (R002)"
+        if clamped:
             return text + f"; {fmt_sum(before, recorded, raw)}, clamped to {fmt_num(after)}"
-        return text + f"; {fmt_num(before)} → {fmt_num(after)}"
+        if places == 2:
+            return text + f"; {fmt_num(before)} → {fmt_num(after)}"
+        return text + f"; {fmt_sum(before, recorded, after)}"
     penalty = d.get("penalty", before - after)
     tol = as_.interaction_tolerance
     result = before - penalty if not close_enough(before - penalty, after) else after

@@ -20,6 +20,7 @@ from narrative_debugger.app.release import Graveyard
 from narrative_debugger.app.loader import SaveLoader
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encoder
+from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.report.plain_text import counted, one_line, terminal_safe
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.widgets import slices
@@ -406,6 +407,9 @@ class MainWindow(QMainWindow):
         if not context.get("reload"):
             self._remember(path)
             switched = content_switch(previous_content, play.content.root)
+            odd = not_content_reason(play.content.root) if play.content.root is not None else None
+            if odd is not None:
+                switched += f" Warning: {one_line(odd)}"
             if errors:
                 self.statusBar().showMessage(f"Opened {one_line(path.name)} with {counted(errors, 'error finding')}: see the Findings panel.{switched}", 10000)
                 self.docks["findings"].show()

@@ -150,3 +150,14 @@ def test_opening_a_save_that_takes_another_content_folder_says_so(qtbot, window,
     assert window.session.playthrough.content.root == mine and window.save_path == elsewhere / "spiral.json"
     assert window.session.tick == tick  # the same moment, judged against the other folder
     assert window.statusBar().currentMessage() == f"Opened spiral.json. Content folder: {mine} (was {bundled})."
+
+
+def test_a_content_folder_with_no_content_is_named_in_the_status_bar(qtbot, window, tmp_path):
+    """An empty folder (or a save's own) taken as content gave M002s and a default
+    budget without a word (new-user trial)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    window.open_save(SAMPLES / "evening.json", empty, wait=True)
+    assert f"Warning: {empty} has none of prompt.yaml, npcs, monologues, lore, global: is it a content folder?" in window.statusBar().currentMessage()
+    window.open_save(SAMPLES / "evening.json", SAMPLES / "content", wait=True)
+    assert "is it a content folder" not in window.statusBar().currentMessage()

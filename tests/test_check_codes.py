@@ -338,3 +338,22 @@ def test_entries_behind_one_huge_tick_give_one_j001(tmp_path):
     assert j001[0].values == (("entries behind", f"{behind:,}"),)
     assert f"comes after tick {2**64 - 1}: ticks never decrease ({behind:,} entries are behind journal[4]'s tick, the first here)" in j001[0].message
     assert j001[0].target.previous_journal_index == 4  # the culprit view selects both entries
+
+
+def test_check_warns_when_content_has_no_content(tmp_path):
+    """``--content`` naming a folder with nothing of a content folder in it: a warning
+    on stderr, the check still runs (its M002s say what is missing)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import SAMPLES
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", "check", str(SAMPLES / "evening.json"), "--content", str(empty), "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and json.loads(done.stdout)
+    assert f"warning: --content {empty} has none of prompt.yaml, npcs, monologues, lore, global: is it a content folder?" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", "check", str(SAMPLES / "evening.json"), "--content", str(SAMPLES / "content")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "warning" not in done.stderr

@@ -6,6 +6,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.models.report.plain_text import one_line
@@ -46,10 +47,15 @@ def content_arg(p) -> None:
 
 
 def check_content_arg(content: Path | None) -> None:
-    """A ``--content`` that is not a folder is misuse (exit 2), not a finding."""
+    """A ``--content`` that is not a folder is misuse (exit 2), not a finding; a folder
+    with no content in it gets a warning on stderr (the command goes on with it: an
+    empty folder or the save's own folder gave M002s and a default budget, silently)."""
     if content is not None and not Path(content).is_dir():
         what = "is not a folder" if Path(content).exists() else "does not exist"
         raise UsageError(f"--content {content} {what}")
+    reason = not_content_reason(content) if content is not None else None
+    if reason is not None:
+        print(f"narrative-debugger: warning: --content {one_line(reason)}", file=sys.stderr)
 
 
 def warn_about_errors(play: Playthrough) -> None:

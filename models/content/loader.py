@@ -96,6 +96,23 @@ class Content:
         return slug.replace("-", " ").title()
 
 
+#: What a content folder holds (save-format §7): a folder with none of them is most
+#: likely the wrong one (a save's own folder, ``npcs/`` itself, an empty one).
+CONTENT_ENTRIES = ("prompt.yaml", "npcs", "monologues", "lore", "global")
+
+
+def not_content_reason(root: Path) -> str | None:
+    """Why ``root`` does not look like a content folder, or None when it has at least
+    one of ``CONTENT_ENTRIES`` (or does not exist: ``load_content`` reports that)."""
+    root = Path(root)
+    try:
+        if not root.is_dir() or any((root / name).exists() for name in CONTENT_ENTRIES):
+            return None
+    except OSError:
+        return None
+    return f"{root} has none of {', '.join(CONTENT_ENTRIES)}: is it a content folder?"
+
+
 def load_content(root: Path) -> Content:
     """Read a content folder (save-format §7). Never raises; problems are findings.
 

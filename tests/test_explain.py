@@ -702,3 +702,4 @@ def test_a_score_step_that_two_decimals_cannot_add_writes_the_sum_out(plays):
     assert "= 0.990 (relationship seed formula); 0.945 + 0.990 = 1.935" in text
     assert "= 0.94 (relationship seed formula); 0.00 → 0.94" in text  # two decimals add up: as before
     assert sums_are_exact(text)
+    assert "; 1 of the 122 changes was clamped to 0..100" in text  # one, not "were"

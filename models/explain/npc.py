@@ -263,7 +263,7 @@ def _summary(ctx: NpcContext, attr: str, exp: Explanation, totals: dict, state, 
         text += f" ({fmt_num(last.before)} → {fmt_num(last.after)})"
     if attr == "score":
         if clamped:
-            text += f"; {clamped} of the {n} changes were clamped to 0..100"
+            text += f"; {clamped} of the {n} changes {'was' if clamped == 1 else 'were'} clamped to 0..100"
     if attr == "stress":
         threshold = state.tolerance.threshold
         crossings = exp.extra.get("crossings") or []

@@ -598,7 +598,8 @@ def test_summary_counts_the_whole_chain_whatever_the_limit(plays):
         exp = explain(play, "npc:kael-davan.score", play.save.saved_at_tick, limit)
         assert "initial value" not in exp.summary
         assert f"{clamped} of the {len(full.steps)} changes were clamped" in exp.summary
-        assert f"last changed at tick {full.steps[-1].tick}" in exp.summary
+        # The last penalty met the floor: it applied, and changed nothing (was "last changed … (0.00 → 0.00)").
+        assert f"last applied at tick {full.steps[-1].tick} by WalkAwayPenalty, which left it at 0.00" in exp.summary
     stress = explain(play, "npc:kael-davan.stress", play.save.saved_at_tick, 0)
     assert stress.steps == [] and stress.folded.count > 0 and "initial value" not in stress.summary
 

@@ -258,9 +258,13 @@ def _summary(ctx: NpcContext, attr: str, exp: Explanation, totals: dict, state, 
     for rule, (count, total) in totals.items():
         short = rule.split(" (")[0]
         parts.append(f"{count} × {short}" + (f" ({fmt_signed(total)})" if a.numeric else ""))
-    text = f"{head} is {_show(value)}, from {', '.join(parts)}; last changed at tick {last.tick} by {last.event}"
-    if a.numeric:
-        text += f" ({fmt_num(last.before)} → {fmt_num(last.after)})"
+    if a.numeric and last.before == last.after:
+        # A clamped step (a penalty at 0) changed nothing: "last changed … (0.00 → 0.00)" said it did.
+        text = f"{head} is {_show(value)}, from {', '.join(parts)}; last applied at tick {last.tick} by {last.event}, which left it at {fmt_num(last.after)}"
+    else:
+        text = f"{head} is {_show(value)}, from {', '.join(parts)}; last changed at tick {last.tick} by {last.event}"
+        if a.numeric:
+            text += f" ({fmt_num(last.before)} → {fmt_num(last.after)})"
     if attr == "score":
         if clamped:
             text += f"; {clamped} of the {n} changes {'was' if clamped == 1 else 'were'} clamped to 0..100"

@@ -236,6 +236,14 @@ def test_screenshot_finding_records_the_finding_and_selection(tmp_path, spec, ki
     assert (image.width(), image.height()) == (1440, 900)
 
 
+@pytest.mark.parametrize("spec", ["", ":2", "K003:0"])
+def test_screenshot_finding_that_is_malformed_exits_2(tmp_path, spec):
+    """``--finding ""`` drew the default view as if no finding had been asked for (trial)."""
+    done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", "screenshot", str(QA), "--finding", spec, "--out", str(tmp_path / "x.png")],
+                          capture_output=True, text=True, timeout=300, env={"QT_QPA_PLATFORM": "offscreen", **_env()})
+    assert done.returncode == 2 and "expected CODE or CODE:N" in done.stderr and not (tmp_path / "x.png").exists()
+
+
 def test_screenshot_finding_that_does_not_exist_exits_2(tmp_path):
     done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", "screenshot", str(QA), "--finding", "K003:5", "--out", str(tmp_path / "x.png")],
                           capture_output=True, text=True, timeout=300, env={"QT_QPA_PLATFORM": "offscreen", **_env()})

@@ -89,13 +89,13 @@ def run(args) -> int:
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    view = args.view or ("all" if not args.finding else None)
+    view = args.view or ("all" if args.finding is None else None)
     width, height = _parse_size(args.size or (DEFAULT_GRID_SIZE if view == "all" else DEFAULT_SIZE))
     _quiet_platform_notes()
     out = Path(args.out)
     folder, stem = out_folder_and_stem(out)
     play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
-    finding = pick_finding(play, args.finding) if args.finding else None
+    finding = pick_finding(play, args.finding) if args.finding is not None else None  # "" is a malformed spec, not none
     npc_id = play.save.npc_by_slug(args.npc).stable_id if args.npc else None
     why = getattr(args, "why", None)
     if why:
@@ -157,12 +157,12 @@ def pick_finding(play, spec: str):
     """
     code, _, nth = spec.partition(":")
     code = code.strip().upper()
-    if not nth:
+    if code and not nth:
         n = 1
-    elif nth.isdigit() and int(nth) >= 1:
+    elif code and nth.isdigit() and int(nth) >= 1:
         n = int(nth)
-    else:
-        raise UsageError(f"--finding {spec}: expected CODE or CODE:N with N = 1, 2, ...")
+    else:  # "" too: it drew the default view as if no finding had been asked for
+        raise UsageError(f"--finding {spec or repr(spec)}: expected CODE or CODE:N with N = 1, 2, ...")
     matches = [f for f in play.findings if f.code == code]
     if len(matches) < n:
         codes = sorted({f.code for f in play.findings})

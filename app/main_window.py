@@ -582,7 +582,7 @@ class MainWindow(QMainWindow):
         tick = self.session.tick if not isinstance(tick, int) else tick
         tip = f"{one_line(self.save_path)}  ·  content folder: {one_line(play.content.root or 'none')}" if self.save_path else None
         self.status_save.setText(one_line(play.save.label), tip)
-        self.status_tick.setText(f"tick {tick} / {self.session.last_tick}  ·  {play.save.game_time(tick)}")
+        self.status_tick.setText(f"tick {tick:,} / {self.session.last_tick:,}  ·  {play.save.game_time(tick)}")  # grouped, as every view writes ticks
         errors = sum(f.severity is Severity.ERROR for f in play.findings)
         warnings = len(play.findings) - errors
         self.status_findings.setText(f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")

@@ -61,7 +61,7 @@ def test_tick_bar_drives_every_view(qtbot, window):
     assert all(abs(line.value() - tick) < 1e-6 for line in window.views["timelines"].cursors)
     preview = wait_prompt(qtbot, window)
     assert preview.tick == tick
-    assert str(tick) in window.status_tick.text()
+    assert f"tick {tick:,} / " in window.status_tick.text()
 
 
 def test_selecting_an_npc_in_one_view_selects_it_everywhere(qtbot, window):

@@ -384,7 +384,7 @@ def test_views_behind_another_tab_catch_up_when_shown(qtbot, isolated_settings):
     s.set_view("interactions")
     assert interactions._shown == interactions._shown_key()
     assert s.playthrough.npc_name(s.npc) in interactions.heading.text()
-    assert f"at tick {s.tick}" in interactions.heading.text()
+    assert f"at tick {s.tick:,}" in interactions.heading.text()
 
 
 def test_prompt_tables_follow_every_step(qtbot, evening_playthrough):

@@ -181,7 +181,7 @@ def test_ticks_display_step_and_seek_exactly(qtbot, big_window, monkeypatch):
     assert s.last_tick == base.last_tick + offset
     assert s.tick == base.save.saved_at_tick + offset
     assert bar.tick_field.value() == s.tick and bar.tick_field.text() == f"{s.tick:,}"
-    assert f"tick {s.tick}" in window.status_tick.text()
+    assert f"tick {s.tick:,}" in window.status_tick.text()
     events = sorted(set(base.index.ticks))
     # Step through the first events exactly, from the first tick.
     bar.go_first()

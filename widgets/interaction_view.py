@@ -571,7 +571,7 @@ class InteractionView(QWidget):
         walk_color = "#b35c00" if npc.walk_aways > itol.walk_away_threshold else "#1d232a"
         muted = "color:#5f6b78"
         self.heading.setText(
-            f"<span style='font-size:13pt'><b>{name}</b></span> <span style='{muted}'>at tick {tick}</span><br>"
+            f"<span style='font-size:13pt'><b>{name}</b></span> <span style='{muted}'>at tick {tick:,}</span><br>"
             f"{npc.level.display_name} <span style='{muted}'>(score {rel.score:.1f})</span> · "
             f"stress <b style='color:{stress_color}'>{tol.current_stress}/{tol.threshold}</b> · "
             f"walk-aways <b style='color:{walk_color}'>{npc.walk_aways}</b>"

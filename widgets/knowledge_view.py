@@ -190,7 +190,7 @@ class KnowledgeView(QWidget):
             self.refresh()
 
     def _on_preview(self, tick: int) -> None:
-        self.preview.setText(f"previewing tick {tick}…" if tick != self.session.tick else "")
+        self.preview.setText(f"previewing tick {tick:,}…" if tick != self.session.tick else "")
 
     def _on_selection(self, _npc) -> None:
         self.graph.set_selection(self.session.npc, self.session.fact)
@@ -236,10 +236,10 @@ class KnowledgeView(QWidget):
         self._table_shows = (id(state.index), state.position, len(keys)) if state_b is None else None
         self.table.setColumnHidden(COL_B, state_b is None)
         self._fill_categories(keys)
-        since = f" since tick {session.previous_tick}" if session.previous_tick != session.tick else ""
+        since = f" since tick {session.previous_tick:,}" if session.previous_tick != session.tick else ""
         clock = session.playthrough.save.game_time(state.tick)
         self.heading.setText(
-            f"<b>Knowledge at tick {state.tick}</b> <span style='color:#5f6b78'>({clock})</span> — "
+            f"<b>Knowledge at tick {state.tick:,}</b> <span style='color:#5f6b78'>({clock})</span> — "
             f"{counted(len(keys), 'fact')}, <span style='color:#b35c00'>{len(self._changed):,} changed{since}</span>{only_b}")
         self._graph_dirty = True
         if self.tabs.currentIndex() == self.GRAPH_TAB:

@@ -76,7 +76,7 @@ WRITTEN_SUM = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?) ([+−]) (\d+(?:\.\d+)?) 
 
 
 #: The seed's delta formula written out: "delta = 0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55".
-FORMULA = re.compile(r"delta = (-?[\d.]+)×0\.5 \+ min\(0\.3, (-?[\d.]+)/500\) \+ min\(0\.2, (-?[\d.]+)×0\.05\) \+ 0\.1 = (-?\d+\.\d+)")
+FORMULA = re.compile(r"delta = (-?[\d.]+)×0\.5 \+ min\(0\.3, (-?[\d.]+)/500\) \+ min\(0\.2, (-?[\d.]+)×0\.05\) \+ 0\.1 = (-?\d+\.\d+)(?:, clamped to -?\d+\.\d+)?")
 
 
 def sums_are_exact(text: str) -> str:
@@ -90,6 +90,7 @@ def sums_are_exact(text: str) -> str:
         exact = sentiment * Decimal("0.5") + min(Decimal("0.3"), length / 500) + min(Decimal("0.2"), turns * Decimal("0.05")) + Decimal("0.1")
         assert abs(exact - result) <= Decimal(1).scaleb(result.as_tuple().exponent) / 2, match.group(0)
     text = FORMULA.sub("FORMULA", text)
+    text = re.sub(r"the save records delta -?\d+\.\d+ \(R002\)", "RECORDED", text)  # at its row's decimals
     for match in WRITTEN_SUM.finditer(text):
         a, op, b, result = match.groups()
         total = Decimal(a) - Decimal(b) if op == "−" else Decimal(a) + Decimal(b)
@@ -694,13 +695,26 @@ def test_why_score_of_the_walkaway_spiral_writes_exact_sums(plays):
 
 
 def test_a_score_step_that_two_decimals_cannot_add_writes_the_sum_out(plays):
-    """"= 0.99 …; 0.94 → 1.94" did not add up (0.945 + 0.990 = 1.935; new-user trial: 156
+    """"= 0.99 …; 0.94 → 1.94" did not add up (0.945 + 0.990 = 1.935; new-user trials: 156
     of 548 delta rows). Such a row writes the sum out at the decimals that add up."""
     from narrative_debugger.app.commands.why import format_text
 
     play = plays["evening.json"]
     text = format_text(explain(play, "npc:lera-sessik.score", play.save.saved_at_tick, 400))
     assert "= 0.990 (relationship seed formula); 0.945 + 0.990 = 1.935" in text
-    assert "= 0.94 (relationship seed formula); 0.00 → 0.94" in text  # two decimals add up: as before
+    assert "= 0.945 (relationship seed formula); 0.000 + 0.945 = 0.945" in text  # 0.945 is not written 0.94 (trial)
+    assert "= 1.002, clamped to 1.000 (relationship seed formula)" in text  # nor 1.002 as 1.00
     assert sums_are_exact(text)
     assert "; 1 of the 122 changes was clamped to 0..100" in text  # one, not "were"
+
+
+def test_why_names_a_penalty_within_the_threshold_as_check_does(plays):
+    """why said "walk-away #1 is past walk_away_threshold 1" where check's T004 says the
+    walk-away is within it yet penalised (second trial)."""
+    from narrative_debugger.app.commands.why import format_text
+
+    play = plays["qa-faults.json"]
+    assert any(f.code == "T004" and "sera-venn" in f.message for f in play.findings)
+    text = format_text(explain(play, "npc:sera-venn.score", play.save.saved_at_tick, 100))
+    assert "walk-away #1 is within walk_away_threshold 1, yet the save applies a penalty (T004): 4.81 − 0.33 = 4.48" in text
+    assert "walk-away #1 is past" not in text

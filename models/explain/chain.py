@@ -153,7 +153,7 @@ def fmt_num(x: float) -> str:
     return "0.00" if text == "-0.00" else text
 
 
-def fmt_sum(before: float, change: float, result: float) -> str:
+def fmt_sum(before: float, change: float, result: float, places: int | None = None) -> str:
     """``before + change = result`` written out (``0.56 − 0.43 = 0.13``, U+2212 for a
     negative ``change``), at the fewest decimals, 2 to 6, at which the written figures
     add up exactly.
@@ -165,7 +165,7 @@ def fmt_sum(before: float, change: float, result: float) -> str:
     op = "−" if change < 0 else "+"
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (before, change, result)):
         return f"{before} {op} {abs(change)} = {result}"
-    places = sum_places(before, change, result)
+    places = sum_places(before, change, result) if places is None else places
     b, c, r = (fmt_places(v, places) for v in (before, abs(change), result))
     return f"{b} {op if c.strip('0.') else '+'} {c} = {r}"
 
@@ -174,10 +174,15 @@ def sum_places(before: float, change: float, result: float) -> int:
     """The fewest decimals, 2 to 6, at which ``before + change = result`` adds up as
     written (6 where none does: float noise)."""
     for places in range(2, 7):
-        b, c, r = (Decimal(f"{v:.{places}f}") for v in (before, change, result))
-        if b + c == r:
+        if adds_up(before, change, result, places):
             return places
     return 6
+
+
+def adds_up(before: float, change: float, result: float, places: int) -> bool:
+    """Whether ``before + change = result`` adds up written with ``places`` decimals."""
+    b, c, r = (Decimal(f"{v:.{places}f}") for v in (before, change, result))
+    return b + c == r
 
 
 def fmt_places(x: float, places: int) -> str:

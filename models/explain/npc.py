@@ -7,9 +7,11 @@ seed's delta formula, schema §8.1 tolerance).
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from narrative_debugger.models.domain.relationship import MAX_REFERENCES_PER_KIND, SENTIMENT_BAND, close_enough, score_delta
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
-from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fmt_num, fmt_places, fmt_plain, fmt_signed, fmt_sum, sum_places
+from narrative_debugger.models.explain.chain import Explanation, Folded, Step, adds_up, fmt_num, fmt_places, fmt_plain, fmt_signed, fmt_sum
 from narrative_debugger.models.explain.tracks import ATTRIBUTES, RULE_LEVEL, Track, track_for
 from narrative_debugger.models.playthrough import Playthrough
 
@@ -68,22 +70,42 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
         clamped = not close_enough(raw, after)
         # Written out where two decimals do not add up ("0.74; 50.05 → 50.80"): the
         # formula's result and the sum then take the decimals that do (fmt_sum).
-        places = sum_places(before, recorded, raw if clamped else after)
+        places = _row_places(before, recorded, raw if clamped else after, s, length, turns)
         text = formula_text(s, length, turns, places)
         if not close_enough(recorded, score_delta(s, length, turns)):
             text += f"; the save records delta {fmt_places(recorded, places)} (R002)"
         if clamped:
-            return text + f"; {fmt_sum(before, recorded, raw)}, clamped to {fmt_num(after)}"
+            return text + f"; {fmt_sum(before, recorded, raw, places)}, clamped to {fmt_num(after)}"
         if places == 2:
             return text + f"; {fmt_num(before)} → {fmt_num(after)}"
-        return text + f"; {fmt_sum(before, recorded, after)}"
+        return text + f"; {fmt_sum(before, recorded, after, places)}"
     penalty = d.get("penalty", before - after)
     tol = as_.interaction_tolerance
     result = before - penalty if not close_enough(before - penalty, after) else after
-    text = f"walk-away #{as_.walk_aways} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_sum(before, -penalty, result)}"
+    if as_.walk_aways > tol.walk_away_threshold:
+        text = f"walk-away #{as_.walk_aways} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_sum(before, -penalty, result)}"
+    else:  # check's T004 (the trial saw why call it "past" while check said "within")
+        text = (f"walk-away #{as_.walk_aways} is within walk_away_threshold {tol.walk_away_threshold}, yet the save "
+                f"applies a penalty (T004): {fmt_sum(before, -penalty, result)}")
     if result != after:
         return text + f", clamped to {fmt_num(after)} (score never below 0)"
     return text
+
+
+def _row_places(before: float, recorded: float, result: float, sentiment, length, turns) -> int:
+    """The decimals of a delta row: the fewest, 2 to 6, at which its sum adds up and the
+    formula's own result (computed apart from the save's delta) and its clamp read as
+    they are. "= 0.44 …; 21.17 → 21.62" had the sum add up with a delta of 0.45 while the
+    formula's 0.445 printed 0.44, and "= 1.00, clamped to 1.00" hid 1.002 (trial)."""
+    raw = sentiment * 0.5 + min(0.3, length / 500) + min(0.2, turns * 0.05) + 0.1
+
+    def exact(x: float, places: int) -> bool:  # written whole to the game's 3 decimals (sentiment×0.5, length/500)
+        return Decimal(f"{x:.{places}f}") == Decimal(f"{x:.3f}")
+
+    for places in range(2, 6):
+        if adds_up(before, recorded, result, places) and exact(raw, places) and exact(recorded, places):
+            return places
+    return 6
 
 
 def _stress_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:

@@ -340,3 +340,16 @@ def test_timeline_curves_are_drawn_when_ticks_start_far_from_zero(qtbot, big_win
             pixel = image.pixelColor(x, y)
             near += abs(pixel.red() - colour.red()) + abs(pixel.green() - colour.green()) + abs(pixel.blue() - colour.blue()) < 40
     assert near > 150, near  # a drawn curve climbs across the plot; the legend's swatch alone is ~10
+
+
+def test_timelines_zoom_out_stops_at_the_first_event_when_ticks_start_far_from_zero(qtbot, big_window):
+    """The wheel zoomed a save near 2^64 out to tick 0: the save became a 1 px sliver at
+    the right edge (second trial). The limit is the axis's first tick (the first event)."""
+    window, base, offset = big_window
+    window.session.set_view("timelines")
+    view = window.views["timelines"]
+    for plot in (view.score_plot, view.stress_plot):
+        plot.vb.scaleBy(x=1000.0)  # far past the full range
+        lo, hi = plot.vb.viewRange()[0]
+        first = view.x_of(window.session.view_start)
+        assert lo >= first - 0.03 * (view.x_of(window.session.last_tick) - first), (lo, first)

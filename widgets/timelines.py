@@ -471,9 +471,12 @@ class TimelinesView(QWidget):
         top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
         self.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
         start, stop = self.x_of(s.view_start), self.x_of(end)
-        span = max(stop - self.x_of(0), 10.0)
+        # Zooming out stops at the first tick the axis shows (0, or the first event when
+        # the ticks start far from 0): a save near 2^64 zoomed out to tick 0 and showed
+        # itself as a 1 px sliver at the right edge (second trial).
+        span = max(stop - start, 10.0)
         for plot in (self.score_plot, self.stress_plot):
-            plot.setLimits(xMin=self.x_of(0) - 0.02 * span, xMax=stop + 0.02 * span)
+            plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
         self._full_range = (start, max(stop, start + 10))
         self.score_plot.setXRange(*self._full_range, padding=0.01)
         self._drawn = False

@@ -305,6 +305,7 @@ def test_a_save_without_its_player_gives_one_j004_per_speaker_not_one_per_line(t
     assert by_speaker[str(player)].values == (("lines", f"{len(lines):,}"),)
     assert f"({len(lines):,} lines, the first here); the save's player could not be read (F002 at player)" in by_speaker[str(player)].message
     assert by_speaker["555"].values == (("lines", "1"),) and "lines, the first" not in by_speaker["555"].message
+    assert by_speaker["555"].target.stable_id == 555 and by_speaker[str(player)].target.stable_id == player  # as I010's
     assert [f.code for f in play.findings].count("F002") == 1 and len(lines) > 1000
 
 

@@ -252,7 +252,7 @@ class _Replayer:
             more = f" ({lines:,} lines, the first here)" if lines > 1 else ""
             hint = f"; the save's player could not be read (F002 at {cause})" if cause is not None else ""
             self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save{more}{hint}",
-                     where, tick, i=i, values=(("lines", f"{lines:,}"),))
+                     where, tick, i=i, values=(("lines", f"{lines:,}"),), stable_id=speaker if isinstance(speaker, int) else None)
 
     def settle(self) -> None:
         """End of a tick: walk-away obligations and monologue prerequisites are judged."""

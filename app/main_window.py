@@ -407,15 +407,17 @@ class MainWindow(QMainWindow):
         if not context.get("reload"):
             self._remember(path)
             switched = content_switch(previous_content, play.content.root)
-            odd = not_content_reason(play.content.root) if play.content.root is not None else None
-            if odd is not None:
-                switched += f" Warning: {one_line(odd)}"
             if errors:
                 self.statusBar().showMessage(f"Opened {one_line(path.name)} with {counted(errors, 'error finding')}: see the Findings panel.{switched}", 10000)
                 self.docks["findings"].show()
                 self.docks["findings"].raise_()
             elif switched:
                 self.statusBar().showMessage(f"Opened {one_line(path.name)}.{switched}", 10000)
+            if play.content.root is not None and not_content_reason(play.content.root) is not None:
+                # Short and first: the long form was cut off behind the status bar's own labels
+                # (second trial); the save name's tooltip keeps the whole reason.
+                self.statusBar().showMessage(f"Warning: {one_line(Path(play.content.root).name)}/ is not a content folder (no prompt.yaml, npcs/, …): "
+                                             "see the save name's tooltip.", 20000)
         else:
             changed = ": it changed on disk" if context.get("changed") else ""
             self.statusBar().showMessage(f"Reloaded {one_line(path.name)}{changed}.", 6000)
@@ -581,6 +583,9 @@ class MainWindow(QMainWindow):
             return
         tick = self.session.tick if not isinstance(tick, int) else tick
         tip = f"{one_line(self.save_path)}  ·  content folder: {one_line(play.content.root or 'none')}" if self.save_path else None
+        odd = not_content_reason(play.content.root) if tip and play.content.root is not None else None
+        if odd is not None:
+            tip += f"  ·  warning: {one_line(odd)}"
         self.status_save.setText(one_line(play.save.label), tip)
         self.status_tick.setText(f"tick {tick:,} / {self.session.last_tick:,}  ·  {play.save.game_time(tick)}")  # grouped, as every view writes ticks
         errors = sum(f.severity is Severity.ERROR for f in play.findings)

@@ -158,6 +158,7 @@ def test_a_content_folder_with_no_content_is_named_in_the_status_bar(qtbot, wind
     empty = tmp_path / "empty"
     empty.mkdir()
     window.open_save(SAMPLES / "evening.json", empty, wait=True)
-    assert f"Warning: {empty} has none of prompt.yaml, npcs, monologues, lore, global: is it a content folder?" in window.statusBar().currentMessage()
+    assert window.statusBar().currentMessage().startswith("Warning: empty/ is not a content folder")
+    assert f"warning: {empty} has none of prompt.yaml, npcs, monologues, lore, global: is it a content folder?" in window.status_save.toolTip()
     window.open_save(SAMPLES / "evening.json", SAMPLES / "content", wait=True)
-    assert "is it a content folder" not in window.statusBar().currentMessage()
+    assert "content folder" not in window.statusBar().currentMessage() and "warning" not in window.status_save.toolTip()

@@ -112,7 +112,7 @@ def test_knowledge_behind_another_tab_catches_up_when_shown(qtbot, evening_windo
     facts = s.state.knowledge.facts
     assert knowledge.model.rowCount() == len(facts) > 0
     assert [knowledge.model.fact_id(k) for k in range(len(facts))] == list(facts)
-    assert f"tick {s.tick}" in knowledge.heading.text()
+    assert f"tick {s.tick:,}" in knowledge.heading.text()
 
 
 def test_prompt_behind_another_tab_holds_its_preview_and_shows_it_when_shown(qtbot, evening_window):

@@ -358,3 +358,23 @@ def test_check_warns_when_content_has_no_content(tmp_path):
     done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", "check", str(SAMPLES / "evening.json"), "--content", str(SAMPLES / "content")],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "warning" not in done.stderr
+
+
+def test_diff_warns_once_per_content_flag_and_a_file_named_npcs_is_no_content(tmp_path):
+    """diff warned twice for one --content (both sides), always as --content; a plain
+    file named npcs silenced the warning (second trial)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import SAMPLES
+
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "npcs").write_text("not a folder")
+    base = [sys.executable, "-m", "narrative_debugger.app", "diff"]
+    done = subprocess.run([*base, str(SAMPLES / "evening.json"), str(SAMPLES / "walkaway-spiral.json"), "--content", str(odd)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stderr.count("is it a content folder?") == 1 and f"warning: --content {odd} has none" in done.stderr
+    done = subprocess.run([*base, str(SAMPLES / "evening.json"), "--content", str(SAMPLES / "content"), "--content-b", str(odd)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stderr.count("is it a content folder?") == 1 and f"warning: --content-b {odd} has none" in done.stderr

@@ -46,16 +46,16 @@ def content_arg(p) -> None:
     p.add_argument("--content", type=Path, metavar="DIR", help="content folder (default: content/ beside the save, else the bundled sample content)")
 
 
-def check_content_arg(content: Path | None) -> None:
+def check_content_arg(content: Path | None, flag: str = "--content", *, warn: bool = True) -> None:
     """A ``--content`` that is not a folder is misuse (exit 2), not a finding; a folder
     with no content in it gets a warning on stderr (the command goes on with it: an
     empty folder or the save's own folder gave M002s and a default budget, silently)."""
     if content is not None and not Path(content).is_dir():
         what = "is not a folder" if Path(content).exists() else "does not exist"
-        raise UsageError(f"--content {content} {what}")
-    reason = not_content_reason(content) if content is not None else None
+        raise UsageError(f"{flag} {content} {what}")
+    reason = not_content_reason(content) if content is not None and warn else None
     if reason is not None:
-        print(f"narrative-debugger: warning: --content {one_line(reason)}", file=sys.stderr)
+        print(f"narrative-debugger: warning: {flag} {one_line(reason)}", file=sys.stderr)
 
 
 def warn_about_errors(play: Playthrough) -> None:

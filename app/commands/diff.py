@@ -28,12 +28,10 @@ def add_arguments(p) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
-def open_side(path: Path, content: Path | None, flag: str, *, first: bool) -> Playthrough:
-    """Open one side; an unreadable save or a content flag that is not a folder is misuse."""
-    try:
-        check_content_arg(content)
-    except UsageError as exc:
-        raise UsageError(str(exc).replace("--content", flag, 1)) from None
+def open_side(path: Path, content: Path | None, flag: str, *, first: bool, warn: bool = True) -> Playthrough:
+    """Open one side; an unreadable save or a content flag that is not a folder is misuse.
+    ``warn``: say when the folder holds no content (once: B's is often A's)."""
+    check_content_arg(content, flag, warn=warn)
     play = keep(Playthrough.open(path, content), alone=first)
     if not play.readable:
         raise UsageError(unreadable_reasons(play))
@@ -63,7 +61,8 @@ def run(args) -> int:
         raise UsageError(f"--tick must be 0 or more, not {args.tick}")
     play_a = open_side(args.save_a, args.content, "--content", first=True)
     content_b = args.content_b if args.content_b is not None else args.content
-    play_b = open_side(args.save_b if args.save_b is not None else args.save_a, content_b, "--content-b", first=False)
+    play_b = open_side(args.save_b if args.save_b is not None else args.save_a, content_b, "--content-b", first=False,
+                       warn=args.content_b is not None)
     if args.tick is not None:
         check_tick_in_both(args.tick, play_a, play_b)
     comparison = compare(play_a, play_b, args.tick)

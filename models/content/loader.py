@@ -106,8 +106,8 @@ def not_content_reason(root: Path) -> str | None:
     one of ``CONTENT_ENTRIES`` (or does not exist: ``load_content`` reports that)."""
     root = Path(root)
     try:
-        if not root.is_dir() or any((root / name).exists() for name in CONTENT_ENTRIES):
-            return None
+        if not root.is_dir() or any((root / name).is_file() if "." in name else (root / name).is_dir() for name in CONTENT_ENTRIES):
+            return None  # prompt.yaml a file, the others folders: a file named npcs is no content
     except OSError:
         return None
     return f"{root} has none of {', '.join(CONTENT_ENTRIES)}: is it a content folder?"

@@ -51,12 +51,13 @@ from PySide6.QtWidgets import (
 VIEWS = VIEW_NAMES
 VIEW_TITLES = {spec.name: spec.title for spec in VIEW_SPECS}
 VIEW_MIN_SIZES = {spec.name: spec.min_size for spec in VIEW_SPECS}
-#: The central area (views and tick bar) never shrinks below this (pixels): docks cannot squeeze it to a strip.
-#: Its width is the views' minimum (``VIEW_MIN_SIZES``) and its margins, and never less than what
-#: its layout asks for (the tick bar's row): an explicit 440 here let a window shrunk to 1040 x 700
+#: The views never get narrower than the widest view's minimum (pixels), so docks cannot
+#: squeeze them; the central area's own width is what its layout asks for (this and the tick
+#: bar's row). An explicit 440 px on the central area let a window shrunk to 1040 x 700
 #: squeeze the views under their 480 px, so the Knowledge view scrolled and hid its Fit button.
-CENTRAL_MARGIN_PX = 4
-CENTRAL_MIN = (max(w for w, _ in VIEW_MIN_SIZES.values()) + 2 * CENTRAL_MARGIN_PX, 300)
+VIEWS_MIN_WIDTH = max(w for w, _ in VIEW_MIN_SIZES.values())
+#: The central area (views and tick bar) is never lower than this (pixels).
+CENTRAL_MIN_HEIGHT = 300
 MAX_RECENT = 10
 RECENT_MAX_PX = 720  # File › Open recent entries are elided in the middle past this width
 RELOAD_DEBOUNCE_MS = 600
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self.settings = QSettings()
         self.save_path: Path | None = None
         self.content_dir: Path | None = None
+        self._content_warning: str | None = None  # not_content_reason of the open save's content folder
         self.loader = SaveLoader(self)
         self.loader.progress.connect(self._on_progress)
         self.loader.loaded.connect(self._on_loaded)
@@ -176,16 +178,15 @@ class MainWindow(QMainWindow):
         self.tickbar.setObjectName("tickbar")
         central = QWidget()
         box = QVBoxLayout(central)
-        box.setContentsMargins(CENTRAL_MARGIN_PX, CENTRAL_MARGIN_PX, CENTRAL_MARGIN_PX, 0)
+        box.setContentsMargins(4, 4, 4, 0)
         box.addWidget(self.stack, 1)
         box.addWidget(self.tickbar)
-        # The views' width, with room for a vertical scroll bar too: a short window scrolls
-        # a view up and down, and the bar then took its width from the view (the Knowledge
-        # view got 466 px). The central area's own width is left to its layout, so it also
-        # grows with the tick bar's row (ticks near 2^64 need a wider tick field).
-        bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
-        self.stack.setMinimumWidth(CENTRAL_MIN[0] - 2 * CENTRAL_MARGIN_PX + bar)
-        central.setMinimumHeight(CENTRAL_MIN[1])
+        # Room for a vertical scroll bar too: a short window scrolls a view up and down, and
+        # the bar then took its width from the view (the Knowledge view got 466 px). The
+        # central area's width is left to its layout, so it also grows with the tick bar's
+        # row (ticks near 2^64 need a wider tick field).
+        self.stack.setMinimumWidth(VIEWS_MIN_WIDTH + self.style().pixelMetric(QStyle.PM_ScrollBarExtent))
+        central.setMinimumHeight(CENTRAL_MIN_HEIGHT)
         self.setCentralWidget(central)
 
     def _on_tab_changed(self, index: int) -> None:
@@ -403,6 +404,9 @@ class MainWindow(QMainWindow):
         gc.freeze()  # what the views built for this save lives as long as it: keep GC passes short
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
+        # Once a load: the save name's tooltip and the warning look at the folder on disk.
+        self._content_warning = not_content_reason(play.content.root) if play.content.root is not None else None
+        self._show_save_name()
         errors = sum(f.severity is Severity.ERROR for f in play.findings)
         if not context.get("reload"):
             self._remember(path)
@@ -413,7 +417,7 @@ class MainWindow(QMainWindow):
                 self.docks["findings"].raise_()
             elif switched:
                 self.statusBar().showMessage(f"Opened {one_line(path.name)}.{switched}", 10000)
-            if play.content.root is not None and not_content_reason(play.content.root) is not None:
+            if self._content_warning is not None:
                 # Short and first: the long form was cut off behind the status bar's own labels
                 # (second trial); the save name's tooltip keeps the whole reason.
                 self.statusBar().showMessage(f"Warning: {one_line(Path(play.content.root).name)}/ is not a content folder (no prompt.yaml, npcs/, …): "
@@ -582,15 +586,23 @@ class MainWindow(QMainWindow):
         if play is None:
             return
         tick = self.session.tick if not isinstance(tick, int) else tick
-        tip = f"{one_line(self.save_path)}  ·  content folder: {one_line(play.content.root or 'none')}" if self.save_path else None
-        odd = not_content_reason(play.content.root) if tip and play.content.root is not None else None
-        if odd is not None:
-            tip += f"  ·  warning: {one_line(odd)}"
-        self.status_save.setText(one_line(play.save.label), tip)
         self.status_tick.setText(f"tick {tick:,} / {self.session.last_tick:,}  ·  {play.save.game_time(tick)}")  # grouped, as every view writes ticks
         errors = sum(f.severity is Severity.ERROR for f in play.findings)
         warnings = len(play.findings) - errors
         self.status_findings.setText(f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")
+
+    def _show_save_name(self) -> None:
+        """Status bar: the save's name, its path, content folder and any content warning in
+        the tooltip. Once a load (``_update_status`` runs at every step and drag frame)."""
+        play = self.session.playthrough
+        if play is None:
+            return
+        tip = None
+        if self.save_path is not None:
+            tip = f"{one_line(self.save_path)}  ·  content folder: {one_line(play.content.root or 'none')}"
+            if self._content_warning is not None:
+                tip += f"  ·  warning: {one_line(self._content_warning)}"
+        self.status_save.setText(one_line(play.save.label), tip)
 
     def _about(self) -> None:
         QMessageBox.about(self, "Narrative debugger", "Steps through Settled Reach saves: knowledge, interactions, relationships and NPC prompts.")

@@ -90,6 +90,21 @@ def _npc_with(npc: NpcState, *, tolerance=None, relationship=None, walk_aways=No
     )
 
 
+@dataclass
+class _Repeated:
+    """The first entry of a cause the journal repeats, and how many entries repeat it: one
+    finding for them all (J004 a speaker, I010 a target, J001 a higher tick).
+
+    ``high`` and ``high_index`` are J001's: the higher tick and the entry that set it."""
+
+    index: int
+    tick: int
+    where: str
+    count: int = 1
+    high: int | None = None
+    high_index: int | None = None
+
+
 class _Replayer:
     def __init__(self, save: Save, content: Content | None, sink: FindingSink, progress=None) -> None:
         self.save = save
@@ -103,12 +118,11 @@ class _Replayer:
         self.confronted: set[str] = set()
         self.due: list[_WalkAwayDue] = []
         self.monologue_due: list[tuple[int, int, str]] = []
-        # Speaker -> [first journal index, its tick, its location, lines]: one J004 a speaker;
-        # target -> the same for the events that name it: one I010 a target.
-        self.unknown_speakers: dict[object, list] = {}
-        self.unknown_targets: dict[int, list] = {}
-        # The entries behind one high tick (J001): [first index, its tick, the high tick, entries, the high entry's index].
-        self.behind: list | None = None
+        # Causes repeated over many entries, reported once each (_Repeated): unknown
+        # speakers (J004), unknown event targets (I010), entries behind one higher tick (J001).
+        self.unknown_speakers: dict[object, _Repeated] = {}
+        self.unknown_targets: dict[int, _Repeated] = {}
+        self.behind: _Repeated | None = None
         self.tick = 0
         # NPC -> its slug when interaction FactIds made from it parse back to it, else None.
         self.id_slugs = {sid: npc.slug if isinstance(npc.slug, str) and SLUG_RE.fullmatch(npc.slug) else None for sid, npc in save.npcs.items()}
@@ -132,16 +146,21 @@ class _Replayer:
     def target_npc(self, i: int, sid, where: str) -> NpcState | None:
         """The NPC an event names; an unknown one is counted for its I010
         (``_report_unknown_names``: one finding per target, not per event)."""
-        npc = self.npcs.get(sid) if isinstance(sid, int) else None
+        if not isinstance(sid, int):
+            self.add("I010", f"the event names target {sid!r}, which is not an NPC of the save", where, i=i)
+            return None
+        npc = self.npcs.get(sid)
         if npc is None:
-            seen = self.unknown_targets.get(sid) if isinstance(sid, int) else None
-            if seen is not None:
-                seen[3] += 1
-            elif isinstance(sid, int):
-                self.unknown_targets[sid] = [i, self.tick, where, 1]
-            else:
-                self.add("I010", f"the event names target {sid!r}, which is not an NPC of the save", where, i=i)
+            self.repeated(self.unknown_targets, sid, i, where)
         return npc
+
+    def repeated(self, table: dict, key, i: int, where: str) -> None:
+        """Count entry ``i`` for the cause ``key`` of ``table`` (its first entry is kept)."""
+        seen = table.get(key)
+        if seen is None:
+            table[key] = _Repeated(i, self.tick, where)
+        else:
+            seen.count += 1
 
     def set_npc(self, position: int, npc: NpcState) -> None:
         self.npcs[npc.stable_id] = npc
@@ -188,11 +207,11 @@ class _Replayer:
                 tick = current if current is not None else 0
             elif current is not None and tick < current:
                 run = self.behind
-                if run is not None and run[4] == current_index:
-                    run[3] += 1  # one more entry behind the same high tick: one J001 for them all
+                if run is not None and run.high_index == current_index:
+                    run.count += 1  # one more entry behind the same high tick: one J001 for them all
                 else:
                     self._report_behind()
-                    self.behind = [i, tick, current, 1, current_index]
+                    self.behind = _Repeated(i, tick, f"journal[{i}].tick", high=current, high_index=current_index)
             if current is None or tick > current:
                 if self.due or self.monologue_due:
                     self.settle()
@@ -229,10 +248,9 @@ class _Replayer:
         run, self.behind = self.behind, None
         if run is None:
             return
-        i, tick, high, entries, high_index = run
-        more = f" ({entries:,} entries are behind journal[{high_index}]'s tick, the first here)" if entries > 1 else ""
-        self.add("J001", f"journal tick {tick} comes after tick {high}: ticks never decrease{more}", f"journal[{i}].tick", tick, i=i,
-                 previous_journal_index=high_index, values=(("entries behind", f"{entries:,}"),))
+        more = f" ({run.count:,} entries are behind journal[{run.high_index}]'s tick, the first here)" if run.count > 1 else ""
+        self.add("J001", f"journal tick {run.tick} comes after tick {run.high}: ticks never decrease{more}", run.where, run.tick, i=run.index,
+                 previous_journal_index=run.high_index, values=(("entries behind", f"{run.count:,}"),))
 
     def _report_unknown_names(self) -> None:
         """One J004 per unknown speaker, on its first line, with how many lines it spoke,
@@ -241,18 +259,18 @@ class _Replayer:
         A finding an entry buried the cause: a save whose player could not be read gave
         one F002 and 1 363 J004 on the evening sample, and an NPC missing from the save
         one I010 per event about them (carried bug: finding cascades)."""
-        for sid, (i, tick, where, events) in self.unknown_targets.items():
-            more = f" ({events:,} events name it, the first here)" if events > 1 else ""
-            self.add("I010", f"the event names target {sid}, which is not an NPC of the save{more}", where, tick, i=i,
-                     stable_id=sid, values=(("events", f"{events:,}"),))
+        for sid, seen in self.unknown_targets.items():
+            more = f" ({seen.count:,} events name it, the first here)" if seen.count > 1 else ""
+            self.add("I010", f"the event names target {sid}, which is not an NPC of the save{more}", seen.where, seen.tick, i=seen.index,
+                     stable_id=sid, values=(("events", f"{seen.count:,}"),))
         if not self.unknown_speakers:
             return
         cause = next((f.location for f in self.save.findings if f.code == "F002" and f.location.split(".")[0] == "player"), None)
-        for speaker, (i, tick, where, lines) in self.unknown_speakers.items():
-            more = f" ({lines:,} lines, the first here)" if lines > 1 else ""
+        for speaker, seen in self.unknown_speakers.items():
+            more = f" ({seen.count:,} lines, the first here)" if seen.count > 1 else ""
             hint = f"; the save's player could not be read (F002 at {cause})" if cause is not None else ""
             self.add("J004", f"DialogueLine speaker {speaker} is neither the player nor an NPC of the save{more}{hint}",
-                     where, tick, i=i, values=(("lines", f"{lines:,}"),), stable_id=speaker if isinstance(speaker, int) else None)
+                     seen.where, seen.tick, i=seen.index, values=(("lines", f"{seen.count:,}"),), stable_id=speaker if isinstance(speaker, int) else None)
 
     def settle(self) -> None:
         """End of a tick: walk-away obligations and monologue prerequisites are judged."""
@@ -543,11 +561,7 @@ class _Replayer:
         a long journal, without a handler call)."""
         speaker = d.speaker
         if speaker != self.save.player.stable_id and speaker not in self.npcs:
-            seen = self.unknown_speakers.get(speaker)
-            if seen is None:
-                self.unknown_speakers[speaker] = [i, self.tick, where + ".speaker", 1]
-            else:
-                seen[3] += 1
+            self.repeated(self.unknown_speakers, speaker, i, where + ".speaker")
 
     def on_MonologueFired(self, i, d, where):
         line_id = d.line_id

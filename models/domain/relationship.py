@@ -24,16 +24,19 @@ SENTIMENT_BAND = 0.2
 FLOAT_TOLERANCE = 1e-4
 
 
-def score_delta(sentiment: float, message_length: float, conversation_turns: float) -> float:
-    """Score points one interaction adds (relationship seed, "Delta Formula").
-
+def unclamped_delta(sentiment: float, message_length: float, conversation_turns: float) -> float:
+    """The delta formula before its clamp (relationship seed, "Delta Formula"), score points:
     ``sentiment * 0.5`` (-0.5..0.5) + length bonus ``min(0.3, length / 500)`` + depth
-    bonus ``min(0.2, turns * 0.05)`` + 0.1 for talking at all, clamped to -1..1.
-    The seed's worked examples: (0.4, 100, 1) -> 0.55; (-0.3, 20, 1) -> 0.04;
-    (0.8, 800, 5) -> 1.0.
+    bonus ``min(0.2, turns * 0.05)`` + 0.1 for talking at all. (0.8, 800, 5) -> 1.1."""
+    return sentiment * 0.5 + min(0.3, message_length / 500) + min(0.2, conversation_turns * 0.05) + 0.1
+
+
+def score_delta(sentiment: float, message_length: float, conversation_turns: float) -> float:
+    """Score points one interaction adds (relationship seed, "Delta Formula"):
+    ``unclamped_delta`` clamped to -1..1. The seed's worked examples: (0.4, 100, 1) ->
+    0.55; (-0.3, 20, 1) -> 0.04; (0.8, 800, 5) -> 1.0.
     """
-    total = sentiment * 0.5 + min(0.3, message_length / 500) + min(0.2, conversation_turns * 0.05) + 0.1
-    return max(-1.0, min(1.0, total))
+    return max(-1.0, min(1.0, unclamped_delta(sentiment, message_length, conversation_turns)))
 
 
 def clamp_score(score: float) -> float:

@@ -149,8 +149,7 @@ def fmt_num(x: float) -> str:
     the JSON keeps full values."""
     if isinstance(x, int) and not isinstance(x, bool):
         return str(x)
-    text = f"{x:.2f}"
-    return "0.00" if text == "-0.00" else text
+    return fmt_places(x, 2)
 
 
 def fmt_sum(before: float, change: float, result: float, places: int | None = None) -> str:

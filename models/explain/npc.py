@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from narrative_debugger.models.domain.relationship import MAX_REFERENCES_PER_KIND, SENTIMENT_BAND, close_enough, score_delta
+from narrative_debugger.models.domain.relationship import MAX_REFERENCES_PER_KIND, SENTIMENT_BAND, close_enough, score_delta, unclamped_delta
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
 from narrative_debugger.models.explain.chain import Explanation, Folded, Step, adds_up, fmt_num, fmt_places, fmt_plain, fmt_signed, fmt_sum
 from narrative_debugger.models.explain.tracks import ATTRIBUTES, RULE_LEVEL, Track, track_for
@@ -53,7 +53,7 @@ def _refs_json(refs) -> dict:
 def formula_text(sentiment: float, length: float, turns: float, places: int = 2) -> str:
     """The seed's delta formula in numbers: ``0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55``
     (the result with ``places`` decimals, those of the sum that follows it)."""
-    raw = sentiment * 0.5 + min(0.3, length / 500) + min(0.2, turns * 0.05) + 0.1
+    raw = unclamped_delta(sentiment, length, turns)
     delta = score_delta(sentiment, length, turns)
     text = f"delta = {fmt_plain(sentiment)}×0.5 + min(0.3, {fmt_plain(length)}/500) + min(0.2, {fmt_plain(turns)}×0.05) + 0.1 = {fmt_places(raw, places)}"
     if delta != raw:
@@ -97,7 +97,7 @@ def _row_places(before: float, recorded: float, result: float, sentiment, length
     formula's own result (computed apart from the save's delta) and its clamp read as
     they are. "= 0.44 …; 21.17 → 21.62" had the sum add up with a delta of 0.45 while the
     formula's 0.445 printed 0.44, and "= 1.00, clamped to 1.00" hid 1.002 (trial)."""
-    raw = sentiment * 0.5 + min(0.3, length / 500) + min(0.2, turns * 0.05) + 0.1
+    raw = unclamped_delta(sentiment, length, turns)
 
     def exact(x: float, places: int) -> bool:  # written whole to the game's 3 decimals (sentiment×0.5, length/500)
         return Decimal(f"{x:.{places}f}") == Decimal(f"{x:.3f}")

@@ -363,8 +363,7 @@ class GameTimeLabel(QLabel):
         super().__init__(parent)
         self.setTextFormat(Qt.PlainText)
         self._times: tuple[str, str | None] = ("no save open", None)
-        self._pair_px = self._one_px = 0
-        self.set_widest(None)
+        self.set_widest(None)  # sets _one_px, _pair_px, _min_px
 
     def set_widest(self, last_time: str | None) -> None:
         """Size for times as wide as ``last_time`` (the last tick's; None: no save)."""
@@ -372,7 +371,7 @@ class GameTimeLabel(QLabel):
         blank = metrics.horizontalAdvance("no save open")
         one = metrics.horizontalAdvance(last_time) if last_time else blank
         pair = metrics.horizontalAdvance(f"{last_time} / {last_time}") if last_time else blank
-        self._one_px, self._pair_px = max(one, 0) + self.PAD_PX, max(pair, blank) + self.PAD_PX
+        self._one_px, self._pair_px = one + self.PAD_PX, max(pair, blank) + self.PAD_PX
         self._min_px = min(self._one_px, metrics.horizontalAdvance(self.MIN_TIME + "…") + self.PAD_PX)
         self.updateGeometry()
         holder = self.parentWidget()
@@ -397,10 +396,13 @@ class GameTimeLabel(QLabel):
 
     def _fit(self) -> None:
         current, last = self._times
-        room = not self.isVisible() or self.width() >= self._pair_px  # sized when shown (a resize event)
-        text = f"{current} / {last}" if last is not None and room else current
-        if self.isVisible() and self.width() < self._one_px:
+        shown = self.isVisible()  # a hidden label is sized when shown (a resize event)
+        if shown and self.width() < self._one_px:
             text = self.fontMetrics().elidedText(current, Qt.ElideRight, max(0, self.width() - self.PAD_PX))
+        elif last is not None and (not shown or self.width() >= self._pair_px):
+            text = f"{current} / {last}"
+        else:
+            text = current
         if text != self.text():
             self.setText(text)
 

@@ -109,14 +109,14 @@ class TickAxis(pg.AxisItem):
             levels = [(_nice_at_least(room), 0), (major, 0)]
         # Ticks at round ticks, not at round distances from the origin (a save whose ticks
         # start at ...,253 was labelled 18,446,744,073,709,100,253): x = multiple - origin.
-        return [(spacing, float(-self.origin % int(spacing)) if self.origin and spacing >= 1 and float(spacing).is_integer() else offset)
+        return [(spacing, float(-self.origin % step) if self.origin and (step := _whole_step(spacing)) else offset)
                 for spacing, offset in levels]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph override)
         """Each tick as its exact integer: a tick of a whole ``spacing`` is a multiple of
         it (``tickSpacing``'s offsets), so the label is snapped to the nearest multiple:
         past 2^53 a float x is off by up to its ulp ("6,000,000,000,000,000,253")."""
-        step = int(spacing) if spacing and spacing >= 1 and float(spacing * scale).is_integer() else 0
+        step = _whole_step(spacing * scale) if spacing else 0
         out = []
         for v in values:
             x = float(v * scale)
@@ -125,6 +125,12 @@ class TickAxis(pg.AxisItem):
                 tick = (tick + step // 2) // step * step
             out.append(f"{min(tick, U64_MAX):,}" if tick >= 0 else "")
         return out
+
+
+def _whole_step(spacing: float) -> int:
+    """``spacing`` as an int when it is a whole number of ticks (1 or more), else 0: the
+    spacings whose ticks ``TickAxis`` puts on, and snaps to, multiples of it."""
+    return int(spacing) if spacing >= 1 and float(spacing).is_integer() else 0
 
 
 def _nice_at_least(value: float) -> float:

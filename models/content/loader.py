@@ -96,9 +96,11 @@ class Content:
         return slug.replace("-", " ").title()
 
 
-#: What a content folder holds (save-format §7): a folder with none of them is most
-#: likely the wrong one (a save's own folder, ``npcs/`` itself, an empty one).
-CONTENT_ENTRIES = ("prompt.yaml", "npcs", "monologues", "lore", "global")
+#: What a content folder holds (save-format §7), its file and its folders: a folder with
+#: none of them is most likely the wrong one (a save's own folder, ``npcs/`` itself, an empty one).
+CONTENT_FILES = ("prompt.yaml",)
+CONTENT_FOLDERS = ("npcs", "monologues", "lore", "global")
+CONTENT_ENTRIES = CONTENT_FILES + CONTENT_FOLDERS
 
 
 def not_content_reason(root: Path) -> str | None:
@@ -106,8 +108,9 @@ def not_content_reason(root: Path) -> str | None:
     one of ``CONTENT_ENTRIES`` (or does not exist: ``load_content`` reports that)."""
     root = Path(root)
     try:
-        if not root.is_dir() or any((root / name).is_file() if "." in name else (root / name).is_dir() for name in CONTENT_ENTRIES):
-            return None  # prompt.yaml a file, the others folders: a file named npcs is no content
+        if (not root.is_dir() or any((root / name).is_file() for name in CONTENT_FILES)
+                or any((root / name).is_dir() for name in CONTENT_FOLDERS)):  # a file named npcs is no content
+            return None
     except OSError:
         return None
     return f"{root} has none of {', '.join(CONTENT_ENTRIES)}: is it a content folder?"

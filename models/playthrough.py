@@ -21,7 +21,7 @@ from narrative_debugger.models.gil_slices import Cancelled, cancellable
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity
 from narrative_debugger.models.save.savefile import Save, load_save
-from narrative_debugger.models.timeline.index import TimelineIndex
+from narrative_debugger.models.timeline.index import TimelineIndex, Versions
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.models.timeline.replay import replay
 from sortedcontainers import SortedList
@@ -255,9 +255,8 @@ def release_steps(play: Playthrough):
                 if isinstance(value, (list, dict)) and len(value) > 64:
                     stack.append(value)  # freed in steps too, before the next item
                     break
-                positions = getattr(value, "positions", None)  # Versions
-                if type(positions) is list and len(positions) > 64:
-                    stack += [value.values, positions]
+                if type(value) is Versions and len(value.positions) > 64:
+                    stack += [value.values, value.positions]
                     break
         else:  # a SortedList of plain keys: cheap to free at once
             n = len(container)

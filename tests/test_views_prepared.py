@@ -66,7 +66,9 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
     for name in EVENT_KINDS:
         assert window.session.event_ticks(name) == ticks[name]
-    assert len(preparers()) == 9
+    assert len(preparers()) == 10
+    # Each NPC's interaction aggregates and move tables were made by the loader too.
+    assert all(("interaction-series", sid) in play.index.derived and ("npc-moves", sid) in play.index.derived for sid in play.save.npcs)
     assert window.docks["npcs"].widget().model._changes is play.derived["npc_changes"]
     # The tick bar's lanes are the loader's arrays (not converted and sorted on the GUI thread).
     lanes = {label: ticks for label, _, ticks in window.tickbar.track.lanes}

@@ -113,8 +113,9 @@ DOCKS: tuple[DockSpec, ...] = (
 )
 
 #: Work on a newly read playthrough that the session does on load (event ticks), the
-#: NPC names several views list, and the tick bar's marker lanes (from the event ticks).
-SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "tickbar:prepare")
+#: NPC names several views list, each NPC's interaction tables (the interactions view
+#: and the prompt read them), and the tick bar's marker lanes (from the event ticks).
+SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "session:prepare_npc_tables", _W + "tickbar:prepare")
 
 
 def preparers() -> list:

@@ -42,6 +42,13 @@ def prepare(playthrough: Playthrough) -> tuple[dict[str, list[int]], dict[str, l
     return result
 
 
+def prepare_npc_tables(playthrough: Playthrough) -> None:
+    """Each NPC's interaction aggregates and move tables (``TimelineIndex.prepare_npc_tables``),
+    made off the GUI thread: the views and the prompt read them at every step."""
+    if playthrough.index is not None:
+        playthrough.index.prepare_npc_tables()
+
+
 def prepare_names(playthrough: Playthrough) -> dict[int, str]:
     """StableId -> display name of every NPC of the save, in save order: O(NPCs), so
     the loader runs it off the GUI thread; kept in ``playthrough.derived["npc_names"]``."""

@@ -111,9 +111,8 @@ def _input_positions(index: TimelineIndex, lines: list[MonologueLine], limit: in
                 positions.update(p for p in versions.positions if p <= limit)
         if line.interaction is not None:
             npc = index.npc_for_slug(line.interaction.target_slug)
-            versions = index.summaries.get(npc) if npc is not None else None
-            if versions is not None:
-                positions.update(p for p in versions.positions if p <= limit)
+            if npc is not None:
+                positions.update(p for p in index.series_of(npc).positions if p <= limit)
     return sorted(positions)
 
 

@@ -133,9 +133,14 @@ TRANSITIONS: frozenset[tuple[InteractionState | None, InteractionState]] = froze
 )
 
 
+#: ``TRANSITIONS`` by the members' values: a string's hash is kept, an enum member's is
+#: Python code (the replay asks for 140 000 moves of a 1 000 000-event save).
+_LEGAL_VALUES = frozenset((source._value_ if source is not None else None, target._value_) for source, target in TRANSITIONS)
+
+
 def is_legal_transition(source: InteractionState | None, target: InteractionState) -> bool:
     """Whether schema §3.2 allows moving an interaction from ``source`` to ``target``."""
-    return (source, target) in TRANSITIONS
+    return (source._value_ if source is not None else None, target._value_) in _LEGAL_VALUES
 
 
 class InteractionMetadata(msgspec.Struct, frozen=True, gc=False):

@@ -40,7 +40,7 @@ def explain_fact(play: Playthrough, fact_id: str, tick: int, limit: int, target:
     versions = index.facts[fact_id]
     position = index.position_for_tick(tick)
     n = bisect_right(versions.positions, position)
-    moves = {r.index: r for r in index.fact_moves.get(fact_id, [])}
+    moves = {r.index: r for r in index.moves_of_fact(fact_id)}
     data = play.save.journal.data
     cut = max(0, n - max(0, limit))
     by_rule: dict[str, tuple[int, float]] = {}

@@ -71,9 +71,9 @@ def clauses_of(index: TimelineIndex, line: MonologueLine) -> list[Clause]:
         key = ("interaction-clause", inter.target_slug, inter.state, inter.min_count)
         if key not in cache:
             npc = index.npc_for_slug(inter.target_slug)
-            versions = index.summaries.get(npc) if npc is not None else None
-            pairs = zip(versions.positions, versions.values) if versions is not None else ()
-            cache[key] = _flips((pos, s.in_state(inter.state) >= inter.min_count) for pos, s in pairs)
+            series = index.series_of(npc) if npc is not None else None
+            pairs = zip(series.positions, series.in_state(inter.state)) if series is not None else ()
+            cache[key] = _flips((pos, count >= inter.min_count) for pos, count in pairs)
         what = f"{inter.state.snake} " if inter.state else ""
         out.append(Clause(f"≥ {inter.min_count} {what}interaction(s) with {inter.target_slug}", cache[key]))
     return out

@@ -475,7 +475,7 @@ class _Replayer:
                 npc=npc,
                 values=(("recorded delta", f"{d.delta:g}"), ("formula", f"{expected:.4f}")),
             )
-        self._check_score(i, npc, rel.score + d.delta, d.score_after, f"{rel.score:g} + {d.delta:g}", where)
+        self._check_score(i, npc, rel.score + d.delta, d.score_after, rel.score, "+", d.delta, where)
         rel = record_interaction(
             rel,
             tick=self.tick,
@@ -486,11 +486,14 @@ class _Replayer:
         )
         self.set_npc(i + 1, _npc_with(npc, relationship=rel))
 
-    def _check_score(self, i, npc, raw, after, how, where):
+    def _check_score(self, i, npc, raw, after, score, sign, change, where):
+        """R001/R003 for a ``score_after`` against ``raw`` (``score sign change``, the
+        text a finding shows, written only then: 65 000 f-strings of a long journal)."""
         if not math.isfinite(after) or not 0.0 <= after <= 100.0:
             self.add("R001", f"{npc.slug}: score_after {after!r} is outside 0..100", where + ".score_after", i=i, npc=npc)
         expected = clamp_score(raw)
         if not close_enough(expected, after):
+            how = f"{score:g} {sign} {change:g}"
             self.add(
                 "R003",
                 f"{npc.slug}: score_after {after:g} should be {expected:.4f} ({how}, clamped to 0..100)",
@@ -521,7 +524,7 @@ class _Replayer:
         if not close_enough(d.penalty, tol.walk_away_penalty):
             self.add("T004", f"{npc.slug}: penalty {d.penalty:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty", i=i, npc=npc)
         rel = npc.relationship
-        self._check_score(i, npc, max(0.0, rel.score - d.penalty), d.score_after, f"{rel.score:g} − {d.penalty:g}", where)
+        self._check_score(i, npc, max(0.0, rel.score - d.penalty), d.score_after, rel.score, "−", d.penalty, where)
         self.set_npc(i + 1, _npc_with(npc, relationship=apply_penalty(rel, d.penalty, float(d.score_after))))
 
     def on_StressChanged(self, i, d, where):

@@ -70,6 +70,9 @@ class Playthrough:
     index: TimelineIndex | None
     findings: list[Finding] = field(default_factory=list)
     derived: dict = field(default_factory=dict)
+    # What ``finish_checks`` needs when ``build`` left the checks: (the reading's sink,
+    # the replay's sink, the confrontations the replay saw); None once checked.
+    _pending: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def readable(self) -> bool:
@@ -113,7 +116,7 @@ class Playthrough:
         return self.content.npc_name(npc.slug)
 
     @classmethod
-    def open(cls, path: Path, content_dir: Path | None = None, *, progress=None, cancelled=None) -> "Playthrough":
+    def open(cls, path: Path, content_dir: Path | None = None, *, progress=None, cancelled=None, checks_later: bool = False) -> "Playthrough":
         """Read, replay and check a save (read-only).
 
         Args:
@@ -124,6 +127,8 @@ class Playthrough:
             progress: optional callable(fraction 0..1, message).
             cancelled: optional callable returning True to stop early (raises Cancelled,
                 also while the file is read: ``gil_slices.checkpoint``).
+            checks_later: leave the snapshot and content checks to ``finish_checks``
+                (see ``build``).
         """
         path = Path(path)
         content_dir = Path(content_dir) if content_dir is not None else default_content_dir(path)
@@ -161,26 +166,57 @@ class Playthrough:
             finally:
                 if early is not None:
                     early.stop()
-            return cls.build(save, content, report)
+            return cls.build(save, content, report, checks_later=checks_later)
 
     @classmethod
-    def build(cls, save: Save, content: Content, report=None) -> "Playthrough":
-        """Replay and check an already parsed save against content."""
+    def build(cls, save: Save, content: Content, report=None, *, checks_later: bool = False) -> "Playthrough":
+        """Replay and check an already parsed save against content.
+
+        With ``checks_later`` the snapshot, replay-versus-snapshot and content checks
+        are left to ``finish_checks``: ``findings`` then holds those of reading and
+        replaying, and ``checks_pending`` is True. The window shows the save at once
+        and checks it after (issue 10: 0.8-1.0 s of a 1 000 000-event open).
+        """
         report = report or (lambda fraction, message: None)
-        sink = FindingSink()
-        sink.extend(save.findings)
+        read = FindingSink()
+        read.extend(save.findings)
         if not save.readable:
             save.document = None
-            return cls(save, content, None, _ordered(sink.close()))
-        check_snapshot(save, content, sink)
+            return cls(save, content, None, _ordered(read.close()))
         report(0.35, "replaying the journal")
-        result = replay(save, content, sink, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"))
-        check_against_replay(save, result.index, result.confrontation_seen, sink)
-        check_content(content, [save], sink)
-        findings = content.findings + sink.close()
-        save.document = None  # the raw JSON was needed only for key-order checks
+        replayed = FindingSink()
+        result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"))
+        play = cls(save, content, result.index, _ordered(content.findings + FindingSink.merged(read, replayed).close()))
+        play._pending = (read, replayed, result.confrontation_seen)
+        if not checks_later:
+            play.finish_checks()
         report(1.0, "ready")
-        return cls(save, content, result.index, _ordered(findings))
+        return play
+
+    @property
+    def checks_pending(self) -> bool:
+        """True while ``findings`` lacks the checks ``build(checks_later=True)`` left."""
+        return self._pending is not None
+
+    def finish_checks(self) -> None:
+        """Run the checks ``build`` left (none when none were left): the snapshot by itself,
+        the replay against it, the content. ``findings`` becomes the whole list, the
+        same one, in the same order, as checking before the replay gave.
+
+        The findings come in the order the checks used to run in: reading, snapshot,
+        replay, replay against snapshot, content (``FindingSink.merged``)."""
+        if self._pending is None:
+            return
+        read, replayed, confronted = self._pending
+        save, content = self.save, self.content
+        snapshot = FindingSink()
+        check_snapshot(save, content, snapshot)
+        after = FindingSink()
+        check_against_replay(save, self.index, confronted, after)
+        check_content(content, [save], after)
+        save.document = None  # the raw JSON was needed only for key-order checks
+        self.findings = _ordered(content.findings + FindingSink.merged(read, snapshot, replayed, after).close())
+        self._pending = None
 
 
 def _size_of(path: Path) -> int:

@@ -161,6 +161,28 @@ class FindingSink:
         """How many findings of ``code`` were seen, including suppressed ones."""
         return self._counts.get(code, 0)
 
+    @classmethod
+    def merged(cls, *sinks: "FindingSink") -> "FindingSink":
+        """One sink holding what ``sinks`` saw, as if each had been added to it in turn:
+        the same findings, the same repeats capped, the same counts and notes.
+
+        A sink keeps the first findings of a code and counts the rest, so the kept ones
+        of each come before its suppressed ones; added in turn, the cap then falls on
+        the same findings. The window shows the replay's findings before the snapshot
+        is checked, and the whole list, in the order one sink gave, after (issue 10)."""
+        out = cls(sinks[0]._limit if sinks else 10_000)
+        for sink in sinks:
+            kept: dict[str, int] = {}
+            for f in sink.items:
+                kept[f.code] = kept.get(f.code, 0) + 1
+                out.add(f.code, f.message, f.location, f.tick, f.target, f.values)
+            for code, n in sink._counts.items():
+                more = n - kept.get(code, 0)
+                if more:
+                    out._counts[code] += more
+                    out._last_location[code] = sink._last_location[code]
+        return out
+
     def close(self) -> list[Finding]:
         """The findings, plus one note per code whose repeats were suppressed."""
         out = list(self.items)

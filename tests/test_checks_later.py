@@ -1,0 +1,108 @@
+"""The window shows a save once it is replayed and checks it after (issue 10): the
+findings it ends with are those of checking first, in the same order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.rules.findings import FindingSink
+from tests.support.savegen.generator import generate_save, inject_faults, write_save
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_saves"
+CONTENT = SAMPLES / "content"
+
+
+def _saves(tmp_path) -> list[Path]:
+    """Every sample, a generated save with planted faults, and a save whose faults
+    repeat past the per-code cap (the cap must fall on the same findings)."""
+    faulty = generate_save(seed=8, events=3000)
+    inject_faults(faulty)
+    write_save(faulty, tmp_path / "faulty.json")
+    doc = json.loads((SAMPLES / "evening.json").read_text())
+    for entry in doc["journal"]:
+        entry["tick"] = doc["saved_at_tick"] + 1  # J002 on every entry, J003 after
+    (tmp_path / "late.json").write_text(json.dumps(doc))
+    # K001 past the cap from the snapshot and from the journal both: which ones are
+    # listed depends on the order the checks fed the sink.
+    doc = json.loads((SAMPLES / "evening.json").read_text())
+    facts = doc["player"]["knowledge"]["facts"]
+    template = next(v for k, v in facts.items() if not k.startswith("interaction."))
+    facts.update({f"Bad{k:02d}": dict(template) for k in range(60)})
+    doc["player"]["knowledge"]["facts"] = dict(sorted(facts.items()))
+    tick = doc["journal"][0]["tick"]
+    learned = [{"tick": tick, "event": {"FactLearned": {"fact_id": f"Worse{k:02d}", "confidence": "KnowsOf", "source": "Heard"}}} for k in range(60)]
+    doc["journal"] = learned + doc["journal"]
+    (tmp_path / "k001.json").write_text(json.dumps(doc))
+    return sorted(SAMPLES.glob("*.json")) + [tmp_path / "faulty.json", tmp_path / "late.json", tmp_path / "k001.json"]
+
+
+def _checked_first(path: Path) -> list:
+    """The findings of the order the checks ran in before issue 10: one sink, fed by
+    reading, the snapshot check, the replay, the replay against the snapshot, content."""
+    from narrative_debugger.models.content.loader import load_content
+    from narrative_debugger.models.playthrough import _ordered
+    from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
+    from narrative_debugger.models.save.savefile import load_save
+    from narrative_debugger.models.timeline.replay import replay
+
+    save, content = load_save(path), load_content(CONTENT)
+    sink = FindingSink()
+    sink.extend(save.findings)
+    check_snapshot(save, content, sink)
+    result = replay(save, content, sink)
+    check_against_replay(save, result.index, result.confrontation_seen, sink)
+    check_content(content, [save], sink)
+    return _ordered(content.findings + sink.close())
+
+
+def test_checking_after_the_replay_gives_the_findings_of_checking_first(tmp_path, monkeypatch):
+    import narrative_debugger.models.rules.findings as findings_module
+
+    original = findings_module.FindingSink.__init__
+    monkeypatch.setattr(findings_module.FindingSink, "__init__", lambda self, per_code_limit=40: original(self, per_code_limit))
+    checked_late = 0
+    for path in _saves(tmp_path):
+        first = Playthrough.open(path, CONTENT)
+        later = Playthrough.open(path, CONTENT, checks_later=True)
+        assert later.checks_pending and not first.checks_pending
+        shown = list(later.findings)
+        assert {f.code for f in shown} <= {f.code for f in first.findings}
+        later.finish_checks()
+        assert not later.checks_pending
+        assert later.findings == first.findings == _checked_first(path), path.name
+        assert later.save.document is None
+        checked_late += len(first.findings) - len(shown)
+        later.finish_checks()  # nothing left: the list stays
+        assert later.findings == first.findings
+    assert checked_late > 0  # some findings did come from the checks left for later
+
+
+def test_merged_sinks_equal_one_sink_fed_in_turn():
+    """Caps, counts and the note of each capped code (its count and last location)."""
+    parts = [[("J002", f"a{k}") for k in range(7)] + [("K001", "a")], [("J002", f"b{k}") for k in range(5)], [], [("K001", f"c{k}") for k in range(9)]]
+    one = FindingSink(per_code_limit=4)
+    sinks = []
+    for part in parts:
+        sink = FindingSink(per_code_limit=4)
+        for code, where in part:
+            one.add(code, "m", where)
+            sink.add(code, "m", where)
+        sinks.append(sink)
+    merged = FindingSink.merged(*sinks)
+    assert merged.close() == one.close()
+    assert merged.count("J002") == 12 and merged.count("K001") == 10
+    notes = [f for f in merged.close() if "more" in f.message]
+    assert [(f.code, f.location) for f in notes] == [("J002", "b4"), ("K001", "c8")]
+
+
+@pytest.mark.parametrize("unreadable", [b"{", b"[]"])
+def test_an_unreadable_save_has_nothing_left_to_check(tmp_path, unreadable):
+    path = tmp_path / "bad.json"
+    path.write_bytes(unreadable)
+    play = Playthrough.open(path, CONTENT, checks_later=True)
+    assert not play.readable and not play.checks_pending and play.findings

@@ -26,16 +26,26 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 class _LoadThread(QThread):
     """One load: runs ``Playthrough.open`` in ``run`` and keeps the outcome.
 
+    A save opened with ``Playthrough.open`` (the default job) is handed over twice:
+    ``replayed`` once it is read, replayed and prepared for the views, so the window
+    shows it; ``ended`` once it is checked too (``Playthrough.finish_checks``) and the
+    views' data that reads findings is prepared. The snapshot and content checks were
+    0.8-1.0 s of a 1 000 000-event open before the first paint (issue 10).
+
     Signals (emitted from the worker thread, received queued on the GUI thread):
         reported(object, float, str): this thread, fraction 0..1, what is being done.
+        replayed(object): this thread; ``outcome`` is the replayed Playthrough, whose
+            checks are still running.
         ended(object): this thread; ``outcome`` is then set.
 
     Attributes:
         outcome: after ``ended``: a ``Playthrough``, ``Cancelled`` (the class) when
             cancelled, or a ``str`` with the message of an unexpected error.
+        shown: set by the SaveLoader once it has handed the replayed save on.
     """
 
     reported = Signal(object, float, str)
+    replayed = Signal(object)
     ended = Signal(object)
 
     def __init__(self, path: Path, content: Path | None, context, job=None) -> None:
@@ -43,24 +53,36 @@ class _LoadThread(QThread):
         self.path = path
         self.content = content
         self.context = context
-        self.job = job or Playthrough.open
+        self.job = job  # None: Playthrough.open, in two hand-overs (see the class)
         self.stop = threading.Event()
         self.outcome = None
+        self.shown = False
 
     def run(self) -> None:
         try:
-            play = self.job(
-                self.path, self.content, progress=lambda f, m: self.reported.emit(self, f, m), cancelled=self.stop.is_set
+            later = {"checks_later": True} if self.job is None else {}
+            play = (self.job or Playthrough.open)(
+                self.path, self.content, progress=lambda f, m: self.reported.emit(self, f, m), cancelled=self.stop.is_set, **later
             )
             if isinstance(play, Playthrough) and play.readable:
                 # What the views would compute on ``loaded`` and that grows with the
                 # save (event ticks, timeline curves) is computed here, off the GUI thread.
                 self.reported.emit(self, 1.0, "preparing the views")
+                pending = play.checks_pending
                 with collector_paused():
-                    for prepare in preparers():
+                    for prepare in preparers(checked=False if pending else None):
                         if self.stop.is_set():
                             raise Cancelled()
                         prepare(play)
+                if pending:
+                    self.outcome = play
+                    self.replayed.emit(self)
+                    with collector_paused():
+                        play.finish_checks()
+                        if self.stop.is_set():  # another save replaced it: its views' data is not needed
+                            raise Cancelled()
+                        for prepare in preparers(checked=True):
+                            prepare(play)
             self.outcome = play
         except Cancelled:
             self.outcome = Cancelled
@@ -104,12 +126,17 @@ class SaveLoader(QObject):
     Signals:
         progress(float, str): fraction 0..1 and what is being done.
         loaded(object, object): the Playthrough and the request's context (any value).
+            A save opened with ``Playthrough.open`` comes replayed, with its checks
+            still running (``checks_pending``); ``checked`` follows.
+        checked(object, object): the Playthrough ``loaded`` carried is checked: its
+            ``findings`` are whole.
         cancelled(): the load was cancelled.
         failed(str): an unexpected error (a bug) with its message.
     """
 
     progress = Signal(float, str)
     loaded = Signal(object, object)
+    checked = Signal(object, object)
     cancelled = Signal()
     failed = Signal(str)
 
@@ -139,6 +166,7 @@ class SaveLoader(QObject):
             _reaper = _Reaper()
         thread = _LoadThread(Path(path), content, context, job)
         thread.reported.connect(self._on_reported)
+        thread.replayed.connect(self._on_replayed)
         thread.ended.connect(self._on_ended)
         thread.ended.connect(_reaper.reap)
         _RUNNING.add(thread)
@@ -147,7 +175,10 @@ class SaveLoader(QObject):
         thread.start()
 
     def cancel(self) -> None:
-        """Ask the running load to stop at its next progress report; ``cancelled`` follows at once."""
+        """Ask the running load to stop at its next progress report; ``cancelled`` follows at once.
+        A save already shown is not cancelled: its checks run to their end."""
+        if self._current is not None and self._current.shown:
+            return
         if self._drop_current():
             self.cancelled.emit()
 
@@ -185,12 +216,23 @@ class SaveLoader(QObject):
         if thread is self._current:
             self.progress.emit(fraction, message)
 
+    def _on_replayed(self, thread: _LoadThread) -> None:
+        if thread is self._current:
+            thread.shown = True
+            self.loaded.emit(thread.outcome, thread.context)
+
     def _on_ended(self, thread: _LoadThread) -> None:
         self._mine.discard(thread)
         if thread is not self._current:
             return  # cancelled, replaced by a newer request, or shut down
         self._current = None
         outcome = thread.outcome
+        if thread.shown:
+            if isinstance(outcome, Playthrough):
+                self.checked.emit(outcome, thread.context)
+            elif isinstance(outcome, str):
+                self.failed.emit(outcome)
+            return
         if outcome is Cancelled:
             self.cancelled.emit()
         elif isinstance(outcome, str):

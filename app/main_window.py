@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
         self.loader = SaveLoader(self)
         self.loader.progress.connect(self._on_progress)
         self.loader.loaded.connect(self._on_loaded)
+        self.loader.checked.connect(self._on_checked)
         self.loader.cancelled.connect(self._on_cancelled)
         self.loader.failed.connect(self._on_failed)
         self._progress = WorkProgress()
@@ -407,21 +408,14 @@ class MainWindow(QMainWindow):
         # Once a load: the save name's tooltip and the warning look at the folder on disk.
         self._content_warning = not_content_reason(play.content.root) if play.content.root is not None else None
         self._show_save_name()
-        errors = sum(f.severity is Severity.ERROR for f in play.findings)
         if not context.get("reload"):
             self._remember(path)
-            switched = content_switch(previous_content, play.content.root)
-            if errors:
-                self.statusBar().showMessage(f"Opened {one_line(path.name)} with {counted(errors, 'error finding')}: see the Findings panel.{switched}", 10000)
-                self.docks["findings"].show()
-                self.docks["findings"].raise_()
-            elif switched:
-                self.statusBar().showMessage(f"Opened {one_line(path.name)}.{switched}", 10000)
-            if self._content_warning is not None:
-                # Short and first: the long form was cut off behind the status bar's own labels
-                # (second trial); the save name's tooltip keeps the whole reason.
-                self.statusBar().showMessage(f"Warning: {one_line(Path(play.content.root).name)}/ is not a content folder (no prompt.yaml, npcs/, …): "
-                                             "see the save name's tooltip.", 20000)
+            context["switched"] = content_switch(previous_content, play.content.root)
+            if play.checks_pending:
+                context["checking"] = True
+                self.statusBar().showMessage(f"Opened {one_line(path.name)}; checking it…{context['switched']}", 10000)
+            else:
+                self._say_opened(play, context)
         else:
             changed = ": it changed on disk" if context.get("changed") else ""
             self.statusBar().showMessage(f"Reloaded {one_line(path.name)}{changed}.", 6000)
@@ -431,6 +425,36 @@ class MainWindow(QMainWindow):
         self._update_status()
         self.tickbar.setFocus()
         self._held_paint.start(_let_paint(self._held))
+
+    def _on_checked(self, play: Playthrough, context: dict) -> None:
+        """The save shown is checked now (``SaveLoader.checked``): its whole findings."""
+        if play is not self.session.playthrough:
+            return
+        self.session.refresh_findings()
+        if not context.get("reload"):
+            self._say_opened(play, context)
+        self._update_status()
+
+    def _say_opened(self, play: Playthrough, context: dict) -> None:
+        """The status bar's word on a save opened and checked: its error findings (the
+        Findings panel then comes to the front), a content folder switched, a folder
+        that is not content."""
+        name = one_line(context["path"].name)
+        switched = context.get("switched", "")
+        errors = sum(f.severity is Severity.ERROR for f in play.findings)
+        if errors:
+            self.statusBar().showMessage(f"Opened {name} with {counted(errors, 'error finding')}: see the Findings panel.{switched}", 10000)
+            self.docks["findings"].show()
+            self.docks["findings"].raise_()
+        elif switched:
+            self.statusBar().showMessage(f"Opened {name}.{switched}", 10000)
+        elif context.get("checking"):
+            self.statusBar().clearMessage()  # "checking it…" is done
+        if self._content_warning is not None:
+            # Short and first: the long form was cut off behind the status bar's own labels
+            # (second trial); the save name's tooltip keeps the whole reason.
+            self.statusBar().showMessage(f"Warning: {one_line(Path(play.content.root).name)}/ is not a content folder (no prompt.yaml, npcs/, …): "
+                                         "see the save name's tooltip.", 20000)
 
     def _hold_paint(self) -> None:
         """Keep the central area and the shown docks from painting in this pass; they
@@ -589,7 +613,8 @@ class MainWindow(QMainWindow):
         self.status_tick.setText(f"tick {tick:,} / {self.session.last_tick:,}  ·  {play.save.game_time(tick)}")  # grouped, as every view writes ticks
         errors = sum(f.severity is Severity.ERROR for f in play.findings)
         warnings = len(play.findings) - errors
-        self.status_findings.setText(f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")
+        checking = " so far, checking…" if play.checks_pending else ""
+        self.status_findings.setText(f"{counted(errors, 'error')}, {counted(warnings, 'warning')}{checking}")
 
     def _show_save_name(self) -> None:
         """Status bar: the save's name, its path, content folder and any content warning in

@@ -159,7 +159,7 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     window.open_save(SAMPLES / "evening.json", wait=True)
     reported = threading.Event()
 
-    def slow(path, content, progress=None, cancelled=None):
+    def slow(path, content, progress=None, cancelled=None, **_):
         progress(0.25, "reading <b>the</b> save")
         reported.set()
         while not cancelled():

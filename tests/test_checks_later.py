@@ -106,3 +106,57 @@ def test_an_unreadable_save_has_nothing_left_to_check(tmp_path, unreadable):
     path.write_bytes(unreadable)
     play = Playthrough.open(path, CONTENT, checks_later=True)
     assert not play.readable and not play.checks_pending and play.findings
+
+
+def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, monkeypatch):
+    """The loader hands the save over replayed, with its snapshot and content checks still
+    running; once they end, every panel that shows findings has all of them, and the
+    tick, the NPC and the journal's filter stay where the user put them."""
+    import threading
+
+    from narrative_debugger.app.main_window import MainWindow
+    from narrative_debugger.widgets.journal_view import WITH_FINDINGS
+
+    go = threading.Event()
+    real = Playthrough.finish_checks
+
+    def held(self):
+        assert go.wait(20)
+        real(self)
+
+    monkeypatch.setattr(Playthrough, "finish_checks", held)
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    path = SAMPLES / "qa-faults.json"
+    window.open_save(path)
+    qtbot.waitUntil(lambda: window.session.playthrough is not None, timeout=20000)
+    play = window.session.playthrough
+    assert play.checks_pending and window.loader.busy
+    shown = len(play.findings)
+    findings = window.docks["findings"].widget()
+    journal = window.docks["journal"].widget()
+    assert findings.model.rowCount() == shown
+    assert "checking" in window.status_findings.text()
+    # The user moves on while the checks run: a tick, an NPC, the journal's filter.
+    npc = list(play.save.npcs)[-1]
+    window.session.set_npc(npc)
+    window.session.set_tick(play.first_tick)
+    journal.kind_filter.setCurrentIndex(journal.kind_filter.findData(WITH_FINDINGS))
+    before = journal.model.rowCount()
+    window.loader.cancel()  # as Escape would: a save already shown is not cancelled
+    go.set()
+    qtbot.waitUntil(lambda: not window.loader.busy, timeout=20000)
+    qtbot.wait(10)
+    whole = Playthrough.open(path, CONTENT).findings
+    assert window.session.playthrough is play and not play.checks_pending
+    assert play.findings == whole and len(whole) > shown
+    assert findings.model.rowCount() == len(whole)
+    assert window.session.tick == play.first_tick and window.session.npc == npc
+    assert journal.kind_filter.currentData() == WITH_FINDINGS
+    assert journal.model.rowCount() == journal.model.finding_count() >= before
+    lane = dict((label, ticks) for label, _, ticks in window.tickbar.track.lanes)
+    assert sorted(lane["Finding"].tolist()) == window.session.event_ticks("finding")
+    assert "checking" not in window.status_findings.text()
+    errors = sum(f.severity.name == "ERROR" for f in whole)
+    assert window.status_findings.text().startswith(f"{errors:,} error")
+    window.close()

@@ -246,6 +246,7 @@ class FindingsView(QWidget):
         self.proxy.modelReset.connect(self._update_counts)
         self.proxy.layoutChanged.connect(self._update_counts)
         session.loaded.connect(self._on_loaded)
+        session.findingsChanged.connect(self._on_loaded)
         self.next_action = self._action("Next finding", "F8", lambda: self.step(True))
         self.previous_action = self._action("Previous finding", "Shift+F8", lambda: self.step(False))
         self._on_loaded()

@@ -421,6 +421,7 @@ class InteractionView(QWidget):
         # The diagram's nodes and edges are the moves of the selected interaction.
         self.diagram_why_action = add_why_action(self.diagram, session, lambda: f"fact:{session.fact}" if session.fact and session.fact.startswith("interaction.") else None)
         session.loaded.connect(self._on_loaded)
+        session.findingsChanged.connect(self._on_findings)
         session.comparisonChanged.connect(self.refresh)  # the B column comes or goes
         session.tickChanged.connect(self._maybe_refresh)
         session.npcChanged.connect(self._maybe_refresh)
@@ -428,6 +429,22 @@ class InteractionView(QWidget):
         self._on_loaded()
 
     # ----- session events -----
+    @staticmethod
+    def _illegal_moves_by_tick(playthrough) -> dict[int, list]:
+        """The I001 findings (moves schema §3.2 forbids) by tick."""
+        out: dict[int, list] = {}
+        for f in playthrough.findings if playthrough is not None else ():
+            if f.code == "I001" and f.tick is not None:
+                out.setdefault(f.tick, []).append(f)
+        return out
+
+    def _on_findings(self) -> None:
+        if self._load_stale:
+            return  # rebuilt when shown
+        self._findings_by_tick = self._illegal_moves_by_tick(self.session.playthrough)
+        self._shown = None
+        self.refresh()
+
     def _on_loaded(self) -> None:
         """A new save: the NPC list and the view are rebuilt now, or once the view is
         shown when it is behind another tab (a list of thousands of NPCs, issue 10)."""
@@ -436,13 +453,10 @@ class InteractionView(QWidget):
             self._shown = None
             return
         playthrough = self.session.playthrough
-        self._findings_by_tick = {}
+        self._findings_by_tick = self._illegal_moves_by_tick(playthrough)
         self.npc_choice.blockSignals(True)
         self.npc_choice.clear()
         if playthrough is not None:
-            for f in playthrough.findings:
-                if f.code == "I001" and f.tick is not None:
-                    self._findings_by_tick.setdefault(f.tick, []).append(f)
             for sid, name in npc_names(playthrough).items():
                 self.npc_choice.addItem(name, sid)
         self.npc_choice.blockSignals(False)

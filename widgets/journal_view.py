@@ -174,10 +174,25 @@ class JournalModel(HeaderedTableModel):
         self._position = 0
         self._current_tick = None
         self._culprit = frozenset()
+        self._findings = self._by_entry(playthrough)
+        self.endResetModel()
+
+    @staticmethod
+    def _by_entry(playthrough: Playthrough | None) -> dict[int, list[Finding]]:
+        out: dict[int, list[Finding]] = {}
         for f in playthrough.findings if playthrough is not None else ():
             if f.target is not None and f.target.journal_index is not None:
-                self._findings.setdefault(f.target.journal_index, []).append(f)
-        self.endResetModel()
+                out.setdefault(f.target.journal_index, []).append(f)
+        return out
+
+    def refresh_findings(self) -> None:
+        """The playthrough's findings are whole now: the entries' marks follow, and the
+        rows when they are the entries with findings."""
+        self._findings = self._by_entry(self.playthrough)
+        if self._kind == WITH_FINDINGS:
+            self.set_filter(self._kind, self._npc)
+        else:
+            signal_all(self)
 
     def set_culprit(self, indices) -> None:
         """Highlight the journal entries a finding names (``CULPRIT_BG``)."""
@@ -474,6 +489,7 @@ class JournalView(QWidget):
         self.npc_filter.toggled.connect(self._apply_filter)
         self.view.doubleClicked.connect(self._on_double_click)
         session.loaded.connect(self._on_loaded)
+        session.findingsChanged.connect(self._on_findings)
         # While the tick is dragged the table follows once the drag pauses: each far frame
         # changed every row in view (a full repaint, ~4 ms a frame).
         self._preview = AfterPause(self._on_tick, self)
@@ -494,6 +510,16 @@ class JournalView(QWidget):
         self._fill_kinds()
         self._on_npc(self.session.npc)
         self._on_tick(self.session.tick)
+
+    def _on_findings(self) -> None:
+        self.model.refresh_findings()
+        kept = self.kind_filter.currentData()
+        self._fill_kinds()
+        at = self.kind_filter.findData(kept)
+        self.kind_filter.setCurrentIndex(at if at >= 0 else 0)
+        if at < 0:
+            self._apply_filter()
+        self._update_caption()
 
     def _fill_kinds(self) -> None:
         self.kind_filter.blockSignals(True)

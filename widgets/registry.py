@@ -63,6 +63,9 @@ class DockSpec:
             Differences dock while comparing).
         prepare: optional ``"module:function"`` run by the loader off the GUI thread,
             as for ``ViewSpec``.
+        prepare_reads_findings: its ``prepare`` reads the findings, so the loader runs
+            it once the save is checked (``preparers(checked=True)``), after the
+            window has shown the replayed save.
     """
 
     name: str
@@ -75,6 +78,7 @@ class DockSpec:
     min_size: tuple[int, int] = (280, 120)
     hidden: bool = False
     prepare: str | None = None
+    prepare_reads_findings: bool = False
 
     def create(self, session):
         return _load(self.factory)(session)
@@ -101,7 +105,7 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", beside="findings", min_size=(420, 110),
              prepare=_W + "journal_view:prepare"),
     DockSpec("snapshot", "Snapshot vs replay", "bottom", _W + "snapshot_view:SnapshotView", tab_with="journal", min_size=(420, 110),
-             prepare=_W + "snapshot_view:prepare"),
+             prepare=_W + "snapshot_view:prepare", prepare_reads_findings=True),
     DockSpec("content", "Content", "bottom", _W + "content_view:ContentView", tab_with="journal", min_size=(420, 110)),
     # Differences exists only while comparing (the compare controller shows and hides it).
     DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="journal",
@@ -118,10 +122,16 @@ DOCKS: tuple[DockSpec, ...] = (
 SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "session:prepare_npc_tables", _W + "tickbar:prepare")
 
 
-def preparers() -> list:
+def preparers(checked: bool | None = None) -> list:
     """The functions the loader runs on a new Playthrough off the GUI thread, in order:
-    ``SESSION_PREPARES``, then each view's and dock's ``prepare`` (see ``ViewSpec``)."""
-    names = [*SESSION_PREPARES] + [spec.prepare for spec in (*VIEWS, *DOCKS) if spec.prepare]
+    ``SESSION_PREPARES``, then each view's and dock's ``prepare`` (see ``ViewSpec``).
+
+    ``checked`` False: those to run before the window shows the replayed save; True:
+    those that read the findings, run once it is checked; None: all of them."""
+    specs = [spec for spec in (*VIEWS, *DOCKS) if spec.prepare]
+    if checked is not None:
+        specs = [spec for spec in specs if getattr(spec, "prepare_reads_findings", False) == checked]
+    names = ([*SESSION_PREPARES] if not checked else []) + [spec.prepare for spec in specs]
     return [_load(name) for name in names]
 
 

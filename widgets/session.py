@@ -69,6 +69,8 @@ class Session(QObject):
 
     Signals:
         loaded(): a new playthrough replaced the old one.
+        findingsChanged(): the open playthrough's findings are whole now (its checks
+            ended after it was shown; ``refresh_findings``).
         tickPreview(object): the tick while dragging (cheap updates).
         tickChanged(object): the committed tick (full refresh).
 
@@ -88,6 +90,7 @@ class Session(QObject):
     """
 
     loaded = Signal()
+    findingsChanged = Signal()
     tickPreview = Signal(object)
     tickChanged = Signal(object)
     npcChanged = Signal(object)
@@ -128,8 +131,7 @@ class Session(QObject):
         cached = getattr(playthrough, "derived", {}).get("session")
         self._event_indices, self._event_ticks, self._all_event_ticks = cached or prepare(playthrough)
         last = playthrough.last_tick
-        # A finding can name a tick past the last one shown (K004): step to the end for it.
-        self._finding_ticks = sorted({min(f.tick, last) for f in playthrough.findings if f.tick is not None})
+        self._finding_ticks = self._ticks_of_findings(playthrough)
         first = self._all_event_ticks[0] if self._all_event_ticks else 0
         self._view_start = first if first > last - first else 0
         self.tick = self.clamp(tick if tick is not None else playthrough.save.saved_at_tick)
@@ -149,6 +151,21 @@ class Session(QObject):
             self.comparisonChanged.emit()
         self.npcChanged.emit(self.npc)
         self.tickChanged.emit(self.tick)
+
+    @staticmethod
+    def _ticks_of_findings(playthrough: Playthrough) -> list[int]:
+        # A finding can name a tick past the last one shown (K004): step to the end for it.
+        last = playthrough.last_tick
+        return sorted({min(f.tick, last) for f in playthrough.findings if f.tick is not None})
+
+    def refresh_findings(self) -> None:
+        """The open playthrough's findings changed (its checks ended after it was shown,
+        ``Playthrough.finish_checks``): step targets follow and ``findingsChanged`` tells
+        the views; the tick, the NPC and every selection stay."""
+        if self.playthrough is None:
+            return
+        self._finding_ticks = self._ticks_of_findings(self.playthrough)
+        self.findingsChanged.emit()
 
     @property
     def ready(self) -> bool:

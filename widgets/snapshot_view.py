@@ -174,6 +174,7 @@ class SnapshotView(QWidget):
         layout.addWidget(self.detail)
         self._stale = True
         session.loaded.connect(self._on_loaded)
+        session.findingsChanged.connect(self._on_loaded)
         session.culpritChanged.connect(self._on_culprit)
         self._on_loaded()
 
@@ -192,13 +193,17 @@ class SnapshotView(QWidget):
         self._stale = False
         play = self.session.playthrough if self.session.ready else None
         rows = getattr(play, "derived", {}).get("snapshot") if play is not None else []
-        if rows is None:
+        checking = play is not None and play.checks_pending
+        if rows is None and not checking:
             rows = snapshot_rows(play)
+        rows = rows or []
         self.model.set_rows(rows)
         self.model.set_culprit(None)
         differ = sum(r.differs for r in rows)
         if play is None:
             self.caption.setText("No save open")
+        elif checking:  # the loader compares them next; findingsChanged brings the rows
+            self.caption.setText("Comparing the snapshot with the replay…")
         elif not rows:
             self.caption.setText(f"The snapshot equals the journal replayed to saved_at_tick {play.save.saved_at_tick:,}")
         else:

@@ -480,6 +480,7 @@ class TickBar(QWidget):
         layout.addLayout(row)
 
         session.loaded.connect(self._on_loaded)
+        session.findingsChanged.connect(self._set_lanes)  # the findings' lane
         session.comparisonChanged.connect(self._on_loaded)  # the range may grow to B's; the divergence mark
         session.tickChanged.connect(self._on_tick)
         session.tickPreview.connect(self._on_preview)
@@ -675,6 +676,18 @@ class TickBar(QWidget):
     def _on_loaded(self) -> None:
         self.set_playing(False)
         s = self.session
+        self._set_lanes()
+        game_time = s.playthrough.save.game_time if s.playthrough else str
+        self.tick_field.setRange(0, s.last_tick)
+        c = s.comparison
+        self.track.set_mark(c.divergence.tick if c is not None and c.divergence is not None else None)
+        self.time_label.set_widest(game_time(s.last_tick))
+        self.setEnabled(s.ready)
+        self._show_tick(s.tick)
+
+    def _set_lanes(self) -> None:
+        """The marker lanes of the open playthrough (its findings' lane as they are now)."""
+        s = self.session
         prepared = s.playthrough.derived.get("tickbar") if s.ready else None
         lanes = []
         for kind, (label, colour) in KIND_STYLE.items():
@@ -684,12 +697,6 @@ class TickBar(QWidget):
             lanes.append((label, QColor(colour), ticks))
         game_time = s.playthrough.save.game_time if s.playthrough else str
         self.track.set_data(s.last_tick, lanes, game_time, s.view_start)
-        self.tick_field.setRange(0, s.last_tick)
-        c = s.comparison
-        self.track.set_mark(c.divergence.tick if c is not None and c.divergence is not None else None)
-        self.time_label.set_widest(game_time(s.last_tick))
-        self.setEnabled(s.ready)
-        self._show_tick(s.tick)
 
     def _on_tick(self, tick: int) -> None:
         self._show_tick(tick)

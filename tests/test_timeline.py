@@ -321,3 +321,17 @@ def test_interaction_series_and_move_tables_equal_the_per_change_fold(name, tmp_
         assert index.moves_of_fact(fact_id) == [r for r in index.transitions if r.fact_id == fact_id]
     if name == "faulty generated":
         assert any(not r.legal for r in index.transitions)
+
+
+def test_prepare_npc_tables_makes_those_of_long_histories_first():
+    """Before the first paint the loader makes the tables of NPCs whose on-step making
+    would cost most; the rest follow once the save is shown (issue 10)."""
+    play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
+    index = play.index
+    sizes = {sid: len(index._interaction_log.get(sid, ())) for sid in play.save.npcs}
+    cut = sorted(sizes.values())[len(sizes) // 2] + 1
+    index.prepare_npc_tables(min_changes=cut)
+    made = {sid for sid in sizes if ("interaction-series", sid) in index.derived}
+    assert made == {sid for sid, n in sizes.items() if n >= cut} and made != set(sizes)
+    index.prepare_npc_tables()
+    assert all(("interaction-series", sid) in index.derived and ("npc-moves", sid) in index.derived for sid in sizes)

@@ -66,7 +66,7 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
     for name in EVENT_KINDS:
         assert window.session.event_ticks(name) == ticks[name]
-    assert len(preparers()) == 10
+    assert len(preparers()) == 11 and len(preparers(checked=False)) + len(preparers(checked=True)) == 11
     # Each NPC's interaction aggregates and move tables were made by the loader too.
     assert all(("interaction-series", sid) in play.index.derived and ("npc-moves", sid) in play.index.derived for sid in play.save.npcs)
     assert window.docks["npcs"].widget().model._changes is play.derived["npc_changes"]

@@ -117,9 +117,12 @@ DOCKS: tuple[DockSpec, ...] = (
 )
 
 #: Work on a newly read playthrough that the session does on load (event ticks), the
-#: NPC names several views list, each NPC's interaction tables (the interactions view
-#: and the prompt read them), and the tick bar's marker lanes (from the event ticks).
-SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "session:prepare_npc_tables", _W + "tickbar:prepare")
+#: NPC names several views list, the interaction tables of NPCs with long histories
+#: (the interactions view and the prompt read them), and the tick bar's marker lanes.
+SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "session:prepare_long_npc_tables", _W + "tickbar:prepare")
+#: Session work the first paint does without, run once the window shows the save (with
+#: the checks): the other NPCs' interaction tables.
+SESSION_PREPARES_AFTER = (_W + "session:prepare_npc_tables",)
 
 
 def preparers(checked: bool | None = None) -> list:
@@ -127,11 +130,13 @@ def preparers(checked: bool | None = None) -> list:
     ``SESSION_PREPARES``, then each view's and dock's ``prepare`` (see ``ViewSpec``).
 
     ``checked`` False: those to run before the window shows the replayed save; True:
-    those that read the findings, run once it is checked; None: all of them."""
+    those run once it is shown and checked (those that read the findings, and
+    ``SESSION_PREPARES_AFTER``); None: all of them."""
     specs = [spec for spec in (*VIEWS, *DOCKS) if spec.prepare]
     if checked is not None:
         specs = [spec for spec in specs if getattr(spec, "prepare_reads_findings", False) == checked]
     names = ([*SESSION_PREPARES] if not checked else []) + [spec.prepare for spec in specs]
+    names += [*SESSION_PREPARES_AFTER] if checked is not False else []
     return [_load(name) for name in names]
 
 

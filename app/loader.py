@@ -23,6 +23,10 @@ from narrative_debugger.widgets.registry import preparers
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 
+#: Longest a replayed save's checks wait for the window to say it has painted it (s).
+CHECKS_WAIT_S = 5.0
+
+
 class _LoadThread(QThread):
     """One load: runs ``Playthrough.open`` in ``run`` and keeps the outcome.
 
@@ -55,6 +59,9 @@ class _LoadThread(QThread):
         self.context = context
         self.job = job  # None: Playthrough.open, in two hand-overs (see the class)
         self.stop = threading.Event()
+        # Set once the window has painted the replayed save (or it is no longer wanted):
+        # the checks then run while the GUI thread is idle, not against its first paint.
+        self.go_on = threading.Event()
         self.outcome = None
         self.shown = False
 
@@ -77,6 +84,9 @@ class _LoadThread(QThread):
                 if pending:
                     self.outcome = play
                     self.replayed.emit(self)
+                    # Checked alongside the first paint, the window stalled 148 ms (the two
+                    # threads sharing the GIL); it says when it has painted (``release_checks``).
+                    self.go_on.wait(CHECKS_WAIT_S)
                     with collector_paused():
                         play.finish_checks()
                         if self.stop.is_set():  # another save replaced it: its views' data is not needed
@@ -187,6 +197,7 @@ class SaveLoader(QObject):
         thread, self._current = self._current, None
         if thread is not None:
             thread.stop.set()
+            thread.go_on.set()
         return thread is not None
 
     def wait(self, msecs: int | None = None) -> bool:
@@ -209,6 +220,7 @@ class SaveLoader(QObject):
         self._closed = True
         for thread in self._mine:
             thread.stop.set()
+            thread.go_on.set()
         self._current = None
         self.wait()
 
@@ -220,6 +232,14 @@ class SaveLoader(QObject):
         if thread is self._current:
             thread.shown = True
             self.loaded.emit(thread.outcome, thread.context)
+        else:
+            thread.go_on.set()  # replaced: on to its end
+
+    def release_checks(self) -> None:
+        """The replayed save ``loaded`` carried is painted: its checks may run now (they
+        wait at most ``CHECKS_WAIT_S``)."""
+        if self._current is not None:
+            self._current.go_on.set()
 
     def _on_ended(self, thread: _LoadThread) -> None:
         self._mine.discard(thread)

@@ -64,9 +64,10 @@ RELOAD_DEBOUNCE_MS = 600
 SAVE_FILTER = "Settled Reach saves (*.json *.json.gz);;All files (*)"
 
 
-def _let_paint(widgets: list):
+def _let_paint(widgets: list, then=None):
     """The job that lets held widgets (the central area, then each shown dock) paint
-    again, one a pass (``SlicedWork``: from a timer, after the pass that held them).
+    again, one a pass (``SlicedWork``: from a timer, after the pass that held them),
+    and calls ``then`` in the pass after the last one painted.
 
     It holds the widgets, never the window, so a window closed before it runs is not
     kept alive. A dock's content that put its refresh off while held
@@ -78,6 +79,9 @@ def _let_paint(widgets: list):
         if catch_up is not None:
             catch_up()
         yield slices.END_SLICE
+    if then is not None:
+        yield slices.END_SLICE
+        then()
 
 
 class MainWindow(QMainWindow):
@@ -411,10 +415,7 @@ class MainWindow(QMainWindow):
         if not context.get("reload"):
             self._remember(path)
             context["switched"] = content_switch(previous_content, play.content.root)
-            if play.checks_pending:
-                context["checking"] = True
-                self.statusBar().showMessage(f"Opened {one_line(path.name)}; checking it…{context['switched']}", 10000)
-            else:
+            if not play.checks_pending:  # else once checked (``_on_checked``); the findings' count says "checking…"
                 self._say_opened(play, context)
         else:
             changed = ": it changed on disk" if context.get("changed") else ""
@@ -424,7 +425,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{one_line(path.name)} — Narrative debugger")
         self._update_status()
         self.tickbar.setFocus()
-        self._held_paint.start(_let_paint(self._held))
+        # A save still being checked: its checks go on once it is painted.
+        self._held_paint.start(_let_paint(self._held, self.loader.release_checks if play.checks_pending else None))
 
     def _on_checked(self, play: Playthrough, context: dict) -> None:
         """The save shown is checked now (``SaveLoader.checked``): its whole findings."""
@@ -448,8 +450,6 @@ class MainWindow(QMainWindow):
             self.docks["findings"].raise_()
         elif switched:
             self.statusBar().showMessage(f"Opened {name}.{switched}", 10000)
-        elif context.get("checking"):
-            self.statusBar().clearMessage()  # "checking it…" is done
         if self._content_warning is not None:
             # Short and first: the long form was cut off behind the status bar's own labels
             # (second trial); the save name's tooltip keeps the whole reason.

@@ -87,9 +87,11 @@ class _LoadThread(QThread):
                     # Checked alongside the first paint, the window stalled 148 ms (the two
                     # threads sharing the GIL); it says when it has painted (``release_checks``).
                     self.go_on.wait(CHECKS_WAIT_S)
+                    if self.stop.is_set():  # the window is closing
+                        raise Cancelled()
                     with collector_paused():
                         play.finish_checks()
-                        if self.stop.is_set():  # another save replaced it: its views' data is not needed
+                        if self.stop.is_set():  # the window is closing
                             raise Cancelled()
                         for prepare in preparers(checked=True):
                             prepare(play)
@@ -153,24 +155,35 @@ class SaveLoader(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._current: _LoadThread | None = None
+        # Shown saves whose checks still run while a newer request is ``_current``: they
+        # report ``checked`` all the same (the newer request may fail or be cancelled,
+        # and the window then still shows that save: a new-user trial left it with its
+        # partial findings for good).
+        self._checking: set[_LoadThread] = set()
         self._mine: set[_LoadThread] = set()
         self._closed = False
 
     @property
     def busy(self) -> bool:
-        """True from ``start`` until the latest load has reported."""
-        return self._current is not None
+        """True from ``start`` until the latest load has reported, and while a shown
+        save's checks run."""
+        return self._current is not None or bool(self._checking)
 
     def start(self, path: Path, content: Path | None, context=None, job=None) -> None:
         """Start loading ``path``. A load already running is cancelled and never reports.
 
         ``job`` replaces ``Playthrough.open`` (same arguments, including ``progress``
         and ``cancelled``): its return value is what ``loaded`` carries.
-        Does nothing after ``shutdown``. Never blocks the GUI thread.
+        Does nothing after ``shutdown``. Never blocks the GUI thread. A save already
+        shown is not cancelled: its checks run on and ``checked`` follows.
         """
         global _reaper
         if self._closed:
             return
+        if self._current is not None and self._current.shown:
+            self._current.go_on.set()
+            self._checking.add(self._current)
+            self._current = None
         self._drop_current()
         if _reaper is None:
             _reaper = _Reaper()
@@ -222,6 +235,7 @@ class SaveLoader(QObject):
             thread.stop.set()
             thread.go_on.set()
         self._current = None
+        self._checking.clear()
         self.wait()
 
     def _on_reported(self, thread: _LoadThread, fraction: float, message: str) -> None:
@@ -238,11 +252,17 @@ class SaveLoader(QObject):
     def release_checks(self) -> None:
         """The replayed save ``loaded`` carried is painted: its checks may run now (they
         wait at most ``CHECKS_WAIT_S``)."""
-        if self._current is not None:
-            self._current.go_on.set()
+        for thread in (self._current, *self._checking):
+            if thread is not None and thread.shown:
+                thread.go_on.set()
 
     def _on_ended(self, thread: _LoadThread) -> None:
         self._mine.discard(thread)
+        if thread in self._checking:  # shown, then a newer request came
+            self._checking.discard(thread)
+            if isinstance(thread.outcome, Playthrough):
+                self.checked.emit(thread.outcome, thread.context)
+            return
         if thread is not self._current:
             return  # cancelled, replaced by a newer request, or shut down
         self._current = None

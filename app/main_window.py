@@ -450,6 +450,8 @@ class MainWindow(QMainWindow):
             self.docks["findings"].raise_()
         elif switched:
             self.statusBar().showMessage(f"Opened {name}.{switched}", 10000)
+        elif self.statusBar().currentMessage().startswith("Opened "):
+            self.statusBar().clearMessage()  # the word on the save opened before
         if self._content_warning is not None:
             # Short and first: the long form was cut off behind the status bar's own labels
             # (second trial); the save name's tooltip keeps the whole reason.

@@ -79,7 +79,13 @@ def prompt_preview_for(window, record: ViewRecord):
 
 def write_report(window, folder: Path, stem: str | None = None) -> tuple[Path, Path, str]:
     """Write PNG + Markdown into ``folder`` under fresh names (``stem`` or one made from
-    the save, tick and NPC; ``-2``, ``-3`` … when taken); return both paths and the summary."""
+    the save, tick and NPC; ``-2``, ``-3`` … when taken); return both paths and the summary.
+
+    A save still being checked (shown before its checks, ``Playthrough.checks_pending``)
+    is checked first, so the picture and the summary show the same, whole findings."""
+    play = window.session.playthrough
+    if play is not None and play.checks_pending:
+        window.wait_for_load()
     record = current_record(window)
     png, _ = grab_png(window)
     png = embed_record(png, record)

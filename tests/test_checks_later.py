@@ -160,3 +160,133 @@ def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, monke
     errors = sum(f.severity.name == "ERROR" for f in whole)
     assert window.status_findings.text().startswith(f"{errors:,} error")
     window.close()
+
+
+def _held(monkeypatch, label: str):
+    """Hold the checks of the save named ``label`` until the returned event is set."""
+    import threading
+
+    go = threading.Event()
+    real = Playthrough.finish_checks
+
+    def held(self):
+        if self.save.label == label:
+            assert go.wait(20)
+        real(self)
+
+    monkeypatch.setattr(Playthrough, "finish_checks", held)
+    return go
+
+
+def _window(qtbot, monkeypatch):
+    from narrative_debugger.app import main_window
+    from narrative_debugger.app.main_window import MainWindow
+
+    boxes = []
+    monkeypatch.setattr(main_window, "show_message", lambda *args, **kwargs: boxes.append(args))
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    return window, boxes
+
+
+def _shown(qtbot, window, label: str):
+    qtbot.waitUntil(lambda: window.session.playthrough is not None and window.session.playthrough.save.label == label, timeout=20000)
+    return window.session.playthrough
+
+
+def _assert_whole(qtbot, window, play, path):
+    qtbot.waitUntil(lambda: not window.loader.busy, timeout=20000)
+    qtbot.wait(20)
+    assert window.session.playthrough is play and not play.checks_pending
+    assert play.findings == Playthrough.open(path, CONTENT).findings
+    assert window.docks["findings"].widget().model.rowCount() == len(play.findings)
+    assert "checking" not in window.status_findings.text()
+
+
+def test_a_save_opened_while_another_is_checked_replaces_it_quietly(qtbot, monkeypatch, capfd):
+    """The first save's checks end after the second save was asked for: the second
+    save shows with its whole findings, and nothing is printed."""
+    go = _held(monkeypatch, "qa-faults.json")
+    window, _ = _window(qtbot, monkeypatch)
+    window.open_save(SAMPLES / "qa-faults.json")
+    _shown(qtbot, window, "qa-faults.json")
+    window.open_save(SAMPLES / "walkaway-spiral.json")
+    second = _shown(qtbot, window, "walkaway-spiral.json")
+    go.set()
+    _assert_whole(qtbot, window, second, SAMPLES / "walkaway-spiral.json")
+    assert "Traceback" not in capfd.readouterr().err
+    window.close()
+
+
+@pytest.mark.parametrize("then", ["unreadable save", "another save, cancelled"])
+def test_a_shown_save_gets_its_whole_findings_when_the_next_open_fails(qtbot, monkeypatch, tmp_path, then):
+    """New-user trial: opening an unreadable save (or one cancelled with Escape) while
+    the shown save was being checked left it with its partial findings for good."""
+    go = _held(monkeypatch, "qa-faults.json")
+    window, boxes = _window(qtbot, monkeypatch)
+    path = SAMPLES / "qa-faults.json"
+    window.open_save(path)
+    first = _shown(qtbot, window, "qa-faults.json")
+    if then == "unreadable save":
+        bad = tmp_path / "cut.json"
+        bad.write_bytes((SAMPLES / "evening.json").read_bytes()[:5000])
+        window.open_save(bad)
+        qtbot.waitUntil(lambda: bool(boxes), timeout=20000)
+    else:
+        window.open_save(SAMPLES / "walkaway-spiral.json")
+        window.loader.cancel()  # Escape: the newer open stops, the shown save's checks go on
+    assert window.session.playthrough is first and first.checks_pending
+    go.set()
+    _assert_whole(qtbot, window, first, path)
+    window.close()
+
+
+def test_the_selected_finding_stays_selected_when_the_findings_arrive(qtbot, monkeypatch):
+    """New-user trial: the selection was lost, and F8 started over from the first row."""
+    go = _held(monkeypatch, "qa-faults.json")
+    window, _ = _window(qtbot, monkeypatch)
+    path = SAMPLES / "qa-faults.json"
+    window.open_save(path)
+    play = _shown(qtbot, window, "qa-faults.json")
+    panel = window.docks["findings"].widget()
+    assert panel.model.rowCount() >= 2
+    panel.activate_row(1)
+    kept = panel.view.currentIndex().data(panel.model.FINDING_ROLE)
+    go.set()
+    _assert_whole(qtbot, window, play, path)
+    assert panel.view.currentIndex().data(panel.model.FINDING_ROLE) == kept
+    after = panel.row_of(kept) + 1
+    panel.step(True)
+    assert panel.view.currentIndex().row() == after
+    window.close()
+
+
+def test_a_report_made_while_the_save_is_checked_shows_the_whole_findings(qtbot, monkeypatch, tmp_path):
+    """New-user trial: the picture showed the partial findings, the summary the whole."""
+    import threading
+
+    from narrative_debugger.app.report import write_report
+
+    go = _held(monkeypatch, "qa-faults.json")
+    window, _ = _window(qtbot, monkeypatch)
+    path = SAMPLES / "qa-faults.json"
+    window.open_save(path)
+    play = _shown(qtbot, window, "qa-faults.json")
+    assert play.checks_pending
+    threading.Timer(0.3, go.set).start()
+    _, md, summary = write_report(window, tmp_path)
+    assert not play.checks_pending
+    errors = sum(f.severity.name == "ERROR" for f in play.findings)
+    assert window.status_findings.text().startswith(f"{errors:,} error") and "checking" not in window.status_findings.text()
+    assert summary == md.read_text()
+    window.close()
+
+
+def test_a_clean_open_clears_the_word_on_the_save_before(qtbot, monkeypatch):
+    """New-user trial: 'Opened X with 1 error finding' stayed up over a clean save."""
+    window, _ = _window(qtbot, monkeypatch)
+    window.open_save(SAMPLES / "qa-faults.json", wait=True)
+    assert window.statusBar().currentMessage().startswith("Opened qa-faults.json with")
+    window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    assert not window.statusBar().currentMessage().startswith("Opened qa-faults.json")
+    window.close()

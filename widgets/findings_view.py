@@ -246,7 +246,7 @@ class FindingsView(QWidget):
         self.proxy.modelReset.connect(self._update_counts)
         self.proxy.layoutChanged.connect(self._update_counts)
         session.loaded.connect(self._on_loaded)
-        session.findingsChanged.connect(self._on_loaded)
+        session.findingsChanged.connect(self._on_findings)
         self.next_action = self._action("Next finding", "F8", lambda: self.step(True))
         self.previous_action = self._action("Previous finding", "Shift+F8", lambda: self.step(False))
         self._on_loaded()
@@ -277,6 +277,18 @@ class FindingsView(QWidget):
         playthrough = self.session.playthrough
         self.model.set_findings(playthrough.findings if playthrough is not None else [])
         self._update_counts()
+
+    def _on_findings(self) -> None:
+        """The whole findings arrived (the save was checked after it was shown): the
+        finding the user had selected stays selected and current, so F8 goes on from it."""
+        kept = self.view.currentIndex().data(FindingsModel.FINDING_ROLE)
+        self._on_loaded()
+        row = self.row_of(kept) if kept is not None else -1
+        if row >= 0:
+            index = self.proxy.index(row, 0)
+            self.view.setCurrentIndex(index)
+            self.view.selectRow(row)
+            self.view.scrollTo(index)
 
     def _on_text(self, text: str) -> None:
         self.proxy.set_text(text)

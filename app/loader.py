@@ -243,34 +243,30 @@ class SaveLoader(QObject):
             self.progress.emit(fraction, message)
 
     def _on_replayed(self, thread: _LoadThread) -> None:
-        if thread is self._current:
+        if thread is self._current:  # else dropped: ``_drop_current`` let it go on
             thread.shown = True
             self.loaded.emit(thread.outcome, thread.context)
-        else:
-            thread.go_on.set()  # replaced: on to its end
 
     def release_checks(self) -> None:
         """The replayed save ``loaded`` carried is painted: its checks may run now (they
-        wait at most ``CHECKS_WAIT_S``)."""
-        for thread in (self._current, *self._checking):
-            if thread is not None and thread.shown:
-                thread.go_on.set()
+        wait at most ``CHECKS_WAIT_S``; one a newer request put aside goes on at once)."""
+        if self._current is not None and self._current.shown:
+            self._current.go_on.set()
 
     def _on_ended(self, thread: _LoadThread) -> None:
         self._mine.discard(thread)
-        if thread in self._checking:  # shown, then a newer request came
+        put_aside = thread in self._checking  # shown, then a newer request came
+        if put_aside:
             self._checking.discard(thread)
-            if isinstance(thread.outcome, Playthrough):
-                self.checked.emit(thread.outcome, thread.context)
-            return
-        if thread is not self._current:
+        elif thread is self._current:
+            self._current = None
+        else:
             return  # cancelled, replaced by a newer request, or shut down
-        self._current = None
         outcome = thread.outcome
         if thread.shown:
             if isinstance(outcome, Playthrough):
                 self.checked.emit(outcome, thread.context)
-            elif isinstance(outcome, str):
+            elif isinstance(outcome, str) and not put_aside:
                 self.failed.emit(outcome)
             return
         if outcome is Cancelled:

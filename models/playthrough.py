@@ -186,9 +186,11 @@ class Playthrough:
         report(0.35, "replaying the journal")
         replayed = FindingSink()
         result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"))
-        play = cls(save, content, result.index, _ordered(content.findings + FindingSink.merged(read, replayed).close()))
+        play = cls(save, content, result.index)
         play._pending = (read, replayed, result.confrontation_seen)
-        if not checks_later:
+        if checks_later:
+            play.findings = _ordered(content.findings + FindingSink.merged(read, replayed).close())
+        else:
             play.finish_checks()
         report(1.0, "ready")
         return play

@@ -133,14 +133,20 @@ TRANSITIONS: frozenset[tuple[InteractionState | None, InteractionState]] = froze
 )
 
 
-#: ``TRANSITIONS`` by the members' values: a string's hash is kept, an enum member's is
-#: Python code (the replay asks for 140 000 moves of a 1 000 000-event save).
-_LEGAL_VALUES = frozenset((source._value_ if source is not None else None, target._value_) for source, target in TRANSITIONS)
+def move_key(source: InteractionState | None, target: InteractionState) -> tuple[str | None, str]:
+    """A move (schema §3.2) as the members' values: a key that hashes in C (a string's
+    hash is kept, an enum member's is Python code; the replay judges 140 000 moves of a
+    1 000 000-event save)."""
+    return (source._value_ if source is not None else None, target._value_)
+
+
+#: ``TRANSITIONS`` as ``move_key`` s.
+_LEGAL_KEYS = frozenset(move_key(source, target) for source, target in TRANSITIONS)
 
 
 def is_legal_transition(source: InteractionState | None, target: InteractionState) -> bool:
     """Whether schema §3.2 allows moving an interaction from ``source`` to ``target``."""
-    return (source._value_ if source is not None else None, target._value_) in _LEGAL_VALUES
+    return move_key(source, target) in _LEGAL_KEYS
 
 
 class InteractionMetadata(msgspec.Struct, frozen=True, gc=False):

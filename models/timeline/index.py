@@ -21,7 +21,7 @@ import msgspec
 import numpy as np
 
 from narrative_debugger.models.gil_slices import sorted_in_slices
-from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
+from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId, move_key
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from sortedcontainers import SortedList
 
@@ -178,9 +178,8 @@ class NpcMoves:
     its moves in journal order.
 
     Attributes:
-        legal: {(source value, target value): journal indices of its legal moves of that
-            kind, ascending}; enum values, not members, key it because hashing an enum
-            member runs Python code.
+        legal: {``move_key``: journal indices of its legal moves of that kind,
+            ascending}.
         illegal: its forbidden moves in journal order.
         by_fact: FactId -> its moves in journal order.
         moves: how many moves it was made from.
@@ -195,8 +194,7 @@ class NpcMoves:
         for record in moves:
             by_fact.setdefault(record.fact_id, []).append(record)
             if record.legal:
-                key = (record.source._value_ if record.source is not None else None, record.target._value_)
-                legal.setdefault(key, []).append(record.index)
+                legal.setdefault(move_key(record.source, record.target), []).append(record.index)
             else:
                 self.illegal.append(record)
 

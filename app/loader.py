@@ -18,6 +18,7 @@ import threading
 import traceback
 from pathlib import Path
 
+from narrative_debugger.models.gil_slices import give_way, giving_way, thread_clock
 from narrative_debugger.models.playthrough import Cancelled, Playthrough, collector_paused
 from narrative_debugger.widgets.registry import preparers
 from PySide6.QtCore import QObject, QThread, Signal, Slot
@@ -56,6 +57,8 @@ class _LoadThread(QThread):
         super().__init__()
         self.path = path
         self.content = content
+        # The GUI thread's CPU-time clock: the worker pauses while that thread is busy.
+        self.gui_clock = thread_clock()
         self.context = context
         self.job = job  # None: Playthrough.open, in two hand-overs (see the class)
         self.stop = threading.Event()
@@ -66,6 +69,10 @@ class _LoadThread(QThread):
         self.shown = False
 
     def run(self) -> None:
+        with giving_way(self.gui_clock):
+            self._run()
+
+    def _run(self) -> None:
         try:
             later = {"checks_later": True} if self.job is None else {}
             play = (self.job or Playthrough.open)(
@@ -80,6 +87,7 @@ class _LoadThread(QThread):
                     for prepare in preparers(checked=False if pending else None):
                         if self.stop.is_set():
                             raise Cancelled()
+                        give_way()
                         prepare(play)
                 if pending:
                     self.outcome = play
@@ -94,6 +102,7 @@ class _LoadThread(QThread):
                         if self.stop.is_set():  # the window is closing
                             raise Cancelled()
                         for prepare in preparers(checked=True):
+                            give_way()
                             prepare(play)
             self.outcome = play
         except Cancelled:

@@ -356,8 +356,14 @@ class MainWindow(QMainWindow):
 
         loader = loader or self.loader
         deadline = QDeadlineTimer(timeout_ms)
+        # The loop sleeps between events (the worker's signals wake it; the timer looks
+        # at the deadline): a loop that only spun kept the GUI thread busy, and a load's
+        # worker gives way to a busy GUI thread (``gil_slices.give_way``).
+        wake = QTimer()
+        wake.start(50)
         while loader.busy and not deadline.hasExpired():
-            QApplication.processEvents(QEventLoop.AllEvents, 50)
+            QApplication.processEvents(QEventLoop.AllEvents | QEventLoop.WaitForMoreEvents)
+        wake.stop()
         QApplication.processEvents()
         self.finish_background()
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from narrative_debugger.models.content.loader import Content, load_content
 from narrative_debugger.models.content.background import ContentInBackground
 from narrative_debugger.models.content.reuse import keep_content, kept_content
-from narrative_debugger.models.gil_slices import Cancelled, cancellable
+from narrative_debugger.models.gil_slices import Cancelled, cancellable, give_way, release_in_steps
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity
 from narrative_debugger.models.save.savefile import Save, load_save
@@ -213,10 +213,15 @@ class Playthrough:
         save, content = self.save, self.content
         snapshot = FindingSink()
         check_snapshot(save, content, snapshot)
+        give_way()
         after = FindingSink()
         check_against_replay(save, self.index, confronted, after)
+        give_way()
         check_content(content, [save], after)
-        save.document = None  # the raw JSON was needed only for key-order checks
+        give_way()
+        document, save.document = save.document, None  # the raw JSON was needed only for key-order checks
+        release_in_steps(document)
+        del document
         self.findings = _ordered(content.findings + FindingSink.merged(read, snapshot, replayed, after).close())
         self._pending = None
 

@@ -19,7 +19,7 @@ from narrative_debugger.models.content.loader import Content, fact_category
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS, LOOP_ITEMS, give_way, with_give_way
 from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.rules.snapshot_diff import ENTITIES, FACTS, entity_target, fact_target, npc_target, saved_differences
 from narrative_debugger.models.save.savefile import Save
@@ -44,7 +44,7 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
     _check_key_order(save, sink)
     sequences: dict[str, list[tuple[int, str]]] = {}
     in_progress = []
-    for fact_id, fact in save.knowledge.facts.items():
+    for fact_id, fact in with_give_way(save.knowledge.facts.items()):
         meta = fact.interaction
         if not FACT_ID_RE.fullmatch(fact_id):
             sink.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", _fact_path(fact_id), target=fact_target(save, fact_id))
@@ -69,7 +69,7 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
             in_progress.append(fact_id)
     if len(in_progress) > 1:
         sink.add("I005", f"{len(in_progress)} interactions are in progress at once: {', '.join(in_progress)}", _fact_path(in_progress[1]), saved_at, target=fact_target(save, in_progress[1]))
-    for slug, items in sequences.items():
+    for slug, items in with_give_way(sequences.items(), LOOP_ITEMS // 4):
         numbers = sorted(n for n, _ in items)
         expected = list(range(1, len(numbers) + 1))
         if numbers != expected:
@@ -83,10 +83,10 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
             if not parts:
                 parts.append("numbers " + ", ".join(f"{n:03d}" for n in numbers[:10]))
             sink.add("I006", f"interactions with {slug} are not numbered 001, 002, ... without gap or repeat: {'; '.join(parts)}", _fact_path(items[-1][1]), target=fact_target(save, items[-1][1]))
-    for key, ent in save.knowledge.entities.items():
+    for key, ent in with_give_way(save.knowledge.entities.items()):
         if ent.last_seen_tick > saved_at:
             sink.add("K004", f"entity {key}: last_seen_tick {ent.last_seen_tick} is after saved_at_tick {saved_at}", f"player.knowledge.entities.{key}.last_seen_tick", ent.last_seen_tick, target=entity_target(save, key, "last_seen_tick"))
-    for sid, npc in save.npcs.items():
+    for sid, npc in with_give_way(save.npcs.items(), LOOP_ITEMS // 4):
         _check_npc(npc, f"npcs.{sid}", sink)
 
 
@@ -232,7 +232,7 @@ def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str],
             values=(("snapshot", diff.saved), ("replay", diff.replayed)),
         )
     replayed = state.knowledge.facts
-    for fact_id, fact in save.knowledge.facts.items():
+    for fact_id, fact in with_give_way(save.knowledge.facts.items()):
         meta = fact.interaction
         if meta is not None and meta.interaction_state is InteractionState.Completed and meta.confrontation != (fact_id in confronted):
             if fact_id in replayed:
@@ -262,6 +262,7 @@ def _entries_of_kind(save: Save, kind: str):
     kinds, datas = save.journal.kinds, save.journal.data
     for lo in range(0, len(kinds), KIND_PASS_ENTRIES):
         hi = lo + KIND_PASS_ENTRIES
+        give_way()
         yield from compress(datas[lo:hi], map(eq, kinds[lo:hi], repeat(kind)))
 
 
@@ -271,7 +272,7 @@ def check_content(content: Content, saves: list[Save], sink: FindingSink) -> Non
     categories = {"interaction", *content.fact_categories}
     for save in saves:
         npc_slugs.update(npc.slug for npc in save.npcs.values())
-        categories.update(c for c in (fact_category(f) for f in save.knowledge.facts) if c)
+        categories.update(c for c in (fact_category(f) for f in with_give_way(save.knowledge.facts)) if c)
         for data in _entries_of_kind(save, "FactLearned"):
             cat = fact_category(data["fact_id"])
             if cat:

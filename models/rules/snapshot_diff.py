@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from narrative_debugger.models.domain.knowledge import parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, NpcState
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS, sorted_in_slices
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS, LOOP_ITEMS, give_way, sorted_in_slices, with_give_way
 from narrative_debugger.models.rules.findings import Target
 
 FACTS = "player.knowledge.facts"
@@ -174,7 +174,7 @@ def _in_path_order(keys) -> list:
 
 
 def _map_differences(save, snap, replayed, fields, prefix, group, make_target):
-    for key in _in_path_order(set(snap) | set(replayed)):
+    for key in with_give_way(_in_path_order(set(snap) | set(replayed))):
         a, b = snap.get(key), replayed.get(key)
         if a is None or b is None:
             yield Difference(f"{prefix}.{key}", make_target(save, key, None), summary(a), summary(b), group)
@@ -214,6 +214,7 @@ def _equal_in_slices(saved: dict, replayed: dict) -> bool:
     keys = list(saved)
     get, missing = replayed.get, object()
     for lo in range(0, len(keys), EQUAL_PASS_ITEMS):
+        give_way()
         part = keys[lo : lo + EQUAL_PASS_ITEMS]
         if list(map(saved.__getitem__, part)) != [get(key, missing) for key in part]:
             return False
@@ -238,7 +239,7 @@ def differences(save, state) -> list[Difference]:
     same_facts = isinstance(saved, dict) and _equal_in_slices(saved, replayed)
     out = [] if same_facts else list(_map_differences(save, saved, replayed, fact_fields, FACTS, "facts", _fact_target))
     out.extend(_map_differences(save, save.knowledge.entities, state.knowledge.entities, entity_fields, ENTITIES, "entities", entity_target))
-    for sid, npc in save.npcs.items():
+    for sid, npc in with_give_way(save.npcs.items(), LOOP_ITEMS // 4):
         got = state.npc(sid)
         if got is None:
             continue

@@ -15,7 +15,7 @@ from typing import Annotated, Literal, Optional, Union
 
 import msgspec
 from narrative_debugger.models.domain.types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS
+from narrative_debugger.models.gil_slices import RELEASE_ITEMS, release_in_steps
 from narrative_debugger.models.rules.findings import FindingSink
 from narrative_debugger.models.save.fastjson import decode_value, keys_below
 
@@ -406,20 +406,16 @@ class _Recorder:
 
 
 #: Entries freed per slice by ``release_in_slices``.
-RELEASE_SLICE = C_PASS_ITEMS
+RELEASE_SLICE = RELEASE_ITEMS
 
 
 def release_in_slices(value) -> None:
-    """Empty a decoded journal list from its end, a slice at a time (in place).
+    """Empty a decoded journal list from its end, a slice at a time (in place), giving
+    way between slices (``gil_slices.release_in_steps``): freeing a million entry
+    objects at once holds the GIL for ~150 ms. Anything but a list is left alone."""
+    if type(value) is list:
+        release_in_steps(value)
 
-    Freeing a million entry objects at once is one C-level cascade that holds the GIL
-    for ~150 ms, and the app's GUI thread stalls while its loader thread reads a save;
-    a slice is a few milliseconds, and the GIL can change hands between slices. Anything
-    but a list is left alone."""
-    if type(value) is not list:
-        return
-    while value:
-        del value[-RELEASE_SLICE:]
 
 #: variant -> its generated clean-entry check (see ``_clean_entry_check``).
 CLEAN_ENTRY_CHECKS = {}

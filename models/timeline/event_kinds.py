@@ -11,7 +11,7 @@ the first InteractionStarted with each NPC (its first meeting, schema §5.3).
 from __future__ import annotations
 
 import numpy as np
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS
+from narrative_debugger.models.gil_slices import C_PASS_ITEMS, give_way
 
 #: Journal variants shown as markers and offered by "next event of this kind".
 EVENT_KINDS = {
@@ -44,6 +44,7 @@ def _npc_changes(index) -> tuple[list[int], list[int]]:
     levels: list[int] = []
     bounds = np.asarray(_LEVEL_BOUNDS)
     for versions in index.npcs.values():
+        give_way()
         states = versions.values
         if len(states) < 2:
             continue
@@ -100,7 +101,11 @@ def tick_array(ticks) -> np.ndarray:
     ``_SLICE`` at a time: one conversion of a million ints holds the GIL for 50-140 ms."""
     if isinstance(ticks, np.ndarray) or len(ticks) <= _SLICE:
         return np.asarray(ticks, dtype=np.uint64)
-    return np.concatenate([np.asarray(ticks[start : start + _SLICE], dtype=np.uint64) for start in range(0, len(ticks), _SLICE)])
+    parts = []
+    for start in range(0, len(ticks), _SLICE):
+        give_way()
+        parts.append(np.asarray(ticks[start : start + _SLICE], dtype=np.uint64))
+    return np.concatenate(parts)
 
 
 def int_list(values: np.ndarray) -> list[int]:
@@ -109,6 +114,7 @@ def int_list(values: np.ndarray) -> list[int]:
         return values.tolist()
     out: list[int] = []
     for start in range(0, len(values), _SLICE):
+        give_way()
         out.extend(values[start : start + _SLICE].tolist())
     return out
 
@@ -125,13 +131,17 @@ def variant_positions(kinds) -> dict[object, np.ndarray]:
     starts = range(0, n, _SLICE)
     names: dict = {}
     for start in starts:
+        give_way()
         names.update(dict.fromkeys(kinds[start : start + _SLICE]))
     code_of = {name: k for k, name in enumerate(names)}
     if not code_of:
         return {}
     dtype = np.int16 if len(code_of) < 1 << 15 else np.int64
-    codes = np.concatenate([np.fromiter(map(code_of.__getitem__, kinds[start : start + _SLICE]), dtype=dtype, count=min(_SLICE, n - start))
-                            for start in starts])
+    parts = []
+    for start in starts:
+        give_way()
+        parts.append(np.fromiter(map(code_of.__getitem__, kinds[start : start + _SLICE]), dtype=dtype, count=min(_SLICE, n - start)))
+    codes = np.concatenate(parts)
     order = np.argsort(codes, kind="stable")  # stable: each variant's indices stay ascending
     ends = np.cumsum(np.bincount(codes, minlength=len(code_of)))
     return {name: order[(ends[k - 1] if k else 0) : ends[k]] for name, k in code_of.items()}
@@ -149,6 +159,7 @@ def distinct_ticks(ticks, array: np.ndarray | None = None) -> list[int]:
         return int_list(array[keep])
     out: list[int] = []
     for start in range(0, len(ticks), _SLICE):
+        give_way()
         piece = dict.fromkeys(ticks[start : start + _SLICE])  # keeps order, drops repeats
         if out and piece and next(iter(piece)) == out[-1]:
             del piece[out[-1]]

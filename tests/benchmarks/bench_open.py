@@ -185,6 +185,18 @@ def child_gui(path: Path, content: Path, steps: int) -> dict:
     app.processEvents()
     prompt = window.views["prompt"]
 
+    waiting = QEventLoop()
+
+    def preview_ready(preview) -> None:
+        if preview.tick == session.tick:
+            waiting.quit()
+
+    prompt.previewReady.connect(preview_ready)
+    give_up = QTimer()
+    give_up.setInterval(5000)
+    give_up.timeout.connect(waiting.quit)
+    give_up.start()
+
     def step_series(n: int, other_npc: list[bool] | None = None) -> tuple[list[float], list[float]]:
         step_ms, prompt_ms = [], []
         for _ in range(n):
@@ -195,13 +207,12 @@ def child_gui(path: Path, content: Path, steps: int) -> dict:
             step_ms.append((time.perf_counter() - t0) * 1000)
             if other_npc is not None:
                 other_npc.append(session.npc != npc)  # the step selected the event's other NPC
-            deadline = time.perf_counter() + 5
-            while time.perf_counter() < deadline:
-                current = prompt.current_preview
-                if current is not None and current.tick == session.tick:
-                    break
-                QApplication.processEvents()
-                time.sleep(0.0005)
+            current = prompt.current_preview
+            if current is None or current.tick != session.tick:
+                # Wait in the event loop, as the window does between steps: a loop that
+                # spun on processEvents kept the GUI thread busy, and the preview's
+                # worker gives way to a busy GUI thread (``gil_slices.give_way``).
+                waiting.exec()
             prompt_ms.append((time.perf_counter() - t0) * 1000)
         return step_ms, prompt_ms
 

@@ -583,6 +583,7 @@ class TimelinesView(QWidget):
             yield from self._marker_set(None)
             self.stress_plot.setYRange(0, 1, padding=0.02)
             self._show_values(self.session.tick, None)
+            self._settle_ranges()
             return
         self.stress_curve.setData(track.stress.x, track.stress.y, connect="finite")
         self.threshold_curve.setData(track.threshold.x, track.threshold.y, connect="finite")
@@ -597,6 +598,15 @@ class TimelinesView(QWidget):
         bottom = min(0.0, float(finite.min())) if len(finite) else 0.0
         self.stress_plot.setYRange(bottom, max(top * 1.1, bottom + 1), padding=0.02)
         self._show_values(self.session.tick, npc)
+        self._settle_ranges()
+
+    def _settle_ranges(self) -> None:
+        """Apply the plots' new ranges now, not in their paint: a ViewBox applies a range
+        change in ``prepareForPaint``, at the start of the view's paint, and the moved
+        items then asked for a second paint of the whole view (about 5 ms, on every step
+        that selected another NPC; issue 10)."""
+        for plot in (self.score_plot, self.stress_plot):
+            plot.getViewBox().prepareForPaint()
 
     # ----- ticks and x -----
     def x_of(self, tick: int) -> float:

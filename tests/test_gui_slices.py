@@ -237,3 +237,41 @@ def test_after_an_end_slice_the_next_slice_waits_for_the_loop(qtbot):
     assert done == ["a", "b", "c"]
     work.start(iter([None]))
     assert work._timer.interval() == 0  # a new job starts at once
+
+
+def test_timelines_paint_once_when_another_npc_is_selected(qtbot, isolated_settings, message_boxes):
+    """The stress plot's new range is applied before the paint: applied in the paint
+    (pyqtgraph's prepareForPaint), the moved items asked for another paint."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+    from tests.conftest import SAMPLES, open_window
+
+    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json")
+    s = window.session
+    s.set_view("timelines")
+    view = window.views["timelines"]
+    qtbot.waitUntil(lambda: not view._work.busy and not window.background_busy())
+    viewport = view.findChildren(pg.GraphicsView)[0].viewport()
+    paints = []
+
+    class Count(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802 (Qt override)
+            if event.type() == QEvent.Paint:
+                paints.append(watched)
+            return False
+
+    def settle() -> None:
+        for _ in range(10):
+            QApplication.processEvents()
+
+    counter = Count()
+    viewport.installEventFilter(counter)
+    others = [sid for sid in s.playthrough.save.npcs if sid != s.npc]
+    for sid in [others[0], s.npc, others[0]]:
+        settle()
+        paints.clear()
+        s.set_npc(sid)
+        settle()
+        assert len(paints) == 1
+    viewport.removeEventFilter(counter)

@@ -252,6 +252,17 @@ def test_injected_faults_are_found_and_nothing_else(content):
                    for code, where in found), fault
 
 
+def test_faults_plant_k003_when_every_npc_has_100_interactions_or_more(content):
+    """From 100 on a number's unpadded form is its padded one: K003 is then planted as
+    one zero too many (``_0123``). Before, ``--faults`` failed on every save that long."""
+    doc = generate_save(seed=11, events=20_000, scenario="large")
+    faults = inject_faults(doc)
+    (k003,) = [f for f in faults if f["code"] == "K003"]
+    assert k003["where"].rsplit("_", 1)[-1].startswith("0") and len(k003["where"].rsplit("_", 1)[-1]) >= 4
+    found = audit(doc, content)
+    assert any(code == "K003" and where.startswith(k003["where"]) for code, where in found)
+
+
 # -- sample saves and content ----------------------------------------------------------
 
 

@@ -167,16 +167,27 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
                     f"topic '{UNKNOWN_TOPIC}' added to this event and to "
                     f"player.knowledge.facts.{i009_fact}.metadata.Interaction.topics", []))
 
-    # K003: an interaction FactId without its zero padding (last one of an NPC).
-    for slug in sorted(set(slug_of.values()) - {"kael-davan"}):
-        ids = [f for f in facts if f.startswith(f"interaction.{slug}_")]
-        last = max(ids, default="")
-        if 2 <= len(ids) < 100 and last not in (i008, i009_fact) \
-                and facts[last]["metadata"]["Interaction"]["ended_tick"] is not None:
-            break
-    else:
-        raise ValueError("K003 needs an NPC with 2..99 interactions, the last one ended")
-    bad = f"interaction.{slug}_{len(ids)}"
+    # K003: an interaction FactId not written NNN (last one of an NPC): without its zero
+    # padding below 100 (``_7``), with one zero too many from 100 on (``_0123``), where
+    # the unpadded number is the padded one.
+    def number(fact_id: str) -> int:
+        tail = fact_id.rsplit("_", 1)[-1]
+        return int(tail) if tail.isdigit() else -1
+
+    def k003_candidates():
+        for below_100 in (True, False):  # the unpadded form first, as before 100 was allowed
+            for slug in sorted(set(slug_of.values()) - {"kael-davan"}):
+                ids = [f for f in facts if f.startswith(f"interaction.{slug}_")]
+                last = max(ids, key=number, default="")
+                if len(ids) >= 2 and (len(ids) < 100) == below_100 and last not in (i008, i009_fact) \
+                        and facts[last]["metadata"]["Interaction"]["ended_tick"] is not None:
+                    yield slug, last
+
+    slug, last = next(k003_candidates(), (None, None))
+    if slug is None:
+        raise ValueError("K003 needs an NPC with 2 or more interactions, the last one ended")
+    n = number(last)
+    bad = f"interaction.{slug}_{n}" if n < 100 else f"interaction.{slug}_0{n}"
     facts[bad] = facts.pop(last)
     planted.append(("K003", f"player.knowledge.facts.{bad}", None,
                     f"'{last}' renamed '{bad}' in the snapshot", ["J003"]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -234,6 +235,12 @@ def _size_of(path: Path) -> int:
         return 0
 
 
+#: How many ``collector_paused`` blocks are open, in any thread, and whether the
+#: collector was on when the first of them opened.
+_PAUSES = {"open": 0, "was_enabled": False}
+_PAUSES_LOCK = threading.Lock()
+
+
 @contextmanager
 def collector_paused():
     """Pause the cyclic garbage collector while a save is read and indexed (and while
@@ -243,9 +250,19 @@ def collector_paused():
     collector's repeated full passes over them cost more than the load itself, and a
     full pass that walks them later (~50-85 ms) would fall on whichever thread
     allocates next, the GUI thread's first work with the new save among them.
+
+    The collector is switched for the whole process, and loads overlap (a save opened
+    while another still loads, the cancelled one winding down): the blocks are
+    counted, and only the last one to close switches it back on. Each block noting
+    and restoring the state it found had a cancelled load switch it on under the
+    load that replaced it, whose full passes then stalled the window 60-420 ms
+    (a new-user trial, issue 10).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    with _PAUSES_LOCK:
+        if _PAUSES["open"] == 0:
+            _PAUSES["was_enabled"] = gc.isenabled()
+        _PAUSES["open"] += 1
+        gc.disable()
     try:
         yield
     finally:
@@ -253,8 +270,10 @@ def collector_paused():
         # sight, so later collections (while stepping ticks) stay short. Frozen
         # objects are still freed by reference counting when the playthrough goes.
         gc.freeze()
-        if was_enabled:
-            gc.enable()
+        with _PAUSES_LOCK:
+            _PAUSES["open"] -= 1
+            if _PAUSES["open"] == 0 and _PAUSES["was_enabled"]:
+                gc.enable()
 
 
 def _ordered(findings: list[Finding]) -> list[Finding]:

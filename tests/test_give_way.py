@@ -173,3 +173,29 @@ def test_the_loader_worker_gives_way_to_the_gui_thread(qtbot):
         loader.release_checks()
     assert not opened.args[0].checks_pending
     loader.shutdown()
+
+
+def test_overlapping_loads_keep_the_collector_off_until_the_last_ends():
+    """Load A pauses the collector, load B starts, A is cancelled: B must still run
+    with it off (A switching it back on let full passes stall the window)."""
+    import gc
+
+    from narrative_debugger.models.playthrough import collector_paused
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        a, b = collector_paused(), collector_paused()
+        a.__enter__()
+        b.__enter__()
+        a.__exit__(None, None, None)  # the cancelled load winds down first
+        assert not gc.isenabled()
+        b.__exit__(None, None, None)
+        assert gc.isenabled()
+        with collector_paused():  # nested in one thread, as the loader's blocks are
+            with collector_paused():
+                pass
+            assert not gc.isenabled()
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -290,3 +290,20 @@ def test_a_clean_open_clears_the_word_on_the_save_before(qtbot, monkeypatch):
     window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
     assert not window.statusBar().currentMessage().startswith("Opened qa-faults.json")
     window.close()
+
+
+@pytest.mark.parametrize("checks_later", [False, True])
+def test_a_capped_code_counts_every_finding_of_reading(tmp_path, checks_later):
+    """Reading's findings are merged with their counts: adding the save's closed list
+    again counted its "more ... not listed" note as one finding, and a journal of
+    30 000 bad entries (two F002 each) said "10001 in all"."""
+    doc = json.loads((SAMPLES / "evening.json").read_text())
+    doc["journal"] = [{"tick": "bad", "event": 7}] * 30_000
+    path = tmp_path / "bad-journal.json"
+    path.write_text(json.dumps(doc))
+    play = Playthrough.open(path, CONTENT, checks_later=checks_later)
+    play.finish_checks()
+    f002 = [f for f in play.findings if f.code == "F002"]
+    notes = [f for f in f002 if "not listed" in f.message]
+    assert len(f002) == 10_001 and len(notes) == 1
+    assert notes[0].message == "50000 more F002 findings not listed (60000 in all)"

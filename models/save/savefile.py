@@ -94,7 +94,9 @@ class Save:
         journal: the journal (see ``Journal``).
         document: the parsed JSON value without its journal (kept for key-order
             checks and locations; the journal is in ``journal``).
-        findings: F001/F002/F003 findings of reading it.
+        findings: F001/F002/F003 findings of reading it (repeats of a code capped).
+        finding_sink: the sink ``findings`` was closed from, with the counts of the
+            repeats it did not list (a later sink merges it, not ``findings``).
         readable: False when nothing usable could be read (F001, F003 or no object).
     """
 
@@ -113,7 +115,13 @@ class Save:
     story: Story = field(default_factory=Story)
     document: object | None = None
     findings: list[Finding] = field(default_factory=list)
+    finding_sink: FindingSink | None = field(default=None, repr=False, compare=False)
     readable: bool = True
+
+    def close_findings(self, sink: FindingSink) -> None:
+        """Set ``findings`` from ``sink`` (closed) and keep the sink for its counts."""
+        self.findings = sink.close()
+        self.finding_sink = sink
 
     def npc_by_slug(self, slug: str) -> NpcState | None:
         """The snapshot NPC with this content slug, if any."""
@@ -388,7 +396,7 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     if type(doc) is not dict:
         shape.bad("$", f"the top level must be an object, found {_kind(doc)}")
         save.readable = False
-        save.findings = sink.close()
+        save.close_findings(sink)
         return save
     fmt = doc.get("format")
     if fmt != SAVE_FORMAT:
@@ -401,7 +409,7 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
             said = f"has 'format' {_kind(fmt)}{shown}, not the string {SAVE_FORMAT!r}"
         sink.add("F003", f"{label} {said}: this is not a Settled Reach save", "format")
         save.readable = False
-        save.findings = sink.close()
+        save.close_findings(sink)
         return save
     version = shape.field(doc, "format_version", "", is_u32, "a u32 version")
     if version is not None and version > SUPPORTED_FORMAT_VERSION:
@@ -411,7 +419,7 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
             "format_version",
         )
         save.readable = False
-        save.findings = sink.close()
+        save.close_findings(sink)
         return save
     save.format_version = version or SUPPORTED_FORMAT_VERSION
     save.game_version = shape.field(doc, "game_version", "", is_str, "a string") or ""
@@ -492,7 +500,7 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
                 for k in ("plot_essentials", "story_summary", "authors_note")
             )
         )
-    save.findings = sink.close()
+    save.close_findings(sink)
     return save
 
 

@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 
 from narrative_debugger.models.gil_slices import give_way, giving_way, thread_clock
-from narrative_debugger.models.playthrough import Cancelled, Playthrough, collector_paused
+from narrative_debugger.models.playthrough import Cancelled, Playthrough, collector_paused, release_steps
 from narrative_debugger.widgets.registry import preparers
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
@@ -73,6 +73,7 @@ class _LoadThread(QThread):
             self._run()
 
     def _run(self) -> None:
+        play = None
         try:
             later = {"checks_later": True} if self.job is None else {}
             play = (self.job or Playthrough.open)(
@@ -107,6 +108,14 @@ class _LoadThread(QThread):
             self.outcome = play
         except Cancelled:
             self.outcome = Cancelled
+            if isinstance(play, Playthrough) and not self.shown:
+                # Cancelled after the replay, before the window took it (preparing the
+                # views): freed a step at a time, giving way to the GUI thread; dropped
+                # at once, a 1M-event playthrough held the GIL ~0.4 s (a new-user trial
+                # pressing Escape). A shown one (the window closing) is the window's.
+                for _ in release_steps(play):
+                    give_way()
+            play = None
         except Exception as exc:  # noqa: BLE001 - a bug, not bad input: report it instead of losing the window
             # Where it happened, for the bug report (the whole traceback goes to stderr).
             last = traceback.extract_tb(exc.__traceback__)[-1]

@@ -167,7 +167,16 @@ class Playthrough:
             finally:
                 if early is not None:
                     early.stop()
-            return cls.build(save, content, report, checks_later=checks_later)
+            try:
+                return cls.build(save, content, report, checks_later=checks_later)
+            except Cancelled as exc:
+                # What the cancelled replay made, emptied here a step at a time (giving
+                # way to a busy GUI thread), not all at once when the exception goes.
+                index, graph = getattr(exc, "remains", (None, None))
+                exc.remains = None
+                for _ in release_parts_steps(save, index, graph):
+                    give_way()
+                raise
 
     @classmethod
     def build(cls, save: Save, content: Content, report=None, *, checks_later: bool = False) -> "Playthrough":
@@ -302,10 +311,32 @@ def release_steps(play: Playthrough):
     hold (an NPC's versions), never its content, which the next playthrough may share:
     call it only once nothing reads ``play`` any more.
     """
-    save, index = play.save, play.index
-    stack = [play.derived, play.findings, save.journal.data, save.journal.ticks, save.journal.kinds, save.knowledge.facts, save.knowledge.entities, save.npcs]
-    if index is not None:  # every list, map and sorted list the replay filled
-        stack += [value for value in vars(index).values() if isinstance(value, (list, dict, SortedList))]
+    yield from _emptied_in_steps([play.derived, play.findings, *_save_parts(play.save), *_index_parts(play.index)])
+
+
+def release_parts_steps(save: Save | None = None, index=None, graph=None):
+    """``release_steps`` for the parts of a load that was cancelled before it made a
+    playthrough: its save, the replay's partial index and knowledge graph (each may
+    be None). Freed at once when the cancel unwound them, they held the GIL 100-400 ms
+    (a new-user trial pressing Escape mid-load, issue 10)."""
+    stack = [*_save_parts(save), *_index_parts(index)]
+    if graph is not None:
+        stack += [value for value in vars(graph).values() if isinstance(value, (list, dict, SortedList))]
+    yield from _emptied_in_steps(stack)
+
+
+def _save_parts(save: Save | None) -> list:
+    if save is None:
+        return []
+    return [save.journal.data, save.journal.ticks, save.journal.kinds, save.knowledge.facts, save.knowledge.entities, save.npcs]
+
+
+def _index_parts(index) -> list:
+    """Every list, map and sorted list the replay filled in ``index``."""
+    return [] if index is None else [value for value in vars(index).values() if isinstance(value, (list, dict, SortedList))]
+
+
+def _emptied_in_steps(stack: list):
     budget = RELEASE_STEP
     while stack:
         container = stack[-1]
@@ -333,5 +364,6 @@ def release_steps(play: Playthrough):
         if budget <= 0:
             budget = RELEASE_STEP
             yield
+    yield
     yield
 

@@ -199,3 +199,37 @@ def test_overlapping_loads_keep_the_collector_off_until_the_last_ends():
         assert gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_a_load_cancelled_in_its_replay_frees_what_it_made_in_steps(tmp_path, monkeypatch):
+    """Escape during the replay: the save and the partial index are emptied a step at
+    a time in the worker, not freed at once when the cancel unwinds."""
+    import pytest
+
+    from narrative_debugger.models import playthrough as pt
+    from narrative_debugger.models.gil_slices import Cancelled
+    from tests.support.savegen.generator import generate_save, write_save
+
+    path = tmp_path / "long.json"
+    write_save(generate_save(seed=5, events=20_000, scenario="large"), path)
+    seen = []
+    original = pt.release_parts_steps
+
+    def spy(save, index, graph):
+        seen.append(("before", len(save.journal.data), len(index.ticks), len(graph.facts)))
+        steps = sum(1 for _ in original(save, index, graph))
+        seen.append(("after", len(save.journal.data), len(index.ticks), len(graph.facts), steps))
+        yield
+
+    monkeypatch.setattr(pt, "release_parts_steps", spy)
+    stop = [False]
+
+    def progress(fraction, message):
+        if message == "replaying the journal" and fraction > 0.6:
+            stop[0] = True
+
+    with pytest.raises(Cancelled):
+        pt.Playthrough.open(path, progress=progress, cancelled=lambda: stop[0])
+    (_, data, ticks, facts), (_, *emptied, steps) = seen
+    assert data == 20_000 and ticks > 0 and facts > 0
+    assert emptied == [0, 0, 0] and steps > 1

@@ -34,7 +34,7 @@ from narrative_debugger.models.domain.types import (
     ToleranceThreshold,
     is_legal_transition,
 )
-from narrative_debugger.models.gil_slices import give_way
+from narrative_debugger.models.gil_slices import Cancelled, give_way
 from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.save.savefile import Save
 from narrative_debugger.models.timeline.index import DialogueRecord, TimelineIndex, TransitionRecord
@@ -614,6 +614,10 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
     """
     sink = sink if sink is not None else FindingSink()
     r = _Replayer(save, content, sink, progress)
-    r.run()
+    try:
+        r.run()
+    except Cancelled as exc:
+        exc.remains = (r.index, r.kg)  # for the caller to free in steps (``release_parts_steps``)
+        raise
     r.index.finish()
     return ReplayResult(r.index, r.kg, r.npcs, r.confronted)

@@ -233,3 +233,37 @@ def test_a_load_cancelled_in_its_replay_frees_what_it_made_in_steps(tmp_path, mo
     (_, data, ticks, facts), (_, *emptied, steps) = seen
     assert data == 20_000 and ticks > 0 and facts > 0
     assert emptied == [0, 0, 0] and steps > 1
+
+
+def test_a_load_cancelled_while_reading_empties_the_entries_read_so_far(tmp_path, monkeypatch):
+    import pytest
+
+    from narrative_debugger.models import gil_slices as gs
+    from narrative_debugger.models.gil_slices import Cancelled
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.models.save import savefile
+    from tests.support.savegen.generator import generate_save, write_save
+
+    path = tmp_path / "long.json"
+    write_save(generate_save(seed=5, events=200_000, scenario="large"), path)
+    emptied = []
+    original = savefile.release_in_slices
+
+    def spy(part):
+        before = len(part) if type(part) is list else None
+        original(part)
+        if before is not None:
+            emptied.append((before, len(part)))
+
+    monkeypatch.setattr(savefile, "release_in_slices", spy)
+    seen = {"journal": 0}
+
+    def part(stage, fraction):
+        if stage == "journal":
+            seen["journal"] = fraction
+
+    with pytest.raises(Cancelled):
+        with gs.cancellable(lambda: 0.3 < seen["journal"] < 1.0, part):
+            savefile.load_save(path)
+    assert emptied and emptied[0][0] > 0 and all(after == 0 for _, after in emptied)
+    assert Playthrough.open(path).readable  # the file itself reads whole afterwards

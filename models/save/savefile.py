@@ -29,6 +29,7 @@ from narrative_debugger.models.domain.types import (
     RelationshipState,
     ToleranceThreshold,
 )
+from narrative_debugger.models.gil_slices import Cancelled
 from narrative_debugger.models.rules.findings import Finding, FindingSink
 from narrative_debugger.models.save.jsonio import JsonDocument, decode_bytes, decode_file
 from narrative_debugger.models.save.saveshape import (
@@ -530,7 +531,16 @@ def load_save(path: Path) -> Save:
     finding at ``1:1`` whose message names the file once.
     """
     path = Path(path)
-    document, sha256 = decode_file(path, path.name, journal_reader=JournalReader(path.name))
+    reader = JournalReader(path.name)
+    try:
+        document, sha256 = decode_file(path, path.name, journal_reader=reader)
+    except Cancelled:
+        # The entries read so far (a million objects and more), emptied here a slice at
+        # a time, not freed at once as the cancel unwinds: that held the GIL ~140 ms
+        # when a second open replaced this one while it read (issue 10).
+        for part in (reader.journal.data, reader.journal.ticks, reader.journal.kinds, reader.calls):
+            release_in_slices(part)
+        raise
     save = save_from_document(document, path.name, path)
     save.sha256 = sha256
     return save

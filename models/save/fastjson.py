@@ -193,6 +193,7 @@ def _decode_outer(data, view, head_end: int, tail: tuple):
     pieces: list[dict] = []
     pos = first
     while opened >= 0:
+        checkpoint()  # a piece is a few milliseconds; 73 000 facts were 0.3 s with no break
         cut = _next_fact_cut(data, pos + STEP_BYTES, head_end)
         if cut < 0:
             break
@@ -215,6 +216,7 @@ def _decode_outer(data, view, head_end: int, tail: tuple):
         return None
     facts: dict = {}
     for piece in pieces:
+        checkpoint()
         facts.update(piece)
     del rest[marker]
     facts.update(rest)

@@ -311,7 +311,7 @@ def release_steps(play: Playthrough):
     hold (an NPC's versions), never its content, which the next playthrough may share:
     call it only once nothing reads ``play`` any more.
     """
-    yield from _emptied_in_steps([play.derived, play.findings, *_save_parts(play.save), *_index_parts(play.index)])
+    yield from _emptied_in_steps([play.derived, play.findings, *_save_parts(play.save), *_filled_parts(play.index)])
 
 
 def release_parts_steps(save: Save | None = None, index=None, graph=None):
@@ -319,10 +319,7 @@ def release_parts_steps(save: Save | None = None, index=None, graph=None):
     playthrough: its save, the replay's partial index and knowledge graph (each may
     be None). Freed at once when the cancel unwound them, they held the GIL 100-400 ms
     (a new-user trial pressing Escape mid-load, issue 10)."""
-    stack = [*_save_parts(save), *_index_parts(index)]
-    if graph is not None:
-        stack += [value for value in vars(graph).values() if isinstance(value, (list, dict, SortedList))]
-    yield from _emptied_in_steps(stack)
+    yield from _emptied_in_steps([*_save_parts(save), *_filled_parts(index), *_filled_parts(graph)])
 
 
 def _save_parts(save: Save | None) -> list:
@@ -331,9 +328,10 @@ def _save_parts(save: Save | None) -> list:
     return [save.journal.data, save.journal.ticks, save.journal.kinds, save.knowledge.facts, save.knowledge.entities, save.npcs]
 
 
-def _index_parts(index) -> list:
-    """Every list, map and sorted list the replay filled in ``index``."""
-    return [] if index is None else [value for value in vars(index).values() if isinstance(value, (list, dict, SortedList))]
+def _filled_parts(made) -> list:
+    """Every list, map and sorted list the replay filled in ``made`` (its index or its
+    knowledge graph; None: none)."""
+    return [] if made is None else [value for value in vars(made).values() if isinstance(value, (list, dict, SortedList))]
 
 
 def _emptied_in_steps(stack: list):
@@ -364,6 +362,5 @@ def _emptied_in_steps(stack: list):
         if budget <= 0:
             budget = RELEASE_STEP
             yield
-    yield
     yield
 

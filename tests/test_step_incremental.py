@@ -379,7 +379,8 @@ def test_views_behind_another_tab_catch_up_when_shown(qtbot, isolated_settings):
     qtbot.waitUntil(lambda: timelines._drawn, timeout=10000)  # a load's curves are drawn in slices once shown
     assert all(abs(line.value() - timelines.x_of(s.tick)) < 1e-6 for line in timelines.cursors)
     widths = {sid: curve.opts["pen"].widthF() for sid, curve in timelines.curves.items()}
-    assert widths[s.npc] > max(w for sid, w in widths.items() if sid != s.npc)
+    assert timelines.layer.npc == s.npc and timelines.layer.shown
+    assert timelines.layer.score.opts["pen"].widthF() > max(widths.values())
     assert f"{s.tick:,}" in timelines.readout.text()
     s.set_view("interactions")
     assert interactions._shown == interactions._shown_key()

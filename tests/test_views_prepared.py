@@ -7,6 +7,7 @@ import gc
 import json
 import threading
 from collections import Counter
+from html import escape
 
 import pytest
 from tests.conftest import CONTENT, SAMPLES
@@ -93,7 +94,12 @@ def test_a_crowd_draws_the_first_curves_and_the_selected_npc(qtbot, crowd):
     assert "30 more NPCs" in view.legend.text()
     far = npcs[33]
     session.set_npc(far)
-    assert far in view.curves and len(view.curves) == MAX_CURVES + 1
+    # Drawn (and named in the legend) while it is selected, by its layer alone.
+    assert list(view.curves) == npcs[:MAX_CURVES] and view.layer.npc == far
+    assert view.layer.shown and len(view.layer.score.getOriginalDataset()[0])
+    assert f"<b>{escape(view.tracks[far].name)}</b>" in view.legend.text() and "29 more NPCs" in view.legend.text()
+    session.set_npc(npcs[0])
+    assert "30 more NPCs" in view.legend.text() and not view._layers[far].shown
     (full,) = [t for t in build_tracks(crowd, crowd.last_tick, view.origin) if t.stable_id == far]
     track = view.tracks[far]
     assert track.colour == full.colour

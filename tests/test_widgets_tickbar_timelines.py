@@ -383,14 +383,28 @@ def test_selected_npc_is_emphasised(qtbot, stepping):
     session = _session(qtbot, stepping, npc=7)
     view = TimelinesView(session)
     qtbot.addWidget(view)
+    # Every NPC's curve is drawn faded; the selected one's layer draws it again, wide, above them.
     width = {sid: curve.opts["pen"].widthF() for sid, curve in view.curves.items()}
-    assert width == {7: SELECTED_WIDTH, 8: OTHER_WIDTH}
-    session.set_npc(8)
-    assert view.curves[8].opts["pen"].widthF() == SELECTED_WIDTH
-    assert view.curves[7].opts["pen"].widthF() == OTHER_WIDTH
-    assert view.curves[8].zValue() > view.curves[7].zValue()
+    assert width == {7: OTHER_WIDTH, 8: OTHER_WIDTH}
+    for npc in (7, 8, 7):
+        session.set_npc(npc)
+        emphasised = view.layer.score
+        assert view.layer.shown and emphasised.opts["pen"].widthF() == SELECTED_WIDTH
+        assert emphasised.opts["pen"].color() == view.tracks[npc].colour
+        assert list(emphasised.getOriginalDataset()[1]) == list(view.tracks[npc].score.y)
+        assert emphasised.zValue() > max(curve.zValue() for curve in view.curves.values())
+        assert [sid for sid, layer in view._layers.items() if layer.shown] == [npc]
     x, y = view.stress_curve.getOriginalDataset()
-    assert list(x) == list(view.tracks[8].stress.x)
+    track = view.tracks[7]
+    assert list(x) == list(track.stress.x)
+    # Stress in the NPC's own frame (0 .. 1.1 x its highest stress or threshold), the
+    # axis labelled in stress units: the plot's y range is the same for every NPC.
+    bottom, span = view.layer.frame
+    highest = max(track.stress.y.max(), track.threshold.y.max())
+    assert bottom == 0 and span == pytest.approx(1.1 * highest)
+    assert list(y) == pytest.approx(list(track.stress.y / span))
+    assert view.stress_plot.getAxis("left").scale == span
+    assert view.stress_plot.viewRange()[1] == pytest.approx([-0.02, 1.02])
 
 
 def test_clicking_curve_or_legend_selects_npc(qtbot, stepping):
@@ -420,15 +434,64 @@ def _shown_markers(view) -> dict:
     """kind -> x of the marker items that are visible in the score plot."""
     shown = {}
     for item in view.score_plot.items:
-        if isinstance(item, pg.ScatterPlotItem) and item.isVisible() and item is not view.hover_dot:
+        if isinstance(item, pg.ScatterPlotItem) and item.isVisible() and item.opacity() > 0 and item is not view.hover_dot:
             for kind, (_, mine) in view.markers.items():
                 if mine is item:
                     shown[kind] = list(item.getData()[0])
     return shown
 
 
+def test_a_kept_layer_is_shown_again_from_its_pixmaps(qtbot, stepping):
+    """Selecting an NPC again shows its kept layer without drawing any of its items
+    anew (issue 10: a step that selected another NPC redrew both plots, 10-15 ms)."""
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    view.graphics.viewport().repaint()  # 7's layer is drawn (into its pixmaps)
+    session.set_npc(8)
+    view.graphics.viewport().repaint()
+    seven = view._layers[7]
+    painted = []
+    parts = [item.curve for item in (seven.score, seven.stress, seven.threshold)]
+    parts += [seven.fill, *(item for _, item in seven.markers.values())]
+    for part in parts:
+        draw = part.paint
+        part.paint = lambda *args, _draw=draw, _part=part: (painted.append(_part), _draw(*args))[1]
+    session.set_npc(7)
+    view.graphics.viewport().repaint()
+    assert view.layer is seven and seven.shown and not view._layers[8].shown
+    assert painted == []
+    session.set_npc(8)
+    view.score_plot.setXRange(100, 300, padding=0)  # a zoom draws them again, once shown
+    QApplication.processEvents()
+    session.set_npc(7)
+    QApplication.processEvents()
+    view.graphics.viewport().repaint()
+    assert seven.score.curve in painted and seven.stress.curve in painted
+
+
+def test_every_layers_threshold_follows_the_palette(qtbot, stepping):
+    from PySide6.QtGui import QPalette
+
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    palette = QPalette(view.graphics.palette())
+    palette.setColor(QPalette.Text, QColor("#e0e0e0"))
+    palette.setColor(QPalette.Base, QColor("#202020"))
+    view.graphics.setPalette(palette)
+    QApplication.processEvents()
+    session.set_npc(8)  # a layer made after the change
+    for layer in (view._layers[7], view._layers[8], view._empty_layer):
+        assert layer.threshold.opts["pen"].color().name() == "#e0e0e0"
+        assert layer.threshold.opts["pen"].style() == Qt.DashLine
+
+
 def test_markers_kept_per_npc_and_dropped_with_the_save(qtbot, stepping, monkeypatch):
-    monkeypatch.setattr(timelines, "MARKER_SETS_KEPT", 2)
+    monkeypatch.setattr(timelines, "LAYERS_KEPT", 2)
     series = {sid: [(0, 10.0, 0), (100 + sid, 20.0, 5)] for sid in (7, 8, 9)}
     events = [(100 + sid, "InteractionWalkedAway", sid) for sid in (7, 8, 9)]
     play = synthetic_playthrough(series, last_tick=1000, events=events)
@@ -442,9 +505,9 @@ def test_markers_kept_per_npc_and_dropped_with_the_save(qtbot, stepping, monkeyp
     session.set_npc(7)  # kept: the same items, shown again, and only they are visible
     assert view.markers["walk-away"][1] is first
     assert _shown_markers(view)["walk-away"] == [107]
-    eight = view._marker_sets[8]["walk-away"][1]
+    eight = view._layers[8].markers["walk-away"][1]
     session.set_npc(9)  # a third NPC: the least recently shown (8) gives 9 its items
-    assert list(view._marker_sets) == [7, 9]
+    assert list(view._layers) == [7, 9]
     assert view.markers["walk-away"][1] is eight and _shown_markers(view)["walk-away"] == [109]
     scatter = [i for i in view.score_plot.items if isinstance(i, pg.ScatterPlotItem) and i is not view.hover_dot]
     assert len(scatter) == 3 * 3  # the empty set and two NPCs' sets (8's items went to 9)
@@ -452,7 +515,7 @@ def test_markers_kept_per_npc_and_dropped_with_the_save(qtbot, stepping, monkeyp
     assert _shown_markers(view) == {"walk-away": [], "confrontation": [], "penalty": []}
     session.load(stepping, npc=8)  # a new save: no NPC's items from the old one stay
     assert _shown_markers(view) == {"walk-away": [], "confrontation": [250], "penalty": []}
-    assert list(view._marker_sets) == [8]
+    assert list(view._layers) == [8]
 
 
 @pytest.mark.parametrize("series", [

@@ -11,7 +11,7 @@ widget and applies the new colours at once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pyqtgraph as pg
 from narrative_debugger.widgets.state_colors import PaletteColors, palette_colors
@@ -31,7 +31,8 @@ class PlotPalette(QObject):
         cursors: ``pg.InfiniteLine`` s drawn in the text colour.
         bands: ``pg.LinearRegionItem`` s toned down on a dark palette.
         ink_curves: ``pg.PlotDataItem`` s (a threshold line) drawn in the text colour,
-            keeping their width and dash.
+            keeping their width and dash; or a function that returns them when the
+            curves come and go (each new one is given ``apply_ink``).
         grids: ``timeline_grid.GridLines`` drawn again in the axes' new pen.
 
     Attributes:
@@ -39,13 +40,13 @@ class PlotPalette(QObject):
     """
 
     def __init__(self, graphics, plots: Sequence, cursors: Sequence = (), bands: Sequence = (),
-                 ink_curves: Sequence = (), grids: Sequence = ()) -> None:
+                 ink_curves: Sequence | Callable[[], Iterable] = (), grids: Sequence = ()) -> None:
         super().__init__(graphics)
         self._graphics = graphics
         self._plots = tuple(plots)
         self._cursors = tuple(cursors)
         self._bands = [(band, QColor(band.brush.color())) for band in bands]
-        self._ink_curves = tuple(ink_curves)
+        self._ink_curves = ink_curves if callable(ink_curves) else (lambda curves=tuple(ink_curves): curves)
         self._grids = tuple(grids)
         self.colors: PaletteColors | None = None
         graphics.installEventFilter(self)
@@ -74,10 +75,8 @@ class PlotPalette(QObject):
                 fill.setAlpha(220)
                 label.fill = pg.mkBrush(fill)
                 label.update()
-        for curve in self._ink_curves:
-            pen = pg.mkPen(curve.opts["pen"])
-            pen.setColor(ink)
-            curve.setPen(pen)
+        for curve in self._ink_curves():
+            self.apply_ink(curve)
         for grid in self._grids:  # drawn with the axes' pen (timeline_grid.GridLines)
             grid.refresh()
         for band, light in self._bands:
@@ -85,6 +84,13 @@ class PlotPalette(QObject):
             if colors.dark:
                 fill.setAlpha(DARK_BAND_ALPHA)
             band.setBrush(pg.mkBrush(fill))
+
+    def apply_ink(self, curve) -> None:
+        """Draws ``curve`` in the text colour of the palette applied last, keeping its width and dash."""
+        if self.colors is not None:
+            pen = pg.mkPen(curve.opts["pen"])
+            pen.setColor(self.colors.ink)
+            curve.setPen(pen)
 
     def eventFilter(self, watched, event) -> bool:
         if watched is self._graphics and event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange):

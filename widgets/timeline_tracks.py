@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from narrative_debugger.models.timeline.event_kinds import tick_array
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
+from PySide6.QtWidgets import QGraphicsItem
 
 #: Ticks up to this are exact in float64; past it the plots draw relative to an origin.
 FLOAT_EXACT = 2**53
@@ -258,6 +259,35 @@ def _marker_ticks(playthrough) -> dict[tuple[str, int], list[int]]:
         if target is not None:
             out.setdefault((kind, target), []).append(index.ticks[i])
     return out
+
+
+def cache_drawing(item) -> None:
+    """Keep what ``item`` draws as a pixmap until the item or the view changes.
+
+    Moving the tick cursor repaints a strip of the plot; every item under it was drawn
+    again, whole (a curve's path, an axis's grid and labels: ~4 ms a step). Cached, the
+    strip is copied from the pixmaps. A pan or zoom redraws them as before.
+    """
+    if item is not None:
+        item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+
+
+def tune_curve(item: pg.PlotDataItem) -> None:
+    """Settings that keep a million-point curve fast to draw and pan.
+
+    Called after the item is in a plot: pyqtgraph 0.14 fails when clip-to-view
+    is set on an item that is not in a ViewBox yet.
+    """
+    points = len(item.xData) if item.xData is not None else 0
+    # Peak downsampling draws a step curve as min/max bars: only worth it when
+    # the curve has far more points than a view has pixel columns.
+    item.setDownsampling(auto=points > DOWNSAMPLE_ABOVE, method="peak")
+    # One min/max pair per pixel column instead of pyqtgraph's default of five:
+    # wide cosmetic pens make every drawn point expensive. (No setter exists.)
+    item.opts["autoDownsampleFactor"] = 1.0
+    item.setClipToView(True)
+    for part in (item.curve, item.scatter):
+        cache_drawing(part)
 
 
 class StepCurve(pg.PlotDataItem):

@@ -34,19 +34,18 @@ from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.timeline_grid import GridLines
 from narrative_debugger.widgets.tickbar import KIND_STYLE
+from narrative_debugger.widgets.timeline_layer import NpcLayer
 from narrative_debugger.widgets.timeline_tracks import (
     BAND_FILLS,
-    DOWNSAMPLE_ABOVE,
-    MARKER_SIZE,
-    MARKERS,
     OTHER_WIDTH,
-    SELECTED_WIDTH,
     NpcTrack,
     Prepared,
     StepCurve,
     build_tracks,
+    cache_drawing,
     faded,
     prepare,
+    tune_curve,
 )
 from narrative_debugger.widgets.slices import SlicedWork
 from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
@@ -54,13 +53,14 @@ from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 HOVER_RATE = 30
 """Hover and cursor-drag updates per second (SignalProxy rate limit)."""
 
-MARKER_SETS_KEPT = 8
-"""How many NPCs' marker items the timelines keep (hidden) for when they are selected again."""
+LAYERS_KEPT = 8
+"""How many NPCs' layers (``NpcLayer``: emphasised curve, stress and markers) the
+timelines keep, hidden, for when they are selected again."""
 
 
 class _CursorLabel:
@@ -153,17 +153,6 @@ class _LevelAxis(pg.AxisItem):
         self.setTicks([[((lo + hi) / 2, level.display_name) for lo, hi, level in zip(bounds, bounds[1:], levels)], []])
 
 
-def cache_drawing(item) -> None:
-    """Keep what ``item`` draws as a pixmap until the item or the view changes.
-
-    Moving the tick cursor repaints a strip of the plot; every item under it was drawn
-    again, whole (a curve's path, an axis's grid and labels: ~4 ms a step). Cached, the
-    strip is copied from the pixmaps. A pan or zoom redraws them as before.
-    """
-    if item is not None:
-        item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
-
-
 class TimelinesView(QWidget):
     """Relationship score and stress over time, with a tick cursor and hover values.
 
@@ -185,7 +174,6 @@ class TimelinesView(QWidget):
         self.session = session
         self.tracks: dict[int, NpcTrack] = {}
         self.curves: dict[int, pg.PlotDataItem] = {}
-        self._drawn_selected: dict[int, bool] = {}  # StableId -> whether its curve has the selected pen
         self._behind = False  # a tick or NPC came while another tab was in front
         self.origin = 0
         self.npc_count = 0
@@ -305,7 +293,7 @@ class TimelinesView(QWidget):
         self._build_cursors()
         # Background, axes, labels, cursors and bands in the palette's colours, light or dark.
         self.plot_palette = PlotPalette(self.graphics, (self.score_plot, self.stress_plot), self.cursors, self.bands,
-                                        (self.threshold_curve,), self.grids)
+                                        self._threshold_curves, self.grids)
 
     def _build_score_plot(self) -> None:
         plot = self.score_plot
@@ -325,94 +313,106 @@ class TimelinesView(QWidget):
             line = pg.InfiniteLine(bound, angle=0, pen=pg.mkPen("#b8b8b8", width=1, style=Qt.DashLine))
             line.setZValue(-90)
             plot.addItem(line, ignoreBounds=True)
-        # The markers shown, kind -> (label, item), and the marker items of the NPCs
-        # selected last (``_marker_set``): selecting one of them again shows its items
-        # instead of giving pyqtgraph its points anew (~4 ms a thousand points).
-        self._marker_sets: OrderedDict[object, dict] = OrderedDict()
-        self._spare_markers: list[dict] = []  # hidden, to be given another NPC's points
-        self.markers = self._empty_markers = self._new_marker_set()
         self.hover_dot = pg.ScatterPlotItem(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
         self.hover_dot.setZValue(90)
         plot.addItem(self.hover_dot, ignoreBounds=True)
 
-    def _new_marker_set(self) -> dict:
-        """Empty marker items, one a kind, in the score plot: kind -> (label, item)."""
-        items = {}
-        for kind, (_, symbol) in MARKERS.items():
-            label, colour = KIND_STYLE[kind]
-            item = pg.ScatterPlotItem(symbol=symbol, size=MARKER_SIZE, brush=pg.mkBrush(colour), pen=pg.mkPen("#ffffff", width=0.8))
-            item.setZValue(50)
-            cache_drawing(item)
-            self.score_plot.addItem(item)
-            items[kind] = (label, item)
-        return items
+    def _build_stress_plot(self) -> None:
+        """The stress plot's frame: every NPC's stress is drawn in its own units
+        (``timeline_layer.stress_frame``), so the y range changes only for an NPC whose
+        stress or threshold falls below 0, and the left axis scales its labels."""
+        self.stress_plot.setYRange(0.0, 1.0, padding=0.02)
+        # The selected NPC's layer, and the layers of the NPCs selected last, hidden
+        # (``_show_layer``): selecting one of them again shows its items, each with
+        # the pixmap it was drawn into, instead of drawing them anew.
+        self._layers: OrderedDict[object, NpcLayer] = OrderedDict()
+        self._spare_layers: list[NpcLayer] = []  # hidden, to be given another NPC's data
+        self.layer = self._empty_layer = NpcLayer(self.score_plot, self.stress_plot)
 
-    def _forget_marker_sets(self) -> None:
-        """Drop every NPC's marker items and show the empty ones (a new save)."""
-        self._show_markers(self._empty_markers)
-        for items in [*self._marker_sets.values(), *self._spare_markers]:
-            for _, item in items.values():
-                self.score_plot.removeItem(item)
-        self._marker_sets.clear()
-        self._spare_markers.clear()
+    def _threshold_curves(self) -> list:
+        """Every layer's threshold curve (drawn in the palette's ink)."""
+        return [layer.threshold for layer in (self._empty_layer, *self._layers.values(), *self._spare_layers)]
 
-    def _show_markers(self, items: dict) -> None:
-        if items is not self.markers:
-            for _, item in self.markers.values():
-                item.setVisible(False)
-            for _, item in items.values():
-                item.setVisible(True)
-            self.markers = items
+    def _new_layer(self) -> NpcLayer:
+        layer = NpcLayer(self.score_plot, self.stress_plot)
+        self.plot_palette.apply_ink(layer.threshold)
+        return layer
 
-    def _marker_set(self, npc):
-        """Shows the markers of ``npc`` (a generator: a step before each kind whose
-        points it gives pyqtgraph). The items of the last ``MARKER_SETS_KEPT`` NPCs
-        shown are kept, hidden, and shown again when the NPC is; an older NPC's items
-        are given the points of the next NPC not kept."""
-        track = self.tracks.get(npc)
+    @property
+    def markers(self) -> dict:
+        """The markers shown: session event kind -> (label, ``pg.ScatterPlotItem``)."""
+        return self.layer.markers
+
+    @property
+    def stress_curve(self) -> StepCurve:
+        """The selected NPC's stress (in its frame's units: ``layer.frame``)."""
+        return self.layer.stress
+
+    @property
+    def threshold_curve(self) -> StepCurve:
+        return self.layer.threshold
+
+    @property
+    def excess_curve(self) -> StepCurve:
+        return self.layer.excess
+
+    def _forget_layers(self) -> None:
+        """Show the empty layer and make every NPC's layer a spare, hidden (a new save:
+        ``_draw_steps`` empties them)."""
+        self._set_layer(self._empty_layer)
+        for layer in self._layers.values():
+            layer.npc = None
+            self._spare_layers.append(layer)
+        self._layers.clear()
+
+    def _set_layer(self, layer: NpcLayer) -> None:
+        if layer is not self.layer:
+            self.layer.set_visible(False)
+            layer.set_visible(True)
+            self.layer = layer
+        bottom, span = layer.frame
+        axis = self.stress_plot.getAxis("left")
+        if axis.scale != span:
+            axis.setScale(span)
+        low = bottom / span
+        if self.stress_plot.viewRange()[1] != self._stress_range(low):
+            self.stress_plot.setYRange(low, low + 1.0, padding=0.02)
+
+    def _stress_range(self, low: float) -> list[float]:
+        """The y range ``setYRange(low, low + 1, padding=0.02)`` gives the stress plot."""
+        return [low - 0.02, low + 1.02]
+
+    def _show_layer(self, npc):
+        """Shows the layer of ``npc`` (a generator: a step before each part of a layer
+        drawn anew). The layers of the last ``LAYERS_KEPT`` NPCs shown are kept, hidden,
+        and shown again when the NPC is; an older NPC's layer is given the data of the
+        next NPC not kept."""
+        track = self._track(npc) if npc is not None else None
         if track is None:
-            self._show_markers(self._empty_markers)
+            self._set_layer(self._empty_layer)
             return
-        items = self._marker_sets.get(npc)
-        if items is not None:
-            self._marker_sets.move_to_end(npc)
-            self._show_markers(items)
+        layer = self._layers.get(npc)
+        if layer is not None:
+            self._layers.move_to_end(npc)
+            self._set_layer(layer)
             return
-        while len(self._marker_sets) >= MARKER_SETS_KEPT:
-            _, old = self._marker_sets.popitem(last=False)
-            if old is self.markers:
-                self._show_markers(self._empty_markers)
-            self._spare_markers.append(old)
-        # The items of an NPC that left the kept ones get the new points: adding and
-        # removing items to the plot at every step of a crowd cost more than the points.
-        items = self._spare_markers.pop() if self._spare_markers else self._new_marker_set()
+        while len(self._layers) >= LAYERS_KEPT:
+            _, old = self._layers.popitem(last=False)
+            if old is self.layer:
+                self._set_layer(self._empty_layer)
+            self._spare_layers.append(old)
+        # A layer that left the kept ones gets the new data: adding and removing items
+        # to the plots at every step of a crowd cost more than the data.
+        layer = self._spare_layers.pop() if self._spare_layers else self._new_layer()
         done = False
         try:
-            for _, item in items.values():
-                item.setVisible(False)
-            for kind, (_, item) in items.items():
-                yield
-                ticks = track.markers[kind]
-                item.setData(ticks, track.score.at_many(ticks))
+            yield from layer.draw_steps(npc, track)
             done = True
         finally:
-            if not done:  # the drawing was cancelled: the items wait, hidden, for another NPC
-                self._spare_markers.append(items)
-        self._marker_sets[npc] = items
-        self._show_markers(items)
-
-    def _build_stress_plot(self) -> None:
-        over_brush = pg.mkBrush(214, 39, 40, 70)
-        self.stress_curve = StepCurve(pen=pg.mkPen("#c0392b", width=2), name="Stress")
-        self.threshold_curve = StepCurve(pen=pg.mkPen("#333", width=1.5, style=Qt.DashLine), name="Threshold")
-        self.excess_curve = StepCurve()
-        self.over_fill = pg.FillBetweenItem(self.excess_curve, self.threshold_curve, brush=over_brush, pen=pg.mkPen(None))
-        cache_drawing(self.over_fill)
-        for item in (self.over_fill, self.threshold_curve, self.excess_curve, self.stress_curve):
-            self.stress_plot.addItem(item)
-        for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
-            self._tune(item)
-        self.excess_curve.setVisible(False)  # only the fill's upper edge; never drawn
+            if not done:  # the drawing was cancelled: the layer waits, hidden, for another NPC
+                self._spare_layers.append(layer)
+        self._layers[npc] = layer
+        self._set_layer(layer)
 
     def _build_cursors(self) -> None:
         pen, hover_pen = pg.mkPen("#202020", width=2), pg.mkPen("#1f77b4", width=3)
@@ -426,23 +426,7 @@ class TimelinesView(QWidget):
             line.setZValue(100)
             plot.addItem(line, ignoreBounds=True)
 
-    @staticmethod
-    def _tune(item: pg.PlotDataItem) -> None:
-        """Settings that keep a million-point curve fast to draw and pan.
-
-        Called after the item is in a plot: pyqtgraph 0.14 fails when clip-to-view
-        is set on an item that is not in a ViewBox yet.
-        """
-        points = len(item.xData) if item.xData is not None else 0
-        # Peak downsampling draws a step curve as min/max bars: only worth it when
-        # the curve has far more points than a view has pixel columns.
-        item.setDownsampling(auto=points > DOWNSAMPLE_ABOVE, method="peak")
-        # One min/max pair per pixel column instead of pyqtgraph's default of five:
-        # wide cosmetic pens make every drawn point expensive. (No setter exists.)
-        item.opts["autoDownsampleFactor"] = 1.0
-        item.setClipToView(True)
-        for part in (item.curve, item.scatter):
-            cache_drawing(part)
+    _tune = staticmethod(tune_curve)
 
     # ----- following the session -----
     def _on_loaded(self) -> None:
@@ -452,11 +436,7 @@ class TimelinesView(QWidget):
         for curve in self.curves.values():
             self.score_plot.removeItem(curve)
         self.curves.clear()
-        self._drawn_selected.clear()
-        empty = np.empty(0)
-        for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
-            item.setData(empty, empty)
-        self._forget_marker_sets()
+        self._forget_layers()
         s = self.session
         end = s.last_tick
         prepared = None
@@ -499,13 +479,23 @@ class TimelinesView(QWidget):
         self._work.start(self._draw_steps())
 
     def _draw_steps(self):
-        """The drawing of a load, one curve or marker kind a step (``widgets.slices``)."""
-        for sid in list(self.tracks):
+        """The drawing of a load, one curve or marker kind a step (``widgets.slices``);
+        then the spare layers, each emptied of the last save's data, and new ones until
+        ``LAYERS_KEPT`` are made: the first NPCs selected would each make one in a step
+        (~6 ms)."""
+        for sid in list(self._prepared.tracks if self._prepared is not None else ()):
             if sid not in self.curves:
                 self._add_curve(sid)
                 yield
         yield from self._npc_steps(self.session.npc)
         self._drawn = True
+        for layer in list(self._spare_layers):
+            if layer.npc is None:
+                layer.clear()
+                yield
+        while len(self._layers) + len(self._spare_layers) < LAYERS_KEPT:
+            self._spare_layers.append(self._new_layer())
+            yield
 
     def _track(self, sid) -> NpcTrack | None:
         """The NPC's track, built now (one NPC: milliseconds) when it was not drawn yet."""
@@ -517,8 +507,10 @@ class TimelinesView(QWidget):
         return track
 
     def _add_curve(self, sid) -> None:
+        """Draws the score curve of ``sid`` faded (its layer draws it emphasised when selected)."""
         track = self.tracks[sid]
-        curve = StepCurve(track.score.x, track.score.y, connect="finite", name=track.name)
+        curve = StepCurve(track.score.x, track.score.y, connect="finite", name=track.name,
+                          pen=pg.mkPen(faded(track.colour), width=OTHER_WIDTH))
         curve.setCurveClickable(True, width=8)
         curve.sigClicked.connect(self._on_curve_clicked)
         self.score_plot.addItem(curve)
@@ -562,41 +554,10 @@ class TimelinesView(QWidget):
             pass
 
     def _npc_steps(self, npc):
-        """Shows ``npc`` as selected: its curve, stress and markers (a generator: a
-        step after the stress curves and after each marker kind)."""
-        if npc is not None and npc not in self.curves and self._track(npc) is not None:
-            self._add_curve(npc)
+        """Shows ``npc`` as selected: its layer (emphasised score curve, stress and
+        markers) over the faded curves (a generator: ``_show_layer``'s steps)."""
         self._update_legend(npc)
-        for sid, curve in self.curves.items():
-            selected = sid == npc
-            if self._drawn_selected.get(sid) is selected:
-                continue  # its pen is right: a new pen would redraw the curve (and its cache)
-            self._drawn_selected[sid] = selected
-            colour = self.tracks[sid].colour if selected else faded(self.tracks[sid].colour)
-            curve.setPen(pg.mkPen(colour, width=SELECTED_WIDTH if selected else OTHER_WIDTH))
-            curve.setZValue(10 if selected else 0)
-        track = self.tracks.get(npc)
-        empty = np.empty(0)
-        if track is None:
-            for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
-                item.setData(empty, empty)
-            yield from self._marker_set(None)
-            self.stress_plot.setYRange(0, 1, padding=0.02)
-            self._show_values(self.session.tick, None)
-            self._settle_ranges()
-            return
-        self.stress_curve.setData(track.stress.x, track.stress.y, connect="finite")
-        self.threshold_curve.setData(track.threshold.x, track.threshold.y, connect="finite")
-        self.excess_curve.setData(track.excess.x, track.excess.y, connect="finite")
-        self.stress_curve.setPen(pg.mkPen(track.colour.darker(115), width=2))
-        for item in (self.stress_curve, self.threshold_curve, self.excess_curve):
-            self._tune(item)
-        yield from self._marker_set(npc)
-        finite = np.concatenate([track.stress.y, track.threshold.y])
-        finite = finite[np.isfinite(finite)]
-        top = float(finite.max()) if len(finite) else 1.0
-        bottom = min(0.0, float(finite.min())) if len(finite) else 0.0
-        self.stress_plot.setYRange(bottom, max(top * 1.1, bottom + 1), padding=0.02)
+        yield from self._show_layer(npc)
         self._show_values(self.session.tick, npc)
         self._settle_ranges()
 
@@ -684,18 +645,22 @@ class TimelinesView(QWidget):
         self.session.set_npc(int(link.removeprefix("npc:")))
 
     def _update_legend(self, npc) -> None:
-        """Writes the legend: NPC names (links that select; the selected one bold), markers, stress."""
+        """Writes the legend: NPC names (links that select; the selected one bold, also
+        when its curve is drawn only while it is selected), markers, stress."""
         if not self.tracks:
             self.legend.setText("")
             return
+        listed = list(self.curves)
+        if npc is not None and npc not in self.curves and self._track(npc) is not None:
+            listed.append(npc)
         parts = []
-        for sid in self.curves:
+        for sid in listed:
             track = self.tracks[sid]
             colour = track.colour.name() if sid == npc else faded(track.colour).name()
             name = f"<b>{escape(track.name)}</b>" if sid == npc else escape(track.name)
             parts.append(f"<span style='color:{colour}'>━━</span>&nbsp;<a href='npc:{sid}' "
                          f"style='color:#222; text-decoration:none'>{name}</a>")
-        hidden = self.npc_count - len(self.curves)
+        hidden = self.npc_count - len(listed)
         if hidden > 0:
             parts.append(f"<i>and {hidden:,} more NPCs (select one in the NPC list to draw it)</i>")
         for kind, glyph in (("walk-away", "▼"), ("confrontation", "◆"), ("penalty", "✕")):

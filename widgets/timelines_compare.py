@@ -17,6 +17,7 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import RelationshipLevel
+from narrative_debugger.widgets.timeline_layer import STRESS_HEADROOM, stress_frame
 from narrative_debugger.widgets.timeline_tracks import OTHER_WIDTH, SELECTED_WIDTH, StepCurve, build_tracks, faded, plot_origin
 from PySide6.QtCore import Qt
 
@@ -150,13 +151,15 @@ class ComparisonOverlay:
             empty = np.empty(0)
             self.stress_curve.setData(empty, empty)
             return
-        self.stress_curve.setData(track.stress.x, track.stress.y, connect="finite")
+        # In the frame of A's stress of the NPC (the units the stress plot draws in).
+        _, span = stress_frame(self.view._track(npc))
+        self.stress_curve.setData(track.stress.x, track.stress.y / span, connect="finite")
         self.stress_curve.setPen(pg.mkPen(track.colour.darker(115), width=2, style=B_DASH))
         self.view._tune(self.stress_curve)
-        finite = track.stress.y[np.isfinite(track.stress.y)]
+        finite = track.stress.y[np.isfinite(track.stress.y)] / span
         if len(finite):
             low, high = self.view.stress_plot.viewRange()[1]
-            top = float(finite.max()) * 1.1
+            top = float(finite.max()) * STRESS_HEADROOM
             if top > high:
                 self.view.stress_plot.setYRange(min(low, float(finite.min())), top, padding=0.02)
 

@@ -401,13 +401,12 @@ class MainWindow(QMainWindow):
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
-        self.save_path = path
-        self.content_dir = context.get("content")
         previous = self.session.playthrough
         previous_content = previous.content.root if previous is not None else None
         previous_b = self.session.comparison.b if self.session.comparison is not None else None
         self._hold_paint()
-        self.session.load(play, tick=keep_tick, npc=keep_npc)
+        # Once a load: the save name's tooltip and the warning look at the folder on disk.
+        self.show_playthrough(play, path, context.get("content"), tick=keep_tick, npc=keep_npc)
         if previous is not play:
             self.graveyard.bury(previous)
             self.graveyard.bury(previous_b)
@@ -415,9 +414,6 @@ class MainWindow(QMainWindow):
         gc.freeze()  # what the views built for this save lives as long as it: keep GC passes short
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
-        # Once a load: the save name's tooltip and the warning look at the folder on disk.
-        self._content_warning = not_content_reason(play.content.root) if play.content.root is not None else None
-        self._show_save_name()
         if not context.get("reload"):
             self._remember(path)
             context["switched"] = content_switch(previous_content, play.content.root)
@@ -623,6 +619,16 @@ class MainWindow(QMainWindow):
         warnings = len(play.findings) - errors
         checking = " so far, checking…" if play.checks_pending else ""
         self.status_findings.setText(f"{counted(errors, 'error')}, {counted(warnings, 'warning')}{checking}")
+
+    def show_playthrough(self, play: Playthrough, path: Path, content=None, tick: int | None = None, npc=None) -> None:
+        """Shows ``play``, read from ``path`` with ``content`` elsewhere (the command
+        line's ``screenshot``), at ``tick`` (u64) with ``npc`` (a StableId) selected, with
+        the save's name in the status bar as an open through the loader writes it."""
+        self.save_path = path
+        self.content_dir = content
+        self.session.load(play, tick=tick, npc=npc)
+        self._content_warning = not_content_reason(play.content.root) if play.content.root is not None else None
+        self._show_save_name()
 
     def _show_save_name(self) -> None:
         """Status bar: the save's name, its path, content folder and any content warning in

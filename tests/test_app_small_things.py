@@ -162,3 +162,23 @@ def test_a_content_folder_with_no_content_is_named_in_the_status_bar(qtbot, wind
     assert f"warning: {empty} has none of prompt.yaml, npcs, monologues, lore, global: is it a content folder?" in window.status_save.toolTip()
     window.open_save(SAMPLES / "evening.json", SAMPLES / "content", wait=True)
     assert "content folder" not in window.statusBar().currentMessage() and "warning" not in window.status_save.toolTip()
+
+
+def test_screenshot_names_the_save_in_the_status_bar(qtbot, tmp_path, monkeypatch, isolated_settings):
+    """``screenshot`` showed "no save" in the status bar of a picture of a save (trial)."""
+    from narrative_debugger.app import report
+    from narrative_debugger.app.cli import main
+
+    seen = []
+    write = report.write_report
+
+    def spy(window, folder, stem=None):
+        seen.append((window.status_save.full_text(), window.status_save.toolTip()))
+        return write(window, folder, stem)
+
+    monkeypatch.setattr(report, "write_report", spy)
+    save = SAMPLES / "walkaway-spiral.json"
+    assert main(["screenshot", str(save), "--out", str(tmp_path / "shot.png"), "--view", "timelines"]) == 0
+    ((name, tip),) = seen
+    assert name == "walkaway-spiral.json"
+    assert str(save) in tip and "content folder:" in tip

@@ -110,9 +110,7 @@ def run(args) -> int:
     window.resize(width, height)
     window.show()
     QApplication.processEvents()
-    window.save_path = Path(args.save)
-    window.content_dir = args.content
-    window.session.load(play, tick=tick, npc=npc_id)
+    window.show_playthrough(play, Path(args.save), args.content, tick=tick, npc=npc_id)
     compare_b = getattr(args, "compare", None)
     compare_content = getattr(args, "compare_content", None)
     if compare_b is not None or compare_content is not None:
@@ -215,9 +213,7 @@ def finding_screenshots(path: Path, content: Path | None, folder: Path, limit: i
     window = MainWindow(persist=False)
     window.resize(*_parse_size(DEFAULT_SIZE))
     window.show()
-    window.save_path = Path(path)
-    window.content_dir = content
-    window.session.load(play)
+    window.show_playthrough(play, Path(path), content)
     base = safe_file_stem(Path(path).name.lstrip(".").split(".")[0])
     counts: dict[str, int] = {}
     written = []

@@ -454,12 +454,7 @@ def test_a_kept_layer_is_shown_again_from_its_pixmaps(qtbot, stepping):
     session.set_npc(8)
     view.graphics.viewport().repaint()
     seven = view._layers[7]
-    painted = []
-    parts = [item.curve for item in (seven.score, seven.stress, seven.threshold)]
-    parts += [seven.fill, *(item for _, item in seven.markers.values())]
-    for part in parts:
-        draw = part.paint
-        part.paint = lambda *args, _draw=draw, _part=part: (painted.append(_part), _draw(*args))[1]
+    painted = _paints_of(seven)
     session.set_npc(7)
     view.graphics.viewport().repaint()
     assert view.layer is seven and seven.shown and not view._layers[8].shown
@@ -471,6 +466,42 @@ def test_a_kept_layer_is_shown_again_from_its_pixmaps(qtbot, stepping):
     QApplication.processEvents()
     view.graphics.viewport().repaint()
     assert seven.score.curve in painted and seven.stress.curve in painted
+
+
+def _paints_of(layer) -> list:
+    """A list that each paint of one of ``layer``'s items adds that item to."""
+    painted = []
+    parts = [item.curve for item in (layer.score, layer.stress, layer.threshold)]
+    parts += [layer.fill, *(item for _, item in layer.markers.values())]
+    for part in parts:
+        draw = part.paint
+        part.paint = lambda *args, _draw=draw, _part=part: (painted.append(_part), _draw(*args))[1]
+    return painted
+
+
+def test_a_few_npcs_layers_are_drawn_and_painted_before_any_step(qtbot, stepping):
+    """A save whose NPCs all fit in the kept layers: each NPC's layer is drawn after the
+    load, in slices, and painted once into its pixmaps, so that the first step that
+    selects it draws nothing (issue 10: the first selection of each NPC cost 23-38 ms)."""
+    from PySide6.QtWidgets import QMainWindow
+
+    session = Session()
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    view = TimelinesView(session)
+    window.setCentralWidget(view)
+    window.resize(900, 500)
+    window.show()
+    qtbot.waitExposed(window)
+    session.load(stepping, npc=7)
+    assert view._work.busy  # shown: drawn from the event loop
+    qtbot.waitUntil(lambda: not view._work.busy, timeout=10_000)
+    eight = view._layers[8]
+    assert not eight.shown and eight.npc == 8
+    painted = _paints_of(eight)
+    session.set_npc(8)
+    view.graphics.viewport().repaint()
+    assert view.layer is eight and eight.shown and painted == []
 
 
 def test_every_layers_threshold_follows_the_palette(qtbot, stepping):
@@ -515,7 +546,9 @@ def test_markers_kept_per_npc_and_dropped_with_the_save(qtbot, stepping, monkeyp
     assert _shown_markers(view) == {"walk-away": [], "confrontation": [], "penalty": []}
     session.load(stepping, npc=8)  # a new save: no NPC's items from the old one stay
     assert _shown_markers(view) == {"walk-away": [], "confrontation": [250], "penalty": []}
-    assert list(view._layers) == [8]
+    # Both NPCs fit in the kept layers: 8's is shown, 7's drawn ahead of a step, hidden.
+    assert sorted(view._layers) == [7, 8] and view.layer is view._layers[8]
+    assert not view._layers[7].shown and list(view._layers[7].markers["walk-away"][1].getData()[0]) == [100, 400]
 
 
 @pytest.mark.parametrize("series", [

@@ -96,13 +96,15 @@ class NpcLayer:
         """Shows or hides the layer by its opacity: Qt drops the pixmap of an item it
         hides with ``setVisible(False)``, so every item of a layer shown again was drawn
         anew; a transparent item keeps its pixmap and is skipped when the plot paints."""
-        opacity = 1.0 if shown else 0.0
+        self.set_opacity(1.0 if shown else 0.0)
+
+    def set_opacity(self, opacity: float) -> None:
         for item in self.items:
             item.setOpacity(opacity)
 
     @property
     def shown(self) -> bool:
-        return self.score.opacity() > 0.0
+        return self.score.opacity() >= 1.0
 
     def clear(self) -> None:
         """Lets go of the data drawn (hidden, for another NPC)."""

@@ -47,6 +47,7 @@ from narrative_debugger.widgets.timeline_tracks import (
     prepare,
     tune_curve,
 )
+from narrative_debugger.widgets import slices
 from narrative_debugger.widgets.slices import SlicedWork
 from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
 from narrative_debugger.widgets.visibility import obscured
@@ -57,6 +58,11 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVB
 
 HOVER_RATE = 30
 """Hover and cursor-drag updates per second (SignalProxy rate limit)."""
+
+WARM_OPACITY = 1 / 255
+"""Opacity at which a prefilled layer is painted once into its pixmaps: at most one
+step of 255 in any pixel, and Qt paints (and caches) an item only when its opacity is
+not 0."""
 
 LAYERS_KEPT = 8
 """How many NPCs' layers (``NpcLayer``: emphasised curve, stress and markers) the
@@ -401,8 +407,13 @@ class TimelinesView(QWidget):
             if old is self.layer:
                 self._set_layer(self._empty_layer)
             self._spare_layers.append(old)
-        # A layer that left the kept ones gets the new data: adding and removing items
-        # to the plots at every step of a crowd cost more than the data.
+        self._set_layer((yield from self._fill_layer(npc, track)))
+
+    def _fill_layer(self, npc, track: NpcTrack):
+        """A spare layer (or a new one) given ``npc``'s data and kept, hidden; returns
+        it (a generator: ``NpcLayer.draw_steps``). A layer that left the kept ones gets
+        the new data: adding and removing items to the plots at every step of a crowd
+        cost more than the data."""
         layer = self._spare_layers.pop() if self._spare_layers else self._new_layer()
         done = False
         try:
@@ -411,8 +422,30 @@ class TimelinesView(QWidget):
         finally:
             if not done:  # the drawing was cancelled: the layer waits, hidden, for another NPC
                 self._spare_layers.append(layer)
+        kept = self._layers.get(npc)
+        if kept is not None:  # drawn meanwhile (selected while this one was prefilled)
+            self._spare_layers.append(layer)
+            return kept
         self._layers[npc] = layer
-        self._set_layer(layer)
+        return layer
+
+    def _prefill_steps(self):
+        """When every drawn NPC fits in the kept layers (a save of a few NPCs), draws the
+        layer of each and has it painted once, barely opaque, into its pixmaps: then no
+        step that selects another NPC draws anything anew (a generator, ``widgets.slices``)."""
+        npcs = list(self._prepared.tracks if self._prepared is not None else ())
+        if len(npcs) > LAYERS_KEPT:
+            return
+        for sid in npcs:
+            if sid in self._layers:
+                continue
+            layer = yield from self._fill_layer(sid, self.tracks[sid])
+            if layer is self.layer or obscured(self):
+                continue
+            layer.set_opacity(WARM_OPACITY)
+            yield slices.END_SLICE  # the plots paint it, and its items keep the pixmaps
+            if layer is not self.layer:
+                layer.set_visible(False)
 
     def _build_cursors(self) -> None:
         pen, hover_pen = pg.mkPen("#202020", width=2), pg.mkPen("#1f77b4", width=3)
@@ -496,6 +529,7 @@ class TimelinesView(QWidget):
         while len(self._layers) + len(self._spare_layers) < LAYERS_KEPT:
             self._spare_layers.append(self._new_layer())
             yield
+        yield from self._prefill_steps()
 
     def _track(self, sid) -> NpcTrack | None:
         """The NPC's track, built now (one NPC: milliseconds) when it was not drawn yet."""

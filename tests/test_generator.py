@@ -350,3 +350,19 @@ def test_every_command_in_the_sample_readme_names_a_module_that_exists():
     assert modules
     for module in modules:
         assert importlib.util.find_spec(module) is not None, module
+
+
+@pytest.mark.parametrize("scenario, events, code", [("large", 200, "T003"), ("evening", 50, "K001"), ("evening", 200, "K004")])
+def test_faults_on_a_save_too_short_name_the_fault_and_write_nothing(tmp_path, capsys, scenario, events, code):
+    """``--faults --events 200`` raised IndexError (stop 31's trial), and a save with one
+    plain fact a KeyError: now exit 2 with the fault that did not fit."""
+    from tests.support.savegen import generator
+
+    out = tmp_path / "short.json"
+    argv = ["--scenario", scenario, "--events", str(events), "--seed", "7" if scenario == "evening" else "11", "--faults", "--out", str(out)]
+    assert generator.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"savegen: --faults: {code} needs ") and f"a save of {events:,} journal entries is too short" in err
+    assert not out.exists()
+    big = generate_save(seed=7, events=800, scenario=scenario)
+    assert len(inject_faults(big)) == 13  # with room, every fault is planted

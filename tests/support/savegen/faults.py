@@ -70,6 +70,14 @@ def _interaction_fact(facts: dict, target: int, ended: int, state: str) -> str:
     raise LookupError(f"no {state} interaction of {target} ended at {ended}")
 
 
+def _pick(items: list, at: int, code: str, what: str):
+    """``items[at]``, or a ValueError that names the fault and what it needs (a short
+    save has too few walk-aways or conversations for every fault)."""
+    if not items:
+        raise ValueError(f"{code} needs {what}, which this save lacks")
+    return items[at]
+
+
 def plant_faults(doc: dict, content: Content) -> list[dict]:
     """Plants thirteen distinct faults in ``doc`` (in place).
 
@@ -81,6 +89,9 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     Returns:
         ``{code, where, note, also}`` per fault, ``where`` a JSON path into the
         faulty document (dots between keys and list indices).
+
+    Raises:
+        ValueError: the save lacks what a fault needs (too short), naming the fault.
     """
     journal = doc["journal"]
     facts = doc["player"]["knowledge"]["facts"]
@@ -94,7 +105,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     planted: list[tuple] = []
 
     # K001: a FactId that is not category.topic, renamed everywhere it occurs.
-    old = plain[-1]
+    old = _pick(plain, -1, "K001", "a fact no monologue gates on")
     new = old.replace(".", "-", 1).capitalize()
     facts[new] = facts.pop(old)
     learned = None
@@ -108,7 +119,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
                     []))
 
     # K004: a fact acquired after the save was written.
-    future = plain[0]
+    future = _pick([f for f in plain if f != old], 0, "K004", "a second fact no monologue gates on")
     facts[future]["acquired_tick"] = doc["saved_at_tick"] + FUTURE
     planted.append(("K004", f"player.knowledge.facts.{future}.acquired_tick", None,
                     f"acquired_tick set to saved_at_tick + {FUTURE}", ["J003"]))
@@ -117,7 +128,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     # an NPC no monologue gates on walk-aways.
     walks = _walk_aways(journal)
     free = [w for w in walks if slug_of[w[1]] not in gated_walks]
-    i001 = free[-1]
+    i001 = _pick(free, -1, "I001", "a walk-away from an NPC no monologue gates on walk-aways")
     i001[0]["event"] = {"InteractionConflictAbandoned": _body(i001[0])}
     planted.append(("I001", "journal[{}].event.InteractionConflictAbandoned", i001[0],
                     f"an InteractionWalkedAway of {slug_of[i001[1]]} turned into "
@@ -131,7 +142,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
 
     # T003: a walk-away loses its stress change; the NPC's later stress is rebased.
     others = [w for w in walks if w is not i001]
-    t003 = next((w for w in others if not w[2]), others[0])
+    t003 = next((w for w in others if not w[2]), None) or _pick(others, 0, "T003", "a second walk-away")
     index = next(i for i, e in enumerate(journal) if e is t003[0])
     del journal[index + 1]
     _rechain_stress(doc, t003[1])
@@ -141,7 +152,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
 
     # T004: a penalty for a walk-away still within the threshold.
     spare = [w for w in others if w is not t003 and not w[2]]
-    t004 = next((w for w in spare if w[1] != t003[1]), spare[0])
+    t004 = next((w for w in spare if w[1] != t003[1]), None) or _pick(spare, 0, "T004", "a third walk-away with no penalty")
     index = next(i for i, e in enumerate(journal) if e is t004[0])
     tolerance = npcs[str(t004[1])]["interaction_tolerance"]
     penalty = {"tick": t004[0]["tick"], "event": {"WalkAwayPenalty": {
@@ -155,7 +166,8 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     # I008 and I009 on completed conversations of two NPCs other than Kael.
     completed = [e for e in journal if _kind(e) == "InteractionCompleted"
                  and slug_of[_body(e)["target"]] != "kael-davan"]
-    i008 = _interaction_fact(facts, _body(completed[0])["target"], completed[0]["tick"], "Completed")
+    first = _pick(completed, 0, "I008", "a completed conversation with an NPC other than Kael")
+    i008 = _interaction_fact(facts, _body(first)["target"], first["tick"], "Completed")
     facts[i008]["confidence"] = "KnowsOf"
     planted.append(("I008", f"player.knowledge.facts.{i008}.confidence", None,
                     "a Completed interaction at KnowsOf (must be KnowsDetails)", ["J003"]))
@@ -195,7 +207,7 @@ def plant_faults(doc: dict, content: Content) -> list[dict]:
     # R002: a delta 0.2 off its formula; score_after and later scores stay consistent.
     records = [e for e in journal if _kind(e) == "RelationshipInteraction"
                and _body(e)["score_after"] < 95.0 and _body(e)["delta"] <= 0.8]
-    r002 = records[-1]
+    r002 = _pick(records, -1, "R002", "a RelationshipInteraction below 95 score points with a delta of 0.8 or less")
     _body(r002)["delta"] = f32(_body(r002)["delta"] + 0.2)
     _rechain_score(doc, _body(r002)["target"])
     planted.append(("R002", "journal[{}].event.RelationshipInteraction.delta", r002,

@@ -25,6 +25,7 @@ import gzip
 import json
 import random
 import struct
+import sys
 from pathlib import Path
 
 from tests.support.savegen import text
@@ -311,7 +312,14 @@ def main(argv: list[str] | None = None) -> int:
         doc = generate_save(seed=args.seed, events=args.events, scenario=args.scenario,
                             content_dir=args.content)
     if args.faults:
-        for fault in inject_faults(doc, args.content):
+        entries = len(doc["journal"])
+        try:
+            faults = inject_faults(doc, args.content)
+        except ValueError as exc:
+            print(f"savegen: --faults: {exc}; a save of {entries:,} journal entries is too short "
+                  "for the thirteen faults (--events 2000 or more has room); nothing written", file=sys.stderr)
+            return 2
+        for fault in faults:
             print(f"{fault['code']}  {fault['where']}")
     write_save(doc, args.out)
     return 0

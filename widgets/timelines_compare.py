@@ -141,6 +141,8 @@ class ComparisonOverlay:
 
     def on_npc(self, npc) -> None:
         """Emphasise the selected NPC's B curve and show its B stress."""
+        if not self.curves:
+            return  # not comparing: ``refresh`` emptied B's stress
         for key, curve in self.curves.items():
             selected = key == npc
             colour = self.tracks[key].colour if selected else faded(self.tracks[key].colour)

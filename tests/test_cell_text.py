@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QTableView
+from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
 from narrative_debugger.widgets.cell_text import StaticTextDelegate
 from narrative_debugger.widgets.tables import ElideDelegate, hot_table
@@ -150,3 +150,55 @@ def test_brush_of_hands_out_one_brush_per_colour():
     red = brush_of(QColor("#c92a2a"))
     assert red is brush_of(QColor(201, 42, 42)) and red.color() == QColor("#c92a2a")
     assert brush_of(QColor("#2e7d32")) is not red
+
+
+@pytest.mark.parametrize("save", ["walkaway-spiral.json", "qa-faults.json", "evening.json"])
+def test_a_models_cell_answers_what_its_data_does(qtbot, isolated_settings, save):
+    """``cell(index)`` (one call a cell for the delegate) equals ``data`` for each role it
+    stands for, in every cell, at ticks through the save and while comparing (the B column)."""
+    from narrative_debugger.widgets.roles import ALIGN, BACKGROUND, DISPLAY, FONT, FOREGROUND
+    from tests.conftest import SAMPLES, open_window
+
+    window = open_window(qtbot, SAMPLES / save)
+    s = window.session
+    models = [window.docks["npcs"].widget().model, window.views["interactions"].model]
+    assert all(callable(getattr(m, "cell", None)) for m in models)
+
+    def check() -> int:
+        seen = 0
+        for model in models:
+            for row in range(model.rowCount()):
+                for col in range(model.columnCount()):
+                    index = model.index(row, col)
+                    want = tuple(model.data(index, role) for role in (DISPLAY, FONT, ALIGN, BACKGROUND, FOREGROUND))
+                    assert model.cell(index) == want, (type(model).__name__, row, col)
+                    seen += 1
+        return seen
+
+    tables = [window.docks["npcs"].widget().view, window.views["interactions"].table]
+
+    def same_sizes() -> None:
+        """The delegate's measured sizes are the style's own (columns fit as before)."""
+        for table in tables:
+            delegate = table.itemDelegate()
+            plain = QStyledItemDelegate(table)
+            option = QStyleOptionViewItem()
+            table.initViewItemOption(option)
+            model = table.model()
+            for row in range(min(model.rowCount(), 40)):
+                for col in range(model.columnCount()):
+                    index = model.index(row, col)
+                    assert delegate.sizeHint(option, index) == plain.sizeHint(option, index), (row, col)
+
+    seen = 0
+    for npc in s.playthrough.save.npcs:
+        s.set_npc(npc)
+        for tick in (s.last_tick // 3, s.last_tick):
+            s.set_tick(tick)
+            s.set_view("interactions")
+            seen += check()
+        same_sizes()
+    window.compare.compare_with(SAMPLES / "evening.json", None, wait=True, quiet=True)
+    assert s.comparison is not None
+    seen += check()
+    assert seen > 100

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from PySide6.QtCore import QAbstractProxyModel, QEvent, Qt
+from PySide6.QtCore import QAbstractProxyModel, QEvent, QSize, Qt
 from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPalette, QStaticText, QTextOption
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
@@ -67,6 +67,11 @@ class StaticTextDelegate(QStyledItemDelegate):
         wrap: None follows the view's word wrap (a cell too wide for one line is then
             drawn wrapped, by ``QStyledItemDelegate``); False always elides one line.
         keep: how many laid-out texts to keep (least recently drawn go first).
+
+    A model may answer every role the delegate reads in one call: ``cell(index)``
+    returns ``(display, font, alignment, background, foreground)``, each what ``data``
+    gives for that role, and the model has no icon or check box. Five ``data`` calls a
+    cell, each from Qt into Python, were half of a table's repaint (issue 10).
     """
 
     def __init__(self, parent: QWidget | None = None, *, elide: Qt.TextElideMode | None = None,
@@ -76,6 +81,7 @@ class StaticTextDelegate(QStyledItemDelegate):
         self._wrap = wrap
         self._keep = keep
         self._laid: OrderedDict[tuple, _Laid] = OrderedDict()
+        self._sizes: dict[tuple, QSize] = {}  # (text, font key) -> sizeHint, for models with ``cell``
         self._metrics: dict[str, QFontMetrics] = {}
         # QFont.key() costs ~10 us: the view's font is keyed "" (a font change forgets
         # every text) and a model's fonts by identity (models hand out the same QFont).
@@ -117,10 +123,38 @@ class StaticTextDelegate(QStyledItemDelegate):
         return laid
 
     def forget(self) -> None:
-        """Drop every laid-out text (after a font or style change)."""
+        """Drop every laid-out text and measured size (after a font or style change)."""
         self._laid.clear()
         self._metrics.clear()
         self._font_keys.clear()
+        self._sizes.clear()
+
+    def _font_key(self, font: QFont) -> str:
+        known = self._font_keys.get(id(font))
+        if known is None or known[0] is not font:
+            known = self._font_keys[id(font)] = (font, font.key())
+        return known[1]
+
+    def sizeHint(self, option, index):  # noqa: N802 (Qt override)
+        """``QStyledItemDelegate``'s size of a one-line cell, measured once per (text,
+        font) for a model with ``cell``: a column's refit asks it for every row in view,
+        and each answer had asked the model for six roles (issue 10)."""
+        model = index.model()
+        asks = self._asked(model)
+        cell = asks[7]
+        wraps = self._wrap if self._wrap is not None else bool(option.features.value & _WRAP)
+        if cell is None or wraps:
+            return super().sizeHint(option, index)
+        text, font, _, _, _ = cell(model.mapToSource(index) if asks[1] else index)
+        if type(text) is not str or "\n" in text:
+            return super().sizeHint(option, index)
+        key = (text, "" if font is None else self._font_key(font))
+        size = self._sizes.get(key)
+        if size is None:
+            if len(self._sizes) >= self._keep:
+                self._sizes.clear()
+            size = self._sizes[key] = super().sizeHint(option, index)
+        return size
 
     # ----- painting -----
     def draw_as_style(self, painter, option, index) -> None:
@@ -136,35 +170,41 @@ class StaticTextDelegate(QStyledItemDelegate):
             proxy = isinstance(model, QAbstractProxyModel)
             roles = getattr(model.sourceModel() if proxy else model, "CELL_ROLES", None)
             has = (lambda role: True) if roles is None else roles.__contains__
+            source = model.sourceModel() if proxy else model
             asks = self._asks[id(model)] = (model, proxy, has(FONT), has(ALIGN), has(BACKGROUND), has(FOREGROUND),
-                                            has(DECORATION) or has(_CHECK))
+                                            has(DECORATION) or has(_CHECK), getattr(source, "cell", None))
         return asks
 
     def paint(self, painter, option, index) -> None:
         model = index.model()
-        _, proxy, asks_font, asks_align, asks_background, asks_foreground, asks_icon = self._asked(model)
+        _, proxy, asks_font, asks_align, asks_background, asks_foreground, asks_icon, cell = self._asked(model)
         if proxy:  # one mapping, then the source's own data (a proxy maps again for every role)
             index = model.mapToSource(index)
             model = model.sourceModel()
         data = model.data
-        text = data(index, DISPLAY)
         state = option.state.value
-        if (type(text) is not str or "\n" in text or state & _FOCUS
-                or asks_icon and (data(index, DECORATION) is not None or data(index, _CHECK) is not None)):
-            self.draw_as_style(painter, option, index)
-            return
+        if cell is not None:  # every role this delegate reads, in one call (``cell`` below)
+            text, font, align, background, ink = cell(index)
+            if type(text) is not str or "\n" in text or state & _FOCUS:
+                self.draw_as_style(painter, option, index)
+                return
+        else:
+            text = data(index, DISPLAY)
+            if (type(text) is not str or "\n" in text or state & _FOCUS
+                    or asks_icon and (data(index, DECORATION) is not None or data(index, _CHECK) is not None)):
+                self.draw_as_style(painter, option, index)
+                return
+            font = data(index, FONT) if asks_font else None
+            align = data(index, ALIGN) if asks_align else None
+            background = data(index, BACKGROUND) if asks_background else None
+            ink = data(index, FOREGROUND) if asks_foreground else None
         rect = option.rect
-        font = data(index, FONT) if asks_font else None
         if font is None:
             font, font_key = option.font, ""
         else:
-            known = self._font_keys.get(id(font))
-            if known is None or known[0] is not font:
-                known = self._font_keys[id(font)] = (font, font.key())
-            font_key = known[1]
+            font_key = self._font_key(font)
         elide = self._elide if self._elide is not None else option.textElideMode
         width = rect.width() - 6  # the style's text margin, 3 pixels a side
-        align = data(index, ALIGN) if asks_align else None
         align = _DEFAULT_ALIGN if align is None else int(align)
         laid = self._lay_out(text, font, font_key, width, elide, align & _ACROSS) if text else None
         if laid is not None and not laid.fits:
@@ -179,20 +219,16 @@ class StaticTextDelegate(QStyledItemDelegate):
         selected = state & _SELECTED
         if selected:
             painter.fillRect(rect, palette.brush(group, _HIGHLIGHT))
-        else:
-            background = data(index, BACKGROUND) if asks_background else None
-            if background is not None and (type(background) is not QBrush or background.style() != _NO_BRUSH):
-                painter.fillRect(rect, background)
+        elif background is not None and (type(background) is not QBrush or background.style() != _NO_BRUSH):
+            painter.fillRect(rect, background)
         if laid is None:
             return
         if selected:
             ink = palette.color(group, _HIGHLIGHTED_TEXT)
-        else:
-            ink = data(index, FOREGROUND) if asks_foreground else None
-            if ink is None:
-                ink = palette.color(group, _TEXT)
-            elif type(ink) is QBrush:
-                ink = ink.color()
+        elif ink is None:
+            ink = palette.color(group, _TEXT)
+        elif type(ink) is QBrush:
+            ink = ink.color()
         x = rect.x() + 3
         if align & _TOP:
             y = rect.y()

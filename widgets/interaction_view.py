@@ -278,6 +278,22 @@ class InteractionTableModel(QAbstractTableModel):
             return fact_id
         return None
 
+    def cell(self, index: QModelIndex) -> tuple:
+        """``(display, font, alignment, background, foreground)`` of one cell: what
+        ``data`` gives for each role, in one call (``cell_text.StaticTextDelegate``)."""
+        row, col = index.row(), index.column()
+        fact_id, meta = self.fact_id(row), self.meta(row)
+        if col == COL_B:
+            if self._fact_b is None:
+                return None, None, None, None, None
+            b = self.b_state(fact_id)
+            return (state_label(b) if b is not None else "not in B", None, None,
+                    self._differs_brush if b is not meta.interaction_state else None,
+                    _STATE_INK[b] if b is not None else None)
+        font = self._bold if meta.interaction_state.in_progress else None
+        ink = _STATE_INK[meta.interaction_state] if col == 3 else None
+        return self._display(fact_id, meta, col), font, None, None, ink
+
     @staticmethod
     def _display(fact_id: FactId, meta: InteractionMetadata, col: int):
         if col == 0:

@@ -261,16 +261,31 @@ class NpcTableModel(QAbstractTableModel):
         if role == STRESS_ROLE and col == self.STRESS:
             return (npc.tolerance.current_stress, npc.tolerance.threshold)
         if role == _FOREGROUND:
-            if col == self.STRESS and npc.tolerance.over_threshold:
-                return brush_of(OVER_THRESHOLD)
-            if col == self.INTERACTION and sid in self._active:
-                return brush_of(INTERACTION_COLORS[self._active[sid]])
-            if col == self.WALK_AWAYS and npc.walk_aways > npc.interaction_tolerance.walk_away_threshold:
-                return brush_of(OVER_THRESHOLD)
+            return self._ink(col, npc)
         if role == _ALIGN and col in (self.SCORE, self.WALK_AWAYS):
             return _RIGHT
         if role == _TOOLTIP:
             return self._walk_away_tip(npc) if col == self.WALK_AWAYS else self._tooltip(row, npc)
+        return None
+
+    def cell(self, index: QModelIndex) -> tuple:
+        """``(display, font, alignment, background, foreground)`` of one cell: what
+        ``data`` gives for each role, in one call (``cell_text.StaticTextDelegate``)."""
+        row, col = index.row(), index.column()
+        npc = self._npc_at(row)
+        if npc is None:
+            return self._name_or_blank(row, col, _DISPLAY), None, None, None, None
+        return self._display(row, col, npc), None, _RIGHT if col in (self.SCORE, self.WALK_AWAYS) else None, None, \
+            self._ink(col, npc)
+
+    def _ink(self, col: int, npc: NpcState):
+        """The foreground brush of a cell, or None."""
+        if col == self.STRESS and npc.tolerance.over_threshold:
+            return brush_of(OVER_THRESHOLD)
+        if col == self.INTERACTION and npc.stable_id in self._active:
+            return brush_of(INTERACTION_COLORS[self._active[npc.stable_id]])
+        if col == self.WALK_AWAYS and npc.walk_aways > npc.interaction_tolerance.walk_away_threshold:
+            return brush_of(OVER_THRESHOLD)
         return None
 
     # ----- cell helpers -----

@@ -504,6 +504,40 @@ def test_a_few_npcs_layers_are_drawn_and_painted_before_any_step(qtbot, stepping
     assert view.layer is eight and eight.shown and painted == []
 
 
+def test_the_next_events_npc_has_its_layer_ready_before_the_step(qtbot, isolated_settings, monkeypatch):
+    """A few milliseconds after a step, the layers of the NPCs that the next and the
+    previous event concern are drawn and painted, so a step that selects one of them
+    draws nothing anew (issue 10: in a crowd, such steps drew a layer, ~12 ms)."""
+    from tests.conftest import SAMPLES, open_window
+
+    monkeypatch.setattr(timelines, "LAYERS_KEPT", 3)  # six NPCs: no longer all made at the load
+    window = open_window(qtbot, SAMPLES / "evening.json")
+    s = window.session
+    view = window.views["timelines"]
+    s.set_view("timelines")
+    qtbot.waitUntil(lambda: view._drawn and not view._work.busy, timeout=10_000)
+    s.set_tick(0)  # the save opens at its last tick
+    checked = 0
+    for _ in range(400):
+        window.tickbar.next_action.trigger()
+        qtbot.waitUntil(lambda: not view._ahead_timer.isActive() and not view._ahead.busy, timeout=5_000)
+        nearby = s.neighbour_npcs()
+        assert all(npc in view._layers for npc in nearby) and len(view._layers) <= 3
+        assert view.layer is view._layers[s.npc] and view.layer.shown
+        assert [sid for sid, layer in view._layers.items() if layer.shown] == [s.npc]
+        coming = s.step_target(None, True)
+        npc = s.playthrough.save.npc_of_entry(coming[1]) if coming else None
+        if npc is not None and npc != s.npc:
+            painted = _paints_of(view._layers[npc])
+            window.tickbar.next_action.trigger()
+            view.graphics.viewport().repaint()
+            assert s.npc == npc and view.layer.npc == npc and painted == []
+            checked += 1
+            if checked == 5:
+                break
+    assert checked == 5
+
+
 def test_every_layers_threshold_follows_the_palette(qtbot, stepping):
     from PySide6.QtGui import QPalette
 

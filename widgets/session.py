@@ -259,20 +259,42 @@ class Session(QObject):
         """Move to the next/previous event of ``kind`` if there is one: its tick, the NPC it
         concerns and its own journal row (the first entry of the kind at that tick going
         forward, the last going back). Findings move the tick only."""
+        target = self.step_target(kind, forward)
+        if target is None:
+            return
+        tick, entry = target
+        if entry is None:
+            self.set_tick(tick)
+        else:
+            self.select_entry(entry)
+
+    def step_target(self, kind: str | None = None, forward: bool = True) -> tuple[int, int | None] | None:
+        """Where ``step_event`` goes: (tick (u64), journal index or None when only the tick
+        moves), or None when there is no such event."""
         tick = self.next_event_tick(kind, forward)
         if tick is None:
-            return
+            return None
         found = self._event_indices.get(kind) if kind is not None else None
         if kind is None:
             ticks = self.playthrough.index.ticks
-            entry = bisect_left(ticks, tick) if forward else bisect_right(ticks, tick) - 1
-        elif found:
+            return tick, (bisect_left(ticks, tick) if forward else bisect_right(ticks, tick) - 1)
+        if found:
             ticks = self._event_ticks[kind]
-            entry = found[bisect_left(ticks, tick)] if forward else found[bisect_right(ticks, tick) - 1]
-        else:
-            self.set_tick(tick)
-            return
-        self.select_entry(entry)
+            return tick, (found[bisect_left(ticks, tick)] if forward else found[bisect_right(ticks, tick) - 1])
+        return tick, None
+
+    def neighbour_npcs(self) -> list[int]:
+        """The StableIds of the NPCs that a step to the next and to the previous event
+        would select (the next first), without repeats: the NPCs a view may make ready."""
+        out = []
+        if not self.ready:
+            return out
+        for forward in (True, False):
+            target = self.step_target(None, forward)
+            npc = self.playthrough.save.npc_of_entry(target[1]) if target is not None else None
+            if npc is not None and npc not in out:
+                out.append(npc)
+        return out
 
     # ----- comparison (issue 13) -----
     def set_comparison(self, comparison: Comparison | None) -> None:

@@ -52,7 +52,7 @@ from narrative_debugger.widgets.slices import SlicedWork
 from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QTimer, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
@@ -63,6 +63,10 @@ WARM_OPACITY = 1 / 255
 """Opacity at which a prefilled layer is painted once into its pixmaps: at most one
 step of 255 in any pixel, and Qt paints (and caches) an item only when its opacity is
 not 0."""
+
+AHEAD_AFTER_MS = 5
+"""How long after a committed tick or NPC change the timelines make the layers of the
+NPCs the next and the previous event concern (``_ahead_steps``)."""
 
 LAYERS_KEPT = 8
 """How many NPCs' layers (``NpcLayer``: emphasised curve, stress and markers) the
@@ -186,6 +190,11 @@ class TimelinesView(QWidget):
         self._prepared: Prepared | None = None
         self._drawn = False  # the curves and selected NPC of the load are drawn
         self._work = SlicedWork(self)
+        self._ahead = SlicedWork(self)  # the neighbouring events' NPCs' layers (``_ahead_steps``)
+        self._ahead_timer = QTimer(self)
+        self._ahead_timer.setSingleShot(True)
+        self._ahead_timer.setInterval(AHEAD_AFTER_MS)
+        self._ahead_timer.timeout.connect(self._start_ahead)
 
         self.readout = QLabel(self)
         self.readout.setObjectName("timelinesReadout")
@@ -241,6 +250,8 @@ class TimelinesView(QWidget):
         session.tickPreview.connect(self._on_tick)  # cheap: two lines and a few bisections
         session.tickChanged.connect(self._on_tick)
         session.npcChanged.connect(self._on_npc)
+        session.tickChanged.connect(self._plan_ahead)  # a committed tick; not while dragged
+        session.npcChanged.connect(self._plan_ahead)
         session.comparisonChanged.connect(self._catch_up)  # before the overlay reads the curves
         self.overlay = ComparisonOverlay(self)  # side B while comparing (issue 13)
         self._on_loaded()
@@ -437,15 +448,50 @@ class TimelinesView(QWidget):
         if len(npcs) > LAYERS_KEPT:
             return
         for sid in npcs:
-            if sid in self._layers:
-                continue
-            layer = yield from self._fill_layer(sid, self.tracks[sid])
-            if layer is self.layer or obscured(self):
-                continue
-            layer.set_opacity(WARM_OPACITY)
+            if sid not in self._layers:
+                yield from self._warm(sid)
+
+    def _warm(self, npc):
+        """Fills ``npc``'s layer and has the plots paint it once at ``WARM_OPACITY``, so
+        its items hold their pixmaps when it is shown (a generator, ``widgets.slices``)."""
+        layer = yield from self._fill_layer(npc, self.tracks[npc])
+        if layer is self.layer or obscured(self):
+            return
+        layer.set_opacity(WARM_OPACITY)
+        try:
             yield slices.END_SLICE  # the plots paint it, and its items keep the pixmaps
+        finally:  # also when the job is dropped for a newer one
             if layer is not self.layer:
                 layer.set_visible(False)
+
+    def _plan_ahead(self, *_args) -> None:
+        if self._drawn and not obscured(self):
+            self._ahead_timer.start()  # again at each change: only once the steps pause
+
+    def _start_ahead(self) -> None:
+        if self._drawn and not self._work.busy and not obscured(self):
+            self._ahead.start(self._ahead_steps())
+
+    def _ahead_steps(self):
+        """Makes ready the layers of the NPCs that a step to the next or the previous
+        event would select, a few milliseconds after a step (``AHEAD_AFTER_MS``): in a
+        crowd, most steps that select another NPC select one whose layer was not kept,
+        and drawing it took ~12 ms of the step (issue 10). The current NPC's layer and
+        the nearest ones stay kept."""
+        for npc in self.session.neighbour_npcs():
+            if npc in self._layers:
+                self._layers.move_to_end(npc)  # among the last to go
+                continue
+            if self._track(npc) is None:
+                continue
+            while len(self._layers) >= LAYERS_KEPT:
+                oldest = next(iter(self._layers))
+                if self._layers[oldest] is self.layer:
+                    self._layers.move_to_end(oldest)
+                    oldest = next(iter(self._layers))
+                self._spare_layers.append(self._layers.pop(oldest))
+            yield
+            yield from self._warm(npc)
 
     def _build_cursors(self) -> None:
         pen, hover_pen = pg.mkPen("#202020", width=2), pg.mkPen("#1f77b4", width=3)
@@ -466,6 +512,8 @@ class TimelinesView(QWidget):
         """A new save: axes, ranges and cursors now; the curves and the selected NPC's
         series and markers by ``_draw`` (in slices, or once the view is shown)."""
         self._work.cancel()
+        self._ahead.cancel()
+        self._ahead_timer.stop()
         for curve in self.curves.values():
             self.score_plot.removeItem(curve)
         self.curves.clear()

@@ -441,15 +441,21 @@ def _shown_markers(view) -> dict:
     return shown
 
 
+def _shown_timelines(qtbot, session, size=(900, 500)) -> TimelinesView:
+    """A TimelinesView of ``session``, shown and exposed at ``size``."""
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
 def test_a_kept_layer_is_shown_again_from_its_pixmaps(qtbot, stepping):
     """Selecting an NPC again shows its kept layer without drawing any of its items
     anew (issue 10: a step that selected another NPC redrew both plots, 10-15 ms)."""
     session = _session(qtbot, stepping, npc=7)
-    view = TimelinesView(session)
-    qtbot.addWidget(view)
-    view.resize(900, 500)
-    view.show()
-    qtbot.waitExposed(view)
+    view = _shown_timelines(qtbot, session)
     view.graphics.viewport().repaint()  # 7's layer is drawn (into its pixmaps)
     session.set_npc(8)
     view.graphics.viewport().repaint()
@@ -670,11 +676,7 @@ def test_grid_lines_follow_the_bottom_axes_ticks(qtbot, stepping):
     tick level k, over the whole view; an x-range change moves the lines, a y-range change
     (another NPC's stress) leaves them, and the axes draw no grid of their own."""
     session = _session(qtbot, stepping, npc=7)
-    view = TimelinesView(session)
-    qtbot.addWidget(view)
-    view.resize(900, 500)
-    view.show()
-    qtbot.waitExposed(view)
+    view = _shown_timelines(qtbot, session)
     QApplication.processEvents()
     for plot, grid in zip((view.score_plot, view.stress_plot), view.grids):
         assert plot.getAxis("bottom").grid is False

@@ -366,3 +366,12 @@ def test_faults_on_a_save_too_short_name_the_fault_and_write_nothing(tmp_path, c
     assert not out.exists()
     big = generate_save(seed=7, events=800, scenario=scenario)
     assert len(inject_faults(big)) == 13  # with room, every fault is planted
+
+
+def test_a_negative_event_count_is_a_usage_error(tmp_path, capsys):
+    """``--events -5`` ended in a traceback (trial)."""
+    from tests.support.savegen import generator
+
+    with pytest.raises(SystemExit) as stop:
+        generator.main(["--events", "-5", "--out", str(tmp_path / "x.json")])
+    assert stop.value.code == 2 and "argument --events: -5 is below 0" in capsys.readouterr().err

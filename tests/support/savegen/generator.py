@@ -284,11 +284,19 @@ def write_samples(out_dir: Path, content_dir: Path | None = None) -> list[dict]:
     return faults
 
 
+def _count(text: str) -> int:
+    """A whole number of 0 or more (argparse type): a negative count is a usage error."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m tests.support.savegen.generator", description=__doc__.split("\n")[0])
     parser.add_argument("--scenario", default="evening", choices=sorted(SCENARIOS))
-    parser.add_argument("--events", type=int, default=300, help="journal entries (exact)")
+    parser.add_argument("--events", type=_count, default=300, help="journal entries (exact)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--content", type=Path, default=None, help="content folder")
     parser.add_argument("--out", type=Path, help="output .json or .json.gz")

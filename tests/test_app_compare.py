@@ -227,3 +227,34 @@ def test_b_curves_stop_at_b_own_last_tick(qtbot, window):
     assert "B</b> ended at tick 37,113" in timelines.readout.text()
     s.set_tick(30000)
     assert "B</b> ended" not in timelines.readout.text() and "<b>B</b>" in timelines.readout.text()
+
+
+def test_b_stress_fits_the_stress_plot_whatever_is_drawn_after(qtbot, window):
+    """A (evening) keeps Kael's stress under his threshold of 30, B (walkaway-spiral) takes
+    it to 78: the stress plot's axis reaches past B's highest value, also once the view
+    has drawn the NPC after the comparison began (trial: B's curve ran off the top)."""
+    s = window.session
+    kael = s.npc_by_slug("kael-davan")
+    s.set_npc(kael)
+    s.set_tick(30000)
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    timelines = window.views["timelines"]
+    s.set_view("timelines")  # drawn now, after the comparison began
+    qtbot.waitUntil(lambda: timelines._drawn and not timelines._work.busy, timeout=10_000)
+    b_highest = float(np.nanmax(timelines.overlay.tracks[kael].stress.y))
+    assert b_highest == 78
+
+    def top() -> float:
+        return timelines.stress_plot.viewRange()[1][1] * timelines.stress_plot.getAxis("left").scale
+
+    assert top() >= b_highest
+    for npc in (kael, s.npc_by_slug("lera-sessik"), kael):
+        s.set_npc(npc)
+        s.set_tick(30000)
+        assert top() >= (b_highest if npc == kael else 0)
+    a_top = timelines.layer.frame[1]
+    assert a_top < b_highest <= top() <= b_highest * 1.2
+    window.compare.stop_action.trigger()
+    qtbot.waitUntil(lambda: timelines._drawn, timeout=10_000)
+    s.set_npc(kael)
+    assert top() == pytest.approx(timelines.layer.frame[1] * 1.02)  # A's frame alone again

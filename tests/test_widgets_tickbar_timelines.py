@@ -527,12 +527,12 @@ def test_the_next_events_npc_has_its_layer_ready_before_the_step(qtbot, isolated
     for _ in range(400):
         window.tickbar.next_action.trigger()
         qtbot.waitUntil(lambda: not view._ahead_timer.isActive() and not view._ahead.busy, timeout=5_000)
-        nearby = s.neighbour_npcs()
-        assert all(npc in view._layers for npc in nearby) and len(view._layers) <= 3
+        coming = s.step_target(None, True)  # the steps go forward: the next event's NPC is made
+        npc = s.playthrough.save.npc_of_entry(coming[1]) if coming else None
+        assert npc is None or npc in view._layers and npc in s.neighbour_npcs()
+        assert len(view._layers) <= 3
         assert view.layer is view._layers[s.npc] and view.layer.shown
         assert [sid for sid, layer in view._layers.items() if layer.shown] == [s.npc]
-        coming = s.step_target(None, True)
-        npc = s.playthrough.save.npc_of_entry(coming[1]) if coming else None
         if npc is not None and npc != s.npc:
             painted = _paints_of(view._layers[npc])
             window.tickbar.next_action.trigger()
@@ -542,6 +542,41 @@ def test_the_next_events_npc_has_its_layer_ready_before_the_step(qtbot, isolated
             if checked == 5:
                 break
     assert checked == 5
+
+
+def test_a_click_on_a_curve_under_the_hover_dot_selects_its_npc(qtbot, stepping):
+    """The hover dot sits on the curve under the mouse, and marker items (a hidden layer's
+    too) lie over curves: a click there went to them and never to the curve (trial)."""
+    from PySide6.QtCore import QPoint
+    from pytestqt.qt_compat import qt_api
+
+    session = _session(qtbot, stepping, npc=7)
+    view = _shown_timelines(qtbot, session)
+    session.set_npc(8)
+    session.set_npc(7)  # 8's layer is kept, hidden, with its confrontation marker at tick 250
+    view.graphics.viewport().repaint()
+    vb = view.score_plot.getViewBox()
+    for tick in (600, 250):
+        scene = vb.mapViewToScene(QPointF(view.x_of(tick), 55.0))  # on 8's curve (55 from tick 200)
+        at = view.graphics.mapFromScene(scene)
+        qtbot.mouseMove(view.graphics.viewport(), at)
+        view._on_mouse_moved((scene,))  # the hover dot under the mouse, as the rate-limited proxy does
+        assert list(view.hover_dot.getData()[1]) == [55.0]
+        qtbot.mouseClick(view.graphics.viewport(), qt_api.QtCore.Qt.MouseButton.LeftButton, pos=QPoint(at.x(), at.y()))
+        assert session.npc == 8, tick
+        session.set_npc(7)
+
+
+def test_hovering_another_npcs_curve_names_none_of_the_selected_npcs_markers(qtbot, stepping):
+    """7 walked away at tick 100; hovering 8's curve there said "Npc 8 … · Walk-away at
+    tick 100", as if 8 had (trial). The markers are named with the selected NPC only."""
+    session = _session(qtbot, stepping, npc=7)
+    view = _shown_timelines(qtbot, session)
+    vb = view.score_plot.getViewBox()
+    view._on_mouse_moved((vb.mapViewToScene(QPointF(view.x_of(100), 50.0)),))  # on 8's curve
+    assert "Npc 8" in view.readout.text() and "Walk-away" not in view.readout.text()
+    view._on_mouse_moved((vb.mapViewToScene(QPointF(view.x_of(100), 11.0)),))  # on 7's
+    assert "Npc 7" in view.readout.text() and "Walk-away</b> at tick 100" in view.readout.text()
 
 
 def test_every_layers_threshold_follows_the_palette(qtbot, stepping):

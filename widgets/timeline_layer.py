@@ -24,6 +24,7 @@ from narrative_debugger.widgets.timeline_tracks import (
     MARKERS,
     SELECTED_WIDTH,
     NpcTrack,
+    PassiveScatter,
     StepCurve,
     cache_drawing,
     tune_curve,
@@ -72,7 +73,7 @@ class NpcLayer:
         self.markers = {}
         for kind, (_, symbol) in MARKERS.items():
             label, colour = KIND_STYLE[kind]
-            item = pg.ScatterPlotItem(symbol=symbol, size=MARKER_SIZE, brush=pg.mkBrush(colour), pen=pg.mkPen("#ffffff", width=0.8))
+            item = PassiveScatter(symbol=symbol, size=MARKER_SIZE, brush=pg.mkBrush(colour), pen=pg.mkPen("#ffffff", width=0.8))
             item.setZValue(50)
             cache_drawing(item)
             score_plot.addItem(item)

@@ -290,6 +290,16 @@ def tune_curve(item: pg.PlotDataItem) -> None:
         cache_drawing(part)
 
 
+class PassiveScatter(pg.ScatterPlotItem):
+    """A scatter item that lets clicks through to the items under it (a curve selects its
+    NPC, the plot seeks its tick). The hover dot sits on the curve under the mouse, and
+    markers lie on curves, hidden ones too (a kept layer is hidden by its opacity): a
+    plain ScatterPlotItem took every click on one of its points."""
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802 (pyqtgraph override)
+        ev.ignore()
+
+
 class StepCurve(pg.PlotDataItem):
     """A PlotDataItem that keeps the end of a step curve that peak downsampling drops.
 

@@ -39,6 +39,7 @@ from narrative_debugger.widgets.timeline_tracks import (
     BAND_FILLS,
     OTHER_WIDTH,
     NpcTrack,
+    PassiveScatter,
     Prepared,
     StepCurve,
     build_tracks,
@@ -330,7 +331,7 @@ class TimelinesView(QWidget):
             line = pg.InfiniteLine(bound, angle=0, pen=pg.mkPen("#b8b8b8", width=1, style=Qt.DashLine))
             line.setZValue(-90)
             plot.addItem(line, ignoreBounds=True)
-        self.hover_dot = pg.ScatterPlotItem(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
+        self.hover_dot = PassiveScatter(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
         self.hover_dot.setZValue(90)
         plot.addItem(self.hover_dot, ignoreBounds=True)
 
@@ -387,17 +388,25 @@ class TimelinesView(QWidget):
             self.layer.set_visible(False)
             layer.set_visible(True)
             self.layer = layer
-        bottom, span = layer.frame
+        self.fit_stress_range()
+
+    def fit_stress_range(self) -> None:
+        """The stress plot's y range and axis scale: the shown layer's frame (0 .. 1 for
+        an NPC whose stress never falls below 0), widened to side B's stress of the NPC
+        while comparing (``ComparisonOverlay.stress_extent``, in the same units). Set only
+        when it changes: a new range draws every item of the plot again."""
+        bottom, span = self.layer.frame
         axis = self.stress_plot.getAxis("left")
         if axis.scale != span:
             axis.setScale(span)
-        low = bottom / span
-        if self.stress_plot.viewRange()[1] != self._stress_range(low):
-            self.stress_plot.setYRange(low, low + 1.0, padding=0.02)
-
-    def _stress_range(self, low: float) -> list[float]:
-        """The y range ``setYRange(low, low + 1, padding=0.02)`` gives the stress plot."""
-        return [low - 0.02, low + 1.02]
+        low, high = bottom / span, bottom / span + 1.0
+        extent = self.overlay.stress_extent() if getattr(self, "overlay", None) is not None else None
+        if extent is not None:
+            low, high = min(low, extent[0]), max(high, extent[1])
+        pad = 0.02 * (high - low)
+        shown = self.stress_plot.viewRange()[1]
+        if abs(shown[0] - (low - pad)) > 1e-9 or abs(shown[1] - (high + pad)) > 1e-9:
+            self.stress_plot.setYRange(low, high, padding=0.02)
 
     def _show_layer(self, npc):
         """Shows the layer of ``npc`` (a generator: a step before each part of a layer
@@ -477,8 +486,13 @@ class TimelinesView(QWidget):
         event would select, a few milliseconds after a step (``AHEAD_AFTER_MS``): in a
         crowd, most steps that select another NPC select one whose layer was not kept,
         and drawing it took ~12 ms of the step (issue 10). The current NPC's layer and
-        the nearest ones stay kept."""
-        for npc in self.session.neighbour_npcs():
+        the nearest ones stay kept. One layer is made a pause, the one in the direction
+        of the last step first: a key held down steps every ~33 ms."""
+        s = self.session
+        npcs = s.neighbour_npcs()
+        if s.previous_tick is not None and s.tick < s.previous_tick:
+            npcs.reverse()
+        for npc in npcs:
             if npc in self._layers:
                 self._layers.move_to_end(npc)  # among the last to go
                 continue
@@ -492,6 +506,7 @@ class TimelinesView(QWidget):
                 self._spare_layers.append(self._layers.pop(oldest))
             yield
             yield from self._warm(npc)
+            return
 
     def _build_cursors(self) -> None:
         pen, hover_pen = pg.mkPen("#202020", width=2), pg.mkPen("#1f77b4", width=3)
@@ -718,8 +733,10 @@ class TimelinesView(QWidget):
         return f"npc:{npc.slug}.{value or self._why_plot}" if npc is not None else None
 
     def _on_curve_clicked(self, item, _event) -> None:
+        """A click on an NPC's score curve selects the NPC. pyqtgraph 0.14 sends the
+        PlotDataItem's inner PlotCurveItem, 0.13 the PlotDataItem itself."""
         for sid, curve in self.curves.items():
-            if curve is item:
+            if item is curve or item is curve.curve:
                 self.session.set_npc(sid)
                 return
 
@@ -772,7 +789,8 @@ class TimelinesView(QWidget):
                 tick = self.tick_of(point.x())
                 npc = self._nearest_npc(tick, point.y(), plot) if plot is self.score_plot else self.session.npc
                 self._show_values(tick, npc, hover=True)
-                marker = self.marker_near(point.x(), plot) if plot is self.score_plot else None
+                # The markers are the selected NPC's: named only while the readout is about it.
+                marker = self.marker_near(point.x(), plot) if plot is self.score_plot and npc == self.session.npc else None
                 if marker is not None:
                     self.readout.setText(self.readout.text() + f" · <b>{escape(marker[0])}</b> at tick {marker[1]:,}")
                 return

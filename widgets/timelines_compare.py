@@ -152,18 +152,23 @@ class ComparisonOverlay:
         if track is None:
             empty = np.empty(0)
             self.stress_curve.setData(empty, empty)
+            self.view.fit_stress_range()
             return
         # In the frame of A's stress of the NPC (the units the stress plot draws in).
         _, span = stress_frame(self.view._track(npc))
         self.stress_curve.setData(track.stress.x, track.stress.y / span, connect="finite")
         self.stress_curve.setPen(pg.mkPen(track.colour.darker(115), width=2, style=B_DASH))
         self.view._tune(self.stress_curve)
-        finite = track.stress.y[np.isfinite(track.stress.y)] / span
-        if len(finite):
-            low, high = self.view.stress_plot.viewRange()[1]
-            top = float(finite.max()) * STRESS_HEADROOM
-            if top > high:
-                self.view.stress_plot.setYRange(min(low, float(finite.min())), top, padding=0.02)
+        self.view.fit_stress_range()
+
+    def stress_extent(self) -> tuple[float, float] | None:
+        """(lowest, STRESS_HEADROOM x highest) of B's stress shown, in the stress plot's
+        units, or None when none is shown (not comparing, or an NPC B lacks)."""
+        if not self.curves or self.stress_curve.yData is None:
+            return None
+        y = self.stress_curve.yData
+        y = y[np.isfinite(y)]
+        return (min(0.0, float(y.min())), float(y.max()) * STRESS_HEADROOM) if len(y) else None
 
     def legend(self) -> str:
         """The legend's B part (rich text), or "" when not comparing."""

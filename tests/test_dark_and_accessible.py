@@ -70,6 +70,10 @@ def test_plots_graph_and_rows_follow_a_dark_palette_and_back(qtbot, window, dark
     heading = monologues.index(0, 0)
     background = monologues.data(heading, Qt.BackgroundRole).color()
     assert background.lightnessF() < 0.35  # a dark shade: the palette's light text reads on it
+    journal = window.docks["journal"].widget().model  # its current rows were pale yellow (trial)
+    current = [journal.data(journal.index(r, 0), Qt.BackgroundRole) for r in range(journal.rowCount())]
+    current = [brush.color() for brush in current if brush is not None]
+    assert current and all(colour.lightnessF() < 0.35 for colour in current)
     prompt = window.views["prompt"]
     window.session.set_view("prompt")
     qtbot.waitUntil(lambda: prompt.current_preview is not None, timeout=30_000)

@@ -579,6 +579,28 @@ def test_hovering_another_npcs_curve_names_none_of_the_selected_npcs_markers(qtb
     assert "Npc 7" in view.readout.text() and "Walk-away</b> at tick 100" in view.readout.text()
 
 
+def test_the_legend_follows_a_dark_palette(qtbot, stepping):
+    """The legend wrote names in a fixed #222 and a light pink swatch: unreadable on a
+    dark palette (trial). Names and the threshold swatch take the palette's text colour,
+    the over-threshold swatch the fill's colour over the plots' background."""
+    from PySide6.QtGui import QPalette
+
+    session = _session(qtbot, stepping, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    assert "color:#000000; text-decoration" in view.legend.text() and "background:#f4c4c4" in view.legend.text()
+    palette = QPalette(view.palette())
+    for role, colour in ((QPalette.Text, "#e0e0e0"), (QPalette.WindowText, "#e0e0e0"), (QPalette.Base, "#202020"),
+                         (QPalette.Window, "#303030")):
+        palette.setColor(role, QColor(colour))
+    view.setPalette(palette)
+    QApplication.processEvents()
+    text = view.legend.text()
+    assert "#222" not in text and "color:#e0e0e0; text-decoration" in text
+    assert "<span style='color:#e0e0e0'>╍╍</span>" in text
+    assert "background:#522222" in text  # (214, 39, 40) at 70/255 over #202020
+
+
 def test_every_layers_threshold_follows_the_palette(qtbot, stepping):
     from PySide6.QtGui import QPalette
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from narrative_debugger.widgets.state_colors import brush_of
+from narrative_debugger.widgets.state_colors import brush_of, row_tint
 from narrative_debugger.widgets.plain_text import plain_tip
 from narrative_debugger.widgets.tables import HeaderedTableModel
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT, TOOLTIP as _TOOLTIP
@@ -57,7 +57,7 @@ class PairsModel(HeaderedTableModel):
         if role == _TOOLTIP:
             return plain_tip(str(row[index.column()]))
         if row[-1] and role == _BACKGROUND:
-            return brush_of(CULPRIT_BG)
+            return brush_of(row_tint(CULPRIT_BG))
         if row[-1] and role == _FONT:
             return self._bold
         return None

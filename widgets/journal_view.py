@@ -25,7 +25,7 @@ from narrative_debugger.widgets.culprit import CULPRIT_BG, PairsModel, row_visib
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.plain_text import ElidedLabel, plain_tip
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, brush_of
+from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, brush_of, row_tint
 from narrative_debugger.widgets.tables import HeaderedTableModel, read_only_table, signal_all
 from narrative_debugger.widgets.roles import ALIGN as _ALIGNMENT, BACKGROUND as _BACKGROUND, DECORATION as _DECORATION
 from narrative_debugger.widgets.roles import DISPLAY as _DISPLAY, FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
@@ -355,9 +355,9 @@ class JournalModel(HeaderedTableModel):
                 return brush_of(colour) if colour is not None else None
             return None
         if role == _BACKGROUND and i in self._culprit:
-            return brush_of(CULPRIT_BG)
-        if role == _BACKGROUND and self._is_current(i):
-            return brush_of(_CURRENT_LAST if i == self._position - 1 else _CURRENT)
+            return brush_of(row_tint(CULPRIT_BG))
+        if role == _BACKGROUND and self._is_current(i):  # tinted for the palette: light text stays readable
+            return brush_of(row_tint(_CURRENT_LAST if i == self._position - 1 else _CURRENT))
         if role == _FONT and i == self._position - 1:
             return self._bold
         if role == _DECORATION and col == self.NUMBER and i in self._findings:

@@ -34,7 +34,7 @@ from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.plot_palette import PlotPalette
 from narrative_debugger.widgets.timeline_grid import GridLines
 from narrative_debugger.widgets.tickbar import KIND_STYLE
-from narrative_debugger.widgets.timeline_layer import NpcLayer
+from narrative_debugger.widgets.timeline_layer import OVER_BRUSH, NpcLayer
 from narrative_debugger.widgets.timeline_tracks import (
     BAND_FILLS,
     OTHER_WIDTH,
@@ -53,8 +53,8 @@ from narrative_debugger.widgets.slices import SlicedWork
 from narrative_debugger.widgets.timelines_compare import ComparisonOverlay
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
-from PySide6.QtCore import QTimer, Qt
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtCore import QEvent, QTimer, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 HOVER_RATE = 30
@@ -752,13 +752,14 @@ class TimelinesView(QWidget):
         listed = list(self.curves)
         if npc is not None and npc not in self.curves and self._track(npc) is not None:
             listed.append(npc)
+        ink, over = self._legend_inks()
         parts = []
         for sid in listed:
             track = self.tracks[sid]
             colour = track.colour.name() if sid == npc else faded(track.colour).name()
             name = f"<b>{escape(track.name)}</b>" if sid == npc else escape(track.name)
             parts.append(f"<span style='color:{colour}'>━━</span>&nbsp;<a href='npc:{sid}' "
-                         f"style='color:#222; text-decoration:none'>{name}</a>")
+                         f"style='color:{ink}; text-decoration:none'>{name}</a>")
         hidden = self.npc_count - len(listed)
         if hidden > 0:
             parts.append(f"<i>and {hidden:,} more NPCs (select one in the NPC list to draw it)</i>")
@@ -769,11 +770,28 @@ class TimelinesView(QWidget):
         selected = self.tracks.get(npc)
         stress_colour = selected.colour.darker(115).name() if selected else "#555"
         parts.append(f"<span style='color:{stress_colour}'>━━</span>&nbsp;stress")
-        parts.append("<span style='color:#333'>╍╍</span>&nbsp;threshold")
-        parts.append("<span style='background:#f4c4c4'>&nbsp;&nbsp;&nbsp;</span>&nbsp;over threshold")
-        if self.overlay.legend():
-            parts.append(self.overlay.legend())
+        parts.append(f"<span style='color:{ink}'>╍╍</span>&nbsp;threshold")
+        parts.append(f"<span style='background:{over}'>&nbsp;&nbsp;&nbsp;</span>&nbsp;over threshold")
+        if self.overlay.legend(ink):
+            parts.append(self.overlay.legend(ink))
         self.legend.setText("&nbsp;&nbsp; ".join(parts))
+
+    def _legend_inks(self) -> tuple[str, str]:
+        """The legend's text colour (the palette's, light or dark: a fixed #222 could not
+        be read on a dark one) and its over-threshold swatch: the fill's colour over the
+        plots' background, as the plot shows it."""
+        palette = self.palette()  # the view's: at its PaletteChange its children may not have it yet
+        ink, canvas = palette.color(QPalette.WindowText), palette.color(QPalette.Base)  # PlotPalette's canvas
+        r, g, b, a = OVER_BRUSH
+        t = a / 255
+        over = QColor(round(canvas.red() * (1 - t) + r * t), round(canvas.green() * (1 - t) + g * t),
+                      round(canvas.blue() * (1 - t) + b * t))
+        return ink.name(), over.name()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange:
+            self._update_legend(self.session.npc)
 
     def _on_cursor_released(self, line) -> None:
         self.session.set_tick(self.tick_of(line.value()))

@@ -170,11 +170,11 @@ class ComparisonOverlay:
         y = y[np.isfinite(y)]
         return (min(0.0, float(y.min())), float(y.max()) * STRESS_HEADROOM) if len(y) else None
 
-    def legend(self) -> str:
-        """The legend's B part (rich text), or "" when not comparing."""
+    def legend(self, ink: str = "#333") -> str:
+        """The legend's B part (rich text, its swatch in ``ink``), or "" when not comparing."""
         if not self.curves:
             return ""
-        return "<span style='color:#333'>╍ ╍</span>&nbsp;B&nbsp;(compared)"
+        return f"<span style='color:{ink}'>╍ ╍</span>&nbsp;B&nbsp;(compared)"
 
     def readout(self, tick: int, npc) -> str:
         """The readout's B part for ``npc`` at ``tick`` (rich text; names escaped), or ""."""

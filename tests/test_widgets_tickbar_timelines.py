@@ -601,6 +601,64 @@ def test_the_legend_follows_a_dark_palette(qtbot, stepping):
     assert "background:#522222" in text  # (214, 39, 40) at 70/255 over #202020
 
 
+class _Drag:
+    """What ``ViewBox.mouseDragEvent`` reads of a left-button drag from ``start`` to
+    ``end`` (view-box pixel positions), at its last move (finished or not)."""
+
+    def __init__(self, start, end, finish: bool) -> None:
+        self.start, self.end, self.finish = start, end, finish
+
+    def button(self):
+        return Qt.MouseButton.LeftButton
+
+    def buttons(self):
+        return Qt.MouseButton.LeftButton
+
+    def modifiers(self):
+        return Qt.KeyboardModifier.NoModifier
+
+    def pos(self):
+        return self.end
+
+    def lastPos(self):  # noqa: N802 (pyqtgraph's event API)
+        return self.start if self.finish else self.end
+
+    def buttonDownPos(self, _button=None):  # noqa: N802
+        return self.start
+
+    def isStart(self):  # noqa: N802
+        return not self.finish
+
+    def isFinish(self):  # noqa: N802
+        return self.finish
+
+    def accept(self):
+        pass
+
+    def ignore(self):
+        pass
+
+
+def test_a_drag_across_a_plot_zooms_to_its_ticks(qtbot, stepping):
+    """"Drag across it to zoom" (README): the plots panned instead (trial). A drag from
+    tick 200 to 500 shows ticks 200..500 in both plots, and keeps each plot's y range;
+    the tick does not move. (Checked with real X events under Xvfb and xdotool too.)"""
+    session = _session(qtbot, stepping, npc=7)
+    view = _shown_timelines(qtbot, session)
+    vb = view.score_plot.getViewBox()
+    assert vb.state["mouseMode"] == pg.ViewBox.RectMode
+    ys = [plot.getViewBox().viewRange()[1] for plot in (view.score_plot, view.stress_plot)]
+    start, end = (vb.mapViewToScene(QPointF(view.x_of(tick), y)) for tick, y in ((200, 50.0), (500, 30.0)))
+    start, end = vb.mapFromScene(start), vb.mapFromScene(end)
+    vb.mouseDragEvent(_Drag(start, end, finish=False))
+    vb.mouseDragEvent(_Drag(start, end, finish=True))
+    QApplication.processEvents()
+    for plot, y in zip((view.score_plot, view.stress_plot), ys):
+        x_range, y_range = plot.getViewBox().viewRange()
+        assert x_range == pytest.approx([200, 500], abs=1.0) and y_range == y
+    assert session.tick == 0
+
+
 def test_every_layers_threshold_follows_the_palette(qtbot, stepping):
     from PySide6.QtGui import QPalette
 

@@ -154,6 +154,22 @@ def _nice_at_least(value: float) -> float:
     return 10 * power
 
 
+class TickViewBox(pg.ViewBox):
+    """A plot's view box where a drag across the plot zooms to the ticks it spans (a
+    rubber band), keeping the plot's y range: the score plot shows 0..100 score points
+    and the stress plot its NPC's frame, whatever was dragged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setMouseMode(pg.ViewBox.RectMode)
+
+    def showAxRect(self, ax, **kwargs) -> None:  # noqa: N802 (pyqtgraph override)
+        rect = ax.normalized()
+        if rect.width() > 0:
+            self.setXRange(rect.left(), rect.right(), padding=0)
+            self.sigRangeChangedManually.emit(self.state["mouseEnabled"])
+
+
 class _LevelAxis(pg.AxisItem):
     """Right axis naming the relationship level of each score band."""
 
@@ -273,9 +289,9 @@ class TimelinesView(QWidget):
     # ----- construction -----
     def _build_plots(self) -> None:
         g = self.graphics
-        self.score_plot = g.addPlot(row=0, col=0, axisItems={"right": _LevelAxis()})
+        self.score_plot = g.addPlot(row=0, col=0, axisItems={"right": _LevelAxis()}, viewBox=TickViewBox())
         self.tick_axis = TickAxis()
-        self.stress_plot = g.addPlot(row=1, col=0, axisItems={"bottom": self.tick_axis})
+        self.stress_plot = g.addPlot(row=1, col=0, axisItems={"bottom": self.tick_axis}, viewBox=TickViewBox())
         g.ci.layout.setRowStretchFactor(0, 3)
         g.ci.layout.setRowStretchFactor(1, 2)
         self.stress_plot.setXLink(self.score_plot)

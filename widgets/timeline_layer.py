@@ -130,7 +130,6 @@ class NpcLayer:
         self.stress.setPen(pg.mkPen(track.colour.darker(115), width=2))
         for item in (self.score, self.stress, self.threshold, self.excess):
             tune_curve(item)
-        self.excess.setVisible(False)
         for kind, (_, item) in self.markers.items():
             yield
             ticks = track.markers[kind]

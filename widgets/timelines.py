@@ -416,7 +416,7 @@ class TimelinesView(QWidget):
         if axis.scale != span:
             axis.setScale(span)
         low, high = bottom / span, bottom / span + 1.0
-        extent = self.overlay.stress_extent() if getattr(self, "overlay", None) is not None else None
+        extent = self.overlay.stress_extent()
         if extent is not None:
             low, high = min(low, extent[0]), max(high, extent[1])
         pad = 0.02 * (high - low)
@@ -438,12 +438,17 @@ class TimelinesView(QWidget):
             self._layers.move_to_end(npc)
             self._set_layer(layer)
             return
-        while len(self._layers) >= LAYERS_KEPT:
-            _, old = self._layers.popitem(last=False)
-            if old is self.layer:
-                self._set_layer(self._empty_layer)
-            self._spare_layers.append(old)
+        self._make_room()
         self._set_layer((yield from self._fill_layer(npc, track)))
+
+    def _make_room(self) -> None:
+        """Makes the least recently shown kept layers spares until one more fits in
+        ``LAYERS_KEPT``; the layer shown stays kept."""
+        while len(self._layers) >= LAYERS_KEPT:
+            oldest = next((npc for npc, layer in self._layers.items() if layer is not self.layer), None)
+            if oldest is None:
+                return
+            self._spare_layers.append(self._layers.pop(oldest))
 
     def _fill_layer(self, npc, track: NpcTrack):
         """A spare layer (or a new one) given ``npc``'s data and kept, hidden; returns
@@ -506,7 +511,7 @@ class TimelinesView(QWidget):
         of the last step first: a key held down steps every ~33 ms."""
         s = self.session
         npcs = s.neighbour_npcs()
-        if s.previous_tick is not None and s.tick < s.previous_tick:
+        if s.tick < s.previous_tick:
             npcs.reverse()
         for npc in npcs:
             if npc in self._layers:
@@ -514,12 +519,7 @@ class TimelinesView(QWidget):
                 continue
             if self._track(npc) is None:
                 continue
-            while len(self._layers) >= LAYERS_KEPT:
-                oldest = next(iter(self._layers))
-                if self._layers[oldest] is self.layer:
-                    self._layers.move_to_end(oldest)
-                    oldest = next(iter(self._layers))
-                self._spare_layers.append(self._layers.pop(oldest))
+            self._make_room()
             yield
             yield from self._warm(npc)
             return

@@ -60,3 +60,12 @@ def test_desktop_list_covers_every_x11_library_the_xcb_plugin_links():
     listed = set().union(*readme_lists()[:2])
     missing = sorted(debian_package(s) for s in sonames if debian_package(s) not in listed)
     assert not missing, f"README's desktop list lacks {missing}"
+
+
+def test_ci_installs_a_cjk_fallback_font():
+    """The pixel tests run with a taller fallback font present (issue 35: 14 of them once
+    failed on a machine with fonts-droid-fallback, the CI machine had none)."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    listed = re.search(r'^FONT_DEBS="([^"]*)"', ci, flags=re.M).group(1).split()
+    assert set(listed) == {"fonts-droid-fallback", "fonts-noto-cjk"}
+    assert re.search(r'for pkg in \$FONT_DEBS; do\n\s*dpkg -s "\$pkg"', ci)

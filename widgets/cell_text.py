@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from PySide6.QtCore import QAbstractProxyModel, QEvent, QSize, Qt
-from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPalette, QStaticText, QTextOption
+from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPalette, QStaticText, QTextLayout, QTextOption
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from narrative_debugger.widgets.roles import ALIGN, BACKGROUND, DECORATION, DISPLAY, FONT, FOREGROUND
@@ -116,7 +116,7 @@ class StaticTextDelegate(QStyledItemDelegate):
             static.setTextWidth(width)
             static.setTextOption(QTextOption(Qt.AlignmentFlag(across)))
         static.prepare(font=font)
-        laid = _Laid(static, metrics.height(), fits)
+        laid = _Laid(static, _line_height(text, font, width), fits)
         self._laid[key] = laid
         if len(self._laid) > self._keep:
             self._laid.popitem(last=False)
@@ -241,6 +241,19 @@ class StaticTextDelegate(QStyledItemDelegate):
         painter.setPen(ink)
         painter.drawStaticText(x, y, laid.text)
         painter.restore()
+
+
+def _line_height(text: str, font: QFont, width: int) -> int:
+    """The height (whole pixels) of ``text`` laid out as one line in ``font``, as the style
+    measures it to centre a cell's text: the line's own height, which grows when a glyph
+    comes from a fallback font with a taller ascent or descent (a CJK font for "名前"),
+    not the font's ``QFontMetrics.height()``."""
+    layout = QTextLayout(text, font)
+    layout.beginLayout()
+    line = layout.createLine()
+    line.setLineWidth(width)
+    layout.endLayout()
+    return int(line.height())
 
 
 def draw_item(delegate: QStyledItemDelegate, painter, option, index, *, wrap: bool, elide: Qt.TextElideMode | None = None) -> None:

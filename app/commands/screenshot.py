@@ -83,7 +83,6 @@ def out_folder_and_stem(out: Path) -> tuple[Path, str]:
 def run(args) -> int:
     """Render offscreen, write the PNG (with its view record) and the summary beside it."""
     # Qt only for this command: the other commands never import it.
-    from narrative_debugger.app.main_window import MainWindow, make_app
     from narrative_debugger.app.report import write_report
     from PySide6.QtWidgets import QApplication
 
@@ -105,12 +104,7 @@ def run(args) -> int:
             explain(play, why, tick, 1)
         except UnknownTarget as exc:
             raise UsageError(f"--why: {exc}") from None
-    make_app()
-    window = MainWindow(persist=False)
-    window.resize(width, height)
-    window.show()
-    QApplication.processEvents()
-    window.show_playthrough(play, Path(args.save), args.content, tick=tick, npc=npc_id)
+    window = fresh_window(play, Path(args.save), args.content, (width, height), tick=tick, npc=npc_id)
     compare_b = getattr(args, "compare", None)
     compare_content = getattr(args, "compare_content", None)
     if compare_b is not None or compare_content is not None:
@@ -191,14 +185,44 @@ def show_finding(window, finding) -> None:
         QApplication.processEvents()
 
 
+def fresh_window(play, path: Path, content: Path | None, size: tuple[int, int], *, tick: int | None = None, npc: int | None = None):
+    """A new headless main window (default layout, nothing selected but what a fresh
+    open selects) of ``size`` (width, height) showing ``play`` at ``tick`` (u64, default
+    ``saved_at_tick``) with ``npc`` (a StableId) selected: the clean state every
+    ``screenshot`` starts from, and every shot of ``check --screenshots`` too."""
+    from narrative_debugger.app.main_window import MainWindow, make_app
+    from PySide6.QtWidgets import QApplication
+
+    make_app()
+    window = MainWindow(persist=False)
+    window.resize(*size)
+    window.show()
+    QApplication.processEvents()
+    window.show_playthrough(play, Path(path), content, tick=tick, npc=npc)
+    return window
+
+
+def close_window(window) -> None:
+    """Close a window from ``fresh_window`` and free it now (its workers stopped, its
+    widgets deleted), so a batch of shots does not pile windows up."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    window.close()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+
+
 def finding_screenshots(path: Path, content: Path | None, folder: Path, limit: int) -> list[Path]:
     """``check --screenshots``: one PNG per finding of a save (its first ``limit``), each what
     a double-click on it shows, with the finding and selection in its view record.
 
+    Every shot starts in a fresh window (``fresh_window``), exactly as ``screenshot
+    --finding`` does: nothing selected for one finding (an NPC, a fact, a view, a
+    filter) carries over to the next. The save is read and checked once.
+
     Returns:
         The PNGs written, under fresh names ``<save>-<CODE>-<n>.png`` (never overwriting).
     """
-    from narrative_debugger.app.main_window import MainWindow, make_app
     from narrative_debugger.app.report import PNG_SUFFIX, current_record, grab_png
     from narrative_debugger.models.playthrough import Playthrough
     from narrative_debugger.models.report.meta import embed_record, safe_file_stem, write_new_file
@@ -209,20 +233,20 @@ def finding_screenshots(path: Path, content: Path | None, folder: Path, limit: i
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     _quiet_platform_notes()
-    make_app()
-    window = MainWindow(persist=False)
-    window.resize(*_parse_size(DEFAULT_SIZE))
-    window.show()
-    window.show_playthrough(play, Path(path), content)
     base = safe_file_stem(Path(path).name.lstrip(".").split(".")[0])
     counts: dict[str, int] = {}
     written = []
     for finding in play.findings[:limit]:
         counts[finding.code] = counts.get(finding.code, 0) + 1
-        show_finding(window, finding)
-        png, _size = grab_png(window)
-        written.append(write_new_file(folder, f"{base}-{finding.code}-{counts[finding.code]}", PNG_SUFFIX, embed_record(png, current_record(window))))
-    window.close()
+        window = fresh_window(play, Path(path), content, _parse_size(DEFAULT_SIZE))
+        try:
+            show_finding(window, finding)
+            wait_for_prompt(window)
+            record = current_record(window)  # before the grab, as write_report does
+            png, _size = grab_png(window)
+        finally:
+            close_window(window)
+        written.append(write_new_file(folder, f"{base}-{finding.code}-{counts[finding.code]}", PNG_SUFFIX, embed_record(png, record)))
     return written
 
 

@@ -505,6 +505,8 @@ def test_the_kind_may_be_in_any_case(plays):
         ("entity:abc", "entity:STABLE_ID takes a whole number, not 'abc'"),
         ("entity:٣", "takes a whole number"),
         ("entity:1.5", "takes a whole number"),
+        ("entity:" + "1" * 5000, "takes a whole number, not '" + "1" * 40 + "…' (it is 5000 characters long"),
+        ("entity:5_000", "takes a whole number, not '5_000' ('_' is not an ASCII digit"),
         ("npc:kael-davan", "npc: takes SLUG.ATTR"),
         ("npc:.score", "npc: takes SLUG.ATTR"),
         ("card:kael-davan", "card: takes SLUG/CARD_ID"),

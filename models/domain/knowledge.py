@@ -20,13 +20,14 @@ from narrative_debugger.models.domain.types import (
     InteractionState,
     StableId,
 )
+from narrative_debugger.models.boundary import U64, ConversionError, parse_int
 from narrative_debugger.models.gil_slices import sorted_in_slices
 from sortedcontainers import SortedDict
 
 #: FactId grammar (save-format §3): lowercase ``category.topic``, one dot.
 FACT_ID_RE = re.compile(r"[a-z][a-z0-9_-]*\.[a-z0-9][a-z0-9_-]*")
 #: Interaction FactId grammar (schema §3.1): ``interaction.{kebab-slug}_{NNN}``.
-INTERACTION_ID_RE = re.compile(r"interaction\.([a-z0-9]+(?:-[a-z0-9]+)*)_(\d{3,})")
+INTERACTION_ID_RE = re.compile(r"interaction\.([a-z0-9]+(?:-[a-z0-9]+)*)_([0-9]{3,})")
 #: A kebab-case content slug (schema §3.1, ContentSlug).
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -42,11 +43,17 @@ def interaction_fact_id(slug: str, sequence: int) -> FactId:
 
 
 def parse_interaction_id(fact_id: str) -> tuple[str, int] | None:
-    """Split an interaction FactId into (slug, sequence); None when it is not one."""
+    """Split an interaction FactId into (slug, sequence); None when it is not one.
+
+    The sequence is ASCII digits and a u64 (``boundary.parse_int``): a FactId whose
+    sequence is longer or larger than that is not an interaction FactId (K003)."""
     m = INTERACTION_ID_RE.fullmatch(fact_id)
     if m is None:
         return None
-    return m.group(1), int(m.group(2))
+    try:
+        return m.group(1), parse_int(m.group(2), U64)
+    except ConversionError:
+        return None
 
 
 def fact_id_fault(fact_id: str) -> str | None:
@@ -68,7 +75,8 @@ def fact_id_fault(fact_id: str) -> str | None:
 
 
 #: A line of well-formed FactIds (``fact_id_fault`` is None), for ``malformed_fact_ids``'s one pass in C.
-_GOOD_LINE = (r"(?:interaction\.[a-z0-9]+(?:-[a-z0-9]+)*_(?:\d{3}|[1-9]\d{3,})"
+# A sequence of up to 19 digits is always a u64; longer ones are tested one by one.
+_GOOD_LINE = (r"(?:interaction\.[a-z0-9]+(?:-[a-z0-9]+)*_(?:[0-9]{3}|[1-9][0-9]{3,18})"
               r"|(?!interaction\.)[a-z][a-z0-9_-]*\.[a-z0-9][a-z0-9_-]*)")
 _BAD_LINES = re.compile(rf"^(?!{_GOOD_LINE}$).*$", re.MULTILINE)
 

@@ -21,6 +21,7 @@ import dataclasses
 
 from difflib import get_close_matches
 
+from narrative_debugger.models.boundary import U64, ConversionError, parse_int
 from narrative_debugger.models.explain.chain import DEFAULT_LIMIT, Explanation, Folded, Step, UnknownTarget
 from narrative_debugger.models.explain.facts import explain_entity, explain_fact
 from narrative_debugger.models.explain.lines import explain_line
@@ -155,11 +156,14 @@ def _explain(play: Playthrough, target: str, tick: int, limit: int, builder) -> 
             raise _unknown("fact", rest, f"in {play.save.label}'s journal", list(play.index.facts), "fact:FACT_ID", "facts in its journal", lambda x: f"fact:{x}")
         return explain_fact(play, rest, tick, limit, target)
     if kind == "entity":
-        if not (rest.isascii() and rest.isdigit()):
-            raise _malformed(target, f"entity:STABLE_ID takes a whole number, not {rest!r}")
-        if int(rest) not in play.index.entities:
+        try:
+            sid = parse_int(rest, U64)
+        except ConversionError as exc:
+            shown = repr(rest if len(rest) <= 40 else rest[:40] + "…")
+            raise _malformed(target, f"entity:STABLE_ID takes a whole number, not {shown} ({exc.reason})") from None
+        if sid not in play.index.entities:
             raise _unknown("observed entity", rest, f"in {play.save.label}", [str(x) for x in play.index.entities], "entity:STABLE_ID", "observed entities", lambda x: f"entity:{x}")
-        return explain_entity(play, int(rest), tick, limit, target)
+        return explain_entity(play, sid, tick, limit, target)
     if kind == "line":
         if rest not in play.content.monologues:
             raise _unknown("monologue line", rest, "in the content", list(play.content.monologues), "line:LINE_ID", "monologue lines", lambda x: f"line:{x}")

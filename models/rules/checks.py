@@ -16,6 +16,7 @@ from itertools import compress, repeat
 from operator import eq
 
 from narrative_debugger.models.content.loader import Content, fact_category
+from narrative_debugger.models.boundary import U64, ConversionError, parse_int
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
@@ -187,10 +188,12 @@ def _check_key_order(save: Save, sink: FindingSink) -> None:
 
 def _key_target(save: Save, path: str, key: str) -> Target:
     if path == "npcs":
-        npc = save.npcs.get(int(key)) if key.isdigit() else None
-        return npc_target(npc) if npc is not None else Target("npc", stable_id=int(key) if key.isdigit() else None, snapshot=True)
+        sid = _stable_id(key)
+        npc = save.npcs.get(sid) if sid is not None else None
+        return npc_target(npc) if npc is not None else Target("npc", stable_id=sid, snapshot=True)
     if path.endswith(".entities"):
-        return entity_target(save, int(key) if key.isdigit() else key)
+        sid = _stable_id(key)
+        return entity_target(save, key if sid is None else sid)
     return fact_target(save, key)
 
 
@@ -199,8 +202,17 @@ def _line_target(line) -> Target:
     return replace(Target.from_location(line.location), kind="line", line_id=line.id)
 
 
+def _stable_id(key: str) -> int | None:
+    """A StableId map key's u64, or None for a key that is not one (``boundary``)."""
+    try:
+        return parse_int(key, U64, leading_zeros=False)
+    except ConversionError:
+        return None
+
+
 def _numeric_key(key: str):
-    return (0, int(key)) if key.isdigit() else (1, key)
+    sid = _stable_id(key)
+    return (0, sid) if sid is not None else (1, key)
 
 
 def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str], sink: FindingSink) -> None:

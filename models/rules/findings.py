@@ -17,8 +17,9 @@ __all__ = ["TARGET_KINDS", "Finding", "FindingSink", "Severity", "Target", "find
 
 #: What a finding can be about (``Target.kind``).
 TARGET_KINDS = ("journal", "fact", "entity", "npc", "interaction", "line", "content", "file")
-_TEXT_POSITION = re.compile(r"^(?:(.*):)?(\d+):(\d+)$")
-_JOURNAL = re.compile(r"^journal\[(\d+)\](?:\.(.*))?$")
+# ASCII digits, at most 20 (a u64): ``int`` never meets a 4 300-digit numeral or a '٣'.
+_TEXT_POSITION = re.compile(r"^(?:(.*):)?([0-9]{1,20}):([0-9]{1,20})$")
+_JOURNAL = re.compile(r"^journal\[([0-9]{1,20})\](?:\.(.*))?$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from narrative_debugger.models.boundary import U64, is_int_text, parse_int
 from narrative_debugger.models.domain.knowledge import parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, NpcState
@@ -261,7 +262,7 @@ def _walk(obj, field: str | None):
         index = None
         if part.endswith("]") and "[" in part:
             part, _, rest = part.partition("[")
-            index = int(rest[:-1]) if rest[:-1].isdigit() else None
+            index = parse_int(rest[:-1], U64) if is_int_text(rest[:-1], U64) else None
         if part == "shared_references" and k + 1 < len(parts):
             return obj.references(parts[k + 1]) if hasattr(obj, "references") else ABSENT
         if part == "metadata" and hasattr(obj, "interaction"):

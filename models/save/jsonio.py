@@ -155,6 +155,10 @@ def decode_plain(data: bytes | bytearray, label: str, found: list[Finding], jour
     """Parse uncompressed save bytes: byte-order mark, then the fast path when it
     proves the file clean (``fastjson``), else UTF-8 and strict JSON (``parse_document``). A bytearray is consumed: its mark is removed in place and it
     is emptied once decoded to text, so a large save is not held twice while parsing."""
+    wide = utf16_or_32(bytes(data[:4]))
+    if wide is not None:
+        found.append(finding("F001", f"{label}: not UTF-8: the bytes are {wide}; the game writes UTF-8 (save-format §1)", "1:1"))
+        return JsonDocument(None, found, len(data), parsed=False)
     if data.startswith(UTF8_BOM):
         found.append(
             finding("F001", f"{label}: starts with a UTF-8 byte-order mark, which the game never writes; read past it", "1:1")
@@ -179,6 +183,36 @@ def decode_plain(data: bytes | bytearray, label: str, found: list[Finding], jour
         data.clear()
     parsed, value = parse_document(text, label, found)
     return JsonDocument(value, found, size, parsed=parsed)
+
+
+#: Byte-order marks of the wider encodings, longest first (UTF-32LE's begins with UTF-16LE's).
+_WIDE_BOMS = (
+    (b"\x00\x00\xfe\xff", "UTF-32BE text with a byte-order mark"),
+    (b"\xff\xfe\x00\x00", "UTF-32LE text with a byte-order mark"),
+    (b"\xfe\xff", "UTF-16BE text with a byte-order mark"),
+    (b"\xff\xfe", "UTF-16LE text with a byte-order mark"),
+)
+
+
+def utf16_or_32(head: bytes) -> str | None:
+    """What a save's first four bytes say it is when it is UTF-16 or UTF-32, else None.
+
+    A byte-order mark says so; without one, the NUL bytes do (RFC 4627 §3): JSON text
+    begins with two ASCII characters, so ``00 00 00 xx`` is UTF-32BE, ``xx 00 00 00``
+    UTF-32LE, ``00 xx`` UTF-16BE and ``xx 00`` UTF-16LE. UTF-8 JSON never starts with
+    a NUL byte or has one second (it would be a raw control character)."""
+    for mark, what in _WIDE_BOMS:
+        if head.startswith(mark):
+            return what
+    if len(head) >= 4 and head[:3] == b"\x00\x00\x00" and head[3]:
+        return "UTF-32BE text (three NUL bytes before each character)"
+    if len(head) >= 4 and head[0] and head[1:4] == b"\x00\x00\x00":
+        return "UTF-32LE text (three NUL bytes after each character)"
+    if len(head) >= 2 and head[0] == 0 and head[1]:
+        return "UTF-16BE text (a NUL byte before each ASCII character)"
+    if len(head) >= 2 and head[0] and head[1] == 0:
+        return "UTF-16LE text (a NUL byte after each ASCII character)"
+    return None
 
 
 def _json_error(exc: json.JSONDecodeError, text: str) -> str:

@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from narrative_debugger.models.boundary import I16, U8, U64, ConversionError, parse_int
 from narrative_debugger.models.domain.knowledge import KnowledgeGraph, parse_interaction_id
 from narrative_debugger.models.domain.types import (
     SHARED_REFERENCE_KINDS,
@@ -39,13 +40,10 @@ from narrative_debugger.models.save.saveshape import (
     JournalReader,
     Shape,
     is_bool,
-    is_int,
-    is_num,
     is_str,
     is_str_list,
     is_u32,
     is_u64,
-    is_u64_key,
     parse_journal,
     release_in_slices,
 )
@@ -308,17 +306,21 @@ def _parse_relationship(value, path: str, shape: Shape) -> Relationship:
         items = f(refs_raw, kind, f"{path}.shared_references", is_str_list, "a list of strings") if refs_raw is not None else None
         refs.append((kind, tuple(items or ())))
 
-    def num(key, check=is_num, what="a number", default=0):
+    def num(key, check, what):
         v = f(obj, key, path, check, what)
-        return default if v is None else v
+        return 0 if v is None else v
+
+    def f32(key):
+        v = shape.f32(obj, key, path)
+        return 0.0 if v is None else float(v)
 
     return Relationship(
-        score=float(num("score")),
+        score=f32("score"),
         total_interactions=num("total_interactions", is_u32, "a u32 count"),
         positive_interactions=num("positive_interactions", is_u32, "a u32 count"),
         negative_interactions=num("negative_interactions", is_u32, "a u32 count"),
-        avg_message_length=float(num("avg_message_length")),
-        conversation_depth_avg=float(num("conversation_depth_avg")),
+        avg_message_length=f32("avg_message_length"),
+        conversation_depth_avg=f32("conversation_depth_avg"),
         shared_references=tuple(refs),
         first_interaction_tick=_opt_tick(obj, "first_interaction_tick", path, shape),
         last_interaction_tick=_opt_tick(obj, "last_interaction_tick", path, shape),
@@ -343,16 +345,16 @@ def _parse_npc(sid: int, value, path: str, shape: Shape) -> NpcState | None:
     tol = shape.obj(obj.get("tolerance"), f"{path}.tolerance") if "tolerance" in obj else None
     if "tolerance" not in obj:
         shape.bad(f"{path}.tolerance", "missing field 'tolerance'")
-    stress = f(tol, "current_stress", f"{path}.tolerance", is_int, "an i16") if tol else None
-    threshold = f(tol, "threshold", f"{path}.tolerance", is_int, "an i16") if tol else None
+    stress = shape.int_of(tol, "current_stress", f"{path}.tolerance", I16) if tol else None
+    threshold = shape.int_of(tol, "threshold", f"{path}.tolerance", I16) if tol else None
     itp = f"{path}.interaction_tolerance"
     it = shape.obj(obj.get("interaction_tolerance"), itp) if "interaction_tolerance" in obj else None
     if "interaction_tolerance" not in obj:
         shape.bad(itp, "missing field 'interaction_tolerance'")
     if it is not None:
-        wat = f(it, "walk_away_threshold", itp, is_int, "a u8")
-        wap = f(it, "walk_away_penalty", itp, is_num, "a number")
-        wsd = f(it, "walk_away_stress_delta", itp, is_int, "an i16")
+        wat = shape.int_of(it, "walk_away_threshold", itp, U8)
+        wap = shape.f32(it, "walk_away_penalty", itp)
+        wsd = shape.int_of(it, "walk_away_stress_delta", itp, I16)
         pcm = f(it, "permanent_confrontation_memory", itp, is_bool, "a boolean")
     else:
         wat = wap = wsd = pcm = None
@@ -376,6 +378,18 @@ def _parse_npc(sid: int, value, path: str, shape: Shape) -> NpcState | None:
         relationship=relationship,
         walk_aways=walk_aways or 0,
     )
+
+
+def _stable_id_key(key: str, path: str, what: str, shape: Shape) -> int | None:
+    """A StableId map key as its u64 (save-format §1: decimal, ASCII digits, no sign or
+    leading zero; ``boundary.parse_int``); None after an F002 at ``path.key`` (a key of
+    more than 60 characters is shortened there, so the location stays readable)."""
+    try:
+        return parse_int(key, U64, leading_zeros=False)
+    except ConversionError as exc:
+        shown = key if len(key) <= 60 else key[:40] + "…"
+        shape.bad(f"{path}.{shown}", f"{what} is not a StableId (a decimal u64): {exc}")
+        return None
 
 
 def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
@@ -447,12 +461,12 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
     if "npcs" not in doc:
         shape.bad("npcs", "missing field 'npcs'")
     for key, value in (npcs_raw or {}).items():
-        if not is_u64_key(key):
-            shape.bad(f"npcs.{key}", f"NPC key {key!r} is not a StableId (a decimal u64)")
+        sid = _stable_id_key(key, "npcs", "NPC key", shape)
+        if sid is None:
             continue
-        npc = _parse_npc(int(key), value, f"npcs.{key}", shape)
+        npc = _parse_npc(sid, value, f"npcs.{key}", shape)
         if npc is not None:
-            save.npcs[int(key)] = npc
+            save.npcs[sid] = npc
 
     graph = KnowledgeGraph(save.slugs)
     knowledge = None
@@ -466,12 +480,12 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
         graph.set_facts(_read_facts(facts or {}, shape))
         entities = shape.field(knowledge, "entities", "player.knowledge", lambda v: type(v) is dict, "an object")
         for key, value in (entities or {}).items():
-            if not is_u64_key(key):
-                shape.bad(f"player.knowledge.entities.{key}", f"entity key {key!r} is not a StableId")
+            sid = _stable_id_key(key, "player.knowledge.entities", "entity key", shape)
+            if sid is None:
                 continue
             ent = _parse_entity(value, f"player.knowledge.entities.{key}", shape)
             if ent is not None:
-                graph.set_entity(int(key), ent)
+                graph.set_entity(sid, ent)
     save.knowledge = graph
 
     if "journal" in doc:

@@ -7,6 +7,7 @@ every journal entry against the event table of save-format §5.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from itertools import compress, repeat
@@ -14,13 +15,14 @@ from operator import attrgetter, is_
 from typing import Annotated, Literal, Optional, Union
 
 import msgspec
+from narrative_debugger.models.boundary import F32_OVERFLOW, U32, U64, IntType, is_f32
 from narrative_debugger.models.domain.types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
 from narrative_debugger.models.gil_slices import RELEASE_ITEMS, release_in_steps
 from narrative_debugger.models.rules.findings import FindingSink
 from narrative_debugger.models.save.fastjson import decode_value, keys_below
 
-U64_MAX = 2**64 - 1
-U32_MAX = 2**32 - 1
+U64_MAX = U64.high
+U32_MAX = U32.high
 
 
 @dataclass
@@ -78,6 +80,30 @@ class Shape:
         self.bad(p, f"expected {what}, found {_describe(value)}")
         return None
 
+    def int_of(self, obj: dict, key: str, path: str, kind: IntType):
+        """``obj[key]``, an integer of the Rust type ``kind`` (save-format §2-§4).
+
+        Not an integer: F002 and None. An integer outside ``kind`` (a u8 of 300, an
+        i16 of 60 000): F002, and the value is still returned, so the range rules of
+        checks.md (T001, T002) report it too, by their own codes."""
+        value = self.field(obj, key, path, is_int, f"{_article(kind.name)} {kind.name}")
+        if value is not None and not kind.holds(value):
+            p = f"{path}.{key}" if path else key
+            self.bad(p, f"expected {_article(kind.name)} {kind.name} ({kind.range_text}), found {_describe(value)}")
+        return value
+
+    def f32(self, obj: dict, key: str, path: str) -> float | None:
+        """``obj[key]``, a number the game writes as an ``f32`` (save-format §1).
+
+        Not a number, or not finite (JSON ``1e400`` reads as infinity, which no JSON
+        output may carry): F002 and None. Finite but beyond the f32 range: F002, and
+        the value is returned (the range rules report it too)."""
+        value = self.field(obj, key, path, is_finite_num, "a finite number")
+        if value is not None and not is_f32(value):
+            p = f"{path}.{key}" if path else key
+            self.bad(p, f"expected an f32 number, found {_describe(value)}: beyond the f32 range")
+        return value
+
     def enum(self, obj: dict, key: str, path: str, enum_cls, *, optional: bool = False):
         """A unit enum variant (a string naming the variant)."""
         present, value, p = self._lookup(obj, key, path, optional)
@@ -111,7 +137,13 @@ def kind_name(value) -> str:
     return "an object"
 
 
+def _article(name: str) -> str:
+    return "an" if name[:1] in "aeiof" else "a"  # 'an i16', 'a u8' (said 'you')
+
+
 def _describe(value) -> str:
+    if type(value) is float and not math.isfinite(value):
+        return f"a number that overflows to {value!r}"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return f"{kind_name(value)} ({value!r:.40})"
     if isinstance(value, str):
@@ -135,6 +167,10 @@ def is_num(v) -> bool:
     return type(v) is float or type(v) is int
 
 
+def is_finite_num(v) -> bool:
+    return type(v) is int or (type(v) is float and math.isfinite(v))
+
+
 def is_str(v) -> bool:
     return type(v) is str
 
@@ -147,16 +183,11 @@ def is_str_list(v) -> bool:
     return type(v) is list and all(type(x) is str for x in v)
 
 
-def is_u64_key(key: str) -> bool:
-    """A StableId map key: a decimal u64 without sign or leading zeros."""
-    return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and len(key) <= 20 and int(key) <= U64_MAX
-
-
 # ----- journal event shapes (save-format §5) -----
 _U64 = (is_u64, "a u64 integer")
 _U32 = (is_u32, "a u32 integer")
 _INT = (is_int, "an integer")
-_NUM = (is_num, "a number")
+_F32 = (is_f32, "a finite f32 number")
 _STR = (is_str, "a string")
 _BOOL = (is_bool, "a boolean")
 _STRS = (is_str_list, "a list of strings")
@@ -178,13 +209,13 @@ EVENT_FIELDS: dict[str, tuple] = {
     ),
     "RelationshipInteraction": (
         ("target", _U64, False),
-        ("sentiment", _NUM, False),
+        ("sentiment", _F32, False),
         ("message_length", _U32, False),
         ("conversation_turns", _U32, False),
-        ("delta", _NUM, False),
-        ("score_after", _NUM, False),
+        ("delta", _F32, False),
+        ("score_after", _F32, False),
     ),
-    "WalkAwayPenalty": (("target", _U64, False), ("penalty", _NUM, False), ("score_after", _NUM, False)),
+    "WalkAwayPenalty": (("target", _U64, False), ("penalty", _F32, False), ("score_after", _F32, False)),
     "StressChanged": (("target", _U64, False), ("delta", _INT, False), ("current_stress", _INT, False), ("cause", _STR, False)),
     "SharedReferenceAdded": (("target", _U64, False), ("kind", _STR, False), ("content", _STR, False)),
     "DialogueLine": (("speaker", _U64, False), ("text", _STR, False)),
@@ -198,6 +229,7 @@ _TYPE_TESTS = {
     is_u32: "(type({v}) is int and 0 <= {v} <= %d)" % U32_MAX,
     is_int: "type({v}) is int",
     is_num: "(type({v}) is float or type({v}) is int)",
+    is_f32: "((type({v}) is float or type({v}) is int) and -%r < {v} < %r)" % (F32_OVERFLOW, F32_OVERFLOW),
     is_str: "type({v}) is str",
     is_bool: "type({v}) is bool",
     is_str_list: "(type({v}) is list and all(type(s) is str for s in {v}))",
@@ -486,6 +518,7 @@ _DECODED_TYPES = {
     is_u32: Annotated[int, msgspec.Meta(ge=0, le=U32_MAX)],
     is_int: int,
     is_num: Union[int, float],
+    is_f32: Union[int, float],  # the range: _F32_SUSPECT, then _F32_FIELDS
     is_str: str,
     is_bool: bool,
     is_str_list: list[str],
@@ -517,6 +550,14 @@ _ENUM_FIELDS = {
     EVENT_STRUCTS[variant]: tuple((name, dict(check.__members__)) for name, check, _ in spec if not isinstance(check, tuple))
     for variant, spec in EVENT_FIELDS.items()
 }
+#: struct -> the names of its f32 fields, checked after a typed decode (msgspec bounds
+#: them as f64 only) when the piece's text holds a number that could pass the f32 range.
+_F32_FIELDS = {
+    EVENT_STRUCTS[variant]: tuple(name for name, check, _ in spec if check is _F32)
+    for variant, spec in EVENT_FIELDS.items()
+}
+#: A number of 3.4e38 or more is spelled with a two-digit positive exponent or 39 digits.
+_F32_SUSPECT = re.compile(rb"[eE]\+?[0-9]{2}|[0-9]{39}")
 _WITH_ENUMS = frozenset(variant for variant, spec in EVENT_FIELDS.items() if _ENUM_FIELDS[EVENT_STRUCTS[variant]])
 _KIND_NAMES = {variant.encode(): variant for variant in EVENT_FIELDS}
 # An entry's variant key: '"event":{"' cannot occur inside a JSON string (a quote there
@@ -551,6 +592,11 @@ def _typed_piece(text: bytes) -> tuple[list, list, list] | None:
         return None
     if any(map(is_, datas, repeat(None))):  # the key found is not the variant decoded
         return None
+    if _F32_SUSPECT.search(text) is not None:
+        for data in datas:
+            for name in _F32_FIELDS[type(data)]:
+                if not is_f32(getattr(data, name)):
+                    return None  # the checked path reports it (F002)
     for data in compress(datas, map(_WITH_ENUMS.__contains__, kinds)):
         for name, members in _ENUM_FIELDS[type(data)]:
             value = getattr(data, name)

@@ -134,8 +134,9 @@ def sha256_of(path: Path) -> str:
 
 
 def locate_save(record: ViewRecord, png_path: Path) -> Path | None:
-    """Where the report's save is now: where it was, or beside the PNG."""
-    for candidate in (Path(record.save_path) if record.save_path else None, png_path.parent / record.save_name):
+    """Where the report's save is now: where it was, or beside the PNG (``save_name`` is a
+    plain file name: ``ViewRecord.from_json`` refuses any other)."""
+    for candidate in (Path(record.save_path) if record.save_path else None, png_path.parent / record.save_name if record.save_name else None):
         if candidate is not None and candidate.is_file():
             return candidate
     return None

@@ -52,3 +52,61 @@ def test_batch_screenshots_match_single_finding_shots(qtbot, tmp_path, capsys):
     assert (records["J001:1"].npc, records["J001:1"].view, records["J001:1"].fact) == ("lera-sessik", "knowledge", "")
     assert (records["M002:1"].npc, records["M002:1"].view) == ("lera-sessik", "knowledge")
     assert records["R004:1"].fact == "" and records["J003:2"].fact == ""
+
+
+# ----- a tampered save_name (pattern 6) -----
+
+TAMPERED_NAMES = ["../outside/evening.json", "outside/evening.json", "/abs/evening.json", "..\\outside\\evening.json",
+                  "C:evening.json", "c:\\evening.json", "..", ".", "even\x00ing.json"]
+
+
+def tampered_report(folder: Path, save_name: str) -> Path:
+    """A report PNG whose record names ``save_name`` and no old path, with a real save
+    where a path-following reopen would find it (``folder/../outside``)."""
+    from narrative_debugger.models.report.meta import REPORT_FORMAT_VERSION, ViewRecord, embed_record
+
+    from tests.test_report_meta import tiny_png
+
+    (folder / "reports").mkdir(parents=True)
+    (folder / "outside").mkdir()
+    (folder / "outside" / "evening.json").write_bytes((SAMPLES / "evening.json").read_bytes())
+    png = folder / "reports" / "report.png"
+    png.write_bytes(embed_record(tiny_png(), ViewRecord(REPORT_FORMAT_VERSION, save_name, "", "", "", 10, "", "knowledge")))
+    return png
+
+
+@pytest.mark.parametrize("name", TAMPERED_NAMES)
+def test_a_save_name_that_is_not_a_plain_file_name_is_refused(name):
+    from narrative_debugger.models.report.meta import not_plain_file_name
+
+    assert not_plain_file_name(name)
+
+
+@pytest.mark.parametrize("name", ["evening.json", "évening 2.json.gz", "note:1.json", "..evening.json", ""])
+def test_a_plain_file_name_is_accepted(name):
+    from narrative_debugger.models.report.meta import not_plain_file_name
+
+    assert not_plain_file_name(name) is None
+
+
+@pytest.mark.parametrize("name", ["../outside/evening.json", "..\\outside\\evening.json", "/abs/evening.json", "C:evening.json"])
+def test_a_tampered_save_name_opens_nothing_and_says_so(qtbot, tmp_path, message_boxes, name):
+    from narrative_debugger.app.report import open_report
+
+    from tests.conftest import open_window
+
+    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1200, 800), persist=False)
+    before = window.session.playthrough
+    png = tampered_report(tmp_path, name)
+    assert open_report(window, png) is False
+    kind, title, text = message_boxes[-1]
+    assert (kind, title) == ("warning", "Cannot open report")
+    assert text.startswith(f"{png}: ") and "save_name" in text and "not a plain file name" in text
+    assert not window.loader.busy and window.session.playthrough is before
+
+
+def test_open_report_with_a_tampered_save_name_exits_2(tmp_path, capsys):
+    png = tampered_report(tmp_path, "../outside/evening.json")
+    assert main(["open-report", str(png)]) == 2
+    err = capsys.readouterr().err
+    assert f"{png}: the view record's save_name '../outside/evening.json' is not a plain file name" in err

@@ -30,6 +30,7 @@ MAX_RECORD_BYTES = 1024 * 1024
 #: thousand at most); the walk stops rather than step through millions of tiny chunks.
 MAX_PNG_CHUNKS = 200_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_DRIVE = re.compile("[A-Za-z]:")
 
 
 class ReportError(ValueError):
@@ -109,9 +110,32 @@ class ViewRecord:
             if value is not None and not isinstance(value, dict):
                 raise ReportError(f"the view record's {name} should be an object")
             values[name] = value
+        reason = not_plain_file_name(values["save_name"])
+        if reason:
+            raise ReportError(f"the view record's save_name {values['save_name']!r} is not a plain file name ({reason}); nothing was opened")
         if not values["view"]:
             values["view"] = "knowledge"  # the app checks the name against its view registry on reopening
         return cls(format_version=version, **values)
+
+
+def not_plain_file_name(name: str) -> str | None:
+    """Why ``name`` (a view record's ``save_name``) is not a plain file name that can only
+    name a file in the PNG's own folder, or None when it is one (or empty: no name).
+
+    Refused: a path separator (``/`` or ``\\``), ``.`` or ``..``, a NUL, and a drive
+    letter (``C:``), so that a tampered record cannot lead the reopen outside the folder.
+    """
+    if not name:
+        return None
+    if "/" in name or "\\" in name:
+        return "it holds a path separator"
+    if name in (".", ".."):
+        return f"{name!r} names a folder"
+    if "\x00" in name:
+        return "it holds a NUL character"
+    if _DRIVE.match(name):
+        return "it starts with a drive letter"
+    return None
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:

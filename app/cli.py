@@ -28,7 +28,7 @@ _starting = threading.current_thread() is threading.main_thread()
 _previous_sigint = signal.signal(signal.SIGINT, _interrupted_while_starting) if _starting else None
 
 from narrative_debugger.app.commands import COMMANDS  # noqa: E402 - after the start-up Ctrl+C handler
-from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg, version  # noqa: E402
+from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg, tick_arg, version  # noqa: E402
 from narrative_debugger.app.desktop import EXIT_INTERRUPTED, no_display_reason  # noqa: E402
 from narrative_debugger.app.terminal import TerminalSafe  # noqa: E402
 
@@ -58,7 +58,7 @@ def build_gui_parser() -> argparse.ArgumentParser:
     _version_flag(parser)
     parser.add_argument("save", nargs="?", type=Path, metavar="SAVE")
     content_arg(parser)
-    parser.add_argument("--tick", type=int, metavar="T")
+    tick_arg(parser)
     parser.add_argument("--npc", metavar="SLUG")
     return parser
 
@@ -189,10 +189,14 @@ def _dispatch(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_UNREADABLE
-    if not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version"):
-        args = build_gui_parser().parse_args(argv)
+    gui = not argv or argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help", "--version")
+    try:
+        args = (build_gui_parser() if gui else build_parser()).parse_args(argv)
+    except UsageError as exc:  # a bad number (``number_arg``): one line, exit 2
+        print(f"narrative-debugger{'' if gui else ' ' + argv[0]}: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if gui:
         return run_gui(args.save, args.content, args.tick, args.npc)
-    args = build_parser().parse_args(argv)
     try:
         code = BY_NAME[args.command].run(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit flush

@@ -100,7 +100,7 @@ def parse_int(text: object, kind: IntType = U64, *, leading_zeros: bool = True) 
     if _DECIMAL.fullmatch(text) is None:
         raise ConversionError(text, kind.name, _first_fault(text, kind))
     if text.startswith("-") and kind.low >= 0:
-        raise ConversionError(text, kind.name, f"{kind.name} takes no sign")
+        raise ConversionError(text, kind.name, f"it is negative; {_article(kind.name)} {kind.name} is 0 or more")
     digits = text.lstrip("-")
     if not leading_zeros and len(digits) > 1 and digits[0] == "0":
         raise ConversionError(text, kind.name, "it has a leading zero")

@@ -17,8 +17,9 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import closing
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, keep, version
+from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, keep, number_arg, version
 from narrative_debugger.app.desktop import EXIT_INTERRUPTED
+from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.check_formats import FileResult, JsonStream, github_lines, junit, sarif
 from narrative_debugger.models.report.plain_text import one_line
@@ -35,7 +36,7 @@ def add_arguments(p) -> None:
     content_arg(p)
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text (default), json, sarif (SARIF 2.1.0), junit (JUnit XML) or github (workflow annotations)")
-    p.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="check N saves at once in separate processes (default 1)")
+    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="check N saves at once in separate processes (default 1)")
     p.add_argument("--screenshots", type=Path, metavar="DIR",
                    help=f"also write one PNG per finding into DIR, what a double-click on it shows (at most {MAX_SCREENSHOTS})")
 
@@ -97,8 +98,6 @@ def _ignore_ctrl_c() -> None:
 
 def run(args) -> int:
     check_content_arg(args.content)
-    if args.jobs < 1:
-        raise UsageError(f"--jobs must be 1 or more, not {args.jobs}")
     if args.screenshots is not None and args.screenshots.exists() and not args.screenshots.is_dir():
         raise UsageError(f"--screenshots {args.screenshots} is not a folder")
     with_findings: list[tuple[int, Path, int]] = []  # --screenshots: (input position, save, findings)

@@ -6,6 +6,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from narrative_debugger.models.boundary import U32, U64, ConversionError, IntType, parse_int
 from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity
@@ -39,6 +40,33 @@ def keep(play: Playthrough, *, alone: bool = True) -> Playthrough:
 
 class UsageError(Exception):
     """A request the command cannot serve (unknown NPC, tick beyond the save): exit 2."""
+
+
+def number_arg(flag: str, kind: IntType = U64, minimum: int | None = None):
+    """An argparse ``type`` for a whole-number flag (``boundary.parse_int``): ASCII
+    digits of ``kind`` (a tick is a u64), at least ``minimum``.
+
+    A bad value raises UsageError out of ``parse_args`` (argparse lets through what
+    is not a ValueError), so the command line prints one line naming the flag and
+    exits 2, never argparse's usage block or a traceback.
+    """
+
+    def convert(text: str) -> int:
+        try:
+            value = parse_int(text, kind)
+        except ConversionError as exc:
+            raise UsageError(f"{flag}: {exc}") from None
+        if minimum is not None and value < minimum:
+            raise UsageError(f"{flag} must be {minimum} or more, not {value}")
+        return value
+
+    convert.__name__ = f"{kind.name} number"  # argparse names the type in its own messages
+    return convert
+
+
+def tick_arg(p, help: str | None = None) -> None:
+    """Add ``--tick T``: a u64 tick (save-format §5)."""
+    p.add_argument("--tick", type=number_arg("--tick", U64), metavar="T", help=help)
 
 
 def content_arg(p) -> None:
@@ -88,8 +116,6 @@ def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str 
     warn_about_errors(play)
     if tick is None:
         tick = play.save.saved_at_tick
-    if tick < 0:
-        raise UsageError(f"--tick must be 0 or more, not {tick}")
     if tick > play.last_tick:
         raise UsageError(f"tick {tick} is beyond the save (its ticks run from 0 to {play.last_tick})")
     if npc is not None and play.save.npc_by_slug(npc) is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, unreadable_reasons
+from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, tick_arg, unreadable_reasons
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
     p.add_argument("save_b", type=Path, nargs="?", metavar="B", help="the second save (default: A again, with --content-b)")
     content_arg(p)
     p.add_argument("--content-b", type=Path, metavar="DIR", help="content folder for B (default: --content, else content/ beside B, else the bundled sample content)")
-    p.add_argument("--tick", type=int, metavar="T", help="compare the states at tick T (default: each save's last tick)")
+    tick_arg(p, "compare the states at tick T (default: each save's last tick)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -57,8 +57,6 @@ def check_tick_in_both(tick: int, play_a: Playthrough, play_b: Playthrough) -> N
 def run(args) -> int:
     if args.save_b is None and args.content_b is None:
         raise UsageError("give a second save B, or --content-b DIR to compare A under two content folders")
-    if args.tick is not None and args.tick < 0:
-        raise UsageError(f"--tick must be 0 or more, not {args.tick}")
     play_a = open_side(args.save_a, args.content, "--content", first=True)
     content_b = args.content_b if args.content_b is not None else args.content
     play_b = open_side(args.save_b if args.save_b is not None else args.save_a, content_b, "--content-b", first=False,

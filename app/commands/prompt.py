@@ -6,7 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
+from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query, tick_arg
 from narrative_debugger.app.terminal import one_line
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptPreview
 from narrative_debugger.models.prompt.tokens import UnknownEncodingError
@@ -19,7 +19,7 @@ HELP = "assemble an NPC's LLM prompt at a tick with token counts"
 def add_arguments(p) -> None:
     p.add_argument("save", type=Path, metavar="SAVE")
     p.add_argument("--npc", required=True, metavar="SLUG")
-    p.add_argument("--tick", type=int, metavar="T")
+    tick_arg(p)
     content_arg(p)
     p.add_argument("--encoding", metavar="NAME", help="cl100k_base (default) or o200k_base")
     p.add_argument("--format", choices=("text", "json"), default="text")

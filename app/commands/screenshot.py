@@ -15,7 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import UsageError, content_arg, open_for_query
+from narrative_debugger.app.commands.common import UsageError, content_arg, open_for_query, tick_arg
+from narrative_debugger.models.boundary import U32, is_int_text, parse_int
 from narrative_debugger.widgets.registry import VIEW_CHOICES
 
 #: Default window sizes: the app's own default for one view; room for all four views
@@ -30,7 +31,7 @@ def add_arguments(p) -> None:
     p.add_argument("save", type=Path, metavar="SAVE")
     p.add_argument("--out", type=_out_arg, required=True, metavar="PNG", help="the PNG to write, or a folder to write it in (the summary .md goes beside it)")
     content_arg(p)
-    p.add_argument("--tick", type=int, metavar="T")
+    tick_arg(p)
     p.add_argument("--npc", metavar="SLUG")
     p.add_argument("--view", choices=VIEW_CHOICES, default=None,
                    help="the view to show (default: all, or with --finding the view its culprit lands in)")
@@ -151,8 +152,8 @@ def pick_finding(play, spec: str):
     code = code.strip().upper()
     if code and not nth:
         n = 1
-    elif code and nth.isdigit() and int(nth) >= 1:
-        n = int(nth)
+    elif code and is_int_text(nth, U32) and parse_int(nth, U32) >= 1:
+        n = parse_int(nth, U32)
     else:  # "" too: it drew the default view as if no finding had been asked for
         raise UsageError(f"--finding {spec or repr(spec)}: expected CODE or CODE:N with N = 1, 2, ...")
     matches = [f for f in play.findings if f.code == code]
@@ -251,12 +252,13 @@ def finding_screenshots(path: Path, content: Path | None, folder: Path, limit: i
 
 
 def _parse_size(text: str) -> tuple[int, int]:
+    shown = repr(text if len(text) <= 40 else text[:40] + "…")
     try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UsageError(f"--size must look like 1280x800, not {text!r}") from None
+        w, h = (parse_int(v, U32) for v in text.lower().split("x"))
+    except ValueError:  # ConversionError too: ASCII digits only, bounded before int()
+        raise UsageError(f"--size must look like 1280x800, not {shown}") from None
     if not (200 <= w <= 8000 and 200 <= h <= 8000):
-        raise UsageError(f"--size must be between 200x200 and 8000x8000, not {text!r}")
+        raise UsageError(f"--size must be between 200x200 and 8000x8000, not {shown}")
     return w, h
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_OK, content_arg, open_for_query
+from narrative_debugger.app.commands.common import EXIT_OK, content_arg, open_for_query, tick_arg
 from narrative_debugger.models.playthrough import collector_paused
 from narrative_debugger.models.timeline.state_json import state_json
 from narrative_debugger.models.report.plain_text import counted, one_line
@@ -17,7 +17,7 @@ HELP = "print the replayed state at a tick"
 
 def add_arguments(p) -> None:
     p.add_argument("save", type=Path, metavar="SAVE")
-    p.add_argument("--tick", type=int, metavar="T", help="tick (default: saved_at_tick)")
+    tick_arg(p, "tick (default: saved_at_tick)")
     content_arg(p)
     p.add_argument("--format", choices=("json", "text"), default="json")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, open_for_query
+from narrative_debugger.app.commands.common import EXIT_OK, UsageError, content_arg, number_arg, open_for_query, tick_arg
+from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.explain import DEFAULT_LIMIT, TARGET_FORMS, Explanation, UnknownTarget, explain
 from narrative_debugger.models.explain.chain import fmt_signed, fmt_value
 from narrative_debugger.models.report.plain_text import one_line
@@ -18,10 +19,10 @@ HELP = "explain a value at a tick from the journal entries that made it"
 def add_arguments(p) -> None:
     p.add_argument("save", type=Path, metavar="SAVE")
     p.add_argument("target", metavar="TARGET", help="one of: " + ", ".join(TARGET_FORMS))
-    p.add_argument("--tick", type=int, metavar="T", help="tick (default: saved_at_tick)")
+    tick_arg(p, "tick (default: saved_at_tick)")
     content_arg(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT, metavar="N", help=f"steps shown in full; older ones are folded by rule (default {DEFAULT_LIMIT})")
+    p.add_argument("--limit", type=number_arg("--limit", U32), default=DEFAULT_LIMIT, metavar="N", help=f"steps shown in full; older ones are folded by rule (default {DEFAULT_LIMIT})")
 
 
 def _short(value) -> str:
@@ -98,8 +99,6 @@ def _block(key: str, value, indent: str = "") -> list[str]:
 
 
 def run(args) -> int:
-    if args.limit < 0:
-        raise UsageError(f"--limit must be 0 or more, not {args.limit}")
     play, tick = open_for_query(args.save, args.content, args.tick)
     try:
         exp = explain(play, args.target, tick, args.limit)

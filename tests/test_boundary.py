@@ -41,8 +41,8 @@ HOSTILE = [
     ("\t5", U64, "white space"),
     ("+5", U64, "the sign '+'"),
     ("+5", I16, "the sign '+'"),
-    ("-5", U64, "no sign"),
-    ("-0", U32, "no sign"),
+    ("-5", U64, "it is negative; a u64 is 0 or more"),
+    ("-0", U32, "it is negative"),
     ("--5", I64, "'-' is not an ASCII digit"),
     ("-", I16, "the sign '-'"),
     ("", U64, "empty"),
@@ -67,7 +67,7 @@ def test_hostile_numerals_are_refused_with_a_reason(text, kind, why):
     with pytest.raises(ConversionError) as caught:
         parse_int(text, kind)
     message = str(caught.value)
-    assert why in message and f"is not a {kind.name}" in message or f"is not an {kind.name}" in message, message
+    assert why in message and (f"is not a {kind.name}:" in message or f"is not an {kind.name}:" in message), message
     assert len(message) < 200, "the value is quoted shortened, never whole"
     assert not is_int_text(text, kind)
 

@@ -7,12 +7,41 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.open_guard import install as install_open_guard
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
 CONTENT = SAMPLES / "content"
 DATA = Path(__file__).resolve().parent / "data"
+
+#: Notes what a test opens or lists outside the repository (tests/support/open_guard.py).
+OPEN_GUARD = install_open_guard(ROOT)
+
+
+def _guarded(phase):
+    """A test phase (setup, call, teardown) fails when it opened a path outside the repository."""
+
+    @pytest.hookimpl(wrapper=True)
+    def hook(item):
+        OPEN_GUARD.take()
+        OPEN_GUARD.armed = True
+        try:
+            result = yield
+        finally:
+            OPEN_GUARD.armed = False
+        outside = OPEN_GUARD.take()
+        if outside:
+            pytest.fail(f"the test {phase} opened files outside the repository (issue 35): {outside}", pytrace=False)
+        return result
+
+    return hook
+
+
+pytest_runtest_setup = _guarded("setup")
+pytest_runtest_call = _guarded("call")
+pytest_runtest_teardown = _guarded("teardown")
 
 
 @pytest.fixture(scope="session")

@@ -1,17 +1,80 @@
-"""StaticTextDelegate draws the same pixels as QStyledItemDelegate, from text kept between paints (issue 10)."""
+"""StaticTextDelegate draws the same pixels as QStyledItemDelegate, from text kept between paints (issue 10).
+
+Each comparison runs twice: with the default font (the machine's own fonts, whatever they are: the pixels
+must hold with any), and with the fonts in tests/data/fonts, which every machine has. The
+second makes "名前" come from a fallback font with a taller line than the text font's, as
+a CJK font on a desktop does; the delegate once drew such a line 1 px off, and only
+machines with a CJK font showed it (issue 35).
+"""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QFontMetrics, QStandardItem, QStandardItemModel, QTextLayout
 from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
 from narrative_debugger.widgets.cell_text import StaticTextDelegate
 from narrative_debugger.widgets.tables import ElideDelegate, hot_table
 
+from tests.conftest import DATA
+
 TEXTS = ["plain", "interaction.kael-davan_001 a long one that elides", "<b>not bold</b>", "1,234,567",
          "Ünïcödé ✓ 名前", "", "Direct observation"]
+
+
+SHIPPED = "Narrative Test Sans"
+FALLBACK = "Narrative Test Fallback"
+
+
+@functools.cache
+def _load_shipped_fonts() -> None:
+    for name in ("NarrativeTestSans.ttf", "NarrativeTestFallback.ttf"):
+        if QFontDatabase.addApplicationFont(str(DATA / "fonts" / name)) < 0:
+            raise RuntimeError(f"cannot load tests/data/fonts/{name}")
+
+
+def _shipped_font() -> QFont:
+    _load_shipped_fonts()
+    font = QFont(SHIPPED)
+    # A glyph the text font lacks comes from the next family, before any font the machine has.
+    font.setFamilies([SHIPPED, FALLBACK])
+    font.setPixelSize(13)
+    return font
+
+
+@pytest.fixture(params=["default font", "shipped fonts"])
+def fonts(request, qapp):
+    """The application font for one run: the default one, or the shipped one (restored after)."""
+    if request.param == "default font":
+        yield QApplication.font()
+        return
+    before = QApplication.font()
+    font = _shipped_font()
+    QApplication.setFont(font)
+    try:
+        yield font
+    finally:
+        QApplication.setFont(before)
+
+
+def test_the_shipped_fonts_give_a_taller_line_to_the_fallback_glyphs(qapp):
+    """The case the shipped fonts are there for: a line with "名前" is taller than the
+    text font's own height, so a delegate that centres on ``QFontMetrics.height()`` fails."""
+    fonts = _shipped_font()
+    assert QFontDatabase.hasFamily(SHIPPED) and QFontDatabase.hasFamily(FALLBACK)
+
+    def line_height(text):
+        layout = QTextLayout(text, fonts)
+        layout.beginLayout()
+        line = layout.createLine()
+        layout.endLayout()
+        return line.height()
+
+    assert line_height("Unicode") == pytest.approx(QFontMetrics(fonts).height(), abs=1)
+    assert line_height("Ünïcödé ✓ 名前") >= QFontMetrics(fonts).height() + 2
 
 
 def _model() -> QStandardItemModel:
@@ -71,20 +134,20 @@ def _grab(qtbot, model, delegate, *, wrap=False, elide=Qt.ElideRight, selected=N
 @pytest.mark.parametrize("wrap", [False, True])
 @pytest.mark.parametrize("elide", [Qt.ElideRight, Qt.ElideLeft, Qt.ElideMiddle])
 @pytest.mark.parametrize("selected", [None, 2])
-def test_the_same_pixels_as_the_styled_delegate(qtbot, wrap, elide, selected):
+def test_the_same_pixels_as_the_styled_delegate(qtbot, fonts, wrap, elide, selected):
     model = _model()
     styled = _grab(qtbot, model, QStyledItemDelegate, wrap=wrap, elide=elide, selected=selected)
     static = _grab(qtbot, model, StaticTextDelegate, wrap=wrap, elide=elide, selected=selected)
     assert static == styled
 
 
-def test_the_same_pixels_through_a_proxy_and_with_a_focused_cell(qtbot):
+def test_the_same_pixels_through_a_proxy_and_with_a_focused_cell(qtbot, fonts):
     model = _model()
     assert _grab(qtbot, model, StaticTextDelegate, proxy=True, selected=4) == _grab(qtbot, model, QStyledItemDelegate, proxy=True, selected=4)
     assert _grab(qtbot, model, StaticTextDelegate, focus=True) == _grab(qtbot, model, QStyledItemDelegate, focus=True)
 
 
-def test_an_elide_delegate_keeps_its_mode_over_the_views(qtbot):
+def test_an_elide_delegate_keeps_its_mode_over_the_views(qtbot, fonts):
     model = _model()
 
     def left(view):

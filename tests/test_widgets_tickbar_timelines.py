@@ -23,7 +23,7 @@ from narrative_debugger.widgets.timelines import TimelinesView  # noqa: E402
 from narrative_debugger.widgets import timelines  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QColor  # noqa: E402
+from PySide6.QtGui import QColor, QImage  # noqa: E402
 from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -823,3 +823,111 @@ def test_grid_lines_follow_the_bottom_axes_ticks(qtbot, stepping):
     point = view.graphics.mapFromScene(at)
     beside = view.graphics.mapFromScene(vb.mapToScene(QPointF(x + 4, vb.boundingRect().height() / 2)))
     assert QColor(image.pixel(point)).lightness() < QColor(image.pixel(beside)).lightness()
+
+
+# ----- a zoomed view after steps and drags draws what a fresh zoom draws (issue 35) -----
+
+def _long_walk() -> Playthrough:
+    """Two NPCs over 100 000 ticks: 7's stress and score change every 1 000 ticks up to
+    tick 60 000 and then hold to the end; 8 rises in steps of 5 000."""
+    seven = [(t, float(t % 97), int(t // 1000 % 50)) for t in range(0, 60_001, 1000)]
+    eight = [(t, 20.0 + t / 2500, int(t // 5000 % 30)) for t in range(0, 100_001, 5000)]
+    return synthetic_playthrough({7: seven, 8: eight}, last_tick=100_000)
+
+
+def _drawn(view) -> dict:
+    """The data every plot-data item of both plots draws (``getData``), by plot and
+    z-order, with the cursor's position."""
+    out = {}
+    for name, plot in (("score", view.score_plot), ("stress", view.stress_plot)):
+        items = [item for item in plot.listDataItems() if item.opacity() > 0]
+        out[name] = sorted((item.zValue(), tuple(np.round(item.getData()[0], 6)), tuple(np.round(item.getData()[1], 6)))
+                           for item in items if item.getData()[0] is not None)
+    out["cursor"] = view.cursors[0].value()
+    return out
+
+
+def _image(view) -> np.ndarray:
+    view.graphics.viewport().repaint()
+    image = view.graphics.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    bits = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
+    return bits[:, : image.width() * 4].copy()
+
+
+def _fresh_zoom(qtbot, playthrough, session, x_range, preview=None) -> TimelinesView:
+    """A new view of ``session``'s tick and NPC (and the tick ``preview`` of a drag),
+    zoomed straight to ``x_range``."""
+    other = _session(qtbot, playthrough, tick=session.tick, npc=session.npc)
+    fresh = _shown_timelines(qtbot, other, size=(900, 500))
+    qtbot.waitUntil(lambda: not fresh._work.busy)
+    fresh.score_plot.setXRange(*x_range, padding=0)
+    if preview is not None:
+        other.set_tick(preview, live=True)
+    QApplication.processEvents()
+    return fresh
+
+
+def test_a_zoomed_step_curve_reads_the_same_data_every_time(qtbot):
+    """A zoom where the last step begins in view and ends more than a view width past it:
+    the stress drawn grew by two points at each read (the last step was put back into
+    pyqtgraph's cached display data again and again)."""
+    walk = _long_walk()
+    session = _session(qtbot, walk, tick=58_000, npc=7)
+    view = _shown_timelines(qtbot, session)
+    qtbot.waitUntil(lambda: not view._work.busy)
+    view.score_plot.setXRange(55_000, 65_000, padding=0)
+    QApplication.processEvents()
+    first = [np.array(a) for a in view.stress_curve.getData()]
+    for _ in range(3):
+        x, y = view.stress_curve.getData()
+        assert np.array_equal(x, first[0]) and np.array_equal(y, first[1])
+    assert x[-1] == pytest.approx(75_000)  # held one view width past the view
+    assert np.isclose(y[-1] * view.layer.frame[1], 10)  # 60 000 // 1000 % 50: the last stress, to the end
+
+
+@pytest.mark.parametrize("how", ["step", "drag", "bar"])
+def test_after_a_drag_zoom_steps_and_drags_draw_what_a_fresh_zoom_draws(qtbot, how):
+    """Issue 35: after a drag-zoom, stepping or dragging the tick cursor drew the stress
+    as a flat line across the range, or with a gap: the zoomed plots kept the pixmaps of
+    curves drawn for the range before the cursor moved it. After each move, the data of
+    every curve and the pixels of both plots equal those of a new view zoomed straight
+    to the same range."""
+    walk = _long_walk()
+    session = _session(qtbot, walk, tick=10_000, npc=7)
+    view = _shown_timelines(qtbot, session)
+    qtbot.waitUntil(lambda: not view._work.busy)
+    vb = view.score_plot.getViewBox()
+    start, end = (vb.mapFromScene(vb.mapViewToScene(QPointF(view.x_of(tick), 50.0))) for tick in (5_000, 25_000))
+    vb.mouseDragEvent(_Drag(start, end, finish=False))
+    vb.mouseDragEvent(_Drag(start, end, finish=True))
+    QApplication.processEvents()
+    _image(view)  # drawn (and cached) at the zoomed range
+    bar = TickBar(session)
+    qtbot.addWidget(bar)
+    moves = {"step": [("event", None), ("ticks", 9_000)] * 4, "drag": [("live", t) for t in range(12_000, 90_001, 6_000)] + [("commit", 90_000)],
+             "bar": [("commit", 70_000), ("commit", 3_000), ("commit", 99_000), ("npc", 8), ("commit", 40_000)]}[how]
+    checked = 0
+    for action, value in moves:
+        if action == "event":
+            bar.next_event()
+        elif action == "ticks":
+            bar.step_ticks(value)
+        elif action == "live":
+            session.set_tick(value, live=True)
+        elif action == "npc":
+            session.set_npc(value)
+        else:
+            session.set_tick(value)
+        QApplication.processEvents()
+        qtbot.waitUntil(lambda: not view._work.busy)
+        if action == "live" and value % 18_000:
+            _image(view)  # painted mid-drag, as a user sees it
+            continue
+        x_range = vb.viewRange()[0]
+        fresh = _fresh_zoom(qtbot, walk, session, x_range, value if action == "live" else None)
+        assert _drawn(view) == _drawn(fresh), (action, value, x_range)
+        assert np.array_equal(_image(view), _image(fresh)), (action, value, x_range)
+        fresh.close()
+        checked += 1
+    assert checked >= 3
+    assert vb.viewRange()[0][1] - vb.viewRange()[0][0] == pytest.approx(20_000, abs=1)  # still zoomed

@@ -272,6 +272,25 @@ def cache_drawing(item) -> None:
         item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
 
 
+def drop_drawings(view_box) -> None:
+    """Lets go of the pixmaps that ``cache_drawing`` keeps for the items of ``view_box``.
+
+    Call it when the view's x range changes. Qt keeps a device-coordinate pixmap across a
+    change of the view that only moves the items, and a clip-to-view curve drawn for the
+    old range then showed its old points in the new one: after a zoom, a cursor that
+    pulled the range along drew flat lines and gaps that were not in the data (issue 35).
+    Setting the cache mode again empties the cache; the next paint draws the items anew,
+    as any pan or zoom does.
+    """
+    stack = list(view_box.addedItems)
+    while stack:
+        item = stack.pop()
+        stack.extend(item.childItems())
+        mode = item.cacheMode()
+        if mode != QGraphicsItem.NoCache:
+            item.setCacheMode(mode)
+
+
 def tune_curve(item: pg.PlotDataItem) -> None:
     """Settings that keep a million-point curve fast to draw and pan.
 
@@ -317,7 +336,12 @@ class StepCurve(pg.PlotDataItem):
     """
 
     def _getDisplayDataset(self):  # noqa: N802 (pyqtgraph override)
+        cached = self._datasetDisplay
         shown = super()._getDisplayDataset()
+        if shown is cached:
+            # pyqtgraph's cached display data, already adjusted: putting the last step back
+            # again grew the curve by two points at each read (issue 35).
+            return shown
         full = self._dataset
         if shown is None or full is None or len(shown.x) == 0 or len(full.x) < 2:
             return shown

@@ -44,6 +44,7 @@ from narrative_debugger.widgets.timeline_tracks import (
     StepCurve,
     build_tracks,
     cache_drawing,
+    drop_drawings,
     faded,
     prepare,
     tune_curve,
@@ -322,6 +323,7 @@ class TimelinesView(QWidget):
             # draw it (GridLines does), and caching them was not measured again since.
             for name in ("left", "right"):
                 cache_drawing(plot.getAxis(name))
+            plot.getViewBox().sigXRangeChanged.connect(drop_drawings)
         self._build_score_plot()
         self._build_stress_plot()
         self._build_cursors()

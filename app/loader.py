@@ -15,7 +15,9 @@ from __future__ import annotations
 import atexit
 import sys
 import threading
+import itertools
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 from narrative_debugger.models.gil_slices import give_way, giving_way, thread_clock
@@ -26,6 +28,29 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 #: Longest a replayed save's checks wait for the window to say it has painted it (s).
 CHECKS_WAIT_S = 5.0
+
+
+#: The kinds of request the window makes: the user opens a save, or the shown one is read again.
+OPEN = "open"
+RELOAD = "reload"
+
+_request_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """One call of ``SaveLoader.start``.
+
+    Attributes:
+        kind: ``OPEN`` (the user chose a save) or ``RELOAD`` (the shown save read again,
+            by F5 or a change on disk); any other string a caller likes.
+        path: the save being read.
+        id: unique in the process, increasing with each request.
+    """
+
+    kind: str
+    path: Path
+    id: int
 
 
 class _LoadThread(QThread):
@@ -53,9 +78,10 @@ class _LoadThread(QThread):
     replayed = Signal(object)
     ended = Signal(object)
 
-    def __init__(self, path: Path, content: Path | None, context, job=None) -> None:
+    def __init__(self, request: LoadRequest, content: Path | None, context, job=None) -> None:
         super().__init__()
-        self.path = path
+        self.request = request
+        self.path = request.path
         self.content = content
         # The GUI thread's CPU-time clock: the worker pauses while that thread is busy.
         self.gui_clock = thread_clock()
@@ -187,8 +213,16 @@ class SaveLoader(QObject):
         save's checks run."""
         return self._current is not None or bool(self._checking)
 
-    def start(self, path: Path, content: Path | None, context=None, job=None) -> None:
-        """Start loading ``path``. A load already running is cancelled and never reports.
+    @property
+    def pending(self) -> LoadRequest | None:
+        """The latest request while its save is not handed over yet (None: no load
+        runs, or its save is shown and only its checks run)."""
+        thread = self._current
+        return thread.request if thread is not None and not thread.shown else None
+
+    def start(self, path: Path, content: Path | None, context=None, job=None, kind: str = OPEN) -> LoadRequest:
+        """Start loading ``path``; returns the request (``kind`` is the caller's word for
+        it, see ``LoadRequest``). A load already running is cancelled and never reports.
 
         ``job`` replaces ``Playthrough.open`` (same arguments, including ``progress``
         and ``cancelled``): its return value is what ``loaded`` carries.
@@ -196,8 +230,9 @@ class SaveLoader(QObject):
         shown is not cancelled: its checks run on and ``checked`` follows.
         """
         global _reaper
+        request = LoadRequest(kind, Path(path), next(_request_ids))
         if self._closed:
-            return
+            return request
         if self._current is not None and self._current.shown:
             self._current.go_on.set()
             self._checking.add(self._current)
@@ -205,7 +240,7 @@ class SaveLoader(QObject):
         self._drop_current()
         if _reaper is None:
             _reaper = _Reaper()
-        thread = _LoadThread(Path(path), content, context, job)
+        thread = _LoadThread(request, content, context, job)
         thread.reported.connect(self._on_reported)
         thread.replayed.connect(self._on_replayed)
         thread.ended.connect(self._on_ended)
@@ -214,6 +249,7 @@ class SaveLoader(QObject):
         self._mine.add(thread)
         self._current = thread
         thread.start()
+        return request
 
     def cancel(self) -> None:
         """Ask the running load to stop at its next progress report; ``cancelled`` follows at once.

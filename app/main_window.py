@@ -17,7 +17,8 @@ from narrative_debugger.app.progress import WorkProgress
 from narrative_debugger.app import accessibility, layout, report
 from narrative_debugger.app.compare import CompareController
 from narrative_debugger.app.release import Graveyard
-from narrative_debugger.app.loader import SaveLoader
+from narrative_debugger.app.loader import OPEN, RELOAD, SaveLoader
+from narrative_debugger.app.save_watch import SaveWatch
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encoder
 from narrative_debugger.models.content.loader import not_content_reason
@@ -30,7 +31,7 @@ from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from narrative_debugger.widgets.registry import VIEWS as VIEW_SPECS
 from narrative_debugger.widgets.session import Session
-from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QPixmapCache
 from PySide6.QtWidgets import (
     QApplication,
@@ -60,7 +61,6 @@ VIEWS_MIN_WIDTH = max(w for w, _ in VIEW_MIN_SIZES.values())
 CENTRAL_MIN_HEIGHT = 300
 MAX_RECENT = 10
 RECENT_MAX_PX = 720  # File › Open recent entries are elided in the middle past this width
-RELOAD_DEBOUNCE_MS = 600
 SAVE_FILTER = "Settled Reach saves (*.json *.json.gz);;All files (*)"
 
 
@@ -118,10 +118,15 @@ class MainWindow(QMainWindow):
         self._held_paint = slices.SlicedWork(self.statusBar())
         self._held: list = []
         self._closed = False
-        self.watcher = QFileSystemWatcher(self)
-        self.watcher.fileChanged.connect(self._on_file_changed)
-        self._reload_timer = QTimer(self, singleShot=True, interval=RELOAD_DEBOUNCE_MS)  # start(ms) may lengthen it
-        self._reload_timer.timeout.connect(self._reload_from_disk)
+        # The shown save on disk: a change reloads it (``_on_save_changed``).
+        self.save_watch = SaveWatch(self)
+        self.save_watch.changed.connect(self._on_save_changed)
+        self.save_watch.gone.connect(self._on_save_gone)
+        self._request = None  # the latest LoadRequest this window made (its kind words the cancel)
+        self._reload_changed = False  # that request, a reload, was for a change on disk
+        # A reload an open held back (None: none), True when for a change on disk: read
+        # if the open ends without showing its save (cancelled, failed, unreadable).
+        self._reload_after_open: bool | None = None
         # The default encoding's tables, built before the window is usable: tiktoken's
         # CoreBPE constructor holds the GIL for 60-140 ms, which would otherwise stall
         # the GUI thread when the first prompt preview is built after a load (issue 10).
@@ -344,9 +349,13 @@ class MainWindow(QMainWindow):
         path = Path(path)
         if self._closed:
             return
+        pending = self.loader.pending
+        if pending is not None and pending.kind == RELOAD:  # the open wins; the reload waits for its end
+            self._reload_after_open = bool(self._reload_after_open) or self._reload_changed
         # start() ends the progress of a request still opening (the loader drops that request)
         self._progress.start(self, "Opening save", f"Opening {one_line(path.name)}…", self.loader.cancel)
-        self.loader.start(path, content, context={"path": path, "content": content, "tick": tick, "npc": npc, "view": view, "reload": False})
+        context = {"path": path, "content": content, "tick": tick, "npc": npc, "view": view, "reload": False}
+        self._request = self.loader.start(path, content, context=context, kind=OPEN)
         if wait:
             self.wait_for_load()
 
@@ -383,11 +392,23 @@ class MainWindow(QMainWindow):
 
     def _on_cancelled(self) -> None:
         self._close_progress()
+        if self._request is not None and self._request.kind == RELOAD:
+            self.statusBar().showMessage("Reload cancelled; still showing the save as it was read before.", 6000)
+            return
         self.statusBar().showMessage("Opening cancelled; still showing the previous save.", 6000)
+        self._open_ended_unshown()
 
     def _on_failed(self, message: str) -> None:
         self._close_progress()
         show_message(self, "critical", "Could not open the save", f"An unexpected error stopped the load:\n{message}")
+        if self._request is not None and self._request.kind == OPEN:
+            self._open_ended_unshown()
+
+    def _open_ended_unshown(self) -> None:
+        """An open ended without showing its save: the reload it held back runs now."""
+        waiting, self._reload_after_open = self._reload_after_open, None
+        if waiting is not None:
+            self.reload(changed=waiting)
 
     def _on_loaded(self, play: Playthrough, context: dict) -> None:
         self._close_progress()
@@ -398,6 +419,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"{one_line(path.name)} changed on disk but cannot be read now; keeping the last good state.", 10000)
                 return
             show_message(self, "warning", "Cannot read this save", terminal_safe(f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing."))
+            self._open_ended_unshown()
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
@@ -415,6 +437,7 @@ class MainWindow(QMainWindow):
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
         if not context.get("reload"):
+            self._reload_after_open = None  # this save was read just now
             self._remember(path)
             context["switched"] = content_switch(previous_content, play.content.root)
             if not play.checks_pending:  # else once checked (``_on_checked``); the findings' count says "checking…"
@@ -422,8 +445,7 @@ class MainWindow(QMainWindow):
         else:
             changed = ": it changed on disk" if context.get("changed") else ""
             self.statusBar().showMessage(f"Reloaded {one_line(path.name)}{changed}.", 6000)
-        self.watcher.removePaths(self.watcher.files()) if self.watcher.files() else None
-        self.watcher.addPath(str(path))
+        self.save_watch.watch(path)  # a change of the save shown before is forgotten
         self.setWindowTitle(f"{one_line(path.name)} — Narrative debugger")
         self._update_status()
         self.tickbar.setFocus()
@@ -487,31 +509,33 @@ class MainWindow(QMainWindow):
         return npc.stable_id if npc else None
 
     def reload(self, changed: bool = False) -> None:
-        """Read the open save again, keeping tick and NPC.
+        """Read the open save again, keeping tick and NPC, with its progress (and Cancel)
+        in the status bar as an open has.
 
         ``changed`` is True when the file watcher saw the file change (the status bar then
-        says so); a manual reload (F5) only says it reloaded.
+        says so); a manual reload (F5) only says it reloaded. A reload never cancels an
+        open the user asked for (issue 35): while one runs, the reload waits, and runs
+        only if the open ends without showing its save.
         """
-        if self.save_path is not None:
-            context = {"path": self.save_path, "content": self.content_dir, "reload": True, "changed": changed}
-            self.loader.start(self.save_path, self.content_dir, context=context)
-
-    def _on_file_changed(self, path: str) -> None:
-        if self._closed:
-            return
-        self._reload_timer.start(RELOAD_DEBOUNCE_MS)  # debounced: editors write in several steps
-
-    def _reload_from_disk(self) -> None:
-        """Reload after a change; a save that was deleted is waited for, then watched again."""
         if self.save_path is None or self._closed:
             return
-        if not self.save_path.exists():
-            self.statusBar().showMessage(f"{one_line(self.save_path.name)} is gone from disk; waiting for it to come back.", 5000)
-            self._reload_timer.start(1000)
+        pending = self.loader.pending
+        if pending is not None and pending.kind == OPEN:
+            self._reload_after_open = bool(self._reload_after_open) or changed
             return
-        if str(self.save_path) not in self.watcher.files():
-            self.watcher.addPath(str(self.save_path))
-        self.reload(changed=True)
+        self._progress.start(self, "Reloading save", f"Reloading {one_line(self.save_path.name)}…", self.loader.cancel)
+        context = {"path": self.save_path, "content": self.content_dir, "reload": True, "changed": changed}
+        self._reload_changed = changed
+        self._request = self.loader.start(self.save_path, self.content_dir, context=context, kind=RELOAD)
+
+    def _on_save_changed(self, path: Path) -> None:
+        """The watched save changed on disk and is quiet again: read it again."""
+        if not self._closed and path == self.save_path:
+            self.reload(changed=True)
+
+    def _on_save_gone(self, path: Path) -> None:
+        if not self._closed and path == self.save_path:
+            self.statusBar().showMessage(f"{one_line(path.name)} is gone from disk; waiting for it to come back.", 5000)
 
     # ----- recent files and settings -----
     def _remember(self, path: Path) -> None:
@@ -559,16 +583,13 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop everything that could still call back (style.md rule 12); called by close.
 
-        In order: the reload timer and the file watcher (so nothing starts a load), the
+        In order: the watch on the save (so no change on disk starts a load), the
         playback timer, every view's and dock's own workers (their ``shutdown``), then
         the loader, which cancels and waits for its threads. Idempotent; the window
         opens no save afterwards.
         """
         self._closed = True
-        self._reload_timer.stop()
-        self.watcher.blockSignals(True)
-        if self.watcher.files():
-            self.watcher.removePaths(self.watcher.files())
+        self.save_watch.stop()
         self.tickbar.set_playing(False)
         self._close_progress()
         for widget in [*self.views.values(), *(panel for panel, _, _ in self.panels.values())]:

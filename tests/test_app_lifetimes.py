@@ -44,7 +44,7 @@ def test_close_while_loading_stops_every_worker(qtbot, big_save):
     assert not window.loader.busy
     assert all(not t.isRunning() for t in started)
     assert window.views["prompt"]._pool.activeThreadCount() == 0
-    assert not window._reload_timer.isActive() and not window.watcher.files()
+    assert not window.save_watch.pending and not window.save_watch.watched_files
     # Nothing starts again: not a change on disk, not a reload, not an open.
     window.reload()
     window.open_save(big_save)
@@ -59,7 +59,7 @@ def test_change_on_disk_after_close_starts_nothing(qtbot, tmp_path):
     window.show()
     window.open_save(path, wait=True)
     shown = window.session.playthrough
-    window._on_file_changed(str(path))  # a change seen just before the close: the debounce timer runs
+    window.save_watch.notify(path)  # a change seen just before the close: the debounce timer runs
     window.close()
     path.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes() + b" ")
     qtbot.wait(900)  # past the reload debounce
@@ -77,7 +77,7 @@ def test_open_reload_step_close_in_a_loop_while_loads_run(qtbot, big_save):
         window.tickbar.next_event()
         window.tickbar.forward_big_step()
         window.open_save(big_save)  # running ...
-        window.reload()  # ... and replaced by a reload of the open save
+        window.reload()  # ... which a reload never cancels (it waits for the open)
         window.open_save(big_save)  # ... and that by the big save again
         window.tickbar.next_event()  # stepping while loading
         qtbot.wait(20 * round_)

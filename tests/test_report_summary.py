@@ -8,7 +8,8 @@ import shutil
 
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.meta import REPORT_FORMAT_VERSION, ViewRecord
-from narrative_debugger.models.report.summary import build_summary, one_line
+from narrative_debugger.models.report.sinks import markdown
+from narrative_debugger.models.report.summary import build_summary
 
 from tests.conftest import CONTENT, SAMPLES
 
@@ -35,7 +36,7 @@ def test_snapshot_findings_have_their_own_section():
     about = _section(summary, "Findings about the saved snapshot")
     assert about[0] == f"## Findings about the saved snapshot (saved at tick {play.save.saved_at_tick}) ({len(snapshot)})"
     for f in snapshot:
-        assert f"| {f.severity.value} | {f.code} | `{f.location}` | {f.message} |" in about
+        assert f"| {f.severity.value} | {f.code} | `{f.location}` | {markdown(f.message)} |" in about
     want = sum(f.tick is not None and f.tick <= tick for f in play.findings)
     assert timed[0] == f"## Findings at or before tick {tick} ({want})"
     rows = [line for line in timed if line.startswith("| ") and not line.startswith("| severity")]
@@ -68,9 +69,10 @@ def test_a_newline_in_a_name_stays_in_its_heading(tmp_path):
     lines = summary.split("\n")
     headings = [line for line in lines if line.startswith("#")]
     assert not any("Injected" in h and not h.startswith("## NPC: ") for h in headings)
-    assert f"## NPC: {one_line(name)} (`lera-sessik`, StableId 9)" in lines
-    assert one_line(name) == "Lera\\n# Injected heading\\r\\n- item"
-    assert lines[0] == f"# Narrative bug report: evening\\nnext.json at tick {play.save.saved_at_tick}"
+    assert f"## NPC: {markdown(name)} (`lera-sessik`, StableId 9)" in lines
+    # The line breaks read as \u000a escapes (their backslash escaped for Markdown), the '#' as text.
+    assert markdown(name) == "Lera\\\\u000a\\# Injected heading\\\\u000d\\\\u000a- item"
+    assert lines[0] == f"# Narrative bug report: evening\\\\u000anext.json at tick {play.save.saved_at_tick}"
     assert not any(line.startswith(("## also", "- item")) for line in lines)
     assert "``r`x.png``" in summary  # a backtick in a name keeps its code span whole
 

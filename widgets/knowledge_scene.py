@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from html import escape
 
 from narrative_debugger.models.domain.types import FactId, KnowledgeState, RelationshipState
 from narrative_debugger.models.rules.catalogue import rule
@@ -38,6 +37,7 @@ from narrative_debugger.widgets.knowledge_groups import (
 )
 from narrative_debugger.widgets.knowledge_items import KIND, PAYLOAD, ROW_H, ConversationGrid, FactRows, _GroupItem
 from narrative_debugger.models.report.plain_text import counted
+from narrative_debugger.models.report.sinks import html as escape
 from narrative_debugger.widgets.state_colors import (
     CHANGED_COLOR,
     FAULT_COLOR,

@@ -9,13 +9,14 @@ text (:func:`esc`), or pass tooltips through :func:`plain_tip`.
 
 from __future__ import annotations
 
-import html
 import re
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
+
+from narrative_debugger.models.report.sinks import html
 
 #: Pixels of a message box beside its text: the icon, its gap and the margins.
 MESSAGE_ICON_ROOM_PX = 120
@@ -24,8 +25,9 @@ MESSAGE_ICONS = {"information": QMessageBox.Information, "warning": QMessageBox.
 
 
 def esc(value) -> str:
-    """``str(value)`` escaped for insertion into rich text (``<``, ``>``, ``&``, quotes)."""
-    return html.escape(str(value), quote=True)
+    """``str(value)`` escaped for insertion into rich text (``<``, ``>``, ``&``, quotes;
+    invisible characters as ``\\uXXXX``): the HTML sink, ``models.report.sinks.html``."""
+    return html(value)
 
 
 def plain_tip(text: str) -> str:
@@ -36,7 +38,7 @@ def plain_tip(text: str) -> str:
     """
     if not text or not GuiQt.mightBeRichText(text):
         return text
-    return f"<p style='white-space:pre-wrap'>{html.escape(text, quote=False)}</p>"
+    return f"<p style='white-space:pre-wrap'>{html(text)}</p>"
 
 
 def shorten_long_words(text: str, metrics: QFontMetrics, width_px: int) -> str:

@@ -9,7 +9,6 @@ tokens of one encoding; ticks are game ticks.
 
 from __future__ import annotations
 
-import html
 import threading
 import time
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptDiff, PromptPreview, compare
 from narrative_debugger.models.prompt.sections import BY_LABEL
-from narrative_debugger.widgets.plain_text import plain_tip
+from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.roles import ALIGN as _ALIGN, DECORATION as _DECORATION, DISPLAY as _DISPLAY
 from narrative_debugger.widgets.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, RIGHT as _RIGHT
 from narrative_debugger.widgets.roles import TOOLTIP as _TOOLTIP
@@ -47,7 +46,7 @@ def legend_html(labels: list[str]) -> str:
     """Rich text with a colour swatch before each label (the legend of the text view)."""
     chips = [
         f'<span style="background-color:{section_colour(label).name()}">&nbsp;&nbsp;&nbsp;&nbsp;</span>'
-        f"&nbsp;{html.escape(label)}"
+        f"&nbsp;{esc(label)}"
         for label in labels
     ]
     return "&nbsp;&nbsp;&nbsp; ".join(chips)

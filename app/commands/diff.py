@@ -77,7 +77,7 @@ def format_diff_text(c: Comparison) -> str:
     out = []
     for side, tick in (("a", c.tick_a), ("b", c.tick_b)):
         s = c.side_json(side)
-        out.append(f"{side.upper()}: {s['path']} (sha256 {s['sha256'][:12]}) with {s['content']}, at tick {tick}")
+        out.append(f"{side.upper()}: {one_line(s['path'])} (sha256 {s['sha256'][:12]}) with {one_line(s['content'])}, at tick {tick}")
     differences = c.differences()
     if not differences:
         out.append("A and B agree on everything compared.")
@@ -88,5 +88,5 @@ def format_diff_text(c: Comparison) -> str:
         if d.kind != kind:
             kind = d.kind
             out.append(f"  {kind}:")
-        out.append(f"    {d.text}")
+        out.append(f"    {one_line(d.text)}")
     return "\n".join(out)

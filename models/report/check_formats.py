@@ -22,7 +22,7 @@ from xml.etree import ElementTree as ET
 
 from narrative_debugger.models.rules.catalogue import RULES, Severity
 from narrative_debugger.models.rules.findings import Finding
-from narrative_debugger.models.report.plain_text import terminal_safe
+from narrative_debugger.models.report.sinks import github_data, github_property, one_line, sarif_message, visible, xml_chars
 from narrative_debugger.models.report.json_text import dumps_indented
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -120,9 +120,9 @@ def sarif_rules() -> list[dict]:
         {
             "id": rule.code,
             "name": sarif_rule_name(rule.title) or rule.code,
-            "shortDescription": {"text": rule.title},
-            "fullDescription": {"text": rule.checks},
-            "help": {"text": f"{rule.checks}\nSeed: {rule.seed}\nExample: {rule.example}\nIn the app: {rule.lands}"},
+            "shortDescription": {"text": sarif_message(rule.title)},
+            "fullDescription": {"text": sarif_message(rule.checks)},
+            "help": {"text": sarif_message(f"{rule.checks}\nSeed: {rule.seed}\nExample: {rule.example}\nIn the app: {rule.lands}")},
             "defaultConfiguration": {"level": rule.severity.value},
             "properties": {"seed": rule.seed, "lands": rule.lands},
         }
@@ -138,12 +138,12 @@ def sarif_result(result: FileResult, f: Finding, rule_index: dict[str, int]) -> 
         physical["region"] = {"startLine": max(1, line), "startColumn": max(1, col or 1)}
     location: dict = {"physicalLocation": physical}
     if _is_save_path(result, f) and f.location:
-        location["logicalLocations"] = [{"fullyQualifiedName": f.location, "kind": "member"}]
+        location["logicalLocations"] = [{"fullyQualifiedName": visible(f.location), "kind": "member"}]
     out = {
         "ruleId": f.code,
         "ruleIndex": rule_index[f.code],
         "level": f.severity.value,
-        "message": {"text": f.message},
+        "message": {"text": sarif_message(f.message)},
         "locations": [location],
         "properties": {"tick": f.tick, "target": f.to_json()["target"]},
     }
@@ -167,15 +167,6 @@ def sarif(results: list[FileResult], version: str) -> dict:
 
 
 # ----- JUnit XML -----
-#: Characters XML 1.0 does not allow anywhere (C0 controls but tab/newline/CR, surrogates, U+FFFE/U+FFFF).
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def xml_safe(text: str) -> str:
-    """``text`` with each character XML 1.0 forbids written as ``\\uXXXX`` (so the document stays well-formed)."""
-    return _XML_ILLEGAL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def junit(results: list[FileResult]) -> str:
     """JUnit XML: one testsuite per file, one testcase per rule code, a failure per error code that fired.
 
@@ -192,10 +183,10 @@ def junit(results: list[FileResult]) -> str:
         for rule in RULES.values():
             case = ET.SubElement(suite, "testcase", classname=str(r.path), name=f"{rule.code} {rule.title}")
             fired = by_code.get(rule.code, [])
-            lines = "\n".join(f"{f.location}{f' @tick {f.tick}' if f.tick is not None else ''}: {f.message}" for f in fired)
+            lines = "\n".join(f"{one_line(f.location)}{f' @tick {f.tick}' if f.tick is not None else ''}: {one_line(f.message)}" for f in fired)
             if fired and rule.severity is Severity.ERROR:
                 failures += 1
-                failure = ET.SubElement(case, "failure", type=rule.code, message=f"{len(fired)} {rule.code} finding{'s' * (len(fired) != 1)}: {fired[0].message}")
+                failure = ET.SubElement(case, "failure", type=rule.code, message=f"{len(fired)} {rule.code} finding{'s' * (len(fired) != 1)}: {one_line(fired[0].message)}")
                 failure.text = lines
             elif fired:
                 ET.SubElement(case, "system-out").text = lines
@@ -206,29 +197,21 @@ def junit(results: list[FileResult]) -> str:
     suites.set("failures", str(failed))
     ET.indent(suites)
     # Save text (fact ids, names, paths) may carry controls XML 1.0 forbids, in text and attributes alike.
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + xml_safe(ET.tostring(suites, encoding="unicode")) + "\n"
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + xml_chars(ET.tostring(suites, encoding="unicode")) + "\n"
 
 
 # ----- GitHub workflow annotations -----
-def _escape_data(text: str) -> str:
-    return terminal_safe(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def github_lines(result: FileResult) -> list[str]:
     """``::error file=…,line=…,col=…,title=CODE::message`` (``::warning`` for warnings), one per finding."""
     out = []
     for f in result.findings:
         file, line, col = text_position(result, f)
-        props = [f"file={_escape_property(Path(file).as_posix())}"]
+        props = [f"file={github_property(Path(file).as_posix())}"]
         if line is not None:
             props.append(f"line={line}")
             if col is not None:
                 props.append(f"col={col}")
         props.append(f"title={f.code}")
         where = f"{f.location}: " if _is_save_path(result, f) and f.location else ""
-        out.append(f"::{'error' if f.severity is Severity.ERROR else 'warning'} {','.join(props)}::{_escape_data(where + f.message)}")
+        out.append(f"::{'error' if f.severity is Severity.ERROR else 'warning'} {','.join(props)}::{github_data(where + f.message)}")
     return out

@@ -6,47 +6,21 @@ the interaction in progress, the findings up to that tick (and, apart, those abo
 the saved snapshot and the content, which have no tick), the facts changed at that
 tick, and the prompt's token table.
 
-Names, slugs, ids and lines come from saves and content: each is written on one
-line (``one_line``: line breaks and control characters as ``\\n`` / ``\\uXXXX``), so no
-name can end a heading or start a Markdown block of its own.
+Names, slugs, ids and lines come from saves and content: each goes through the
+Markdown sink (``sinks.markdown``, ``markdown_code``, ``markdown_cell``), so it is
+on one line and inert: no link, image, HTML, heading or table column of its own.
+The commands it suggests are quoted for a POSIX shell (``sinks.shell_command``).
 """
 
 from __future__ import annotations
 
-import html
-import re
-
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptPreview
 from narrative_debugger.models.report.meta import ViewRecord
+from narrative_debugger.models.report.sinks import markdown, markdown_cell, markdown_code, shell_command
 
 MAX_FINDINGS = 40
 _SNAPSHOT_PREFIXES = ("npcs.", "player.")  # finding locations in the saved snapshot (schema: npcs, player)
-#: Line breaks, C0/C1 controls, line/paragraph separators and bidi controls, written as escapes.
-_ONE_LINE = {c: f"\\u{c:04x}" for c in (*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029,
-                                         *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-_ONE_LINE.update({0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
-
-
-def one_line(text) -> str:
-    """``str(text)`` on one line: line breaks and control characters written as escapes."""
-    return str(text).translate(_ONE_LINE)
-
-
-def _prose(text) -> str:
-    """``text`` from a save or content as Markdown prose: on one line, and its ``&``,
-    ``<`` and ``>`` as entities, so a name like ``<b>Kael</b>`` reads as written instead
-    of being rendered as HTML by a Markdown viewer."""
-    return html.escape(one_line(text), quote=False)
-
-
-def _code(text) -> str:
-    """``text`` as one Markdown code span, whatever backticks it holds."""
-    text = one_line(text)
-    longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview | None, png_name: str) -> str:
@@ -55,13 +29,13 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
     tick = record.tick
     state = play.state_at(tick)
     lines = [
-        f"# Narrative bug report: {_prose(save.label)} at tick {tick}",
+        f"# Narrative bug report: {markdown(save.label)} at tick {tick}",
         "",
-        f"- Screenshot: {_code(png_name)} (drop it on the narrative debugger, or run {_code(f'narrative-debugger open-report {png_name}')}, to reopen this view)",
-        f"- Save: {_code(save.label)}, SHA-256 `{save.sha256}`",
-        f"- Game version: {_prose(save.game_version or 'unknown')}; format version {save.format_version}",
+        f"- Screenshot: {markdown_code(png_name)} (drop it on the narrative debugger, or run {markdown_code(shell_command('narrative-debugger', 'open-report', png_name))}, to reopen this view)",
+        f"- Save: {markdown_code(save.label)}, SHA-256 `{save.sha256}`",
+        f"- Game version: {markdown(save.game_version or 'unknown')}; format version {save.format_version}",
         f"- Tick: {tick} (game time {save.game_time(tick)}, {save.ticks_per_second} ticks per second); saved at tick {save.saved_at_tick}",
-        f"- View: {one_line(record.view)}" + (f"; selected fact {_code(record.fact)}" if record.fact else ""),
+        f"- View: {markdown(record.view)}" + (f"; selected fact {markdown_code(record.fact)}" if record.fact else ""),
     ]
     npc_snapshot = save.npc_by_slug(record.npc) if record.npc else None
     if npc_snapshot is not None:
@@ -70,7 +44,7 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         tol = npc.tolerance
         lines += [
             "",
-            f"## NPC: {_prose(name)} ({_code(npc.slug)}, StableId {npc.stable_id})",
+            f"## NPC: {markdown(name)} ({markdown_code(npc.slug)}, StableId {npc.stable_id})",
             "",
             f"- Relationship: {npc.level.display_name}, score {npc.relationship.score:.2f} of 100",
             f"- Stress: {tol.current_stress} against threshold {tol.threshold}" + (" — over threshold" if tol.over_threshold else ""),
@@ -78,7 +52,7 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         ]
         current = next((m for m in state.knowledge.interactions_with(npc.stable_id) if m.interaction_state.in_progress), None)
         if current is not None:
-            lines.append(f"- Interaction in progress: {current.interaction_state.name} since tick {current.started_tick} at {_prose(current.location)}")
+            lines.append(f"- Interaction in progress: {current.interaction_state.name} since tick {current.started_tick} at {markdown(current.location)}")
         else:
             lines.append("- Interaction in progress: none")
     timed = [f for f in play.findings if f.tick is not None and f.tick <= tick]
@@ -97,18 +71,18 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         if fact is None:
             continue
         extra = f", {fact.interaction.interaction_state.name}" if fact.interaction else ""
-        lines.append(f"- {_code(fact_id)}: {fact.confidence.name}, {fact.source.name}, {fact.state.name}{extra}")
+        lines.append(f"- {markdown_code(fact_id)}: {fact.confidence.name}, {fact.source.name}, {fact.state.name}{extra}")
     if not changed:
         lines.append("None.")
     if preview is not None:
         lines += [
             "",
-            f"## Prompt for {_prose(preview.npc)} ({_prose(preview.encoding)}, budget {preview.budget} tokens)",
+            f"## Prompt for {markdown(preview.npc)} ({markdown(preview.encoding)}, budget {preview.budget} tokens)",
             "",
             "| section | tokens |",
             "|---|---:|",
         ]
-        lines += [f"| {_cell(_prose(s.label))} | {s.tokens} |" for s in preview.sections]
+        lines += [f"| {markdown_cell(s.label)} | {s.tokens} |" for s in preview.sections]
         lines += [
             f"| **sum of sections** | {preview.section_sum} |",
             f"| **whole prompt** | {preview.total_tokens} |",
@@ -120,7 +94,7 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         "",
         "## Reopen",
         "",
-        _code(f"narrative-debugger {save.label} --tick {tick}" + (f" --npc {record.npc}" if record.npc else "")),
+        markdown_code(shell_command("narrative-debugger", save.label, "--tick", tick, *(("--npc", record.npc) if record.npc else ()))),
         "",
     ]
     return "\n".join(lines)
@@ -136,12 +110,7 @@ def _findings_section(title: str, findings: list, with_tick: bool = False) -> li
     lines += [head, rule]
     for f in findings[:MAX_FINDINGS]:
         when = f" {f.tick} |" if with_tick else ""
-        lines.append(f"| {f.severity.value} | {f.code} |{when} {_cell(_code(f.location))} | {_cell(_prose(f.message))} |")
+        lines.append(f"| {f.severity.value} | {f.code} |{when} {markdown_cell(f.location, code=True)} | {markdown_cell(f.message)} |")
     if len(findings) > MAX_FINDINGS:
         lines.append(f"| | |{' |' if with_tick else ''} | … and {len(findings) - MAX_FINDINGS} more |")
     return lines
-
-
-def _cell(text: str) -> str:
-    """``text`` inside one Markdown table cell: on one line, its pipes escaped."""
-    return one_line(text).replace("|", "\\|")

@@ -31,6 +31,7 @@ from narrative_debugger.app.commands import COMMANDS  # noqa: E402 - after the s
 from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg, tick_arg, version  # noqa: E402
 from narrative_debugger.app.desktop import EXIT_INTERRUPTED, no_display_reason  # noqa: E402
 from narrative_debugger.app.terminal import TerminalSafe  # noqa: E402
+from narrative_debugger.models.report.json_text import NonFiniteNumber  # noqa: E402
 
 if _starting:
     signal.signal(signal.SIGINT, _previous_sigint if _previous_sigint is not None else signal.default_int_handler)
@@ -203,6 +204,9 @@ def _dispatch(argv: list[str]) -> int:
         return code
     except UsageError as exc:
         print(f"narrative-debugger {args.command}: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except NonFiniteNumber as exc:  # the readers stop these (F002); never half a document
+        print(f"narrative-debugger {args.command}: cannot write JSON: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     except BrokenPipeError:  # the reader went away (| head) past the guard: status unknown
         _silence_stdout()

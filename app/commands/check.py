@@ -9,7 +9,6 @@ same with or without ``--jobs``; SARIF and JUnit are one document written at the
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -22,6 +21,7 @@ from narrative_debugger.app.desktop import EXIT_INTERRUPTED
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.check_formats import FileResult, JsonStream, github_lines, junit, sarif
+from narrative_debugger.models.report.json_text import dump_strict
 from narrative_debugger.models.report.plain_text import one_line
 
 NAME = "check"
@@ -131,7 +131,7 @@ def run(args) -> int:
     if stream is not None:
         stream.close()
     elif args.format == "sarif":
-        json.dump(sarif([r for r in kept if r is not None], version()), sys.stdout, ensure_ascii=False, indent=1)
+        dump_strict(sarif([r for r in kept if r is not None], version()), sys.stdout)
         sys.stdout.write("\n")
     elif args.format == "junit":
         sys.stdout.write(junit([r for r in kept if r is not None]))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import inspect
-import json
 import sys
 from pathlib import Path
 
 from narrative_debugger.app.commands.common import EXIT_OK, UsageError
+from narrative_debugger.models.report.json_text import dump_strict
 from narrative_debugger.models.rules.catalogue import RULES, Rule
 
 NAME = "rules"
@@ -55,13 +55,13 @@ def run(args) -> int:
             raise UsageError(f"no rule {args.code!r} (codes: {', '.join(RULES)})")
         rule = RULES[code]
         if args.format == "json":
-            json.dump(rule.to_json() | {"implemented_in": where_implemented(rule)}, sys.stdout, ensure_ascii=False, indent=1)
+            dump_strict(rule.to_json() | {"implemented_in": where_implemented(rule)}, sys.stdout)
             sys.stdout.write("\n")
         else:
             print(explain(rule))
         return EXIT_OK
     if args.format == "json":
-        json.dump({"rules": [rule.to_json() for rule in RULES.values()]}, sys.stdout, ensure_ascii=False, indent=1)
+        dump_strict({"rules": [rule.to_json() for rule in RULES.values()]}, sys.stdout)
         sys.stdout.write("\n")
         return EXIT_OK
     for rule in RULES.values():

@@ -74,7 +74,7 @@ def _is_save_path(result: FileResult, f: Finding) -> bool:
 
 # ----- JSON -----
 class JsonStream:
-    """Writes ``{"files": [...]}`` one file at a time; byte for byte ``json.dump(doc, indent=1)``."""
+    """Writes ``{"files": [...]}`` one file at a time; byte for byte ``dump_strict(doc, indent=1)`` (strict JSON)."""
 
     def __init__(self, out) -> None:
         self.out = out

@@ -1,4 +1,13 @@
-"""JSON text for the command line's ``--format json``: ``indent=1``, UTF-8 as is.
+"""JSON text for everything the tool writes as JSON: strict (RFC 8259), UTF-8 as is.
+
+Strict means no ``NaN``, ``Infinity`` or ``-Infinity``, which ``json.dumps`` writes by
+default and no strict reader accepts. The readers stop a non-finite number where it
+enters (a save's ``1e400`` is an F002 at its JSON path, ``models.boundary``); the
+writers here refuse one that would still get through (``NonFiniteNumber``), and every
+JSON writer of the tool goes through ``dumps_strict``, ``dump_strict`` or
+``dumps_indented``.
+
+The command line's ``--format json`` is ``indent=1``:
 
 ``json.dumps(value, ensure_ascii=False, indent=1)`` runs in pure Python whenever it
 indents (the C encoder only serves ``indent=None``): about 1 s for the 12 MB ``state``
@@ -14,8 +23,72 @@ from __future__ import annotations
 import json
 import re
 
+import math
+
 import msgspec
 import numpy as np
+
+
+class NonFiniteNumber(ValueError):
+    """A value to write holds NaN or an infinity, which JSON cannot carry.
+    ``path`` is where, as a JSON path (``$.npcs.17.score``)."""
+
+    def __init__(self, path: str, value: float) -> None:
+        self.path = path
+        super().__init__(f"{value!r} at {path} is not a JSON number; nothing was written")
+
+
+def dumps_strict(value, *, indent: int | None = None, sort_keys: bool = False) -> str:
+    """``json.dumps(value, ensure_ascii=False, allow_nan=False, ...)``.
+
+    Raises:
+        NonFiniteNumber: ``value`` holds NaN or an infinity (its JSON path named).
+        TypeError: ``value`` is not JSON data.
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent, sort_keys=sort_keys)
+    except ValueError:
+        raise _non_finite(value) from None
+
+
+def dump_strict(value, out, *, indent: int | None = 1) -> None:
+    """Write ``dumps_strict(value, indent=indent)`` to the text stream ``out``; nothing
+    is written when it raises (the text is made whole first)."""
+    out.write(dumps_strict(value, indent=indent))
+
+
+def _non_finite(value) -> NonFiniteNumber | ValueError:
+    """The NonFiniteNumber naming the first NaN or infinity in ``value`` (a walk in
+    document order), or a plain ValueError when there is none (a circular value)."""
+    stack = [("$", value)]
+    while stack:
+        path, item = stack.pop()
+        if type(item) is float and not math.isfinite(item):
+            return NonFiniteNumber(path, item)
+        if isinstance(item, dict):
+            stack.extend((f"{path}.{key}", v) for key, v in reversed(list(item.items())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+    return ValueError("the value cannot be written as JSON")
+
+
+def _has_non_finite(value) -> bool:
+    """Whether ``value`` holds a NaN or an infinity, without walking it in Python:
+    msgspec packs it as MessagePack (a few ms where the JSON takes a second), where
+    every float is ``0xcb`` and eight big-endian IEEE 754 bytes; a NaN or infinity has
+    its eleven exponent bits all set. A byte pattern that only looks like one (inside
+    a string) costs the exact walk. A value msgspec cannot pack is walked."""
+    try:
+        packed = msgspec.msgpack.encode(value)
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError, msgspec.EncodeError):
+        return isinstance(_non_finite(value), NonFiniteNumber)
+    data = np.frombuffer(packed, np.uint8)
+    marks = np.flatnonzero(data[:-2] == 0xCB)
+    if not marks.size:
+        return False
+    if not (((data[marks + 1] & 0x7F) == 0x7F) & ((data[marks + 2] & 0xF0) == 0xF0)).any():
+        return False
+    return isinstance(_non_finite(value), NonFiniteNumber)
 
 # Python writes floats of 1e16 and above, or below 1e-4, with a signed exponent
 # ('1e+16', '2.5e-05'); msgspec writes '1e16', and '0.000025' down to about 1e-5. An
@@ -59,13 +132,19 @@ def dumps_indented(value) -> str:
     surrogate, an integer past 64 bits, a key that is not a string) or whose floats
     Python spells with an exponent is encoded by ``json`` itself.
 
+    Strict: msgspec would write a NaN or an infinity as ``null`` and ``json`` as
+    ``NaN``/``Infinity``; both are refused first (``_has_non_finite``).
+
     Raises:
+        NonFiniteNumber: ``value`` holds NaN or an infinity.
         TypeError: when ``json`` cannot encode ``value`` either.
     """
+    if _has_non_finite(value):
+        raise _non_finite(value)
     try:
         text = msgspec.json.format(msgspec.json.encode(value), indent=1)
     except (TypeError, ValueError, OverflowError, UnicodeEncodeError, msgspec.EncodeError):
-        return json.dumps(value, ensure_ascii=False, indent=1)
+        return dumps_strict(value, indent=1)
     if _spelled_otherwise(text):
-        return json.dumps(value, ensure_ascii=False, indent=1)
+        return dumps_strict(value, indent=1)
     return text.decode("utf-8")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from narrative_debugger.models.fileio import FileRefused, open_regular_file
+from narrative_debugger.models.report.json_text import dumps_strict
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 REPORT_KEY = "narrative-debugger.view"
@@ -75,7 +76,7 @@ class ViewRecord:
         A path that is not UTF-8 on disk reaches Python with lone surrogates (PEP 383);
         they are written as ``\\uDCxx`` escapes, so the text encodes as UTF-8 and reads
         back as the same path."""
-        text = json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        text = dumps_strict(asdict(self), sort_keys=True)
         return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
     @classmethod

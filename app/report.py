@@ -15,7 +15,7 @@ from narrative_debugger.models.report.summary import build_summary
 from narrative_debugger.models.save.jsonio import MAX_DOCUMENT_BYTES
 from narrative_debugger.widgets.plain_text import show_message
 from narrative_debugger.widgets.registry import VIEW_NAMES
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 PNG_SUFFIX, MD_SUFFIX = ".png", ".md"
@@ -38,7 +38,22 @@ def current_record(window) -> ViewRecord:
         view=view,
         fact=session.fact or "",
         **culprit_record(play, session.culprit),
+        since=session.previous_tick,
+        journal_index=session.journal_index,
+        explain=session.explain_target or "",
+        compare=compare_record(session.comparison),
     )
+
+
+def compare_record(comparison) -> dict | None:
+    """The view record's ``compare``: side B's save (name, path, SHA-256) and content folder."""
+    if comparison is None:
+        return None
+    b = comparison.b
+    return {"save_name": b.save.label,
+            "save_path": str(Path(b.save.path).resolve()) if b.save.path else "",
+            "save_sha256": b.save.sha256,
+            "content_dir": str(Path(b.content.root).resolve()) if b.content.root else ""}
 
 
 def culprit_record(play, finding) -> dict:
@@ -136,17 +151,36 @@ def sha256_of(path: Path) -> str:
 def locate_save(record: ViewRecord, png_path: Path) -> Path | None:
     """Where the report's save is now: where it was, or beside the PNG (``save_name`` is a
     plain file name: ``ViewRecord.from_json`` refuses any other)."""
-    for candidate in (Path(record.save_path) if record.save_path else None, png_path.parent / record.save_name if record.save_name else None):
+    return _locate(record.save_path, record.save_name, png_path)
+
+
+def _locate(save_path: str, save_name: str, png_path: Path) -> Path | None:
+    for candidate in (Path(save_path) if save_path else None, png_path.parent / save_name if save_name else None):
         if candidate is not None and candidate.is_file():
             return candidate
     return None
 
 
+def find_recorded_finding(play, recorded: dict | None):
+    """The finding of ``play`` a record's ``finding`` ({code, location, target}) names, or None."""
+    if not recorded:
+        return None
+    for finding in play.findings:
+        doc = finding.to_json()
+        if (doc["code"], doc["location"], doc["target"]) == (recorded.get("code"), recorded.get("location"), recorded.get("target")):
+            return finding
+    return None
+
+
 def open_report(window, png_path: Path, *, ask=True) -> bool:
-    """Reopen the save, tick, NPC and view a report PNG carries.
+    """Reopen the view a report PNG carries: its save at its tick with its NPC and view,
+    then, once loaded (and checked): side B when it compared, the finding it showed (its
+    Findings row and the culprit selected, as a double-click does), the fact, the previous
+    tick ("changed since"), the journal entry, the view and the Explain dock's question.
 
     Asks for the save when it is not where it was; says so when its SHA-256 differs
-    and opens it all the same. Returns False when nothing could be opened.
+    and opens it all the same. Returns False when nothing could be opened (an unreadable
+    record, a ``save_name`` that is not a plain file name, no save).
     """
     try:
         record = read_record_file(Path(png_path))
@@ -167,9 +201,103 @@ def open_report(window, png_path: Path, *, ask=True) -> bool:
             show_message(window, "information", "Save changed", message)
     content = Path(record.content_dir) if record.content_dir and Path(record.content_dir).is_dir() else None
     view = record.view if record.view in VIEW_NAMES else None  # "all", or a view this version lacks
+    Reopen(window, record, Path(png_path), save)
     window.open_save(save, content, tick=record.tick, npc=record.npc or None, view=view)
+    return True
+
+
+class Reopen(QObject):
+    """The part of a reopen that waits: once ``save`` has loaded and been checked in
+    ``window``, side B is compared (when the record compared), then the selection is
+    restored (``restore_selection``). Forgets itself when the load is cancelled or
+    fails, or another save is opened first."""
+
+    def __init__(self, window, record: ViewRecord, png_path: Path, save: Path) -> None:
+        super().__init__(window)
+        self.window, self.record, self.png_path, self.save = window, record, png_path, save
+        self.play = None
+        self.b: Path | None = None
+        loader = window.loader
+        self._links: list = []
+        self._link((loader.loaded, self._on_loaded), (loader.checked, self._on_checked),
+                   (loader.cancelled, self._forget), (loader.failed, self._forget))
+
+    def _link(self, *links) -> None:
+        for signal, slot in self._links:
+            signal.disconnect(slot)
+        self._links = list(links)
+        for signal, slot in self._links:
+            signal.connect(slot)
+
+    def _forget(self, *_args) -> None:
+        self._link()
+        self.deleteLater()
+
+    def _on_loaded(self, play, context: dict) -> None:
+        if context.get("reload") or Path(context.get("path", "")) != self.save:
+            return self._forget()  # another open overtook this one
+        if not play.readable or play is not self.window.session.playthrough:
+            return self._forget()
+        self.play = play
+        if not play.checks_pending:
+            self._compare()
+
+    def _on_checked(self, play, _context: dict) -> None:
+        if play is self.play:
+            self._compare()
+
+    def _compare(self) -> None:
+        self._link()
+        side = self.record.compare
+        if not side:
+            return self._finish()
+        self.b = _locate(side["save_path"], side["save_name"], self.png_path)
+        if self.b is None:
+            self.window.statusBar().showMessage(f"The report compared with {side['save_name']}, which is no longer at {side['save_path'] or 'its old place'}; showing A alone.", 15000)
+            return self._finish()
+        loader = self.window.compare.loader
+        self._link((loader.loaded, self._on_compared), (loader.cancelled, self._forget), (loader.failed, self._forget))
+        content = Path(side["content_dir"]) if side["content_dir"] and Path(side["content_dir"]).is_dir() else None
+        self.window.compare.compare_with(self.b, content)
+
+    def _on_compared(self, _outcome, context: dict) -> None:
+        if context.get("path") == self.b and context.get("a") is self.play:
+            self._finish()  # compared, or B could not be read (said by the compare itself)
+        else:
+            self._forget()
+
+    def _finish(self) -> None:
+        self._link()
+        if self.window.session.playthrough is self.play:
+            restore_selection(self.window, self.record)
+        self.deleteLater()
+
+
+def restore_selection(window, record: ViewRecord) -> None:
+    """Bring back what ``record`` selected in ``window``, which shows its save: the finding
+    (its row in the Findings dock, its culprit in the docks), the NPC, the fact, the tick
+    with the previous tick before it, the journal entry, the view (or all views) and the
+    Explain dock's question. A finding the save no longer has is said in the status bar."""
+    from narrative_debugger.app.commands.screenshot import show_finding
+
+    session = window.session
+    finding = find_recorded_finding(session.playthrough, record.finding)
+    if finding is not None:
+        show_finding(window, finding)
+    elif record.finding:
+        window.statusBar().showMessage(f"The report showed finding {record.finding.get('code')} at {record.finding.get('location')}, which this save no longer has.", 15000)
+    if record.npc:
+        session.go_to(npc=record.npc)
+    session.set_fact(record.fact or None)
+    if record.since is not None and record.since != record.tick:
+        session.set_tick(record.since)
+    session.set_tick(record.tick)
+    if record.journal_index is not None:
+        session.set_journal_index(record.journal_index)
     if record.view == "all":
         window.set_grid(True)
-    if record.fact:
-        window.loader.loaded.connect(lambda *_: window.session.set_fact(record.fact), type=Qt.SingleShotConnection)
-    return True
+    elif record.view in VIEW_NAMES:
+        window.set_grid(False)
+        session.set_view(record.view)
+    if record.explain:
+        session.explain(record.explain)

@@ -110,3 +110,116 @@ def test_open_report_with_a_tampered_save_name_exits_2(tmp_path, capsys):
     assert main(["open-report", str(png)]) == 2
     err = capsys.readouterr().err
     assert f"{png}: the view record's save_name '../outside/evening.json' is not a plain file name" in err
+
+
+# ----- reopening brings back every part of the view recorded -----
+
+
+def reopened(qtbot, png: Path, *, comparing: bool = False):
+    """A fresh window that has reopened ``png`` and restored what it records."""
+    from narrative_debugger.app.report import open_report
+
+    from tests.conftest import open_window
+
+    window = open_window(qtbot, None, (1440, 900), persist=False)
+    record = read_record(png.read_bytes())
+    assert open_report(window, png, ask=False)
+    window.wait_for_load()
+    if comparing:
+        qtbot.waitUntil(lambda: window.session.comparison is not None and window.session.tick == record.tick, timeout=60000)
+    qtbot.waitUntil(lambda: window.session.ready and window.session.tick == record.tick, timeout=60000)
+    return window
+
+
+def selected_finding_rows(window) -> list[int]:
+    panel = window.panels["findings"][0]
+    return sorted({i.row() for i in panel.view.selectionModel().selectedRows()})
+
+
+@pytest.mark.parametrize("spec", ["J001:1", "K001:1", "K001:2", "M002:1", "T004:1", "R002:1"])
+def test_reopening_a_finding_shot_brings_back_its_row_and_field(qtbot, tmp_path, message_boxes, spec, capsys):
+    """A ``--finding`` shot reopened at the right tick and NPC but with no finding row
+    selected and no culprit field marked. Now the record read back from the reopened
+    window is the recorded one, the finding's row is selected and its culprit shown."""
+    from narrative_debugger.app.report import current_record
+
+    png = tmp_path / "shot.png"
+    assert main(["screenshot", str(QA), "--finding", spec, "--out", str(png)]) == 0
+    capsys.readouterr()
+    record = read_record(png.read_bytes())
+    window = reopened(qtbot, png)
+    assert current_record(window) == record
+    culprit = window.session.culprit
+    assert culprit is not None and culprit.code == spec.split(":")[0]
+    assert selected_finding_rows(window) == [window.panels["findings"][0].row_of(culprit)]
+    if spec == "J001:1":  # the Journal dock's field table marks the culprit field
+        journal = window.panels["journal"][0]
+        marked = [journal.detail_model.index(r, 0).data() for r in journal.detail_model.marked()]
+        assert "tick" in marked
+    if spec == "K001:1":  # the snapshot dock's culprit row
+        assert window.panels["snapshot"][0].culprit_row() >= 0
+
+
+def test_reopening_brings_back_explain_since_journal_entry_and_comparison(qtbot, tmp_path, message_boxes):
+    """The Explain dock's question was lost on reopening, as were the previous tick the
+    Knowledge view counts changes since, the journal entry selected and side B."""
+    from narrative_debugger.app.report import current_record, write_report
+
+    from tests.conftest import open_window
+
+    first = open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1440, 900), persist=False)
+    s = first.session
+    first.compare.compare_with(SAMPLES / "abandoned-confrontation.json", None, wait=True)
+    assert s.comparison is not None
+    s.select_entry(40)
+    s.set_tick(s.playthrough.index.ticks[60])
+    s.set_journal_index(55)
+    s.explain("npc:kael-davan.score")
+    s.set_view("knowledge")
+    panel = first.panels["explain"][0]
+    qtbot.waitUntil(lambda: panel.explanation is not None and panel.explanation.tick == s.tick, timeout=30000)
+    png, _, _ = write_report(first, tmp_path)
+    record = read_record(png.read_bytes())
+    assert record.since == s.playthrough.index.ticks[40] != record.tick
+    assert (record.journal_index, record.explain, record.view) == (55, "npc:kael-davan.score", "knowledge")
+    assert record.compare["save_name"] == "abandoned-confrontation.json"
+
+    window = reopened(qtbot, png, comparing=True)
+    t = window.session
+    assert current_record(window) == record
+    assert (t.previous_tick, t.journal_index, t.explain_target) == (record.since, 55, "npc:kael-davan.score")
+    assert t.comparison.b.save.label == "abandoned-confrontation.json"
+    answer = window.panels["explain"][0]
+    qtbot.waitUntil(lambda: answer.explanation is not None and answer.explanation.tick == t.tick, timeout=30000)
+    assert answer.explanation.target == "npc:kael-davan.score"
+    window.finish_background()
+    assert f"changed since tick {record.since:,}" in window.views["knowledge"].heading.text()
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"since": -1}, "since should be a whole number from 0 to 2^64-1"),
+    ({"journal_index": 2**64}, "journal_index should be a whole number"),
+    ({"since": True}, "since should be a whole number"),
+    ({"explain": 5}, "explain should be text"),
+    ({"compare": []}, "compare should be an object"),
+    ({"compare": {"save_path": 3}}, "compare.save_path should be text"),
+    ({"compare": {"save_name": "../b.json"}}, "compare.save_name '../b.json' is not a plain file name"),
+])
+def test_a_record_with_a_bad_new_field_is_refused(fields, message):
+    import json
+
+    from narrative_debugger.models.report.meta import ReportError, ViewRecord
+
+    doc = {"format_version": 1, "save_name": "a.json", "save_sha256": "", "save_path": "", "content_dir": "", "tick": 3, "npc": "", "view": "knowledge", **fields}
+    with pytest.raises(ReportError, match=message.replace("^", r"\^").replace("(", r"\(")):
+        ViewRecord.from_json(json.dumps(doc))
+
+
+def test_a_record_from_before_the_new_fields_reads_with_their_defaults():
+    import json
+
+    from narrative_debugger.models.report.meta import ViewRecord
+
+    doc = {"format_version": 1, "save_name": "a.json", "save_sha256": "", "save_path": "", "content_dir": "", "tick": 3, "npc": "", "view": "knowledge"}
+    record = ViewRecord.from_json(json.dumps(doc))
+    assert (record.since, record.journal_index, record.explain, record.compare) == (None, None, "", None)

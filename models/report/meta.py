@@ -56,6 +56,14 @@ class ViewRecord:
             double-click): ``{"code", "location", "target"}``, or None.
         selection: what is selected for it: ``{"kind", "id"}`` (a fact id, a journal
             index, an NPC slug, a line id, a content file:line), or None.
+        since: the previous tick viewed (u64; "changed since tick …"), or None.
+        journal_index: the journal entry selected (its index), or None.
+        explain: the Explain dock's question (a ``models.explain`` target), or empty.
+        compare: side B when comparing: ``{"save_name", "save_path", "save_sha256",
+            "content_dir"}`` (texts, as the record's own fields), or None.
+
+    Records written before ``since``, ``journal_index``, ``explain`` and ``compare``
+    read with their defaults; readers that predate them ignore them.
     """
 
     format_version: int
@@ -69,6 +77,10 @@ class ViewRecord:
     fact: str = ""
     finding: dict | None = None
     selection: dict | None = None
+    since: int | None = None
+    journal_index: int | None = None
+    explain: str = ""
+    compare: dict | None = None
 
     def to_json(self) -> str:
         """The record as compact JSON (UTF-8 text).
@@ -111,12 +123,37 @@ class ViewRecord:
             if value is not None and not isinstance(value, dict):
                 raise ReportError(f"the view record's {name} should be an object")
             values[name] = value
-        reason = not_plain_file_name(values["save_name"])
-        if reason:
-            raise ReportError(f"the view record's save_name {values['save_name']!r} is not a plain file name ({reason}); nothing was opened")
+        for name in ("since", "journal_index"):
+            value = data.get(name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**64):
+                raise ReportError(f"the view record's {name} should be a whole number from 0 to 2^64-1")
+            values[name] = value
+        values["explain"] = data.get("explain") or ""
+        if not isinstance(values["explain"], str):
+            raise ReportError("the view record's explain should be text")
+        values["compare"] = _compare_side(data.get("compare"))
+        for field, name in (("save_name", values["save_name"]), ("compare.save_name", (values["compare"] or {}).get("save_name", ""))):
+            reason = not_plain_file_name(name)
+            if reason:
+                raise ReportError(f"the view record's {field} {name!r} is not a plain file name ({reason}); nothing was opened")
         if not values["view"]:
             values["view"] = "knowledge"  # the app checks the name against its view registry on reopening
         return cls(format_version=version, **values)
+
+
+def _compare_side(value) -> dict | None:
+    """The record's ``compare`` object, checked: four text fields (missing ones empty)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ReportError("the view record's compare should be an object")
+    side = {}
+    for name in ("save_name", "save_path", "save_sha256", "content_dir"):
+        text = value.get(name) or ""
+        if not isinstance(text, str):
+            raise ReportError(f"the view record's compare.{name} should be text")
+        side[name] = text
+    return side
 
 
 def not_plain_file_name(name: str) -> str | None:

@@ -101,6 +101,8 @@ class WorkProgress:
         self._panel = ProgressPanel()
         window.statusBar().insertPermanentWidget(0, self._panel, 1)
         self._panel.cancelRequested.connect(self._cancel)
+        # A message the status bar gets while the panel takes its room shows in the panel.
+        window.statusBar().messageChanged.connect(self._panel.show_note)
         # Escape cancels too, while a job runs (the dialog's Escape did).
         self._escape = EscapeCancels.of(window)
         self._panel.cancel_button.setToolTip("Stop this job (Esc); the window keeps what it shows")

@@ -171,3 +171,26 @@ def test_an_open_replaces_a_running_reload_and_the_reload_follows_if_the_open_is
     window.wait_for_load()
     assert window.session.playthrough is not shown and window.save_path == a
     assert window.statusBar().currentMessage() == "Reloaded a.json: it changed on disk."
+
+
+def test_a_message_that_comes_while_the_progress_shows_is_seen_in_its_place(qtbot, saves, monkeypatch):
+    """The progress panel takes the room where the status bar draws its messages: one that
+    came during a job (here: the shown save deleted while another opens) was not seen."""
+    a, b = saves
+    monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)
+    window = open_window(qtbot, a)
+    window.statusBar().showMessage("a word from before the open", 60_000)
+    panel = window.findChild(ProgressPanel)
+    gate = Gate(monkeypatch, b)
+    window.open_save(b)
+    qtbot.waitUntil(lambda: gate.entered.is_set() and panel.isVisible(), timeout=10_000)
+    assert panel.message.full_text() == "Opening b.json…"  # the earlier word is about the earlier state
+    with qtbot.waitSignal(window.save_watch.gone, timeout=10_000):
+        a.unlink()
+    gone = "a.json is gone from disk; waiting for it to come back."
+    assert window.statusBar().currentMessage() == gone and panel.message.full_text() == gone
+    window.statusBar().clearMessage()  # the word's time is up: the job's own message again
+    assert panel.message.full_text() == "Opening b.json…"
+    gate.release.set()
+    window.wait_for_load()
+    assert not panel.isVisible() and window.save_path == b

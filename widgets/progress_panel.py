@@ -19,7 +19,8 @@ class ProgressPanel(QWidget):
 
     ``cancelRequested`` is emitted on Cancel. ``begin(text, delay_ms)`` starts a job (the
     panel shows only if it is still running ``delay_ms`` later), ``report`` moves it on,
-    ``end`` hides it.
+    ``end`` hides it. ``show_note`` puts a word of the window's in place of the job's
+    message while the job runs (see there).
     """
 
     cancelRequested = Signal()
@@ -52,6 +53,8 @@ class ProgressPanel(QWidget):
         self._show_timer.setSingleShot(True)
         self._show_timer.timeout.connect(self.show)
         self._title = ""
+        self._doing = ""  # the job's own message
+        self._note = ""  # a status-bar message that came during the job
         self.hide()
 
     @property
@@ -63,7 +66,8 @@ class ProgressPanel(QWidget):
         """Start a job described by ``text`` (plain text); show the panel after ``delay_ms``
         (milliseconds) if the job has not ended by then."""
         self._title = text or " "
-        self.message.setText(text)
+        self._doing, self._note = text, ""  # a message from before the job is about an earlier state
+        self._show_text()
         self.bar.setValue(0)
         self._show_timer.start(max(0, int(delay_ms)))
 
@@ -72,10 +76,26 @@ class ProgressPanel(QWidget):
         if not self.running:
             return
         self.bar.setValue(int(round(min(1.0, max(0.0, fraction)) * 100)))
-        self.message.setText(f"{self._title.rstrip('…')}: {message}" if message else self._title)
+        self._doing = f"{self._title.rstrip('…')}: {message}" if message else self._title
+        self._show_text()
+
+    def show_note(self, text: str) -> None:
+        """Show ``text`` (plain text; "" for none) instead of the job's message until it is
+        cleared or the job ends; nothing when no job runs.
+
+        Connected to the status bar's ``messageChanged``: the panel takes the room where
+        the status bar draws its messages, so a message that came while it showed (a save
+        gone from disk, a notice of a view) was not seen at all (issue 35). The bar and
+        Cancel stay; the job's own message comes back when the note goes."""
+        if self.running:
+            self._note = text or ""
+            self._show_text()
+
+    def _show_text(self) -> None:
+        self.message.setText(self._note or self._doing)
 
     def end(self) -> None:
         """The job has ended (done, failed or cancelled): hide the panel."""
-        self._title = ""
+        self._title = self._doing = self._note = ""
         self._show_timer.stop()
         self.hide()

@@ -128,6 +128,7 @@ class CompareController(QObject):
             self.loader.cancel()
         if self.session.comparison is not None:
             self.session.set_comparison(None)
+            self.window._update_status()  # the last tick is A's again, even when the tick did not move
             self.window.statusBar().showMessage("Stopped comparing.", 4000)
 
     # ----- worker results -----

@@ -13,6 +13,7 @@ from narrative_debugger.widgets.interaction_view import COL_B as INTERACTION_COL
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
 from narrative_debugger.widgets.culprit import CULPRIT_BG, row_visible
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics
 
 from tests.conftest import CONTENT, SAMPLES, open_window
 
@@ -258,3 +259,81 @@ def test_b_stress_fits_the_stress_plot_whatever_is_drawn_after(qtbot, window):
     qtbot.waitUntil(lambda: timelines._drawn, timeout=10_000)
     s.set_npc(kael)
     assert top() == pytest.approx(timelines.layer.frame[1] * 1.02)  # A's frame alone again
+
+
+# ----- issue 35: stop comparing past A's end; the Interactions heading; the B columns -----
+
+def _spiral_vs_evening(qtbot, size=(1440, 900)):
+    """walkaway-spiral (last tick 37 113) compared with the longer evening (302 029)."""
+    w = open_window(qtbot, SAMPLES / "walkaway-spiral.json", size=size)
+    w.compare.compare_with(SAMPLES / "evening.json", wait=True)
+    assert w.session.comparison is not None and w.session.last_tick == 302_029
+    return w
+
+
+def test_stop_comparing_past_a_end_brings_the_tick_back_into_a(qtbot):
+    """"Stop comparing" at a tick on B's part of the range left the session, the headers
+    and the status bar at B's tick, past A's end: every one now says A's last tick."""
+    w = _spiral_vs_evening(qtbot)
+    s = w.session
+    s.set_view("interactions")
+    s.set_tick(200_000)
+    w.finish_background()
+    assert "tick 200,000 / 302,029" in w.status_tick.text()
+    moved = []
+    s.tickChanged.connect(moved.append)
+    w.compare.stop_action.trigger()
+    w.finish_background()
+    assert s.comparison is None and s.tick == 37_113 and moved == [37_113]
+    assert w.status_tick.text().startswith("tick 37,113 / 37,113")
+    assert w.tickbar.tick_field.value() == 37_113
+    assert "at tick 37,113" in w.views["interactions"].heading.text()
+    s.set_view("knowledge")
+    w.finish_background()
+    assert "Knowledge at tick 37,113" in w.views["knowledge"].heading.text()
+    w.compare.compare_with(SAMPLES / "evening.json", wait=True)
+    s.set_tick(30_000)
+    w.compare.stop()  # a tick inside A stays where it is
+    assert s.tick == 30_000 and w.status_tick.text().startswith("tick 30,000 / 37,113")
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
+def test_the_interactions_heading_keeps_its_two_lines_while_comparing(qtbot, size):
+    """The heading was cut to one line high (a sliver of its second line) when the
+    comparison set it while the Interactions tab was behind another: it is as high as
+    its text once shown."""
+    w = _spiral_vs_evening(qtbot, size)
+    heading = w.views["interactions"].heading
+    holder = heading.parentWidget()
+    w.session.set_view("interactions")
+    w.finish_background()
+    assert "<br>" in heading.text() and heading.sizeHint().height() >= 2 * heading.fontMetrics().height()
+    # The layout pass the shown holder asks for (never sooner than the next event loop pass).
+    qtbot.waitUntil(lambda: holder.height() >= heading.sizeHint().height(), timeout=2000)
+    assert heading.height() == holder.height()
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
+def test_the_b_columns_fit_their_text(qtbot, size):
+    """At 1440 px the Interactions B column was 34 px wide and showed one letter; the
+    Knowledge B column cut its text. Each B column is as wide as the widest text it shows
+    (bold, as a changed row is) and its header."""
+    w = _spiral_vs_evening(qtbot, size)
+    s = w.session
+    checked = 0
+    for view_name, col in (("knowledge", COL_B), ("interactions", INTERACTION_COL_B)):
+        s.set_view(view_name)
+        w.finish_background()
+        table = w.views[view_name].table
+        model = table.model()
+        bold = QFont(table.font())
+        bold.setBold(True)
+        texts = {model.index(r, col).data(Qt.DisplayRole) for r in range(model.rowCount())}
+        texts.discard(None)
+        assert texts, view_name
+        widest = max(QFontMetrics(bold).horizontalAdvance(t) for t in texts)
+        assert not table.isColumnHidden(col)
+        assert table.columnWidth(col) >= widest + 8, (view_name, sorted(texts, key=len)[-1])
+        assert table.columnWidth(col) >= table.horizontalHeader().sectionSizeHint(col)
+        checked += 1
+    assert checked == 2

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 
 from narrative_debugger.widgets.state_colors import brush_of
-from narrative_debugger.models.domain.types import FactId, FactKnowledge, KnowledgeConfidence, KnowledgeState
+from narrative_debugger.models.domain.types import FactId, FactKnowledge, InteractionState, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.widgets.plain_text import esc
 from narrative_debugger.widgets.tables import signal_all, signal_rows
 from narrative_debugger.widgets.state_colors import (
@@ -36,6 +37,24 @@ from PySide6.QtGui import QBrush, QColor, QFont
 #: Column titles, in order.
 COLUMNS = ("FactId", "Category", "Confidence", "Source", "State", "Acquired tick", "Interaction", "B")
 COL_FACT, COL_CATEGORY, COL_CONFIDENCE, COL_SOURCE, COL_STATE, COL_ACQUIRED, COL_INTERACTION, COL_B = range(len(COLUMNS))
+
+#: The B column of a fact that B does not know.
+NOT_KNOWN_IN_B = "not known in B"
+
+
+def b_text(confidence: KnowledgeConfidence, state: KnowledgeState, interaction_state: InteractionState | None = None) -> str:
+    """The B column's text of a fact B knows: confidence · state (· interaction state)."""
+    text = f"{confidence_label(confidence)} · {state_label(state)}"
+    return text + (f" · {state_label(interaction_state)}" if interaction_state is not None else "")
+
+
+@cache
+def b_samples() -> tuple[str, ...]:
+    """Every text the B column can show (``widgets.tables.show_column`` fits the widest)."""
+    interaction = [None, *InteractionState]
+    return (NOT_KNOWN_IN_B, *(b_text(c, s, i) for c in KnowledgeConfidence for s in KnowledgeState for i in interaction))
+
+
 #: Background of a B cell that differs from A (issue 13: comparing two playthroughs).
 DIFFERS_BACKGROUND = "#ffd7a8"
 
@@ -327,10 +346,9 @@ class FactTableModel(QAbstractTableModel):
             return ""
         b = self._facts_b.get(fact_id)
         if b is None:
-            return "not known in B"
+            return NOT_KNOWN_IN_B
         meta = b.interaction
-        text = f"{confidence_label(b.confidence)} · {state_label(b.state)}"
-        return text + (f" · {state_label(meta.interaction_state)}" if meta is not None else "")
+        return b_text(b.confidence, b.state, meta.interaction_state if meta is not None else None)
 
     def _tooltip(self, fact_id: FactId) -> str:
         fact = self._fact_by_id(fact_id)

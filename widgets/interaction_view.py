@@ -21,7 +21,7 @@ from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
-from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, hot_table, signal_all, signal_rows
+from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, hot_table, show_column, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.visibility import obscured
@@ -51,6 +51,8 @@ _STATE_INK = {state: color.darker(130) for state, color in INTERACTION_COLORS.it
 INTERACTION_COLUMNS = ("FactId", "Started", "Ended", "State", "Topics", "Location", "Initiated by", "Confrontation", "B")
 #: The B column: side B's state of the same interaction (NPC slug and sequence) while comparing.
 COL_B = len(INTERACTION_COLUMNS) - 1
+#: The B column of an interaction that B does not have.
+NOT_IN_B = "not in B"
 
 
 class InteractionTableModel(QAbstractTableModel):
@@ -255,7 +257,7 @@ class InteractionTableModel(QAbstractTableModel):
                 return None
             b = self.b_state(fact_id)
             if role == _DISPLAY:
-                return state_label(b) if b is not None else "not in B"
+                return state_label(b) if b is not None else NOT_IN_B
             if role == _BACKGROUND:
                 return self._differs_brush if b is not meta.interaction_state else None
             if role == _FOREGROUND and b is not None:
@@ -287,7 +289,7 @@ class InteractionTableModel(QAbstractTableModel):
             if self._fact_b is None:
                 return None, None, None, None, None
             b = self.b_state(fact_id)
-            return (state_label(b) if b is not None else "not in B", None, None,
+            return (state_label(b) if b is not None else NOT_IN_B, None, None,
                     self._differs_brush if b is not meta.interaction_state else None,
                     _STATE_INK[b] if b is not None else None)
         font = self._bold if meta.interaction_state.in_progress else None
@@ -407,6 +409,7 @@ class InteractionView(QWidget):
         fit_columns(self.table, dict(enumerate(("…lera-sessik_012", "302029", "302029", "Walked away", "fishing, weather",
                                                 "harbor_office", "player", "yes"))))
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setColumnHidden(COL_B, True)  # until a comparison (``show_column`` then fits it)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -561,7 +564,7 @@ class InteractionView(QWidget):
         game_time = session.playthrough.save.game_time
         state_b = session.state_b
         self.model.set_b(state_b.knowledge.fact if state_b is not None else None)
-        self.table.setColumnHidden(COL_B, state_b is None)
+        show_column(self.table, COL_B, state_b is not None, [NOT_IN_B, *(state_label(st) for st in InteractionState)])
         if state.interactions_exact(npc_id):
             index = state.index
             count = index.interaction_count(npc_id, state.position)

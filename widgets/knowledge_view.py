@@ -19,9 +19,11 @@ from narrative_debugger.widgets.plain_text import ElidedLabel, ElidingComboBox
 from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order, take_prepared
 from narrative_debugger.widgets.session import npc_names
-from narrative_debugger.widgets.fact_model import COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, categories_in
+from narrative_debugger.widgets.fact_model import (
+    COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, b_samples, categories_in,
+)
 from narrative_debugger.widgets.knowledge_graph import KnowledgeGraph
-from narrative_debugger.widgets.tables import hot_table
+from narrative_debugger.widgets.tables import hot_table, show_column
 from narrative_debugger.widgets.state_colors import confidence_label, state_label
 from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
@@ -118,6 +120,7 @@ class KnowledgeView(QWidget):
         self.table.setSortingEnabled(True)
         for col, width in ((COL_FACT, 215), (COL_CATEGORY, 95), (2, 105), (3, 130), (4, 70), (COL_ACQUIRED, 95)):
             self.table.setColumnWidth(col, width)
+        self.table.setColumnHidden(COL_B, True)  # until a comparison (``show_column`` then fits it)
 
         filters = QHBoxLayout()
         filters.addWidget(self.search, 2)
@@ -209,7 +212,7 @@ class KnowledgeView(QWidget):
             self._changed = frozenset()
             self._table_shows = None
             self.model.set_facts({}, [], frozenset())
-            self.table.setColumnHidden(COL_B, True)
+            show_column(self.table, COL_B, False)
             self._fill_categories([])
             self.heading.setText("<b>Knowledge</b> — no save open")
             self.graph.show_state(None, [], frozenset())
@@ -234,7 +237,7 @@ class KnowledgeView(QWidget):
         # (Qt's zero-timer layout painted it a second time in the next pass, ~6 ms).
         self.table.executeDelayedItemsLayout()
         self._table_shows = (id(state.index), state.position, len(keys)) if state_b is None else None
-        self.table.setColumnHidden(COL_B, state_b is None)
+        show_column(self.table, COL_B, state_b is not None, b_samples())
         self._fill_categories(keys)
         since = f" since tick {session.previous_tick:,}" if session.previous_tick != session.tick else ""
         clock = session.playthrough.save.game_time(state.tick)

@@ -300,13 +300,23 @@ class Session(QObject):
     def set_comparison(self, comparison: Comparison | None) -> None:
         """Compare the open playthrough (side A) with ``comparison.b``; None leaves comparison.
 
-        The comparison must have the open playthrough as its side A.
+        The comparison must have the open playthrough as its side A. Leaving it with the
+        tick past A's last tick moves the tick there (``tickChanged`` after
+        ``comparisonChanged``).
         """
         if comparison is not None and comparison.a is not self.playthrough:
             raise ValueError("the comparison's side A is not the open playthrough")
         self.comparison = comparison
         self._state_b = None
+        # Leaving a comparison shrinks the tick range to A's: a tick past A's end (on B's
+        # part of the range) is brought to A's last tick before any view redraws (issue 35).
+        clamped = self.clamp(self.tick) if self.ready else self.tick
+        moved = clamped != self.tick
+        if moved:
+            self.previous_tick, self.tick, self._state = self.tick, clamped, None
         self.comparisonChanged.emit()
+        if moved:
+            self.tickChanged.emit(clamped)
 
     @property
     def state_b(self) -> StateAtTick | None:

@@ -3,9 +3,12 @@ read-only, row-selecting QTableView."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from narrative_debugger.widgets.cell_text import StaticTextDelegate
 from narrative_debugger.widgets.roles import DISPLAY as _DISPLAY, HORIZONTAL as _HORIZONTAL
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 
@@ -166,6 +169,34 @@ def fit_columns(view: QTableView, samples: dict[int, str], stretch: int | None =
             view.setColumnWidth(col, width)
         total += width
     return total + 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+
+
+def show_column(view: QTableView, col: int, shown: bool, samples: Iterable[str] = ()) -> None:
+    """Shows or hides a column that comes and goes (the B column while comparing).
+
+    Shown, the column is at least as wide as its header and as the widest of
+    ``samples`` in the view's font, bold too (a changed row is bold), with the padding
+    ``fit_columns`` gives: the last column of a table whose other columns fill the
+    viewport was given what was left, and the B column showed one letter (issue 35).
+    A width the user dragged wider is kept.
+
+    Args:
+        view: the table.
+        col: the column (a logical index).
+        shown: show it (True) or hide it.
+        samples: every text the column may show (or the widest ones).
+    """
+    was_hidden = view.isColumnHidden(col)
+    if was_hidden == shown:
+        view.setColumnHidden(col, not shown)
+    if not shown or not was_hidden:
+        return
+    bold = QFont(view.font())
+    bold.setBold(True)
+    widest = max((QFontMetrics(font).horizontalAdvance(text) for text in samples for font in (view.font(), bold)), default=0)
+    width = max(view.horizontalHeader().sectionSizeHint(col), widest + 16)
+    if view.columnWidth(col) < width:
+        view.setColumnWidth(col, width)
 
 
 class ElideDelegate(StaticTextDelegate):

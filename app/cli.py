@@ -30,6 +30,7 @@ _previous_sigint = signal.signal(signal.SIGINT, _interrupted_while_starting) if 
 from narrative_debugger.app.commands import COMMANDS  # noqa: E402 - after the start-up Ctrl+C handler
 from narrative_debugger.app.commands.common import EXIT_OK, EXIT_UNREADABLE, UsageError, content_arg, tick_arg, version  # noqa: E402
 from narrative_debugger.app.desktop import EXIT_INTERRUPTED, no_display_reason  # noqa: E402
+from narrative_debugger.app.streams import OutputFailed, Stderr, Stdout, finish, guard_descriptors, say, silence_stdout  # noqa: E402
 from narrative_debugger.app.terminal import TerminalSafe  # noqa: E402
 from narrative_debugger.models.report.json_text import NonFiniteNumber  # noqa: E402
 
@@ -68,61 +69,14 @@ def _looks_like_save(word: str) -> bool:
     return word.startswith("-") or Path(word).exists() or word.lower().endswith((".json", ".json.gz", ".gz"))
 
 
-def _silence_stdout() -> None:
-    """Point stdout at devnull so the exit flush of what is still buffered stays quiet."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # captured in-process (tests): nothing to flush
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, fd)
-    os.close(devnull)
-
-
-class _ReaderGone:
-    """A stdout wrapper for a reader that may close early (``| head``, ``| true``).
-
-    Python's docs recipe: on ``BrokenPipeError`` point stdout at devnull and go on
-    quietly, dropping further output, so the command still finishes and exits with the
-    status it computed (1 for findings, 2 for an unreadable save), never 0 or 120."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-        self.gone = False
-
-    def write(self, text: str) -> int:
-        if not self.gone:
-            try:
-                self._stream.write(text)
-            except BrokenPipeError:
-                self._gone()
-        return len(text)
-
-    def writelines(self, lines) -> None:
-        for line in lines:
-            self.write(line)
-
-    def flush(self) -> None:
-        if not self.gone:
-            try:
-                self._stream.flush()
-            except BrokenPipeError:
-                self._gone()
-
-    def _gone(self) -> None:
-        self.gone = True
-        _silence_stdout()
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit status (130 after Ctrl+C)."""
+    """Run the command line; return the exit status (130 after Ctrl+C; 2 when stdout
+    cannot be written: ``app.streams``)."""
+    guard_descriptors()
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        print("narrative-debugger: interrupted", file=sys.stderr)
+        say("narrative-debugger: interrupted")
         return EXIT_INTERRUPTED
 
 
@@ -134,15 +88,15 @@ def entry() -> None:
     1 000 000-event save). After the app's window has run, the interpreter exits as
     usual so Qt and the settings shut down in order.
     """
-    code = main()
+    try:
+        code = main()
+    except SystemExit as exc:  # argparse after --help, --version or a usage error
+        if not (exc.code is None or isinstance(exc.code, int)):
+            raise
+        code = exc.code or 0
     if _GUI_RAN:
         sys.exit(code)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            pass
-    os._exit(code)
+    os._exit(finish(code, EXIT_UNREADABLE))
 
 
 #: Set once the app's window has run in this process (``entry`` then exits normally).
@@ -174,10 +128,13 @@ def _main(argv: list[str] | None) -> int:
     # Nor drive a terminal: messages always, results when they go to a terminal
     # (a pipe or file gets the bytes exactly; JSON escapes controls itself).
     stdout, stderr = sys.stdout, sys.stderr
-    sys.stderr = TerminalSafe(stderr)
-    sys.stdout = _ReaderGone(TerminalSafe(stdout) if stdout.isatty() else stdout)
+    sys.stderr = Stderr(TerminalSafe(stderr))
+    sys.stdout = Stdout(TerminalSafe(stdout) if stdout.isatty() else stdout)
     try:
         return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except OutputFailed as exc:  # stdout closed, full or failing (app.streams): one line, exit 2
+        say(f"narrative-debugger: {exc}")
+        return EXIT_UNREADABLE
     finally:
         sys.stdout, sys.stderr = stdout, stderr
 
@@ -209,9 +166,9 @@ def _dispatch(argv: list[str]) -> int:
         print(f"narrative-debugger {args.command}: cannot write JSON: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     except BrokenPipeError:  # the reader went away (| head) past the guard: status unknown
-        _silence_stdout()
+        silence_stdout()
         return EXIT_OK
     except OSError as exc:  # an output path that cannot be written, a vanished input
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"narrative-debugger {args.command}:{where}: {exc.strerror or exc}", file=sys.stderr)
+        where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
+        print(f"narrative-debugger {args.command}:{where} {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE

@@ -6,7 +6,9 @@ hostile. Everything here refuses at once what is not a regular file (a FIFO, who
 a socket), reads the rest in chunks and stops as soon as a cap is passed, so no input
 can hang the tool or make it hold more than the cap in memory. gzip is inflated as a
 stream with the cap applied while inflating (RFC 1952 §2.2: a file may hold several
-members, read one after the other). Nothing here writes.
+members, read one after the other); a stream that inflates far more than a save does
+is only counted from there on, so a bomb is refused without holding the cap's worth
+(``inflate_gzip_guarded``). Nothing here writes.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -25,6 +27,13 @@ CHUNK_BYTES = 1 << 20
 GZIP_MAGIC = b"\x1f\x8b"
 #: At most this many inflated bytes come out of zlib at a time.
 INFLATE_STEP_BYTES = 16 << 20
+#: ``inflate_gzip_guarded`` looks at the ratio of a stream once this much came out...
+SUSPECT_BYTES = 32 << 20
+#: ...and only counts the rest of one that inflates more than this many times its gzip
+#: size (a save's JSON: about 10; deflate's most: 1032).
+SUSPECT_RATIO = 100
+#: Compressed bytes given to zlib at a time by ``inflate_gzip_guarded``.
+FEED_BYTES = 16 << 10
 
 
 class FileRefused(Exception):
@@ -86,10 +95,11 @@ def open_regular_file(path: Path, max_bytes: int | None = None) -> BinaryIO:
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
-def iter_regular_file(path: Path, max_bytes: int, chunk_bytes: int = CHUNK_BYTES) -> Iterator[bytes]:
+def iter_regular_file(path: Path, max_bytes: int, chunk_bytes: int = CHUNK_BYTES, stage: str | None = "read") -> Iterator[bytes]:
     """Yield the bytes of a regular file (``open_regular_file``) in chunks of at most
     ``chunk_bytes``. Reading stops as soon as more than ``max_bytes`` bytes were seen,
-    so a file that keeps growing is refused too.
+    so a file that keeps growing is refused too. Each chunk is a cancel point that
+    reports progress as ``stage`` (None: a second pass, which reports none).
 
     Raises:
         FileRefused: missing, unreadable, not a regular file, or more than ``max_bytes``.
@@ -99,7 +109,7 @@ def iter_regular_file(path: Path, max_bytes: int, chunk_bytes: int = CHUNK_BYTES
             seen = 0
             size = os.fstat(fh.fileno()).st_size
             while True:
-                checkpoint("read", seen, size)  # a load cancelled while its file is read stops here
+                checkpoint(stage, seen, size)  # a load cancelled while its file is read stops here
                 block = fh.read(chunk_bytes)
                 if not block:
                     return
@@ -123,20 +133,81 @@ def read_regular_file(path: Path, max_bytes: int) -> bytes:
     return bytes(out)
 
 
+def inflate_gzip_guarded(open_chunks: Callable[[], Iterable[bytes]], max_bytes: int) -> bytearray:
+    """``inflate_gzip`` that refuses a bomb without holding the cap's worth (issue 35).
+
+    ``open_chunks()`` gives the stream's chunks from its start, each time it is
+    called. The stream is inflated for real while it looks like a save: a save's JSON
+    inflates to about ten times its gzip. Once more than ``suspect_bytes(max_bytes)``
+    came out at more than ``SUSPECT_RATIO`` times the gzip bytes read so far, what
+    was inflated is dropped and the rest only counted, a step at a time: past
+    the cap it is refused, having held at most ``suspect_bytes`` and one step; within
+    the cap (a save that compresses very well) it is read again and inflated for real.
+    A 1.1 MB file that inflates past 1 GiB is refused at a peak of about 100 MB
+    resident, not 1.1 GB (``tests/benchmarks/bench_gzip_bomb.py``), and a plain save
+    is inflated once.
+
+    Raises:
+        FileRefused: as ``inflate_gzip``.
+    """
+    fed = 0
+
+    def measured(chunks):
+        # zlib is fed FEED_BYTES at a time, so ``fed`` is close to what it consumed.
+        nonlocal fed
+        for chunk in chunks:
+            view = memoryview(chunk)
+            for start in range(0, len(view), FEED_BYTES):
+                part = bytes(view[start : start + FEED_BYTES])
+                fed += len(part)
+                yield part
+
+    limit = suspect_bytes(max_bytes)
+    out = bytearray()
+    # Small pieces: what a bomb leaves behind (freed, but part of the peak) stays small.
+    pieces = _inflated_pieces(measured(open_chunks()), max_bytes, max(1, min(INFLATE_STEP_BYTES, limit // 16)))
+    for piece in pieces:
+        held = len(out) + len(piece)
+        if held > limit and held > SUSPECT_RATIO * fed:
+            out = piece = None  # drop what was held, then count the rest of the same stream
+            for _ in pieces:
+                pass  # FileRefused past the cap
+            return inflate_gzip(open_chunks(), max_bytes)
+        out += piece
+    return out
+
+
+def suspect_bytes(max_bytes: int) -> int:
+    """Inflated bytes held before the ratio of ``inflate_gzip_guarded`` is looked at:
+    ``SUSPECT_BYTES``, or a sixteenth of a smaller cap."""
+    return max(1, min(SUSPECT_BYTES, max_bytes // 16))
+
+
 def inflate_gzip(chunks: Iterable[bytes], max_bytes: int) -> bytearray:
     """Inflate a gzip stream given as chunks, every member in turn, keeping at most
     ``max_bytes`` inflated bytes in memory (RFC 1952 §2.2).
 
     Each call to zlib yields at most ``INFLATE_STEP_BYTES`` (and never past the cap),
-    so a bomb is refused once the cap is passed, holding the cap plus one step.
-    Trailing zero bytes after the last member (tape padding) are ignored, as
-    ``gzip`` does; any other trailing bytes are an error.
+    so a stream that grows past the cap is refused holding the cap plus one step
+    (``inflate_gzip_guarded`` refuses a bomb long before). Trailing zero bytes after
+    the last member (tape padding) are ignored, as ``gzip`` does; any other trailing
+    bytes are an error.
 
     Raises:
         FileRefused: not gzip, corrupt, truncated, trailing garbage, or more than
             ``max_bytes`` when inflated (found while inflating, never after).
     """
     out = bytearray()
+    for piece in _inflated_pieces(chunks, max_bytes, INFLATE_STEP_BYTES):
+        out += piece
+    return out
+
+
+def _inflated_pieces(chunks: Iterable[bytes], max_bytes: int, step: int) -> Iterator[bytes]:
+    """The inflated bytes of a gzip stream (every member, RFC 1952 §2.2), in pieces of
+    at most ``step`` bytes; FileRefused once more than ``max_bytes`` came out, or for a
+    stream that is not gzip, corrupt, truncated or followed by other bytes than zeros."""
+    total = 0
     member = zlib.decompressobj(wbits=31)
     started = False  # a member has begun and not ended
     pending = b""
@@ -155,11 +226,13 @@ def inflate_gzip(chunks: Iterable[bytes], max_bytes: int) -> bytearray:
                         raise FileRefused("has bytes after the end of its gzip data that are not gzip")
                     member = zlib.decompressobj(wbits=31)
                     started = True
-                limit = min(max_bytes - len(out) + 1, INFLATE_STEP_BYTES)
+                limit = min(max_bytes - total + 1, step)
                 piece = member.decompress(data, limit)
-                out += piece
-                if len(out) > max_bytes:
+                total += len(piece)
+                if total > max_bytes:
                     raise _too_large_inflated(max_bytes)
+                if piece:
+                    yield piece
                 if member.eof:  # unused_data is all input past the member (unconsumed_tail may repeat it)
                     started = False
                     data = member.unused_data
@@ -173,11 +246,10 @@ def inflate_gzip(chunks: Iterable[bytes], max_bytes: int) -> bytearray:
         raise FileRefused("has bytes after the end of its gzip data that are not gzip")
     if started:
         raise FileRefused("is not a readable gzip stream (it is truncated)")
-    return out
 
 
 def _too_large_inflated(max_bytes: int) -> FileRefused:
     return FileRefused(f"is larger than {max_bytes} bytes ({max_bytes / 1024**2:g} MiB) when decompressed; refused while inflating")
 
 
-__all__ = ["FileRefused", "GZIP_MAGIC", "inflate_gzip", "iter_regular_file", "open_regular_file", "read_regular_file"]
+__all__ = ["FileRefused", "GZIP_MAGIC", "inflate_gzip", "inflate_gzip_guarded", "iter_regular_file", "open_regular_file", "read_regular_file"]

@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 import os
+import re
 import struct
 import threading
 import tracemalloc
@@ -215,6 +216,76 @@ def test_gzip_bomb_is_refused_while_inflating_without_holding_it(tmp_path):
     assert f.code == "F001" and f.location == "1:1"
     assert f.message == f"{path}: is larger than {cap} bytes (4 MiB) when decompressed; refused while inflating"
     assert peak < 3 * cap, peak
+
+
+def _spaces_gzip(mib: int, head: bytes = b"") -> bytes:
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b" " * (1 << 20)
+    return comp.compress(head) + b"".join(comp.compress(block) for _ in range(mib)) + comp.flush()
+
+
+def _peak_while(fn):
+    tracemalloc.start()
+    try:
+        result = fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
+@pytest.mark.parametrize("how", ["file", "bytes"])
+def test_gzip_bomb_is_refused_holding_a_small_part_of_the_cap(tmp_path, how):
+    """Issue 35: a bomb was refused only after the cap's worth was held (1.1 GB for the
+    1 GiB cap). Past a sixteenth of the cap at a ratio no save has, the rest is only
+    counted: 96 MiB of spaces against a 32 MiB cap is refused holding under an eighth
+    of the cap (tracemalloc peak), with the same F001 as before."""
+    cap = 32 * 1024 * 1024
+    bomb = _spaces_gzip(96)
+    path = tmp_path / "bomb.json.gz"
+    path.write_bytes(bomb)
+    if how == "file":
+        (document, _), peak = _peak_while(lambda: decode_file(path, "bomb.json.gz", max_bytes=cap))
+        label = str(path)
+    else:
+        document, peak = _peak_while(lambda: decode_bytes(bomb, "bomb.json.gz", max_bytes=cap))
+        label = "bomb.json.gz"
+    assert not document.parsed
+    (f,) = document.findings
+    assert (f.code, f.location) == ("F001", "1:1")
+    assert f.message == f"{label}: is larger than {cap} bytes (32 MiB) when decompressed; refused while inflating"
+    assert peak < cap / 8, peak
+
+
+def test_a_save_that_compresses_like_a_bomb_but_fits_the_cap_is_read_whole(tmp_path):
+    """A stream that trips the ratio test but ends within the cap is read again from
+    the start: nothing lost, and the SHA-256 is of the file's bytes."""
+    import hashlib
+
+    cap = 32 * 1024 * 1024
+    packed = _spaces_gzip(12, head=RAW)  # valid JSON: the save, then 12 MiB of white space
+    path = tmp_path / "airy.json.gz"
+    path.write_bytes(packed)
+    document, sha = decode_file(path, "airy.json.gz", max_bytes=cap)
+    assert document.parsed and not document.findings, document.findings
+    assert document.size == len(RAW) + 12 * 1024 * 1024
+    assert sha == hashlib.sha256(packed).hexdigest()
+    assert decode_bytes(packed, "airy.json.gz", max_bytes=cap).value == document.value == BASE
+
+
+@pytest.mark.parametrize("cap", [1, 64, 1 << 20, MAX_DOCUMENT_BYTES])
+def test_the_guarded_inflate_gives_what_inflate_gives(cap):
+    from narrative_debugger.models.fileio import inflate_gzip_guarded
+
+    streams = [gzip.compress(RAW), gzip.compress(RAW[:500]) + gzip.compress(RAW[500:]) + b"\x00" * 10, _spaces_gzip(1)]
+    for stream in streams:
+        try:
+            expected = inflate_gzip([stream], cap)
+        except FileRefused as exc:
+            with pytest.raises(FileRefused, match=re.escape(str(exc))):
+                inflate_gzip_guarded(lambda: [stream], cap)
+            continue
+        assert inflate_gzip_guarded(lambda: [stream[i : i + 7] for i in range(0, len(stream), 7)], cap) == expected
 
 
 def test_default_cap_is_one_gib():

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from narrative_debugger.models.fileio import GZIP_MAGIC, FileRefused, inflate_gzip, iter_regular_file
+from narrative_debugger.models.fileio import GZIP_MAGIC, FileRefused, inflate_gzip_guarded, iter_regular_file
 from narrative_debugger.models.rules.findings import Finding, finding
 from narrative_debugger.models.save.fastjson import NOT_PROVEN, fast_decode
 from narrative_debugger.models.save.jsonscan import (
@@ -91,7 +91,8 @@ def decode_bytes(data: bytes, label: str, max_bytes: int | None = None) -> JsonD
     try:
         _refuse_gz_name_without_gzip(data[:2], label)
         if data[:2] == GZIP_MAGIC:
-            data = inflate_gzip([data], cap)
+            packed = data
+            data = inflate_gzip_guarded(lambda: [packed], cap)
         elif len(data) > cap:
             raise FileRefused(f"larger than {cap} bytes; not read")
     except FileRefused as exc:
@@ -102,6 +103,8 @@ def decode_bytes(data: bytes, label: str, max_bytes: int | None = None) -> JsonD
 def decode_file(path: Path, label: str, max_bytes: int | None = None, journal_reader=None) -> tuple[JsonDocument, str]:
     """Read and parse a save file in a stream: a regular file only, gzip inflated
     chunk by chunk with the cap applied while inflating (``models.fileio``).
+
+    A gzip bomb is refused without holding the cap's worth (``fileio.inflate_gzip_guarded``).
 
     Args:
         path: the save (``.json`` or ``.json.gz``; gzip is recognised by its magic bytes).
@@ -130,7 +133,18 @@ def decode_file(path: Path, label: str, max_bytes: int | None = None, journal_re
         first = next(chunks, b"")
         _refuse_gz_name_without_gzip(first[:2], label)
         if first[:2] == GZIP_MAGIC:
-            data = inflate_gzip(itertools.chain([first], chunks), cap)
+            rest = [itertools.chain([first], chunks)]
+
+            def from_start():
+                # The stream as read so far, once; again from the file's start (hashed
+                # anew) when a stream that looked like a bomb fits the cap after all.
+                nonlocal digest
+                if rest:
+                    return rest.pop()
+                digest = hashlib.sha256()
+                return hashed(iter_regular_file(path, cap, stage=None))
+
+            data = inflate_gzip_guarded(from_start, cap)
         else:
             data = bytearray(first)
             for chunk in chunks:

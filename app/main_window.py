@@ -476,6 +476,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Opened {name}.{switched}", 10000)
         elif self.statusBar().currentMessage().startswith("Opened "):
             self.statusBar().clearMessage()  # the word on the save opened before
+        if uses_sample_content(play) and not errors:
+            self.statusBar().showMessage(f"Opened {name} with the bundled sample content: there is no content/ folder beside it (C010).{switched}", 20000)
         if self._content_warning is not None:
             # Short and first: the long form was cut off behind the status bar's own labels
             # (second trial); the save name's tooltip keeps the whole reason.
@@ -658,14 +660,23 @@ class MainWindow(QMainWindow):
         if play is None:
             return
         tip = None
+        sample = uses_sample_content(play)
         if self.save_path is not None:
             tip = f"{one_line(self.save_path)}  ·  content folder: {one_line(play.content.root or 'none')}"
+            if sample:
+                tip += "  ·  warning (C010): no content/ folder beside the save, so the bundled sample content is used"
             if self._content_warning is not None:
                 tip += f"  ·  warning: {one_line(self._content_warning)}"
-        self.status_save.setText(one_line(play.save.label), tip)
+        self.status_save.setText(one_line(play.save.label) + ("  ·  sample content" if sample else ""), tip)
 
     def _about(self) -> None:
         QMessageBox.about(self, "Narrative debugger", "Steps through Settled Reach saves: knowledge, interactions, relationships and NPC prompts.")
+
+
+def uses_sample_content(play: Playthrough) -> bool:
+    """Whether ``play`` was opened against the bundled sample content for want of a
+    ``content/`` folder beside it (its C010 warning, ``Playthrough.open``)."""
+    return any(f.code == "C010" for f in play.findings)
 
 
 def content_switch(before: Path | None, now: Path | None) -> str:

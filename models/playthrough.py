@@ -20,7 +20,7 @@ from narrative_debugger.models.content.background import ContentInBackground
 from narrative_debugger.models.content.reuse import keep_content, kept_content
 from narrative_debugger.models.gil_slices import Cancelled, cancellable, give_way, release_in_steps
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
-from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity
+from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity, Target, finding
 from narrative_debugger.models.save.savefile import Save, load_save
 from narrative_debugger.models.timeline.index import TimelineIndex, Versions
 from narrative_debugger.models.timeline.state_view import StateAtTick
@@ -36,14 +36,20 @@ BUNDLED_CONTENT = BUNDLED_SAMPLES / "content"
 BUNDLED_SAVE = BUNDLED_SAMPLES / "evening.json"
 
 
-def default_content_dir(save_path: Path) -> Path:
-    """``content/`` beside the save when it exists, else the bundled sample content."""
+def content_beside(save_path: Path) -> Path | None:
+    """The ``content/`` folder beside the save (symbolic links resolved), or None when there is none."""
     try:
         real = Path(save_path).resolve()
     except (OSError, RuntimeError):  # a symlink loop: the save will be refused with F001
         real = Path(os.path.abspath(save_path))
     beside = real.parent / "content"
-    return beside if beside.is_dir() else BUNDLED_CONTENT
+    return beside if beside.is_dir() else None
+
+
+def default_content_dir(save_path: Path) -> Path:
+    """``content/`` beside the save when it exists, else the bundled sample content
+    (``Playthrough.open`` then adds a C010 warning)."""
+    return content_beside(save_path) or BUNDLED_CONTENT
 
 
 #: The share of an open (0..1) each pass of reading the file ends at, for its progress:
@@ -132,7 +138,8 @@ class Playthrough:
                 (see ``build``).
         """
         path = Path(path)
-        content_dir = Path(content_dir) if content_dir is not None else default_content_dir(path)
+        fallback = content_dir is None and content_beside(path) is None
+        content_dir = Path(content_dir) if content_dir is not None else (content_beside(path) or BUNDLED_CONTENT)
 
         def report(fraction, message):
             if cancelled is not None and cancelled():
@@ -160,6 +167,12 @@ class Playthrough:
             early = ContentInBackground.start(content_dir, _size_of(path)) if content is None else None
             try:
                 save = load_save(path)
+                notes = []
+                if fallback and save.readable:  # issue 35: a finding, not only a path in a header line
+                    notes.append(finding(
+                        "C010", f"{save.label}: no content/ folder beside the save; it is read against the bundled sample content "
+                        f"({BUNDLED_CONTENT}), so its content findings, names and prompts are the sample campaign's (choose the game's with --content DIR)",
+                        "content/", target=Target("file", field="content/")))
                 report(0.3, "reading content")
                 if content is None:
                     content = early.result() if early is not None else load_content(content_dir)
@@ -168,7 +181,7 @@ class Playthrough:
                 if early is not None:
                     early.stop()
             try:
-                return cls.build(save, content, report, checks_later=checks_later)
+                return cls.build(save, content, report, checks_later=checks_later, notes=notes)
             except Cancelled as exc:
                 # What the cancelled replay made, emptied here a step at a time (giving
                 # way to a busy GUI thread), not all at once when the exception goes.
@@ -179,13 +192,15 @@ class Playthrough:
                 raise
 
     @classmethod
-    def build(cls, save: Save, content: Content, report=None, *, checks_later: bool = False) -> "Playthrough":
+    def build(cls, save: Save, content: Content, report=None, *, checks_later: bool = False, notes=()) -> "Playthrough":
         """Replay and check an already parsed save against content.
 
         With ``checks_later`` the snapshot, replay-versus-snapshot and content checks
         are left to ``finish_checks``: ``findings`` then holds those of reading and
         replaying, and ``checks_pending`` is True. The window shows the save at once
         and checks it after (issue 10: 0.8-1.0 s of a 1 000 000-event open).
+        ``notes`` are findings about how the save was opened (``open``'s C010), kept
+        with those of reading it.
         """
         report = report or (lambda fraction, message: None)
         # Merged from the save's own sink: its closed list holds a capped code's note,
@@ -196,6 +211,7 @@ class Playthrough:
         else:
             read = FindingSink()
             read.extend(save.findings)
+        read.extend(notes)
         if not save.readable:
             save.document = None
             return cls(save, content, None, _ordered(read.close()))

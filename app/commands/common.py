@@ -69,9 +69,25 @@ def tick_arg(p, help: str | None = None) -> None:
     p.add_argument("--tick", type=number_arg("--tick", U64), metavar="T", help=help)
 
 
+def folder_arg(flag: str):
+    """An argparse ``type`` for a folder flag: an empty value is misuse (UsageError out of
+    ``parse_args``, as ``number_arg``: one line naming the flag, exit 2).
+
+    ``Path("")`` is ``.``: ``--content ''`` (an unset shell variable) read the current
+    folder as content, silently (issue 35)."""
+
+    def convert(text: str) -> Path:
+        if not text:
+            raise UsageError(f"{flag}: an empty folder name (give a folder; '.' is the current one)")
+        return Path(text)
+
+    convert.__name__ = "folder"
+    return convert
+
+
 def content_arg(p) -> None:
     """Add the ``--content DIR`` flag every command that opens a save takes."""
-    p.add_argument("--content", type=Path, metavar="DIR", help="content folder (default: content/ beside the save, else the bundled sample content)")
+    p.add_argument("--content", type=folder_arg("--content"), metavar="DIR", help="content folder (default: content/ beside the save, else the bundled sample content)")
 
 
 def check_content_arg(content: Path | None, flag: str = "--content", *, warn: bool = True) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, tick_arg, unreadable_reasons
+from narrative_debugger.app.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, keep, tick_arg, unreadable_reasons
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
@@ -23,7 +23,7 @@ def add_arguments(p) -> None:
     p.add_argument("save_a", type=Path, metavar="A")
     p.add_argument("save_b", type=Path, nargs="?", metavar="B", help="the second save (default: A again, with --content-b)")
     content_arg(p)
-    p.add_argument("--content-b", type=Path, metavar="DIR", help="content folder for B (default: --content, else content/ beside B, else the bundled sample content)")
+    p.add_argument("--content-b", type=folder_arg("--content-b"), metavar="DIR", help="content folder for B (default: --content, else content/ beside B, else the bundled sample content)")
     tick_arg(p, "compare the states at tick T (default: each save's last tick)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 

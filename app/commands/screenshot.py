@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from narrative_debugger.app.commands.common import UsageError, content_arg, open_for_query, tick_arg
+from narrative_debugger.app.commands.common import UsageError, content_arg, folder_arg, open_for_query, tick_arg
 from narrative_debugger.models.boundary import U32, is_int_text, parse_int
 from narrative_debugger.widgets.registry import VIEW_CHOICES
 
@@ -42,7 +42,7 @@ def add_arguments(p) -> None:
                         "at least 1040x700)")
     p.add_argument("--why", metavar="TARGET", help="also open the Explain dock on TARGET (as the why command names it)")
     p.add_argument("--compare", type=Path, metavar="B", help="show the save compared with save B (File › Compare with…)")
-    p.add_argument("--compare-content", type=Path, metavar="DIR", help="compare with B (default: SAVE itself) under this content folder")
+    p.add_argument("--compare-content", type=folder_arg("--compare-content"), metavar="DIR", help="compare with B (default: SAVE itself) under this content folder")
 
 
 def _out_arg(text: str) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from narrative_debugger.models.content.files import list_content
 from narrative_debugger.models.content.monologue import MonologueLine, load_pool
 from narrative_debugger.models.content.yaml_io import load_yaml, location_of, rel_path, str_list, text_of
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE
@@ -74,8 +75,8 @@ class Content:
             ``global/enums/fact_categories.yaml`` (optional; used by C004).
         npcs: slug -> NpcProfile.
         monologues: line id -> MonologueLine (first definition wins on C005).
-        cards: story cards in file order.
-        findings: C001..C005 findings.
+        cards: story cards in file order (the first card of an id wins on C008).
+        findings: C001..C011 findings (C006, C009, C011 from ``files.list_content``).
     """
 
     root: Path | None = None
@@ -120,7 +121,10 @@ def load_content(root: Path) -> Content:
     """Read a content folder (save-format §7). Never raises; problems are findings.
 
     Missing files are allowed (an empty topic list, no lore); a missing folder gives
-    a C001 finding and empty content.
+    a C001 finding and empty content. Only the files ``files.list_content`` lists are
+    read; what it leaves out is a finding (C006, C009, C011). Two profiles for one
+    slug give C007 (the ``.yaml`` one is read), two story cards with one id C008 (the
+    first is kept), two monologue lines with one id C005 (the first is kept).
     """
     root = Path(root)
     sink = FindingSink()
@@ -129,17 +133,31 @@ def load_content(root: Path) -> Content:
         sink.add("C001", f"content folder {root} does not exist", f"{root}:1:1")
         content.findings = sink.close()
         return content
-    content.prompt = _load_prompt(root, sink)
-    content.topics = frozenset(_load_list(root, root / "global" / "enums" / "topics.yaml", sink))
-    content.locations = frozenset(_load_list(root, root / "global" / "locations.yaml", sink))
-    content.fact_categories = frozenset(_load_list(root, root / "global" / "enums" / "fact_categories.yaml", sink))
-    for path in sorted((root / "npcs").glob("*.yaml")) + sorted((root / "npcs").glob("*.yml")):
+    files = list_content(root, sink)
+    named = files.named
+    content.prompt = _load_prompt(root, named.get("prompt.yaml"), sink)
+    content.topics = frozenset(_load_list(root, named.get("global/enums/topics.yaml"), sink))
+    content.locations = frozenset(_load_list(root, named.get("global/locations.yaml"), sink))
+    content.fact_categories = frozenset(_load_list(root, named.get("global/enums/fact_categories.yaml"), sink))
+    profile_files: dict[str, str] = {}  # slug -> the profile file read for it
+    for path in files.pools["npcs"]:
+        rel = rel_path(root, path)
+        if path.stem in profile_files:  # kael-davan.yaml and kael-davan.yml: .yaml sorts first
+            sink.add("C007", f"{rel}: a second profile for {path.stem!r}, not read; {profile_files[path.stem]} is the one used", f"{rel}:1:1")
+            continue
+        profile_files[path.stem] = rel
         profile = _load_npc(root, path, sink)
         if profile is not None:
             content.npcs[profile.slug] = profile
-    for path in sorted((root / "lore").glob("*.y*ml")):
-        content.cards.extend(_load_cards(root, path, sink))
-    for path in sorted((root / "monologues").glob("*.y*ml")):
+    card_ids: dict[str, str] = {}
+    for path in files.pools["lore"]:
+        for card, location in _load_cards(root, path, sink):
+            if card.id in card_ids:
+                sink.add("C008", f"story card id {card.id!r} is defined twice (first at {card_ids[card.id]}); this one is left out of the prompt", location)
+                continue
+            card_ids[card.id] = location
+            content.cards.append(card)
+    for path in files.pools["monologues"]:
         for line in load_pool(root, path, sink):
             if line.id in content.monologues:
                 first = content.monologues[line.id]
@@ -150,9 +168,8 @@ def load_content(root: Path) -> Content:
     return content
 
 
-def _load_prompt(root: Path, sink: FindingSink) -> PromptConfig:
-    path = root / "prompt.yaml"
-    if not path.exists():
+def _load_prompt(root: Path, path: Path | None, sink: FindingSink) -> PromptConfig:
+    if path is None:
         return PromptConfig()
     data = load_yaml(path, root, sink)
     rel = rel_path(root, path)
@@ -200,8 +217,8 @@ def _load_prompt(root: Path, sink: FindingSink) -> PromptConfig:
     )
 
 
-def _load_list(root: Path, path: Path, sink: FindingSink) -> list[str]:
-    if not path.exists():
+def _load_list(root: Path, path: Path | None, sink: FindingSink) -> list[str]:
+    if path is None:
         return []
     data = load_yaml(path, root, sink)
     if data is None:
@@ -253,7 +270,8 @@ def _load_npc(root: Path, path: Path, sink: FindingSink) -> NpcProfile | None:
     )
 
 
-def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[StoryCard]:
+def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCard, str]]:
+    """The story cards of one lore file, each with its ``file:line:col``."""
     rel = rel_path(root, path)
     data = load_yaml(path, root, sink)
     if data is None:
@@ -270,7 +288,8 @@ def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[StoryCard]:
         card_id = text_of(item.get("id")) or f"{path.stem}-{i + 1}"
         keys = item.get("keys")
         keys = ", ".join(str_list(keys)) if isinstance(keys, list) else text_of(keys)
-        cards.append(StoryCard(card_id, text_of(item.get("name")) or card_id, keys, text_of(item.get("entry")).strip(), rel))
+        card = StoryCard(card_id, text_of(item.get("name")) or card_id, keys, text_of(item.get("entry")).strip(), rel)
+        cards.append((card, location_of(rel, item, "id" if "id" in item else None)))
     return cards
 
 

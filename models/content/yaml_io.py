@@ -22,6 +22,8 @@ MAX_ALIASES = 100
 #: A document whose nodes, with aliases expanded, number more than this is refused.
 MAX_EXPANDED_NODES = 200_000
 MAX_CONTENT_FILE_BYTES = 8 * 1024 * 1024
+#: "tab" as a word in PyYAML's problem text ("unconstructable" holds the letters too).
+_TAB_WORD = re.compile(r"\btabs?\b", re.I)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: One escape of a double-quoted scalar; ``\\\\`` is matched whole so it hides what follows.
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|.)", re.S)
@@ -277,7 +279,9 @@ def _load_careful(text: str, rel: str, sink: FindingSink) -> tuple:
         mark = exc.problem_mark or exc.context_mark
         where = f"{rel}:{mark.line + 1}:{mark.column + 1}" if mark else f"{rel}:1:1"
         problem = exc.problem or "invalid YAML"
-        if "\t" in problem or "\\t" in problem or "tab" in problem:
+        if "recursive" in problem:  # a: &a [*a]
+            problem = "an alias refers to a node that holds it (a recursive alias): content cannot loop back on itself"
+        elif "\t" in problem or "\\t" in problem or _TAB_WORD.search(problem):
             problem += " (YAML does not allow tabs for indentation)"
         sink.add("C001", f"{rel}: does not parse: {problem}", where)
         return None, []

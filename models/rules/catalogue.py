@@ -38,6 +38,7 @@ LAND_SNAPSHOT = "Snapshot dock: the saved value beside the replayed one, its row
 LAND_CONTENT = "Content dock: the file, the line selected"
 LAND_LINE = "Monologues dock: the line selected"
 LAND_FILE = "Findings dock only: the file cannot be opened (check names the line:col or JSON path)"
+LAND_FILE_CONTENT = "Findings dock only: the entry is not read, so there is no line to show (the location names it)"
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ _NPC = "models.rules.checks:_check_npc"
 _REPLAY = "models.timeline.replay:_Replayer."
 _MONO = "models.content.monologue:"
 _LOAD = "models.content.loader:"
+_FILES = "models.content.files:"
 
 _RULES = (
     Rule("F001", E, "not JSON, not gzip or not UTF-8",
@@ -154,6 +156,12 @@ _RULES = (
          "K005 npcs.130  npcs: key '130' comes after '1000003'; a BTreeMap writes keys sorted numerically",
          LAND_SNAPSHOT + " (the key out of order)",
          ("models.rules.checks:_check_key_order",)),
+    Rule("K006", E, "NPC slug is not kebab-case ASCII",
+         "An NPC's `slug` that is not a kebab-case ASCII ContentSlug (a-z, 0-9, single hyphens): no interaction FactId can name it, and a look-alike (a Cyrillic letter, a zero-width space) would print like another NPC's slug. The message spells the slug in ASCII escapes.",
+         "schema §3.1 ContentSlug; save-format §4 slug",
+         "K006 npcs.17.slug  npcs.17: slug 'k\\u0430el-davan' is not a kebab-case ASCII slug (a-z, 0-9 and single hyphens, like kael-davan)",
+         LAND_SNAPSHOT + " (the NPC selected)",
+         (_NPC,)),
     Rule("I001", E, "illegal interaction transition",
          "An illegal transition of an interaction in progress (e.g. Active → ConflictAbandoned, Confrontation → WalkedAway).",
          "schema §3.2 InteractionState",
@@ -328,6 +336,42 @@ _RULES = (
          "C005 monologues/night.yaml:4:3  monologue line id 'harbor-nights_m_s_001' is defined twice (first at monologues/harbor.yaml:3:3)",
          LAND_CONTENT + " (the second definition)",
          (_LOAD + "load_content",)),
+    Rule("C006", E, "content folder cannot be listed",
+         "A folder the content needs (npcs/, lore/, monologues/, global/, global/enums/, or the content folder itself) exists but cannot be listed, or is not a folder: none of its files were read.",
+         "save-format §7 Content directory; issue 35 (no silent fallbacks)",
+         "C006 npcs:1:1  npcs/ cannot be listed (Permission denied): none of its files were read",
+         LAND_FILE_CONTENT,
+         (_FILES + "_entries",)),
+    Rule("C007", E, "two profiles for one slug",
+         "Two NPC profiles for one slug (`npcs/<slug>.yaml` and `npcs/<slug>.yml`): the `.yaml` one is read, the other is not.",
+         "save-format §7 (npcs/<slug>.yaml: one profile per slug)",
+         "C007 npcs/kael-davan.yml:1:1  npcs/kael-davan.yml: a second profile for 'kael-davan', not read; npcs/kael-davan.yaml is the one used",
+         LAND_CONTENT + " (the profile that is not read)",
+         (_LOAD + "load_content",)),
+    Rule("C008", E, "two story cards with one id",
+         "Two story cards with one id, in one lore file or in two: the first (by file name, then order in the file) is kept, the other is left out of the prompt.",
+         "save-format §7 (lore/*.yaml story cards)",
+         "C008 lore/town.yaml:5:3  story card id 'dock-ward' is defined twice (first at lore/harbor.yaml:5:3); this one is left out of the prompt",
+         LAND_CONTENT + " (the card left out)",
+         (_LOAD + "load_content",)),
+    Rule("C009", E, "content file links outside the content folder",
+         "A content file that is a symbolic link whose target lies outside the content folder. It is not followed and not read: the evidence would come from a file that is not part of the content.",
+         "save-format §7 Content directory; issue 35 (no silent fallbacks)",
+         "C009 lore/outside.yaml:1:1  lore/outside.yaml is a symbolic link that leads outside the content folder: not followed, not read",
+         LAND_FILE_CONTENT,
+         (_FILES + "_outside",)),
+    Rule("C010", W, "the bundled sample content stands in for the save's own",
+         "A save opened without --content and with no content/ folder beside it is read against the bundled sample content: its C, I009 and M findings, names and prompts are the sample campaign's, not the game's. The app says so in the status bar too.",
+         "save-format §7 Content directory; README (Content folder)",
+         "C010 content/  evening.json: no content/ folder beside the save; it is read against the bundled sample content (.../sample_saves/content), so its content findings, names and prompts are the sample campaign's (choose the game's with --content DIR)",
+         LAND_FILE_CONTENT,
+         ("models.playthrough:Playthrough.open",)),
+    Rule("C011", W, "content entry not read",
+         "An entry of npcs/, lore/ or monologues/ that is not a .yaml or .yml file (a sub-folder, notes.txt, Kael.YAML), or a YAML file in the content folder, global/ or global/enums/ whose name the tool does not read (prompts.yaml). Hidden entries that are not YAML (.gitkeep) are left out without a finding.",
+         "save-format §7 Content directory; issue 35 (no silent fallbacks)",
+         "C011 npcs/notes.txt:1:1  npcs/notes.txt is not read: only .yaml and .yml files of npcs/ are read",
+         LAND_FILE_CONTENT,
+         (_FILES + "_skipped",)),
     Rule("M001", E, "monologue fired while its prerequisites did not hold",
          "`MonologueFired` for a line whose prerequisites did not hold at that tick.",
          "schema §5.4 Monologue system queries; §6",

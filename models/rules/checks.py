@@ -1,7 +1,7 @@
 """Checks of the snapshot and of the snapshot against the replay (checks.md).
 
 ``check_snapshot`` looks at the saved state alone: fact ids (K001-K003), future ticks
-(K004), BTreeMap key order (K005), interaction metadata (I002-I010), relationship
+(K004), BTreeMap key order (K005), NPC slugs (K006), interaction metadata (I002-I010), relationship
 values (R001, R004, R005), stress and tolerance (T001, T002). ``check_against_replay``
 compares the snapshot with the state the journal replays to at ``saved_at_tick``
 (J003, and the journal side of I004). ``check_content`` looks at content against the
@@ -17,7 +17,7 @@ from operator import eq
 
 from narrative_debugger.models.content.loader import Content, fact_category
 from narrative_debugger.models.boundary import U64, ConversionError, parse_int
-from narrative_debugger.models.domain.knowledge import FACT_ID_RE, parse_interaction_id
+from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE, parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
 from narrative_debugger.models.gil_slices import C_PASS_ITEMS, LOOP_ITEMS, give_way, with_give_way
@@ -130,6 +130,9 @@ def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: F
 
 
 def _check_npc(npc: NpcState, path: str, sink: FindingSink) -> None:
+    if isinstance(npc.slug, str) and not SLUG_RE.fullmatch(npc.slug):  # not text at all: F002
+        sink.add("K006", f"{path}: slug {ascii(npc.slug)} is not a kebab-case ASCII slug (a-z, 0-9 and single hyphens, like kael-davan)",
+                 path + ".slug", target=npc_target(npc, "slug"))
     rel = npc.relationship
     rpath = path + ".relationship"
     if not math.isfinite(rel.score) or not 0.0 <= rel.score <= 100.0:

@@ -170,7 +170,7 @@ class Playthrough:
                 notes = []
                 if fallback and save.readable:  # issue 35: a finding, not only a path in a header line
                     notes.append(finding(
-                        "C010", f"{save.label}: no content/ folder beside the save; it is read against the bundled sample content "
+                        "C010", f"no content/ folder beside the save; it is read against the bundled sample content "
                         f"({BUNDLED_CONTENT}), so its content findings, names and prompts are the sample campaign's (choose the game's with --content DIR)",
                         "content/", target=Target("file", field="content/")))
                 report(0.3, "reading content")

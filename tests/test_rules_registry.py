@@ -87,3 +87,11 @@ def test_entries_are_complete():
 def test_codes_and_severities_match_checks_md():
     rows = re.findall(r"^\| ([FKIRTJCM]\d{3}) \| (error|warning) \|", CHECKS_MD.read_text(encoding="utf-8"), re.M)
     assert {code: Severity(sev) for code, sev in rows} == {code: rule.severity for code, rule in RULES.items()}
+
+
+def test_each_family_is_numbered_001_on_without_gaps():
+    """New codes take the next number of their family (checks.md: codes never change meaning)."""
+    families: dict[str, list[int]] = {}
+    for code in RULES:
+        families.setdefault(code[0], []).append(int(code[1:]))
+    assert {f: sorted(n) for f, n in families.items()} == {f: list(range(1, len(n) + 1)) for f, n in families.items()}

@@ -363,7 +363,7 @@ _RULES = (
     Rule("C010", W, "the bundled sample content stands in for the save's own",
          "A save opened without --content and with no content/ folder beside it is read against the bundled sample content: its C, I009 and M findings, names and prompts are the sample campaign's, not the game's. The app says so in the status bar too.",
          "save-format §7 Content directory; README (Content folder)",
-         "C010 content/  evening.json: no content/ folder beside the save; it is read against the bundled sample content (.../sample_saves/content), so its content findings, names and prompts are the sample campaign's (choose the game's with --content DIR)",
+         "C010 content/  no content/ folder beside the save; it is read against the bundled sample content (.../sample_saves/content), so its content findings, names and prompts are the sample campaign's (choose the game's with --content DIR)",
          LAND_FILE_CONTENT,
          ("models.playthrough:Playthrough.open",)),
     Rule("C011", W, "content entry not read",

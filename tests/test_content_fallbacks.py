@@ -205,7 +205,7 @@ def test_an_empty_content_flag_is_misuse(flag, tmp_path):
     # From an empty folder: read as ".", it was taken for a content folder.
     out = subprocess.run([sys.executable, "-m", "narrative_debugger.app", *args, flag, ""], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert out.returncode == 2, out.stdout + out.stderr
-    assert f"argument {flag}: an empty folder name" in out.stderr
+    assert f"{flag}: an empty folder name" in out.stderr and "usage:" not in out.stderr
     assert "Traceback" not in out.stderr and out.stdout == ""
 
 

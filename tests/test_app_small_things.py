@@ -45,7 +45,7 @@ def test_status_bar_shows_the_save_name_whole_or_elided_with_a_tooltip(qtbot, wi
     assert label.width() >= label.fontMetrics().horizontalAdvance("evening.json")
     long = tmp_path / ("a-very-long-save-name-" * 8 + "evening.json")
     shutil.copy(SAMPLES / "walkaway-spiral.json", long)
-    window.open_save(long, wait=True)
+    window.open_save(long, SAMPLES / "content", wait=True)  # content given: no "sample content" after the name
     window.resize(900, 700)
     qtbot.wait(50)
     assert label.full_text() == long.name
@@ -137,10 +137,15 @@ def test_opening_a_save_that_takes_another_content_folder_says_so(qtbot, window,
     window.open_save(elsewhere / "spiral.json", wait=True)  # as File › Open does: no content given
     bundled = window.session.playthrough.content.root
     assert bundled.resolve() == (SAMPLES / "content").resolve()
-    assert window.statusBar().currentMessage() == f"Opened spiral.json. Content folder: {bundled} (was {mine})."
+    # No content/ beside it (issue 35): said in the status bar and after the save's name, not only in a tooltip.
+    sample = "Opened spiral.json with the bundled sample content: there is no content/ folder beside it (C010)."
+    assert window.statusBar().currentMessage() == f"{sample} Content folder: {bundled} (was {mine})."
+    assert window.status_save.full_text() == "spiral.json  ·  sample content"
+    assert "C010" in window.status_save.toolTip()
+    assert [f.code for f in window.session.playthrough.findings if f.code == "C010"] == ["C010"]
     window.statusBar().clearMessage()
-    window.open_save(elsewhere / "spiral.json", wait=True)  # the same folder again: nothing to say
-    assert window.statusBar().currentMessage() == ""
+    window.open_save(elsewhere / "spiral.json", wait=True)  # the same folder again: no switch to name
+    assert window.statusBar().currentMessage() == sample
 
     tick = window.session.last_tick // 2
     window.session.set_tick(tick)

@@ -123,6 +123,7 @@ MUTATIONS = {
     "K003": lambda d: d["player"]["knowledge"]["facts"].update({"interaction.kael-davan_01": d["player"]["knowledge"]["facts"].pop("interaction.kael-davan_001")}),
     "K004": lambda d: fact(d).update(acquired_tick=999),
     "K005": _mut_k005,
+    "K006": lambda d: npc(d).update(slug="kael\u200bdavan"),  # a zero-width space: not kebab-case ASCII
     "I001": _mut_i001,
     "I002": lambda d: meta(d).update(ended_tick=None),
     "I003": lambda d: meta(d).update(ended_tick=100),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,14 @@ CONTENT_FAULTS = {
         "- id: bad-count\n  text: t\n  prerequisites:\n    interaction: {target: 'npc:kael-davan', min_count: 0}\n"  # C003
         "- id: who\n  text: t\n  prerequisites:\n    interaction: {target: 'npc:nobody-here'}\n"  # C004
     ),
+    "npcs/kael-davan.yml": "name: Kael Again\n",  # C007: a second profile for kael-davan
+    "lore/more.yaml": "- id: dock-ward\n  keys: again\n",  # C008: dock.yaml has it already
 }
+#: Content codes that land in the Content dock (CONTENT_FAULTS has each).
+CONTENT_CODES = {"C001", "C002", "C003", "C004", "C005", "C007", "C008"}
+#: Codes about an entry that is not read (or the content folder that is missing): the
+#: Findings dock only, like an unreadable save (README, "Where a finding lands").
+FINDINGS_ONLY = {"C006", "C009", "C010", "C011"}
 #: Codes whose save cannot be opened at all: they land on nothing but the Findings dock.
 UNREADABLE = {"F001", "F003"}
 
@@ -123,7 +131,7 @@ def culprit_problems(window, finding) -> list[str]:
             problems.append(f"content {t.file}:{t.line} not selected (shows {view.path}:{view.selected_line()})")
         elif not view.text.viewport().rect().intersects(view.text.cursorRect()):
             problems.append("content line not in view")
-    if not land.docks and finding.code not in ("F002",):
+    if not land.docks and finding.code not in ("F002", *FINDINGS_ONLY):
         problems.append("lands nowhere")
     return problems
 
@@ -162,14 +170,38 @@ def test_each_code_lands_on_its_culprit(qtbot, window, tmp_path, content_dir, co
 
 def test_content_codes_land_on_their_file_and_line(qtbot, window, tmp_path, faulty_content):
     _open(window, tmp_path, BASE, faulty_content)
-    results = double_click_each(qtbot, window, {"C001", "C002", "C003", "C004", "C005"})
-    assert {key.split("#")[0] for key in results} == {"C001", "C002", "C003", "C004", "C005"}
+    results = double_click_each(qtbot, window, CONTENT_CODES)
+    assert {key.split("#")[0] for key in results} == CONTENT_CODES
+    assert not {k: v for k, v in results.items() if v}
+
+
+def test_entries_not_read_land_in_the_findings_dock_only(qtbot, window, tmp_path):
+    """C006, C009, C011 name an entry that is not read, C010 the content/ folder that is
+    missing: nothing to open (the Content dock would follow C009's link out of the folder)."""
+    root = _write_content(tmp_path / "odd-content", {**CONTENT_FILES, "npcs/notes.txt": "todo\n"})  # C011
+    shutil.rmtree(root / "lore")
+    (root / "lore").write_text("a file where a folder belongs\n")  # C006
+    (tmp_path / "outside.yaml").write_text("name: Outsider\n")
+    (root / "npcs" / "orrin-vask.yaml").symlink_to(tmp_path / "outside.yaml")  # C009
+    shown_before = window.panels["content"][0].path
+    _open(window, tmp_path, BASE, root)
+    results = double_click_each(qtbot, window, FINDINGS_ONLY)
+    assert {key.split("#")[0] for key in results} == {"C006", "C009", "C011"}
+    assert not {k: v for k, v in results.items() if v}
+    assert all(landing(window.session.playthrough, f).selection[0] == "file"
+               for f in window.session.playthrough.findings if f.code in FINDINGS_ONLY)
+    assert window.panels["content"][0].path == shown_before  # the link was not opened
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "save.json").write_text(json.dumps(BASE))
+    window.open_save(alone / "save.json", wait=True)  # no content/ beside it: C010
+    results = double_click_each(qtbot, window, FINDINGS_ONLY)
+    assert list(results) and all(key.startswith("C010") for key in results)
     assert not {k: v for k, v in results.items() if v}
 
 
 def test_every_code_is_covered_here():
-    content = {"C001", "C002", "C003", "C004", "C005"}
-    assert set(RULES) == set(MUTATIONS) | content | UNREADABLE
+    assert set(RULES) == set(MUTATIONS) | CONTENT_CODES | FINDINGS_ONLY | UNREADABLE
 
 
 def test_every_qa_faults_finding_lands_on_its_culprit(qtbot, window):

@@ -291,6 +291,7 @@ def test_stop_comparing_past_a_end_brings_the_tick_back_into_a(qtbot):
     s.set_view("knowledge")
     w.finish_background()
     assert "Knowledge at tick 37,113" in w.views["knowledge"].heading.text()
+    assert "200,000" not in w.views["knowledge"].heading.text()  # no "changed since" B's tick
     w.compare.compare_with(SAMPLES / "evening.json", wait=True)
     s.set_tick(30_000)
     w.compare.stop()  # a tick inside A stays where it is

@@ -310,10 +310,12 @@ class Session(QObject):
         self._state_b = None
         # Leaving a comparison shrinks the tick range to A's: a tick past A's end (on B's
         # part of the range) is brought to A's last tick before any view redraws (issue 35).
+        # It is not a step: no view says "changed since" a tick A does not have.
         clamped = self.clamp(self.tick) if self.ready else self.tick
         moved = clamped != self.tick
         if moved:
-            self.previous_tick, self.tick, self._state = self.tick, clamped, None
+            self.previous_tick = self.tick = clamped
+            self._state = None
         self.comparisonChanged.emit()
         if moved:
             self.tickChanged.emit(clamped)

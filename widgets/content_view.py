@@ -1,6 +1,6 @@
 """The Content dock: a content file as written, the line a finding names selected.
 
-Follows ``culpritChanged``: a finding with a content position (C001-C005, and the
+Follows ``culpritChanged``: a finding with a content position (C001-C005, C007, C008, and the
 monologue line of C004) opens its file from the content folder, read-only, and
 selects, centres and highlights the line. The file is shown as plain text.
 """
@@ -34,7 +34,7 @@ class ContentView(QWidget):
         self.session = session
         self.path: Path | None = None
         self.line: int | None = None
-        self.caption = QLabel("Double-click a content finding (C001-C005) to see its file here", self)
+        self.caption = QLabel("Double-click a content finding (C001-C005, C007, C008) to see its file here", self)
         self.caption.setObjectName("contentCaption")
         self.caption.setTextFormat(Qt.PlainText)
         self.caption.setWordWrap(True)

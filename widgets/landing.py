@@ -16,8 +16,9 @@ The table (README "Where a finding lands"):
 * ``line`` targets (M001, M002, C004): the Monologues dock selects the line (M002: the
   fired id no pool defines); the Journal dock selects the firing entry; C004 also
   opens its file in the Content dock.
-* ``content`` targets (C001-C005): the Content dock shows the file, the line selected.
-* ``file`` targets (F001-F003): nothing but the Findings dock (the save cannot be shown).
+* ``content`` targets (C001-C005, C007, C008): the Content dock shows the file, the line selected.
+* ``file`` targets (F001-F003; C006, C009-C011, entries not read): nothing but the Findings
+  dock (the save cannot be shown; the Content dock never follows C009's link out of the folder).
 """
 
 from __future__ import annotations

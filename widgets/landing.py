@@ -18,7 +18,10 @@ The table (README "Where a finding lands"):
   opens its file in the Content dock.
 * ``content`` targets (C001-C005, C007, C008): the Content dock shows the file, the line selected.
 * ``file`` targets (F001-F003; C006, C009-C011, entries not read): nothing but the Findings
-  dock (the save cannot be shown; the Content dock never follows C009's link out of the folder).
+  dock (the save cannot be shown; the Content dock never follows C009's link out of the folder),
+  except a value read from a save that opens (F002 at a JSON path, ``snapshot`` True):
+  the Snapshot dock selects that path's row, at ``saved_at_tick``. F002 inside a fact,
+  an entity or an NPC has that snapshot target, inside the journal a ``journal`` one.
 """
 
 from __future__ import annotations
@@ -105,4 +108,6 @@ def landing(play: Playthrough, finding: Finding) -> Landing:
         return Landing(tick, npc, t.fact_id, view, ("journal",), ("journal", t.journal_index))
     if t.kind == "content" and t.file:
         return Landing(None, None, None, None, ("content",), ("content", f"{t.file}:{t.line or 1}"))
+    if t.kind == "file" and t.snapshot and t.field:  # F002 of a top-level value the save opens despite
+        return Landing(play.save.saved_at_tick if tick is None else tick, None, None, None, ("snapshot",), ("file", t.field))
     return Landing(tick, npc, t.fact_id, None, (), ("file", finding.location))

@@ -4,7 +4,8 @@ Rows are every difference (``snapshot_diff.differences``: all of them, not only 
 first of each map as J003 reports), plus, for each finding about the snapshot, the
 value it names as saved beside the replayed value (``snapshot_diff.value_pair``), equal
 or not: K003's malformed fact, I008's confidence, K004's future tick, R004's
-references, the stress and tolerance behind T001 and T002. A finding's culprit row is
+references, the stress and tolerance behind T001 and T002, a value F002 found
+unreadable (its problem in the saved column). A finding's culprit row is
 selected, centred and highlighted. Text from the save is shown as plain text.
 """
 
@@ -51,7 +52,11 @@ def snapshot_rows(playthrough) -> list[SnapshotRow]:
             continue
         row = rows.get(path)
         if row is None:
-            row = rows[path] = SnapshotRow(path, pair[0], pair[1], pair[0] != pair[1])
+            problem = dict(f.values).get("problem") if f.code == "F002" else None
+            if problem:  # the value could not be read: say why, not the stand-in the save got
+                row = rows[path] = SnapshotRow(path, f"unreadable: {problem}", pair[1], True)
+            else:
+                row = rows[path] = SnapshotRow(path, pair[0], pair[1], pair[0] != pair[1])
         if f.code not in row.codes:
             row.codes.append(f.code)
     return sorted(rows.values(), key=lambda r: r.path)

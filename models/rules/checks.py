@@ -69,7 +69,9 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
         if meta.interaction_state.in_progress:
             in_progress.append(fact_id)
     if len(in_progress) > 1:
-        sink.add("I005", f"{len(in_progress)} interactions are in progress at once: {', '.join(in_progress)}", _fact_path(in_progress[1]), saved_at, target=fact_target(save, in_progress[1]))
+        # About the conversation that started while another was in progress: the last started.
+        later = max(in_progress, key=lambda f: (save.knowledge.facts[f].interaction.started_tick, f))
+        sink.add("I005", f"{len(in_progress)} interactions are in progress at once: {', '.join(in_progress)}", _fact_path(later), saved_at, target=fact_target(save, later))
     for slug, items in with_give_way(sequences.items(), LOOP_ITEMS // 4):
         numbers = sorted(n for n, _ in items)
         expected = list(range(1, len(numbers) + 1))
@@ -104,7 +106,7 @@ def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: F
     if not state.in_progress and meta.ended_tick is None:
         sink.add("I002", f"{fact_id} is {state.name} but ended_tick is null", _meta_path(fact_id) + ".ended_tick", target=fact_target(save, fact_id, _META + "ended_tick"))
     if meta.ended_tick is not None and meta.ended_tick < meta.started_tick:
-        sink.add("I003", f"{fact_id}: ended_tick {meta.ended_tick} is before started_tick {meta.started_tick}", _meta_path(fact_id) + ".ended_tick", meta.ended_tick, target=fact_target(save, fact_id, _META + "ended_tick"))
+        sink.add("I003", f"{fact_id}: ended_tick {meta.ended_tick} is before started_tick {meta.started_tick}", _meta_path(fact_id) + ".ended_tick", meta.started_tick, target=fact_target(save, fact_id, _META + "ended_tick"))
     for name in ("started_tick", "ended_tick"):
         value = getattr(meta, name)
         if value is not None and value > saved_at:

@@ -12,6 +12,7 @@ Floats compare at 1e-4 (save-format §1).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from narrative_debugger.models.boundary import U64, is_int_text, parse_int
@@ -162,6 +163,42 @@ def npc_target(npc: NpcState, field: str | None = None) -> Target:
     return Target("npc", npc=npc.slug, stable_id=npc.stable_id, field=field or None, snapshot=True)
 
 
+_NPC_PATH = re.compile(r"npcs\.([0-9]{1,20})(?:\.(.+))?")
+_ENTITY_PATH = re.compile(re.escape(ENTITIES) + r"\.([0-9]{1,20})(?:\.(.+))?")
+_FACT_PATH = re.compile(re.escape(FACTS) + r"\.(.+?)(?:\.((?:confidence|source|state|acquired_tick|metadata)(?:\..*)?))?")
+_U64_MAX = 2**64 - 1
+
+
+def path_target(save, path: str) -> Target | None:
+    """The snapshot target at a JSON path into a save that opens, for a value read there
+    (F002 tolerated, save-format §2-§5); None for the journal and for ``$``.
+
+    ``npcs.<sid>...`` gives an ``npc`` target, ``player.knowledge.entities.<sid>...`` an
+    ``entity``, ``player.knowledge.facts.<FactId>...`` a ``fact`` (``interaction`` for
+    interaction facts; the FactId is the path up to a fact field: ``confidence``,
+    ``source``, ``state``, ``acquired_tick`` or ``metadata``, unless the whole rest is a
+    FactId of the save). Any other path (``world_seed``, ``story.authors_note``) gives a
+    ``file`` target with ``snapshot`` True and the path as its ``field``.
+    """
+    if not path or path == "$" or path.startswith("journal"):
+        return None
+    m = _NPC_PATH.fullmatch(path)
+    if m and int(m.group(1)) <= _U64_MAX:
+        sid = int(m.group(1))
+        npc = save.npcs.get(sid)
+        return npc_target(npc, m.group(2)) if npc is not None else Target("npc", stable_id=sid, field=m.group(2), snapshot=True)
+    m = _ENTITY_PATH.fullmatch(path)
+    if m and int(m.group(1)) <= _U64_MAX:
+        return entity_target(save, int(m.group(1)), m.group(2))
+    m = _FACT_PATH.fullmatch(path)
+    if m:
+        rest = path[len(FACTS) + 1 :]
+        if rest in save.knowledge.facts:
+            return _fact_target(save, rest, None)
+        return _fact_target(save, m.group(1), m.group(2))
+    return Target("file", field=path, snapshot=True)
+
+
 def _in_path_order(keys) -> list:
     """Map keys in path order: numbers first, then strings, each sorted.
 
@@ -288,6 +325,10 @@ def value_pair(save, state, target: Target) -> tuple[str, str] | None:
     elif target.kind == "npc" and target.stable_id is not None:
         saved = save.npcs.get(target.stable_id)
         replayed = state.npc(target.stable_id)
+    elif target.kind == "file" and target.field:  # a top-level value: the replay does not change it
+        value = _walk(save, target.field)
+        text = show(value) if value is None or isinstance(value, (str, int, float, bool)) and value is not ABSENT else ABSENT
+        return text, text
     else:
         return None
     a, b = _walk(saved, target.field), _walk(replayed, target.field)
@@ -309,6 +350,8 @@ def target_path(target: Target) -> str | None:
         base = f"{ENTITIES}.{target.stable_id}"
     elif target.kind == "npc" and target.stable_id is not None:
         base = f"npcs.{target.stable_id}"
+    elif target.kind == "file" and target.snapshot and target.field:
+        return target.field
     else:
         return None
     return f"{base}.{target.field}" if target.field else base

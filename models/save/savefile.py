@@ -9,7 +9,7 @@ is kept as an ``invalid`` entry so journal positions stay aligned with the file.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from narrative_debugger.models.boundary import I16, U8, U64, ConversionError, parse_int
@@ -32,6 +32,7 @@ from narrative_debugger.models.domain.types import (
 )
 from narrative_debugger.models.gil_slices import Cancelled
 from narrative_debugger.models.rules.findings import Finding, FindingSink
+from narrative_debugger.models.rules.snapshot_diff import path_target
 from narrative_debugger.models.save.jsonio import JsonDocument, decode_bytes, decode_file
 from narrative_debugger.models.save.saveshape import (
     MAX_NAME_CHARS,
@@ -515,8 +516,21 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
                 for k in ("plot_essentials", "story_summary", "authors_note")
             )
         )
+    _target_read_values(save, sink)
     save.close_findings(sink)
     return save
+
+
+def _target_read_values(save: Save, sink: FindingSink) -> None:
+    """Give each F002 of a value the save opens despite (not the journal's: those name
+    their entry) the snapshot target of its JSON path (``snapshot_diff.path_target``), so
+    it lands on that path's row of the Snapshot dock (README "Where a finding lands")."""
+    items = sink.items
+    for k, f in enumerate(items):
+        if f.code == "F002" and f.target is not None and f.target.kind == "file" and f.target.line is None:
+            target = path_target(save, f.location)
+            if target is not None:
+                items[k] = replace(f, target=target)
 
 
 def load_save_bytes(data: bytes, label: str, path: Path | None = None) -> Save:

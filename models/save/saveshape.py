@@ -52,7 +52,7 @@ class Shape:
         self.label = label
 
     def bad(self, path: str, what: str) -> None:
-        self.sink.add("F002", f"{self.label}: {path}: {what}", path)
+        self.sink.add("F002", f"{self.label}: {path}: {what}", path, None, None, (("problem", what),))  # positional: _Recorder
 
     def obj(self, value, path: str) -> dict | None:
         if isinstance(value, dict):

@@ -329,10 +329,11 @@ class _Replayer:
         npc = self.target_npc(i, d.target, where + ".target")
         if npc is None:
             return
-        for other_sid, other_fid in self.in_progress.items():
-            self.add("I005", f"{npc.slug}: a conversation starts while {other_fid} is still in progress", where, i=i, npc=npc, fact_id=other_fid)
         seq = self.kg.next_interaction_sequence(npc.slug)
         fact_id = interaction_fact_id(npc.slug, seq)
+        for other_sid, other_fid in self.in_progress.items():
+            # About the conversation this entry starts (it lands on it, in progress).
+            self.add("I005", f"{npc.slug}: {fact_id} starts while {other_fid} is still in progress", where, i=i, npc=npc, fact_id=fact_id)
         meta = InteractionMetadata(
             target_entity=npc.stable_id,
             interaction_state=S.Active,

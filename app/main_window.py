@@ -413,6 +413,8 @@ class MainWindow(QMainWindow):
     def _on_loaded(self, play: Playthrough, context: dict) -> None:
         self._close_progress()
         path = context["path"]
+        if context.get("reload") and path != self.save_path:
+            return  # a reload of a save no longer shown (the loader reports only its latest request)
         if not play.readable:
             reasons = "\n".join(f"• {f.code} at {f.location}: {f.message}" for f in play.findings[:5])
             if context.get("reload"):
@@ -524,6 +526,8 @@ class MainWindow(QMainWindow):
         pending = self.loader.pending
         if pending is not None and pending.kind == OPEN:
             self._reload_after_open = bool(self._reload_after_open) or changed
+            if not changed:  # F5: say why nothing happens (the progress panel shows this in its place)
+                self.statusBar().showMessage(f"Not reloading {one_line(self.save_path.name)}: {one_line(pending.path.name)} is being opened.", 6000)
             return
         self._progress.start(self, "Reloading save", f"Reloading {one_line(self.save_path.name)}…", self.loader.cancel)
         context = {"path": self.save_path, "content": self.content_dir, "reload": True, "changed": changed}

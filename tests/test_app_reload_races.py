@@ -194,3 +194,17 @@ def test_a_message_that_comes_while_the_progress_shows_is_seen_in_its_place(qtbo
     gate.release.set()
     window.wait_for_load()
     assert not panel.isVisible() and window.save_path == b
+
+
+def test_f5_while_another_save_opens_says_it_waits_and_cancels_nothing(qtbot, saves, monkeypatch):
+    a, b = saves
+    window = open_window(qtbot, a)
+    gate = Gate(monkeypatch, b)
+    window.open_save(b)
+    qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
+    window.findChild(QAction, "action-reload").trigger()
+    assert window.statusBar().currentMessage() == "Not reloading a.json: b.json is being opened."
+    assert (window.loader.pending.kind, window.loader.pending.path) == (OPEN, b)
+    gate.release.set()
+    window.wait_for_load()
+    assert window.save_path == b and not window.loader.busy

@@ -35,7 +35,14 @@ def test_batch_screenshots_match_single_finding_shots(qtbot, tmp_path, capsys):
     single ``screenshot --finding`` of the same finding writes."""
     specs = finding_specs(QA)
     assert len(specs) == 19
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    def plot_menus() -> int:
+        return sum(isinstance(w, QMenu) and w.title() == "Plot Options" for w in QApplication.topLevelWidgets())
+
+    menus = plot_menus()
     assert main(["check", str(QA), "--format", "json", "--screenshots", str(tmp_path / "batch")]) == 1
+    assert plot_menus() == menus  # the fresh windows are gone, with pyqtgraph's parentless menus
     matched = []
     for code, n in specs:
         single = tmp_path / f"single-{code}-{n}.png"

@@ -212,6 +212,12 @@ def test_shell_argument_round_trips(text):
     assert shlex.split(sinks.shell_command("narrative-debugger", "x y", "--npc", "a;b")) == ["narrative-debugger", "x y", "--npc", "a;b"]
 
 
+def test_shell_path_is_never_an_option():
+    assert shlex.split(sinks.shell_path("-rf $(x).json")) == ["./-rf $(x).json"]
+    assert shlex.split(sinks.shell_path("/saves/-x.json")) == ["/saves/-x.json"]
+    assert sinks.shell_path("evening.json") == "evening.json"
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash for $'...'")
 def test_shell_arguments_reach_a_real_shell_unchanged():
     """bash is given each quoted argument and prints it back: the same bytes
@@ -362,12 +368,12 @@ def test_summary_with_hostile_names_is_inert(tmp_path):
     for entry in doc["journal"]:
         if "InteractionStarted" in entry["event"]:
             entry["event"]["InteractionStarted"]["location"] = name
-    save = tmp_path / "x $(touch pwned) 'q'.json"
+    save = tmp_path / "-x $(touch pwned) 'q'.json"
     save.write_text(json.dumps(doc), encoding="utf-8")
     play = Playthrough.open(save, content)
     tick = next(m.started_tick for m in play.state_at(play.last_tick).knowledge.interactions_with(9))
     record = ViewRecord(REPORT_FORMAT_VERSION, play.save.label, play.save.sha256, "", "", tick, "lera-sessik", "knowledge")
-    summary = build_summary(play, record, None, "r $(x).png")
+    summary = build_summary(play, record, None, "-r $(x).png")
     _no_raw(summary)
     prose = [line for line in summary.splitlines() if "evil.test" in line and not line.startswith("|")]
     assert prose
@@ -375,6 +381,6 @@ def test_summary_with_hostile_names_is_inert(tmp_path):
         outside_code = re.sub(r"(`+).*?\1", "", line)
         assert "<" not in outside_code and not re.search(r"(?<!\\)[\[\]]", outside_code), line
     reopen = summary.splitlines()[summary.splitlines().index("## Reopen") + 2].strip("`")
-    assert shlex.split(reopen) == ["narrative-debugger", save.name, "--tick", str(tick), "--npc", "lera-sessik"]
+    assert shlex.split(reopen) == ["narrative-debugger", "./" + save.name, "--tick", str(tick), "--npc", "lera-sessik"]
     open_report = re.search(r"run `([^`]*)`", summary).group(1)
-    assert shlex.split(open_report) == ["narrative-debugger", "open-report", "r $(x).png"]
+    assert shlex.split(open_report) == ["narrative-debugger", "open-report", "./-r $(x).png"]

@@ -11,7 +11,8 @@ terminal             ``terminal`` (``one_line`` for one line of it)
 Markdown             ``markdown`` (prose), ``markdown_code`` (a code span),
                      ``markdown_cell`` (inside a table cell)
 HTML (Qt rich text)  ``html``
-POSIX shell          ``shell`` (one argument), ``shell_command`` (a command line)
+POSIX shell          ``shell`` (one argument), ``shell_path`` (a file name),
+                     ``shell_command`` (a command line)
 XML 1.0              ``xml`` (text or attribute value), ``xml_chars`` (only the
                      characters, for text an XML writer escapes itself)
 SARIF 2.1.0          ``sarif_message`` (a ``message.text``), ``visible`` for other strings
@@ -43,7 +44,7 @@ from functools import lru_cache
 
 __all__ = [
     "github_data", "github_property", "html", "markdown", "markdown_cell", "markdown_code", "one_line",
-    "sarif_message", "shell", "shell_command", "terminal", "visible", "xml", "xml_chars",
+    "sarif_message", "shell", "shell_command", "shell_path", "terminal", "visible", "xml", "xml_chars",
 ]
 
 #: Categories written as escapes: controls, format, private use, surrogates, separators but U+0020.
@@ -174,6 +175,13 @@ def shell(arg: object) -> str:
         else:
             out.append(ch)
     return "$'" + "".join(out) + "'"
+
+
+def shell_path(path: object) -> str:
+    """A file name as one argument: ``shell``, after ``./`` when it starts with ``-``
+    (so ``-rf.json`` is not read as an option)."""
+    text = str(path)
+    return shell("./" + text if text.startswith("-") else text)
 
 
 def shell_command(*args: object) -> str:

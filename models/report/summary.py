@@ -9,7 +9,7 @@ tick, and the prompt's token table.
 Names, slugs, ids and lines come from saves and content: each goes through the
 Markdown sink (``sinks.markdown``, ``markdown_code``, ``markdown_cell``), so it is
 on one line and inert: no link, image, HTML, heading or table column of its own.
-The commands it suggests are quoted for a POSIX shell (``sinks.shell_command``).
+The commands it suggests are quoted for a POSIX shell (``sinks.shell_path``, ``sinks.shell``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptPreview
 from narrative_debugger.models.report.meta import ViewRecord
-from narrative_debugger.models.report.sinks import markdown, markdown_cell, markdown_code, shell_command
+from narrative_debugger.models.report.sinks import markdown, markdown_cell, markdown_code, shell, shell_path
 
 MAX_FINDINGS = 40
 _SNAPSHOT_PREFIXES = ("npcs.", "player.")  # finding locations in the saved snapshot (schema: npcs, player)
@@ -31,7 +31,7 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
     lines = [
         f"# Narrative bug report: {markdown(save.label)} at tick {tick}",
         "",
-        f"- Screenshot: {markdown_code(png_name)} (drop it on the narrative debugger, or run {markdown_code(shell_command('narrative-debugger', 'open-report', png_name))}, to reopen this view)",
+        f"- Screenshot: {markdown_code(png_name)} (drop it on the narrative debugger, or run {markdown_code('narrative-debugger open-report ' + shell_path(png_name))}, to reopen this view)",
         f"- Save: {markdown_code(save.label)}, SHA-256 `{save.sha256}`",
         f"- Game version: {markdown(save.game_version or 'unknown')}; format version {save.format_version}",
         f"- Tick: {tick} (game time {save.game_time(tick)}, {save.ticks_per_second} ticks per second); saved at tick {save.saved_at_tick}",
@@ -94,7 +94,7 @@ def build_summary(play: Playthrough, record: ViewRecord, preview: PromptPreview 
         "",
         "## Reopen",
         "",
-        markdown_code(shell_command("narrative-debugger", save.label, "--tick", tick, *(("--npc", record.npc) if record.npc else ()))),
+        markdown_code(f"narrative-debugger {shell_path(save.label)} --tick {tick}" + (f" --npc {shell(record.npc)}" if record.npc else "")),
         "",
     ]
     return "\n".join(lines)

@@ -60,6 +60,17 @@ def _hostile_files(tmp_path: Path) -> dict[str, Path]:
         "bad-shapes.json": json.dumps({**json.loads(RAW), "npcs": [], "journal": {}, "player": None}).encode(),
         "u64-overflow.json": RAW.replace(b'"saved_at_tick": 170', b'"saved_at_tick": 18446744073709551616'),
         "huge-tick.json": RAW.replace(b'"saved_at_tick": 170', b'"saved_at_tick": 18446744073709551615'),
+        # issue 35, pattern 1: conversions at trust boundaries
+        "long-sequence.json": RAW.replace(b"kael-davan_001", b"kael-davan_" + b"1" * 5000),
+        "long-npc-keys.json": RAW.replace(b'"17": {"slug"', b'"' + b"2" * 5000 + b'": {"slug": "b", "x": 1}, "' + b"1" * 5000 + b'": {"slug"'),
+        "long-entity-key.json": RAW.replace(b'"entities": {}', b'"entities": {"' + b"3" * 5000 + b'": {}}'),
+        "fullwidth-key.json": RAW.replace(b'"17": {"slug"', '"１７": {"slug"'.encode()),
+        "utf16.json": RAW.decode("utf-8").encode("utf-16-le"),
+        "utf32.json": RAW.decode("utf-8").encode("utf-32-be"),
+        "u8.json": RAW.replace(b'"walk_away_threshold": 2', b'"walk_away_threshold": 300'),
+        "i16.json": RAW.replace(b'"current_stress": 6, "threshold"', b'"current_stress": 60000, "threshold"'),
+        "penalty-f32.json": RAW.replace(b'"walk_away_penalty": 0.3', b'"walk_away_penalty": 1e39'),
+        "overflow.json": RAW.replace(b'"score": 0.0', b'"score": -1e400'),
     }
     out = {}
     for name, data in files.items():
@@ -105,6 +116,14 @@ def test_check_on_every_hostile_file_in_one_run(tmp_path):
     assert codes["wrongformat.json"] == {"F003"} and codes["newer.json"] == {"F003"}
     assert "F001" in codes["dup.json"] and "F002" in codes["bad-shapes.json"] and "F002" in codes["u64-overflow.json"]
     assert not any(f["code"] == "F001" for f in by_name["twogz.json.gz"])
+    for name in ("utf16.json", "utf32.json"):
+        assert codes[name] == {"F001"} and "not UTF-8" in by_name[name][0]["message"], by_name[name]
+    assert "K003" in codes["long-sequence.json"]
+    for name, path in (("long-npc-keys.json", "npcs."), ("long-entity-key.json", "player.knowledge.entities."), ("fullwidth-key.json", "npcs.")):
+        assert any(f["code"] == "F002" and f["location"].startswith(path) and len(f["location"]) < 100 for f in by_name[name]), by_name[name]
+    for name, path in (("u8.json", "npcs.17.interaction_tolerance.walk_away_threshold"), ("i16.json", "npcs.17.tolerance.current_stress"),
+                       ("penalty-f32.json", "npcs.17.interaction_tolerance.walk_away_penalty"), ("overflow.json", "npcs.17.relationship.score")):
+        assert any(f["code"] == "F002" and f["location"] == path for f in by_name[name]), by_name[name]
     for findings in by_name.values():
         for f in findings:
             assert set(f) >= {"code", "severity", "message", "location"}
@@ -127,6 +146,8 @@ def test_query_commands_on_every_hostile_file(tmp_path, capsys, command):
             assert err.splitlines()[-1].startswith(f"narrative-debugger {command}: "), (name, err)
             assert f"{path.name}: {path.name}" not in err and "Traceback" not in err, err
         assert "\x1b" not in err and "\u202e" not in err, (name, err)
+        if command == "state" and status == 0:  # JSON by default: strict, never NaN or Infinity
+            json.loads(out, parse_constant=lambda constant: pytest.fail(f"{name}: {constant} in state output"))
 
 
 def test_terminal_safe_output():

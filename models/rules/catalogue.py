@@ -115,7 +115,9 @@ _RULES = (
          ("models.save.jsonio:decode_plain", "models.save.jsonio:parse_document", "models.save.jsonio:refused_document",
           "models.save.jsonio:report_duplicate_keys", "models.save.jsonio:report_lone_surrogates")),
     Rule("F002", E, "shape: missing field, wrong type or unknown variant",
-         "A missing field, a wrong type or an unknown enum variant; located by JSON path.",
+         "A missing field, a wrong type (also a number outside its save-format type: a u8 of 300, an i16 of 60 000, "
+         "an f32 past 3.4e38 or one that overflows to infinity, a StableId key that is not an ASCII decimal u64) "
+         "or an unknown enum variant; located by JSON path.",
          "save-format §2-§5",
          "F002 npcs.17.tolerance.threshold  evening.json: npcs.17.tolerance.threshold: expected an i16, found a string",
          "Journal dock for a journal entry; in a save that opens despite it, the Snapshot dock: its JSON path's row "

@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: run test bench clean
+.PHONY: run test fuzz bench clean
 
 CONSTRAINTS := .ci/constraints.txt
 
@@ -19,6 +19,11 @@ run: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+
+# Fresh random inputs through every command for FUZZ_SECONDS (default 600; tests/test_fuzz.py).
+FUZZ_SECONDS ?= 600
+fuzz: $(VENV)/.installed
+	FUZZ_SECONDS=$(FUZZ_SECONDS) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -s -p no:cacheprovider tests/test_fuzz.py -k for_a_while
 
 bench: $(VENV)/.installed
 	$(PY) tests/benchmarks/bench_models.py

@@ -230,3 +230,22 @@ def test_a_record_from_before_the_new_fields_reads_with_their_defaults():
     doc = {"format_version": 1, "save_name": "a.json", "save_sha256": "", "save_path": "", "content_dir": "", "tick": 3, "npc": "", "view": "knowledge"}
     record = ViewRecord.from_json(json.dumps(doc))
     assert (record.since, record.journal_index, record.explain, record.compare) == (None, None, "", None)
+
+
+def test_reopening_all_views_with_a_fact_and_no_tick_moved(qtbot, tmp_path, message_boxes):
+    """All views, a fact selected and the tick never moved since the open (no "changed
+    since"): the reopened window records the same view."""
+    from narrative_debugger.app.report import current_record, write_report
+
+    from tests.conftest import open_window
+
+    first = open_window(qtbot, SAMPLES / "evening.json", (1920, 1200), persist=False)
+    state = first.session.state
+    fact = next(iter(state.knowledge.facts))
+    first.session.set_fact(fact)
+    first.set_grid(True)
+    png, _, _ = write_report(first, tmp_path)
+    record = read_record(png.read_bytes())
+    assert (record.view, record.fact, record.since) == ("all", fact, record.tick)
+    window = reopened(qtbot, png)
+    assert window.grid_mode and current_record(window) == record

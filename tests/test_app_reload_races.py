@@ -208,3 +208,23 @@ def test_f5_while_another_save_opens_says_it_waits_and_cancels_nothing(qtbot, sa
     gate.release.set()
     window.wait_for_load()
     assert window.save_path == b and not window.loader.busy
+
+
+def test_a_change_during_a_reload_reads_the_save_again_as_a_new_request(qtbot, saves, monkeypatch):
+    a, _ = saves
+    monkeypatch.setattr(save_watch, "DEBOUNCE_MS", 50)
+    window = open_window(qtbot, a)
+    shown = window.session.playthrough
+    gate = Gate(monkeypatch, a)
+    window.reload()  # F5
+    first = window.loader.pending
+    qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
+    with qtbot.waitSignal(window.save_watch.changed, timeout=10_000):
+        change(a)  # written again while it is being read
+    second = window.loader.pending
+    assert (first.kind, second.kind, second.path) == (RELOAD, RELOAD, a) and second.id > first.id
+    gate.release.set()
+    window.wait_for_load()
+    assert window.session.playthrough is not shown and window.session.playthrough.save.game_version.startswith("y")
+    assert window.statusBar().currentMessage() == "Reloaded a.json: it changed on disk."
+    assert not window.loader.busy  # the first reload never reported

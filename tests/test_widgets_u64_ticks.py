@@ -14,7 +14,7 @@ from narrative_debugger.app.main_window import MainWindow
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.widgets import tickbar as tickbar_module
 from narrative_debugger.widgets.findings_view import FindingsModel
-from narrative_debugger.widgets.tick_field import TICK_MAX, GoToTickDialog, TickField, parse_tick
+from narrative_debugger.widgets.tick_field import TICK_MAX, GoToTickDialog, TickField, judge_tick, parse_tick
 from PySide6.QtCore import Qt
 
 from tests.conftest import CONTENT, SAMPLES
@@ -69,6 +69,7 @@ def test_tick_field_parses_and_holds_any_u64(qtbot):
     assert parse_tick("18,446,744,073,709,551,615") == U64_MAX
     assert parse_tick("18446744073709551616") is None  # past u64
     assert parse_tick("-1") is None and parse_tick("") is None and parse_tick("١٢") is None
+    assert parse_tick("9" * 5000) is None and parse_tick("１２") is None  # bounded before int() (issue 35)
     field = TickField()
     field.setRange(0, U64_MAX)
     field.setValue(U64_MAX - 1)
@@ -353,3 +354,11 @@ def test_timelines_zoom_out_stops_at_the_first_event_when_ticks_start_far_from_z
         lo, hi = plot.vb.viewRange()[0]
         first = view.x_of(window.session.view_start)
         assert lo >= first - 0.03 * (view.x_of(window.session.last_tick) - first), (lo, first)
+
+
+def test_go_to_tick_refuses_thousands_of_digits_in_words():
+    """The dialog's validator stops at 60 characters; ``judge_tick`` itself never hands
+    a long numeral to ``int()`` (Python refuses past 4 300 digits: issue 35)."""
+    assert judge_tick("9" * 5000, 100) == (None, "A number of 5,000 digits is refused: past the largest tick, 2^64 − 1 = 18,446,744,073,709,551,615 (ticks are u64).")
+    assert judge_tick("18446744073709551616", 100)[0] is None
+    assert judge_tick("1_000", 100) == (100, judge_tick("1000", 100)[1])

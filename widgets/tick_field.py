@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
+from narrative_debugger.models.boundary import MAX_NUMERAL_CHARS, U64, ConversionError, is_int_text, parse_int
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-TICK_MAX = 2**64 - 1
+TICK_MAX = U64.high
 """The largest tick a save can hold (u64)."""
 _TYPED = r"[0-9][0-9,_ ]{0,40}"  # digits, with the thousands separators the app writes
 _TYPED_SIGNED = r"-?[0-9][0-9,_ ]{0,60}"  # the go-to dialog also takes a sign and overlong values, to refuse them in words
@@ -37,9 +38,11 @@ def judge_tick(text: str, last: int) -> tuple[int | None, str]:
         return None, f"{shown} is refused: ticks are never negative (u64, 0 – {TICK_MAX:,})."
     if not re.fullmatch(r"[0-9]+", digits):
         return None, f"{shown} is refused: type the tick in digits."
-    value = int(digits)
-    if value > TICK_MAX:
-        return None, f"{value:,} is refused: past the largest tick, 2^64 − 1 = {TICK_MAX:,} (ticks are u64)."
+    try:
+        value = parse_int(digits, U64)  # bounded before int(): 5 000 digits never reach it
+    except ConversionError:
+        said = f"{int(digits):,}" if len(digits) <= MAX_NUMERAL_CHARS else f"A number of {len(digits):,} digits"
+        return None, f"{said} is refused: past the largest tick, 2^64 − 1 = {TICK_MAX:,} (ticks are u64)."
     if value > last:
         return last, past_end(value, last)
     return value, ""
@@ -56,10 +59,7 @@ def parse_tick(text: str) -> int | None:
     Returns None for empty text, anything but ASCII digits, or a value past u64.
     """
     digits = _SEPARATORS.sub("", text.strip())
-    if not re.fullmatch(r"[0-9]{1,20}", digits):
-        return None
-    value = int(digits)
-    return value if value <= TICK_MAX else None
+    return parse_int(digits, U64) if is_int_text(digits, U64) else None
 
 
 class TickField(QLineEdit):

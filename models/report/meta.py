@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from narrative_debugger.models.boundary import U64
 from narrative_debugger.models.fileio import FileRefused, open_regular_file
 from narrative_debugger.models.report.json_text import dumps_strict
 
@@ -117,6 +118,8 @@ class ViewRecord:
                 value = ""
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise ReportError(f"the view record's {name} should be {'text' if kind is str else 'a whole number'}")
+            if kind is int and not U64.holds(value):
+                raise ReportError(f"the view record's {name} should be a whole number from 0 to 2^64-1")
             values[name] = value
         for name in ("finding", "selection"):
             value = data.get(name)
@@ -125,7 +128,7 @@ class ViewRecord:
             values[name] = value
         for name in ("since", "journal_index"):
             value = data.get(name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**64):
+            if value is not None and not U64.holds(value):
                 raise ReportError(f"the view record's {name} should be a whole number from 0 to 2^64-1")
             values[name] = value
         values["explain"] = data.get("explain") or ""

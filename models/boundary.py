@@ -72,6 +72,9 @@ U32 = IntType("u32", 0, 2**32 - 1)
 I32 = IntType("i32", -(2**31), 2**31 - 1)
 U64 = IntType("u64", 0, 2**64 - 1)
 I64 = IntType("i64", -(2**63), 2**63 - 1)
+#: Any integer ``MAX_NUMERAL_CHARS`` digits can spell: for text whose type a later
+#: check decides (a YAML integer), bounded here only so ``int`` stays safe.
+NUMERAL = IntType("numeral", -(10**MAX_NUMERAL_CHARS - 1), 10**MAX_NUMERAL_CHARS - 1)
 
 
 def parse_int(text: object, kind: IntType = U64, *, leading_zeros: bool = True) -> int:
@@ -186,6 +189,7 @@ __all__ = [
     "I32",
     "I64",
     "MAX_NUMERAL_CHARS",
+    "NUMERAL",
     "U8",
     "U32",
     "U64",

@@ -475,7 +475,6 @@ def test_tab_before_a_yaml_comment_is_valid(tmp_path):
         ("name: !!python/object/apply:os.system [echo]\n", "1:7", "could not determine a constructor"),
         ("name: Kael\ntolerance:\n  threshold: " + "9" * 5000 + "\n", "3:14", "it is 5000 characters long; at most 40 are read"),
         ("name: Kael\ntolerance:\n  threshold: -" + "9" * 5000 + "\n", "3:14", "at most 40 are read"),
-        ("name: Kael\ntolerance:\n  threshold: 18446744073709551616\n", "3:14", "outside 0..18446744073709551615"),
         ("name: Kael\ntolerance:\n  threshold: 0x" + "f" * 5000 + "\n", "3:14", "at most 40 are read"),
     ],
 )

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import yaml
-from narrative_debugger.models.boundary import MAX_NUMERAL_CHARS, U64, ConversionError, parse_int
+from narrative_debugger.models.boundary import MAX_NUMERAL_CHARS, NUMERAL, ConversionError, parse_int
 from narrative_debugger.models.fileio import FileRefused, read_regular_file
 from narrative_debugger.models.rules.findings import FindingSink
 
@@ -178,21 +178,19 @@ for _tag, _regex, _first in (
     _Loader.add_implicit_resolver(_tag, re.compile(_regex), _first)
 def _construct_int(loader, node) -> int:
     """A YAML 1.2 core-schema integer (decimal, ``0x`` or ``0o``; the resolver matched
-    ASCII digits only) whose magnitude is a u64, read through ``boundary.parse_int``
-    (no content number is larger). A longer or larger one is C001 at its place, never
-    ``int``'s 4 300-digit ValueError."""
+    ASCII digits only), read through ``boundary.parse_int`` as a ``NUMERAL``: the key
+    that holds it checks its range (a token budget past u64 is C001 there). One of
+    more than ``MAX_NUMERAL_CHARS`` characters is C001 at its place, never ``int``'s
+    4 300-digit ValueError."""
     text = loader.construct_scalar(node)
     sign = -1 if text.startswith("-") else 1
     digits = text.lstrip("+-")
     try:
         if digits.startswith(("0x", "0o")):
             if len(digits) > MAX_NUMERAL_CHARS:
-                raise ConversionError(text, "u64", f"it is {len(text)} characters long; at most {MAX_NUMERAL_CHARS} are read")
-            value = int(digits[2:], 16 if digits[1] == "x" else 8)
-            if value > U64.high:
-                raise ConversionError(text, "u64", f"its magnitude is outside {U64.range_text}")
-            return sign * value
-        return sign * parse_int(digits, U64)
+                raise ConversionError(text, NUMERAL.name, f"it is {len(text)} characters long; at most {MAX_NUMERAL_CHARS} are read")
+            return sign * int(digits[2:], 16 if digits[1] == "x" else 8)
+        return sign * parse_int(digits, NUMERAL)
     except ConversionError as exc:
         raise yaml.constructor.ConstructorError(None, None, f"the integer {exc}", node.start_mark) from None
 

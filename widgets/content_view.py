@@ -12,6 +12,7 @@ from pathlib import Path
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.widgets.culprit import CULPRIT_BG
 from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.state_colors import row_tint
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
@@ -86,7 +87,7 @@ class ContentView(QWidget):
         cursor.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
         self.text.setTextCursor(cursor)
         mark = QTextEdit.ExtraSelection()
-        mark.format.setBackground(CULPRIT_BG)
+        mark.format.setBackground(row_tint(CULPRIT_BG, self.text.palette()))  # a dark shade on a dark palette
         mark.format.setProperty(QTextFormat.FullWidthSelection, True)
         mark.cursor = QTextCursor(block)
         self.text.setExtraSelections([mark])

@@ -20,6 +20,7 @@ from narrative_debugger.models.explain import Explanation, UnknownTarget, explai
 from narrative_debugger.models.explain.chain import fmt_signed, fmt_value
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.widgets.plot_palette import PlotPalette
+from narrative_debugger.widgets.state_colors import ink_tint
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.tables import HeaderedTableModel, ShareColumns, read_only_table
 from narrative_debugger.widgets.roles import DECORATION as _DECORATION, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
@@ -159,6 +160,7 @@ class Waterfall(pg.PlotWidget):
         self.clear()
         self.bars = None
         self.threshold_line: pg.InfiniteLine | None = None
+        self.budget_line: pg.InfiniteLine | None = None
         self.set_step_ticks(0)
         if exp is None or not exp.numeric or not exp.steps:
             return
@@ -190,7 +192,20 @@ class Waterfall(pg.PlotWidget):
                                    labelOpts={"position": 0.02, "color": "#d32f2f", "anchors": [(0, 0), (0, 1)]})
             self.threshold_line = line
             self.addItem(line)
+        lore_budget = exp.extra.get("lore_budget")
+        if lore_budget is not None:  # a story card: the share of available tokens the cards may use
+            colour = ink_tint(QColor(RULE_COLOURS["story cards ≤ 40 % of available"]), self.palette()).name()
+            line = pg.InfiniteLine(pos=lore_budget, angle=0, pen=pg.mkPen(colour, width=1.5, style=Qt.DotLine),
+                                   label=f"lore budget {lore_budget}",
+                                   labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 0), (0, 1)]})
+            line.setZValue(20)  # over the bars: a bar hid the end of its label
+            self.budget_line = line
+            self.addItem(line)
         self.getPlotItem().enableAutoRange()
+        lines = [line.value() for line in (self.threshold_line, self.budget_line) if line is not None]
+        if lines:  # an InfiniteLine is not part of the auto range: a budget above every bar was off the plot
+            tops = [v for a, h in zip(y0, heights) for v in (a, a + h)]
+            self.getPlotItem().setYRange(min(0, *tops, *lines), max(*tops, *lines), padding=0.12)
 
 
     def set_step_ticks(self, count: int) -> None:

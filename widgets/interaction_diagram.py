@@ -25,9 +25,12 @@ from narrative_debugger.widgets.state_colors import (
     INTERACTION_COLORS,
     MUTED_INK,
     SELECTION_COLOR,
+    ink_tint,
+    over,
     palette_colors,
     row_tint,
     state_label,
+    text_on,
 )
 from narrative_debugger.widgets.plain_text import esc
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
@@ -182,6 +185,9 @@ class StateMachineDiagram(QGraphicsView):
         self.edge_labels: dict[tuple, str] = {}
         #: States drawn as "in progress now".
         self.highlighted: set[InteractionState] = set()
+        #: Each text drawn on a fill: ``(text, ink, fill as shown)``, opaque colours (for tests:
+        #: the ink is chosen by contrast with the fill, ``state_colors.text_on``).
+        self.texts: list[tuple[str, QColor, QColor]] = []
         self.show_data(DiagramData())
 
     def resizeEvent(self, event) -> None:
@@ -200,13 +206,19 @@ class StateMachineDiagram(QGraphicsView):
     # ----- drawing -----
     def _paint_background(self) -> None:
         """Warm paper on a light palette; the palette's own base on a dark one."""
-        self.setBackgroundBrush(row_tint(QColor("#fbfaf7"), self.palette()) if not palette_colors(self.palette()).dark
-                                else palette_colors(self.palette()).canvas)
+        self.setBackgroundBrush(self._canvas())
+
+    def _canvas(self) -> QColor:
+        colors = palette_colors(self.palette())
+        return colors.canvas if colors.dark else QColor("#fbfaf7")
 
     def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().changeEvent(event)
         if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange):
             self._paint_background()
+            data, self._shown = self._shown, None
+            if data is not None:  # the inks follow the palette's canvas
+                self.show_data(data)
 
     def show_data(self, data: DiagramData) -> None:
         """Redraw nodes, legal edges with counts, illegal edges and highlights (nothing to
@@ -218,6 +230,10 @@ class StateMachineDiagram(QGraphicsView):
         scene = self.scene()
         scene.clear()
         self.edge_labels = {}
+        self.texts = []
+        dark = palette_colors(self.palette()).dark
+        ink = ink_tint(INK, self.palette())
+        unused = palette_colors(self.palette()).grid if dark else QColor("#c3c8ce")
         self.highlighted = set(data.in_progress)
         for key, (start, end, controls) in ROUTES.items():
             path = QPainterPath(_anchor(key[0], start))
@@ -227,12 +243,12 @@ class StateMachineDiagram(QGraphicsView):
                 path.cubicTo(controls[0], controls[1], _anchor(key[1], end))
             count = data.counts.get(key, 0)
             selected = key in data.path
-            color = SELECTION_COLOR if selected else (INK if count else QColor("#c3c8ce"))
+            color = SELECTION_COLOR if selected else (ink if count else unused)
             width = 3.2 if selected else (1.4 + min(count, 24) * 0.12 if count else 1.2)
             self._edge(path, QPen(color, width), color)
             mid = path.pointAtPercent(0.5 if controls else 0.45)
             tip = f"{state_label(key[0]) if key[0] else 'dialogue opens'} → {state_label(key[1])}: taken {count}×"
-            self._badge(mid, str(count), color if count else MUTED_INK, QColor("white"), tip)
+            self._badge(mid, str(count), color if count else MUTED_INK, tip)
             self.edge_labels[(key[0], key[1], True)] = str(count)
         for n, (key, items) in enumerate(sorted(data.illegal.items(), key=lambda kv: str(kv[0]))):
             self._illegal_edge(key, items, n)
@@ -248,7 +264,7 @@ class StateMachineDiagram(QGraphicsView):
         head = self.scene().addPolygon(_arrow_head(path, 9 + pen.widthF()), QPen(color, 1), QBrush(color))
         head.setZValue(z + 0.1)
 
-    def _badge(self, at: QPointF, text: str, fill: QColor, ink: QColor, tooltip: str, z: float = 6) -> None:
+    def _badge(self, at: QPointF, text: str, fill: QColor, tooltip: str, z: float = 6) -> None:
         label = self.scene().addSimpleText(text, _font(9, bold=True))
         r = label.boundingRect()
         w, h = max(r.width() + 12, 22), r.height() + 4
@@ -256,6 +272,8 @@ class StateMachineDiagram(QGraphicsView):
                                    QBrush(fill))
         box.setZValue(z)
         box.setToolTip(tooltip)
+        ink = text_on(fill)
+        self.texts.append((text, ink, QColor(fill.rgb())))
         label.setBrush(ink)
         label.setPos(at.x() - r.width() / 2, at.y() - r.height() / 2)
         label.setZValue(z + 0.1)
@@ -282,7 +300,7 @@ class StateMachineDiagram(QGraphicsView):
             lines.append(esc(f"tick {rec.tick}, {rec.fact_id} — {detail}"))
         if len(items) > 12:
             lines.append(f"… and {len(items) - 12} more")
-        self._badge(path.pointAtPercent(0.5), text, FAULT_COLOR, QColor("white"), "<br>".join(lines), z=7)
+        self._badge(path.pointAtPercent(0.5), text, FAULT_COLOR, "<br>".join(lines), z=7)
         self.edge_labels[(source, target, False)] = text
 
     def _node(self, state, data: DiagramData) -> None:
@@ -290,11 +308,11 @@ class StateMachineDiagram(QGraphicsView):
         c = POSITIONS[state]
         if state is None:
             w, h = 120.0, 34.0
-            box = scene.addRect(QRectF(c.x() - w / 2, c.y() - h / 2, w, h), QPen(MUTED_INK, 1, Qt.DashLine),
-                                QBrush(QColor("#f1efe9")))
+            fill = row_tint(QColor("#f1efe9"), self.palette())
+            box = scene.addRect(QRectF(c.x() - w / 2, c.y() - h / 2, w, h), QPen(MUTED_INK, 1, Qt.DashLine), QBrush(fill))
             box.setZValue(4)
             box.setToolTip("InteractionStarted: the dialogue box opens")
-            self._label("dialogue opens", c, 9.5, False, MUTED_INK)
+            self._label("dialogue opens", c, 9.5, False, fill)
             return
         color = INTERACTION_COLORS[state]
         now = state in data.in_progress
@@ -315,15 +333,19 @@ class StateMachineDiagram(QGraphicsView):
         node.setToolTip(f"<b>{state_label(state)}</b> ({terminal})<br>{data.states_now.get(state, 0)} of this NPC's "
                         "interactions are in this state now"
                         + ("<br><b>an interaction is in progress here</b>" if now else ""))
-        ink = QColor("white") if now else QColor("#1d232a")
-        self._label(state_label(state), QPointF(c.x(), c.y() - 8), 10.5, True, ink)
+        self._label(state_label(state), QPointF(c.x(), c.y() - 8), 10.5, True, fill)
         held = data.states_now.get(state, 0)
         sub = ("● in progress now" if now else f"{held} here now" if held else "none here")
-        self._label(sub, QPointF(c.x(), c.y() + 10), 8.5, False, ink if now else MUTED_INK)
+        self._label(sub, QPointF(c.x(), c.y() + 10), 8.5, False, fill)
 
-    def _label(self, text: str, center: QPointF, size: float, bold: bool, color: QColor) -> QGraphicsItem:
+    def _label(self, text: str, center: QPointF, size: float, bold: bool, fill: QColor) -> QGraphicsItem:
+        """``text`` centred on a node of ``fill`` (translucent fills as shown on the canvas),
+        in the near-black or white that contrasts more with it (``text_on``)."""
+        canvas = self._canvas()
+        ink = text_on(fill, canvas)
+        self.texts.append((text, ink, over(fill, canvas)))
         item = self.scene().addSimpleText(text, _font(size, bold))
-        item.setBrush(color)
+        item.setBrush(ink)
         r = item.boundingRect()
         item.setPos(center.x() - r.width() / 2, center.y() - r.height() / 2)
         item.setZValue(5)

@@ -20,7 +20,7 @@ from narrative_debugger.models.domain.types import FactId, InteractionMetadata, 
 from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
-from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, state_label
+from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, ink_on_canvas, ink_tint, palette_colors, state_label
 from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, hot_table, show_column, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
@@ -28,7 +28,7 @@ from narrative_debugger.widgets.visibility import obscured
 from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, TOOLTIP as _TOOLTIP, USER as _USER
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -45,7 +45,10 @@ _ROLES = frozenset((_DISPLAY, _FONT, _FOREGROUND, _TOOLTIP, _USER, _BACKGROUND))
 #: A tick step re-reads the cached rows up to this many (the rows shown, usually);
 #: past it the cache is dropped and every row is signalled.
 STEP_REREAD_MAX = 2_000
-_STATE_INK = {state: color.darker(130) for state, color in INTERACTION_COLORS.items()}
+#: Light-palette inks (``ink_tint`` lightens them on a dark one): the heading's
+#: over-threshold stress, its walk-aways past tolerance, and secondary text. A state's
+#: text is its colour made to read on the table (``ink_on_canvas``).
+_ALARM, _WARN, _MUTED = QColor("#c92a2a"), QColor("#b35c00"), QColor("#5f6b78")
 
 #: Column titles of the interaction table, in order.
 INTERACTION_COLUMNS = ("FactId", "Started", "Ended", "State", "Topics", "Location", "Initiated by", "Confrontation", "B")
@@ -261,12 +264,12 @@ class InteractionTableModel(QAbstractTableModel):
             if role == _BACKGROUND:
                 return self._differs_brush if b is not meta.interaction_state else None
             if role == _FOREGROUND and b is not None:
-                return _STATE_INK[b]
+                return ink_on_canvas(INTERACTION_COLORS[b])
             return fact_id if role == _USER else None
         if role == _DISPLAY:
             return self._display(fact_id, meta, col)
         if role == _FOREGROUND and col == 3:
-            return _STATE_INK[meta.interaction_state]
+            return ink_on_canvas(INTERACTION_COLORS[meta.interaction_state])
         if role == _FONT and meta.interaction_state.in_progress:
             return self._bold
         if role == _TOOLTIP and col == 0:
@@ -291,9 +294,9 @@ class InteractionTableModel(QAbstractTableModel):
             b = self.b_state(fact_id)
             return (state_label(b) if b is not None else NOT_IN_B, None, None,
                     self._differs_brush if b is not meta.interaction_state else None,
-                    _STATE_INK[b] if b is not None else None)
+                    ink_on_canvas(INTERACTION_COLORS[b]) if b is not None else None)
         font = self._bold if meta.interaction_state.in_progress else None
-        ink = _STATE_INK[meta.interaction_state] if col == 3 else None
+        ink = ink_on_canvas(INTERACTION_COLORS[meta.interaction_state]) if col == 3 else None
         return self._display(fact_id, meta, col), font, None, None, ink
 
     @staticmethod
@@ -386,11 +389,9 @@ class InteractionView(QWidget):
         self.diagram = StateMachineDiagram()
         self.caption = QLabel()
         self.caption.setWordWrap(True)
-        self.caption.setStyleSheet("color: #5f6b78;")
         self.faults = QLabel()
         self.faults.setTextFormat(Qt.RichText)
         self.faults.setWordWrap(True)
-        self.faults.setStyleSheet("color: #c92a2a;")
 
         self.model = InteractionTableModel(self)
         self.table = QTableView()
@@ -445,7 +446,22 @@ class InteractionView(QWidget):
         session.tickChanged.connect(self._maybe_refresh)
         session.npcChanged.connect(self._maybe_refresh)
         session.factChanged.connect(self._on_fact)
+        self._apply_palette()
         self._on_loaded()
+
+    def _apply_palette(self) -> None:
+        """The caption's and the faults' colours for the palette, light or dark."""
+        pal = self.palette()
+        self.caption.setStyleSheet(f"color: {ink_tint(_MUTED, pal).name()};")
+        self.faults.setStyleSheet(f"color: {ink_tint(_ALARM, pal).name()};")
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() in (QEvent.PaletteChange, QEvent.ApplicationPaletteChange) and hasattr(self, "table"):
+            self._apply_palette()
+            if not self._load_stale:
+                self._show_texts()  # the heading's inks
+            self.table.viewport().update()  # the State column's ink
 
     # ----- session events -----
     @staticmethod
@@ -600,9 +616,11 @@ class InteractionView(QWidget):
         name = esc(self.session.playthrough.npc_name(npc.stable_id))
         rel = npc.relationship
         tol, itol = npc.tolerance, npc.interaction_tolerance
-        stress_color = "#c92a2a" if tol.over_threshold else "#1d232a"
-        walk_color = "#b35c00" if npc.walk_aways > itol.walk_away_threshold else "#1d232a"
-        muted = "color:#5f6b78"
+        pal = self.palette()  # light or dark: the numbers were #1d232a, unseen on a dark palette
+        text = palette_colors(pal).ink.name()
+        stress_color = ink_tint(_ALARM, pal).name() if tol.over_threshold else text
+        walk_color = ink_tint(_WARN, pal).name() if npc.walk_aways > itol.walk_away_threshold else text
+        muted = f"color:{ink_tint(_MUTED, pal).name()}"
         self.heading.setText(
             f"<span style='font-size:13pt'><b>{name}</b></span> <span style='{muted}'>at tick {tick:,}</span><br>"
             f"{npc.level.display_name} <span style='{muted}'>(score {rel.score:.1f})</span> · "

@@ -238,7 +238,7 @@ class MonologueModel(HeaderedTableModel):
                 return brush_of(ink_tint(_FIRED))
             return None
         if role == _BACKGROUND and r.kind != "heading" and r.line_id == self.culprit and (r.kind == "line") == self.culprit_defined:
-            return brush_of(CULPRIT_BG)
+            return brush_of(row_tint(CULPRIT_BG))  # the dark palette's shade keeps its light text readable
         if role == _BACKGROUND and r.kind == "line" and r.eligible:
             return brush_of(row_tint(_ELIGIBLE_BG))
         if role == _FONT and col == self.STATUS and r.kind == "line" and r.eligible:

@@ -29,7 +29,7 @@ from narrative_debugger.widgets.prompt_parts import (
     section_tint,
 )
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.state_colors import palette_colors, row_tint
+from narrative_debugger.widgets.state_colors import palette_colors, row_tint, text_on
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.plain_text import ElidedLabel, WrappedLabel, esc
 from narrative_debugger.widgets.tables import ShareColumns, hot_table
@@ -52,6 +52,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+#: Story-card rows the card table always has room for (its minimum height), 1040x700 included.
+CARD_ROWS_SHOWN = 3
 #: Comparison modes offered in the "compare with" selector: (key, menu text).
 COMPARE_MODES = (("tick", "previous tick viewed"), ("turn", "NPC's previous line"))
 
@@ -228,11 +230,13 @@ class PromptView(QWidget):
         text_layout.addWidget(self.text_view, 1)
 
         self.section_model = SectionTableModel(self)
-        self.section_table = self._table(self.section_model, (0,))
+        # The budget bar draws the sections too: two rows of theirs are enough when the
+        # height is short; the cards keep three (none showed at 1040x700).
+        self.section_table = self._table(self.section_model, (0,), rows=2)
         self.history_label = QLabel("")
         self.history_label.setWordWrap(True)
         self.card_model = CardTableModel(self)
-        self.card_table = self._table(self.card_model, (0, 1, 2), stretch=1)  # Card, Name, Key
+        self.card_table = self._table(self.card_model, (0, 1, 2), stretch=1, rows=CARD_ROWS_SHOWN)  # Card, Name, Key
         self.changes_label = QLabel("")
         self.changes_label.setWordWrap(True)
         self.changes_label.setMinimumHeight(3 * self.changes_label.fontMetrics().lineSpacing())
@@ -257,7 +261,13 @@ class PromptView(QWidget):
         left.setStretchFactor(1, 0)
         right.setStretchFactor(0, 2)
         right.setStretchFactor(1, 3)
+        # Too short for both boxes (1040x700: 173 px for 260), the sections give way: the
+        # budget bar and its legend show them too, and the cards showed no row at all.
+        right.setCollapsible(0, True)
+        right.installEventFilter(self)
         self.right_pane = right
+        self._tokens_box, self._story_box = tokens_box, story_box
+        self._sections_folded = False
 
         splitter = QSplitter()
         splitter.addWidget(left)
@@ -299,7 +309,9 @@ class PromptView(QWidget):
         return box
 
     @staticmethod
-    def _table(model, elastic: tuple[int, ...], stretch: int | None = None) -> QTableView:
+    def _table(model, elastic: tuple[int, ...], stretch: int | None = None, rows: int = 4) -> QTableView:
+        """A read-only table never shorter than its header, ``rows`` rows and a horizontal
+        scroll bar (its minimum height counted 4 rows with neither, and showed one)."""
         table = QTableView()
         hot_table(table)
         table.setModel(model)
@@ -314,7 +326,9 @@ class PromptView(QWidget):
         ShareColumns(table, elastic, stretch)
         table.setAlternatingRowColors(True)
         table.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)  # height from the layout stretch
-        table.setMinimumHeight(4 * table.verticalHeader().defaultSectionSize())
+        frame = 2 * table.frameWidth()
+        table.setMinimumHeight(table.horizontalHeader().sizeHint().height() + rows * table.verticalHeader().defaultSectionSize()
+                               + table.horizontalScrollBar().sizeHint().height() + frame)
         return table
 
     # ----- public API -----
@@ -480,6 +494,29 @@ class PromptView(QWidget):
         super().resizeEvent(event)
         self._arrange_header()
 
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.right_pane and event.type() == QEvent.Resize:
+            self._fit_right_pane(event.size().height())
+        return False
+
+    @property
+    def sections_folded(self) -> bool:
+        """True while the right pane is too short for the sections and the story cards
+        both, and the "Tokens per section" box gives its height to the cards."""
+        return self._sections_folded
+
+    def _fit_right_pane(self, height: int) -> None:
+        """Fold the sections' box when the cards' box would get less than its minimum
+        (``CARD_ROWS_SHOWN`` rows), and bring it back at its share when there is room."""
+        right = self.right_pane
+        cards = self._story_box.minimumSizeHint().height()
+        both = cards + self._tokens_box.minimumSizeHint().height() + right.handleWidth()
+        fold = height < both
+        if fold == self._sections_folded:
+            return
+        self._sections_folded = fold
+        right.setSizes([0, height] if fold else [height * 2 // 5, height - height * 2 // 5])
+
     def _arrange_header(self) -> None:
         """Controls beside the title when the whole title fits, else on a second row."""
         spacing = self._title_row.spacing()
@@ -565,6 +602,12 @@ class PromptView(QWidget):
                  else " · <b>Story cards:</b> no card key occurs in the history that fits.")
         return text
 
+    def _chip(self, label: str) -> str:
+        """A section's name on its tint: a dark shade on a dark palette, its ink by contrast
+        (light text on the light tint was unreadable there)."""
+        fill = row_tint(section_tint(label, 0.45), self.palette())
+        return f'<span style="background-color:{fill.name()}; color:{text_on(fill).name()}">&nbsp;{esc(label)}&nbsp;</span>'
+
     def _changes_html(self, result: PreviewResult) -> str:
         diff = result.diff
         if diff is None:
@@ -574,10 +617,7 @@ class PromptView(QWidget):
         what = "the NPC's previous line" if result.request.compare == "turn" else "the previous tick viewed"
         lines = [f"Compared with tick {result.before_tick:,} ({what})"]
         if diff.changed:
-            chips = ", ".join(
-                f'<span style="background-color:{section_tint(label, 0.45).name()}">&nbsp;{esc(label)}&nbsp;</span>'
-                for label in diff.changed
-            )
+            chips = ", ".join(self._chip(label) for label in diff.changed)
             lines.append(f"<b>{len(diff.changed)} changed</b>: {chips}")
         else:
             lines.append("<b>no section changed</b>")

@@ -11,7 +11,7 @@ selected, centred and highlighted. Text from the save is shown as plain text.
 
 from __future__ import annotations
 
-from narrative_debugger.widgets.state_colors import brush_of
+from narrative_debugger.widgets.state_colors import brush_of, row_tint
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.rules.snapshot_diff import saved_differences, target_path, value_pair
 from narrative_debugger.widgets.culprit import CULPRIT_BG, select_rows
@@ -123,7 +123,7 @@ class SnapshotModel(HeaderedTableModel):
         if role == _TOOLTIP:
             return plain_tip((r.path, r.saved, r.replayed, " ".join(r.codes))[col])
         if role == _BACKGROUND and r.path == self.culprit:
-            return brush_of(CULPRIT_BG)
+            return brush_of(row_tint(CULPRIT_BG))  # the dark palette's shade keeps its light text readable
         if role == _FONT and r.path == self.culprit:
             return self._bold
         if role == _FOREGROUND and r.differs and col in (self.SAVED, self.REPLAYED):

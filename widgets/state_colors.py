@@ -194,6 +194,61 @@ def state_label(state: KnowledgeState | InteractionState | RelationshipState) ->
     return words(state.name)
 
 
+#: Text drawn on a fill is this near-black or white, whichever contrasts more (``text_on``).
+DARK_TEXT = QColor("#1d232a")
+LIGHT_TEXT = QColor("#ffffff")
+#: WCAG 2.x AA contrast for normal text.
+MIN_TEXT_CONTRAST = 4.5
+
+
+def relative_luminance(color: QColor) -> float:
+    """WCAG 2.x relative luminance of an opaque colour: 0.0 (black) to 1.0 (white)."""
+
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * linear(color.redF()) + 0.7152 * linear(color.greenF()) + 0.0722 * linear(color.blueF())
+
+
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """WCAG 2.x contrast ratio of two opaque colours: 1.0 (same) to 21.0 (black on white)."""
+    la, lb = relative_luminance(a), relative_luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def over(fill: QColor, canvas: QColor) -> QColor:
+    """``fill`` painted on ``canvas``: the opaque colour a translucent fill shows as."""
+    a = fill.alphaF()
+    return QColor.fromRgbF(*(a * f + (1 - a) * c for f, c in ((fill.redF(), canvas.redF()), (fill.greenF(), canvas.greenF()),
+                                                               (fill.blueF(), canvas.blueF()))))
+
+
+def text_on(fill: QColor, canvas: QColor | None = None) -> QColor:
+    """The text colour for ``fill`` (on ``canvas`` when the fill is translucent): ``DARK_TEXT``
+    or ``LIGHT_TEXT``, whichever contrasts more, and pure black when neither reaches
+    ``MIN_TEXT_CONTRAST`` (black or white always does: at worst 4.58 to 1)."""
+    shown = over(fill, canvas) if canvas is not None and fill.alpha() < 255 else QColor(fill.rgb())
+    best = max((DARK_TEXT, LIGHT_TEXT), key=lambda ink: contrast_ratio(ink, shown))
+    return QColor(best) if contrast_ratio(best, shown) >= MIN_TEXT_CONTRAST else QColor("#000000")
+
+
+def _ink_on(color: QColor, dark: bool, palette: QPalette | None) -> QColor:
+    base = palette_colors(palette if palette is not None else QGuiApplication.palette()).canvas
+    hsl = color.toHsl()
+    h, sat, light = max(0.0, hsl.hslHueF()), hsl.hslSaturationF(), hsl.lightnessF()
+    ink = QColor(color)
+    while contrast_ratio(ink, base) < MIN_TEXT_CONTRAST and 0.0 < light < 1.0:
+        light = min(1.0, light + 0.03) if dark else max(0.0, light - 0.03)
+        ink = QColor.fromHslF(h, sat, light)
+    return ink
+
+
+def ink_on_canvas(color: QColor, palette: QPalette | None = None) -> QColor:
+    """``color`` as text on the palette's canvas (``QPalette.Base``): the same hue, darkened
+    on a light palette or lightened on a dark one until it reaches ``MIN_TEXT_CONTRAST``."""
+    return _tint("on", color, palette, lambda c, dark: _ink_on(c, dark, palette))
+
+
 def readable_text(background: QColor) -> QColor:
-    """Black or white, whichever reads better on ``background``."""
-    return QColor("#1d232a") if background.lightnessF() > 0.62 else QColor("#ffffff")
+    """Near-black or white, whichever reads better on ``background`` (``text_on``)."""
+    return text_on(background)

@@ -1,0 +1,100 @@
+"""The Prompt preview at the smallest window, and the dropped card's waterfall (issue 35):
+at 1040x700 the story-card table showed no row (its box got 84 px of the 136 it needs),
+and the Explain dock's waterfall of a dropped card drew no lore budget line, so the bar
+that would cross it could not be seen crossing anything."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pyqtgraph as pg
+import pytest
+from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.models.explain import explain
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.widgets.explain_view import Waterfall
+from narrative_debugger.widgets.prompt_view import CARD_ROWS_SHOWN
+from PySide6.QtWidgets import QApplication
+
+ROOT = Path(__file__).resolve().parent.parent
+EVENING = ROOT / "sample_saves" / "evening.json"
+TICK, NPC, CARD = 33548, "kael-davan", "night-boats"  # README "How to find a dropped story card"
+
+
+@pytest.fixture()
+def tight(tmp_path) -> Path:
+    """The sample content with the README's lower budget: night-boats is dropped at TICK."""
+    content = tmp_path / "tight"
+    shutil.copytree(ROOT / "sample_saves" / "content", content)
+    prompt = content / "prompt.yaml"
+    prompt.write_text(prompt.read_text(encoding="utf-8").replace("context_token_budget: 8192", "context_token_budget: 1200"), encoding="utf-8")
+    return content
+
+
+def _prompt_window(qtbot, content: Path, size: tuple[int, int]) -> MainWindow:
+    w = MainWindow(persist=False)
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    w.open_save(EVENING, content, wait=True)
+    s = w.session
+    s.set_npc(s.playthrough.save.npc_by_slug(NPC).stable_id)
+    s.set_tick(TICK)
+    s.set_view("prompt")
+    view = w.views["prompt"]
+    qtbot.waitUntil(lambda: view.current_preview is not None and view.card_model.rowCount() >= 4, timeout=30_000)
+    for _ in range(5):
+        QApplication.processEvents()
+    return w
+
+
+def _rows_in_view(table) -> int:
+    """Rows wholly inside the table's viewport."""
+    height = table.viewport().height()
+    return sum(1 for row in range(table.model().rowCount())
+               if table.rowViewportPosition(row) >= 0 and table.rowViewportPosition(row) + table.rowHeight(row) <= height)
+
+
+def test_the_card_table_shows_three_rows_at_the_smallest_window(qtbot, tight, isolated_settings):
+    w = _prompt_window(qtbot, tight, (1040, 700))
+    view = w.views["prompt"]
+    assert (w.width(), w.height()) == (1040, 700)
+    assert _rows_in_view(view.card_table) >= CARD_ROWS_SHOWN == 3
+    assert view.sections_folded  # the sections gave their height: the budget bar shows them
+    w.resize(1440, 900)
+    qtbot.waitUntil(lambda: not view.sections_folded)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert _rows_in_view(view.card_table) >= 4 and _rows_in_view(view.section_table) >= 2
+
+
+def test_the_dropped_cards_waterfall_draws_the_lore_budget(qtbot, tight):
+    play = Playthrough.open(EVENING, tight)
+    exp = explain(play, f"card:{NPC}/{CARD}", TICK)
+    assert exp.value == "dropped" and exp.extra["lore_budget"] == 190
+    chart = Waterfall()
+    qtbot.addWidget(chart)
+    chart.resize(240, 200)  # as narrow as the dock at 1040x700
+    chart.show()
+    chart.set_explanation(exp)
+    for _ in range(4):
+        QApplication.processEvents()
+    assert chart.budget_line is not None and chart.budget_line.value() == 190
+    labels = [i.label.toPlainText() for i in chart.getPlotItem().items if isinstance(i, pg.InfiniteLine) and getattr(i, "label", None)]
+    assert labels == ["lore budget 190"]
+    low, high = chart.getPlotItem().getViewBox().viewRange()[1]
+    assert low <= 0 and high >= 190  # above every bar (160 used), yet on the plot
+    label = chart.budget_line.label
+    box = chart.getPlotItem().getViewBox().sceneBoundingRect()
+    text = label.mapRectToScene(label.boundingRect())
+    assert box.left() <= text.left() and text.right() <= box.right() and box.top() <= text.top() and text.bottom() <= box.bottom()
+
+
+def test_a_value_without_a_budget_draws_no_budget_line(qtbot):
+    play = Playthrough.open(ROOT / "sample_saves" / "walkaway-spiral.json")
+    chart = Waterfall()
+    qtbot.addWidget(chart)
+    chart.set_explanation(explain(play, "npc:kael-davan.stress", play.last_tick))
+    assert chart.budget_line is None and chart.threshold_line is not None

@@ -53,8 +53,8 @@ def snapshot_rows(playthrough) -> list[SnapshotRow]:
         row = rows.get(path)
         if row is None:
             problem = dict(f.values).get("problem") if f.code == "F002" else None
-            if problem:  # the value could not be read: say why, not the stand-in the save got
-                row = rows[path] = SnapshotRow(path, f"unreadable: {problem}", pair[1], True)
+            if problem:  # the value could not be read: say why, not the stand-in it got (nothing to compare)
+                row = rows[path] = SnapshotRow(path, f"unreadable: {problem}", pair[1], False)
             else:
                 row = rows[path] = SnapshotRow(path, pair[0], pair[1], pair[0] != pair[1])
         if f.code not in row.codes:

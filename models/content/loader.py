@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from narrative_debugger.models.boundary import U64
 from narrative_debugger.models.content.files import list_content
 from narrative_debugger.models.content.monologue import MonologueLine, load_pool
 from narrative_debugger.models.content.yaml_io import load_yaml, location_of, rel_path, str_list, text_of
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE
 from narrative_debugger.models.rules.findings import Finding, FindingSink
-from narrative_debugger.models.save.saveshape import U64_MAX
 
 DEFAULT_BUDGET = 8192
 DEFAULT_MAX_OUTPUT = 300
@@ -189,7 +189,7 @@ def _load_prompt(root: Path, path: Path | None, sink: FindingSink) -> PromptConf
 
     def positive_int(key: str, default: int) -> int:
         v = data.get(key, default)
-        if isinstance(v, int) and not isinstance(v, bool) and 0 < v <= U64_MAX:  # counted as u64, like ticks
+        if U64.holds(v) and v > 0:  # counted as u64, like ticks
             return v
         sink.add("C001", f"{rel}: {key} must be a positive whole number of tokens up to 2**64 - 1, found {v!r}; using {default}",
                  location_of(rel, data, key))

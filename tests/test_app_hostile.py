@@ -78,3 +78,23 @@ def test_a_short_name_is_shown_whole_with_no_details(window, tmp_path, message_b
     bad.write_text('{"bad": ', encoding="utf-8")
     assert str(bad) in _opened(window, bad, message_boxes)
     assert message_boxes.shown[-1].detailedText() == ""
+
+
+def test_the_window_opens_saves_with_5000_digit_numerals(window, tmp_path, message_boxes):
+    """Issue 35: an interaction sequence or an NPC key of 5 000 digits reached int() in
+    the loader (Python refuses past 4 300 digits). Both open, with their findings."""
+    raw = (SAMPLES / "walkaway-spiral.json").read_text(encoding="utf-8")
+    slug = window.session.playthrough.save.npcs.values()[0].slug
+    sequence = f"interaction.{slug}_001"
+    assert sequence in raw
+    long_sequence = tmp_path / "long-sequence.json"
+    long_sequence.write_text(raw.replace(sequence, f"interaction.{slug}_" + "1" * 5000, 1), encoding="utf-8")
+    window.open_save(long_sequence, wait=True)
+    assert window.session.playthrough.save.label == "long-sequence.json"
+    assert "K003" in {f.code for f in window.session.playthrough.findings}
+    sid = window.session.playthrough.save.npcs.keys()[0]
+    long_key = tmp_path / "long-key.json"
+    long_key.write_text(raw.replace(f'"npcs":{{"{sid}":', '"npcs":{"' + "9" * 5000 + '":', 1), encoding="utf-8")
+    window.open_save(long_key, wait=True)
+    assert window.session.playthrough.save.label == "long-key.json"
+    assert any(f.code == "F002" and f.location.startswith("npcs.9999") for f in window.session.playthrough.findings)

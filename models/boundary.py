@@ -65,6 +65,11 @@ class IntType:
     def range_text(self) -> str:
         return f"{self.low}..{self.high}"
 
+    @property
+    def phrase(self) -> str:
+        """The type with its article: 'a u8', 'an i16'."""
+        return f"{_article(self.name)} {self.name}"
+
 
 U8 = IntType("u8", 0, 2**8 - 1)
 I16 = IntType("i16", -(2**15), 2**15 - 1)
@@ -103,7 +108,7 @@ def parse_int(text: object, kind: IntType = U64, *, leading_zeros: bool = True) 
     if _DECIMAL.fullmatch(text) is None:
         raise ConversionError(text, kind.name, _first_fault(text, kind))
     if text.startswith("-") and kind.low >= 0:
-        raise ConversionError(text, kind.name, f"it is negative; {_article(kind.name)} {kind.name} is 0 or more")
+        raise ConversionError(text, kind.name, f"it is negative; {kind.phrase} is 0 or more")
     digits = text.lstrip("-")
     if not leading_zeros and len(digits) > 1 and digits[0] == "0":
         raise ConversionError(text, kind.name, "it has a leading zero")

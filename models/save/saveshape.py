@@ -86,10 +86,10 @@ class Shape:
         Not an integer: F002 and None. An integer outside ``kind`` (a u8 of 300, an
         i16 of 60 000): F002, and the value is still returned, so the range rules of
         checks.md (T001, T002) report it too, by their own codes."""
-        value = self.field(obj, key, path, is_int, f"{_article(kind.name)} {kind.name}")
+        value = self.field(obj, key, path, is_int, kind.phrase)
         if value is not None and not kind.holds(value):
             p = f"{path}.{key}" if path else key
-            self.bad(p, f"expected {_article(kind.name)} {kind.name} ({kind.range_text}), found {_describe(value)}")
+            self.bad(p, f"expected {kind.phrase} ({kind.range_text}), found {_describe(value)}")
         return value
 
     def f32(self, obj: dict, key: str, path: str) -> float | None:
@@ -135,10 +135,6 @@ def kind_name(value) -> str:
     if isinstance(value, list):
         return "a list"
     return "an object"
-
-
-def _article(name: str) -> str:
-    return "an" if name[:1] in "aeiof" else "a"  # 'an i16', 'a u8' (said 'you')
 
 
 def _describe(value) -> str:

@@ -267,3 +267,19 @@ def test_a_utf16_or_utf32_save_is_f001_not_utf8_naming_the_file(encoding, said):
 def test_leading_white_space_in_utf16_is_still_found():
     doc = decode_bytes(("\n " + RAW.decode()).encode("utf-16-le"), "wide.json")
     assert "UTF-16LE" in doc.findings[0].message
+
+
+@pytest.mark.parametrize("field", ["current_stress", "delta"])
+def test_a_journal_stress_outside_i16_is_f002_and_the_entry_is_kept_for_t001(tmp_path, field):
+    """StressChanged carries stress (schema: i16). Outside i16 it is F002 at its path;
+    the entry stays, so the replay's T001 (checks.md: stress outside the i16 range)
+    reports it too, as for the snapshot's stress."""
+    doc = json.loads(RAW)
+    last = len(doc["journal"]) - 1
+    event = doc["journal"][last]["event"]["StressChanged"]
+    event[field] = 40000
+    play = _open(tmp_path, json.dumps(doc).encode())
+    at = f"journal[{last}].event.StressChanged.{field}"
+    assert [f.code for f in play.findings if f.location == at and f.code == "F002"] == ["F002"], play.findings
+    assert play.save.journal.kinds[last] == "StressChanged"
+    assert "T001" in {f.code for f in play.findings}

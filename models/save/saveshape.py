@@ -15,7 +15,7 @@ from operator import attrgetter, is_
 from typing import Annotated, Literal, Optional, Union
 
 import msgspec
-from narrative_debugger.models.boundary import F32_OVERFLOW, U32, U64, IntType, is_f32
+from narrative_debugger.models.boundary import F32_OVERFLOW, I16, U32, U64, IntType, is_f32
 from narrative_debugger.models.domain.types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
 from narrative_debugger.models.gil_slices import RELEASE_ITEMS, release_in_steps
 from narrative_debugger.models.rules.findings import FindingSink
@@ -182,7 +182,9 @@ def is_str_list(v) -> bool:
 # ----- journal event shapes (save-format §5) -----
 _U64 = (is_u64, "a u64 integer")
 _U32 = (is_u32, "a u32 integer")
-_INT = (is_int, "an integer")
+#: Stress and its change (schema: ToleranceThreshold, i16). A whole number outside i16
+#: is an F002 that keeps its entry, so the replay's T001 reports it too (checks.md).
+_I16 = (I16.holds, "an i16")
 _F32 = (is_f32, "a finite f32 number")
 _STR = (is_str, "a string")
 _BOOL = (is_bool, "a boolean")
@@ -212,7 +214,7 @@ EVENT_FIELDS: dict[str, tuple] = {
         ("score_after", _F32, False),
     ),
     "WalkAwayPenalty": (("target", _U64, False), ("penalty", _F32, False), ("score_after", _F32, False)),
-    "StressChanged": (("target", _U64, False), ("delta", _INT, False), ("current_stress", _INT, False), ("cause", _STR, False)),
+    "StressChanged": (("target", _U64, False), ("delta", _I16, False), ("current_stress", _I16, False), ("cause", _STR, False)),
     "SharedReferenceAdded": (("target", _U64, False), ("kind", _STR, False), ("content", _STR, False)),
     "DialogueLine": (("speaker", _U64, False), ("text", _STR, False)),
     "MonologueFired": (("line_id", _STR, False),),
@@ -224,6 +226,7 @@ _TYPE_TESTS = {
     is_u64: "(type({v}) is int and 0 <= {v} <= %d)" % U64_MAX,
     is_u32: "(type({v}) is int and 0 <= {v} <= %d)" % U32_MAX,
     is_int: "type({v}) is int",
+    I16.holds: "(type({v}) is int and %d <= {v} <= %d)" % (I16.low, I16.high),
     is_num: "(type({v}) is float or type({v}) is int)",
     is_f32: "((type({v}) is float or type({v}) is int) and -%r < {v} < %r)" % (F32_OVERFLOW, F32_OVERFLOW),
     is_str: "type({v}) is str",
@@ -324,7 +327,7 @@ def parse_journal(value, shape: Shape, journal: Journal | None = None, first: in
                         elif isinstance(check, tuple):
                             if not check[0](v):
                                 bad(f"{base}.{name}", f"expected {check[1]}, found {_describe(v)}")
-                                ok = False
+                                ok = check is _I16 and type(v) is int and ok  # kept: the range rule reports it too
                         elif v is None and optional:
                             pass
                         else:
@@ -513,6 +516,7 @@ _DECODED_TYPES = {
     is_u64: _U63,
     is_u32: Annotated[int, msgspec.Meta(ge=0, le=U32_MAX)],
     is_int: int,
+    I16.holds: Annotated[int, msgspec.Meta(ge=I16.low, le=I16.high)],
     is_num: Union[int, float],
     is_f32: Union[int, float],  # the range: _F32_SUSPECT, then _F32_FIELDS
     is_str: str,

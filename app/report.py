@@ -278,7 +278,6 @@ def restore_selection(window, record: ViewRecord) -> None:
     (its row in the Findings dock, its culprit in the docks), the NPC, the fact, the tick
     with the previous tick before it, the journal entry, the view (or all views) and the
     Explain dock's question. A finding the save no longer has is said in the status bar."""
-    from narrative_debugger.app.commands.screenshot import show_finding
 
     session = window.session
     finding = find_recorded_finding(session.playthrough, record.finding)
@@ -301,3 +300,25 @@ def restore_selection(window, record: ViewRecord) -> None:
         session.set_view(record.view)
     if record.explain:
         session.explain(record.explain)
+
+
+def show_finding(window, finding) -> None:
+    """Do what a double-click on ``finding`` in the Findings dock does (its row selected,
+    a filter hiding it cleared), in tabs, and let the views settle."""
+    from narrative_debugger.widgets.findings_view import activate_finding
+    from PySide6.QtWidgets import QApplication
+
+    panel = window.panels["findings"][0]
+    row = panel.row_of(finding)
+    if row < 0:
+        panel.search.clear()
+        panel.errors.setChecked(True)
+        panel.warnings.setChecked(True)
+        row = panel.row_of(finding)
+    window.set_grid(False)
+    if row >= 0:
+        panel.activate_row(row)
+    else:
+        activate_finding(window.session, finding)
+    for _ in range(3):
+        QApplication.processEvents()

@@ -84,7 +84,7 @@ def out_folder_and_stem(out: Path) -> tuple[Path, str]:
 def run(args) -> int:
     """Render offscreen, write the PNG (with its view record) and the summary beside it."""
     # Qt only for this command: the other commands never import it.
-    from narrative_debugger.app.report import write_report
+    from narrative_debugger.app.report import show_finding, write_report
     from PySide6.QtWidgets import QApplication
 
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
@@ -164,28 +164,6 @@ def pick_finding(play, spec: str):
     return matches[n - 1]
 
 
-def show_finding(window, finding) -> None:
-    """Do what a double-click on ``finding`` in the Findings dock does (its row selected,
-    a filter hiding it cleared), in tabs, and let the views settle."""
-    from narrative_debugger.widgets.findings_view import activate_finding
-    from PySide6.QtWidgets import QApplication
-
-    panel = window.panels["findings"][0]
-    row = panel.row_of(finding)
-    if row < 0:
-        panel.search.clear()
-        panel.errors.setChecked(True)
-        panel.warnings.setChecked(True)
-        row = panel.row_of(finding)
-    window.set_grid(False)
-    if row >= 0:
-        panel.activate_row(row)
-    else:
-        activate_finding(window.session, finding)
-    for _ in range(3):
-        QApplication.processEvents()
-
-
 def fresh_window(play, path: Path, content: Path | None, size: tuple[int, int], *, tick: int | None = None, npc: int | None = None):
     """A new headless main window (default layout, nothing selected but what a fresh
     open selects) of ``size`` (width, height) showing ``play`` at ``tick`` (u64, default
@@ -231,7 +209,7 @@ def finding_screenshots(path: Path, content: Path | None, folder: Path, limit: i
     Returns:
         The PNGs written, under fresh names ``<save>-<CODE>-<n>.png`` (never overwriting).
     """
-    from narrative_debugger.app.report import PNG_SUFFIX, current_record, grab_png
+    from narrative_debugger.app.report import PNG_SUFFIX, current_record, grab_png, show_finding
     from narrative_debugger.models.playthrough import Playthrough
     from narrative_debugger.models.report.meta import embed_record, safe_file_stem, write_new_file
 

@@ -168,3 +168,20 @@ def test_culprit_rows_follow_the_dark_palette(qtbot, window, palette):
     qtbot.waitUntil(lambda: bool(monologues.culprit_rows()))
     row = monologues.culprit_rows()[0]
     assert monologues.model.index(row, 0).data(Qt.BackgroundRole).color().name() == wanted
+
+
+def test_compared_differences_follow_the_dark_palette(qtbot, window, palette, message_boxes):
+    """The B columns' "differs" background was a fixed light orange under light text."""
+    from narrative_debugger.widgets.fact_model import COL_B, DIFFERS_BACKGROUND
+
+    window.open_save(SAMPLES / "evening.json", wait=True)
+    window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    knowledge = window.views["knowledge"]
+    window.session.set_view("knowledge")
+    model = knowledge.model
+    row = next(r for r in range(model.rowCount()) if model.index(r, COL_B).data(Qt.BackgroundRole) is not None)
+    colour = model.index(row, COL_B).data(Qt.BackgroundRole).color()
+    assert colour.name() == row_tint(QColor(DIFFERS_BACKGROUND)).name()
+    assert (colour.lightnessF() < 0.35) == (palette == "dark")
+    text = knowledge.table.palette().color(QPalette.Text)
+    assert contrast_ratio(text, colour) >= 4.5

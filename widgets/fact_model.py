@@ -32,7 +32,7 @@ from narrative_debugger.widgets.state_colors import (
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 
 #: Column titles, in order.
 COLUMNS = ("FactId", "Category", "Confidence", "Source", "State", "Acquired tick", "Interaction", "B")
@@ -57,6 +57,7 @@ def b_samples() -> tuple[str, ...]:
 
 #: Background of a B cell that differs from A (issue 13: comparing two playthroughs).
 DIFFERS_BACKGROUND = "#ffd7a8"
+_DIFFERS = QColor(DIFFERS_BACKGROUND)  # drawn as row_tint(_DIFFERS): a dark shade on a dark palette
 
 #: The FactId of a row (str).
 FactIdRole = _USER + 1
@@ -117,7 +118,6 @@ class FactTableModel(QAbstractTableModel):
         self._italic = QFont()
         self._italic.setItalic(True)
         self._facts_b: Mapping[FactId, FactKnowledge] | None = None
-        self._differs_brush = QBrush(QColor(DIFFERS_BACKGROUND))
 
     # ----- feeding -----
     def set_facts(
@@ -310,7 +310,7 @@ class FactTableModel(QAbstractTableModel):
             return self._bold if fact_id in self._changed else None
         if role == _BACKGROUND:
             if col == COL_B:
-                return self._differs_brush if self.differs_b(fact_id) else None
+                return brush_of(row_tint(_DIFFERS)) if self.differs_b(fact_id) else None
             return brush_of(row_tint(CHANGED_BACKGROUND)) if fact_id in self._changed else None  # light or dark
         if role == _FOREGROUND and col == COL_INTERACTION:
             fact = self._fact_by_id(fact_id)

@@ -20,7 +20,7 @@ from narrative_debugger.models.domain.types import FactId, InteractionMetadata, 
 from narrative_debugger.widgets.steady import SteadyLabel
 from narrative_debugger.widgets.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interaction_diagram import StateMachineDiagram, diagram_data
-from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, ink_on_canvas, ink_tint, palette_colors, state_label
+from narrative_debugger.widgets.state_colors import INTERACTION_COLORS, brush_of, ink_on_canvas, ink_tint, palette_colors, row_tint, state_label
 from narrative_debugger.widgets.tables import ElideDelegate, fit_columns, hot_table, show_column, signal_all, signal_rows
 from narrative_debugger.widgets.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
@@ -29,7 +29,7 @@ from narrative_debugger.widgets.why import add_why_action
 from narrative_debugger.widgets.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.roles import FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -49,6 +49,8 @@ STEP_REREAD_MAX = 2_000
 #: over-threshold stress, its walk-aways past tolerance, and secondary text. A state's
 #: text is its colour made to read on the table (``ink_on_canvas``).
 _ALARM, _WARN, _MUTED = QColor("#c92a2a"), QColor("#b35c00"), QColor("#5f6b78")
+#: The B column's background where B's state differs (``row_tint``: a dark shade on a dark palette).
+_DIFFERS = QColor(DIFFERS_BACKGROUND)
 
 #: Column titles of the interaction table, in order.
 INTERACTION_COLUMNS = ("FactId", "Started", "Ended", "State", "Topics", "Location", "Initiated by", "Confrontation", "B")
@@ -89,7 +91,6 @@ class InteractionTableModel(QAbstractTableModel):
         self._bold = QFont()
         self._bold.setBold(True)
         self._fact_b: Callable[[FactId], object] | None = None
-        self._differs_brush = QBrush(QColor(DIFFERS_BACKGROUND))
 
     def set_b(self, fact_b: Callable[[FactId], object] | None) -> None:
         """While comparing: FactId -> side B's FactKnowledge at the tick (None leaves comparison).
@@ -262,7 +263,7 @@ class InteractionTableModel(QAbstractTableModel):
             if role == _DISPLAY:
                 return state_label(b) if b is not None else NOT_IN_B
             if role == _BACKGROUND:
-                return self._differs_brush if b is not meta.interaction_state else None
+                return brush_of(row_tint(_DIFFERS)) if b is not meta.interaction_state else None
             if role == _FOREGROUND and b is not None:
                 return ink_on_canvas(INTERACTION_COLORS[b])
             return fact_id if role == _USER else None
@@ -293,7 +294,7 @@ class InteractionTableModel(QAbstractTableModel):
                 return None, None, None, None, None
             b = self.b_state(fact_id)
             return (state_label(b) if b is not None else NOT_IN_B, None, None,
-                    self._differs_brush if b is not meta.interaction_state else None,
+                    brush_of(row_tint(_DIFFERS)) if b is not meta.interaction_state else None,
                     ink_on_canvas(INTERACTION_COLORS[b]) if b is not None else None)
         font = self._bold if meta.interaction_state.in_progress else None
         ink = ink_on_canvas(INTERACTION_COLORS[meta.interaction_state]) if col == 3 else None

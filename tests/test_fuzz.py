@@ -51,7 +51,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CONTENT, SAMPLES
@@ -101,14 +101,6 @@ def _sample(name: str) -> tuple[bytes, object]:
     return data, json.loads(data)
 
 
-def _children(node) -> list:
-    if isinstance(node, dict):
-        return list(node)
-    if isinstance(node, list):
-        return list(range(len(node)))
-    return []
-
-
 def _copy_along(doc, path: list):
     """``doc`` with each container along ``path`` copied (the rest shared): cheap to change at ``path``."""
     top = doc.copy() if isinstance(doc, (dict, list)) else doc
@@ -127,49 +119,140 @@ def _short(value) -> str:
     return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} chars)"
 
 
+#: Maps keyed by an id (StableId or FactId), whose keys are data, not field names.
+ID_MAPS = frozenset({"npcs", "entities", "facts"})
+_ASCII_TO_ARABIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+
+
+@cache
+def _places(name: str) -> dict[str, list[tuple]]:
+    """Every place of the sample ``name`` by what is there: id keys, field keys, numbers,
+    strings, other scalars, lists and objects (paths from the root)."""
+    _, doc = _sample(name)
+    places: dict[str, list[tuple]] = {"id key": [], "field key": [], "number": [], "string": [], "scalar": [], "list": [], "object": []}
+
+    def walk(node, path: tuple) -> None:
+        if isinstance(node, dict):
+            if path:
+                places["object"].append(path)
+            keyed = bool(path) and path[-1] in ID_MAPS
+            for key, value in node.items():
+                places["id key" if keyed else "field key"].append((*path, key))
+                walk(value, (*path, key))
+        elif isinstance(node, list):
+            places["list"].append(path)
+            for i, value in enumerate(node):
+                walk(value, (*path, i))
+        elif isinstance(node, bool) or node is None:
+            places["scalar"].append(path)
+        elif isinstance(node, (int, float)):
+            places["number"].append(path)
+        else:
+            places["string"].append(path)
+
+    walk(doc, ())
+    return places
+
+
+def _variants(text: str) -> list[str]:
+    """Near misses of a key or string from the save: other digits, long digit runs, case, spaces."""
+    head = text.rstrip("0123456789")
+    digits = [text.translate(_ASCII_TO_ARABIC), head + "1" * 4301, head + "0" * 50 + "1", head + "1_0", head + "１", head + "-1",
+              head + "18446744073709551616"]
+    return digits * 2 + [text.upper(), f" {text}", f"{text} ", f"{text}\u200b", text + text, text[: len(text) // 2], f"{text}.yaml"]
+
+
+def _number_variants(value) -> list:
+    numbers = [value + 1, value - 1, -value, value * 1000, float(value) + 0.5, str(value), None, True]
+    return numbers + [_Raw(str(value) + "0" * 4300), _Raw(f"{value}e400"), _Raw(f"-{value}e400")]
+
+
+#: How often each kind of place is drawn, against the others.
+WEIGHTS = {"id key": 3, "field key": 1, "number": 3, "string": 2, "scalar": 1, "list": 2, "object": 1}
+
+
 @st.composite
-def _mutated_doc(draw, doc, notes: list):
-    """``doc`` with one to three mutations, each at a path drawn from the root down;
-    each is described in ``notes``."""
-    # A uniform walk (Hypothesis's integers lean to their ends: most paths ended at "format").
+def _mutated_doc(draw, doc, name: str, notes: list):
+    """``doc`` (the sample ``name``) with one to three mutations, each at a place drawn
+    by kind (id keys, field keys, numbers, strings, lists, objects), so that the few id
+    keys are hit as often as the many numbers; each is described in ``notes``."""
+    # Choices are a seeded Random's: Hypothesis's integers and sampled_from lean to their
+    # ends, and most mutations then fell on the first field ("format").
     rnd = draw(st.randoms(use_true_random=True))
+    places = _places(name)
     for _ in range(draw(st.integers(1, 3))):
-        path: list = []
-        node = doc
-        while _children(node) and rnd.random() < (0.97 if not path else 0.85):  # go deeper (the root seldom)
-            keys = _children(node)
-            deeper = [k for k in keys if _children(node[k])]
-            step = rnd.choice(deeper if deeper and rnd.random() < 0.8 else keys)  # mostly on into the big parts
-            path.append(step)
-            node = node[step]
-        kind = draw(st.sampled_from(["value", "value", "delete", "duplicate", "rename", "wrap", "empty"]))
-        doc = _copy_along(doc, path[:-1] if path else [])
-        parent = doc
-        for step in path[:-1]:
-            parent = parent[step]
-        notes.append(f"{kind} at {'.'.join(map(str, path)) or '(root)'}")
-        if not path:  # the whole document
-            doc = draw(_values()) if kind in ("value", "delete") else [doc] if kind == "wrap" else {} if kind == "empty" else doc
-            notes[-1] += f": {_short(doc)}" if kind in ("value", "delete") else ""
+        kind = rnd.choice([k for k in places for _ in range(WEIGHTS[k]) if places[k]] + ["root"] * (rnd.random() < 0.1))
+        path = () if kind == "root" else rnd.choice(places[kind])
+        try:
+            doc = _copy_along(doc, list(path[:-1]))
+            parent = doc
+            for step in path[:-1]:
+                parent = parent[step]
+            last = path[-1] if path else None
+            if last is not None and last not in (parent if isinstance(parent, dict) else range(len(parent))):
+                continue  # an earlier mutation took it away
+        except (KeyError, IndexError, TypeError):
             continue
-        last = path[-1]
-        if kind == "value":
+        where = ".".join(map(str, path)) or "(root)"
+        if kind == "root":
+            doc = draw(_values()) if rnd.random() < 0.7 else [doc]
+            notes.append(f"root: {_short(doc)}")
+            continue
+        if rnd.random() < 0.15:  # any place: a value of another type
             parent[last] = draw(_values())
-            notes[-1] += f": {_short(parent[last])}"
-        elif kind == "delete":
-            del parent[last]
-        elif kind == "duplicate":
-            if isinstance(parent, list):
-                parent.insert(last, parent[last])
+            notes.append(f"value at {where}: {_short(parent[last])}")
+            continue
+        value = parent[last]
+        if kind in ("id key", "field key"):
+            action = rnd.choice(["rename", "rename", "delete", "copy"])
+            new = rnd.choice(_variants(str(last)) + list(KEYS)) if action != "delete" else None
+            if action == "delete":
+                del parent[last]
+            elif action == "rename":
+                del parent[last]
+                parent[new] = value
             else:
-                parent[draw(st.sampled_from(KEYS))] = parent[last]
-        elif kind == "rename" and isinstance(parent, dict):
-            value = parent.pop(last)
-            parent[draw(st.sampled_from(KEYS + (str(last).upper(), f"{last} ", f"0{last}")))] = value
-        elif kind == "wrap":
-            parent[last] = draw(st.sampled_from([[parent[last]], {"x": parent[last]}]))
-        elif kind == "empty":
-            parent[last] = {} if isinstance(parent[last], dict) else [] if isinstance(parent[last], list) else ""
+                parent[new] = value
+            notes.append(f"{action} key {where}" + (f" -> {_short(new)}" if new is not None else ""))
+        elif kind == "number":
+            parent[last] = rnd.choice(_number_variants(value) + list(NUMBERS) + [_Raw(t) for t in RAW_TOKENS])
+            notes.append(f"number at {where}: {_short(parent[last])}")
+        elif kind == "string":
+            parent[last] = rnd.choice(_variants(value) + list(TEXTS))
+            notes.append(f"string at {where}: {_short(parent[last])}")
+        elif kind == "scalar":
+            parent[last] = rnd.choice([None, True, False, 0, 1, "", "null", "true"])
+            notes.append(f"scalar at {where}: {_short(parent[last])}")
+        elif kind == "list":
+            items = list(value)
+            action = rnd.choice(["drop", "duplicate", "swap", "reverse", "empty", "insert"])
+            if items and action == "drop":
+                items.pop(rnd.randrange(len(items)))
+            elif items and action == "duplicate":
+                i = rnd.randrange(len(items))
+                items.insert(rnd.randrange(len(items) + 1), items[i])
+            elif len(items) > 1 and action == "swap":
+                i, j = rnd.randrange(len(items)), rnd.randrange(len(items))
+                items[i], items[j] = items[j], items[i]
+            elif action == "reverse":
+                items.reverse()
+            elif action == "empty":
+                items = []
+            else:
+                items.insert(rnd.randrange(len(items) + 1), draw(_values()))
+            parent[last] = items
+            notes.append(f"{action} in list {where}")
+        else:  # an object
+            fields = dict(value)
+            action = rnd.choice(["extra field", "drop field", "empty", "as list"])
+            if action == "extra field":
+                fields[rnd.choice(KEYS + TEXTS[:6])] = draw(_values())
+            elif action == "drop field" and fields:
+                del fields[rnd.choice(list(fields))]
+            elif action == "empty":
+                fields = {}
+            parent[last] = list(fields.values()) if action == "as list" else fields
+            notes.append(f"{action} in object {where}")
     return doc
 
 
@@ -207,7 +290,7 @@ def _save_bytes(draw, name: str, notes: list) -> bytes:
         text = None
     else:
         ascii_only = draw(st.booleans())
-        text = _dumps(draw(_mutated_doc(doc, notes)), ensure_ascii=ascii_only)
+        text = _dumps(draw(_mutated_doc(doc, name, notes)), ensure_ascii=ascii_only)
         data = None
     encoding = rnd.choice(ENCODINGS)
     notes.append(f"encoding {encoding}")
@@ -487,7 +570,50 @@ def test_the_oracle_catches_what_it_should():
     _check_output(["check", "a", "--format", "github"], 1, "::error file=a.json,line=1,col=2,title=F001::a: not%0AJSON\n", "")
 
 
+def _edited(how: str, edit=None, *, sample: str = "walkaway-spiral.json", encoding: str = "utf-8", **fields) -> Case:
+    """A case made by hand: the sample with ``edit(doc)`` applied, in ``encoding``."""
+    original, doc = _sample(sample)
+    data = original
+    if edit is not None:
+        doc = json.loads(original)
+        edit(doc)
+        data = _dumps(doc, ensure_ascii=False).encode(encoding)
+    elif encoding != "utf-8":
+        data = original.decode("utf-8").encode(encoding)
+    return Case(sample=sample, save=fields.pop("save", data), how=[how], **fields)
+
+
+def _rename(mapping: dict, old: str, new: str) -> None:
+    mapping[new] = mapping.pop(old)
+
+
+def _first(doc, event: str) -> dict:
+    return next(e["event"][event] for e in doc["journal"] if event in e["event"])
+
+
+#: The issue's hostile patterns, run before the drawn inputs on every run.
+HAND_MADE = (
+    _edited("npcs key of 4301 digits", lambda d: _rename(d["npcs"], "9", "1" * 4301)),
+    _edited("FactId sequence of 4301 digits", lambda d: _rename(d["player"]["knowledge"]["facts"], "interaction.kael-davan_001",
+                                                                "interaction.kael-davan_" + "1" * 4301)),
+    _edited("entities key in Arabic-Indic digits", lambda d: _rename(d["player"]["knowledge"]["entities"], "17", "١٧")),
+    _edited("a sentiment that overflows to -inf", lambda d: _first(d, "RelationshipInteraction").update(sentiment=_Raw("-1e400"))),
+    _edited("a tick of 5_000", lambda d: d["journal"][3].update(tick="5_000")),
+    _edited("UTF-16 without a BOM", encoding="utf-16-le"),
+    _edited("gzip twice", file_name="save.json.gz", save=gzip.compress(gzip.compress(_sample("walkaway-spiral.json")[0], mtime=0), mtime=0)),
+    _edited("two profiles of one NPC", content_edits=[("npcs/mira-holt.yml", (CONTENT / "npcs" / "mira-holt.yaml").read_bytes())]),
+    _edited("--tick in Arabic-Indic digits", tick="٣"),
+)
+
+
+def _with_hand_made(test):
+    for case in reversed(HAND_MADE):
+        test = example(case=case)(test)
+    return test
+
+
 @settings(max_examples=EXAMPLES, derandomize=True, **COMMON)
+@_with_hand_made
 @given(case=cases())
 def test_every_command_survives_mutated_saves_and_content(fuzz_dir, case):
     check_case(case, fuzz_dir)

@@ -10,8 +10,12 @@ Allowed: the repository, the interpreter and its packages (``sys.prefix`` and
 ``sys.base_prefix``, the ``sysconfig`` paths, ``sys.path`` as it was when the guard
 was installed), the temporary folder (pytest's ``tmp_path`` is under it), ``/dev``,
 ``/proc`` and ``/sys``, and the system's own data that Qt and the standard library read
-(``/etc``, ``/usr/share``, ``/usr/lib``, ``/usr/local/share``). Qt's own C++ file access
+(``/etc``, ``/usr/share``, ``/usr/lib``, ``/usr/local/{share,lib,etc}``). Qt's own C++ file access
 (fonts, fontconfig's cache) is not seen by Python and needs no rule.
+
+The import system lists every folder on ``sys.path`` (``python -m pytest`` run from a
+parent folder puts that folder there): listing a ``sys.path`` entry is not judged, opening
+a file in it is.
 
 A relative path given to ``os.open`` may be relative to a ``dir_fd`` (``shutil.rmtree``
 works so) rather than to the current folder, so it is not judged; a relative path given
@@ -29,7 +33,8 @@ from pathlib import Path
 
 #: Audit events that read the file system, with where their path argument is.
 EVENTS = frozenset({"open", "os.listdir", "os.scandir"})
-SYSTEM = ("/dev", "/proc", "/sys", "/etc", "/usr/share", "/usr/lib", "/usr/lib64", "/usr/local/share", "/lib", "/lib64")
+SYSTEM = ("/dev", "/proc", "/sys", "/etc", "/usr/share", "/usr/lib", "/usr/lib64", "/usr/local/share", "/usr/local/lib",
+          "/usr/local/etc", "/lib", "/lib64")
 
 
 def _real(path: str) -> str:
@@ -85,6 +90,8 @@ class OpenGuard:
             if event == "open" and args[1:2] == (None,):  # os.open: maybe relative to a dir_fd
                 return
             path = os.path.join(os.getcwd(), path)
+        elif event != "open" and path in sys.path:  # the import system lists the folders of sys.path
+            return
         self._busy.on = True
         try:
             if not self.allows(path):

@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: run test fuzz bench clean
+.PHONY: run test fuzz lint-imports bench clean
 
 CONSTRAINTS := .ci/constraints.txt
 
@@ -24,6 +24,10 @@ test: $(VENV)/.installed
 FUZZ_SECONDS ?= 600
 fuzz: $(VENV)/.installed
 	FUZZ_SECONDS=$(FUZZ_SECONDS) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -s -p no:cacheprovider tests/test_fuzz.py -k for_a_while
+
+# The import contracts of pyproject.toml ([tool.importlinter]): layers, no Qt in models, independent views.
+lint-imports: $(VENV)/.installed
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_import_contracts.py
 
 bench: $(VENV)/.installed
 	$(PY) tests/benchmarks/bench_models.py

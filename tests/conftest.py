@@ -72,7 +72,7 @@ def message_boxes(monkeypatch, isolated_settings):
     boxes themselves are in ``boxes.shown`` (their details, their format)."""
     from PySide6.QtWidgets import QMessageBox
 
-    from narrative_debugger.widgets.plain_text import MESSAGE_ICONS
+    from narrative_debugger.widgets.kit.plain_text import MESSAGE_ICONS
 
     class Boxes(list):
         shown: list = []
@@ -95,7 +95,7 @@ def message_boxes(monkeypatch, isolated_settings):
 def open_window(qtbot, save: Path | None, size: tuple[int, int] = (1400, 900), **kwargs):
     """A shown MainWindow of ``size`` pixels (owned by qtbot), with ``save`` opened and ready
     when given. ``kwargs`` go to MainWindow (e.g. ``persist=False``)."""
-    from narrative_debugger.app.main_window import MainWindow
+    from narrative_debugger.app.window.main_window import MainWindow
 
     w = MainWindow(**kwargs)
     qtbot.addWidget(w)

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.main_window import MainWindow
-from narrative_debugger.app.report import open_report, write_report
+from narrative_debugger.app.window.main_window import MainWindow
+from narrative_debugger.app.window.report import open_report, write_report
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.report.meta import read_record
 from PySide6.QtGui import QImage
@@ -91,7 +91,7 @@ def test_activating_a_finding_moves_tick_and_npc(qtbot, window):
     s = window.session
     findings = window.panels["findings"][0]
     play = s.playthrough
-    from narrative_debugger.widgets.findings_view import FindingsModel
+    from narrative_debugger.widgets.docks.findings import FindingsModel
 
     shown = [findings.proxy.index(r, 0).data(FindingsModel.FINDING_ROLE) for r in range(findings.proxy.rowCount())]
     row = next(r for r, f in enumerate(shown) if f.code == "T004" and f.tick not in (None, s.tick))

@@ -7,11 +7,11 @@ import shutil
 
 import numpy as np
 import pytest
-from narrative_debugger.widgets import timelines_compare
-from narrative_debugger.widgets.fact_model import COL_B
-from narrative_debugger.widgets.interaction_view import COL_B as INTERACTION_COL_B
-from narrative_debugger.widgets.state_colors import confidence_label, state_label
-from narrative_debugger.widgets.culprit import CULPRIT_BG, row_visible
+from narrative_debugger.widgets.timelines import compare as timelines_compare
+from narrative_debugger.widgets.kit.fact_model import COL_B
+from narrative_debugger.widgets.interactions.view import COL_B as INTERACTION_COL_B
+from narrative_debugger.widgets.kit.state_colors import confidence_label, state_label
+from narrative_debugger.widgets.kit.culprit import CULPRIT_BG, row_visible
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from narrative_debugger.app.report import open_report
+from narrative_debugger.app.window.report import open_report
 
 from tests.conftest import SAMPLES, open_window
 

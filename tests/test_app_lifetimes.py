@@ -8,8 +8,8 @@ import gc
 import time
 
 import pytest
-from narrative_debugger.app import loader as loader_module
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.workers import loader as loader_module
+from narrative_debugger.app.window.main_window import MainWindow
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -108,7 +108,7 @@ def test_the_latest_request_wins(qtbot, big_save):
 def test_a_load_that_fails_says_where(qtbot, capsys):
     """A bug in the load is reported with its place (file:line in function), and its
     whole traceback goes to stderr, so a one-off failure can be filed."""
-    from narrative_debugger.app.loader import SaveLoader
+    from narrative_debugger.app.workers.loader import SaveLoader
 
     def broken(path, content, progress=None, cancelled=None):
         raise KeyError("npc 17")
@@ -149,7 +149,7 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     Cancel stops the load and the window keeps the save it had."""
     import threading
 
-    from narrative_debugger.app import progress
+    from narrative_debugger.app.workers import progress
     from narrative_debugger.models.playthrough import Playthrough
     from PySide6.QtWidgets import QProgressDialog
 
@@ -246,8 +246,8 @@ def test_escape_cancels_the_newest_job_then_the_one_before_when_an_open_and_a_co
     now cancels the newest job, and a second Escape the comparison started before it."""
     import threading
 
-    from narrative_debugger.app import compare as compare_module
-    from narrative_debugger.app import progress
+    from narrative_debugger.app.window import compare as compare_module
+    from narrative_debugger.app.workers import progress
     from narrative_debugger.models.playthrough import Playthrough
 
     def slow(*args, progress=None, cancelled=None, **kwargs):

@@ -11,10 +11,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app import progress, save_watch
-from narrative_debugger.app.loader import OPEN, RELOAD
+from narrative_debugger.app.workers import progress
+from narrative_debugger.app.workers import save_watch
+from narrative_debugger.app.workers.loader import OPEN, RELOAD
 from narrative_debugger.models.playthrough import Cancelled, Playthrough
-from narrative_debugger.widgets.progress_panel import ProgressPanel
+from narrative_debugger.widgets.kit.progress_panel import ProgressPanel
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.prompt.tokens import ENCODINGS
 from narrative_debugger.models.report.plain_text import counted
 
@@ -100,7 +100,7 @@ def test_a_hostile_file_name_shows_escaped_and_a_long_one_elided(qtbot, window, 
     """File names are text from the user's disk: a newline, an escape sequence or a bidi
     override (U+202E reverses what follows) showed raw in the title, the status bar and
     Open recent, and a long name made Open recent as wide as the screen (trial, issue 10)."""
-    from narrative_debugger.app.main_window import RECENT_MAX_PX
+    from narrative_debugger.app.window.main_window import RECENT_MAX_PX
 
     hostile = tmp_path / "nl\nx\x1b[31mred \u202eabc.json"
     long = tmp_path / ("L" * 240 + ".json")
@@ -149,7 +149,7 @@ def test_opening_a_save_that_takes_another_content_folder_says_so(qtbot, window,
 
     tick = window.session.last_tick // 2
     window.session.set_tick(tick)
-    monkeypatch.setattr("narrative_debugger.app.main_window.QFileDialog.getExistingDirectory", lambda *a, **k: str(mine))
+    monkeypatch.setattr("narrative_debugger.app.window.main_window.QFileDialog.getExistingDirectory", lambda *a, **k: str(mine))
     window.findChild(QAction, "action-open-content").trigger()
     window.wait_for_load()
     assert window.session.playthrough.content.root == mine and window.save_path == elsewhere / "spiral.json"
@@ -171,8 +171,8 @@ def test_a_content_folder_with_no_content_is_named_in_the_status_bar(qtbot, wind
 
 def test_screenshot_names_the_save_in_the_status_bar(qtbot, tmp_path, monkeypatch, isolated_settings):
     """``screenshot`` showed "no save" in the status bar of a picture of a save (trial)."""
-    from narrative_debugger.app import report
-    from narrative_debugger.app.cli import main
+    from narrative_debugger.app.window import report
+    from narrative_debugger.app.cli.main import main
 
     seen = []
     write = report.write_report

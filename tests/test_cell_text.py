@@ -16,8 +16,8 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QFontMetrics, QStandardItem, QStandardItemModel, QTextLayout
 from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
-from narrative_debugger.widgets.cell_text import StaticTextDelegate
-from narrative_debugger.widgets.tables import ElideDelegate, hot_table
+from narrative_debugger.widgets.kit.cell_text import StaticTextDelegate
+from narrative_debugger.widgets.kit.tables import ElideDelegate, hot_table
 
 from tests.conftest import DATA
 
@@ -208,7 +208,7 @@ def test_the_cache_is_bounded(qtbot):
 
 
 def test_brush_of_hands_out_one_brush_per_colour():
-    from narrative_debugger.widgets.state_colors import brush_of
+    from narrative_debugger.widgets.kit.state_colors import brush_of
 
     red = brush_of(QColor("#c92a2a"))
     assert red is brush_of(QColor(201, 42, 42)) and red.color() == QColor("#c92a2a")
@@ -219,7 +219,7 @@ def test_brush_of_hands_out_one_brush_per_colour():
 def test_a_models_cell_answers_what_its_data_does(qtbot, isolated_settings, save):
     """``cell(index)`` (one call a cell for the delegate) equals ``data`` for each role it
     stands for, in every cell, at ticks through the save and while comparing (the B column)."""
-    from narrative_debugger.widgets.roles import ALIGN, BACKGROUND, DISPLAY, FONT, FOREGROUND
+    from narrative_debugger.widgets.kit.roles import ALIGN, BACKGROUND, DISPLAY, FONT, FOREGROUND
     from tests.conftest import SAMPLES, open_window
 
     window = open_window(qtbot, SAMPLES / save)

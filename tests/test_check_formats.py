@@ -11,7 +11,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.rules.catalogue import RULES, Severity
 
 ROOT = Path(__file__).resolve().parent.parent

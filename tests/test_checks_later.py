@@ -114,8 +114,8 @@ def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, monke
     tick, the NPC and the journal's filter stay where the user put them."""
     import threading
 
-    from narrative_debugger.app.main_window import MainWindow
-    from narrative_debugger.widgets.journal_view import WITH_FINDINGS
+    from narrative_debugger.app.window.main_window import MainWindow
+    from narrative_debugger.widgets.docks.journal import WITH_FINDINGS
 
     go = threading.Event()
     real = Playthrough.finish_checks
@@ -179,8 +179,8 @@ def _held(monkeypatch, label: str):
 
 
 def _window(qtbot, monkeypatch):
-    from narrative_debugger.app import main_window
-    from narrative_debugger.app.main_window import MainWindow
+    from narrative_debugger.app.window import main_window
+    from narrative_debugger.app.window.main_window import MainWindow
 
     boxes = []
     monkeypatch.setattr(main_window, "show_message", lambda *args, **kwargs: boxes.append(args))
@@ -265,7 +265,7 @@ def test_a_report_made_while_the_save_is_checked_shows_the_whole_findings(qtbot,
     """New-user trial: the picture showed the partial findings, the summary the whole."""
     import threading
 
-    from narrative_debugger.app.report import write_report
+    from narrative_debugger.app.window.report import write_report
 
     go = _held(monkeypatch, "qa-faults.json")
     window, _ = _window(qtbot, monkeypatch)

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.cli import main
-from narrative_debugger.app.desktop import EXIT_INTERRUPTED, SigintQuit, no_display_reason
+from narrative_debugger.app.cli.main import main
+from narrative_debugger.app.cli.desktop import EXIT_INTERRUPTED, SigintQuit, no_display_reason
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -151,7 +151,7 @@ def test_query_commands_on_every_hostile_file(tmp_path, capsys, command):
 
 
 def test_terminal_safe_output():
-    from narrative_debugger.app.terminal import terminal_safe
+    from narrative_debugger.app.cli.terminal import terminal_safe
 
     assert terminal_safe("a\x1b[2Jb\rc\u202ed\te\nf\x85") == "a\\u001b[2Jb\\u000dc\\u202ed\te\nf\\u0085"
     assert json.loads(terminal_safe(json.dumps({"k": "x\u202e\x85"}, ensure_ascii=False))) == {"k": "x\u202e\x85"}

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_saves"
 EVENING = str(SAMPLES / "evening.json")

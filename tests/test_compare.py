@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.compare.comparison import compare
 from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.playthrough import Playthrough

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.content import files as content_files
 from narrative_debugger.models.content.loader import load_content
 from narrative_debugger.models.playthrough import Playthrough

@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.report.meta import read_record
 from narrative_debugger.models.rules.catalogue import RULES
 from narrative_debugger.models.rules.snapshot_diff import target_path
-from narrative_debugger.widgets.culprit import CULPRIT_BG, row_visible
+from narrative_debugger.widgets.kit.culprit import CULPRIT_BG, row_visible
 from narrative_debugger.widgets.landing import landing
 from PySide6.QtCore import Qt
 from tests.test_check_codes import BASE, CONTENT_FILES, MUTATIONS
@@ -289,8 +289,8 @@ def _env() -> dict:
 
 
 def test_check_screenshots_one_png_per_finding_capped_with_a_note(qtbot, tmp_path, monkeypatch, capsys):
-    from narrative_debugger.app.cli import main
-    from narrative_debugger.app.commands import check
+    from narrative_debugger.app.cli.main import main
+    from narrative_debugger.app.cli.commands import check
 
     monkeypatch.setattr(check, "MAX_SCREENSHOTS", 5)
     status = main(["check", str(QA), "--format", "json", "--screenshots", str(tmp_path / "shots")])

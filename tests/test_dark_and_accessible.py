@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.accessibility import CONTROLS
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.window.accessibility import CONTROLS
+from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.widgets.registry import DOCKS, VIEWS
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette

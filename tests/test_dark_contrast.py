@@ -11,12 +11,12 @@ import re
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.domain.types import InteractionState
-from narrative_debugger.widgets.culprit import CULPRIT_BG
-from narrative_debugger.widgets.interaction_diagram import DiagramData, StateMachineDiagram
+from narrative_debugger.widgets.kit.culprit import CULPRIT_BG
+from narrative_debugger.widgets.interactions.diagram import DiagramData, StateMachineDiagram
 from narrative_debugger.widgets.landing import landing
-from narrative_debugger.widgets.state_colors import (
+from narrative_debugger.widgets.kit.state_colors import (
     FAULT_COLOR,
     INTERACTION_COLORS,
     MUTED_INK,
@@ -154,7 +154,7 @@ def test_culprit_rows_follow_the_dark_palette(qtbot, window, palette):
     wanted = row_tint(CULPRIT_BG).name()
     assert wanted == ("#5a2016" if palette == "dark" else CULPRIT_BG.name())
     findings = window.session.playthrough.findings
-    from narrative_debugger.widgets.findings_view import activate_finding
+    from narrative_debugger.widgets.docks.findings import activate_finding
 
     k004 = next(f for f in findings if f.code == "K004")
     activate_finding(window.session, k004)
@@ -172,7 +172,7 @@ def test_culprit_rows_follow_the_dark_palette(qtbot, window, palette):
 
 def test_compared_differences_follow_the_dark_palette(qtbot, window, palette, message_boxes):
     """The B columns' "differs" background was a fixed light orange under light text."""
-    from narrative_debugger.widgets.fact_model import COL_B, DIFFERS_BACKGROUND
+    from narrative_debugger.widgets.kit.fact_model import COL_B, DIFFERS_BACKGROUND
 
     window.open_save(SAMPLES / "evening.json", wait=True)
     window.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)

@@ -9,7 +9,7 @@ import re
 import shutil
 
 import pytest
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.explain import UnknownTarget, explain
 from narrative_debugger.models.explain.tracks import ATTRIBUTES
@@ -138,7 +138,7 @@ def test_why_text_on_every_target_kind_of_every_sample_save_has_no_float_noise(p
     """Every target (NPC values and levels, facts, entities, lines, cards, history) at
     the saved tick: no number with 3 or more decimals, exponent or negative zero, but
     in a sum written out, which adds up exactly as written."""
-    from narrative_debugger.app.commands.why import format_text
+    from narrative_debugger.app.cli.commands.why import format_text
     from narrative_debugger.models.explain import npc_targets
 
     for name, play in plays.items():
@@ -688,7 +688,7 @@ def test_a_written_out_sum_adds_up_as_written():
 
 
 def test_why_score_of_the_walkaway_spiral_writes_exact_sums(plays):
-    from narrative_debugger.app.commands.why import format_text
+    from narrative_debugger.app.cli.commands.why import format_text
 
     play = plays["walkaway-spiral.json"]
     text = format_text(explain(play, "npc:kael-davan.score", play.save.saved_at_tick, 100))
@@ -699,7 +699,7 @@ def test_why_score_of_the_walkaway_spiral_writes_exact_sums(plays):
 def test_a_score_step_that_two_decimals_cannot_add_writes_the_sum_out(plays):
     """"= 0.99 …; 0.94 → 1.94" did not add up (0.945 + 0.990 = 1.935; new-user trials: 156
     of 548 delta rows). Such a row writes the sum out at the decimals that add up."""
-    from narrative_debugger.app.commands.why import format_text
+    from narrative_debugger.app.cli.commands.why import format_text
 
     play = plays["evening.json"]
     text = format_text(explain(play, "npc:lera-sessik.score", play.save.saved_at_tick, 400))
@@ -713,7 +713,7 @@ def test_a_score_step_that_two_decimals_cannot_add_writes_the_sum_out(plays):
 def test_why_names_a_penalty_within_the_threshold_as_check_does(plays):
     """why said "walk-away #1 is past walk_away_threshold 1" where check's T004 says the
     walk-away is within it yet penalised (second trial)."""
-    from narrative_debugger.app.commands.why import format_text
+    from narrative_debugger.app.cli.commands.why import format_text
 
     play = plays["qa-faults.json"]
     assert any(f.code == "T004" and "sera-venn" in f.message for f in play.findings)

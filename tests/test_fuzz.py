@@ -506,7 +506,7 @@ def _check_output(argv: list[str], code, out: str, err: str) -> None:
 def run_cli(argv: list[str]) -> tuple[object, str, str]:
     """``cli.main(argv)`` in this process: (exit status, stdout, stderr); an exception
     that leaves ``main`` is reported as a traceback on stderr."""
-    from narrative_debugger.app.cli import main
+    from narrative_debugger.app.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -106,7 +106,7 @@ def test_tick_array_equals_one_conversion(monkeypatch):
 def test_journal_kinds_counted_in_slices_equal_one_counter(name, monkeypatch):
     from collections import Counter
 
-    from narrative_debugger.widgets import journal_view
+    from narrative_debugger.widgets.docks import journal as journal_view
 
     monkeypatch.setattr(journal_view, "COUNT_SLICE", 5)
     play = Playthrough.open(SAMPLES / name)

@@ -162,7 +162,7 @@ def test_the_loader_worker_gives_way_to_the_gui_thread(qtbot):
     opens and checks the save."""
     from pathlib import Path
 
-    from narrative_debugger.app.loader import SaveLoader
+    from narrative_debugger.app.workers.loader import SaveLoader
 
     loader = SaveLoader()
     loader.start(Path(__file__).resolve().parent.parent / "sample_saves" / "evening.json", None)

@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("pyqtgraph")
 
-from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
+from narrative_debugger.widgets.tickbar import bar as tickbar_module  # noqa: E402
 from narrative_debugger.widgets.session import Session  # noqa: E402
-from narrative_debugger.widgets import slices  # noqa: E402
-from narrative_debugger.widgets.slices import END_SLICE, SlicedWork, any_busy, finish_all  # noqa: E402
-from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
+from narrative_debugger.widgets.kit import slices  # noqa: E402
+from narrative_debugger.widgets.kit.slices import END_SLICE, SlicedWork, any_busy, finish_all  # noqa: E402
+from narrative_debugger.widgets.tickbar.bar import TickBar, bin_ticks  # noqa: E402
 from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
 
 
@@ -45,7 +45,7 @@ def test_a_job_runs_at_once_while_its_window_is_not_shown(qtbot):
 
 
 def test_a_job_runs_in_slices_in_a_shown_window_and_a_new_one_replaces_it(qtbot, monkeypatch):
-    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)  # one step a slot
+    monkeypatch.setattr("narrative_debugger.widgets.kit.slices.SLICE_MS", 0.0)  # one step a slot
     owner = QWidget()
     window = _shown(qtbot, owner)
     work, log = SlicedWork(owner), []
@@ -99,7 +99,7 @@ def test_binning_in_steps_equals_one_call():
 
 def test_tick_bar_markers_are_drawn_in_slices_as_at_once(qtbot, evening_playthrough, monkeypatch):
     monkeypatch.setattr(tickbar_module, "BIN_STEP", 7)
-    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)
+    monkeypatch.setattr("narrative_debugger.widgets.kit.slices.SLICE_MS", 0.0)
     session = Session()
     shown = TickBar(session)
     window = _shown(qtbot, shown)  # noqa: F841 - kept alive
@@ -128,10 +128,10 @@ def _drawn(view) -> dict:
 
 
 def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, isolated_settings, message_boxes, monkeypatch):
-    from narrative_debugger.widgets.timelines import TimelinesView
+    from narrative_debugger.widgets.timelines.view import TimelinesView
     from tests.conftest import SAMPLES, open_window
 
-    monkeypatch.setattr("narrative_debugger.widgets.slices.SLICE_MS", 0.0)
+    monkeypatch.setattr("narrative_debugger.widgets.kit.slices.SLICE_MS", 0.0)
     window = open_window(qtbot, SAMPLES / "walkaway-spiral.json")
     s = window.session
     view = window.views["timelines"]
@@ -153,7 +153,7 @@ def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, isolated_s
 
 # ----- the interactions view -----
 def test_interactions_behind_a_tab_are_built_once_shown(qtbot, isolated_settings, message_boxes):
-    from narrative_debugger.widgets.interaction_view import InteractionView
+    from narrative_debugger.widgets.interactions.view import InteractionView
     from tests.conftest import SAMPLES, open_window
 
     window = open_window(qtbot, SAMPLES / "evening.json")
@@ -178,7 +178,7 @@ def test_interactions_behind_a_tab_are_built_once_shown(qtbot, isolated_settings
 
 # ----- the NPC dock -----
 def test_the_npc_dock_reads_the_states_once_per_load(qtbot, evening_playthrough, monkeypatch):
-    from narrative_debugger.widgets.npc_list import NpcList, NpcTableModel
+    from narrative_debugger.widgets.docks.npc_list import NpcList, NpcTableModel
 
     session = Session()
     dock = NpcList(session)
@@ -195,8 +195,8 @@ def test_the_npc_dock_reads_the_states_once_per_load(qtbot, evening_playthrough,
 
 # ----- the Monologues dock -----
 def test_the_monologues_dock_builds_its_rows_once_per_load_and_once_per_step(qtbot, evening_playthrough, monkeypatch):
-    from narrative_debugger.widgets import monologue_view
-    from narrative_debugger.widgets.monologue_view import MonologueView, monologue_rows
+    from narrative_debugger.widgets.docks import monologues as monologue_view
+    from narrative_debugger.widgets.docks.monologues import MonologueView, monologue_rows
 
     calls = []
     monkeypatch.setattr(monologue_view, "monologue_rows", lambda *a: calls.append(a[1].tick) or monologue_rows(*a))

@@ -3,7 +3,7 @@
 A ``Qt.DisplayRole`` or ``Qt.Horizontal`` read goes through the namespace's attribute
 lookup, about 2 µs a time in PySide6 6.11 (``Qt.AlignRight | Qt.AlignVCenter`` about
 6 µs); Qt asks a table model several roles of every visible cell on every repaint. The
-values are named once at import instead (``widgets/roles.py``).
+values are named once at import instead (``widgets/kit/roles.py``).
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from narrative_debugger.models.domain.knowledge import fact_id_fault, malformed_fact_ids
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.widgets.knowledge_groups import MALFORMED, fact_faults, fact_groups, recent_interactions
-from narrative_debugger.widgets.knowledge_view import KnowledgeView
+from narrative_debugger.widgets.knowledge.groups import MALFORMED, fact_faults, fact_groups, recent_interactions
+from narrative_debugger.widgets.knowledge.view import KnowledgeView
 from narrative_debugger.widgets.session import Session
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
@@ -178,7 +178,7 @@ def test_an_expanded_npc_with_hundreds_of_conversations_stays_a_few_items(qtbot,
 
 def test_a_fact_far_below_the_fitted_overview_can_still_be_centred(qtbot):
     """The scene rect spans everything drawn, not only what Fit shows (a tall expanded grid)."""
-    from narrative_debugger.widgets.graph_view import ZoomView
+    from narrative_debugger.widgets.knowledge.graph_view import ZoomView
     from PySide6.QtCore import QRectF
     from PySide6.QtWidgets import QGraphicsScene
 

@@ -10,11 +10,11 @@ import copy
 import json
 
 import pytest
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.catalogue import RULES
 from narrative_debugger.widgets.landing import landing
-from narrative_debugger.widgets.snapshot_view import snapshot_rows
+from narrative_debugger.widgets.docks.snapshot import snapshot_rows
 from tests.test_check_codes import BASE, CONTENT_FILES, ev, fact, meta
 from tests.test_culprits import double_click_each
 

@@ -119,7 +119,7 @@ def test_ci_constraints_pin_every_dependency_within_pyproject_ranges():
 
 
 def test_pyqtgraph_internals_the_timelines_override_still_exist():
-    """widgets/timeline_tracks.py overrides PlotDataItem._getDisplayDataset and reads _dataset (private):
+    """widgets/timelines/tracks.py overrides PlotDataItem._getDisplayDataset and reads _dataset (private):
     a pyqtgraph without them would leave the override silently dead, hence the <0.15 cap."""
     import pyqtgraph as pg
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from narrative_debugger.app import main_window
-from narrative_debugger.app.main_window import PIXMAP_CACHE_MAX_KB, PIXMAP_CACHE_MIN_KB, make_app, pixmap_cache_kb
+from narrative_debugger.app.window import main_window
+from narrative_debugger.app.window.main_window import PIXMAP_CACHE_MAX_KB, PIXMAP_CACHE_MIN_KB, make_app, pixmap_cache_kb
 from PySide6.QtGui import QPixmapCache
 
 

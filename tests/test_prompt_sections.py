@@ -85,7 +85,7 @@ def test_prompt_follows_the_registry_and_the_budget_sums_the_counted_sections(sa
 
 
 def test_the_prompt_view_colours_come_from_the_registry():
-    from narrative_debugger.widgets.prompt_parts import section_colour
+    from narrative_debugger.widgets.prompt.parts import section_colour
     from PySide6.QtGui import QColor
 
     for spec in SECTIONS:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.explain import explain
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.widgets.explain_view import Waterfall
-from narrative_debugger.widgets.prompt_view import CARD_ROWS_SHOWN
+from narrative_debugger.widgets.docks.explain import Waterfall
+from narrative_debugger.widgets.prompt.view import CARD_ROWS_SHOWN
 from PySide6.QtWidgets import QApplication
 
 ROOT = Path(__file__).resolve().parent.parent

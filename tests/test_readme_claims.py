@@ -13,8 +13,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_culprit_row_colours(qapp):
-    from narrative_debugger.widgets.culprit import CULPRIT_BG
-    from narrative_debugger.widgets.state_colors import row_tint
+    from narrative_debugger.widgets.kit.culprit import CULPRIT_BG
+    from narrative_debugger.widgets.kit.state_colors import row_tint
 
     dark = QPalette(QColor("#2b2b2b"))
     light = QPalette(QColor("#efefef"))
@@ -26,6 +26,6 @@ def test_the_culprit_row_colours(qapp):
 
 
 def test_the_drag_pause():
-    from narrative_debugger.widgets.visibility import PAUSE_MS
+    from narrative_debugger.widgets.kit.visibility import PAUSE_MS
 
     assert re.search(rf"the NPC list and the Journal follow\s+once the drag pauses for {PAUSE_MS} ms", README)

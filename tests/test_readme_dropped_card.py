@@ -7,7 +7,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,12 +1,12 @@
-"""A playthrough the window lets go of is freed off the GUI thread (app/release.py),
+"""A playthrough the window lets go of is freed off the GUI thread (app/workers/release.py),
 and only once nothing else holds it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from narrative_debugger.app.main_window import MainWindow
-from narrative_debugger.app.release import Graveyard
+from narrative_debugger.app.window.main_window import MainWindow
+from narrative_debugger.app.workers.release import Graveyard
 from narrative_debugger.models.playthrough import Playthrough
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ def test_the_app_hands_the_gil_to_the_gui_thread_quickly():
     for it, once a call from Qt into Python (make_app sets it well below Python's 5 ms)."""
     import sys
 
-    from narrative_debugger.app.main_window import SWITCH_INTERVAL_S, make_app
+    from narrative_debugger.app.window.main_window import SWITCH_INTERVAL_S, make_app
 
     make_app()
     assert abs(sys.getswitchinterval() - SWITCH_INTERVAL_S) < 1e-6 and SWITCH_INTERVAL_S <= 0.0005

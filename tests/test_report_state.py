@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.meta import read_record
 from PySide6.QtGui import QImage
@@ -98,7 +98,7 @@ def test_a_plain_file_name_is_accepted(name):
 
 @pytest.mark.parametrize("name", ["../outside/evening.json", "..\\outside\\evening.json", "/abs/evening.json", "C:evening.json"])
 def test_a_tampered_save_name_opens_nothing_and_says_so(qtbot, tmp_path, message_boxes, name):
-    from narrative_debugger.app.report import open_report
+    from narrative_debugger.app.window.report import open_report
 
     from tests.conftest import open_window
 
@@ -124,7 +124,7 @@ def test_open_report_with_a_tampered_save_name_exits_2(tmp_path, capsys):
 
 def reopened(qtbot, png: Path, *, comparing: bool = False):
     """A fresh window that has reopened ``png`` and restored what it records."""
-    from narrative_debugger.app.report import open_report
+    from narrative_debugger.app.window.report import open_report
 
     from tests.conftest import open_window
 
@@ -148,7 +148,7 @@ def test_reopening_a_finding_shot_brings_back_its_row_and_field(qtbot, tmp_path,
     """A ``--finding`` shot reopened at the right tick and NPC but with no finding row
     selected and no culprit field marked. Now the record read back from the reopened
     window is the recorded one, the finding's row is selected and its culprit shown."""
-    from narrative_debugger.app.report import current_record
+    from narrative_debugger.app.window.report import current_record
 
     png = tmp_path / "shot.png"
     assert main(["screenshot", str(QA), "--finding", spec, "--out", str(png)]) == 0
@@ -170,7 +170,7 @@ def test_reopening_a_finding_shot_brings_back_its_row_and_field(qtbot, tmp_path,
 def test_reopening_brings_back_explain_since_journal_entry_and_comparison(qtbot, tmp_path, message_boxes):
     """The Explain dock's question was lost on reopening, as were the previous tick the
     Knowledge view counts changes since, the journal entry selected and side B."""
-    from narrative_debugger.app.report import current_record, write_report
+    from narrative_debugger.app.window.report import current_record, write_report
 
     from tests.conftest import open_window
 
@@ -237,7 +237,7 @@ def test_a_record_from_before_the_new_fields_reads_with_their_defaults():
 def test_reopening_all_views_with_a_fact_and_no_tick_moved(qtbot, tmp_path, message_boxes):
     """All views, a fact selected and the tick never moved since the open (no "changed
     since"): the reopened window records the same view."""
-    from narrative_debugger.app.report import current_record, write_report
+    from narrative_debugger.app.window.report import current_record, write_report
 
     from tests.conftest import open_window
 

@@ -3,7 +3,7 @@ rows in view, never the whole table (a 300-NPC table cost ~150 ms a step)."""
 
 from __future__ import annotations
 
-from narrative_debugger.widgets.tables import ShareColumns, repaint_columns_at_once, set_section_sizes
+from narrative_debugger.widgets.kit.tables import ShareColumns, repaint_columns_at_once, set_section_sizes
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt
 from PySide6.QtWidgets import QApplication, QTableView
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from narrative_debugger.widgets.steady import SteadyLabel
+from narrative_debugger.widgets.kit.steady import SteadyLabel
 
 
 class _LayoutRequests(QObject):

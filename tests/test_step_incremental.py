@@ -104,7 +104,7 @@ def faults_playthrough():
 
 @pytest.mark.parametrize("which", ["evening", "faults", "generated"])
 def test_npc_rows_follow_every_step(qtbot, which, evening_playthrough, faults_playthrough, generated):
-    from narrative_debugger.widgets.npc_list import NpcTableModel
+    from narrative_debugger.widgets.docks.npc_list import NpcTableModel
 
     play = {"evening": evening_playthrough, "faults": faults_playthrough, "generated": generated}[which]
     stepped = NpcTableModel()
@@ -130,7 +130,7 @@ def test_npc_rows_filled_with_the_state_at_an_open(qtbot, which, evening_playthr
     """An open gives the NPC table its rows and the state at once: the ``set_state`` of
     the same state that follows changes and signals nothing, and the rows are those of
     a table fed the state after its rows (the table was measured twice an open)."""
-    from narrative_debugger.widgets.npc_list import NpcTableModel
+    from narrative_debugger.widgets.docks.npc_list import NpcTableModel
 
     play = {"evening": evening_playthrough, "generated": generated}[which]
     ticks = sorted(set(play.index.ticks))
@@ -153,7 +153,7 @@ def test_npc_rows_filled_with_the_state_at_an_open(qtbot, which, evening_playthr
 def test_npc_rows_read_when_shown(qtbot, generated):
     """A row's state is read when it is first shown: the first state reads none, and a
     row left unread through many steps shows the state of the tick it is read at."""
-    from narrative_debugger.widgets.npc_list import NpcTableModel
+    from narrative_debugger.widgets.docks.npc_list import NpcTableModel
 
     play = generated
     reads = []
@@ -192,7 +192,7 @@ def test_npc_rows_read_when_shown(qtbot, generated):
 @pytest.mark.parametrize("kind", [None, "InteractionStarted"])
 def test_journal_rows_follow_every_step(qtbot, save, kind):
     from narrative_debugger.models.playthrough import Playthrough
-    from narrative_debugger.widgets.journal_view import JournalModel
+    from narrative_debugger.widgets.docks.journal import JournalModel
 
     play = Playthrough.open(SAMPLES / save, CONTENT)
     index = play.index
@@ -217,7 +217,7 @@ def test_journal_rows_follow_every_step(qtbot, save, kind):
 
 @pytest.mark.parametrize("which", ["evening", "faults"])
 def test_monologue_rows_follow_every_step(qtbot, which, evening_playthrough, faults_playthrough):
-    from narrative_debugger.widgets.monologue_view import MonologueModel, monologue_rows
+    from narrative_debugger.widgets.docks.monologues import MonologueModel, monologue_rows
 
     play = evening_playthrough if which == "evening" else faults_playthrough
     npcs = list(play.save.npcs)
@@ -240,7 +240,7 @@ def test_monologue_rows_follow_every_step(qtbot, which, evening_playthrough, fau
 def test_monologue_view_row_heights_follow_every_step(qtbot, evening_playthrough):
     """A blocked line's row is as tall as its reasons, an eligible one a line high, after
     any sequence of steps, as when the view is built at the tick."""
-    from narrative_debugger.widgets.monologue_view import MonologueView
+    from narrative_debugger.widgets.docks.monologues import MonologueView
     from narrative_debugger.widgets.session import Session
 
     def heights(view):
@@ -266,7 +266,7 @@ def test_monologue_view_row_heights_follow_every_step(qtbot, evening_playthrough
 
 def _knowledge_at(play, tick, previous, npc, fact=None):
     """A KnowledgeView built afresh at ``tick`` (coming from ``previous``): a full refresh."""
-    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+    from narrative_debugger.widgets.knowledge.view import KnowledgeView
     from narrative_debugger.widgets.session import Session
 
     session = Session()
@@ -285,8 +285,8 @@ def _categories(view):
                           ("generated", False, 0), ("generated", True, 0)])
 def test_knowledge_table_follows_every_step(qtbot, monkeypatch, which, filtered, signal_all_above, evening_playthrough, faults_playthrough, generated):
     """With ``signal_all_above`` 0 every step signals every cell at once (as after a far jump)."""
-    from narrative_debugger.widgets.fact_model import FactTableModel
-    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+    from narrative_debugger.widgets.kit.fact_model import FactTableModel
+    from narrative_debugger.widgets.knowledge.view import KnowledgeView
     from narrative_debugger.widgets.session import Session
 
     if signal_all_above is not None:
@@ -340,7 +340,7 @@ def test_one_npc_track_equals_the_whole_journal_conversion(tmp_path, offset):
     values are those of converting every journal tick first, as before (u64 ticks too)."""
     import numpy as np
     from narrative_debugger.models.playthrough import Playthrough
-    from narrative_debugger.widgets.timeline_tracks import Step, build_tracks, plot_origin, relative_x
+    from narrative_debugger.widgets.timelines.tracks import Step, build_tracks, plot_origin, relative_x
     from tests.test_widgets_u64_ticks import shifted_save
 
     path, _ = shifted_save(tmp_path, "walkaway-spiral.json", offset) if offset else (SAMPLES / "walkaway-spiral.json", 0)
@@ -392,7 +392,7 @@ def test_prompt_tables_follow_every_step(qtbot, evening_playthrough):
     """The section and card tables of the prompt preview, updated in place tick after tick
     (and across NPCs), hold what tables built afresh for each preview hold."""
     from narrative_debugger.models.prompt.builder import PromptBuilder, compare
-    from narrative_debugger.widgets.prompt_parts import CardTableModel, SectionTableModel
+    from narrative_debugger.widgets.prompt.parts import CardTableModel, SectionTableModel
 
     play = evening_playthrough
     builder = PromptBuilder(play)
@@ -433,7 +433,7 @@ def test_prompt_text_patched_in_place_equals_a_fresh_document(qtbot, evening_pla
     fresh fill builds: same text, same formats (HTML), for steps, NPC changes and text
     with astral characters, CRLF and an empty section."""
     from narrative_debugger.models.prompt.builder import PromptBuilder
-    from narrative_debugger.widgets.prompt_view import PromptView
+    from narrative_debugger.widgets.prompt.view import PromptView
     from narrative_debugger.widgets.session import Session
 
     play = evening_playthrough
@@ -462,7 +462,7 @@ def test_prompt_text_patched_in_place_equals_a_fresh_document(qtbot, evening_pla
 def test_text_edits_make_the_new_text():
     """``_text_edits`` turns any old text into the new one; a sliding history (lines
     leave at the start, come at the end) is two small edits, not the whole text."""
-    from narrative_debugger.widgets.prompt_view import _text_edits
+    from narrative_debugger.widgets.prompt.view import _text_edits
 
     def apply(old, edits):
         for start, end, replacement in edits:  # last first: earlier positions hold
@@ -489,7 +489,7 @@ def test_prompt_text_with_a_sliding_history_equals_a_fresh_document(qtbot, eveni
     """A history whose oldest lines leave while new ones come, patched in place, is the
     document a fresh fill builds (the lines that left and came are separate edits)."""
     from narrative_debugger.models.prompt.builder import PromptBuilder
-    from narrative_debugger.widgets.prompt_view import PromptView
+    from narrative_debugger.widgets.prompt.view import PromptView
     from narrative_debugger.widgets.session import Session
 
     play = evening_playthrough
@@ -535,7 +535,7 @@ def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtb
 def test_interaction_rows_follow_every_step(qtbot, descending, evening_playthrough, generated):
     """The interactions table moves its rows in place at a step of the same NPC (rows
     added or removed at the end, changed rows signalled) and equals a fresh table."""
-    from narrative_debugger.widgets.interaction_view import InteractionView
+    from narrative_debugger.widgets.interactions.view import InteractionView
     from narrative_debugger.widgets.session import Session
 
     play = generated
@@ -574,7 +574,7 @@ def test_the_monologue_holds_text_cache_drops_the_least_recently_used_line(qtbot
     than it holds made every line's text again (carried bug): now only the least
     recently used goes, and the lines in view stay."""
     from narrative_debugger.models.content.monologue import MonologueLine
-    from narrative_debugger.widgets import monologue_view
+    from narrative_debugger.widgets.docks import monologues as monologue_view
 
     made = []
     monkeypatch.setattr(monologue_view, "HOLDS_KEPT", 3)

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.report.json_text import NonFiniteNumber, dump_strict, dumps_indented, dumps_strict
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,8 @@ from tests.conftest import CONTENT
 pytest.importorskip("PySide6")
 
 from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
-from narrative_debugger.widgets.fact_keys import FactKeysAt, creation_order  # noqa: E402
-from narrative_debugger.widgets.monologue_view import monologue_rows  # noqa: E402
+from narrative_debugger.widgets.knowledge.fact_keys import FactKeysAt, creation_order  # noqa: E402
+from narrative_debugger.widgets.docks.monologues import monologue_rows  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_prepared_fact_keys_hand_out_their_list_once_and_then_copies(generated):
     """The loader's sorted keys at saved_at_tick go to the fact table as they are (a
     copy on the GUI thread cost 8 ms at an open); a second take, or one after a move,
     is a copy, and what the table does to its list never reaches the tracker."""
-    from narrative_debugger.widgets import fact_keys
+    from narrative_debugger.widgets.knowledge import fact_keys
 
     play = type("Play", (), {"derived": {}, "index": generated.index, "save": generated.save,
                              "state_at": generated.state_at})()
@@ -88,7 +88,7 @@ def test_monologue_counts_are_the_firings_up_to_the_tick(generated):
 @pytest.fixture
 def evening_window(qtbot, isolated_settings):
     """The main window, shown at 1400x900, with evening.json open."""
-    from narrative_debugger.app.main_window import MainWindow
+    from narrative_debugger.app.window.main_window import MainWindow
     from tests.conftest import SAMPLES
 
     window = MainWindow()

@@ -14,14 +14,14 @@ from tests.conftest import CONTENT, SAMPLES
 
 pytest.importorskip("pyqtgraph")
 
-from narrative_debugger.app.main_window import MainWindow  # noqa: E402
+from narrative_debugger.app.window.main_window import MainWindow  # noqa: E402
 from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
 from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS  # noqa: E402
 from narrative_debugger.widgets import session as session_module  # noqa: E402
 from narrative_debugger.widgets.registry import preparers  # noqa: E402
 from narrative_debugger.widgets.session import Session  # noqa: E402
-from narrative_debugger.widgets.timeline_tracks import MAX_CURVES, build_tracks  # noqa: E402
-from narrative_debugger.widgets.timelines import TimelinesView  # noqa: E402
+from narrative_debugger.widgets.timelines.tracks import MAX_CURVES, build_tracks  # noqa: E402
+from narrative_debugger.widgets.timelines.view import TimelinesView  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +109,7 @@ def test_a_crowd_draws_the_first_curves_and_the_selected_npc(qtbot, crowd):
 
 
 def test_the_snapshot_dock_uses_the_prepared_rows_even_when_empty(qtbot, evening_playthrough, monkeypatch):
-    from narrative_debugger.widgets import snapshot_view
+    from narrative_debugger.widgets.docks import snapshot as snapshot_view
 
     play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     assert snapshot_view.prepare(play) == []  # a clean sample: nothing differs
@@ -123,8 +123,8 @@ def test_the_snapshot_dock_uses_the_prepared_rows_even_when_empty(qtbot, evening
 
 
 def test_the_knowledge_keys_at_the_saved_tick_are_prepared_sorted(qtbot, monkeypatch):
-    from narrative_debugger.widgets import fact_keys
-    from narrative_debugger.widgets.knowledge_view import KnowledgeView
+    from narrative_debugger.widgets.knowledge import fact_keys
+    from narrative_debugger.widgets.knowledge.view import KnowledgeView
 
     monkeypatch.setattr("narrative_debugger.models.gil_slices.SORT_RUN_ITEMS", 3)  # sorted here: many runs merged
     play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
@@ -149,7 +149,7 @@ def test_the_prepared_keys_are_those_at_the_saved_tick_with_all_facts_or_some(mo
     """Every fact exists at the saved tick (the usual save): the keys are the replay's,
     already sorted. A save whose journal runs past its saved tick (J002) has fewer:
     they are sorted here, in runs."""
-    from narrative_debugger.widgets import fact_keys
+    from narrative_debugger.widgets.knowledge import fact_keys
 
     play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     if saved_at == "middle":

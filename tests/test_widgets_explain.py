@@ -217,7 +217,7 @@ def test_why_on_knowledge_graph_nodes(qtbot, window):
 
 
 def test_the_waterfall_x_axis_shows_whole_step_numbers_only(qtbot, window):
-    from narrative_debugger.widgets.explain_view import Waterfall
+    from narrative_debugger.widgets.docks.explain import Waterfall
 
     s = window.session
     chart = Waterfall()
@@ -240,7 +240,7 @@ def test_the_threshold_label_lies_inside_the_waterfall(qtbot, window):
     # New-user trial: F1 on Kael Davan's Stress cell drew the dotted threshold line's label
     # as "eshold 30": pyqtgraph centred it at 10 % of the width, its left part past the edge.
     import pyqtgraph as pg
-    from narrative_debugger.widgets.explain_view import Waterfall
+    from narrative_debugger.widgets.docks.explain import Waterfall
     from PySide6.QtWidgets import QApplication
 
     s = window.session

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence, KnowledgeState
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.widgets.fact_model import COL_FACT, ChangedRole
-from narrative_debugger.widgets.interaction_view import InteractionView
-from narrative_debugger.widgets.knowledge_view import KnowledgeView
+from narrative_debugger.widgets.kit.fact_model import COL_FACT, ChangedRole
+from narrative_debugger.widgets.interactions.view import InteractionView
+from narrative_debugger.widgets.knowledge.view import KnowledgeView
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.state_colors import FAULT_COLOR
+from narrative_debugger.widgets.kit.state_colors import FAULT_COLOR
 from PySide6.QtCore import Qt
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,13 +15,13 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.findings import Target
 from narrative_debugger.models.rules.snapshot_diff import fact_target, npc_target
-from narrative_debugger.widgets.findings_view import FindingsModel, FindingsView, activate_finding
+from narrative_debugger.widgets.docks.findings import FindingsModel, FindingsView, activate_finding
 from narrative_debugger.widgets.landing import landing
-from narrative_debugger.widgets.journal_view import WITH_FINDINGS, JournalModel, JournalView
-from narrative_debugger.widgets.monologue_view import MonologueView, line_concerns, monologue_rows
-from narrative_debugger.widgets.npc_list import NpcList, NpcTableModel
+from narrative_debugger.widgets.docks.journal import WITH_FINDINGS, JournalModel, JournalView
+from narrative_debugger.widgets.docks.monologues import MonologueView, line_concerns, monologue_rows
+from narrative_debugger.widgets.docks.npc_list import NpcList, NpcTableModel
 from narrative_debugger.widgets.session import Session
-from narrative_debugger.widgets.tables import ElideDelegate
+from narrative_debugger.widgets.kit.tables import ElideDelegate
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView

@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import Qt as GuiQt
@@ -120,7 +120,7 @@ def test_names_from_saves_and_content_are_shown_literally(qtbot, tmp_path):
 
 
 def test_plain_tip_and_elided_label(qtbot):
-    from narrative_debugger.widgets.plain_text import ElidedLabel, plain_tip
+    from narrative_debugger.widgets.kit.plain_text import ElidedLabel, plain_tip
 
     assert plain_tip("plain\n<b>later</b>") == "plain\n<b>later</b>"  # Qt shows it as text already
     tip = plain_tip(f"{HOSTILE}\nsecond line & more")

@@ -8,9 +8,9 @@ import time
 import pytest
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder
-from narrative_debugger.widgets import prompt_parts
-from narrative_debugger.widgets.prompt_parts import BudgetBar, SectionTableModel
-from narrative_debugger.widgets.prompt_view import PromptView
+from narrative_debugger.widgets.prompt import parts as prompt_parts
+from narrative_debugger.widgets.prompt.parts import BudgetBar, SectionTableModel
+from narrative_debugger.widgets.prompt.view import PromptView
 from narrative_debugger.widgets.session import Session
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication

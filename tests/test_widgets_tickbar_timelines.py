@@ -17,14 +17,14 @@ from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
 from narrative_debugger.models.save.savefile import Journal, Save  # noqa: E402
 from narrative_debugger.models.timeline.index import TimelineIndex, Versions  # noqa: E402
 from narrative_debugger.widgets.session import Session  # noqa: E402
-from narrative_debugger.widgets.tickbar import TickBar, bin_ticks  # noqa: E402
-from narrative_debugger.widgets.timeline_tracks import OTHER_WIDTH, SELECTED_WIDTH, Step, step_xy  # noqa: E402
-from narrative_debugger.widgets.timelines import TimelinesView  # noqa: E402
-from narrative_debugger.widgets import timelines  # noqa: E402
+from narrative_debugger.widgets.tickbar.bar import TickBar, bin_ticks  # noqa: E402
+from narrative_debugger.widgets.timelines.tracks import OTHER_WIDTH, SELECTED_WIDTH, Step, step_xy  # noqa: E402
+from narrative_debugger.widgets.timelines.view import TimelinesView  # noqa: E402
+from narrative_debugger.widgets.timelines import view as timelines  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QImage  # noqa: E402
-from narrative_debugger.widgets import tickbar as tickbar_module  # noqa: E402
+from narrative_debugger.widgets.tickbar import bar as tickbar_module  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 
@@ -764,7 +764,7 @@ def test_rising_curve_never_drawn_with_false_drops(qtbot):
     """Regression: peak downsampling drew a rising score as a sawtooth (max then min per bin)."""
     import numpy as np
     import pyqtgraph as pg
-    from narrative_debugger.widgets.timeline_tracks import DOWNSAMPLE_ABOVE, StepCurve, step_xy
+    from narrative_debugger.widgets.timelines.tracks import DOWNSAMPLE_ABOVE, StepCurve, step_xy
 
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)

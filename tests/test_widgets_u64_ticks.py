@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from narrative_debugger.app.main_window import MainWindow
+from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.widgets import tickbar as tickbar_module
-from narrative_debugger.widgets.findings_view import FindingsModel
-from narrative_debugger.widgets.tick_field import TICK_MAX, GoToTickDialog, TickField, judge_tick, parse_tick
+from narrative_debugger.widgets.tickbar import bar as tickbar_module
+from narrative_debugger.widgets.docks.findings import FindingsModel
+from narrative_debugger.widgets.tickbar.field import TICK_MAX, GoToTickDialog, TickField, judge_tick, parse_tick
 from PySide6.QtCore import Qt
 
 from tests.conftest import CONTENT, SAMPLES
@@ -272,7 +272,7 @@ def test_findings_with_u64_ticks_sort_and_show(qtbot, tmp_path):
 def test_tick_axis_writes_whole_ticks_up_to_u64_max(qtbot):
     """A save spanning all of u64 (ticks 0 .. 2^64 - 1): the axis writes ticks, never
     "2 (x1e+18)" and never a tick past 2^64 - 1 where float x rounds up."""
-    from narrative_debugger.widgets.timelines import TickAxis
+    from narrative_debugger.widgets.timelines.view import TickAxis
 
     axis = TickAxis()
     assert axis.autoSIPrefix is False
@@ -291,7 +291,7 @@ def test_tick_axis_labels_never_overlap_near_u64_max(qtbot, origin, span, at_lea
     """Near 2^64 a tick label is ~170 px wide and pyqtgraph, which spaces ticks by the
     axis length alone, wrote four over one another on a 700 px axis (carried bug)."""
     import pyqtgraph as pg
-    from narrative_debugger.widgets.timelines import TickAxis
+    from narrative_debugger.widgets.timelines.view import TickAxis
     from PySide6.QtGui import QImage, QPainter
 
     axis = TickAxis()
@@ -315,7 +315,7 @@ def test_tick_axis_labels_never_overlap_near_u64_max(qtbot, origin, span, at_lea
 
 def test_tick_axis_labels_are_exact_multiples_past_2_53(qtbot):
     """Past 2^53 a float x is off by up to its ulp: a tick at 6e18 read ...,000,253."""
-    from narrative_debugger.widgets.timelines import TickAxis
+    from narrative_debugger.widgets.timelines.view import TickAxis
 
     axis = TickAxis()
     axis.origin = 253

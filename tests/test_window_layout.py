@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app import layout
-from narrative_debugger.app.main_window import MainWindow
-from narrative_debugger.widgets.monologue_view import MonologueModel
+from narrative_debugger.app.window import layout
+from narrative_debugger.app.window.main_window import MainWindow
+from narrative_debugger.widgets.docks.monologues import MonologueModel
 from narrative_debugger.widgets.registry import DOCKS, VIEWS
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
@@ -471,7 +471,7 @@ def test_a_wrapped_label_is_as_tall_as_its_lines_at_each_width(qtbot):
     # Its minimum height follows its width both ways (QLabel's heightForWidth never goes
     # below the minimum height, so a label once narrow stayed tall), and it takes no
     # height-for-width part in its layout (a QScrollArea then grew the prompt view).
-    from narrative_debugger.widgets.plain_text import WrappedLabel
+    from narrative_debugger.widgets.kit.plain_text import WrappedLabel
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
     box = QWidget()

@@ -88,38 +88,38 @@ _W = "narrative_debugger.widgets."
 
 #: The central views, in tab order (Ctrl+1, Ctrl+2, ...).
 VIEWS: tuple[ViewSpec, ...] = (
-    ViewSpec("knowledge", "Knowledge graph", _W + "knowledge_view:KnowledgeView", prepare=_W + "fact_keys:prepare"),
-    ViewSpec("interactions", "Interactions", _W + "interaction_view:InteractionView"),
-    ViewSpec("timelines", "Timelines", _W + "timelines:TimelinesView", prepare=_W + "timeline_tracks:prepare"),
-    ViewSpec("prompt", "Prompt preview", _W + "prompt_view:PromptView"),
+    ViewSpec("knowledge", "Knowledge graph", _W + "knowledge.view:KnowledgeView", prepare=_W + "knowledge.fact_keys:prepare"),
+    ViewSpec("interactions", "Interactions", _W + "interactions.view:InteractionView"),
+    ViewSpec("timelines", "Timelines", _W + "timelines.view:TimelinesView", prepare=_W + "timelines.tracks:prepare"),
+    ViewSpec("prompt", "Prompt preview", _W + "prompt.view:PromptView"),
 )
 
 #: The dock panels, in the order they are added.
 DOCKS: tuple[DockSpec, ...] = (
-    DockSpec("npcs", "NPCs", "left", _W + "npc_list:NpcList", min_size=(300, 150), prepare=_W + "npc_list:prepare"),
-    DockSpec("monologues", "Monologues", "left", _W + "monologue_view:MonologueView", below="npcs", min_size=(300, 150),
-             prepare=_W + "monologue_view:prepare"),
-    DockSpec("findings", "Findings", "bottom", _W + "findings_view:FindingsView", min_size=(420, 110)),
+    DockSpec("npcs", "NPCs", "left", _W + "docks.npc_list:NpcList", min_size=(300, 150), prepare=_W + "docks.npc_list:prepare"),
+    DockSpec("monologues", "Monologues", "left", _W + "docks.monologues:MonologueView", below="npcs", min_size=(300, 150),
+             prepare=_W + "docks.monologues:prepare"),
+    DockSpec("findings", "Findings", "bottom", _W + "docks.findings:FindingsView", min_size=(420, 110)),
     # Findings and Journal sit side by side, so a finding's jump to its culprit (which
     # raises Journal, Snapshot or Content, tabbed together) never hides the Findings.
-    DockSpec("journal", "Journal", "bottom", _W + "journal_view:JournalView", beside="findings", min_size=(420, 110),
-             prepare=_W + "journal_view:prepare"),
-    DockSpec("snapshot", "Snapshot vs replay", "bottom", _W + "snapshot_view:SnapshotView", tab_with="journal", min_size=(420, 110),
-             prepare=_W + "snapshot_view:prepare", prepare_reads_findings=True),
-    DockSpec("content", "Content", "bottom", _W + "content_view:ContentView", tab_with="journal", min_size=(420, 110)),
+    DockSpec("journal", "Journal", "bottom", _W + "docks.journal:JournalView", beside="findings", min_size=(420, 110),
+             prepare=_W + "docks.journal:prepare"),
+    DockSpec("snapshot", "Snapshot vs replay", "bottom", _W + "docks.snapshot:SnapshotView", tab_with="journal", min_size=(420, 110),
+             prepare=_W + "docks.snapshot:prepare", prepare_reads_findings=True),
+    DockSpec("content", "Content", "bottom", _W + "docks.content:ContentView", tab_with="journal", min_size=(420, 110)),
     # Differences exists only while comparing (the compare controller shows and hides it).
-    DockSpec("differences", "Differences", "bottom", _W + "differences_view:DifferencesView", tab_with="journal",
+    DockSpec("differences", "Differences", "bottom", _W + "docks.differences:DifferencesView", tab_with="journal",
              min_size=(420, 110), hidden=True),
     # Explain is tabbed with the culprit docks, beside the Findings: a side dock squeezed
     # the central view and cut the knowledge filters, tick bar and prompt header.
-    DockSpec("explain", "Explain", "bottom", _W + "explain_view:ExplainView", tab_with="journal", min_size=(420, 110),
+    DockSpec("explain", "Explain", "bottom", _W + "docks.explain:ExplainView", tab_with="journal", min_size=(420, 110),
              hidden=True),
 )
 
 #: Work on a newly read playthrough that the session does on load (event ticks), the
 #: NPC names several views list, the interaction tables of NPCs with long histories
 #: (the interactions view and the prompt read them), and the tick bar's marker lanes.
-SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "session:prepare_long_npc_tables", _W + "tickbar:prepare")
+SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "session:prepare_long_npc_tables", _W + "tickbar.bar:prepare")
 #: Session work the first paint does without, run once the window shows the save (with
 #: the checks): the other NPCs' interaction tables.
 SESSION_PREPARES_AFTER = (_W + "session:prepare_npc_tables",)

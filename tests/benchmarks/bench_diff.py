@@ -37,7 +37,7 @@ DIFF = """
 import contextlib, os, sys, time
 sys.path.insert(0, "tests/benchmarks")
 from figures import peak_rss_mb
-from narrative_debugger.app.cli import main
+from narrative_debugger.app.cli.main import main
 t0 = time.perf_counter()
 with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
     status = main(["diff", sys.argv[1], sys.argv[2], "--format", "json"])

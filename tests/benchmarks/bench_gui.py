@@ -61,7 +61,7 @@ def main() -> int:
     path = args.save or Path(tempfile.mkdtemp()) / f"bench-gui-{args.events}.json"
     if not path.exists():
         write_save(generate_save(seed=11, events=args.events, scenario="large"), path)
-    from narrative_debugger.app.main_window import MainWindow, make_app
+    from narrative_debugger.app.window.main_window import MainWindow, make_app
 
     app = make_app()
     app.setApplicationName("narrative-debugger-bench")

@@ -112,7 +112,7 @@ def child_gui(path: Path, content: Path, steps: int, cold: bool = False) -> dict
     bare = None if cold else _bare_json_load(path)
     gc.collect()
     peak_reset = reset_peak_rss()  # the window's own peak, not the bare load's objects
-    from narrative_debugger.app.main_window import MainWindow, make_app
+    from narrative_debugger.app.window.main_window import MainWindow, make_app
     from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 

@@ -124,9 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     app = QApplication.instance() or QApplication([])
-    from narrative_debugger.widgets.tickbar import TickBar
-    from narrative_debugger.widgets.timeline_tracks import build_tracks
-    from narrative_debugger.widgets.timelines import TimelinesView
+    from narrative_debugger.widgets.tickbar.bar import TickBar
+    from narrative_debugger.widgets.timelines.tracks import build_tracks
+    from narrative_debugger.widgets.timelines.view import TimelinesView
 
     started = time.perf_counter()
     if args.synthetic:

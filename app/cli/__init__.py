@@ -1,0 +1,1 @@
+"""The command line: argument parsing, the commands and the terminal."""

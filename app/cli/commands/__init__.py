@@ -1,0 +1,14 @@
+"""The command registry: one module per sub-command.
+
+Each module has ``NAME`` (the sub-command, a contract with QA automation), ``HELP``,
+``add_arguments(parser)`` and ``run(args) -> exit status``. To add a command, write
+its module and list it here; ``app.cli.main`` builds the parser and dispatches from this
+list. Headless commands import no Qt.
+"""
+
+from __future__ import annotations
+
+from narrative_debugger.app.cli.commands import check, diff, open_report, prompt, rules, screenshot, state, why
+
+#: Sub-commands in help order.
+COMMANDS = (check, state, prompt, diff, why, screenshot, open_report, rules)

@@ -1,0 +1,1 @@
+"""The main window: its layout, docks, compare mode and reports."""

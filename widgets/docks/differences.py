@@ -1,0 +1,141 @@
+"""The Differences dock: every difference between A and B while comparing (issue 13).
+
+Rows are ``Comparison.differences()``: kind, tick, NPC and one line of plain text.
+Activating a row (double-click or Enter) moves the session there: the NPC, the
+fact, the tick (ticks are aligned by value), then the view that shows it.
+"""
+
+from __future__ import annotations
+
+from narrative_debugger.models.compare.comparison import Difference
+from narrative_debugger.widgets.kit.plain_text import plain_tip
+from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.kit.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+#: Row tint per kind of difference.
+KIND_COLORS = {
+    "journal": "#f6d5f7",
+    "npc": "#fde9c8",
+    "fact": "#e2eefb",
+    "interaction": "#e4f4e1",
+    "monologue": "#eee4f7",
+    "finding": "#fbf1c7",
+    "prompt": "#f1efe9",
+}
+
+
+class DifferencesModel(HeaderedTableModel):
+    """``Difference`` rows: kind, tick, NPC, text."""
+
+    HEADERS = ("Kind", "Tick", "NPC", "Difference")
+    DIFFERENCE_ROLE = _USER + 1
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[Difference] = []
+        self._brushes = {kind: QColor(colour) for kind, colour in KIND_COLORS.items()}
+
+    def set_rows(self, rows: list[Difference]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        d = self.rows[index.row()]
+        role = int(role)
+        if role == _DISPLAY:
+            col = index.column()
+            if col == 0:
+                return d.kind
+            if col == 1:
+                return "" if d.tick is None else f"{d.tick:,}"
+            if col == 2:
+                return d.npc or ""
+            return d.text
+        if role == _BACKGROUND:
+            return self._brushes.get(d.kind)
+        if role == _TOOLTIP and index.column() == 3:
+            return plain_tip(d.text)
+        if role == self.DIFFERENCE_ROLE:
+            return d
+        return None
+
+
+class DifferencesView(QWidget):
+    """The list of differences with a filter; empty (with a hint) when not comparing.
+
+    Attributes:
+        model, proxy, view: the table, its text filter and its view.
+        heading: what is compared, and how many differences.
+    """
+
+    def __init__(self, session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("differencesView")
+        self.session = session
+        self.model = DifferencesModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterKeyColumn(-1)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.view = read_only_table(self.proxy, "differencesTable", self)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.view.horizontalHeader()
+        header.setStretchLastSection(True)
+        for col, width in ((0, 82), (1, 80), (2, 100)):
+            self.view.setColumnWidth(col, width)
+        header.setSectionResizeMode(3, QHeaderView.Interactive)
+        self.heading = QLabel(self)
+        self.heading.setObjectName("differencesHeading")
+        self.heading.setTextFormat(Qt.PlainText)
+        self.heading.setWordWrap(True)
+        self.search = QLineEdit(self)
+        self.search.setObjectName("differencesSearch")
+        self.search.setPlaceholderText("Filter differences (e.g. kael-davan, M001, world_lore)")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.proxy.setFilterFixedString)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.search)
+        layout.addWidget(self.view)
+        self.view.activated.connect(self._on_activated)
+        session.comparisonChanged.connect(self._on_comparison)
+        self._on_comparison()
+
+    def _on_comparison(self) -> None:
+        c = self.session.comparison
+        if c is None:
+            self.model.set_rows([])
+            self.heading.setText("Not comparing. File › Compare with… opens another save, or the same save under another content folder.")
+            return
+        rows = c.differences()
+        self.model.set_rows(rows)
+        what = f"content {c.a.content.root} vs {c.b.content.root}" if c.same_save else f"{c.a.save.label} vs {c.b.save.label}"
+        if rows:
+            self.heading.setText(f"A vs B ({what}): {len(rows):,} differences. Double-click one to go to it.")
+        else:
+            self.heading.setText(f"A vs B ({what}): they agree on everything compared.")
+
+    def _on_activated(self, index: QModelIndex) -> None:
+        self.activate_row(index.row())
+
+    def activate_row(self, row: int) -> Difference | None:
+        """Go to the difference shown at ``row`` (as a double-click would); returns it."""
+        d = self.proxy.index(row, 0).data(DifferencesModel.DIFFERENCE_ROLE)
+        if d is None or not self.session.ready:
+            return None
+        if d.line_id:
+            self.session.select_line(d.line_id)
+        self.session.go_to(d.tick, d.npc, d.view, d.fact_id)
+        return d

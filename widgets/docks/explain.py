@@ -1,0 +1,429 @@
+"""The Explain dock: the answer to "Why?" for one target, following the tick (issue 11).
+
+It shows the target's summary sentence; for numbers, a waterfall of the chain (one
+pyqtgraph bar per step from its value before to its value after, coloured by rule;
+folded older steps as one grey bar from 0); and the list of steps. Selecting a step
+moves the session to that entry (its tick, its NPC, its own journal row). When the
+tick moves, the same target is explained again at the new tick.
+
+Explanations are computed on a worker thread (``ExplainJob`` on a one-thread pool
+owned by the view): the first question about an NPC value on a large save reads its
+track once, which can take longer than a frame. Stale answers are dropped.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import pyqtgraph as pg
+from narrative_debugger.models.explain import Explanation, UnknownTarget, explain
+from narrative_debugger.models.explain.chain import fmt_signed, fmt_value
+from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.widgets.kit.plot_palette import PlotPalette
+from narrative_debugger.widgets.kit.state_colors import ink_tint
+from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.kit.tables import HeaderedTableModel, ShareColumns, read_only_table
+from narrative_debugger.widgets.kit.roles import DECORATION as _DECORATION, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
+from PySide6.QtCore import QModelIndex, QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QVBoxLayout, QWidget
+
+#: Colours of the rules the chains use most; any other rule gets one from PALETTE.
+RULE_COLOURS = {
+    "delta formula": "#43a047",
+    "walk-away penalty": "#e53935",
+    "stress walk_away": "#fb8c00",
+    "stress argument": "#f4511e",
+    "stress rest": "#1e88e5",
+    "walk-away": "#8e24aa",
+    "interaction counters": "#00897b",
+    "reference added": "#43a047",
+    "oldest dropped past 10": "#fb8c00",
+    "duplicate ignored": "#9e9e9e",
+    "story cards ≤ 40 % of available": "#6d4c41",
+    "history newest first within its budget": "#3949ab",
+}
+PALETTE = ("#5e35b1", "#00acc1", "#c0ca33", "#d81b60", "#6d4c41", "#546e7a", "#7cb342", "#fdd835")
+FOLDED_COLOUR = "#b0b0b0"
+
+
+def rule_colour(rule: str) -> QColor:
+    """The colour of a rule (by its name before the seed reference), stable across runs."""
+    short = rule.split(" (")[0]
+    hexa = RULE_COLOURS.get(short) or PALETTE[zlib.crc32(short.encode()) % len(PALETTE)]
+    return QColor(hexa)
+
+
+def _show(value) -> str:
+    """A value for the dock: scalars as ``why`` prints them (``fmt_value``: score points
+    with 2 decimals), a dict as ``key: value, ...``, a list as its length."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_show(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return f"{len(value)} items"
+    return fmt_value(value)
+
+
+class StepsModel(HeaderedTableModel):
+    """The steps of one explanation, one row each, oldest first (a folded row first when any)."""
+
+    HEADERS = ("#", "Tick", "Event", "Rule", "Before → after", "Detail")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.explanation: Explanation | None = None
+
+    def set_explanation(self, exp: Explanation | None) -> None:
+        self.beginResetModel()
+        self.explanation = exp
+        self.endResetModel()
+
+    @property
+    def _offset(self) -> int:
+        return 1 if self.explanation is not None and self.explanation.folded is not None else 0
+
+    def step_at(self, row: int):
+        """The Step at ``row`` (None for the folded row or outside)."""
+        k = row - self._offset
+        steps = self.explanation.steps if self.explanation is not None else []
+        return steps[k] if 0 <= k < len(steps) else None
+
+    def row_of(self, journal_index: int | None) -> int:
+        """The row of the step with this journal index, or -1."""
+        if self.explanation is None or journal_index is None:
+            return -1
+        for k, s in enumerate(self.explanation.steps):
+            if s.journal_index == journal_index:
+                return k + self._offset
+        return -1
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        if parent.isValid() or self.explanation is None:
+            return 0
+        return len(self.explanation.steps) + self._offset
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid() or self.explanation is None:
+            return None
+        role = int(role)
+        step = self.step_at(index.row())
+        col = index.column()
+        if step is None:  # the folded row
+            folded = self.explanation.folded
+            if role == _DISPLAY:
+                if col == 0:
+                    return "…"
+                if col == 2:
+                    return f"{folded.count} older"
+                if col == 5:
+                    parts = [f"{n} × {rule.split(' (')[0]}" + (f" (Σ {fmt_signed(s)})" if self.explanation.numeric else "") for rule, (n, s) in folded.by_rule.items()]
+                    return "folded: " + "; ".join(parts)
+            if role == _FOREGROUND:
+                return QBrush(QColor("#757575"))
+            return None
+        if role == _DISPLAY:
+            if col == 0:
+                return str(step.journal_index) if step.journal_index >= 0 else ""
+            if col == 1:
+                return f"{step.tick:,}"
+            if col == 2:
+                return step.event
+            if col == 3:
+                return step.rule.split(" (")[0]
+            if col == 4:
+                return f"{_show(step.before)} → {_show(step.after)}"
+            if col == 5:
+                return step.detail
+        if role == _DECORATION and col == 3:
+            return rule_colour(step.rule)
+        if role == _TOOLTIP:
+            return f"{step.rule}\n{step.detail}"
+        return None
+
+
+class Waterfall(pg.PlotWidget):
+    """Bars from each step's value before to its value after, coloured by rule."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent, background="w")
+        self.setObjectName("explainWaterfall")
+        self.setMenuEnabled(False)
+        self.hideButtons()
+        self.showGrid(x=False, y=True, alpha=0.3)
+        self.getPlotItem().getAxis("bottom").setLabel("step (oldest first)")
+        self.bars: pg.BarGraphItem | None = None
+        self.setMinimumSize(220, 100)
+        self.plot_palette = PlotPalette(self, (self.getPlotItem(),))  # light or dark, as the palette
+
+    def set_explanation(self, exp: Explanation | None) -> None:
+        """Draw the chain of a numeric explanation (clears for anything else)."""
+        self.clear()
+        self.bars = None
+        self.threshold_line: pg.InfiniteLine | None = None
+        self.budget_line: pg.InfiniteLine | None = None
+        self.set_step_ticks(0)
+        if exp is None or not exp.numeric or not exp.steps:
+            return
+        x, y0, heights, brushes = [], [], [], []
+        k = 0
+        if exp.folded is not None:
+            x.append(k)
+            y0.append(0)
+            heights.append(exp.folded.total)
+            brushes.append(pg.mkBrush(FOLDED_COLOUR))
+            k += 1
+        for step in exp.steps:
+            x.append(k)
+            y0.append(step.before)
+            change = step.after - step.before
+            heights.append(change if change else 1e-9)
+            brushes.append(pg.mkBrush(rule_colour(step.rule)))
+            k += 1
+        self.bars = pg.BarGraphItem(x=x, y0=y0, height=heights, width=0.8, brushes=brushes, pen=pg.mkPen("#424242", width=0.5))
+        self.addItem(self.bars)
+        self.set_step_ticks(k)
+        self.addItem(pg.InfiniteLine(pos=exp.steps[-1].after, angle=0, pen=pg.mkPen("#424242", style=Qt.DashLine)))
+        threshold = exp.extra.get("threshold")
+        if threshold is not None:
+            # The label's left edge sits near the plot's left edge (pyqtgraph centres it on
+            # its position, which cut it to "eshold 30"); on the side of the line towards the
+            # plot's middle, as pyqtgraph picks it.
+            line = pg.InfiniteLine(pos=threshold, angle=0, pen=pg.mkPen("#d32f2f", style=Qt.DotLine), label=f"threshold {threshold}",
+                                   labelOpts={"position": 0.02, "color": "#d32f2f", "anchors": [(0, 0), (0, 1)]})
+            self.threshold_line = line
+            self.addItem(line)
+        lore_budget = exp.extra.get("lore_budget")
+        if lore_budget is not None:  # a story card: the share of available tokens the cards may use
+            colour = ink_tint(QColor(RULE_COLOURS["story cards ≤ 40 % of available"]), self.palette()).name()
+            line = pg.InfiniteLine(pos=lore_budget, angle=0, pen=pg.mkPen(colour, width=1.5, style=Qt.DotLine),
+                                   label=f"lore budget {lore_budget}",
+                                   labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 0), (0, 1)]})
+            line.setZValue(20)  # over the bars: a bar hid the end of its label
+            self.budget_line = line
+            self.addItem(line)
+        self.getPlotItem().enableAutoRange()
+        lines = [line.value() for line in (self.threshold_line, self.budget_line) if line is not None]
+        if lines:  # an InfiniteLine is not part of the auto range: a budget above every bar was off the plot
+            tops = [v for a, h in zip(y0, heights) for v in (a, a + h)]
+            self.getPlotItem().setYRange(min(0, *tops, *lines), max(*tops, *lines), padding=0.12)
+
+
+    def set_step_ticks(self, count: int) -> None:
+        """Label the x axis with whole step numbers only (0 … ``count`` - 1), at most ~12 labels.
+
+        pyqtgraph's automatic ticks would put 0.5 steps on a short chain; ``count`` 0 clears.
+        """
+        axis = self.getPlotItem().getAxis("bottom")
+        if count <= 0:
+            self.step_ticks: list[int] = []
+            axis.setTicks(None)
+            return
+        stride = max(1, -(-count // 12))
+        self.step_ticks = list(range(0, count, stride))
+        axis.setTicks([[(i, str(i)) for i in self.step_ticks], []])
+
+
+class ExplainRelay(QObject):
+    """Carries answers from the worker to the GUI thread (queued signals).
+
+    Signals:
+        finished(int, object): request id and the Explanation.
+        failed(int, str): request id and a message for the user.
+    """
+
+    finished = Signal(int, object)
+    failed = Signal(int, str)
+
+
+class ExplainJob(QRunnable):
+    """Explains one target at one tick on the view's pool."""
+
+    def __init__(self, request_id: int, view: "ExplainView", target: str, tick: int) -> None:
+        super().__init__()
+        self.request_id, self.target, self.tick = request_id, target, tick
+        self.play = view.session.playthrough
+        self.builders = view._builders
+        self.relay = view._relay
+
+    def run(self) -> None:
+        try:
+            builder = self.builders.get(id(self.play))
+            if builder is None:
+                self.builders.clear()
+                builder = self.builders[id(self.play)] = PromptBuilder(self.play)
+            exp = explain(self.play, self.target, self.tick, builder=builder)
+        except UnknownTarget as exc:
+            self.relay.failed.emit(self.request_id, str(exc))
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a message the user sees
+            self.relay.failed.emit(self.request_id, f"{type(exc).__name__}: {exc}")
+        else:
+            self.relay.finished.emit(self.request_id, exp)
+
+
+class ExplainView(QWidget):
+    """The Explain dock's widget: summary, waterfall and steps of the session's "Why?" target.
+
+    Attributes:
+        target: the target explained (``models.explain`` form) or None.
+        explanation: the last answer shown.
+        title, summary: labels (plain text: saves hold plain text).
+        chart: the Waterfall.
+        model, table: the steps.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("explainView")
+        self.session = session
+        self.target: str | None = None
+        self.explanation: Explanation | None = None
+        self._request_id = 0
+        self._closed = False
+        self._selecting = False
+        self._builders: dict[int, PromptBuilder] = {}
+        self._signature: tuple | None = None
+        # The pool first, so that (deleted as the older child) it waits for its job
+        # before the relay the job reports through goes.
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._relay = ExplainRelay(self)
+        self._relay.finished.connect(self._on_finished)
+        self._relay.failed.connect(self._on_failed)
+
+        self.title = QLabel("Nothing asked yet", self)
+        self.title.setObjectName("explainTitle")
+        self.title.setTextFormat(Qt.PlainText)
+        self.summary = QLabel("Select a value in any view and press F1 (or right-click › Why?).", self)
+        self.summary.setObjectName("explainSummary")
+        self.summary.setTextFormat(Qt.PlainText)
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.chart = Waterfall(self)
+        self.model = StepsModel(self)
+        self.table = read_only_table(self.model, "explainSteps", self)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.verticalHeader().hide()
+        # The long arithmetic and rule text is shown whole, wrapped, in a pane under the
+        # steps (the selected step, else the latest) instead of a column needing a
+        # horizontal scroll; the row's tooltip carries it too.
+        self.table.setWordWrap(False)
+        self.table.setColumnHidden(StepsModel.HEADERS.index("Detail"), True)
+        # Rule (the longest text, whole in the detail pane and the tooltip) gives way, so
+        # Before → after stays in view without a horizontal scroll bar.
+        self.columns = ShareColumns(self.table, (StepsModel.HEADERS.index("Rule"),))
+        self.detail = QLabel("", self)
+        self.detail.setObjectName("explainDetail")
+        self.detail.setTextFormat(Qt.PlainText)
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        steps = QWidget(self)
+        column = QVBoxLayout(steps)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.table, 1)
+        column.addWidget(self.detail)
+        # The dock is wide and short (tabbed with the Journal): chart beside the steps.
+        split = QSplitter(Qt.Horizontal, self)
+        split.addWidget(self.chart)
+        split.addWidget(steps)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.summary)
+        layout.addWidget(split, 1)
+
+        self.table.selectionModel().selectionChanged.connect(self._on_step_selected)
+        session.explainRequested.connect(self.set_target)
+        session.tickChanged.connect(self._on_tick)
+        session.loaded.connect(self._on_loaded)
+
+    # ----- session -> view -----
+    def set_target(self, target: str | None) -> None:
+        """Explain ``target`` at the session tick (and keep explaining it as the tick moves)."""
+        self.target = target
+        self._request()
+
+    def _on_tick(self, _tick) -> None:
+        if self.target is not None:
+            self._request()
+
+    def _on_loaded(self) -> None:
+        self._builders.clear()
+        if self.target is not None:
+            self._request()
+
+    def _request(self) -> None:
+        if self._closed or not self.session.ready or self.target is None:
+            return
+        self._request_id += 1
+        self.title.setText(f"{self.target} at tick {self.session.tick:,} …")
+        self._pool.clear()  # a question not started yet is stale: only the newest runs
+        self._pool.start(ExplainJob(self._request_id, self, self.target, self.session.tick))
+
+    def _on_finished(self, request_id: int, exp: Explanation) -> None:
+        if request_id != self._request_id or self._closed:
+            return
+        self.explanation = exp
+        self.title.setText(f"{exp.target} at tick {exp.tick:,}: {_show(exp.value)}")
+        self.summary.setText(exp.summary)
+        signature = (exp.target, repr(exp.value), tuple((st.journal_index, st.detail) for st in exp.steps), repr(exp.folded))
+        if signature == self._signature:
+            return  # the tick moved past entries that do not touch this value: same chain, nothing to redraw
+        self._signature = signature
+        self.chart.setVisible(exp.numeric and bool(exp.steps))
+        self.chart.set_explanation(exp)
+        self._selecting = True
+        try:
+            self.model.set_explanation(exp)
+            row = self.model.row_of(self.session.journal_index)
+            if row >= 0:
+                self.table.selectRow(row)
+                self.table.scrollTo(self.model.index(row, 0))
+            else:
+                self.table.scrollToBottom()
+        finally:
+            self._selecting = False
+        self._show_detail()
+
+    def _on_failed(self, request_id: int, message: str) -> None:
+        if request_id != self._request_id or self._closed:
+            return
+        self.explanation = None
+        self._signature = None
+        self.title.setText(f"{self.target}: cannot explain")
+        self.summary.setText(message)
+        self.chart.set_explanation(None)
+        self.model.set_explanation(None)
+        self.detail.setText("")
+
+    def _show_detail(self) -> None:
+        """The detail pane: the selected step's rule and arithmetic, else the latest step's."""
+        rows = self.table.selectionModel().selectedRows()
+        row = rows[0].row() if rows else self.model.rowCount() - 1
+        step = self.model.step_at(row) if row >= 0 else None
+        if step is None:
+            text = self.model.index(row, 5).data() if row >= 0 else ""
+        else:
+            text = f"#{step.journal_index} at tick {step.tick:,} · {step.rule}: {step.detail}" if step.journal_index >= 0 else f"{step.rule}: {step.detail}"
+        self.detail.setText(text or "")
+
+    # ----- view -> session -----
+    def _on_step_selected(self, *_args) -> None:
+        self._show_detail()
+        if self._selecting:
+            return
+        rows = self.table.selectionModel().selectedRows()
+        step = self.model.step_at(rows[0].row()) if rows else None
+        if step is not None and step.journal_index >= 0:
+            self.session.select_entry(step.journal_index)
+
+    def wait(self) -> None:
+        """Block until the pending explanation is computed (tests, screenshots)."""
+        self._pool.waitForDone()
+
+    def shutdown(self) -> None:
+        """Stop explaining and wait for the job in hand (window close)."""
+        self._closed = True
+        self._pool.clear()
+        self._pool.waitForDone()

@@ -1,0 +1,1 @@
+"""The Interactions view: conversations and their state machine."""

@@ -1,0 +1,1 @@
+"""The pieces every view shares: tables, cell text, colours, plain text, slices."""

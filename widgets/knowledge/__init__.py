@@ -1,0 +1,1 @@
+"""The Knowledge graph view: the player's facts as a graph and a table."""

@@ -1,0 +1,1 @@
+"""The Prompt preview view: the assembled LLM prompt and its parts."""

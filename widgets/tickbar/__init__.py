@@ -1,0 +1,1 @@
+"""The tick bar: the tick field, the event strip and stepping."""

@@ -1,0 +1,1 @@
+"""The Timelines view: score, stress and level plots per NPC."""

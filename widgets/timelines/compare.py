@@ -1,0 +1,195 @@
+"""Side B over the timelines while comparing (issue 13).
+
+``ComparisonOverlay`` belongs to a ``TimelinesView``: it draws B's score curve of
+every NPC dashed in the colour of the same NPC's A curve (NPCs matched by slug),
+B's stress of the selected NPC dashed over A's, and a line at the tick where the
+journals part. B's curves stop at B's own last tick (its ``saved_at_tick``), not at
+the end of the longer side. Ticks are aligned by value. It follows ``comparisonChanged``,
+``loaded`` and ``npcChanged``; leaving comparison removes everything it drew.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from narrative_debugger.models.domain.types import RelationshipLevel
+from narrative_debugger.widgets.timelines.layer import STRESS_HEADROOM, stress_frame
+from narrative_debugger.widgets.timelines.tracks import OTHER_WIDTH, SELECTED_WIDTH, StepCurve, build_tracks, faded, plot_origin
+from PySide6.QtCore import Qt
+
+DIVERGENCE_COLOUR = "#c2185b"
+B_DASH = Qt.DashLine
+
+
+#: B's tracks built ahead by ``prebuild_tracks``: id(B) -> (weak ref to B, B's last tick, origin, tracks).
+_PREBUILT: dict[int, tuple] = {}
+
+
+def prebuild_tracks(comparison) -> None:
+    """Build side B's tracks for the overlay ahead, off the GUI thread (the compare worker
+    calls it): reading a 1 000 000-event timeline into arrays takes seconds, which the
+    GUI thread must not spend. Keeps one comparison's tracks."""
+    a, b = comparison.a, comparison.b
+    end, origin = b.last_tick, plot_origin(a)
+    tracks = build_tracks(b, end, origin)
+    _PREBUILT.clear()
+    _PREBUILT[id(b)] = (weakref.ref(b), end, origin, tracks)
+
+
+def _tracks_for(b, end: int, origin: int) -> list:
+    """B's tracks: the prebuilt ones when they match, else built here."""
+    hit = _PREBUILT.get(id(b))
+    if hit is not None and hit[0]() is b and hit[1] == end and hit[2] == origin:
+        return hit[3]
+    return build_tracks(b, end, origin)
+
+
+class ComparisonOverlay:
+    """B's dashed curves and the divergence line in a TimelinesView.
+
+    Attributes:
+        curves: side A StableId (or B's, for an NPC only B has) -> B's dashed score curve.
+        tracks: the same keys -> B's NpcTrack.
+        stress_curve: B's stress of the selected NPC (dashed).
+        divergence_lines: the vertical lines at the divergence tick (score, stress plot).
+    """
+
+    def __init__(self, view) -> None:
+        self.view = view
+        self.session = view.session
+        self.curves: dict[int, pg.PlotDataItem] = {}
+        self.tracks: dict = {}
+        self.stress_curve = StepCurve(name="Stress B")
+        view.stress_plot.addItem(self.stress_curve)
+        self.divergence_lines = []
+        for plot in (view.score_plot, view.stress_plot):
+            line = pg.InfiniteLine(0, angle=90, movable=False, pen=pg.mkPen(DIVERGENCE_COLOUR, width=1.5, style=Qt.DotLine))
+            line.setZValue(95)
+            line.setVisible(False)
+            plot.addItem(line, ignoreBounds=True)
+            self.divergence_lines.append(line)
+        self.divergence_lines[0].label = pg.InfLineLabel(
+            self.divergence_lines[0], text="A/B part", position=0.08, color=DIVERGENCE_COLOUR, fill=(255, 255, 255, 220)
+        )
+        self.session.comparisonChanged.connect(self.refresh)
+        self.session.loaded.connect(self._forget)  # the view has rebuilt itself for the new save
+        self.session.npcChanged.connect(self.on_npc)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.curves)
+
+    def _forget(self) -> None:
+        for curve in self.curves.values():
+            self.view.score_plot.removeItem(curve)
+        self.curves.clear()
+        self.tracks.clear()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Rebuild B's curves from the session's comparison (or remove them)."""
+        view, s = self.view, self.session
+        was_active = bool(self.curves)
+        for curve in self.curves.values():
+            view.score_plot.removeItem(curve)
+        self.curves.clear()
+        self.tracks.clear()
+        c = s.comparison if s.ready else None
+        parted = c.divergence.tick if c is not None and c.divergence is not None else None
+        for line in self.divergence_lines:
+            line.setVisible(parted is not None)
+            if parted is not None:
+                line.setValue(view.x_of(parted))
+        if c is None:
+            empty = np.empty(0)
+            self.stress_curve.setData(empty, empty)
+            _PREBUILT.clear()
+            if was_active and s.ready:
+                view._on_loaded()  # the single-save axes and legend again
+            return
+        end = s.last_tick  # the axis spans both sides; B's curves stop at B's own end
+        a_by_slug = {s.playthrough.save.npcs[sid].slug: sid for sid in view.tracks}
+        for track in _tracks_for(c.b, c.b.last_tick, view.origin):
+            slug = c.b.save.npcs[track.stable_id].slug
+            key = a_by_slug.get(slug, track.stable_id)
+            a_track = view.tracks.get(key)
+            if a_track is not None:
+                track.colour = a_track.colour
+            curve = StepCurve(track.score.x, track.score.y, connect="finite", name=f"{track.name} (B)")
+            view.score_plot.addItem(curve)
+            view._tune(curve)
+            self.curves[key] = curve
+            self.tracks[key] = track
+        # Both sides on one axis (ticks aligned by value): the whole range, and scores up to
+        # the highest of either side, rounded up to a level bound as the view does.
+        start, stop = view.x_of(s.view_start), view.x_of(end)
+        span = max(stop - view.x_of(0), 10.0)
+        for plot in (view.score_plot, view.stress_plot):
+            plot.setLimits(xMin=view.x_of(0) - 0.02 * span, xMax=stop + 0.02 * span)
+        view.score_plot.setXRange(start, max(stop, start + 10), padding=0.01)
+        highest = [float(np.nanmax(t.score.y)) for t in (*view.tracks.values(), *self.tracks.values())
+                   if len(t.score.y) and np.isfinite(t.score.y).any()]
+        top = min(100.0, 20.0 * math.ceil((max(highest, default=0.0) + 0.5) / 20.0))
+        view.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
+        self.on_npc(s.npc)
+        view._update_legend(s.npc)
+        view._show_values(s.tick, s.npc)
+
+    def on_npc(self, npc) -> None:
+        """Emphasise the selected NPC's B curve and show its B stress."""
+        if not self.curves:
+            return  # not comparing: ``refresh`` emptied B's stress
+        for key, curve in self.curves.items():
+            selected = key == npc
+            colour = self.tracks[key].colour if selected else faded(self.tracks[key].colour)
+            curve.setPen(pg.mkPen(colour, width=SELECTED_WIDTH if selected else OTHER_WIDTH, style=B_DASH))
+            curve.setZValue(11 if selected else 1)
+        track = self.tracks.get(npc)
+        if track is None:
+            empty = np.empty(0)
+            self.stress_curve.setData(empty, empty)
+            self.view.fit_stress_range()
+            return
+        # In the frame of A's stress of the NPC (the units the stress plot draws in).
+        _, span = stress_frame(self.view._track(npc))
+        self.stress_curve.setData(track.stress.x, track.stress.y / span, connect="finite")
+        self.stress_curve.setPen(pg.mkPen(track.colour.darker(115), width=2, style=B_DASH))
+        self.view._tune(self.stress_curve)
+        self.view.fit_stress_range()
+
+    def stress_extent(self) -> tuple[float, float] | None:
+        """(lowest, STRESS_HEADROOM x highest) of B's stress shown, in the stress plot's
+        units, or None when none is shown (not comparing, or an NPC B lacks)."""
+        if not self.curves or self.stress_curve.yData is None:
+            return None
+        y = self.stress_curve.yData
+        y = y[np.isfinite(y)]
+        return (min(0.0, float(y.min())), float(y.max()) * STRESS_HEADROOM) if len(y) else None
+
+    def legend(self, ink: str = "#333") -> str:
+        """The legend's B part (rich text, its swatch in ``ink``), or "" when not comparing."""
+        if not self.curves:
+            return ""
+        return f"<span style='color:{ink}'>╍ ╍</span>&nbsp;B&nbsp;(compared)"
+
+    def readout(self, tick: int, npc) -> str:
+        """The readout's B part for ``npc`` at ``tick`` (rich text; names escaped), or ""."""
+        track = self.tracks.get(npc)
+        if track is None:
+            return ""
+        c = self.session.comparison
+        if c is not None and tick > c.b.last_tick:
+            return f" · <b>B</b> ended at tick {c.b.last_tick:,}"
+        x = self.view.x_of(tick)
+        score = track.score.at(x)
+        if not np.isfinite(score):
+            return " · <b>B</b> no state at this tick"
+        level = RelationshipLevel.for_score(score).display_name
+        stress = track.stress.at(x)
+        walk = track.walk_aways.at(x)
+        return (f" · <b>B</b> <span style='color:{escape(track.colour.name())}'>╍</span> score <b>{score:.1f}</b> ({level})"
+                f" · stress <b>{stress:.0f}</b> · walk-aways {walk:.0f}")

@@ -1,0 +1,899 @@
+"""Relationship and stress timelines of the open playthrough (pyqtgraph).
+
+Two x-linked plots over game ticks:
+
+* **Relationship**: every NPC's score (0..100 score points) as a step curve, the
+  selected NPC emphasised, the level bands (relationship seed: <= 20 Stranger,
+  <= 40 Acquaintance, <= 60 Friend, <= 80 Good Friend, above Close Friend) shaded
+  and named on the right axis, and the selected NPC's walk-aways, confrontations
+  and walk-away penalties as markers.
+* **Stress**: the selected NPC's stress against its threshold (dashed), the part
+  over the threshold filled red (schema §8.1).
+
+A movable tick cursor in both plots follows the session and drives it: dragging
+previews (``set_tick(t, live=True)``, rate-limited), releasing commits. The numpy
+arrays are built once per load; a tick change only moves two lines.
+
+Ticks are u64. The plots' x is ``tick - origin`` in float64, where ``origin`` is 0 for a
+save whose ticks fit in 2^53 (floats hold them exactly) and the first journal tick
+otherwise, so ticks past 2^53 still plot, seek and read back exactly
+(``TickAxis``, ``tick_of``/``x_of``); every tick shown is a Python ``int``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
+from narrative_debugger.models.save.saveshape import U64_MAX
+from narrative_debugger.widgets.kit.steady import SteadyLabel
+from narrative_debugger.widgets.kit.plot_palette import PlotPalette
+from narrative_debugger.widgets.timelines.grid import GridLines
+from narrative_debugger.widgets.kit.state_colors import KIND_STYLE
+from narrative_debugger.widgets.timelines.layer import OVER_BRUSH, NpcLayer
+from narrative_debugger.widgets.timelines.tracks import (
+    BAND_FILLS,
+    OTHER_WIDTH,
+    NpcTrack,
+    PassiveScatter,
+    Prepared,
+    StepCurve,
+    build_tracks,
+    cache_drawing,
+    drop_drawings,
+    faded,
+    prepare,
+    tune_curve,
+)
+from narrative_debugger.widgets.kit import slices
+from narrative_debugger.widgets.kit.slices import SlicedWork
+from narrative_debugger.widgets.timelines.compare import ComparisonOverlay
+from narrative_debugger.widgets.kit.visibility import obscured
+from narrative_debugger.widgets.kit.why import add_why_action
+from PySide6.QtCore import QEvent, QTimer, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+
+HOVER_RATE = 30
+"""Hover and cursor-drag updates per second (SignalProxy rate limit)."""
+
+WARM_OPACITY = 1 / 255
+"""Opacity at which a prefilled layer is painted once into its pixmaps: at most one
+step of 255 in any pixel, and Qt paints (and caches) an item only when its opacity is
+not 0."""
+
+AHEAD_AFTER_MS = 5
+"""How long after a committed tick or NPC change the timelines make the layers of the
+NPCs the next and the previous event concern (``_ahead_steps``)."""
+
+LAYERS_KEPT = 8
+"""How many NPCs' layers (``NpcLayer``: emphasised curve, stress and markers) the
+timelines keep, hidden, for when they are selected again."""
+
+
+class _CursorLabel:
+    """The cursor label's format: pyqtgraph calls ``format(value=x)``; this writes the exact tick."""
+
+    def __init__(self, view: "TimelinesView") -> None:
+        self.view = view
+
+    def format(self, value: float) -> str:  # noqa: A003 (pyqtgraph's format-string protocol)
+        return f"{self.view.tick_of(value):,}"
+
+
+class TickAxis(pg.AxisItem):
+    """Bottom axis writing ticks (``origin`` + x, exact integers) with thousands separators.
+
+    The ticks themselves, never pyqtgraph's SI-prefixed short form ("2 (x1e+18)"): a
+    tick is an id a user types into Go to tick. A tick label is cut to 0 .. 2^64 − 1,
+    where float x past 2^53 rounds (a save that spans all of u64 ends at 2^64 − 1).
+    """
+
+    LABEL_GAP_PX = 16
+    """Pixels kept free between two tick labels."""
+
+    def __init__(self) -> None:
+        super().__init__("bottom")
+        self.enableAutoSIPrefix(False)
+        self.origin = 0
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph override)
+        """pyqtgraph's spacing, with the labelled (major) level widened until the labels fit.
+
+        pyqtgraph spaces ticks by the axis length alone and always draws the major
+        level's text: near 2^64 a label is 26 characters ("18,446,744,073,709,551,615",
+        ~170 px), and a 700 px axis wrote four of them over one another. The major
+        spacing becomes the smallest step (``_nice_at_least``) that leaves each label its width
+        and ``LABEL_GAP_PX``; pyqtgraph's major level then only marks ticks between them.
+        """
+        levels = super().tickSpacing(minVal, maxVal, size)
+        if not levels or size <= 0:
+            return levels
+        widest = f"{min(self.origin + max(0, int(max(abs(minVal), abs(maxVal)))), U64_MAX):,}"
+        font = self.style.get("tickFont") or self.font()
+        room = (QFontMetrics(font).horizontalAdvance(widest) + self.LABEL_GAP_PX) * abs(maxVal - minVal) / size
+        major = levels[0][0]
+        if major < room:
+            levels = [(_nice_at_least(room), 0), (major, 0)]
+        # Ticks at round ticks, not at round distances from the origin (a save whose ticks
+        # start at ...,253 was labelled 18,446,744,073,709,100,253): x = multiple - origin.
+        return [(spacing, float(-self.origin % step) if self.origin and (step := _whole_step(spacing)) else offset)
+                for spacing, offset in levels]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph override)
+        """Each tick as its exact integer: a tick of a whole ``spacing`` is a multiple of
+        it (``tickSpacing``'s offsets), so the label is snapped to the nearest multiple:
+        past 2^53 a float x is off by up to its ulp ("6,000,000,000,000,000,253")."""
+        step = _whole_step(spacing * scale) if spacing else 0
+        out = []
+        for v in values:
+            x = float(v * scale)
+            tick = self.origin + int(x) if x.is_integer() else -1
+            if step > 1 and tick > 0:
+                tick = (tick + step // 2) // step * step
+            out.append(f"{min(tick, U64_MAX):,}" if tick >= 0 else "")
+        return out
+
+
+def _whole_step(spacing: float) -> int:
+    """``spacing`` as an int when it is a whole number of ticks (1 or more), else 0: the
+    spacings whose ticks ``TickAxis`` puts on, and snaps to, multiples of it."""
+    return int(spacing) if spacing >= 1 and float(spacing).is_integer() else 0
+
+
+def _nice_at_least(value: float) -> float:
+    """The smallest 1, 2, 3, 4, 5, 6 or 8 x 10^k (k may be negative) that is at least
+    ``value`` (> 0): the closest to ``value`` that still reads as a step."""
+    power = 10.0 ** math.floor(math.log10(value))
+    for factor in (1, 2, 3, 4, 5, 6, 8, 10):
+        if factor * power >= value:
+            return factor * power
+    return 10 * power
+
+
+class TickViewBox(pg.ViewBox):
+    """A plot's view box where a drag across the plot zooms to the ticks it spans (a
+    rubber band), keeping the plot's y range: the score plot shows 0..100 score points
+    and the stress plot its NPC's frame, whatever was dragged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setMouseMode(pg.ViewBox.RectMode)
+
+    def showAxRect(self, ax, **kwargs) -> None:  # noqa: N802 (pyqtgraph override)
+        rect = ax.normalized()
+        if rect.width() > 0:
+            self.setXRange(rect.left(), rect.right(), padding=0)
+            self.sigRangeChangedManually.emit(self.state["mouseEnabled"])
+
+
+class _LevelAxis(pg.AxisItem):
+    """Right axis naming the relationship level of each score band."""
+
+    def __init__(self) -> None:
+        super().__init__("right")
+        bounds = [0.0] + [b for b, _ in LEVEL_BOUNDS] + [100.0]
+        levels = [level for _, level in LEVEL_BOUNDS] + [RelationshipLevel.CLOSE_FRIEND]
+        self.setTicks([[((lo + hi) / 2, level.display_name) for lo, hi, level in zip(bounds, bounds[1:], levels)], []])
+
+
+class TimelinesView(QWidget):
+    """Relationship score and stress over time, with a tick cursor and hover values.
+
+    Args:
+        session: the app ``Session``; the view follows ``loaded``, ``tickPreview``,
+            ``tickChanged`` and ``npcChanged`` and calls ``set_tick``/``set_npc``.
+        parent: optional parent widget.
+
+    Attributes:
+        score_plot, stress_plot: the two x-linked ``pg.PlotItem``.
+        cursors: the movable tick lines (score plot, stress plot).
+        curves: StableId -> score curve (``pg.PlotDataItem``).
+        readout: label with the values under the mouse (or at the cursor).
+    """
+
+    def __init__(self, session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("timelinesView")
+        self.session = session
+        self.tracks: dict[int, NpcTrack] = {}
+        self.curves: dict[int, pg.PlotDataItem] = {}
+        self._behind = False  # a tick or NPC came while another tab was in front
+        self.origin = 0
+        self.npc_count = 0
+        self._prepared: Prepared | None = None
+        self._drawn = False  # the curves and selected NPC of the load are drawn
+        self._work = SlicedWork(self)
+        self._ahead = SlicedWork(self)  # the neighbouring events' NPCs' layers (``_ahead_steps``)
+        self._ahead_timer = QTimer(self)
+        self._ahead_timer.setSingleShot(True)
+        self._ahead_timer.setInterval(AHEAD_AFTER_MS)
+        self._ahead_timer.timeout.connect(self._start_ahead)
+
+        self.readout = QLabel(self)
+        self.readout.setObjectName("timelinesReadout")
+        self.readout.setTextFormat(Qt.RichText)
+        # Long text never widens the dock: it wraps beside the Full range button instead of
+        # running under it; two lines are kept so hovering does not make the plots jump.
+        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Minimum)
+        self.readout.setWordWrap(True)
+        self.readout.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.readout.setMinimumHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
+        self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics.setBackground("w")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(2)
+        self.full_button = QToolButton(self)
+        self.full_button.setObjectName("timelinesFullRange")
+        self.full_button.setText("Full range")
+        self.full_button.setToolTip("Show the whole save again (or double-click the plot)")
+        self.full_button.clicked.connect(self.show_full_range)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(SteadyLabel(self.readout), 1)
+        top.addWidget(self.full_button, 0, Qt.AlignTop)
+        layout.addLayout(top)
+        self.legend = QLabel(self)
+        self.legend.setObjectName("timelinesLegend")
+        self.legend.setTextFormat(Qt.RichText)
+        self.legend.setWordWrap(True)
+        self.legend.setToolTip("Click a name to select that NPC")
+        self.legend.linkActivated.connect(self._on_legend_link)
+        # Rewritten at every NPC change (the selected name turns bold): held, so the
+        # view is laid out again only when the legend needs another height.
+        layout.addWidget(SteadyLabel(self.legend))
+        layout.addWidget(self.graphics, 1)
+        self._build_plots()
+
+        self._hover_proxy = pg.SignalProxy(self.graphics.scene().sigMouseMoved, rateLimit=HOVER_RATE, slot=self._on_mouse_moved)
+        self.graphics.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self._full_range = (0.0, 10.0)
+        self._drag_proxies = [
+            pg.SignalProxy(line.sigPositionChanged, rateLimit=HOVER_RATE, slot=self._on_cursor_dragged) for line in self.cursors
+        ]
+        for line in self.cursors:
+            line.sigPositionChangeFinished.connect(self._on_cursor_released)
+
+        self._why_plot = "score"
+        self.why_action = add_why_action(self, session, self.why_target)
+        for plot, value in ((self.score_plot, "score"), (self.stress_plot, "stress")):
+            if plot.vb.menu is not None:  # pyqtgraph's own menu, when enabled, gains the entry too
+                plot.vb.menu.addAction(f"Why? ({value} at the cursor)", lambda v=value: session.explain(self.why_target(v)))
+        session.loaded.connect(self._on_loaded)
+        session.tickPreview.connect(self._on_tick)  # cheap: two lines and a few bisections
+        session.tickChanged.connect(self._on_tick)
+        session.npcChanged.connect(self._on_npc)
+        session.tickChanged.connect(self._plan_ahead)  # a committed tick; not while dragged
+        session.npcChanged.connect(self._plan_ahead)
+        session.comparisonChanged.connect(self._catch_up)  # before the overlay reads the curves
+        self.overlay = ComparisonOverlay(self)  # side B while comparing (issue 13)
+        self._on_loaded()
+
+    #: Each plot's y-axis title, and the shorter one used when the plot is less tall
+    #: than the title is long (a vertical title longer than its plot ran into the
+    #: other plot's: "Stress Relationship scor" at 1040x700).
+    AXIS_TITLES = (("score_plot", "Relationship score", "Score"), ("stress_plot", "Stress", "Stress"))
+
+    def _fit_axis_titles(self, *_args) -> None:
+        for name, full, short in self.AXIS_TITLES:
+            axis = getattr(self, name).getAxis("left")
+            fits = QFontMetrics(axis.label.font()).horizontalAdvance(full) + 8 <= axis.geometry().height()
+            text = full if fits else short
+            if axis.labelText != text:
+                axis.setLabel(text, **axis.labelStyle)
+
+    # ----- construction -----
+    def _build_plots(self) -> None:
+        g = self.graphics
+        self.score_plot = g.addPlot(row=0, col=0, axisItems={"right": _LevelAxis()}, viewBox=TickViewBox())
+        self.tick_axis = TickAxis()
+        self.stress_plot = g.addPlot(row=1, col=0, axisItems={"bottom": self.tick_axis}, viewBox=TickViewBox())
+        g.ci.layout.setRowStretchFactor(0, 3)
+        g.ci.layout.setRowStretchFactor(1, 2)
+        self.stress_plot.setXLink(self.score_plot)
+        for plot, title in ((self.score_plot, "Relationship score"), (self.stress_plot, "Stress")):
+            plot.setMouseEnabled(x=True, y=False)
+            plot.setMenuEnabled(False)
+            plot.hideButtons()
+            plot.setLabel("left", title, color="#333")
+            plot.showAxis("right")
+            for name in ("left", "bottom", "right"):
+                plot.getAxis(name).setPen(pg.mkPen("#555"))
+                plot.getAxis(name).setTextPen(pg.mkPen("#333"))
+            plot.getAxis("left").setWidth(58)
+            plot.getAxis("left").enableAutoSIPrefix(False)
+            plot.getAxis("right").setWidth(104)  # level names; the same in both plots keeps x aligned
+        # The x grid is an item of each view, not long ticks of the bottom axes (timeline_grid).
+        # Both at the labelled ticks (the plots share x and width).
+        self.grids = [GridLines(plot, self.tick_axis, alpha=0.15) for plot in (self.score_plot, self.stress_plot)]
+        self.score_plot.getAxis("bottom").setStyle(showValues=False)
+        self.score_plot.getAxis("bottom").setTicks([[], []])  # the grid marks the ticks
+        self.stress_plot.getAxis("right").setStyle(showValues=False)
+        self.stress_plot.getAxis("right").setTicks([[], []])  # it keeps both plots' x aligned; its ticks were a ruler of noise
+        self.stress_plot.setLabel("bottom", "tick", color="#333")
+        for plot in (self.score_plot, self.stress_plot):
+            plot.getViewBox().sigResized.connect(self._fit_axis_titles)
+            # Not the bottom axes: cached while they still drew the grid, they made a
+            # step of the 300-NPC save ~10 ms slower (19 -> 29 ms p50). They no longer
+            # draw it (GridLines does), and caching them was not measured again since.
+            for name in ("left", "right"):
+                cache_drawing(plot.getAxis(name))
+            plot.getViewBox().sigXRangeChanged.connect(drop_drawings)
+        self._build_score_plot()
+        self._build_stress_plot()
+        self._build_cursors()
+        # Background, axes, labels, cursors and bands in the palette's colours, light or dark.
+        self.plot_palette = PlotPalette(self.graphics, (self.score_plot, self.stress_plot), self.cursors, self.bands,
+                                        self._threshold_curves, self.grids)
+
+    def _build_score_plot(self) -> None:
+        plot = self.score_plot
+        plot.setYRange(-5, 103, padding=0)
+        plot.setLimits(yMin=-6, yMax=106)
+        plot.getAxis("left").setTicks([[(v, str(v)) for v in (0, 20, 40, 60, 80, 100)], [(v, str(v)) for v in range(5, 100, 5) if v % 20]])
+        bounds = [0.0] + [b for b, _ in LEVEL_BOUNDS] + [100.0]
+        self.bands = []
+        for lo, hi, fill in zip(bounds, bounds[1:], BAND_FILLS):
+            band = pg.LinearRegionItem((lo, hi), orientation="horizontal", movable=False,
+                                       brush=pg.mkBrush(fill), pen=pg.mkPen(None))
+            band.setZValue(-100)
+            cache_drawing(band)
+            plot.addItem(band, ignoreBounds=True)
+            self.bands.append(band)
+        for bound, _ in LEVEL_BOUNDS:
+            line = pg.InfiniteLine(bound, angle=0, pen=pg.mkPen("#b8b8b8", width=1, style=Qt.DashLine))
+            line.setZValue(-90)
+            plot.addItem(line, ignoreBounds=True)
+        self.hover_dot = PassiveScatter(size=9, pen=pg.mkPen("#202020", width=1.5), brush=pg.mkBrush(255, 255, 255))
+        self.hover_dot.setZValue(90)
+        plot.addItem(self.hover_dot, ignoreBounds=True)
+
+    def _build_stress_plot(self) -> None:
+        """The stress plot's frame: every NPC's stress is drawn in its own units
+        (``timeline_layer.stress_frame``), so the y range changes only for an NPC whose
+        stress or threshold falls below 0, and the left axis scales its labels."""
+        self.stress_plot.setYRange(0.0, 1.0, padding=0.02)
+        # The selected NPC's layer, and the layers of the NPCs selected last, hidden
+        # (``_show_layer``): selecting one of them again shows its items, each with
+        # the pixmap it was drawn into, instead of drawing them anew.
+        self._layers: OrderedDict[object, NpcLayer] = OrderedDict()
+        self._spare_layers: list[NpcLayer] = []  # hidden, to be given another NPC's data
+        self.layer = self._empty_layer = NpcLayer(self.score_plot, self.stress_plot)
+
+    def _threshold_curves(self) -> list:
+        """Every layer's threshold curve (drawn in the palette's ink)."""
+        return [layer.threshold for layer in (self._empty_layer, *self._layers.values(), *self._spare_layers)]
+
+    def _new_layer(self) -> NpcLayer:
+        layer = NpcLayer(self.score_plot, self.stress_plot)
+        self.plot_palette.apply_ink(layer.threshold)
+        return layer
+
+    @property
+    def markers(self) -> dict:
+        """The markers shown: session event kind -> (label, ``pg.ScatterPlotItem``)."""
+        return self.layer.markers
+
+    @property
+    def stress_curve(self) -> StepCurve:
+        """The selected NPC's stress (in its frame's units: ``layer.frame``)."""
+        return self.layer.stress
+
+    @property
+    def threshold_curve(self) -> StepCurve:
+        return self.layer.threshold
+
+    @property
+    def excess_curve(self) -> StepCurve:
+        return self.layer.excess
+
+    def _forget_layers(self) -> None:
+        """Show the empty layer and make every NPC's layer a spare, hidden (a new save:
+        ``_draw_steps`` empties them)."""
+        self._set_layer(self._empty_layer)
+        for layer in self._layers.values():
+            layer.npc = None
+            self._spare_layers.append(layer)
+        self._layers.clear()
+
+    def _set_layer(self, layer: NpcLayer) -> None:
+        if layer is not self.layer:
+            self.layer.set_visible(False)
+            layer.set_visible(True)
+            self.layer = layer
+        self.fit_stress_range()
+
+    def fit_stress_range(self) -> None:
+        """The stress plot's y range and axis scale: the shown layer's frame (0 .. 1 for
+        an NPC whose stress never falls below 0), widened to side B's stress of the NPC
+        while comparing (``ComparisonOverlay.stress_extent``, in the same units). Set only
+        when it changes: a new range draws every item of the plot again."""
+        bottom, span = self.layer.frame
+        axis = self.stress_plot.getAxis("left")
+        if axis.scale != span:
+            axis.setScale(span)
+        low, high = bottom / span, bottom / span + 1.0
+        extent = self.overlay.stress_extent()
+        if extent is not None:
+            low, high = min(low, extent[0]), max(high, extent[1])
+        pad = 0.02 * (high - low)
+        shown = self.stress_plot.viewRange()[1]
+        if abs(shown[0] - (low - pad)) > 1e-9 or abs(shown[1] - (high + pad)) > 1e-9:
+            self.stress_plot.setYRange(low, high, padding=0.02)
+
+    def _show_layer(self, npc):
+        """Shows the layer of ``npc`` (a generator: a step before each part of a layer
+        drawn anew). The layers of the last ``LAYERS_KEPT`` NPCs shown are kept, hidden,
+        and shown again when the NPC is; an older NPC's layer is given the data of the
+        next NPC not kept."""
+        track = self._track(npc) if npc is not None else None
+        if track is None:
+            self._set_layer(self._empty_layer)
+            return
+        layer = self._layers.get(npc)
+        if layer is not None:
+            self._layers.move_to_end(npc)
+            self._set_layer(layer)
+            return
+        self._make_room()
+        self._set_layer((yield from self._fill_layer(npc, track)))
+
+    def _make_room(self) -> None:
+        """Makes the least recently shown kept layers spares until one more fits in
+        ``LAYERS_KEPT``; the layer shown stays kept."""
+        while len(self._layers) >= LAYERS_KEPT:
+            oldest = next((npc for npc, layer in self._layers.items() if layer is not self.layer), None)
+            if oldest is None:
+                return
+            self._spare_layers.append(self._layers.pop(oldest))
+
+    def _fill_layer(self, npc, track: NpcTrack):
+        """A spare layer (or a new one) given ``npc``'s data and kept, hidden; returns
+        it (a generator: ``NpcLayer.draw_steps``). A layer that left the kept ones gets
+        the new data: adding and removing items to the plots at every step of a crowd
+        cost more than the data."""
+        layer = self._spare_layers.pop() if self._spare_layers else self._new_layer()
+        done = False
+        try:
+            yield from layer.draw_steps(npc, track)
+            done = True
+        finally:
+            if not done:  # the drawing was cancelled: the layer waits, hidden, for another NPC
+                self._spare_layers.append(layer)
+        kept = self._layers.get(npc)
+        if kept is not None:  # drawn meanwhile (selected while this one was prefilled)
+            self._spare_layers.append(layer)
+            return kept
+        self._layers[npc] = layer
+        return layer
+
+    def _prefill_steps(self):
+        """When every drawn NPC fits in the kept layers (a save of a few NPCs), draws the
+        layer of each and has it painted once, barely opaque, into its pixmaps: then no
+        step that selects another NPC draws anything anew (a generator, ``widgets.kit.slices``)."""
+        npcs = list(self._prepared.tracks if self._prepared is not None else ())
+        if len(npcs) > LAYERS_KEPT:
+            return
+        for sid in npcs:
+            if sid not in self._layers:
+                yield from self._warm(sid)
+
+    def _warm(self, npc):
+        """Fills ``npc``'s layer and has the plots paint it once at ``WARM_OPACITY``, so
+        its items hold their pixmaps when it is shown (a generator, ``widgets.kit.slices``)."""
+        layer = yield from self._fill_layer(npc, self.tracks[npc])
+        if layer is self.layer or obscured(self):
+            return
+        layer.set_opacity(WARM_OPACITY)
+        try:
+            yield slices.END_SLICE  # the plots paint it, and its items keep the pixmaps
+        finally:  # also when the job is dropped for a newer one
+            if layer is not self.layer:
+                layer.set_visible(False)
+
+    def _plan_ahead(self, *_args) -> None:
+        if self._drawn and not obscured(self):
+            self._ahead_timer.start()  # again at each change: only once the steps pause
+
+    def _start_ahead(self) -> None:
+        if self._drawn and not self._work.busy and not obscured(self):
+            self._ahead.start(self._ahead_steps())
+
+    def _ahead_steps(self):
+        """Makes ready the layers of the NPCs that a step to the next or the previous
+        event would select, a few milliseconds after a step (``AHEAD_AFTER_MS``): in a
+        crowd, most steps that select another NPC select one whose layer was not kept,
+        and drawing it took ~12 ms of the step (issue 10). The current NPC's layer and
+        the nearest ones stay kept. One layer is made a pause, the one in the direction
+        of the last step first: a key held down steps every ~33 ms."""
+        s = self.session
+        npcs = s.neighbour_npcs()
+        if s.tick < s.previous_tick:
+            npcs.reverse()
+        for npc in npcs:
+            if npc in self._layers:
+                self._layers.move_to_end(npc)  # among the last to go
+                continue
+            if self._track(npc) is None:
+                continue
+            self._make_room()
+            yield
+            yield from self._warm(npc)
+            return
+
+    def _build_cursors(self) -> None:
+        pen, hover_pen = pg.mkPen("#202020", width=2), pg.mkPen("#1f77b4", width=3)
+        label = {"position": 0.96, "color": "#202020", "fill": (255, 255, 255, 220)}
+        self.cursors = (
+            pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen, label="0", labelOpts=label),
+            pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen),
+        )
+        self.cursors[0].label.setFormat(_CursorLabel(self))
+        for plot, line in zip((self.score_plot, self.stress_plot), self.cursors):
+            line.setZValue(100)
+            plot.addItem(line, ignoreBounds=True)
+
+    _tune = staticmethod(tune_curve)
+
+    # ----- following the session -----
+    def _on_loaded(self) -> None:
+        """A new save: axes, ranges and cursors now; the curves and the selected NPC's
+        series and markers by ``_draw`` (in slices, or once the view is shown)."""
+        self._work.cancel()
+        self._ahead.cancel()
+        self._ahead_timer.stop()
+        for curve in self.curves.values():
+            self.score_plot.removeItem(curve)
+        self.curves.clear()
+        self._forget_layers()
+        s = self.session
+        end = s.last_tick
+        prepared = None
+        if s.ready:
+            prepared = s.playthrough.derived.get("timelines")
+            if prepared is None or prepared.end != end:
+                prepared = prepare(s.playthrough)
+        self.origin = prepared.origin if prepared is not None else 0
+        self.tick_axis.origin = self.origin
+        self._prepared = prepared
+        self.tracks = dict(prepared.tracks) if prepared is not None else {}
+        self.npc_count = len(s.playthrough.index.npcs) if s.ready else 0
+        for line in self.cursors:
+            line.setVisible(s.ready)
+        # Fit the score axis to the highest score, rounded up to a level bound, so a
+        # save whose NPCs never leave Stranger is not a flat line at the bottom.
+        scores = [float(np.nanmax(t.score.y)) for t in self.tracks.values() if len(t.score.y) and np.isfinite(t.score.y).any()]
+        top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
+        self.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
+        start, stop = self.x_of(s.view_start), self.x_of(end)
+        # Zooming out stops at the first tick the axis shows (0, or the first event when
+        # the ticks start far from 0): a save near 2^64 zoomed out to tick 0 and showed
+        # itself as a 1 px sliver at the right edge (second trial).
+        span = max(stop - start, 10.0)
+        for plot in (self.score_plot, self.stress_plot):
+            plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
+        self._full_range = (start, max(stop, start + 10))
+        self.score_plot.setXRange(*self._full_range, padding=0.01)
+        self._drawn = False
+        self._behind = False
+        self._draw()
+        self._on_tick(s.tick)
+
+    def _draw(self) -> None:
+        """Start drawing what ``_on_loaded`` left: at once in a window not shown, in
+        slices in a shown one, and not while the view is behind another tab (its
+        ``showEvent`` draws it then). Until it is done, NPC changes wait for it."""
+        if obscured(self):
+            return
+        self._work.start(self._draw_steps())
+
+    def _draw_steps(self):
+        """The drawing of a load, one curve or marker kind a step (``widgets.kit.slices``);
+        then the spare layers, each emptied of the last save's data, and new ones until
+        ``LAYERS_KEPT`` are made: the first NPCs selected would each make one in a step
+        (~6 ms)."""
+        for sid in list(self._prepared.tracks if self._prepared is not None else ()):
+            if sid not in self.curves:
+                self._add_curve(sid)
+                yield
+        yield from self._npc_steps(self.session.npc)
+        self._drawn = True
+        for layer in list(self._spare_layers):
+            if layer.npc is None:
+                layer.clear()
+                yield
+        while len(self._layers) + len(self._spare_layers) < LAYERS_KEPT:
+            self._spare_layers.append(self._new_layer())
+            yield
+        yield from self._prefill_steps()
+
+    def _track(self, sid) -> NpcTrack | None:
+        """The NPC's track, built now (one NPC: milliseconds) when it was not drawn yet."""
+        track = self.tracks.get(sid)
+        if track is None and self._prepared is not None and sid in self.session.playthrough.index.npcs:
+            p = self._prepared
+            (track,) = build_tracks(self.session.playthrough, p.end, p.origin, [sid], p.markers)
+            self.tracks[sid] = track
+        return track
+
+    def _add_curve(self, sid) -> None:
+        """Draws the score curve of ``sid`` faded (its layer draws it emphasised when selected)."""
+        track = self.tracks[sid]
+        curve = StepCurve(track.score.x, track.score.y, connect="finite", name=track.name,
+                          pen=pg.mkPen(faded(track.colour), width=OTHER_WIDTH))
+        curve.setCurveClickable(True, width=8)
+        curve.sigClicked.connect(self._on_curve_clicked)
+        self.score_plot.addItem(curve)
+        self._tune(curve)
+        self.curves[sid] = curve
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if not self._drawn and not self._work.busy:
+            self._draw()
+        self._catch_up()
+
+    def _catch_up(self, *_args) -> None:
+        """Draw the NPC and tick that came while the view was behind another tab (the
+        NPC is drawn by the load's drawing when that has not ended yet)."""
+        if self._behind:
+            self._behind = False
+            if self._drawn:
+                self._draw_npc(self.session.npc)
+            self._move_cursors(self.session.tick)
+            self._show_values(self.session.tick, self.session.npc)
+
+    def _deferred(self) -> bool:
+        """True (and remembered) when a tick or NPC need not be drawn now: the view is
+        behind another tab (its showEvent catches up). While comparing it follows at
+        once, as the overlay draws beside it."""
+        if obscured(self) and self.session.comparison is None:
+            self._behind = True
+            return True
+        return False
+
+    def _on_npc(self, npc) -> None:
+        if not self._drawn:
+            return  # the drawing of the load shows the NPC selected when it ends
+        if not self._deferred():
+            self._draw_npc(npc)
+
+    def _draw_npc(self, npc) -> None:
+        """Show ``npc`` as selected now (every step of ``_npc_steps`` at once)."""
+        for _ in self._npc_steps(npc):
+            pass
+
+    def _npc_steps(self, npc):
+        """Shows ``npc`` as selected: its layer (emphasised score curve, stress and
+        markers) over the faded curves (a generator: ``_show_layer``'s steps)."""
+        self._update_legend(npc)
+        yield from self._show_layer(npc)
+        self._show_values(self.session.tick, npc)
+        self._settle_ranges()
+
+    def _settle_ranges(self) -> None:
+        """Apply the plots' new ranges now, not in their paint: a ViewBox applies a range
+        change in ``prepareForPaint``, at the start of the view's paint, and the moved
+        items then asked for a second paint of the whole view (about 5 ms, on every step
+        that selected another NPC; issue 10)."""
+        for plot in (self.score_plot, self.stress_plot):
+            plot.getViewBox().prepareForPaint()
+
+    # ----- ticks and x -----
+    def x_of(self, tick: int) -> float:
+        """The plot x of a tick: ``tick - origin`` (exact integer subtraction, then float)."""
+        return float(int(tick) - self.origin)
+
+    def tick_of(self, x: float) -> int:
+        """The tick at plot x (nearest, clamped to the save's ticks)."""
+        return self.session.clamp(self.origin + round(x))
+
+    def _on_tick(self, tick: int) -> None:
+        if self._deferred():
+            return
+        self._move_cursors(tick)
+        self._show_values(tick, self.session.npc)
+
+    def _move_cursors(self, tick: int) -> None:
+        x = self.x_of(tick)
+        for line in self.cursors:
+            if not line.moving and line.value() != x:
+                line.setValue(x)
+        self._follow(x)
+
+    def _follow(self, x: float) -> None:
+        """Keep the cursor in a zoomed range: shift the range (same width) to centre it."""
+        lo, hi = self.score_plot.vb.viewRange()[0]
+        if lo <= x <= hi or any(line.moving for line in self.cursors):
+            return
+        width = hi - lo
+        full_lo, full_hi = self._full_range
+        start = min(max(x - width / 2, full_lo), max(full_lo, full_hi - width))
+        self.score_plot.setXRange(start, start + width, padding=0)
+
+    def show_full_range(self) -> None:
+        """Zoom out to the whole save (the button, or a double-click on a plot)."""
+        self.score_plot.setXRange(*self._full_range, padding=0.01)
+
+    def _on_scene_clicked(self, event) -> None:
+        """A click on a plot seeks to its tick; a double-click restores the full range."""
+        if event.button() != Qt.LeftButton:
+            return
+        if event.double():
+            self.show_full_range()
+            return
+        pos = event.scenePos()
+        for plot in (self.score_plot, self.stress_plot):
+            if plot.vb.sceneBoundingRect().contains(pos):
+                self.session.set_tick(self.tick_of(plot.vb.mapSceneToView(pos).x()))
+                return
+
+    # ----- intents -----
+    def _on_cursor_dragged(self, args) -> None:
+        line = args[0]
+        if not line.moving:
+            return  # moved by the session, not by the user
+        tick = self.tick_of(line.value())
+        for other in self.cursors:
+            if other is not line:
+                other.setValue(self.x_of(tick))
+        self.session.set_tick(tick, live=True)
+
+    def why_target(self, value: str | None = None) -> str | None:
+        """``npc:SLUG.score`` or ``.stress`` of the selected NPC (the plot last under the mouse)."""
+        s = self.session
+        npc = s.playthrough.save.npcs.get(s.npc) if s.ready and s.npc is not None else None
+        return f"npc:{npc.slug}.{value or self._why_plot}" if npc is not None else None
+
+    def _on_curve_clicked(self, item, _event) -> None:
+        """A click on an NPC's score curve selects the NPC. pyqtgraph 0.14 sends the
+        PlotDataItem's inner PlotCurveItem, 0.13 the PlotDataItem itself."""
+        for sid, curve in self.curves.items():
+            if item is curve or item is curve.curve:
+                self.session.set_npc(sid)
+                return
+
+    def _on_legend_link(self, link: str) -> None:
+        self.session.set_npc(int(link.removeprefix("npc:")))
+
+    def _update_legend(self, npc) -> None:
+        """Writes the legend: NPC names (links that select; the selected one bold, also
+        when its curve is drawn only while it is selected), markers, stress."""
+        if not self.tracks:
+            self.legend.setText("")
+            return
+        listed = list(self.curves)
+        if npc is not None and npc not in self.curves and self._track(npc) is not None:
+            listed.append(npc)
+        ink, over = self._legend_inks()
+        parts = []
+        for sid in listed:
+            track = self.tracks[sid]
+            colour = track.colour.name() if sid == npc else faded(track.colour).name()
+            name = f"<b>{escape(track.name)}</b>" if sid == npc else escape(track.name)
+            parts.append(f"<span style='color:{colour}'>━━</span>&nbsp;<a href='npc:{sid}' "
+                         f"style='color:{ink}; text-decoration:none'>{name}</a>")
+        hidden = self.npc_count - len(listed)
+        if hidden > 0:
+            parts.append(f"<i>and {hidden:,} more NPCs (select one in the NPC list to draw it)</i>")
+        for kind, glyph in (("walk-away", "▼"), ("confrontation", "◆"), ("penalty", "✕")):
+            label, colour = KIND_STYLE[kind]
+            nobreak = label.replace("-", "\u2011")  # non-breaking hyphen: "Walk-away" stays whole
+            parts.append(f"<span style='color:{colour}'>{glyph}</span>&nbsp;{nobreak}")
+        selected = self.tracks.get(npc)
+        stress_colour = selected.colour.darker(115).name() if selected else "#555"
+        parts.append(f"<span style='color:{stress_colour}'>━━</span>&nbsp;stress")
+        parts.append(f"<span style='color:{ink}'>╍╍</span>&nbsp;threshold")
+        parts.append(f"<span style='background:{over}'>&nbsp;&nbsp;&nbsp;</span>&nbsp;over threshold")
+        if self.overlay.legend(ink):
+            parts.append(self.overlay.legend(ink))
+        self.legend.setText("&nbsp;&nbsp; ".join(parts))
+
+    def _legend_inks(self) -> tuple[str, str]:
+        """The legend's text colour (the palette's, light or dark: a fixed #222 could not
+        be read on a dark one) and its over-threshold swatch: the fill's colour over the
+        plots' background, as the plot shows it."""
+        palette = self.palette()  # the view's: at its PaletteChange its children may not have it yet
+        ink, canvas = palette.color(QPalette.WindowText), palette.color(QPalette.Base)  # PlotPalette's canvas
+        r, g, b, a = OVER_BRUSH
+        t = a / 255
+        over = QColor(round(canvas.red() * (1 - t) + r * t), round(canvas.green() * (1 - t) + g * t),
+                      round(canvas.blue() * (1 - t) + b * t))
+        return ink.name(), over.name()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.PaletteChange:
+            self._update_legend(self.session.npc)
+
+    def _on_cursor_released(self, line) -> None:
+        self.session.set_tick(self.tick_of(line.value()))
+        self._on_tick(self.session.tick)  # the commit may be a no-op after a preview
+
+    # ----- hover -----
+    def _on_mouse_moved(self, args) -> None:
+        pos = args[0]
+        for plot in (self.score_plot, self.stress_plot):
+            if plot.sceneBoundingRect().contains(pos) and plot.vb.sceneBoundingRect().contains(pos):
+                point = plot.vb.mapSceneToView(pos)
+                self._why_plot = "score" if plot is self.score_plot else "stress"
+                tick = self.tick_of(point.x())
+                npc = self._nearest_npc(tick, point.y(), plot) if plot is self.score_plot else self.session.npc
+                self._show_values(tick, npc, hover=True)
+                # The markers are the selected NPC's: named only while the readout is about it.
+                marker = self.marker_near(point.x(), plot) if plot is self.score_plot and npc == self.session.npc else None
+                if marker is not None:
+                    self.readout.setText(self.readout.text() + f" · <b>{escape(marker[0])}</b> at tick {marker[1]:,}")
+                return
+        self.hover_dot.setData([], [])
+        self._show_values(self.session.tick, self.session.npc)
+
+    def marker_near(self, x: float, plot=None, pixels: float = 6.0) -> tuple[str, int] | None:
+        """(event label, tick) of the selected NPC's marker nearest plot x within ``pixels``, else None."""
+        track = self.tracks.get(self.session.npc)
+        if track is None:
+            return None
+        per_px = (plot or self.score_plot).vb.viewPixelSize()[0]
+        best = None
+        for kind, (label, _) in self.markers.items():
+            xs = np.asarray(track.markers[kind], dtype=float)
+            if not len(xs):
+                continue
+            k = int(np.argmin(np.abs(xs - x)))
+            d = abs(xs[k] - x)
+            if d <= pixels * per_px and (best is None or d < best[0]):
+                best = (d, label, self.origin + int(round(xs[k])))
+        return (best[1], best[2]) if best is not None else None
+
+    def _nearest_npc(self, tick: int, score: float, plot) -> int | None:
+        """The NPC whose curve passes within 8 px of the mouse, else the selected one."""
+        per_px = plot.vb.viewPixelSize()[1]
+        best, best_d = self.session.npc, 8 * per_px
+        x = self.x_of(tick)
+        for sid, curve in self.curves.items():
+            d = abs(self.tracks[sid].score.at(x) - score)
+            if d < best_d and curve.isVisible():
+                best, best_d = sid, d
+        return best
+
+    def _show_values(self, tick: int, npc, hover: bool = False) -> None:
+        """Writes tick, game time and the NPC's score, level and stress into the readout."""
+        s = self.session
+        if not s.ready:
+            self.readout.setText("<i>No save open.</i>")
+            return
+        where = "Mouse" if hover else "Cursor"
+        text = f"<b>{where}</b> tick {tick:,} ({s.playthrough.save.game_time(tick)})"
+        track = self.tracks.get(npc)
+        x = self.x_of(tick)
+        if track is not None:
+            score = track.score.at(x)
+            stress = track.stress.at(x)
+            threshold = track.threshold.at(x)
+            walk = track.walk_aways.at(x)
+            colour = track.colour.name()
+            text += f" · <b><span style='color:{colour}'>■</span> {escape(track.name)}</b>"
+            if np.isfinite(score):
+                level = RelationshipLevel.for_score(score).display_name
+                over = " <span style='color:#c0392b'><b>over threshold</b></span>" if stress > threshold else ""
+                text += (f" · score <b>{score:.1f}</b> ({level}) · stress <b>{stress:.0f}</b> / {threshold:.0f}{over}"
+                         f" · walk-aways {walk:.0f}")
+                if hover:
+                    self.hover_dot.setData([x], [score], brush=pg.mkBrush(track.colour))
+            else:
+                text += " · no state at this tick"
+            text += self.overlay.readout(tick, npc)
+        elif hover:
+            self.hover_dot.setData([], [])
+        self.readout.setText(text)
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self.hover_dot.setData([], [])
+        self._show_values(self.session.tick, self.session.npc)
+        super().leaveEvent(event)
+

@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: run test fuzz lint-imports bench clean
+.PHONY: run test fuzz lint-imports golden bench clean
 
 CONSTRAINTS := .ci/constraints.txt
 
@@ -28,6 +28,13 @@ fuzz: $(VENV)/.installed
 # The import contracts of pyproject.toml ([tool.importlinter]): layers, no Qt in models, independent views.
 lint-imports: $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_import_contracts.py
+
+# Writes the golden files again from the code as it is (tests/support/golden.py), then shows what changed.
+GOLDEN_FILES := tests/data/prompt_tokens_golden.json
+golden: $(VENV)/.installed
+	$(PY) -m tests.support.golden
+	@git --no-pager diff --stat -- $(GOLDEN_FILES)
+	@git --no-pager diff -- $(GOLDEN_FILES)
 
 bench: $(VENV)/.installed
 	$(PY) tests/benchmarks/bench_models.py

@@ -1,9 +1,9 @@
 """The prompt section registry (models/prompt/sections.py) drives the assembled prompt.
 
 Runs on the real sample saves: every NPC, both encodings, four ticks each. The token
-figures in tests/data/prompt_tokens_golden.json were captured from ``prompt --format
-json`` before the registry existed (whole-prompt tokens, available tokens, each section's
-tokens); the registry must not change one of them.
+figures in tests/data/prompt_tokens_golden.json (whole-prompt tokens, available tokens,
+each section's tokens) are golden: a change to the prompt that is meant to change them is
+committed with the file that ``make golden`` writes (tests/support/golden.py).
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import MIN_AVAILABLE, SEPARATOR, PromptBuilder
 from narrative_debugger.models.prompt.sections import BY_LABEL, SECTIONS, SYSTEM_LABELS, Block
 
+from tests.support.golden import ENCODINGS, PROMPT_TOKENS, REGENERATE, prompt_cases, prompt_key
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
-GOLDEN = json.loads((Path(__file__).parent / "data" / "prompt_tokens_golden.json").read_text(encoding="utf-8"))
-ENCODINGS = ("cl100k_base", "o200k_base")
+GOLDEN = json.loads(PROMPT_TOKENS.read_text(encoding="utf-8"))
 
 
 @cache
@@ -54,7 +55,8 @@ def test_golden_figures_cover_every_sample_save_npc_and_encoding():
     covered = {(save, npc, enc) for save, npc, enc, _ in _cases()}
     for save in saves:
         for npc in (n.slug for n in _play(save).save.npcs.values()):
-            assert {(save, npc, enc) for enc in ENCODINGS} <= covered, (save, npc)
+            assert {(save, npc, enc) for enc in ENCODINGS} <= covered, f"{save} {npc} has no golden figures: {REGENERATE}"
+    assert set(GOLDEN) == {prompt_key(*case) for case in prompt_cases()}, f"the golden cases are not the sample saves' ones: {REGENERATE}"
 
 
 @pytest.mark.parametrize("save", sorted(p.name for p in SAMPLES.glob("*.json")))
@@ -79,7 +81,9 @@ def test_prompt_follows_the_registry_and_the_budget_sums_the_counted_sections(sa
         assert p.system_tokens == builder.counter.count(system_text)
 
         total, available, tokens = GOLDEN[f"{save} {npc} {encoding} {tick}"]
-        assert (p.total_tokens, p.available, [s.tokens for s in p.sections]) == (total, available, tokens), (npc, encoding, tick)
+        assert (p.total_tokens, p.available, [s.tokens for s in p.sections]) == (total, available, tokens), (
+            f"{npc} {encoding} {tick}: the token figures differ from {PROMPT_TOKENS.name}; if the change is meant, {REGENERATE}"
+        )
     if save == "evening.json":  # the richest sample: every section of the registry appears
         assert seen == set(BY_LABEL)
 

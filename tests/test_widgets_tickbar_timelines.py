@@ -393,7 +393,7 @@ def test_selected_npc_is_emphasised(qtbot, stepping):
         assert emphasised.opts["pen"].color() == view.tracks[npc].colour
         assert list(emphasised.getOriginalDataset()[1]) == list(view.tracks[npc].score.y)
         assert emphasised.zValue() > max(curve.zValue() for curve in view.curves.values())
-        assert [sid for sid, layer in view._layers.items() if layer.shown] == [npc]
+        assert [sid for sid, layer in view.layers.items() if layer.shown] == [npc]
     x, y = view.stress_curve.getOriginalDataset()
     track = view.tracks[7]
     assert list(x) == list(track.stress.x)
@@ -441,6 +441,13 @@ def _shown_markers(view) -> dict:
     return shown
 
 
+def _hover(qtbot, view, scene_pos: QPointF, shown) -> None:
+    """The mouse moved to ``scene_pos`` (scene coordinates), as the plots' scene reports
+    it; waits until the view's rate-limited hover handling makes ``shown()`` true."""
+    view.graphics.scene().sigMouseMoved.emit(scene_pos)
+    qtbot.waitUntil(shown, timeout=2_000)
+
+
 def _shown_timelines(qtbot, session, size=(900, 500)) -> TimelinesView:
     """A TimelinesView of ``session``, shown and exposed at ``size``."""
     view = TimelinesView(session)
@@ -459,11 +466,11 @@ def test_a_kept_layer_is_shown_again_from_its_pixmaps(qtbot, stepping):
     view.graphics.viewport().repaint()  # 7's layer is drawn (into its pixmaps)
     session.set_npc(8)
     view.graphics.viewport().repaint()
-    seven = view._layers[7]
+    seven = view.layers[7]
     painted = _paints_of(seven)
     session.set_npc(7)
     view.graphics.viewport().repaint()
-    assert view.layer is seven and seven.shown and not view._layers[8].shown
+    assert view.layer is seven and seven.shown and not view.layers[8].shown
     assert painted == []
     session.set_npc(8)
     view.score_plot.setXRange(100, 300, padding=0)  # a zoom draws them again, once shown
@@ -500,9 +507,9 @@ def test_a_few_npcs_layers_are_drawn_and_painted_before_any_step(qtbot, stepping
     window.show()
     qtbot.waitExposed(window)
     session.load(stepping, npc=7)
-    assert view._work.busy  # shown: drawn from the event loop
-    qtbot.waitUntil(lambda: not view._work.busy, timeout=10_000)
-    eight = view._layers[8]
+    assert not view.drawn  # shown: drawn from the event loop
+    qtbot.waitUntil(lambda: view.drawn, timeout=10_000)
+    eight = view.layers[8]
     assert not eight.shown and eight.npc == 8
     painted = _paints_of(eight)
     session.set_npc(8)
@@ -521,20 +528,20 @@ def test_the_next_events_npc_has_its_layer_ready_before_the_step(qtbot, isolated
     s = window.session
     view = window.views["timelines"]
     s.set_view("timelines")
-    qtbot.waitUntil(lambda: view._drawn and not view._work.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: view.drawn, timeout=10_000)
     s.set_tick(0)  # the save opens at its last tick
     checked = 0
     for _ in range(400):
         window.tickbar.next_action.trigger()
-        qtbot.waitUntil(lambda: not view._ahead_timer.isActive() and not view._ahead.busy, timeout=5_000)
+        qtbot.waitUntil(lambda: not view.drawing_ahead, timeout=5_000)
         coming = s.step_target(None, True)  # the steps go forward: the next event's NPC is made
         npc = s.playthrough.save.npc_of_entry(coming[1]) if coming else None
-        assert npc is None or npc in view._layers and npc in s.neighbour_npcs()
-        assert len(view._layers) <= 3
-        assert view.layer is view._layers[s.npc] and view.layer.shown
-        assert [sid for sid, layer in view._layers.items() if layer.shown] == [s.npc]
+        assert npc is None or npc in view.layers and npc in s.neighbour_npcs()
+        assert len(view.layers) <= 3
+        assert view.layer is view.layers[s.npc] and view.layer.shown
+        assert [sid for sid, layer in view.layers.items() if layer.shown] == [s.npc]
         if npc is not None and npc != s.npc:
-            painted = _paints_of(view._layers[npc])
+            painted = _paints_of(view.layers[npc])
             window.tickbar.next_action.trigger()
             view.graphics.viewport().repaint()
             assert s.npc == npc and view.layer.npc == npc and painted == []
@@ -560,8 +567,7 @@ def test_a_click_on_a_curve_under_the_hover_dot_selects_its_npc(qtbot, stepping)
         scene = vb.mapViewToScene(QPointF(view.x_of(tick), 55.0))  # on 8's curve (55 from tick 200)
         at = view.graphics.mapFromScene(scene)
         qtbot.mouseMove(view.graphics.viewport(), at)
-        view._on_mouse_moved((scene,))  # the hover dot under the mouse, as the rate-limited proxy does
-        assert list(view.hover_dot.getData()[1]) == [55.0]
+        _hover(qtbot, view, scene, lambda: list(view.hover_dot.getData()[1]) == [55.0])  # the dot under the mouse
         qtbot.mouseClick(view.graphics.viewport(), qt_api.QtCore.Qt.MouseButton.LeftButton, pos=QPoint(at.x(), at.y()))
         assert session.npc == 8, tick
         session.set_npc(7)
@@ -573,10 +579,10 @@ def test_hovering_another_npcs_curve_names_none_of_the_selected_npcs_markers(qtb
     session = _session(qtbot, stepping, npc=7)
     view = _shown_timelines(qtbot, session)
     vb = view.score_plot.getViewBox()
-    view._on_mouse_moved((vb.mapViewToScene(QPointF(view.x_of(100), 50.0)),))  # on 8's curve
-    assert "Npc 8" in view.readout.text() and "Walk-away" not in view.readout.text()
-    view._on_mouse_moved((vb.mapViewToScene(QPointF(view.x_of(100), 11.0)),))  # on 7's
-    assert "Npc 7" in view.readout.text() and "Walk-away</b> at tick 100" in view.readout.text()
+    _hover(qtbot, view, vb.mapViewToScene(QPointF(view.x_of(100), 50.0)), lambda: "Npc 8" in view.readout.text())  # 8's curve
+    assert "Walk-away" not in view.readout.text()
+    _hover(qtbot, view, vb.mapViewToScene(QPointF(view.x_of(100), 11.0)), lambda: "Npc 7" in view.readout.text())  # 7's
+    assert "Walk-away</b> at tick 100" in view.readout.text()
 
 
 def test_the_legend_follows_a_dark_palette(qtbot, stepping):
@@ -671,7 +677,10 @@ def test_every_layers_threshold_follows_the_palette(qtbot, stepping):
     view.graphics.setPalette(palette)
     QApplication.processEvents()
     session.set_npc(8)  # a layer made after the change
-    for layer in (view._layers[7], view._layers[8], view._empty_layer):
+    kept = [view.layers[7], view.layers[8]]
+    session.set_npc(None)  # the empty layer (no NPC selected)
+    assert view.layer not in kept
+    for layer in (*kept, view.layer):
         assert layer.threshold.opts["pen"].color().name() == "#e0e0e0"
         assert layer.threshold.opts["pen"].style() == Qt.DashLine
 
@@ -691,9 +700,9 @@ def test_markers_kept_per_npc_and_dropped_with_the_save(qtbot, stepping, monkeyp
     session.set_npc(7)  # kept: the same items, shown again, and only they are visible
     assert view.markers["walk-away"][1] is first
     assert _shown_markers(view)["walk-away"] == [107]
-    eight = view._layers[8].markers["walk-away"][1]
+    eight = view.layers[8].markers["walk-away"][1]
     session.set_npc(9)  # a third NPC: the least recently shown (8) gives 9 its items
-    assert list(view._layers) == [7, 9]
+    assert list(view.layers) == [7, 9]
     assert view.markers["walk-away"][1] is eight and _shown_markers(view)["walk-away"] == [109]
     scatter = [i for i in view.score_plot.items if isinstance(i, pg.ScatterPlotItem) and i is not view.hover_dot]
     assert len(scatter) == 3 * 3  # the empty set and two NPCs' sets (8's items went to 9)
@@ -702,8 +711,8 @@ def test_markers_kept_per_npc_and_dropped_with_the_save(qtbot, stepping, monkeyp
     session.load(stepping, npc=8)  # a new save: no NPC's items from the old one stay
     assert _shown_markers(view) == {"walk-away": [], "confrontation": [250], "penalty": []}
     # Both NPCs fit in the kept layers: 8's is shown, 7's drawn ahead of a step, hidden.
-    assert sorted(view._layers) == [7, 8] and view.layer is view._layers[8]
-    assert not view._layers[7].shown and list(view._layers[7].markers["walk-away"][1].getData()[0]) == [100, 400]
+    assert sorted(view.layers) == [7, 8] and view.layer is view.layers[8]
+    assert not view.layers[7].shown and list(view.layers[7].markers["walk-away"][1].getData()[0]) == [100, 400]
 
 
 @pytest.mark.parametrize("series", [
@@ -742,12 +751,12 @@ def test_hover_shows_values(qtbot, stepping):
     view.show()
     view.grab()
     scene_pos = view.score_plot.vb.mapViewToScene(QPointF(350, 30.0))
-    view._on_mouse_moved((scene_pos,))  # the SignalProxy slot, as after a mouse move
+    _hover(qtbot, view, scene_pos, lambda: "Mouse" in view.readout.text())
     text = view.readout.text()
     for part in ("Mouse", "350", "Npc 7", "30.0", "Acquaintance", "<b>50</b> / 40", "over threshold"):
         assert part in text
-    view._on_mouse_moved((QPointF(-50, -50),))  # outside the plots: back to the cursor values
-    assert view.readout.text().startswith("<b>Cursor</b>")
+    # Outside the plots: back to the cursor values.
+    _hover(qtbot, view, QPointF(-50, -50), lambda: view.readout.text().startswith("<b>Cursor</b>"))
 
 
 def test_grabs_are_not_blank(qtbot, stepping):
@@ -764,7 +773,7 @@ def test_rising_curve_never_drawn_with_false_drops(qtbot):
     """Regression: peak downsampling drew a rising score as a sawtooth (max then min per bin)."""
     import numpy as np
     import pyqtgraph as pg
-    from narrative_debugger.widgets.timelines.tracks import DOWNSAMPLE_ABOVE, StepCurve, step_xy
+    from narrative_debugger.widgets.timelines.tracks import DOWNSAMPLE_ABOVE, StepCurve, step_xy, tune_curve
 
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)
@@ -775,13 +784,13 @@ def test_rising_curve_never_drawn_with_false_drops(qtbot):
         x, y = step_xy(ticks, np.linspace(0, 100, n), ticks[-1] + 10)
         curve = StepCurve(x, y, connect="finite")
         plot.addItem(curve)
-        TimelinesView._tune(curve)
+        tune_curve(curve)
         qtbot.wait(10)
-        shown = curve._getDisplayDataset()
-        assert np.all(np.diff(shown.y) >= 0), n
-        assert shown.x[-1] == x[-1] and shown.y[-1] == y[-1]  # drawn to the end
+        shown_x, shown_y = curve.getData()  # what is drawn (after downsampling), not the data given
+        assert np.all(np.diff(shown_y) >= 0), n
+        assert shown_x[-1] == x[-1] and shown_y[-1] == y[-1]  # drawn to the end
         if len(x) <= DOWNSAMPLE_ABOVE:
-            assert len(shown.x) == len(x)  # small curves are drawn exactly
+            assert len(shown_x) == len(x)  # small curves are drawn exactly
         plot.removeItem(curve)
 
 
@@ -859,7 +868,7 @@ def _fresh_zoom(qtbot, playthrough, session, x_range, preview=None) -> Timelines
     zoomed straight to ``x_range``."""
     other = _session(qtbot, playthrough, tick=session.tick, npc=session.npc)
     fresh = _shown_timelines(qtbot, other, size=(900, 500))
-    qtbot.waitUntil(lambda: not fresh._work.busy)
+    qtbot.waitUntil(lambda: fresh.drawn)
     fresh.score_plot.setXRange(*x_range, padding=0)
     if preview is not None:
         other.set_tick(preview, live=True)
@@ -874,7 +883,7 @@ def test_a_zoomed_step_curve_reads_the_same_data_every_time(qtbot):
     walk = _long_walk()
     session = _session(qtbot, walk, tick=58_000, npc=7)
     view = _shown_timelines(qtbot, session)
-    qtbot.waitUntil(lambda: not view._work.busy)
+    qtbot.waitUntil(lambda: view.drawn)
     view.score_plot.setXRange(55_000, 65_000, padding=0)
     QApplication.processEvents()
     first = [np.array(a) for a in view.stress_curve.getData()]
@@ -895,7 +904,7 @@ def test_after_a_drag_zoom_steps_and_drags_draw_what_a_fresh_zoom_draws(qtbot, h
     walk = _long_walk()
     session = _session(qtbot, walk, tick=10_000, npc=7)
     view = _shown_timelines(qtbot, session)
-    qtbot.waitUntil(lambda: not view._work.busy)
+    qtbot.waitUntil(lambda: view.drawn)
     vb = view.score_plot.getViewBox()
     start, end = (vb.mapFromScene(vb.mapViewToScene(QPointF(view.x_of(tick), 50.0))) for tick in (5_000, 25_000))
     vb.mouseDragEvent(_Drag(start, end, finish=False))
@@ -919,7 +928,7 @@ def test_after_a_drag_zoom_steps_and_drags_draw_what_a_fresh_zoom_draws(qtbot, h
         else:
             session.set_tick(value)
         QApplication.processEvents()
-        qtbot.waitUntil(lambda: not view._work.busy)
+        qtbot.waitUntil(lambda: view.drawn)
         if action == "live" and value % 18_000:
             _image(view)  # painted mid-drag, as a user sees it
             continue

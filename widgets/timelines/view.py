@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Mapping
 from html import escape
+from types import MappingProxyType
 
 import numpy as np
 import pyqtgraph as pg
@@ -373,6 +375,28 @@ class TimelinesView(QWidget):
         layer = NpcLayer(self.score_plot, self.stress_plot)
         self.plot_palette.apply_ink(layer.threshold)
         return layer
+
+    @property
+    def layers(self) -> Mapping[object, NpcLayer]:
+        """The NPCs' kept layers, read-only: StableId -> ``NpcLayer``, the least recently
+        shown first. The selected NPC's is ``layer`` and is the only one shown; the others
+        are hidden and shown again, with their drawings, when their NPC is selected. At
+        most ``LAYERS_KEPT``. Empty while no NPC was drawn (no NPC: ``layer`` is an empty one)."""
+        return MappingProxyType(self._layers)
+
+    @property
+    def drawn(self) -> bool:
+        """True once a load is drawn to the end: every curve, the selected NPC, and the
+        kept layers made ready. Drawn at once in a window not shown; in slices from the
+        event loop in a shown one; when it is first shown while it was behind another tab."""
+        return self._drawn and not self._work.busy
+
+    @property
+    def drawing_ahead(self) -> bool:
+        """True from a committed tick or NPC change until the layers of the NPCs that a
+        step to the next or the previous event would select are drawn (``AHEAD_AFTER_MS``
+        after the last change, then one layer a slice; issue 10)."""
+        return self._ahead_timer.isActive() or self._ahead.busy
 
     @property
     def markers(self) -> dict:

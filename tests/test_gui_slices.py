@@ -104,16 +104,17 @@ def test_tick_bar_markers_are_drawn_in_slices_as_at_once(qtbot, evening_playthro
     shown = TickBar(session)
     window = _shown(qtbot, shown)  # noqa: F841 - kept alive
     session.load(evening_playthrough)
-    shown.track._markers()  # what its paint does
-    assert shown.track._work.busy and shown.track._cache is None  # drawn after the load, a step at a time
-    qtbot.waitUntil(lambda: not shown.track._work.busy, timeout=20_000)
+    shown.track.repaint()  # its paint starts the job
+    assert not shown.track.markers_drawn  # drawn after the load, a step at a time
+    qtbot.waitUntil(lambda: shown.track.markers_drawn, timeout=20_000)
     alone = TickBar(session)  # never shown: drawn at once when grabbed
     qtbot.addWidget(alone)
     alone.resize(shown.size())
     alone.grab()
-    assert not alone.track._work.busy
-    assert shown.track._cache.toImage() == alone.track._cache.toImage()
-    assert shown.track._cache_key == alone.track._cache_key
+    assert alone.track.markers_drawn and alone.track.size() == shown.track.size()
+    picture = shown.track.grab().toImage()
+    assert picture == alone.track.grab().toImage()
+    assert len({picture.pixel(x, y) for x in range(0, picture.width(), 3) for y in range(picture.height())}) > 5  # markers drawn
 
 
 # ----- the timelines -----
@@ -135,11 +136,11 @@ def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, isolated_s
     window = open_window(qtbot, SAMPLES / "walkaway-spiral.json")
     s = window.session
     view = window.views["timelines"]
-    assert s.view == "knowledge" and not view.curves and not view._work.busy  # put off while behind the tab
+    assert s.view == "knowledge" and not view.curves and not view.drawn  # put off while behind the tab
     s.set_npc(s.npc_by_slug("kael-davan"))
     s.set_view("timelines")
-    assert view._work.busy  # drawn from the event loop, a curve or a marker kind a slot
-    qtbot.waitUntil(lambda: not view._work.busy and not window.background_busy())
+    assert not view.drawn  # drawn from the event loop, a curve or a marker kind a slot
+    qtbot.waitUntil(lambda: view.drawn and not window.background_busy())
     alone = Session()
     reference = TimelinesView(alone)  # never shown: drawn at once
     qtbot.addWidget(reference)
@@ -152,6 +153,11 @@ def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, isolated_s
 
 
 # ----- the interactions view -----
+def _choices(view) -> list:
+    """The (name, StableId) items of an interactions view's NPC list."""
+    return [(view.npc_choice.itemText(k), view.npc_choice.itemData(k)) for k in range(view.npc_choice.count())]
+
+
 def test_interactions_behind_a_tab_are_built_once_shown(qtbot, isolated_settings, message_boxes):
     from narrative_debugger.widgets.interactions.view import InteractionView
     from tests.conftest import SAMPLES, open_window
@@ -160,17 +166,16 @@ def test_interactions_behind_a_tab_are_built_once_shown(qtbot, isolated_settings
     window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
     s = window.session
     view = window.views["interactions"]
-    assert s.view == "knowledge" and view._load_stale  # left for later while behind the tab
+    names = [(name, sid) for sid, name in s.playthrough.derived["npc_names"].items()]
+    assert s.view == "knowledge" and _choices(view) != names  # left for later while behind the tab
     s.set_npc(s.npc_by_slug("kael-davan"))
     s.set_view("interactions")
-    assert not view._load_stale
+    assert _choices(view) == names
     alone = Session()
     reference = InteractionView(alone)  # never shown: built at once
     qtbot.addWidget(reference)
     alone.load(s.playthrough, npc=s.npc)
-    combo = [(view.npc_choice.itemText(k), view.npc_choice.itemData(k)) for k in range(view.npc_choice.count())]
-    assert combo == [(reference.npc_choice.itemText(k), reference.npc_choice.itemData(k)) for k in range(reference.npc_choice.count())]
-    assert combo == [(name, sid) for sid, name in s.playthrough.derived["npc_names"].items()]
+    assert _choices(view) == _choices(reference)
     assert view.npc_choice.currentData() == s.npc
     assert view.heading.text() == reference.heading.text() and "Kael" in view.heading.text()
     assert view.model.rowCount() == reference.model.rowCount()
@@ -251,7 +256,7 @@ def test_timelines_paint_once_when_another_npc_is_selected(qtbot, isolated_setti
     s = window.session
     s.set_view("timelines")
     view = window.views["timelines"]
-    qtbot.waitUntil(lambda: not view._work.busy and not window.background_busy())
+    qtbot.waitUntil(lambda: view.drawn and not window.background_busy())
     viewport = view.findChildren(pg.GraphicsView)[0].viewport()
     paints = []
 

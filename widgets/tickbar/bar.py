@@ -190,6 +190,13 @@ class _Track(QWidget):
             self.tick = tick
             self.update()
 
+    @property
+    def markers_drawn(self) -> bool:
+        """True when the markers' picture for the current size is drawn; False after new
+        data or a resize until the sliced job that draws it ends (the bar then shows the
+        last picture stretched, or none after new data)."""
+        return self._cache is not None and self._cache_key == self._marker_key()
+
     # ----- geometry -----
     def _x_for(self, tick: int) -> float:
         span = self.width() - 2 * self.MARGIN

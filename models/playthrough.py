@@ -24,7 +24,8 @@ from narrative_debugger.models.rules.findings import Finding, FindingSink, Sever
 from narrative_debugger.models.save.savefile import Save, load_save
 from narrative_debugger.models.timeline.index import TimelineIndex, Versions
 from narrative_debugger.models.timeline.state_view import StateAtTick
-from narrative_debugger.models.timeline.replay import replay
+from narrative_debugger.models.timeline.replay import Recompute, replay
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 from sortedcontainers import SortedList
 
 #: The installed sample campaign (``sample_saves/`` in the checkout), found as
@@ -77,6 +78,8 @@ class Playthrough:
     index: TimelineIndex | None
     findings: list[Finding] = field(default_factory=list)
     derived: dict = field(default_factory=dict)
+    #: The rules' constants the replay used (the seeds' unless a what-if tuned them).
+    tuning: Tuning = DEFAULT_TUNING
     # What ``finish_checks`` needs when ``build`` left the checks: (the reading's sink,
     # the replay's sink, the confrontations the replay saw); None once checked.
     _pending: tuple | None = field(default=None, repr=False, compare=False)
@@ -192,7 +195,8 @@ class Playthrough:
                 raise
 
     @classmethod
-    def build(cls, save: Save, content: Content, report=None, *, checks_later: bool = False, notes=()) -> "Playthrough":
+    def build(cls, save: Save, content: Content, report=None, *, checks_later: bool = False, notes=(),
+              tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None) -> "Playthrough":
         """Replay and check an already parsed save against content.
 
         With ``checks_later`` the snapshot, replay-versus-snapshot and content checks
@@ -200,7 +204,8 @@ class Playthrough:
         replaying, and ``checks_pending`` is True. The window shows the save at once
         and checks it after (issue 10: 0.8-1.0 s of a 1 000 000-event open).
         ``notes`` are findings about how the save was opened (``open``'s C010), kept
-        with those of reading it.
+        with those of reading it. ``tuning`` and ``recompute`` go to the replay (a
+        what-if, issue 38: ``models/whatif``); ``tuning`` is kept as ``play.tuning``.
         """
         report = report or (lambda fraction, message: None)
         # Merged from the save's own sink: its closed list holds a capped code's note,
@@ -217,8 +222,9 @@ class Playthrough:
             return cls(save, content, None, _ordered(read.close()))
         report(0.35, "replaying the journal")
         replayed = FindingSink()
-        result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"))
-        play = cls(save, content, result.index)
+        result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"),
+                        tuning=tuning, recompute=recompute)
+        play = cls(save, content, result.index, tuning=tuning)
         play._pending = (read, replayed, result.confrontation_seen)
         if checks_later:
             play.findings = _ordered(content.findings + FindingSink.merged(read, replayed).close())

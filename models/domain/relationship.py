@@ -12,6 +12,7 @@ import math
 
 from msgspec.structs import replace
 
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, Relationship, RelationshipLevel
 
 SCORE_MIN = 0.0
@@ -24,19 +25,20 @@ SENTIMENT_BAND = 0.2
 FLOAT_TOLERANCE = 1e-4
 
 
-def unclamped_delta(sentiment: float, message_length: float, conversation_turns: float) -> float:
+def unclamped_delta(sentiment: float, message_length: float, conversation_turns: float, tuning: Tuning = DEFAULT_TUNING) -> float:
     """The delta formula before its clamp (relationship seed, "Delta Formula"), score points:
     ``sentiment * 0.5`` (-0.5..0.5) + length bonus ``min(0.3, length / 500)`` + depth
-    bonus ``min(0.2, turns * 0.05)`` + 0.1 for talking at all. (0.8, 800, 5) -> 1.1."""
-    return sentiment * 0.5 + min(0.3, message_length / 500) + min(0.2, conversation_turns * 0.05) + 0.1
+    bonus ``min(0.2, turns * 0.05)`` + 0.1 for talking at all. (0.8, 800, 5) -> 1.1.
+    The constants are ``tuning``'s (``models/domain/tuning.py``; the seed's by default)."""
+    return tuning.unclamped_delta(sentiment, message_length, conversation_turns)
 
 
-def score_delta(sentiment: float, message_length: float, conversation_turns: float) -> float:
+def score_delta(sentiment: float, message_length: float, conversation_turns: float, tuning: Tuning = DEFAULT_TUNING) -> float:
     """Score points one interaction adds (relationship seed, "Delta Formula"):
     ``unclamped_delta`` clamped to -1..1. The seed's worked examples: (0.4, 100, 1) ->
     0.55; (-0.3, 20, 1) -> 0.04; (0.8, 800, 5) -> 1.0.
     """
-    return max(-1.0, min(1.0, unclamped_delta(sentiment, message_length, conversation_turns)))
+    return max(-1.0, min(1.0, tuning.unclamped_delta(sentiment, message_length, conversation_turns)))
 
 
 def clamp_score(score: float) -> float:
@@ -57,6 +59,7 @@ def record_interaction(
     message_length: float,
     conversation_turns: float,
     score_after: float | None = None,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> Relationship:
     """Apply one ``record_interaction`` (relationship seed) and return the new value.
 
@@ -67,7 +70,7 @@ def record_interaction(
     previous score plus ``score_delta``.
     """
     n = rel.total_interactions + 1
-    score = score_after if score_after is not None else clamp_score(rel.score + score_delta(sentiment, message_length, conversation_turns))
+    score = score_after if score_after is not None else clamp_score(rel.score + score_delta(sentiment, message_length, conversation_turns, tuning))
     return Relationship(
         score=score,
         total_interactions=n,

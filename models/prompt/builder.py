@@ -228,7 +228,9 @@ class PromptBuilder:
     Args:
         playthrough: a readable playthrough.
         encoding: tiktoken encoding name (default: prompt.yaml's, else cl100k_base).
-        budget: override of ``context_token_budget`` (tokens).
+        budget: override of ``context_token_budget`` (tokens); default the playthrough's
+            tuning's ``prompt_budget``, else prompt.yaml's. The reserves (``min_available``,
+            ``card_share``) are the tuning's too (``models/domain/tuning.py``).
 
     Raises:
         models.tokens.UnknownEncodingError: for an encoding that is not offered.
@@ -238,7 +240,12 @@ class PromptBuilder:
         self.play = playthrough
         config = playthrough.content.prompt
         self.counter: TokenCounter = get_encoder(encoding or config.encoding or DEFAULT_ENCODING)
+        tuning = playthrough.tuning  # a what-if may tune the budget and its reserves (issue 38)
+        if budget is None and tuning.prompt_budget is not None:
+            budget = tuning.prompt_budget
         self.budget = budget if budget is not None else config.context_token_budget
+        self.min_available = tuning.min_available
+        self.card_share = tuning.card_share
         self._lines: dict[int, tuple[str, int]] = {}
         self._ids_cache: OrderedDict[str, array] = OrderedDict()
         self._last: dict[str, tuple[tuple, PromptPreview]] = {}
@@ -331,7 +338,7 @@ class PromptBuilder:
         counted = {spec.label: spec.text(context) for spec in SECTIONS if spec.counted}
         reserved_parts = [(label, count(text)) for label, text in counted.items()]
         reserved = sum(n for _, n in reserved_parts)
-        available = max(MIN_AVAILABLE, self.budget - reserved)
+        available = max(self.min_available, self.budget - reserved)
 
         # History candidates, newest first (prompt-preview §7), rendered only as far as
         # the budget reaches; rendered lines and their counts are kept across ticks.
@@ -380,7 +387,7 @@ class PromptBuilder:
             window_tokens += cost
         window_lines.reverse()
         window = LINE_SEPARATOR.join(window_lines)
-        card_budget = int(available * CARD_BUDGET_SHARE)
+        card_budget = int(available * self.card_share)
         used = 0
         lore_lines: list[str] = []
         card_records: list[CardRecord] = []

@@ -184,7 +184,7 @@ def _world_lore(c: SectionContext) -> str:
 
 
 def _relationship(c: SectionContext) -> str:
-    return "Relationship:\n" + prompt_modifier(c.npc.level, c.npc.relationship, npc=c.name, player=c.player)
+    return "Relationship:\n" + prompt_modifier(c.play.tuning.level_for(c.npc.relationship.score), c.npc.relationship, npc=c.name, player=c.player)
 
 
 def _interaction_memory(c: SectionContext) -> str:

@@ -19,6 +19,7 @@ from narrative_debugger.models.content.loader import Content
 from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE, KnowledgeGraph, interaction_fact_id
 from narrative_debugger.models.domain.relationship import add_shared_reference, apply_penalty, clamp_score, close_enough, record_interaction, score_delta
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 from narrative_debugger.models.domain.types import (
     SHARED_REFERENCE_KINDS,
     EntityKnowledge,
@@ -35,6 +36,7 @@ from narrative_debugger.models.domain.types import (
     is_legal_transition,
 )
 from narrative_debugger.models.gil_slices import Cancelled, give_way
+from msgspec.structs import replace as replace_struct
 from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.save.savefile import Save
 from narrative_debugger.models.timeline.index import DialogueRecord, TimelineIndex, TransitionRecord
@@ -60,6 +62,47 @@ class _WalkAwayDue:
 
 
 @dataclass
+class Recompute:
+    """How a what-if replay (issue 38) derives the values downstream of an edit.
+
+    Entries at positions ``changed_from`` to ``changed_to`` (excluded) differ from the
+    recorded journal. An NPC's score is taken as recorded until an entry about them is
+    changed (or, with ``formula``, from the start: the delta formula's constants were
+    tuned); from there on each RelationshipInteraction's delta and ``score_after`` come
+    from the formula with its clamp, each penalty is applied to the new score, and the
+    recorded values are no longer checked against it (R002/R003). Stress likewise is
+    the previous stress plus the entry's delta once an entry about the NPC changed.
+    A walk-away past the tuned ``walk_away_threshold`` that the journal did not
+    penalise is penalised at the end of its tick; a recorded penalty the threshold no
+    longer calls for is not applied (both are also reported, T004).
+
+    ``recorded_walk_thresholds`` (StableId -> walk_away_threshold of the recorded
+    run) says where the penalty rule changed; ``drifted`` and ``stress_drifted``
+    (StableIds) are filled by the replay.
+    """
+
+    changed_from: int = 0
+    changed_to: int = 0
+    formula: bool = False
+    recorded_walk_thresholds: dict | None = None
+    drifted: set = None
+    stress_drifted: set = None
+
+    def __post_init__(self) -> None:
+        self.drifted = set() if self.drifted is None else self.drifted
+        self.stress_drifted = set() if self.stress_drifted is None else self.stress_drifted
+
+    def walk_rule_changed(self, npc: NpcState) -> bool:
+        """True when the NPC's ``walk_away_threshold`` is not the recorded run's."""
+        recorded = (self.recorded_walk_thresholds or {}).get(npc.stable_id)
+        return recorded is not None and recorded != npc.interaction_tolerance.walk_away_threshold
+
+    def changed(self, i: int) -> bool:
+        """True when journal entry ``i`` differs from the recorded one."""
+        return self.changed_from <= i < self.changed_to
+
+
+@dataclass
 class ReplayResult:
     """What a replay produced: the index, the findings and the final live graph."""
 
@@ -69,14 +112,24 @@ class ReplayResult:
     confrontation_seen: set[str]
 
 
-def initial_npc(snapshot: NpcState) -> NpcState:
+def initial_npc(snapshot: NpcState, tuning: Tuning = DEFAULT_TUNING) -> NpcState:
     """The replay's starting state of an NPC (save-format §5): stress 0, score 0,
-    counters 0, no walk-aways; threshold and interaction tolerance from the snapshot."""
+    counters 0, no walk-aways; threshold and interaction tolerance from the snapshot,
+    or from ``tuning`` where it sets them for this NPC (``npc.SLUG.threshold``,
+    ``npc.SLUG.walk_away_threshold``)."""
+    interaction_tolerance = snapshot.interaction_tolerance
+    if tuning.walk_away_thresholds and isinstance(snapshot.slug, str):
+        walk = tuning.walk_away_threshold_of(snapshot.slug, interaction_tolerance.walk_away_threshold)
+        if walk != interaction_tolerance.walk_away_threshold:
+            interaction_tolerance = replace_struct(interaction_tolerance, walk_away_threshold=walk)
+    threshold = snapshot.tolerance.threshold
+    if tuning.thresholds and isinstance(snapshot.slug, str):
+        threshold = tuning.threshold_of(snapshot.slug, threshold)
     return NpcState(
         stable_id=snapshot.stable_id,
         slug=snapshot.slug,
-        tolerance=ToleranceThreshold(0, snapshot.tolerance.threshold),
-        interaction_tolerance=snapshot.interaction_tolerance,
+        tolerance=ToleranceThreshold(0, threshold),
+        interaction_tolerance=interaction_tolerance,
         relationship=Relationship(),
         walk_aways=0,
     )
@@ -111,8 +164,12 @@ class _Repeated:
 
 
 class _Replayer:
-    def __init__(self, save: Save, content: Content | None, sink: FindingSink, progress=None) -> None:
+    def __init__(self, save: Save, content: Content | None, sink: FindingSink, progress=None,
+                 tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None) -> None:
         self.save = save
+        self.tuning = tuning
+        self.recompute = recompute
+        self.position = 0  # the entry being replayed (where ``settle`` records what it applies)
         self.content = content
         self.sink = sink
         self.progress = progress
@@ -132,7 +189,7 @@ class _Replayer:
         # NPC -> its slug when interaction FactIds made from it parse back to it, else None.
         self.id_slugs = {sid: npc.slug if isinstance(npc.slug, str) and SLUG_RE.fullmatch(npc.slug) else None for sid, npc in save.npcs.items()}
         for sid, npc in save.npcs.items():
-            self.npcs[sid] = initial_npc(npc)
+            self.npcs[sid] = initial_npc(npc, tuning)
             self.index.record_npc(0, self.npcs[sid])
 
     # ----- helpers -----
@@ -219,6 +276,7 @@ class _Replayer:
                     self.behind = _Repeated(i, tick, f"journal[{i}].tick", high=current, high_index=current_index)
             if current is None or tick > current:
                 if self.due or self.monologue_due:
+                    self.position = i
                     self.settle()
                 current = tick
                 current_index = i
@@ -244,6 +302,7 @@ class _Replayer:
                 progress(i, total)
             if not i & GIVE_WAY_EVERY:
                 give_way()
+        self.position = total
         self.settle()
         self._report_behind()
         self._report_unknown_names()
@@ -296,6 +355,10 @@ class _Replayer:
                     npc=npc,
                 )
             if due.ordinal > tol.walk_away_threshold and not due.penalty_seen:
+                if self.recompute is not None and self.recompute.walk_rule_changed(npc):  # the tuned threshold calls for a penalty
+                    self.recompute.drifted.add(npc.stable_id)
+                    npc = _npc_with(npc, relationship=apply_penalty(npc.relationship, tol.walk_away_penalty))
+                    self.set_npc(self.position, npc)
                 self.add(
                     "T004",
                     f"{npc.slug}: walk-away #{due.ordinal} is past the threshold of {tol.walk_away_threshold} "
@@ -472,6 +535,14 @@ class _Replayer:
         if npc is None:
             return
         rel = npc.relationship
+        rc = self.recompute
+        if rc is not None and (rc.formula or npc.stable_id in rc.drifted or rc.changed(i)):
+            # What if: the delta and score_after follow from the formula and the new score.
+            rc.drifted.add(npc.stable_id)
+            rel = record_interaction(rel, tick=self.tick, sentiment=d.sentiment, message_length=d.message_length,
+                                     conversation_turns=d.conversation_turns, tuning=self.tuning)
+            self.set_npc(i + 1, _npc_with(npc, relationship=rel))
+            return
         expected = score_delta(d.sentiment, d.message_length, d.conversation_turns)
         if not close_enough(expected, d.delta):
             self.add(
@@ -532,6 +603,14 @@ class _Replayer:
         if not close_enough(d.penalty, tol.walk_away_penalty):
             self.add("T004", f"{npc.slug}: penalty {d.penalty:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty", i=i, npc=npc)
         rel = npc.relationship
+        rc = self.recompute
+        if rc is not None and (npc.stable_id in rc.drifted or rc.changed(i) or (due is not None and due.ordinal <= tol.walk_away_threshold and rc.walk_rule_changed(npc))):
+            # What if: the penalty applies to the new score, and only where the threshold calls for it.
+            rc.drifted.add(npc.stable_id)
+            if due is None or due.ordinal > tol.walk_away_threshold or not rc.walk_rule_changed(npc):
+                rel = apply_penalty(rel, d.penalty)
+            self.set_npc(i + 1, _npc_with(npc, relationship=rel))
+            return
         self._check_score(i, npc, max(0.0, rel.score - d.penalty), d.score_after, rel.score, "−", d.penalty, where)
         self.set_npc(i + 1, _npc_with(npc, relationship=apply_penalty(rel, d.penalty, float(d.score_after))))
 
@@ -541,9 +620,13 @@ class _Replayer:
             return
         before = npc.tolerance.current_stress
         after = d.current_stress
+        rc = self.recompute
+        if rc is not None and (npc.stable_id in rc.stress_drifted or rc.changed(i)):
+            rc.stress_drifted.add(npc.stable_id)  # what if: the stress follows from the deltas
+            after = max(I16_MIN, min(I16_MAX, before + d.delta))
         if not I16_MIN <= after <= I16_MAX:
             self.add("T001", f"{npc.slug}: stress {after} is outside the i16 range", where + ".current_stress", i=i, npc=npc)
-        elif after != before + d.delta:
+        elif after != before + d.delta and (rc is None or npc.stable_id not in rc.stress_drifted):
             self.add("T001", f"{npc.slug}: stress {before} + delta {d.delta} is {before + d.delta}, but the entry says {after}", where + ".current_stress", i=i, npc=npc,
                      values=(("recorded current_stress", str(after)), ("previous + delta", str(before + d.delta))))
         if d.cause == "walk_away":
@@ -601,7 +684,8 @@ _HANDLED = (
 )
 
 
-def replay(save: Save, content: Content | None, sink: FindingSink | None = None, progress=None) -> ReplayResult:
+def replay(save: Save, content: Content | None, sink: FindingSink | None = None, progress=None,
+           tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None) -> ReplayResult:
     """Replay a save's journal from the initial state, indexing every change.
 
     Args:
@@ -609,12 +693,15 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
         content: the content folder (for topics, monologues); None skips those checks.
         sink: where findings go (a fresh one when None).
         progress: optional callable(done, total) called about 100 times.
+        tuning: the rules' constants (``models/domain/tuning.py``; the seeds' by default).
+        recompute: for a what-if (issue 38), which values are derived anew rather than
+            taken as recorded (``Recompute``); None replays the journal as recorded.
 
     Returns:
         ReplayResult with the TimelineIndex. Never raises on bad input.
     """
     sink = sink if sink is not None else FindingSink()
-    r = _Replayer(save, content, sink, progress)
+    r = _Replayer(save, content, sink, progress, tuning, recompute)
     try:
         r.run()
     except Cancelled as exc:

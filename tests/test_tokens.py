@@ -133,12 +133,20 @@ def test_unknown_encoding_raises_value_error(name):
 
 @pytest.mark.parametrize("name", tokens.ENCODINGS)
 def test_spec_matches_installed_tiktoken(name, reference):
-    """The pattern and special tokens are the ones tiktoken defines for the name."""
-    ours = tokens.get_encoder(name)._encoding
+    """The pattern and special tokens are the ones tiktoken defines for the name: the
+    same special tokens with the same ids, and texts that every part of the pattern
+    splits (contractions, letters, numbers, punctuation, runs of spaces and newlines,
+    scripts without spaces) cut into the same tokens."""
+    ours = tokens.get_encoder(name).encoding
     theirs = reference[name]
-    assert ours._pat_str == theirs._pat_str
-    assert ours._special_tokens == theirs._special_tokens
+    assert ours.special_tokens_set == theirs.special_tokens_set
+    assert {t: ours.encode_single_token(t) for t in ours.special_tokens_set} == {
+        t: theirs.encode_single_token(t) for t in theirs.special_tokens_set
+    }
     assert ours.n_vocab == theirs.n_vocab
+    texts = ["I'm sure they'll say it's ours", "Kael owes 12345678 coins, 3.50 each!!!", "  a\n\n\n  b \t\r\n",
+             "ÉCOLE déjà-vu ＡＢＣ", "東京で会った", "x<|endoftext|>y", "\u2028 🐉🐉 --->", "camelCaseWord_snake"]
+    assert [ours.encode_ordinary(t) for t in texts] == [theirs.encode_ordinary(t) for t in texts]
 
 
 def test_tiktoken_is_recent_enough_for_long_pieces():
@@ -203,14 +211,17 @@ def test_loading_makes_no_network_access(monkeypatch, fresh_cache):
 
 
 def test_concurrent_first_calls_load_once(monkeypatch, fresh_cache):
+    import tiktoken
+
     builds = []
-    real_build = tokens._build_encoding
+    real_build = tiktoken.Encoding
 
-    def counting_build(spec):
-        builds.append(spec.name)
-        return real_build(spec)
+    def counting_build(*args, **kwargs):
+        built = real_build(*args, **kwargs)
+        builds.append(built.name)
+        return built
 
-    monkeypatch.setattr(tokens, "_build_encoding", counting_build)
+    monkeypatch.setattr(tiktoken, "Encoding", counting_build)
     results = []
     threads = [
         threading.Thread(target=lambda: results.append(tokens.get_encoder("cl100k_base")))
@@ -229,7 +240,6 @@ def test_import_loads_no_table_and_no_qt():
         "import sys\n"
         "import narrative_debugger.models.prompt.tokens as t\n"
         "assert t.loaded_encodings() == (), t.loaded_encodings()\n"
-        "assert not t._counters\n"
         "qt_names = ('PySide6', 'PyQt5', 'PyQt6', 'shiboken6')\n"
         "qt = [m for m in sys.modules if m.split('.')[0] in qt_names]\n"
         "assert not qt, qt\n"
@@ -303,7 +313,8 @@ def test_special_token_text_counts_as_ordinary_text(name, special, reference):
     text = f"Kael said {special} and left."
     assert counter.count(special) > 1
     assert counter.count(text) == len(reference[name].encode_ordinary(text))
-    assert not any(counter._encoding.is_special_token(t) for t in counter.encode(text))
+    assert counter.encode(text) == reference[name].encode_ordinary(text)
+    assert not any(counter.encoding.is_special_token(t) for t in counter.encode(text))
     assert counter.truncate_to_last(text, 3)[1] is True
     assert counter.common_prefix_tokens(text, text) == counter.count(text)
 

@@ -183,6 +183,12 @@ class TokenCounter:
     def __repr__(self) -> str:
         return f"<TokenCounter {self.name!r}>"
 
+    @property
+    def encoding(self) -> tiktoken.Encoding:
+        """The tiktoken encoding it counts with (shared: read it, never change it), for
+        what the counter does not say itself: ``n_vocab``, ``special_tokens_set``."""
+        return self._encoding
+
     def encode(self, text: str) -> list[int]:
         """Encodes text as ordinary text.
 

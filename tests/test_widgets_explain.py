@@ -151,17 +151,16 @@ def test_timelines_click_seeks_double_click_restores_range_follows_and_markers_n
     s.set_view("timelines")
     tl = window.views["timelines"]
     s.set_npc(s.npc_by_slug("kael-davan"))
-    full = tl._full_range
+    tl.show_full_range()
+    lo, hi = full = tl.score_plot.vb.viewRange()[0]
     # zoom into the first tenth, then move the tick past it: the range follows
-    lo, hi = full
     tl.score_plot.setXRange(lo, lo + (hi - lo) / 10, padding=0)
     far = s.last_tick - 5
     s.set_tick(far)
     vlo, vhi = tl.score_plot.vb.viewRange()[0]
     assert vlo <= tl.x_of(far) <= vhi and (vhi - vlo) < (hi - lo) / 5
     tl.show_full_range()
-    vlo, vhi = tl.score_plot.vb.viewRange()[0]
-    assert vlo <= lo and vhi >= hi
+    assert tl.score_plot.vb.viewRange()[0] == pytest.approx(full)
     # a marker is named when hovered: the first walk-away of Kael
     track = tl.tracks[s.npc]
     x = float(track.markers["walk-away"][0])
@@ -201,13 +200,23 @@ def test_screenshot_with_the_explain_dock(tmp_path):
 
 def test_why_on_knowledge_graph_nodes(qtbot, window):
     s = window.session
-    graph = window.views["knowledge"].graph
+    knowledge = window.views["knowledge"]
+    knowledge.tabs.setCurrentIndex(knowledge.GRAPH_TAB)
+    graph = knowledge.graph
+    qtbot.waitExposed(graph.view)
     assert graph.why_target() is None
-    fact = next(iter(s.playthrough.index.facts))
-    graph._clicked("fact", fact)
-    assert graph.why_target() == f"fact:{fact}"
+
+    def click(kind, payload) -> None:
+        node = next(item for item in graph.scene.items() if item.data(0) == kind and item.data(1) == payload)
+        point = graph.view.mapFromScene(node.sceneBoundingRect().center())
+        qtbot.mouseClick(graph.view.viewport(), Qt.LeftButton, pos=point)
+
+    fact = graph.node_ids("fact")[0]
+    click("fact", fact)
+    assert s.fact == fact and graph.why_target() == f"fact:{fact}"
     kael = s.npc_by_slug("kael-davan")
-    graph._clicked("npc", kael)
+    click("npc", kael)
+    assert s.npc == kael
     expected = f"entity:{kael}" if kael in s.playthrough.index.entities else "npc:kael-davan.score"
     assert graph.why_target() == expected
     graph.why_action.trigger()

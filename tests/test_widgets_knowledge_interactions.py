@@ -391,12 +391,22 @@ def test_a_shared_slug_lists_both_npcs_interactions(qtbot, tmp_path):
 
 
 def test_table_resolves_only_the_rows_asked_for(session, interactions):
+    """Setting the interactions reads no fact; showing a cell reads its row's fact only."""
     session.set_npc(KAEL)
     model = interactions.model
-    model.set_interactions(model._ids, model._facts, model._position, count=model.rowCount())
-    assert model._metas == {}
+    state = session.state
+    asked = []
+
+    class Facts(dict):
+        def __getitem__(self, fact_id):
+            asked.append(fact_id)
+            return super().__getitem__(fact_id)
+
+    ids = state.index.interactions_by_npc[KAEL]
+    model.set_interactions(ids, Facts(state.index.facts), state.position, count=model.rowCount())
+    assert model.rowCount() >= 2 and asked == []
     model.index(1, 3).data()
-    assert set(model._metas) == {1}
+    assert set(asked) == {ids[1]}
 
 
 @pytest.mark.skipif(not EVENING.exists(), reason="sample_saves/evening.json not generated")

@@ -20,7 +20,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
 from narrative_debugger.widgets.kit.steady import SteadyLabel
-from narrative_debugger.widgets.kit.visibility import AfterPause
+from narrative_debugger.widgets.kit.visibility import after_pause
 from narrative_debugger.widgets.kit.culprit import CULPRIT_BG, PairsModel, row_visible, select_rows
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.plain_text import ElidedLabel, plain_tip
@@ -492,7 +492,7 @@ class JournalView(QWidget):
         session.findingsChanged.connect(self._on_findings)
         # While the tick is dragged the table follows once the drag pauses: each far frame
         # changed every row in view (a full repaint, ~4 ms a frame).
-        self._preview = AfterPause(self._on_tick, self)
+        self._preview = after_pause(self._on_tick, self)
         session.tickChanged.connect(self._on_committed)
         session.tickPreview.connect(self._preview)
         session.npcChanged.connect(self._on_npc)

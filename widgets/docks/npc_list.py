@@ -25,7 +25,7 @@ from narrative_debugger.widgets.kit.cell_text import StaticTextDelegate
 from narrative_debugger.widgets.kit.tables import ShareColumns, fit_columns, hot_table, signal_all, signal_rows
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.plain_text import esc
-from narrative_debugger.widgets.kit.visibility import AfterPause, held
+from narrative_debugger.widgets.kit.visibility import after_pause, held
 from narrative_debugger.widgets.kit.why import add_why_action
 from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGN, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND
 from narrative_debugger.widgets.kit.roles import HORIZONTAL as _HORIZONTAL, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP, USER as _USER
@@ -423,7 +423,7 @@ class NpcList(QWidget):
         self._stale = False  # a load put the table off (visibility.held) until catch_up
         session.loaded.connect(self._on_loaded)
         session.tickChanged.connect(self._on_tick)
-        self._preview = AfterPause(self._show_preview, self)
+        self._preview = after_pause(self._show_preview, self)
         session.tickPreview.connect(self._on_tick_preview)
         session.npcChanged.connect(self._select_npc)
         if session.ready:

@@ -7,18 +7,19 @@ its ``showEvent``. A view not yet shown in any window (built alone, as tests and
 headless tools do) refreshes at once, as before.
 
 While the tick is dragged, a pane that is costly to redraw follows the drag once it
-pauses (``AfterPause``) instead of on every frame; the committed tick refreshes it as
-usual.
+pauses (:func:`after_pause`, superqt's ``qdebounced``) instead of on every frame; the
+committed tick refreshes it as usual.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
+from superqt.utils import qdebounced
 
-#: How long a drag must pause before ``AfterPause`` calls (ms).
+#: How long a drag must pause before an ``after_pause`` action runs (ms).
 PAUSE_MS = 120
 
 
@@ -36,33 +37,9 @@ def held(widget: QWidget) -> bool:
     return not widget.updatesEnabled() and widget.isVisible()
 
 
-class AfterPause(QObject):
-    """Calls ``action(value)`` with the last value given to ``__call__`` once no other has
-    come for ``PAUSE_MS``; ``cancel`` forgets it (the tick was committed meanwhile).
-
-    Owned by its parent, whose deletion stops the timer.
-    """
-
-    def __init__(self, action: Callable[[object], None], parent: QObject) -> None:
-        super().__init__(parent)
-        self._action = action
-        self._value = None
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(PAUSE_MS)
-        self._timer.timeout.connect(self._fire)
-
-    def __call__(self, value) -> None:
-        self._value = value
-        self._timer.start()
-
-    @property
-    def pending(self) -> bool:
-        """True while a value waits for the pause."""
-        return self._timer.isActive()
-
-    def cancel(self) -> None:
-        self._timer.stop()
-
-    def _fire(self) -> None:
-        self._action(self._value)
+def after_pause(action: Callable[[object], None], parent: QObject):
+    """``action`` debounced: calling the result with a value calls ``action`` with the last
+    value once no other has come for ``PAUSE_MS``; its ``cancel()`` forgets a waiting value
+    (the tick was committed meanwhile). superqt's ``qdebounced`` (trailing edge, precise
+    timer), owned by ``parent``, whose deletion stops it."""
+    return qdebounced(action, timeout=PAUSE_MS, parent=parent)

@@ -58,6 +58,12 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
         return real_load(self, play, *args, **kwargs)
 
     monkeypatch.setattr(Session, "load", load)
+    from narrative_debugger.widgets.docks import npc_list
+
+    changes_on_gui_thread = []  # the NPC dock's own fallback, when the loader's is missing
+    real_changes = npc_list.prepare
+    monkeypatch.setattr(npc_list, "prepare", lambda p: (threading.current_thread() is threading.main_thread()
+                                                        and changes_on_gui_thread.append(p)) or real_changes(p))
     window.open_save(SAMPLES / "evening.json", wait=True)
     play = window.session.playthrough
     assert {"session", "npc_names", "tickbar", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds", "npc_changes"} <= play.derived.keys()
@@ -70,7 +76,7 @@ def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, mon
     assert len(preparers()) == 11 and len(preparers(checked=False)) + len(preparers(checked=True)) == 11
     # Each NPC's interaction aggregates and move tables were made by the loader too.
     assert all(("interaction-series", sid) in play.index.derived and ("npc-moves", sid) in play.index.derived for sid in play.save.npcs)
-    assert window.docks["npcs"].widget().model._changes is play.derived["npc_changes"]
+    assert changes_on_gui_thread == []  # the NPC dock reads the loader's npc_changes
     # The tick bar's lanes are the loader's arrays (not converted and sorted on the GUI thread).
     lanes = {label: ticks for label, _, ticks in window.tickbar.track.lanes}
     assert lanes["Walk-away"] is play.derived["tickbar"]["walk-away"]
@@ -99,7 +105,7 @@ def test_a_crowd_draws_the_first_curves_and_the_selected_npc(qtbot, crowd):
     assert view.layer.shown and len(view.layer.score.getOriginalDataset()[0])
     assert f"<b>{escape(view.tracks[far].name)}</b>" in view.legend.text() and "29 more NPCs" in view.legend.text()
     session.set_npc(npcs[0])
-    assert "30 more NPCs" in view.legend.text() and not view._layers[far].shown
+    assert "30 more NPCs" in view.legend.text() and not view.layers[far].shown
     (full,) = [t for t in build_tracks(crowd, crowd.last_tick, view.origin) if t.stable_id == far]
     track = view.tracks[far]
     assert track.colour == full.colour
@@ -132,16 +138,22 @@ def test_the_knowledge_keys_at_the_saved_tick_are_prepared_sorted(qtbot, monkeyp
     index, tracker = play.derived["fact_keys"]
     facts = play.state_at(play.save.saved_at_tick).knowledge.facts
     assert index is play.index and list(tracker.keys) == sorted(facts) and tracker.count == len(facts)
+    from narrative_debugger.widgets.knowledge import view as knowledge_view
+
+    sorted_here = []  # the keys a view sorts itself (FactKeysAt) instead of taking the prepared ones
+    real_keys = knowledge_view.FactKeysAt
+    monkeypatch.setattr(knowledge_view, "FactKeysAt", lambda *a, **k: sorted_here.append(1) or real_keys(*a, **k))
     session = Session()
     view = KnowledgeView(session)
     qtbot.addWidget(view)
     session.load(play)
-    assert view._keys[(id(play.index), "a")] is tracker  # taken, not sorted again on the GUI thread
+    assert sorted_here == []  # taken, not sorted again on the GUI thread
     assert "fact_keys" not in play.derived
     assert [view.model.fact_id(r) for r in range(view.model.rowCount())] == sorted(facts)
     other = KnowledgeView(session)  # a second view sorts its own
     qtbot.addWidget(other)
-    assert other._keys[(id(play.index), "a")] is not tracker and list(other._keys[(id(play.index), "a")].keys) == sorted(facts)
+    assert sorted_here == [1]
+    assert [other.model.fact_id(r) for r in range(other.model.rowCount())] == sorted(facts)
 
 
 @pytest.mark.parametrize("saved_at", ["last", "middle"])

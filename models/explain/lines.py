@@ -244,3 +244,25 @@ def _summary(line_id, tick, result, clauses, miss, count, unheld, first_unheld) 
     if count:
         text += f"; fired {count} time(s)" + (f", {unheld} of them when its prerequisites did not hold (M001, first at tick {first_unheld[1]})" if unheld else ", each time with its prerequisites holding")
     return text + "."
+
+
+def nearest_miss_in_save(play: Playthrough, line_id: str) -> tuple[int, list[str]] | None:
+    """The save's nearest miss of ``line_id`` over its whole journal (up to ``last_tick``):
+    ``(tick, failing clauses in words)``, the latest tick where the fewest clauses failed
+    (the rule of ``explain_line``'s nearest miss, asked at the save's last tick; an empty
+    list: every clause held there). None for a line without prerequisites or an
+    unreadable save. Used by the corpus's ``near_misses`` table (issue 39).
+
+    Raises:
+        KeyError: the content has no line ``line_id``.
+    """
+    index = play.index
+    if index is None:
+        return None
+    line = play.content.monologues[line_id]
+    clauses = clauses_of(index, line)
+    if not clauses:
+        return None
+    end = play.last_tick
+    tick, _ = _nearest_miss(index, line, clauses, index.position_for_tick(end), end)
+    return tick, list(evaluate(line, index.at(tick).knowledge).failing)

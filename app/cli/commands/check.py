@@ -47,15 +47,17 @@ def check_file(path: Path, content: Path | None) -> FileResult:
     return FileResult(Path(path), play.readable, play.content.root, list(play.findings))
 
 
-def results_in_order(paths: list[Path], content: Path | None, jobs: int):
-    """Yield ``(input position, FileResult)`` as each file is done (completion order with jobs > 1)."""
+def results_in_order(paths: list, content: Path | None, jobs: int, work=check_file):
+    """Yield ``(input position, work(path, content))`` as each file is done (completion
+    order with jobs > 1). ``work`` is ``check_file`` for ``check``; ``corpus`` passes its
+    own (a module-level function, so that a worker process can be handed it)."""
     if jobs <= 1 or len(paths) <= 1:
         for k, path in enumerate(paths):
-            yield k, check_file(path, content)
+            yield k, work(path, content)
         return
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(paths)), initializer=_ignore_ctrl_c)
     try:
-        pending = {pool.submit(check_file, path, content): k for k, path in enumerate(paths)}
+        pending = {pool.submit(work, path, content): k for k, path in enumerate(paths)}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:

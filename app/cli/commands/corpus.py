@@ -1,0 +1,109 @@
+"""``narrative-debugger corpus``: index many saves into a corpus folder (issue 39).
+
+Each save is read with the reader, replay and checks of ``check`` (``Playthrough.open``,
+in ``models.corpus.rows``), in ``--jobs`` processes as ``check --jobs`` runs them
+(``check.results_in_order``); each worker writes its save's Parquet part
+(``models.corpus.store``) and hands back one line of summary, so memory stays flat
+in the number of saves. A save whose sha256 and content stamp are in the corpus
+already is skipped; a changed one is replaced. A save that cannot be read is a row of
+``saves`` (readable false) with its findings; the run goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from narrative_debugger.app.cli.commands.check import results_in_order
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, number_arg
+from narrative_debugger.models.boundary import U32
+from narrative_debugger.models.corpus import store
+from narrative_debugger.models.corpus.rows import content_rows, content_stamp, empty_tables, add, file_sha256, save_tables
+from narrative_debugger.models.playthrough import default_content_dir
+from narrative_debugger.models.report.plain_text import one_line
+
+NAME = "corpus"
+HELP = "index saves (files or folders) into a corpus folder of Parquet tables and a DuckDB database"
+#: What a folder given as input contributes: its saves, at any depth.
+SAVE_SUFFIXES = (".json", ".json.gz")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("inputs", nargs="+", type=Path, metavar="SAVE_OR_DIR")
+    content_arg(p)
+    p.add_argument("--out", type=Path, required=True, metavar="CORPUS", help="the corpus folder (made when missing; indexed saves are kept)")
+    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1)")
+
+
+def saves_in(inputs: list[Path], corpus: Path) -> list[Path]:
+    """The saves named: files as given, folders searched for ``*.json``/``*.json.gz`` at any
+    depth (in name order, skipping ``content/`` folders and the corpus itself)."""
+    out: list[Path] = []
+    skip = os.path.abspath(corpus)
+    for item in inputs:
+        if not item.is_dir():
+            out.append(item)
+            continue
+        found = []
+        for root, dirs, files in os.walk(item):
+            dirs[:] = sorted(d for d in dirs if d != "content" and os.path.abspath(os.path.join(root, d)) != skip)
+            found += [Path(root) / f for f in files if f.lower().endswith(SAVE_SUFFIXES)]
+        out += sorted(found)
+    return list(dict.fromkeys(out))
+
+
+def index_one(item: tuple[str, str | None, str, str], content: Path | None) -> tuple[str, bool, int, str | None]:
+    """Index one save into the corpus (runs in a worker with --jobs): (path, readable,
+    findings, an error message when indexing itself failed)."""
+    path, sha, stamp, corpus = item
+    try:
+        tables = save_tables(path, content, sha, stamp)
+        row = tables["saves"]
+        message = None
+    except Exception as exc:  # a defect of the tool, not of the save: keep the row, go on
+        tables = empty_tables()
+        row = tables["saves"]
+        add(row, path=path, sha256=sha, readable=False, events=0, saved_at_tick=None, content=str(content or ""),
+            content_stamp=stamp, errors=0, warnings=0, findings=0)
+        message = f"{type(exc).__name__}: {exc}"
+    store.write_part(Path(corpus), path, tables)
+    return path, bool(row["readable"][0]), int(row["findings"][0]), message
+
+
+def run(args) -> int:
+    check_content_arg(args.content)
+    corpus: Path = args.out
+    if corpus.exists() and not corpus.is_dir():
+        raise UsageError(f"--out {corpus} is not a folder")
+    if corpus.is_dir() and any(corpus.iterdir()) and not store.is_corpus(corpus):
+        raise UsageError(f"--out {corpus} is a folder with other files in it, not a corpus (give a new or empty folder)")
+    corpus.mkdir(parents=True, exist_ok=True)
+    known = store.indexed(corpus)
+    stamps: dict[str, str] = {}
+    work, skipped, replaced = [], 0, 0
+    for save in saves_in(args.inputs, corpus):
+        path = os.path.abspath(save)
+        folder = str(args.content if args.content is not None else default_content_dir(Path(path)))
+        if folder not in stamps:
+            stamps[folder] = stamp = content_stamp(Path(folder))
+            if not store.has_content(corpus, stamp):
+                store.write_content(corpus, stamp, content_rows(Path(folder), stamp))
+        sha = file_sha256(Path(path))
+        if path in known:
+            if sha is not None and known[path] == (sha, stamps[folder]):
+                skipped += 1
+                continue
+            replaced += 1
+        work.append((path, sha, stamps[folder], str(corpus)))
+    unreadable = failed = 0
+    for _, (path, readable, findings, message) in results_in_order(work, args.content, args.jobs, work=index_one):
+        if message is not None:
+            failed += 1
+            print(f"narrative-debugger corpus: {one_line(path)}: could not be indexed ({one_line(message)})", file=sys.stderr)
+        elif not readable:
+            unreadable += 1
+    database = store.write_database(corpus)
+    print(f"indexed {len(work)} save(s) ({replaced} replaced), skipped {skipped} unchanged, {unreadable} unreadable"
+          + (f", {failed} failed" if failed else "") + f"; database {one_line(database)}")
+    return EXIT_OK

@@ -1,0 +1,95 @@
+"""``narrative-debugger coverage``: what of the content fired across a corpus (issue 39).
+
+The counts come from ``models.corpus.coverage``; this module prints them as text,
+JSON (the issue's shape, exactly) or one self-contained HTML page with plots.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError
+from narrative_debugger.models.corpus import store
+from narrative_debugger.models.corpus.coverage import card_files, coverage, final_scores, line_files, save_contents
+from narrative_debugger.models.corpus.html_page import coverage_page
+from narrative_debugger.models.playthrough import default_content_dir
+from narrative_debugger.models.report.json_text import dump_strict
+from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.report.sinks import shell_command
+
+NAME = "coverage"
+HELP = "which monologue lines, story cards, transitions and finding codes fired across a corpus"
+FORMATS = ("text", "json", "html")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("corpus", type=Path, metavar="CORPUS")
+    p.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or html (one self-contained page)")
+
+
+def open_command(save: str, tick: int, line_id: str, content: str | None) -> tuple[str, str]:
+    """The commands that show a nearest miss: the app at the save and tick, and ``why``
+    on the line there (its failing clauses). ``--content`` only when the save was indexed
+    with another folder than the one it would open with."""
+    extra = ("--content", content) if content and content != str(default_content_dir(Path(save))) else ()
+    return (shell_command("narrative-debugger", save, "--tick", tick, *extra),
+            shell_command("narrative-debugger", "why", save, f"line:{line_id}", "--tick", tick, *extra))
+
+
+def run(args) -> int:
+    try:
+        con = store.connect(args.corpus)
+    except store.CorpusError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        doc = coverage(con)
+        contents = save_contents(con)
+        if args.format == "json":
+            dump_strict(doc, sys.stdout)
+            sys.stdout.write("\n")
+        elif args.format == "html":
+            commands = {line_id: open_command(e["nearest_miss"]["save"], e["nearest_miss"]["tick"], line_id, contents.get(e["nearest_miss"]["save"]))
+                        for line_id, e in doc["lines"].items() if e["nearest_miss"] is not None}
+            sys.stdout.write(coverage_page(doc, line_files(con), card_files(con), final_scores(con), commands))
+        else:
+            print(format_text(doc, contents))
+    finally:
+        con.close()
+    return EXIT_OK
+
+
+def format_text(doc: dict, contents: dict[str, str]) -> str:
+    """The summary, then each never-fired line with its nearest miss and the commands that show it."""
+    lines, cards = doc["lines"], doc["cards"]
+    never = [k for k, e in lines.items() if e["fired"] == 0]
+    out = [f"{doc['saves']} save(s); monologue lines fired: {len(lines) - len(never)} of {len(lines)}; "
+           f"story cards included: {sum(1 for e in cards.values() if e['included'])} of {len(cards)}"]
+    if never:
+        out.append("")
+        out.append("never fired:")
+    for line_id in never:
+        miss = lines[line_id]["nearest_miss"]
+        if miss is None:
+            out.append(f"  {one_line(line_id)}: no nearest miss (no prerequisites, or no readable save)")
+            continue
+        failing = "; ".join(one_line(c) for c in miss["failing"]) or "every prerequisite held"
+        out.append(f"  {one_line(line_id)}: closest in {one_line(miss['save'])} at tick {miss['tick']}, "
+                   f"{len(miss['failing'])} failing: {failing}")
+        for command in open_command(miss["save"], miss["tick"], line_id, contents.get(miss["save"])):
+            out.append(f"      {command}")
+    dropped = [k for k, e in cards.items() if e["dropped"] and not e["included"]]
+    if dropped:
+        out.append("")
+        out.append("story cards always dropped by the budget: " + ", ".join(one_line(k) for k in dropped))
+    unseen = [k for k, e in cards.items() if not e["dropped"] and not e["included"]]
+    if unseen:
+        out.append("story cards never matched: " + ", ".join(one_line(k) for k in unseen))
+    out.append("")
+    out.append("transitions:")
+    out += [f"  {one_line(k):34} {e['count']:>8} in {e['saves']} save(s)" for k, e in doc["transitions"].items()]
+    found = {k: e for k, e in doc["codes"].items() if e["count"]}
+    out.append("")
+    out.append("finding codes:" + (" none" if not found else ""))
+    out += [f"  {one_line(k):6} {e['count']:>8} in {e['saves']} save(s)" for k, e in sorted(found.items(), key=lambda kv: (-kv[1]["count"], kv[0]))]
+    return "\n".join(out)

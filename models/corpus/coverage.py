@@ -1,0 +1,92 @@
+"""Coverage over a corpus (issue 39): what of the content fired, how often, in how many saves.
+
+``coverage(con)`` answers from the corpus's views (``models.corpus.store.connect``)
+with the JSON shape of ``narrative-debugger coverage --format json``::
+
+    {"saves": N,
+     "lines": {line_id: {"fired", "saves", "nearest_miss": {"save", "tick", "failing"} | null}},
+     "cards": {card_id: {"included", "dropped", "saves"}},
+     "transitions": {"From->To": {"count", "saves"}},
+     "codes": {code: {"count", "saves"}}}
+
+- ``lines``: every monologue line of the corpus's content folders (and any id a
+  journal fired that the content lacks); ``fired`` counts MonologueFired entries,
+  ``saves`` the saves holding one. A line that never fired gets its nearest miss
+  across the corpus: the save and tick where the fewest of its clauses failed (ties:
+  the first save by path, then the latest tick), null when it has no prerequisites
+  or no readable save.
+- ``cards``: every story card; ``included``/``dropped`` count the prompts of the
+  ``prompts`` table that matched it and kept or dropped it (budget); ``saves`` the
+  saves where it was included at least once.
+- ``transitions``: every legal interaction move (schema §3.2) and any other seen;
+  ``count`` moves, ``saves`` the saves with one. A new conversation is ``Start->Active``.
+- ``codes``: every rule of the catalogue (and any other code found): ``count`` its
+  findings and ``saves`` the files having it, as ``check`` reports them.
+"""
+
+from __future__ import annotations
+
+from narrative_debugger.models.corpus.rows import transition_id
+from narrative_debugger.models.domain.types import TRANSITIONS
+from narrative_debugger.models.rules.catalogue import RULES
+
+_IN_CORPUS = "content_stamp IN (SELECT DISTINCT content_stamp FROM saves)"
+
+
+def _sorted_keys(mapping: dict) -> dict:
+    return {key: mapping[key] for key in sorted(mapping)}
+
+
+def coverage(con) -> dict:
+    """The coverage document of the corpus behind ``con`` (see the module docstring)."""
+    saves = con.execute("SELECT count(*) FROM saves").fetchone()[0]
+    lines = {line_id: {"fired": 0, "saves": 0, "nearest_miss": None}
+             for (line_id,) in con.execute(f"SELECT DISTINCT id FROM content WHERE kind = 'monologue_line' AND {_IN_CORPUS}").fetchall()}
+    for line_id, count, in_saves in con.execute(
+            "SELECT id, count(*), count(DISTINCT save) FROM firings WHERE kind = 'monologue_line' GROUP BY id").fetchall():
+        lines[line_id] = {"fired": count, "saves": in_saves, "nearest_miss": None}
+    for line_id, save, tick, failing in con.execute(
+            "SELECT line_id, save, tick, failing FROM near_misses "
+            "QUALIFY row_number() OVER (PARTITION BY line_id ORDER BY failing_count, save, tick DESC) = 1").fetchall():
+        entry = lines.get(line_id)
+        if entry is not None and entry["fired"] == 0:
+            entry["nearest_miss"] = {"save": save, "tick": tick, "failing": list(failing)}
+    cards = {card_id: {"included": 0, "dropped": 0, "saves": 0}
+             for (card_id,) in con.execute(f"SELECT DISTINCT id FROM content WHERE kind = 'story_card' AND {_IN_CORPUS}").fetchall()}
+    for card_id, included, in_saves in con.execute(
+            "SELECT card, count(*), count(DISTINCT save) FROM (SELECT save, unnest(included) AS card FROM prompts) GROUP BY card").fetchall():
+        cards.setdefault(card_id, {"included": 0, "dropped": 0, "saves": 0}).update(included=included, saves=in_saves)
+    for card_id, dropped in con.execute(
+            "SELECT card, count(*) FROM (SELECT unnest(dropped) AS card FROM prompts) GROUP BY card").fetchall():
+        cards.setdefault(card_id, {"included": 0, "dropped": 0, "saves": 0})["dropped"] = dropped
+    transitions = {transition_id(source, target): {"count": 0, "saves": 0} for source, target in TRANSITIONS}
+    codes = {code: {"count": 0, "saves": 0} for code in RULES}
+    for kind, into in (("transition", transitions), ("finding", codes)):
+        for item, count, in_saves in con.execute(
+                "SELECT id, count(*), count(DISTINCT save) FROM firings WHERE kind = ? GROUP BY id", [kind]).fetchall():
+            into[item] = {"count": count, "saves": in_saves}
+    return {"saves": saves, "lines": _sorted_keys(lines), "cards": _sorted_keys(cards),
+            "transitions": _sorted_keys(transitions), "codes": _sorted_keys(codes)}
+
+
+def line_files(con) -> dict[str, str]:
+    """line id -> the content file (pool) it is defined in."""
+    return dict(con.execute(f"SELECT id, min(file) FROM content WHERE kind = 'monologue_line' AND {_IN_CORPUS} GROUP BY id").fetchall())
+
+
+def card_files(con) -> dict[str, str]:
+    """card id -> the lore file it is defined in."""
+    return dict(con.execute(f"SELECT id, min(file) FROM content WHERE kind = 'story_card' AND {_IN_CORPUS} GROUP BY id").fetchall())
+
+
+def final_scores(con) -> dict[str, list[float]]:
+    """NPC slug -> the final relationship scores across the saves (0..100)."""
+    out: dict[str, list[float]] = {}
+    for slug, score in con.execute("SELECT slug, score FROM npcs ORDER BY slug, score").fetchall():
+        out.setdefault(slug, []).append(score)
+    return out
+
+
+def save_contents(con) -> dict[str, str]:
+    """save path -> the content folder it was indexed with."""
+    return dict(con.execute("SELECT path, content FROM saves").fetchall())

@@ -1,0 +1,253 @@
+"""Issue 39: ``corpus``, ``coverage`` and ``query`` over generated playtests.
+
+Every count of ``coverage --format json`` is held against a count made straight from
+the saves' journals (read here as plain JSON), and the finding codes against
+``check --format json``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from narrative_debugger.app.cli.main import main
+from tests.support.savegen.generator import generate_save, write_save
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "sample_saves" / "content"
+SAVES = 20
+SCENARIOS = ("evening", "walkaway-spiral", "abandoned-confrontation")
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+#: Two lines the playtests cannot fire, added to a copy of the sample content: one
+#: with a prerequisite that never holds (a nearest miss), one with none (no miss).
+EXTRA_LINES = """
+- id: corpus-test_never_010
+  text: "A line gated on fifty abandoned quarrels with Kael."
+  trigger: on_arrival
+  prerequisites:
+    interaction:
+      target: "npc:kael-davan"
+      state: conflict_abandoned
+      min_count: 50
+  tags: [test]
+
+- id: corpus-test_free_020
+  text: "A line with no prerequisites that the game never showed."
+  trigger: on_arrival
+  tags: [test]
+"""
+
+
+@pytest.fixture(scope="module")
+def content(tmp_path_factory) -> Path:
+    """The sample content plus ``EXTRA_LINES`` (the playtests are played by the sample's)."""
+    folder = tmp_path_factory.mktemp("content") / "content"
+    shutil.copytree(CONTENT, folder)
+    pool = folder / "monologues" / "harbor-nights.yaml"
+    pool.write_text(pool.read_text(encoding="utf-8") + EXTRA_LINES, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def playtests(tmp_path_factory) -> Path:
+    """20 small generated playtests (three scenarios, one with planted faults), one save
+    whose name holds markup, and one that cannot be read."""
+    folder = tmp_path_factory.mktemp("playtests")
+    for k in range(SAVES):
+        if k == 7:  # the QA sample: a playtest with planted faults
+            (folder / "play07.json").write_bytes((ROOT / "sample_saves" / "qa-faults.json").read_bytes())
+            continue
+        doc = generate_save(seed=100 + k, events=150 + 20 * k, scenario=SCENARIOS[k % 3], content_dir=CONTENT)
+        write_save(doc, folder / ("a<b>&'.json" if k == 3 else f"play{k:02d}.json"))
+    (folder / "broken.json").write_text('{"format": "settled-reach-save", ', encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def corpus(playtests, content, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("corpus") / "c"
+    assert main(["corpus", str(playtests), "--content", str(content), "--out", str(out), "--jobs", "2"]) == 0
+    return out
+
+
+def _journals(folder: Path):
+    for path in sorted(folder.glob("*.json")):
+        try:
+            yield path, json.loads(path.read_text(encoding="utf-8"))["journal"]
+        except (ValueError, KeyError):
+            continue
+
+
+def _moves(journal: list) -> list[str]:
+    """Interaction state moves in journal order, told from the event names alone."""
+    state: dict[int, str] = {}
+    out = []
+    for entry in journal:
+        (variant, body), = entry["event"].items()
+        target = body.get("target") if isinstance(body, dict) else None
+        new = {"InteractionStarted": "Active", "InteractionConfrontation": "Confrontation", "InteractionCompleted": "Completed",
+               "InteractionWalkedAway": "WalkedAway", "InteractionConflictAbandoned": "ConflictAbandoned"}.get(variant)
+        if new is None:
+            continue
+        source = "Start" if variant == "InteractionStarted" else state.get(target)
+        out.append(f"{source}->{new}")
+        state[target] = new
+    return out
+
+
+def test_coverage_counts_equal_the_journals(corpus, playtests, content, capsys):
+    code, out, _ = run(capsys, "coverage", str(corpus), "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert set(doc) == {"saves", "lines", "cards", "transitions", "codes"}
+    assert doc["saves"] == SAVES + 1  # the unreadable one is a row too
+    fired, fired_saves, moves, move_saves = Counter(), Counter(), Counter(), Counter()
+    for _, journal in _journals(playtests):
+        lines = [e["event"]["MonologueFired"]["line_id"] for e in journal if "MonologueFired" in e["event"]]
+        fired.update(lines)
+        fired_saves.update(set(lines))
+        seen = _moves(journal)
+        moves.update(seen)
+        move_saves.update(set(seen))
+    assert sum(fired.values()) > 0 and len(moves) >= 4
+    for line_id, entry in doc["lines"].items():
+        assert (entry["fired"], entry["saves"]) == (fired[line_id], fired_saves[line_id]), line_id
+    assert set(fired) <= set(doc["lines"])
+    for move, entry in doc["transitions"].items():
+        assert (entry["count"], entry["saves"]) == (moves[move], move_saves[move]), move
+    assert set(moves) <= set(doc["transitions"])
+    # Codes: as check reports them, file by file.
+    code, out, _ = run(capsys, "check", *sorted(map(str, playtests.glob("*.json"))), "--content", str(content), "--format", "json")
+    count, saves = Counter(), Counter()
+    for result in json.loads(out)["files"]:
+        codes = [f["code"] for f in result["findings"]]
+        count.update(codes)
+        saves.update(set(codes))
+    assert sum(count.values()) > 0
+    for finding_code, entry in doc["codes"].items():
+        assert (entry["count"], entry["saves"]) == (count[finding_code], saves[finding_code]), finding_code
+    assert set(count) <= set(doc["codes"])
+
+
+def test_never_fired_lines_are_the_content_minus_the_fired_and_their_misses_open(corpus, playtests, content, capsys):
+    content_lines = set()
+    for pool in sorted((content / "monologues").glob("*.yaml")):
+        content_lines |= {line["id"] for line in yaml.safe_load(pool.read_text(encoding="utf-8"))}
+    fired = {e["event"]["MonologueFired"]["line_id"] for _, j in _journals(playtests) for e in j if "MonologueFired" in e["event"]}
+    _, out, _ = run(capsys, "coverage", str(corpus), "--format", "json")
+    doc = json.loads(out)
+    never = {k for k, e in doc["lines"].items() if e["fired"] == 0}
+    assert never == content_lines - fired
+    assert {"corpus-test_never_010", "corpus-test_free_020"} <= never
+    assert doc["lines"]["corpus-test_free_020"]["nearest_miss"] is None
+    assert doc["lines"]["corpus-test_never_010"]["nearest_miss"]["failing"]
+    checked = 0
+    for line_id in sorted(never):
+        miss = doc["lines"][line_id]["nearest_miss"]
+        if miss is None:
+            continue
+        # Opened there, ``why`` shows the same failing clauses at that tick.
+        code, why_out, err = run(capsys, "why", miss["save"], f"line:{line_id}", "--tick", str(miss["tick"]), "--content", str(content), "--format", "json")
+        assert code == 0, err
+        assert json.loads(why_out)["nearest_miss"]["failing"] == miss["failing"]
+        checked += 1
+    assert checked
+    _, text, _ = run(capsys, "coverage", str(corpus))
+    assert "never fired:" in text and f"narrative-debugger why" in text
+
+
+def _query(capsys, corpus: Path, sql: str):
+    code, out, err = run(capsys, "query", str(corpus), sql, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_incremental_skips_the_unchanged_and_replaces_the_changed(tmp_path, capsys):
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    for k in range(3):
+        write_save(generate_save(seed=k, events=120, content_dir=CONTENT), saves / f"s{k}.json")
+    out_dir = tmp_path / "corpus"
+    index = ("corpus", str(saves), "--content", str(CONTENT), "--out", str(out_dir))
+    code, out, _ = run(capsys, *index)
+    assert code == 0 and "indexed 3 save(s) (0 replaced), skipped 0 unchanged" in out
+    code, out, _ = run(capsys, *index)
+    assert code == 0 and "indexed 0 save(s) (0 replaced), skipped 3 unchanged" in out
+    changed = generate_save(seed=99, events=200, content_dir=CONTENT)
+    write_save(changed, saves / "s1.json")
+    code, out, _ = run(capsys, *index)
+    assert code == 0 and "indexed 1 save(s) (1 replaced), skipped 2 unchanged" in out
+    rows = _query(capsys, out_dir, "SELECT path, events FROM saves ORDER BY path")
+    assert [Path(r["path"]).name for r in rows] == ["s0.json", "s1.json", "s2.json"]
+    assert rows[1]["events"] == 200
+    fired = [e["event"]["MonologueFired"]["line_id"] for e in changed["journal"] if "MonologueFired" in e["event"]]
+    got = _query(capsys, out_dir, f"SELECT count(*) AS n FROM firings WHERE kind = 'monologue_line' AND save = '{rows[1]['path']}'")
+    assert got == [{"n": len(fired)}]
+
+
+def test_an_unreadable_save_is_a_row_with_its_findings(corpus, capsys):
+    rows = _query(capsys, corpus, "SELECT readable, events, errors, findings FROM saves WHERE path LIKE '%broken.json'")
+    assert len(rows) == 1 and rows[0]["readable"] is False and rows[0]["errors"] >= 1
+    codes = _query(capsys, corpus, "SELECT id FROM firings WHERE kind = 'finding' AND save LIKE '%broken.json'")
+    assert codes and all(r["id"].startswith("F") for r in codes)
+    assert _query(capsys, corpus, "SELECT count(*) AS n FROM saves WHERE readable") == [{"n": SAVES}]
+
+
+def test_tables_have_their_contract_columns(corpus, capsys):
+    expected = {
+        "saves": ["path", "sha256", "readable", "events", "saved_at_tick", "content", "content_stamp", "errors", "warnings", "findings"],
+        "npcs": ["save", "slug", "stable_id", "score", "level", "stress", "walk_aways", "conversations"],
+        "firings": ["save", "tick", "kind", "id", "npc", "journal_index"],
+        "near_misses": ["save", "tick", "line_id", "failing_count", "failing"],
+        "prompts": ["save", "tick", "npc", "tokens", "cards_included", "cards_dropped", "included", "dropped", "prefix_unchanged"],
+    }
+    for table, columns in expected.items():
+        code, out, _ = run(capsys, "query", str(corpus), f"SELECT * FROM {table} LIMIT 0", "--format", "csv")
+        assert code == 0 and out.splitlines()[0].split(",") == columns
+    # One prompt per conversation: as many as the journals started.
+    started = _query(capsys, corpus, "SELECT count(*) AS n FROM firings WHERE kind = 'transition' AND id = 'Start->Active'")
+    assert _query(capsys, corpus, "SELECT count(*) AS n FROM prompts") == started
+    # An NPC's second prompt shares a prefix with its first; the first has none to share.
+    firsts = _query(capsys, corpus, "SELECT count(*) AS n FROM prompts p WHERE prefix_unchanged IS NULL")
+    npcs = _query(capsys, corpus, "SELECT count(*) AS n FROM (SELECT DISTINCT save, npc FROM prompts)")
+    assert firsts == npcs
+    assert _query(capsys, corpus, "SELECT min(prefix_unchanged) > 0 AS shared FROM prompts") == [{"shared": True}]
+
+
+def test_query_json_csv_text_and_bad_sql(corpus, capsys):
+    rows = _query(capsys, corpus, "SELECT slug, count(*) AS saves, max(score) AS best FROM npcs GROUP BY slug ORDER BY slug")
+    assert rows and set(rows[0]) == {"slug", "saves", "best"} and all(r["saves"] == SAVES for r in rows)
+    code, out, _ = run(capsys, "query", str(corpus), "SELECT slug, level FROM npcs ORDER BY save, slug LIMIT 3", "--format", "csv")
+    table = list(csv.reader(io.StringIO(out)))
+    assert code == 0 and table[0] == ["slug", "level"] and len(table) == 4
+    code, out, _ = run(capsys, "query", str(corpus), "SELECT 1 AS one")
+    assert code == 0 and out.splitlines() == ["one", "1", "(1 row)"]
+    code, out, err = run(capsys, "query", str(corpus), "SELEC nonsense FROM")
+    assert code == 2 and out == "" and err.startswith("narrative-debugger query: ") and "Traceback" not in err
+    code, _, err = run(capsys, "query", str(corpus / "nope"), "SELECT 1")
+    assert code == 2 and "is not a folder" in err
+
+
+def test_html_is_one_self_contained_page_with_plots_and_escaped_text(corpus, capsys):
+    code, out, _ = run(capsys, "coverage", str(corpus), "--format", "html")
+    assert code == 0 and out.startswith("<!DOCTYPE html>")
+    assert out.count("<svg") == 3
+    for outside in ("<script", "src=", "href=", "@import", "url("):
+        assert outside not in out
+    # The nearest miss of corpus-test_never_010 is in the first save by path (every
+    # save fails its one clause): the one whose name is markup, shown as text.
+    assert "a<b>" not in out and "a&lt;b&gt;&amp;&#x27;.json at tick" in out

@@ -328,7 +328,7 @@ def test_prepare_npc_tables_makes_those_of_long_histories_first():
     would cost most; the rest follow once the save is shown (issue 10)."""
     play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     index = play.index
-    sizes = {sid: len(index._interaction_log.get(sid, ())) for sid in play.save.npcs}
+    sizes = {sid: len(index.interaction_changes.get(sid, ())) for sid in play.save.npcs}
     cut = sorted(sizes.values())[len(sizes) // 2] + 1
     index.prepare_npc_tables(min_changes=cut)
     made = {sid for sid in sizes if ("interaction-series", sid) in index.derived}

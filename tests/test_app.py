@@ -15,6 +15,7 @@ from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.app.window.report import open_report, write_report
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.report.meta import read_record
+from narrative_debugger.widgets.registry import VIEWS
 from PySide6.QtGui import QImage
 
 from tests.conftest import ROOT, SAMPLES, open_window
@@ -130,7 +131,7 @@ def test_grab_is_not_blank_and_all_views_grid(qtbot, window):
     window.set_grid(True)
     assert all(v.isVisible() for v in window.views.values())
     window.set_grid(False)
-    assert window.tabs.count() == 4
+    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [spec.title for spec in VIEWS]
 
 
 def test_ctrl_and_a_number_in_all_views_shows_that_view_in_front(qtbot, window):

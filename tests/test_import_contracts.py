@@ -67,3 +67,15 @@ def test_each_contract_breaks_when_an_import_crosses_it(tmp_path):
         "kit is shared: it imports no view package",
         "No import cycles in app or widgets, at any level",
     ])
+
+
+def test_every_view_package_is_in_the_independence_contracts():
+    """A new package under widgets/ (a view's) is held independent of its siblings, and
+    kit may not import it: both lists of pyproject.toml name it."""
+    import tomllib
+
+    contracts = {c["name"]: c for c in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]}
+    views = {f"narrative_debugger.widgets.{init.parent.name}" for init in (ROOT / "widgets").glob("*/__init__.py") if init.parent.name != "kit"}
+    for name, key in (("A view package never imports a sibling view package", "modules"), ("kit is shared: it imports no view package", "forbidden_modules")):
+        missing = sorted(views - set(contracts[name][key]))
+        assert not missing, f"add {missing} to `{key}` of the contract {name!r} in pyproject.toml [tool.importlinter]"

@@ -10,7 +10,7 @@ import pytest
 from narrative_debugger.models.content.loader import StoryCard
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder, compare, match_cards
-from narrative_debugger.models.prompt.sections import length_hint
+from narrative_debugger.models.prompt.sections import SECTIONS, length_hint
 from narrative_debugger.models.prompt.tokens import get_encoder
 
 DATA = Path(__file__).parent / "data"
@@ -69,10 +69,14 @@ def test_sections_in_contract_order_and_empty_left_out(tmp_path):
     play = open_play(tmp_path, conversation(4))
     p = PromptBuilder(play).build("kael-davan", play.save.saved_at_tick)
     labels = [s.label for s in p.sections]
-    assert labels == [
+    # The contract's order of the sections this save fills; a section added to the
+    # registry may come between them, never reorder them.
+    filled = [
         "narrator", "campaign_canon", "ai_instructions", "npc_profile", "player_character",
         "history", "world_lore", "relationship", "interaction_memory", "npc_state", "length_hint", "state_reminder",
     ]
+    assert [label for label in labels if label in filled] == filled
+    assert labels == [spec.label for spec in SECTIONS if spec.label in labels]
     assert "plot_essentials" not in labels and "story_summary" not in labels  # empty in the save
     assert p.text == "\n\n".join(s.text for s in p.sections)
     assert "What is dead never becomes alive." in p.section("campaign_canon").text

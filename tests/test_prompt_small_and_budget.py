@@ -73,7 +73,10 @@ def test_the_card_table_shows_three_rows_at_the_smallest_window(qtbot, tight, is
 def test_the_dropped_cards_waterfall_draws_the_lore_budget(qtbot, tight):
     play = Playthrough.open(EVENING, tight)
     exp = explain(play, f"card:{NPC}/{CARD}", TICK)
-    assert exp.value == "dropped" and exp.extra["lore_budget"] == 190
+    # 190 with the README's budget and today's sections; a counted section added to the
+    # registry lowers it, so the chart is held to the figure the explanation gives.
+    budget = exp.extra["lore_budget"]
+    assert exp.value == "dropped" and 0 < budget < 1200
     chart = Waterfall()
     qtbot.addWidget(chart)
     chart.resize(240, 200)  # as narrow as the dock at 1040x700
@@ -81,11 +84,11 @@ def test_the_dropped_cards_waterfall_draws_the_lore_budget(qtbot, tight):
     chart.set_explanation(exp)
     for _ in range(4):
         QApplication.processEvents()
-    assert chart.budget_line is not None and chart.budget_line.value() == 190
+    assert chart.budget_line is not None and chart.budget_line.value() == budget
     labels = [i.label.toPlainText() for i in chart.getPlotItem().items if isinstance(i, pg.InfiniteLine) and getattr(i, "label", None)]
-    assert labels == ["lore budget 190"]
+    assert labels == [f"lore budget {budget}"]
     low, high = chart.getPlotItem().getViewBox().viewRange()[1]
-    assert low <= 0 and high >= 190  # above every bar (160 used), yet on the plot
+    assert low <= 0 and high >= budget  # above every bar, yet on the plot
     label = chart.budget_line.label
     box = chart.getPlotItem().getViewBox().sceneBoundingRect()
     text = label.mapRectToScene(label.boundingRect())

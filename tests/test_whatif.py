@@ -48,3 +48,132 @@ def test_unknown_tuning_name():
     with pytest.raises(KeyError):
         Tuning().with_value("relationship.nothing", 1)
     assert "relationship.sentiment_weight" in NAMES
+
+
+# ----- the what-if replay and the command (issue 38) -----
+import json  # noqa: E402
+
+from narrative_debugger.app.cli.main import main  # noqa: E402
+from narrative_debugger.models.whatif.run import what_if  # noqa: E402
+from tests.conftest import SAMPLES  # noqa: E402
+
+SAVES = sorted(SAMPLES.glob("*.json"))
+
+
+def run_whatif(capsys, *args) -> tuple[int, str, str]:
+    status = main(["whatif", *map(str, args)])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("save", SAVES, ids=lambda p: p.name)
+def test_empty_patch_changes_nothing(capsys, tmp_path, save):
+    patch = tmp_path / "empty.json"
+    patch.write_text("[]", encoding="utf-8")
+    before = save.read_bytes()
+    status, out, _ = run_whatif(capsys, save, "--patch", patch, "--format", "json")
+    doc = json.loads(out)
+    assert status == 0
+    assert doc["divergence"] is None and doc["would_not_happen"] == [] and doc["prompts_regenerate"] == {}
+    assert not any(n["score_first_differs_tick"] is not None or n["a"] != n["b"] for n in doc["npcs"].values())
+    assert save.read_bytes() == before  # never written
+
+
+def _seed_delta(sentiment, length, turns, weight=0.5):
+    """The relationship seed's formula, written out by hand for the test."""
+    return max(-1.0, min(1.0, sentiment * weight + min(0.3, length / 500) + min(0.2, turns * 0.05) + 0.1))
+
+
+def _score_chain(journal, target, start, first_sentiment, score):
+    """Score points after each of ``target``'s score entries from ``start`` on, the
+    sentiment of the first replaced, by the seed formula with its clamps."""
+    chain = []
+    for i in range(start, len(journal)):
+        event = journal[i]["event"]
+        if "RelationshipInteraction" in event and event["RelationshipInteraction"]["target"] == target:
+            e = event["RelationshipInteraction"]
+            sentiment = first_sentiment if i == start else e["sentiment"]
+            score = max(0.0, min(100.0, score + _seed_delta(sentiment, e["message_length"], e["conversation_turns"])))
+            chain.append((journal[i]["tick"], score))
+        elif "WalkAwayPenalty" in event and event["WalkAwayPenalty"]["target"] == target:
+            score = max(0.0, score - event["WalkAwayPenalty"]["penalty"])
+            chain.append((journal[i]["tick"], score))
+    return chain
+
+
+def test_one_sentiment_recomputes_that_npcs_chain_only():
+    save = SAMPLES / "evening.json"
+    journal = json.loads(save.read_text(encoding="utf-8"))["journal"]
+    entry = 62  # lera-sessik (9), tick 4520, sentiment 0.69, recorded score_after 0.945
+    assert journal[entry]["event"]["RelationshipInteraction"]["target"] == 9 and journal[entry]["tick"] == 4520
+    before = 0.0  # lera's recorded score before the entry: the last score_after about her
+    for e in journal[:entry]:
+        for kind in ("RelationshipInteraction", "WalkAwayPenalty"):
+            if kind in e["event"] and e["event"][kind]["target"] == 9:
+                before = e["event"][kind]["score_after"]
+    w = what_if(save, None, [{"op": "replace", "path": f"/journal/{entry}/event/RelationshipInteraction/sentiment", "value": -0.5}])
+    b = w.comparison.b
+    chain = _score_chain(journal, 9, entry, -0.5, before)
+    # -0.5 * 0.5 + min(0.3, 275/500) + min(0.2, 7 * 0.05) + 0.1 = -0.25 + 0.3 + 0.2 + 0.1 = 0.35
+    assert chain[0] == (4520, pytest.approx(before + 0.35))
+    last_of_tick = dict(chain)  # the state after every entry of a tick
+    for tick, score in last_of_tick.items():
+        assert b.state_at(tick).npc(9).relationship.score == pytest.approx(score, abs=1e-9)
+    lera = w.comparison.npcs["lera-sessik"]
+    assert lera.score_first_differs_tick == 4520
+    assert lera.b.score == pytest.approx(chain[-1][1], abs=1e-9)
+    others = [slug for slug, d in w.comparison.npcs.items() if d.differs and slug != "lera-sessik"]
+    assert others == []
+    assert "lera-sessik" in w.prompts_regenerate and set(w.prompts_regenerate) == {"lera-sessik"}
+
+
+def test_sentiment_weight_changes_every_curve_and_lists_end_levels(capsys):
+    status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", "relationship.sentiment_weight=0.25", "--format", "json")
+    doc = json.loads(out)
+    assert status == 1
+    talked = [slug for slug, n in doc["npcs"].items() if n["a"]["score"] > 0]
+    assert talked and all(doc["npcs"][slug]["score_first_differs_tick"] is not None for slug in talked)
+    assert doc["end_levels"] == {"mira-holt": {"a": "Acquaintance", "b": "Stranger"}}
+    assert doc["edits"] == [{"op": "set", "name": "relationship.sentiment_weight", "value": 0.25}]
+
+
+def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
+    save = SAMPLES / "walkaway-spiral.json"
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.threshold=5", "--format", "json")
+    doc = json.loads(out)
+    assert status == 1
+    assert doc["crossings"]["kael-davan"] == {"a": [16598], "b": [4914]}
+    assert [(e["tick"], e["event"]) for e in doc["would_happen"]] == [(4914, "InteractionWalkedAway")]
+    # Walk-aways before a penalty: 1 recorded; 3 makes the penalties of walk-aways 2 and 3 not follow.
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.walk_away_threshold=3", "--format", "json")
+    doc = json.loads(out)
+    assert status == 1
+    assert [(e["journal_index"], e["tick"], e["event"]) for e in doc["would_not_happen"]] == [(133, 7652, "WalkAwayPenalty"), (152, 8969, "WalkAwayPenalty")]
+    assert "within the threshold of 3" in doc["would_not_happen"][0]["reason"]
+    # Raising the stress threshold over every recorded stress: the walk-aways made over it no longer follow.
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.threshold=1000", "--format", "json")
+    doc = json.loads(out)
+    late = [e for e in doc["would_not_happen"] if e["event"] in ("InteractionWalkedAway", "InteractionConflictAbandoned")]
+    assert late and all(e["tick"] >= 16598 and "not over the threshold 1000" in e["reason"] for e in late)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--set", "/journal/99999/event/RelationshipInteraction/sentiment=0.5"], "operation 0 (replace /journal/99999/event/RelationshipInteraction/sentiment)"),
+    (["--set", "/journal/62/event/RelationshipInteraction/nothing=1"], "operation 0 (replace /journal/62/event/RelationshipInteraction/nothing)"),
+    (["--set", "/journal/62/event/RelationshipInteraction/sentiment=\"kind\""], "operation 0 (replace /journal/62/event/RelationshipInteraction/sentiment) makes the save invalid: F002"),
+    (["--set", "/npcs/17/tolerance/threshold=70000"], "operation 0 (replace /npcs/17/tolerance/threshold) makes the save invalid: F002"),
+    (["--set", "relationship.sentiment_weight=x"], "--set relationship.sentiment_weight: expected a number"),
+    (["--set", "relationship.nothing=1"], "not a JSON pointer"),
+])
+def test_bad_patches_exit_2_naming_the_operation(capsys, args, words):
+    status, out, err = run_whatif(capsys, SAMPLES / "evening.json", *args)
+    assert status == 2 and out == ""
+    assert words in err, err
+
+
+def test_list_prints_names_with_values(capsys):
+    status, out, _ = run_whatif(capsys, "--list")
+    assert status == 0 and "relationship.sentiment_weight" in out and "0.5" in out
+    status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--list", "--format", "json")
+    doc = json.loads(out)
+    assert doc["npc.kael-davan.threshold"] == 30 and doc["levels.friend"] == 60.0 and doc["prompt.budget"] == 8192

@@ -120,7 +120,7 @@ class Comparison:
         return self._differences
 
 
-def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=None) -> Comparison:
+def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=None, parted_from: int | None = None) -> Comparison:
     """Compare two readable playthroughs at ``tick`` (default: each side's last tick).
 
     Args:
@@ -128,6 +128,8 @@ def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=No
         tick: compare the states at this tick in both (game ticks); the journals are then
             compared up to it.
         progress: optional callable(fraction 0..1, message).
+        parted_from: a tick from which the replays may differ where the journals agree
+            (a what-if's tuned rules: 0); the score curves are walked from there.
 
     Raises:
         ValueError: when a side could not be read.
@@ -144,6 +146,8 @@ def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=No
     report(0.0, "comparing the journals")
     divergence = None if same_save else first_divergence(a.save, b.save, pos_a, pos_b)
     parted = divergence.tick if divergence is not None else None
+    if parted_from is not None:
+        parted = parted_from if parted is None else min(parted, parted_from)
 
     report(0.2, "comparing NPCs")
     slugs = sorted({n.slug for n in a.save.npcs.values()} | {n.slug for n in b.save.npcs.values()})

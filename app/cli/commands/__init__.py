@@ -8,7 +8,7 @@ list. Headless commands import no Qt.
 
 from __future__ import annotations
 
-from narrative_debugger.app.cli.commands import check, corpus, coverage, diff, open_report, prompt, query, rules, screenshot, state, why
+from narrative_debugger.app.cli.commands import check, corpus, coverage, diff, open_report, prompt, query, rules, screenshot, state, whatif, why
 
 #: Sub-commands in help order.
-COMMANDS = (check, state, prompt, diff, why, screenshot, open_report, rules, corpus, coverage, query)
+COMMANDS = (check, state, prompt, diff, whatif, why, screenshot, open_report, rules, corpus, coverage, query)

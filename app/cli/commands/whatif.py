@@ -1,0 +1,146 @@
+"""``narrative-debugger whatif``: change the past, replay, and see what follows (issue 38).
+
+``whatif SAVE (--patch FILE | --set POINTER=VALUE ...)`` applies an RFC 6902 JSON Patch
+(or ``replace`` operations written as ``--set /json/pointer=VALUE``) to the save's
+document in memory, and ``--set NAME=VALUE`` sets a tuning value (``whatif --list``
+prints the names and their values). It replays the result and prints the ``diff``
+comparison with A = as recorded and B = what if, plus ``edits``, ``would_not_happen``
+and ``prompts_regenerate``. The save is never written.
+
+Exit 0 when nothing changes, 1 when something does, 2 on a bad patch (the message
+names the operation and the pointer) or misuse.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, tick_arg, unreadable_reasons
+from narrative_debugger.app.cli.commands.diff import format_diff_text
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.report.json_text import dumps_indented
+from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, what_if
+
+NAME = "whatif"
+HELP = "change an event or a tuning value, replay, and compare with the recorded run (exit 0 same, 1 changed, 2 bad patch)"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("save", type=Path, nargs="?", metavar="SAVE")
+    content_arg(p)
+    p.add_argument("--patch", type=Path, metavar="FILE", help="a JSON Patch (RFC 6902) against the save document")
+    p.add_argument("--set", action="append", default=[], metavar="POINTER=VALUE",
+                   help="replace the value at a JSON pointer (/journal/3/event/RelationshipInteraction/sentiment=0.8), "
+                        "or set a tuning value by name (relationship.sentiment_weight=0.3; see --list); VALUE is JSON, else a string")
+    p.add_argument("--list", action="store_true", help="print the tuning names and their values (the save's NPCs' too when SAVE is given)")
+    tick_arg(p, "compare the states at tick T (default: each side's last tick)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def _read_patch(path: Path) -> list:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--patch {path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--patch {path}: not JSON: {exc}") from None
+    if not isinstance(value, list):
+        raise UsageError(f"--patch {path}: a JSON Patch is a list of operations (RFC 6902)")
+    return value
+
+
+def run(args) -> int:
+    if args.list:
+        return _list(args)
+    if args.save is None:
+        raise UsageError("give a SAVE, or --list")
+    if args.patch is None and not args.set:
+        raise UsageError("give --patch FILE or --set POINTER=VALUE (see whatif --list for tuning names)")
+    check_content_arg(args.content)
+    operations = _read_patch(args.patch) if args.patch is not None else []
+    tuning, sets = DEFAULT_TUNING, []
+    try:
+        for text in args.set:
+            target, value = parse_set(text)
+            if target.startswith("/"):
+                operations.append({"op": "replace", "path": target, "value": value})
+                continue
+            try:
+                tuning = tuning.with_value(target, value)
+            except KeyError:
+                raise PatchError(f"--set {target}: not a JSON pointer (they start with /) nor a tuning name (see whatif --list)") from None
+            except ValueError as exc:
+                raise PatchError(f"--set {target}: {exc}") from None
+            sets.append((target, value))
+        recorded = keep(Playthrough.open(args.save, args.content, checks_later=True))
+        if not recorded.readable:
+            raise UsageError(unreadable_reasons(recorded))
+        if args.tick is not None and args.tick > recorded.last_tick:
+            raise UsageError(f"--tick {args.tick} is beyond the end of {one_line(recorded.save.label)} (tick {recorded.last_tick})")
+        result = what_if(args.save, args.content, operations, tuning, sets, args.tick, recorded=recorded)
+    except PatchError as exc:
+        raise UsageError(str(exc)) from None
+    keep(result.comparison.b, alone=False)
+    if args.format == "json":
+        sys.stdout.write(dumps_indented(result.to_json()))
+        sys.stdout.write("\n")
+    else:
+        print(format_whatif_text(result))
+    return EXIT_ERRORS if result.changed else EXIT_OK
+
+
+def _list(args) -> int:
+    npcs, budget = (), None
+    if args.save is not None:
+        check_content_arg(args.content)
+        play = keep(Playthrough.open(args.save, args.content, checks_later=True))
+        if not play.readable:
+            raise UsageError(unreadable_reasons(play))
+        npcs, budget = list(play.save.npcs.values()), play.content.prompt.context_token_budget
+    rows = tuning_values(DEFAULT_TUNING, npcs, budget)
+    if args.format == "json":
+        sys.stdout.write(dumps_indented({name: value for name, value in rows}))
+        sys.stdout.write("\n")
+        return EXIT_OK
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        shown = "(prompt.yaml's; give SAVE)" if value is None else (f"{value:g}" if isinstance(value, float) else str(value))
+        print(f"{name:<{width}}  {shown}")
+    if args.save is None:
+        print(f"{'npc.SLUG.threshold':<{width}}  (the save's; give SAVE)")
+        print(f"{'npc.SLUG.walk_away_threshold':<{width}}  (the save's; give SAVE)")
+    return EXIT_OK
+
+
+def format_whatif_text(w: WhatIf) -> str:
+    """The ``diff`` text with A = as recorded and B = what if, then what follows."""
+    out = [f"edits: {len(w.edits)}"]
+    for e in w.edits:
+        if e.get("op") == "set" and "name" in e:
+            out.append(f"  set {e['name']} = {json.dumps(e['value'])}")
+        else:
+            value = f" {json.dumps(e['value'])}" if "value" in e else ""
+            out.append(f"  {e.get('op')} {one_line(str(e.get('path')))}{one_line(value)}")
+    out.append(format_diff_text(w.comparison))
+    if w.end_levels:
+        out.append("levels at the end:")
+        out += [f"  {slug}: {v['a']} → {v['b']}" for slug, v in w.end_levels.items()]
+    if w.crossings:
+        out.append("stress threshold crossings moved:")
+        out += [f"  {slug}: A ticks {v['a']} / B ticks {v['b']}" for slug, v in w.crossings.items()]
+    for title, items in (("would not have happened", w.would_not_happen), ("would now happen", w.would_happen)):
+        if items:
+            out.append(f"{title}:")
+            out += [f"  journal[{e['journal_index']}] tick {e['tick']} {e['event']}: {one_line(e['reason'])}" for e in items]
+    if w.prompts_regenerate:
+        out.append("prompts needing a new LLM response:")
+        out += [f"  {slug}: from tick {v['first_tick']}, {v['turns']} turn{'s' * (v['turns'] != 1)}" for slug, v in w.prompts_regenerate.items()]
+    if not w.changed:
+        out.append("Nothing changes.")
+    return "\n".join(out)

@@ -1,0 +1,336 @@
+"""What if (issue 38): change the past, replay, and see what follows.
+
+``what_if(path, content_dir, operations, tuning)`` opens the save as recorded (side A),
+applies an RFC 6902 JSON Patch to its document with the ``jsonpatch`` library (side B;
+the file itself is never written), replays B with the tuning values and a
+``replay.Recompute`` (the values the seeds derive are derived anew from the first
+changed entry on, per NPC) and compares A with B through ``compare.comparison``: the
+``diff`` contract, plus what the edit makes of the game's recorded decisions.
+
+Recorded decisions (a walk-away, a line fired, a penalty) are kept in B's journal.
+Where one no longer follows from B's state it is listed in ``would_not_happen`` with
+its clause; where the state now calls for one the journal lacks, in ``would_happen``.
+Each NPC whose assembled prompt text differs at one of its lines is listed in
+``prompts_regenerate`` with the first such tick and how many of its turns differ.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import jsonpatch
+import jsonpointer
+
+from narrative_debugger.models.compare.comparison import Comparison, compare
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
+from narrative_debugger.models.domain.types import InteractionState
+from narrative_debugger.models.playthrough import Playthrough, collector_paused
+from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.models.rules.findings import Finding, Severity
+from narrative_debugger.models.save.jsonio import decode_file
+from narrative_debugger.models.save.savefile import Save, save_from_document
+from narrative_debugger.models.timeline.index import TimelineIndex
+from narrative_debugger.models.timeline.replay import Recompute
+
+_WALK_AWAYS = (InteractionState.WalkedAway, InteractionState.ConflictAbandoned)
+#: T004 messages the replay writes about a penalty (``replay.on_WalkAwayPenalty``, ``settle``).
+_PENALISED_WITHIN = "yet it is penalised"
+_PENALTY_MISSING = "but no WalkAwayPenalty"
+
+
+class PatchError(ValueError):
+    """A patch that cannot be applied, or that leaves the save unreadable or invalid.
+    The message names the operation (its number, op and pointer) and why."""
+
+
+def describe(k: int, op: object) -> str:
+    """``operation K (OP POINTER)`` for messages; K counts from 0 as the patch does."""
+    if isinstance(op, dict):
+        return f"operation {k} ({op.get('op', '?')} {op.get('path', '?')})"
+    return f"operation {k}"
+
+
+def parse_set(text: str) -> tuple[str, object]:
+    """``POINTER=VALUE`` or ``NAME=VALUE`` of ``--set``: VALUE as JSON, else as a string.
+
+    Raises:
+        PatchError: no ``=`` in ``text``.
+    """
+    import json
+
+    target, sep, raw = text.partition("=")
+    if not sep or not target:
+        raise PatchError(f"--set {text!r}: expected POINTER=VALUE or NAME=VALUE")
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    return target, value
+
+
+def apply_patch(document: object, operations: list) -> None:
+    """Apply ``operations`` (RFC 6902) to ``document`` in place, one at a time.
+
+    Raises:
+        PatchError: a malformed operation, a pointer that does not exist (past the end
+            of the journal, a missing key), or a failed ``test``; the message names it.
+    """
+    if not isinstance(operations, list):
+        raise PatchError("a JSON Patch is a list of operations (RFC 6902)")
+    for k, op in enumerate(operations):
+        try:
+            jsonpatch.JsonPatch([op]).apply(document, in_place=True)
+        except jsonpatch.JsonPatchTestFailed as exc:
+            raise PatchError(f"{describe(k, op)}: the test failed: {exc}") from None
+        except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, IndexError, TypeError) as exc:
+            reason = str(exc) or type(exc).__name__
+            raise PatchError(f"{describe(k, op)}: {reason}") from None
+
+
+@dataclass
+class WhatIf:
+    """A what-if: the comparison of A (as recorded) with B (what if) and what follows.
+
+    Attributes:
+        comparison: the ``diff`` comparison (A as recorded, B what if).
+        edits: the patch operations applied to the save, then the tuning values set
+            (``{"op": "set", "name", "value"}``).
+        would_not_happen: recorded decisions B's state no longer supports:
+            ``{journal_index, tick, event, reason}``.
+        would_happen: decisions B's state calls for that the journal lacks, same shape.
+        crossings: slug -> ``{"a": [ticks], "b": [ticks]}`` where the stress threshold
+            crossings (either way) moved.
+        prompts_regenerate: slug -> ``{"first_tick", "turns"}``: the NPC's prompt text
+            differs at ``turns`` of its lines, the first at ``first_tick``.
+        end_levels: slug -> ``{"a", "b"}`` levels (display names) at the compared tick
+            where they differ.
+    """
+
+    comparison: Comparison
+    edits: list = field(default_factory=list)
+    would_not_happen: list = field(default_factory=list)
+    would_happen: list = field(default_factory=list)
+    crossings: dict = field(default_factory=dict)
+    prompts_regenerate: dict = field(default_factory=dict)
+    end_levels: dict = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        """True when anything differs (``whatif`` exits 1)."""
+        return bool(not self.comparison.equal or self.would_not_happen or self.would_happen or self.crossings or self.prompts_regenerate)
+
+    def to_json(self) -> dict:
+        """The ``diff`` contract with A = as recorded and B = what if, plus ``edits``,
+        ``would_not_happen``, ``would_happen``, ``crossings``, ``prompts_regenerate`` and ``end_levels``."""
+        out = self.comparison.to_json()
+        out["edits"] = self.edits
+        out["would_not_happen"] = self.would_not_happen
+        out["would_happen"] = self.would_happen
+        out["crossings"] = self.crossings
+        out["prompts_regenerate"] = self.prompts_regenerate
+        out["end_levels"] = self.end_levels
+        return out
+
+
+def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuning = DEFAULT_TUNING, sets: list | None = None,
+            tick: int | None = None, recorded: Playthrough | None = None) -> WhatIf:
+    """Apply ``operations`` to the save at ``path`` and ``tuning`` to the rules, replay, compare.
+
+    Args:
+        path: the save (read, never written).
+        content_dir: its content folder (None: as ``Playthrough.open`` chooses).
+        operations: JSON Patch operations (RFC 6902) on the save document.
+        tuning: the rules' constants for B (``models/domain/tuning.py``).
+        sets: the ``(name, value)`` tuning values set, for ``edits``.
+        tick: compare the states at this tick (default: each side's last tick).
+        recorded: side A when already open (``Playthrough.open(path, content_dir)``).
+
+    Raises:
+        PatchError: the save cannot be read, the patch cannot be applied, or it leaves
+            the save unreadable or with a reading error A does not have (the finding is named).
+    """
+    path = Path(path)
+    a = recorded if recorded is not None else Playthrough.open(path, content_dir, checks_later=True)
+    if not a.readable:
+        raise PatchError(f"{path.name} cannot be read: " + "; ".join(f"{f.code} {f.location}: {f.message}" for f in a.findings[:3]))
+    with collector_paused():
+        document, sha256 = decode_file(path, path.name)
+        if not document.parsed:
+            raise PatchError(f"{path.name} cannot be read")
+        apply_patch(document.value, operations)
+        save_b = save_from_document(document, f"{path.name} (what if)", path)
+        _check_still_valid(a.save, save_b, operations)
+        save_b.sha256 = ""  # not the file's bytes
+        changed_from, changed_to = _changed_span(a.save, save_b)
+        rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
+                       recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()})
+        b = Playthrough.build(save_b, a.content, checks_later=True, tuning=tuning, recompute=rc)
+    comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
+    result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
+    _relevel(result, tuning)
+    _decisions(result, a, b)
+    _crossings(result, a.index, b.index, a.save, b.save)
+    _prompts(result, a, b, changed_from, tuning)
+    return result
+
+
+def _check_still_valid(a: Save, b: Save, operations: list) -> None:
+    """Refuse a patch that leaves the save unreadable, or that adds a reading error."""
+    seen = {(f.code, f.location) for f in a.findings}
+    if not b.readable:
+        new = b.findings[:1]
+    else:
+        new = [f for f in b.findings if f.severity is Severity.ERROR and (f.code, f.location) not in seen][:1]
+    if not new:
+        return
+    f = new[0]
+    k, op = _operation_at(f, operations)
+    where = describe(k, op) if op is not None else "the patch"
+    raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in re.split(r"[.\[\]/]+", text) if t]
+
+
+def _operation_at(f: Finding, operations: list) -> tuple[int, object]:
+    """The operation whose pointer is the longest prefix of the finding's location."""
+    where = _tokens(f.location or "")
+    best, found = -1, (0, None)
+    for k, op in enumerate(operations):
+        pointer = op.get("path", "") if isinstance(op, dict) else ""
+        tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+        n = 0
+        while n < min(len(tokens), len(where)) and tokens[n] == where[n]:
+            n += 1
+        if n > best:
+            best, found = n, (k, op)
+    return found
+
+
+def _changed_span(a: Save, b: Save) -> tuple[int, int]:
+    """B's journal positions ``[from, to)`` that differ from A's: after the common
+    prefix and before the common suffix (an insertion shifts no entry after it)."""
+    ja, jb = a.journal, b.journal
+    na, nb = len(ja), len(jb)
+    lo = 0
+    n = min(na, nb)
+    while lo < n and ja.ticks[lo] == jb.ticks[lo] and ja.kinds[lo] == jb.kinds[lo] and ja.data[lo] == jb.data[lo]:
+        lo += 1
+    if lo == na == nb:
+        return nb, nb
+    hi = 0
+    while hi < n - lo and ja.ticks[na - 1 - hi] == jb.ticks[nb - 1 - hi] and ja.kinds[na - 1 - hi] == jb.kinds[nb - 1 - hi] and ja.data[na - 1 - hi] == jb.data[nb - 1 - hi]:
+        hi += 1
+    return lo, max(lo, nb - hi)
+
+
+def _relevel(result: WhatIf, tuning: Tuning) -> None:
+    """B's levels under the tuned bounds; ``end_levels`` where A's and B's differ."""
+    c = result.comparison
+    for slug, d in c.npcs.items():
+        if d.b is not None and tuning.level_bounds != DEFAULT_TUNING.level_bounds:
+            d = c.npcs[slug] = replace(d, b=replace(d.b, level=tuning.level_for(d.b.score)))
+        if d.a is not None and d.b is not None and d.a.level is not d.b.level:
+            result.end_levels[slug] = {"a": d.a.level.display_name, "b": d.b.level.display_name}
+    c._differences = None
+
+
+def _entry(play: Playthrough, i: int, reason: str, event: str | None = None) -> dict:
+    journal = play.save.journal
+    return {"journal_index": i, "tick": journal.ticks[i] if 0 <= i < len(journal) else None,
+            "event": event or (journal.kinds[i] if 0 <= i < len(journal) else None), "reason": reason}
+
+
+def _decisions(result: WhatIf, a: Playthrough, b: Playthrough) -> None:
+    """Recorded decisions B no longer supports, and those B calls for: the replay's own
+    rules (M001 a line fired while a prerequisite fails, T004 a penalty) found in B and
+    not in A, and walk-aways from an NPC whose stress is no longer over its threshold."""
+    c = result.comparison
+    for f in c.findings_only_b:
+        target = f.target
+        i = target.journal_index if target is not None else None
+        if i is None:
+            continue
+        if f.code == "M001" or (f.code == "T004" and _PENALISED_WITHIN in f.message):
+            result.would_not_happen.append(_entry(b, i, f.message))
+        elif f.code == "T004" and _PENALTY_MISSING in f.message:
+            result.would_happen.append(_entry(b, i, f.message, "WalkAwayPenalty"))
+    ia, ib = a.index, b.index
+    for record in ib.transitions:
+        if record.target not in _WALK_AWAYS:
+            continue
+        before_b = ib.npcs[record.npc].at(record.index)
+        versions_a = ia.npcs.get(record.npc)
+        before_a = versions_a.at(record.index) if versions_a is not None and record.index < len(a.save.journal) else None
+        if before_a is None or before_b is None:
+            continue
+        ta, tb = before_a.tolerance, before_b.tolerance
+        if ta.current_stress > ta.threshold and not tb.current_stress > tb.threshold:
+            result.would_not_happen.append(_entry(b, record.index, f"{before_b.slug}: stress {tb.current_stress} is not over the threshold {tb.threshold} "
+                                                  f"(as recorded: {ta.current_stress} over {ta.threshold})"))
+    result.would_not_happen.sort(key=lambda e: e["journal_index"])
+
+
+def _crossing_ticks(index: TimelineIndex, sid: int) -> list[tuple[int, int, bool]]:
+    """(position, tick, now over) of each change of ``stress > threshold`` of one NPC."""
+    versions = index.npcs.get(sid)
+    out = []
+    if versions is None:
+        return out
+    over = None
+    for position, npc in zip(versions.positions, versions.values):
+        now = npc.tolerance.current_stress > npc.tolerance.threshold
+        if over is not None and now != over:
+            out.append((position, index.tick_at_position(position), now))
+        over = now
+    return out
+
+
+def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, sb: Save) -> None:
+    """Where the stress threshold crossings moved, and the crossings over it that B has
+    and A has not at that tick: a walk-away would now follow from the state there."""
+    for slug in sorted({n.slug for n in sb.npcs.values()}):
+        na, nb = sa.npc_by_slug(slug), sb.npc_by_slug(slug)
+        if na is None or nb is None:
+            continue
+        ca, cb = _crossing_ticks(ia, na.stable_id), _crossing_ticks(ib, nb.stable_id)
+        if [(t, o) for _, t, o in ca] == [(t, o) for _, t, o in cb]:
+            continue
+        result.crossings[slug] = {"a": [t for _, t, _ in ca], "b": [t for _, t, _ in cb]}
+        ups_a = {t for _, t, over in ca if over}
+        for position, t, over in cb:
+            if over and t not in ups_a:
+                npc = ib.npcs[nb.stable_id].at(position)
+                result.would_happen.append({"journal_index": position - 1, "tick": t, "event": "InteractionWalkedAway",
+                                            "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold {npc.tolerance.threshold} from here"})
+    result.would_happen.sort(key=lambda e: (e["tick"] if e["tick"] is not None else -1, e["journal_index"]))
+
+
+def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, tuning: Tuning) -> None:
+    """Each NPC's prompt at each of its lines (a turn the game asked the LLM for) from
+    the first changed entry on: where A's and B's texts differ it needs a new response."""
+    start_tick = 0 if tuning != DEFAULT_TUNING else (b.index.tick_at_position(changed_from + 1) if changed_from < len(b.save.journal) else None)
+    if start_tick is None:
+        return
+    builder_a, builder_b = PromptBuilder(a), PromptBuilder(b)
+    slugs = {n.stable_id: n.slug for n in b.save.npcs.values()}
+    turns: dict[int, list[int]] = {}
+    for record in b.index.dialogue:
+        if record.tick >= start_tick and record.speaker in slugs:
+            ticks = turns.setdefault(record.speaker, [])
+            if not ticks or ticks[-1] != record.tick:
+                ticks.append(record.tick)
+    for sid, ticks in sorted(turns.items(), key=lambda item: slugs[item[0]]):
+        slug = slugs[sid]
+        if a.save.npc_by_slug(slug) is None:
+            continue
+        first, count = None, 0
+        for t in ticks:
+            if builder_a.build(slug, t).text != builder_b.build(slug, t).text:
+                first = t if first is None else first
+                count += 1
+        if count:
+            result.prompts_regenerate[slug] = {"first_tick": first, "turns": count}

@@ -127,7 +127,7 @@ def _grab(qtbot, model, delegate, *, wrap=False, elide=Qt.ElideRight, selected=N
     QApplication.processEvents()
     image = view.viewport().grab().toImage()
     if isinstance(made, StaticTextDelegate):
-        assert made._laid, "the static path drew no cell"
+        assert made.kept, "the static path drew no cell"
     return image
 
 
@@ -160,7 +160,12 @@ def test_an_elide_delegate_keeps_its_mode_over_the_views(qtbot, fonts):
     assert _grab(qtbot, model, left, wrap=True) == _grab(qtbot, model, styled_left, wrap=False)
 
 
-def test_text_is_laid_out_once_and_forgotten_when_the_font_changes(qtbot):
+def test_text_is_laid_out_once_and_forgotten_when_the_font_changes(qtbot, monkeypatch):
+    from narrative_debugger.widgets.kit import cell_text
+
+    made = []  # every text laid out
+    real_static = cell_text.QStaticText
+    monkeypatch.setattr(cell_text, "QStaticText", lambda *a: made.append(a) or real_static(*a))
     model = QStandardItemModel(3, 1)
     for row in range(3):
         model.setItem(row, 0, QStandardItem("same text"))
@@ -173,22 +178,22 @@ def test_text_is_laid_out_once_and_forgotten_when_the_font_changes(qtbot):
     delegate = view.itemDelegate()
     assert isinstance(delegate, StaticTextDelegate)
     view.viewport().grab()
-    assert len(delegate._laid) == 1  # three cells, one laid-out text
-    first = next(iter(delegate._laid.values()))
+    assert delegate.kept == 1 and made == [("same text",)]  # three cells, one laid-out text
     view.viewport().grab()
-    assert list(delegate._laid.values()) == [first]
+    assert delegate.kept == 1 and len(made) == 1  # kept: not laid out again
     bigger = QFont(view.font())
     bigger.setPointSize(bigger.pointSize() + 4)
     view.setFont(bigger)
     QApplication.processEvents()
-    assert first not in delegate._laid.values()
+    view.viewport().grab()
+    assert delegate.kept == 1 and len(made) == 2  # laid out again in the new font, the old one forgotten
     # The same window draws both, so focus and activation are the same.
     styled_delegate = QStyledItemDelegate(view)
     view.setItemDelegate(styled_delegate)
     styled = view.viewport().grab().toImage()
     view.setItemDelegate(delegate)
     static = view.viewport().grab().toImage()
-    assert delegate._laid and static == styled
+    assert delegate.kept and static == styled
 
 
 def test_the_cache_is_bounded(qtbot):
@@ -204,7 +209,7 @@ def test_the_cache_is_bounded(qtbot):
     view.show()
     qtbot.waitExposed(view)
     view.viewport().grab()
-    assert len(delegate._laid) == 10
+    assert delegate.kept == 10
 
 
 def test_brush_of_hands_out_one_brush_per_colour():

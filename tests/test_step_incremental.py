@@ -376,14 +376,13 @@ def test_views_behind_another_tab_catch_up_when_shown(qtbot, isolated_settings):
     assert len(seen) > 1, "the steps selected other NPCs"
     assert not timelines.isVisible() and not interactions.isVisible()
     s.set_view("timelines")
-    qtbot.waitUntil(lambda: timelines._drawn, timeout=10000)  # a load's curves are drawn in slices once shown
+    qtbot.waitUntil(lambda: timelines.drawn, timeout=10000)  # a load's curves are drawn in slices once shown
     assert all(abs(line.value() - timelines.x_of(s.tick)) < 1e-6 for line in timelines.cursors)
     widths = {sid: curve.opts["pen"].widthF() for sid, curve in timelines.curves.items()}
     assert timelines.layer.npc == s.npc and timelines.layer.shown
     assert timelines.layer.score.opts["pen"].widthF() > max(widths.values())
     assert f"{s.tick:,}" in timelines.readout.text()
     s.set_view("interactions")
-    assert interactions._shown == interactions._shown_key()
     assert s.playthrough.npc_name(s.npc) in interactions.heading.text()
     assert f"at tick {s.tick:,}" in interactions.heading.text()
 
@@ -581,12 +580,18 @@ def test_the_monologue_holds_text_cache_drops_the_least_recently_used_line(qtbot
     monkeypatch.setattr(monologue_view, "describe_prerequisites", lambda line: made.append(line.id) or [line.id])
     model = monologue_view.MonologueModel()
     lines = [MonologueLine(f"line-{k}", "text") for k in range(4)]
-    for line in lines[:3]:
-        model._holds(line)
-    assert model._holds(lines[0]) == "holds: line-0"  # used again: now the most recent
-    model._holds(lines[3])  # past the bound: line-1, the least recently used, goes
+    model.set_rows([monologue_view.MonologueRow("line", line=line, line_id=line.id, eligible=True) for line in lines])
+
+    def holds(k: int) -> str:
+        """The Why cell of line k's row: what an eligible line holds."""
+        return model.index(k, model.WHY).data()
+
+    for k in range(3):
+        holds(k)
+    assert holds(0) == "holds: line-0"  # used again: now the most recent
+    holds(3)  # past the bound: line-1, the least recently used, goes
     made.clear()
-    assert [model._holds(line) for line in (lines[0], lines[2], lines[3])] == ["holds: line-0", "holds: line-2", "holds: line-3"]
+    assert [holds(k) for k in (0, 2, 3)] == ["holds: line-0", "holds: line-2", "holds: line-3"]
     assert made == []
-    model._holds(lines[1])
+    holds(1)
     assert made == ["line-1"]

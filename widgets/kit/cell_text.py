@@ -98,6 +98,11 @@ class StaticTextDelegate(QStyledItemDelegate):
         return False
 
     # ----- the cache -----
+    @property
+    def kept(self) -> int:
+        """How many laid-out texts it keeps now (at most ``keep``; 0 after ``forget``)."""
+        return len(self._laid)
+
     def _lay_out(self, text: str, font: QFont, font_key: str, width: int, elide: Qt.TextElideMode, across: int) -> _Laid:
         key = (text, font_key, width, elide, across)
         laid = self._laid.get(key)

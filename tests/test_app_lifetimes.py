@@ -10,6 +10,7 @@ import time
 import pytest
 from narrative_debugger.app.workers import loader as loader_module
 from narrative_debugger.app.window.main_window import MainWindow
+from narrative_debugger.widgets.kit.jobs import running_anywhere
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -27,10 +28,6 @@ def big_save(tmp_path_factory):
     return path
 
 
-def _threads_of(window: MainWindow) -> set:
-    return set(window.loader._mine)
-
-
 def test_close_while_loading_stops_every_worker(qtbot, big_save):
     window = MainWindow()
     qtbot.addWidget(window)
@@ -38,17 +35,15 @@ def test_close_while_loading_stops_every_worker(qtbot, big_save):
     window.open_save(SAMPLES / "evening.json", wait=True)
     window.views["prompt"].request_preview()
     window.open_save(big_save)
-    started = _threads_of(window)
-    assert window.loader.busy and started
+    assert window.loader.busy and window.loader.running
     window.close()
-    assert not window.loader.busy
-    assert all(not t.isRunning() for t in started)
-    assert window.views["prompt"]._pool.activeThreadCount() == 0
+    assert not window.loader.busy and window.loader.running == 0
+    assert not window.views["prompt"].busy
     assert not window.save_watch.pending and not window.save_watch.watched_files
     # Nothing starts again: not a change on disk, not a reload, not an open.
     window.reload()
     window.open_save(big_save)
-    assert not window.loader.busy and not _threads_of(window)
+    assert not window.loader.busy and window.loader.running == 0
 
 
 def test_change_on_disk_after_close_starts_nothing(qtbot, tmp_path):
@@ -63,7 +58,7 @@ def test_change_on_disk_after_close_starts_nothing(qtbot, tmp_path):
     window.close()
     path.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes() + b" ")
     qtbot.wait(900)  # past the reload debounce
-    assert not window.loader.busy and not _threads_of(window)
+    assert not window.loader.busy and window.loader.running == 0
     assert window.session.playthrough is shown  # no reload happened after the close
 
 
@@ -81,10 +76,9 @@ def test_open_reload_step_close_in_a_loop_while_loads_run(qtbot, big_save):
         window.open_save(big_save)  # ... and that by the big save again
         window.tickbar.next_event()  # stepping while loading
         qtbot.wait(20 * round_)
-        threads = _threads_of(window)
         if round_ < 6:
             window.close()
-            assert all(not t.isRunning() for t in threads)
+            assert window.loader.running == 0
         else:
             # Deleted without close: the running threads outlive the window and end on their own.
             window.deleteLater()
@@ -92,7 +86,7 @@ def test_open_reload_step_close_in_a_loop_while_loads_run(qtbot, big_save):
             QApplication.processEvents()
             gc.collect()
         QApplication.processEvents()
-    qtbot.waitUntil(lambda: not loader_module._RUNNING, timeout=60_000)
+    qtbot.waitUntil(lambda: running_anywhere() == 0, timeout=60_000)
 
 
 def test_the_latest_request_wins(qtbot, big_save):
@@ -181,7 +175,7 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     assert not panel.isVisible() and not window.loader.busy
     assert "Opening cancelled" in window.statusBar().currentMessage()
     assert window.session.playthrough.save.label == "evening.json"
-    qtbot.waitUntil(lambda: not window.loader._mine, timeout=5000)
+    qtbot.waitUntil(lambda: window.loader.running == 0, timeout=5000)
     # Escape cancels as well, while a load runs, and only then.
     window.open_save(SAMPLES / "walkaway-spiral.json")
     qtbot.waitUntil(lambda: panel.isVisible(), timeout=5000)
@@ -190,7 +184,7 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     assert not panel.isVisible() and not window.loader.busy
     assert "Opening cancelled" in window.statusBar().currentMessage()
     assert window.session.playthrough.save.label == "evening.json"
-    qtbot.waitUntil(lambda: not window.loader._mine, timeout=5000)  # the worker saw the cancel and ended
+    qtbot.waitUntil(lambda: window.loader.running == 0, timeout=5000)  # the worker saw the cancel and ended
 
 
 def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot):
@@ -277,4 +271,4 @@ def test_escape_cancels_the_newest_job_then_the_one_before_when_an_open_and_a_co
     assert "Comparison cancelled" in window.statusBar().currentMessage()
     assert window.session.playthrough.save.label == "evening.json" and window.session.comparison is None
     assert not progress.EscapeCancels.of(window).shortcut.isEnabled()  # Escape is the window's again
-    qtbot.waitUntil(lambda: not window.loader._mine and not window.compare.loader._mine, timeout=5000)
+    qtbot.waitUntil(lambda: window.loader.running == 0 and window.compare.loader.running == 0, timeout=5000)

@@ -52,3 +52,28 @@ def test_the_app_hands_the_gil_to_the_gui_thread_quickly():
 
     make_app()
     assert abs(sys.getswitchinterval() - SWITCH_INTERVAL_S) < 1e-6 and SWITCH_INTERVAL_S <= 0.0005
+
+
+def test_closing_neither_waits_for_a_worker_nor_leaves_its_playthrough_half_freed(qtbot, monkeypatch):
+    import threading
+
+    from narrative_debugger.app.workers import release
+
+    started, go, steps_done = threading.Event(), threading.Event(), []
+
+    def steps(play):
+        started.set()
+        go.wait(10)
+        for k in range(3):
+            yield
+            steps_done.append(k)
+
+    monkeypatch.setattr(release, "release_steps", steps)
+    graveyard = Graveyard()
+    graveyard.bury(Playthrough.open(SAMPLES / "evening.json", SAMPLES / "content"))
+    qtbot.waitUntil(started.is_set, timeout=5000)
+    graveyard.shutdown()  # the window closes while the worker frees it
+    assert graveyard.busy  # not waited for
+    go.set()
+    qtbot.waitUntil(lambda: not graveyard.busy, timeout=5000)
+    assert steps_done == [0, 1, 2]

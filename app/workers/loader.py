@@ -3,16 +3,15 @@
 ``SaveLoader`` runs ``Playthrough.open`` in a worker thread and reports progress, the
 result or the cancellation back by signal; the GUI thread only ever touches widgets.
 
-Lifetimes: a running thread is held by this module (``_RUNNING``), not by the window,
-so a window that is deleted while a load runs never destroys a running ``QThread``
-(Qt aborts the process when that happens). A thread is dropped only once it has
-ended; ``SaveLoader.shutdown`` (called by the window's close) cancels and waits for
-every thread it started, and an ``atexit`` hook does the same for any left over.
+Lifetimes: each load is a job of ``widgets/kit/jobs.py``, whose threads that module
+holds, not the window: a window deleted while a load runs destroys no running thread,
+and the load's answer is dropped. ``SaveLoader.shutdown`` (called by the window's
+close) cancels and waits for every load it started; at interpreter exit the jobs
+module does the same for any left over.
 """
 
 from __future__ import annotations
 
-import atexit
 import sys
 import threading
 import itertools
@@ -23,7 +22,8 @@ from pathlib import Path
 from narrative_debugger.models.gil_slices import give_way, giving_way, thread_clock
 from narrative_debugger.models.playthrough import Cancelled, Playthrough, collector_paused, release_steps
 from narrative_debugger.widgets.registry import preparers
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from narrative_debugger.widgets.kit.jobs import Job, Jobs
+from PySide6.QtCore import QObject, Signal
 
 
 #: Longest a replayed save's checks wait for the window to say it has painted it (s).
@@ -53,33 +53,27 @@ class LoadRequest:
     id: int
 
 
-class _LoadThread(QThread):
-    """One load: runs ``Playthrough.open`` in ``run`` and keeps the outcome.
+class _Load:
+    """One load: ``run`` is the job (``kit.jobs``) that calls ``Playthrough.open``.
 
     A save opened with ``Playthrough.open`` (the default job) is handed over twice:
-    ``replayed`` once it is read, replayed and prepared for the views, so the window
-    shows it; ``ended`` once it is checked too (``Playthrough.finish_checks``) and the
-    views' data that reads findings is prepared. The snapshot and content checks were
-    0.8-1.0 s of a 1 000 000-event open before the first paint (issue 10).
+    ``("replayed", play)`` is reported once it is read, replayed and prepared for the
+    views, so the window shows it; the job's answer comes once it is checked too
+    (``Playthrough.finish_checks``) and the views' data that reads findings is
+    prepared. The snapshot and content checks were 0.8-1.0 s of a 1 000 000-event open
+    before the first paint (issue 10).
 
-    Signals (emitted from the worker thread, received queued on the GUI thread):
-        reported(object, float, str): this thread, fraction 0..1, what is being done.
-        replayed(object): this thread; ``outcome`` is the replayed Playthrough, whose
-            checks are still running.
-        ended(object): this thread; ``outcome`` is then set.
+    Reports (queued to the GUI thread): ``("progress", fraction 0..1, what is being
+    done)`` and ``("replayed", the Playthrough, whose checks still run)``.
 
     Attributes:
-        outcome: after ``ended``: a ``Playthrough``, ``Cancelled`` (the class) when
+        outcome: the job's answer: a ``Playthrough``, ``Cancelled`` (the class) when
             cancelled, or a ``str`` with the message of an unexpected error.
         shown: set by the SaveLoader once it has handed the replayed save on.
+        handle: the ``Job`` once started (``handle.stop`` is the load's cancel flag).
     """
 
-    reported = Signal(object, float, str)
-    replayed = Signal(object)
-    ended = Signal(object)
-
     def __init__(self, request: LoadRequest, content: Path | None, context, job=None) -> None:
-        super().__init__()
         self.request = request
         self.path = request.path
         self.content = content
@@ -87,53 +81,58 @@ class _LoadThread(QThread):
         self.gui_clock = thread_clock()
         self.context = context
         self.job = job  # None: Playthrough.open, in two hand-overs (see the class)
-        self.stop = threading.Event()
         # Set once the window has painted the replayed save (or it is no longer wanted):
         # the checks then run while the GUI thread is idle, not against its first paint.
         self.go_on = threading.Event()
         self.outcome = None
         self.shown = False
+        self.handle: Job | None = None
 
-    def run(self) -> None:
+    def stop(self) -> None:
+        """Cancel the load: it reports nothing more and stops at its next look."""
+        if self.handle is not None:
+            self.handle.cancel()
+        self.go_on.set()
+
+    def run(self, handle: Job):
         with giving_way(self.gui_clock):
-            self._run()
+            return self._run(handle)
 
-    def _run(self) -> None:
+    def _run(self, handle: Job):
+        stop = handle.stop
         play = None
         try:
             later = {"checks_later": True} if self.job is None else {}
             play = (self.job or Playthrough.open)(
-                self.path, self.content, progress=lambda f, m: self.reported.emit(self, f, m), cancelled=self.stop.is_set, **later
+                self.path, self.content, progress=lambda f, m: handle.report("progress", f, m), cancelled=stop.is_set, **later
             )
             if isinstance(play, Playthrough) and play.readable:
                 # What the views would compute on ``loaded`` and that grows with the
                 # save (event ticks, timeline curves) is computed here, off the GUI thread.
-                self.reported.emit(self, 1.0, "preparing the views")
+                handle.report("progress", 1.0, "preparing the views")
                 pending = play.checks_pending
                 with collector_paused():
                     for prepare in preparers(checked=False if pending else None):
-                        if self.stop.is_set():
+                        if stop.is_set():
                             raise Cancelled()
                         give_way()
                         prepare(play)
                 if pending:
-                    self.outcome = play
-                    self.replayed.emit(self)
+                    handle.report("replayed", play)
                     # Checked alongside the first paint, the window stalled 148 ms (the two
                     # threads sharing the GIL); it says when it has painted (``release_checks``).
                     self.go_on.wait(CHECKS_WAIT_S)
-                    if self.stop.is_set():  # the window is closing
+                    if stop.is_set():  # the window is closing
                         raise Cancelled()
                     with collector_paused():
                         play.finish_checks()
-                        if self.stop.is_set():  # the window is closing
+                        if stop.is_set():  # the window is closing
                             raise Cancelled()
                         for prepare in preparers(checked=True):
                             give_way()
                             prepare(play)
-            self.outcome = play
+            return play
         except Cancelled:
-            self.outcome = Cancelled
             if isinstance(play, Playthrough) and not self.shown:
                 # Cancelled after the replay, before the window took it (preparing the
                 # views): freed a step at a time, giving way to the GUI thread; dropped
@@ -142,38 +141,12 @@ class _LoadThread(QThread):
                 for _ in release_steps(play):
                     give_way()
             play = None
+            return Cancelled
         except Exception as exc:  # noqa: BLE001 - a bug, not bad input: report it instead of losing the window
             # Where it happened, for the bug report (the whole traceback goes to stderr).
             last = traceback.extract_tb(exc.__traceback__)[-1]
-            self.outcome = f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno} in {last.name})"
             traceback.print_exception(exc, file=sys.stderr)
-        finally:
-            self.ended.emit(self)
-
-
-class _Reaper(QObject):
-    """Lives on the GUI thread; drops a thread once it has ended (never while it runs)."""
-
-    @Slot(object)
-    def reap(self, thread: _LoadThread) -> None:
-        thread.wait()  # ``ended`` is the last thing ``run`` does: this returns at once
-        _RUNNING.discard(thread)
-
-
-_RUNNING: set[_LoadThread] = set()
-_reaper: _Reaper | None = None
-
-
-def _wait_all() -> None:
-    """Cancel and wait for every load thread still alive (at interpreter exit)."""
-    for thread in list(_RUNNING):
-        thread.stop.set()
-    for thread in list(_RUNNING):
-        thread.wait()
-    _RUNNING.clear()
-
-
-atexit.register(_wait_all)
+            return f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno} in {last.name})"
 
 
 class SaveLoader(QObject):
@@ -198,13 +171,13 @@ class SaveLoader(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._current: _LoadThread | None = None
+        self._jobs = Jobs(self)
+        self._current: _Load | None = None
         # Shown saves whose checks still run while a newer request is ``_current``: they
         # report ``checked`` all the same (the newer request may fail or be cancelled,
         # and the window then still shows that save: a new-user trial left it with its
         # partial findings for good).
-        self._checking: set[_LoadThread] = set()
-        self._mine: set[_LoadThread] = set()
+        self._checking: set[_Load] = set()
         self._closed = False
 
     @property
@@ -214,11 +187,16 @@ class SaveLoader(QObject):
         return self._current is not None or bool(self._checking)
 
     @property
+    def running(self) -> int:
+        """How many of this loader's worker threads still run (cancelled loads included)."""
+        return self._jobs.running
+
+    @property
     def pending(self) -> LoadRequest | None:
         """The latest request while its save is not handed over yet (None: no load
         runs, or its save is shown and only its checks run)."""
-        thread = self._current
-        return thread.request if thread is not None and not thread.shown else None
+        load = self._current
+        return load.request if load is not None and not load.shown else None
 
     def start(self, path: Path, content: Path | None, context=None, job=None, kind: str = OPEN) -> LoadRequest:
         """Start loading ``path``; returns the request (``kind`` is the caller's word for
@@ -229,7 +207,6 @@ class SaveLoader(QObject):
         Does nothing after ``shutdown``. Never blocks the GUI thread. A save already
         shown is not cancelled: its checks run on and ``checked`` follows.
         """
-        global _reaper
         request = LoadRequest(kind, Path(path), next(_request_ids))
         if self._closed:
             return request
@@ -238,17 +215,14 @@ class SaveLoader(QObject):
             self._checking.add(self._current)
             self._current = None
         self._drop_current()
-        if _reaper is None:
-            _reaper = _Reaper()
-        thread = _LoadThread(request, content, context, job)
-        thread.reported.connect(self._on_reported)
-        thread.replayed.connect(self._on_replayed)
-        thread.ended.connect(self._on_ended)
-        thread.ended.connect(_reaper.reap)
-        _RUNNING.add(thread)
-        self._mine.add(thread)
-        self._current = thread
-        thread.start()
+        load = _Load(request, content, context, job)
+        self._current = load
+        load.handle = self._jobs.run(
+            load.run,
+            takes_job=True,
+            on_progress=lambda *report: self._on_reported(load, *report),
+            on_done=lambda outcome: self._on_ended(load, outcome),
+        )
         return request
 
     def cancel(self) -> None:
@@ -261,11 +235,10 @@ class SaveLoader(QObject):
 
     def _drop_current(self) -> bool:
         """Stop the latest load and forget it (it never reports); True if there was one."""
-        thread, self._current = self._current, None
-        if thread is not None:
-            thread.stop.set()
-            thread.go_on.set()
-        return thread is not None
+        load, self._current = self._current, None
+        if load is not None:
+            load.stop()
+        return load is not None
 
     def wait(self, msecs: int | None = None) -> bool:
         """Block until every thread this loader started has ended (close, tests).
@@ -276,30 +249,26 @@ class SaveLoader(QObject):
         Returns:
             True when none is running any more.
         """
-        done = True
-        for thread in list(self._mine):
-            done = (thread.wait() if msecs is None else thread.wait(msecs)) and done
-        self._mine = {t for t in self._mine if t.isRunning()}
-        return done
+        return self._jobs.wait(None if msecs is None else msecs / 1000)
 
     def shutdown(self) -> None:
         """Cancel every load and wait for its thread to end; later ``start`` calls do nothing."""
         self._closed = True
-        for thread in self._mine:
-            thread.stop.set()
-            thread.go_on.set()
+        for load in [self._current, *self._checking]:
+            if load is not None:
+                load.go_on.set()
         self._current = None
         self._checking.clear()
-        self.wait()
+        self._jobs.shutdown()
 
-    def _on_reported(self, thread: _LoadThread, fraction: float, message: str) -> None:
-        if thread is self._current:
-            self.progress.emit(fraction, message)
-
-    def _on_replayed(self, thread: _LoadThread) -> None:
-        if thread is self._current:  # else dropped: ``_drop_current`` let it go on
-            thread.shown = True
-            self.loaded.emit(thread.outcome, thread.context)
+    def _on_reported(self, load: _Load, kind: str, *values) -> None:
+        if load is not self._current:
+            return  # put aside (its checks run on) or dropped
+        if kind == "progress":
+            self.progress.emit(*values)
+        else:  # "replayed"
+            load.shown = True
+            self.loaded.emit(values[0], load.context)
 
     def release_checks(self) -> None:
         """The replayed save ``loaded`` carried is painted: its checks may run now (they
@@ -307,19 +276,17 @@ class SaveLoader(QObject):
         if self._current is not None and self._current.shown:
             self._current.go_on.set()
 
-    def _on_ended(self, thread: _LoadThread) -> None:
-        self._mine.discard(thread)
-        put_aside = thread in self._checking  # shown, then a newer request came
+    def _on_ended(self, load: _Load, outcome) -> None:
+        put_aside = load in self._checking  # shown, then a newer request came
         if put_aside:
-            self._checking.discard(thread)
-        elif thread is self._current:
+            self._checking.discard(load)
+        elif load is self._current:
             self._current = None
         else:
-            return  # cancelled, replaced by a newer request, or shut down
-        outcome = thread.outcome
-        if thread.shown:
+            return  # replaced by a newer request
+        if load.shown:
             if isinstance(outcome, Playthrough):
-                self.checked.emit(outcome, thread.context)
+                self.checked.emit(outcome, load.context)
             elif isinstance(outcome, str) and not put_aside:
                 self.failed.emit(outcome)
             return
@@ -328,4 +295,4 @@ class SaveLoader(QObject):
         elif isinstance(outcome, str):
             self.failed.emit(outcome)
         else:
-            self.loaded.emit(outcome, thread.context)
+            self.loaded.emit(outcome, load.context)

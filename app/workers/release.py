@@ -4,17 +4,18 @@ Dropping the last reference to a large playthrough frees millions of objects in 
 C-level cascade that holds the GIL for about a second (1 000 000 events), and the
 GUI thread pays it wherever that reference goes: on every reopen, and on every
 reload when the game saves again. ``Graveyard.bury`` takes the playthrough instead;
-once nothing else holds it (no view, job or comparison), a worker thread empties it
-with ``models.playthrough.release_steps``, yielding the GIL between steps.
+once nothing else holds it (no view, job or comparison), a worker (a ``kit.jobs``
+job of the graveyard) empties it with ``models.playthrough.release_steps``, yielding
+the GIL between steps.
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 import time
 
 from narrative_debugger.models.playthrough import Playthrough, release_steps
+from narrative_debugger.widgets.kit.jobs import Job, Jobs
 from PySide6.QtCore import QObject, QTimer
 
 #: How often buried playthroughs are looked at, ms.
@@ -27,7 +28,7 @@ class Graveyard(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._buried: list[Playthrough] = []
-        self._threads: list[threading.Thread] = []
+        self._jobs = Jobs(self)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._look)
@@ -47,8 +48,7 @@ class Graveyard(QObject):
     @property
     def busy(self) -> bool:
         """True while a worker is still freeing one."""
-        self._threads = [t for t in self._threads if t.is_alive()]
-        return bool(self._threads)
+        return self._jobs.running > 0
 
     def _look(self) -> None:
         k = 0
@@ -56,10 +56,7 @@ class Graveyard(QObject):
             if not self._alone(k):
                 k += 1
                 continue
-            holder = [self._buried.pop(k)]
-            thread = threading.Thread(target=_free, args=(holder,), name="release-playthrough", daemon=True)
-            self._threads.append(thread)
-            thread.start()
+            self._jobs.run(_free, [self._buried.pop(k)], takes_job=True)
         if not self._buried:
             self._timer.stop()
 
@@ -73,13 +70,16 @@ class Graveyard(QObject):
         return sys.getrefcount(play.save) <= 2 and (play.index is None or sys.getrefcount(play.index) <= 2)
 
     def shutdown(self) -> None:
-        """Stop looking; what is left is freed with the process."""
+        """Stop looking; a worker still freeing one finishes without pausing between
+        steps (the window is closing), and the close does not wait for it."""
         self._timer.stop()
+        self._jobs.shutdown(wait=False)
 
 
-def _free(holder: list) -> None:
+def _free(job: Job, holder: list) -> None:
     """Worker thread: empty the playthrough a step at a time, then drop it."""
     play = holder.pop()
     for _ in release_steps(play):
-        time.sleep(0.001)  # let the GUI thread take the GIL between steps
+        if not job.cancelled:
+            time.sleep(0.001)  # let the GUI thread take the GIL between steps
     del play

@@ -6,8 +6,8 @@ folded older steps as one grey bar from 0); and the list of steps. Selecting a s
 moves the session to that entry (its tick, its NPC, its own journal row). When the
 tick moves, the same target is explained again at the new tick.
 
-Explanations are computed on a worker thread (``ExplainJob`` on a one-thread pool
-owned by the view): the first question about an NPC value on a large save reads its
+Explanations are computed on a worker thread (a ``kit.jobs`` job of the view, one
+at a time): the first question about an NPC value on a large save reads its
 track once, which can take longer than a frame. Stale answers are dropped.
 """
 
@@ -22,9 +22,10 @@ from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.widgets.kit.plot_palette import PlotPalette
 from narrative_debugger.widgets.kit.state_colors import ink_tint
 from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.kit.jobs import Jobs
 from narrative_debugger.widgets.kit.tables import HeaderedTableModel, ShareColumns, read_only_table
 from narrative_debugger.widgets.kit.roles import DECORATION as _DECORATION, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
-from PySide6.QtCore import QModelIndex, QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QVBoxLayout, QWidget
 
@@ -223,41 +224,13 @@ class Waterfall(pg.PlotWidget):
         axis.setTicks([[(i, str(i)) for i in self.step_ticks], []])
 
 
-class ExplainRelay(QObject):
-    """Carries answers from the worker to the GUI thread (queued signals).
-
-    Signals:
-        finished(int, object): request id and the Explanation.
-        failed(int, str): request id and a message for the user.
-    """
-
-    finished = Signal(int, object)
-    failed = Signal(int, str)
-
-
-class ExplainJob(QRunnable):
-    """Explains one target at one tick on the view's pool."""
-
-    def __init__(self, request_id: int, view: "ExplainView", target: str, tick: int) -> None:
-        super().__init__()
-        self.request_id, self.target, self.tick = request_id, target, tick
-        self.play = view.session.playthrough
-        self.builders = view._builders
-        self.relay = view._relay
-
-    def run(self) -> None:
-        try:
-            builder = self.builders.get(id(self.play))
-            if builder is None:
-                self.builders.clear()
-                builder = self.builders[id(self.play)] = PromptBuilder(self.play)
-            exp = explain(self.play, self.target, self.tick, builder=builder)
-        except UnknownTarget as exc:
-            self.relay.failed.emit(self.request_id, str(exc))
-        except Exception as exc:  # noqa: BLE001 - any failure becomes a message the user sees
-            self.relay.failed.emit(self.request_id, f"{type(exc).__name__}: {exc}")
-        else:
-            self.relay.finished.emit(self.request_id, exp)
+def _answer(play, target: str, tick: int, builders: dict[int, PromptBuilder]) -> Explanation:
+    """Explain ``target`` at ``tick`` (a worker thread); one PromptBuilder per playthrough is kept."""
+    builder = builders.get(id(play))
+    if builder is None:
+        builders.clear()
+        builder = builders[id(play)] = PromptBuilder(play)
+    return explain(play, target, tick, builder=builder)
 
 
 class ExplainView(QWidget):
@@ -277,18 +250,12 @@ class ExplainView(QWidget):
         self.session = session
         self.target: str | None = None
         self.explanation: Explanation | None = None
-        self._request_id = 0
         self._closed = False
         self._selecting = False
         self._builders: dict[int, PromptBuilder] = {}
         self._signature: tuple | None = None
-        # The pool first, so that (deleted as the older child) it waits for its job
-        # before the relay the job reports through goes.
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._relay = ExplainRelay(self)
-        self._relay.finished.connect(self._on_finished)
-        self._relay.failed.connect(self._on_failed)
+        # One question at a time; a newer one supersedes the one waiting its turn.
+        self._jobs = Jobs(self)
 
         self.title = QLabel("Nothing asked yet", self)
         self.title.setObjectName("explainTitle")
@@ -356,14 +323,12 @@ class ExplainView(QWidget):
     def _request(self) -> None:
         if self._closed or not self.session.ready or self.target is None:
             return
-        self._request_id += 1
         self.title.setText(f"{self.target} at tick {self.session.tick:,} …")
-        self._pool.clear()  # a question not started yet is stale: only the newest runs
-        self._pool.start(ExplainJob(self._request_id, self, self.target, self.session.tick))
+        self._jobs.run(
+            _answer, self.session.playthrough, self.target, self.session.tick, self._builders, latest="explain", on_done=self._on_finished, on_error=self._on_failed
+        )
 
-    def _on_finished(self, request_id: int, exp: Explanation) -> None:
-        if request_id != self._request_id or self._closed:
-            return
+    def _on_finished(self, exp: Explanation) -> None:
         self.explanation = exp
         self.title.setText(f"{exp.target} at tick {exp.tick:,}: {_show(exp.value)}")
         self.summary.setText(exp.summary)
@@ -386,9 +351,8 @@ class ExplainView(QWidget):
             self._selecting = False
         self._show_detail()
 
-    def _on_failed(self, request_id: int, message: str) -> None:
-        if request_id != self._request_id or self._closed:
-            return
+    def _on_failed(self, exc: Exception) -> None:
+        message = str(exc) if isinstance(exc, UnknownTarget) else f"{type(exc).__name__}: {exc}"
         self.explanation = None
         self._signature = None
         self.title.setText(f"{self.target}: cannot explain")
@@ -419,11 +383,11 @@ class ExplainView(QWidget):
             self.session.select_entry(step.journal_index)
 
     def wait(self) -> None:
-        """Block until the pending explanation is computed (tests, screenshots)."""
-        self._pool.waitForDone()
+        """Block until the pending explanation is computed (tests, screenshots); it is
+        shown at the next pass of the event loop."""
+        self._jobs.wait()
 
     def shutdown(self) -> None:
         """Stop explaining and wait for the job in hand (window close)."""
         self._closed = True
-        self._pool.clear()
-        self._pool.waitForDone()
+        self._jobs.shutdown()

@@ -2,8 +2,8 @@
 
 ``PromptView`` (``widgets/prompt/view.py``) puts these together. Counting tokens
 loads a tiktoken table (0.1-0.3 s) and encodes the whole prompt, so previews are
-built by :class:`PreviewJob` on a thread pool; the result comes back to the GUI
-thread through :class:`PreviewRelay`'s signals (style.md rule 5). All counts are
+built by :func:`build_result` as a ``kit.jobs`` job, whose result comes back to the
+GUI thread (style.md rule 5). All counts are
 tokens of one encoding; ticks are game ticks.
 """
 
@@ -21,7 +21,7 @@ from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGN, DECORATION as 
 from narrative_debugger.widgets.kit.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, RIGHT as _RIGHT
 from narrative_debugger.widgets.kit.roles import TOOLTIP as _TOOLTIP
 from narrative_debugger.widgets.kit.tables import signal_all
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QRunnable, QSize, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
@@ -429,18 +429,6 @@ class BuilderCache:
             return builder
 
 
-class PreviewRelay(QObject):
-    """Carries results from worker threads to the GUI thread (queued signals).
-
-    Signals:
-        finished(object): a ``PreviewResult``.
-        failed(int, str): the request id and a message for the user.
-    """
-
-    finished = Signal(object)
-    failed = Signal(int, str)
-
-
 def build_result(request: PreviewRequest, builders: BuilderCache) -> PreviewResult:
     """Build the preview of ``request`` and its comparison (runs on a worker thread)."""
     start = time.perf_counter()
@@ -453,21 +441,3 @@ def build_result(request: PreviewRequest, builders: BuilderCache) -> PreviewResu
     before = builder.build(request.npc_slug, before_tick) if before_tick is not None else None
     diff = compare(before, preview) if before is not None else None
     return PreviewResult(request, preview, before, before_tick, diff, time.perf_counter() - start)
-
-
-class PreviewJob(QRunnable):
-    """Builds one preview on a thread pool and reports through a :class:`PreviewRelay`."""
-
-    def __init__(self, request: PreviewRequest, builders: BuilderCache, relay: PreviewRelay) -> None:
-        super().__init__()
-        self.request = request
-        self._builders = builders
-        self._relay = relay
-
-    def run(self) -> None:
-        try:
-            result = build_result(self.request, self._builders)
-        except Exception as exc:  # noqa: BLE001 - any failure becomes a message the user sees
-            self._relay.failed.emit(self.request.id, f"{type(exc).__name__}: {exc}")
-        else:
-            self._relay.finished.emit(result)

@@ -5,9 +5,9 @@ own colour, the tokens per section against the budget, the story cards that matc
 how much history fit, and what changed since the previous tick viewed or the NPC's
 previous line, with how many leading tokens a prompt cache could reuse.
 
-Previews are built off the GUI thread (``widgets/prompt_parts.PreviewJob``); requests
-are coalesced so only the latest tick / NPC / encoding is built, and stale results are
-dropped by request id. Dragging the tick (``tickPreview``) does nothing; the committed
+Previews are built off the GUI thread (``parts.build_result``, a ``kit.jobs`` job);
+requests are coalesced so only the latest tick / NPC / encoding is built, and a
+superseded request's result is dropped. Dragging the tick (``tickPreview``) does nothing; the committed
 tick, a new NPC or a new encoding asks for a new preview.
 """
 
@@ -19,11 +19,10 @@ from narrative_debugger.widgets.prompt.parts import (
     BudgetBar,
     BuilderCache,
     CardTableModel,
-    PreviewJob,
-    PreviewRelay,
     PreviewRequest,
     PreviewResult,
     SectionTableModel,
+    build_result,
     legend_html,
     section_colour,
     section_tint,
@@ -33,9 +32,10 @@ from narrative_debugger.widgets.kit.state_colors import palette_colors, row_tint
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.plain_text import ElidedLabel, WrappedLabel, esc
 from narrative_debugger.widgets.kit.tables import ShareColumns, hot_table
+from narrative_debugger.widgets.kit.jobs import Jobs
 from narrative_debugger.widgets.kit.visibility import obscured
 from narrative_debugger.widgets.kit.why import add_why_action
-from PySide6.QtCore import QEvent, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -138,19 +138,11 @@ class PromptView(QWidget):
         self.current_diff: PromptDiff | None = None
         self.compared_tick: int | None = None
         self._request_id = 0
-        self._running = False
-        self._pending: PreviewRequest | None = None
         self._builders = BuilderCache()
         self._closed = False
         self._chosen_encoding: str | None = None  # the user's choice outlives the save
-        # Both owned by the view. The pool is made first so that, should the view be
-        # deleted without ``shutdown``, the pool (deleted first, as the older child)
-        # waits for its job before the relay the job reports through goes.
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._relay = PreviewRelay(self)
-        self._relay.finished.connect(self._on_finished)
-        self._relay.failed.connect(self._on_failed)
+        # One preview is built at a time; a newer request supersedes the one waiting.
+        self._jobs = Jobs(self)
         self._kick = QTimer(self)
         self._kick.setSingleShot(True)
         self._kick.setInterval(0)
@@ -353,7 +345,7 @@ class PromptView(QWidget):
     @property
     def busy(self) -> bool:
         """True while a preview is being counted or waiting to be."""
-        return self._running or self._pending is not None or self._kick.isActive()
+        return self._jobs.busy or self._kick.isActive()
 
     def copy_prompt(self) -> None:
         """Put the whole prompt text (as sent, without headers) on the clipboard."""
@@ -372,14 +364,12 @@ class PromptView(QWidget):
     def shutdown(self) -> None:
         """Stop asking for previews and wait for the one being built (window close).
 
-        After this no job runs and none will start, so nothing reports through the
-        relay once the view is gone.
+        After this no job runs and none will start, so nothing reports back once
+        the view is gone.
         """
         self._closed = True
         self._kick.stop()
-        self._pending = None
-        self._pool.clear()
-        self._pool.waitForDone()
+        self._jobs.shutdown()
 
     # ----- session events -----
     def _on_encoding_chosen(self, name: str) -> None:
@@ -411,7 +401,7 @@ class PromptView(QWidget):
         elif npc is None or npc not in play.save.npcs:
             message = "Select an NPC to see their prompt"
         if message is not None:
-            self._pending = None
+            self._jobs.cancel()
             self._show_message(message)
             return
         request = PreviewRequest(
@@ -424,37 +414,18 @@ class PromptView(QWidget):
             compare=self.compare_mode,
             previous_tick=session.previous_tick,
         )
-        if self._running:
-            self._pending = request
-        else:
-            self._start(request)
-
-    def _start(self, request: PreviewRequest) -> None:
         if self._closed:
             return
-        self._running = True
         self.status_label.setText("counting…")
-        self._pool.start(PreviewJob(request, self._builders, self._relay))
-
-    def _job_done(self) -> None:
-        self._running = False
-        if self._pending is not None:
-            request, self._pending = self._pending, None
-            self._start(request)
-        elif not self.busy and self.status_label.text() == "counting…":
-            self.status_label.setText("")
+        # A newer request supersedes the older ones: only its result is shown.
+        self._jobs.run(build_result, request, self._builders, latest="preview", on_done=self._on_finished, on_error=self._on_failed)
 
     def _on_finished(self, result: PreviewResult) -> None:
-        self._job_done()
-        if result.request.id != self._request_id:
-            return  # stale: a newer request is on its way
         self.status_label.setText(f"counted in {1000 * result.seconds:.0f} ms")
         self._show(result)
 
-    def _on_failed(self, request_id: int, message: str) -> None:
-        self._job_done()
-        if request_id == self._request_id:
-            self._show_message(f"Could not build the prompt: {message}")
+    def _on_failed(self, exc: Exception) -> None:
+        self._show_message(f"Could not build the prompt: {type(exc).__name__}: {exc}")
 
     # ----- display -----
     def _show_message(self, message: str) -> None:

@@ -1,0 +1,317 @@
+"""The one way to run work off the GUI thread (style.md rules 5 and 12).
+
+``Jobs(owner)`` runs each job on a worker thread of its own and brings what the job
+says back to the GUI thread through queued signals: ``on_progress(*values)`` for each
+``job.report(*values)``, then ``on_done(result)`` or ``on_error(exception)``. A job
+whose answer is no longer wanted delivers nothing: one cancelled (``Job.cancel``),
+one superseded by a newer job of the same ``latest`` key, one whose owner was shut
+down or destroyed. Its worker runs to its end (or to its next look at
+``job.cancelled``) and its result is dropped.
+
+Lifetimes: a worker is a Python thread this module holds until it ends, never the
+owner, so an owner destroyed while a job runs destroys no running thread: its jobs
+are cancelled and nothing reaches its callbacks. ``Jobs.shutdown`` (the owner's
+close) cancels its jobs and, by default, waits for their threads; at interpreter
+exit every job still running is cancelled and waited for.
+
+Not jobs: the content folder's child process (``models/content/background.py``), part
+of the loader's sharing of the GIL, and ``check --jobs``'s process pool on the command
+line, where there is no GUI thread.
+
+Example::
+
+    self._jobs = Jobs(self)
+    self._jobs.run(build, request, latest="preview", on_done=self._show, on_error=self._fail)
+"""
+
+from __future__ import annotations
+
+import atexit
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
+
+# Every job whose worker thread runs, in any Jobs of the process (under _LOCK).
+_LOCK = threading.Lock()
+_RUNNING: set[Job] = set()
+
+
+class Job:
+    """One call of ``Jobs.run``: the handle the caller keeps and the worker reads.
+
+    Attributes:
+        stop: a ``threading.Event`` set when the job is cancelled; pass
+            ``job.stop.is_set`` to code that polls a ``cancelled`` callable.
+    """
+
+    def __init__(self, jobs: Jobs, fn: Callable, args: tuple, takes_job: bool, on_done, on_error, on_progress, latest) -> None:
+        self.stop = threading.Event()
+        self._jobs = jobs
+        self._fn, self._args, self._takes_job = fn, args, takes_job
+        self._on_done, self._on_error, self._on_progress = on_done, on_error, on_progress
+        self._latest = latest
+        self._thread: threading.Thread | None = None
+        self._ended = threading.Event()
+        self._result: Any = None
+        self._error: BaseException | None = None
+
+    # ----- either thread -----
+    @property
+    def cancelled(self) -> bool:
+        """True once the job is cancelled, superseded or its owner gone: nothing more is delivered."""
+        return self.stop.is_set()
+
+    def cancel(self) -> None:
+        """Drop the job's answer; a job not started yet never starts. The worker sees
+        ``cancelled`` at its next look and may stop early. Idempotent."""
+        self.stop.set()
+
+    @property
+    def running(self) -> bool:
+        """True while the job's worker thread runs (a cancelled job included)."""
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Block until the job's worker has ended (a job never started counts as ended).
+
+        Returns:
+            True when it has ended, False when ``timeout_s`` seconds passed first.
+        """
+        thread = self._thread
+        if thread is None:
+            return True
+        thread.join(timeout_s)
+        return not thread.is_alive()
+
+    # ----- worker thread -----
+    def report(self, *values) -> None:
+        """From the worker: hand ``values`` to ``on_progress(*values)`` on the GUI thread
+        (dropped once the job is cancelled)."""
+        if not self.stop.is_set() and self._on_progress is not None:
+            _relay().reported.emit(self, values)
+
+    def _work(self) -> None:
+        try:
+            args = (self, *self._args) if self._takes_job else self._args
+            self._result = self._fn(*args)
+        except Exception as exc:  # noqa: BLE001 - handed to on_error on the GUI thread
+            self._error = exc
+        finally:
+            self._fn = self._args = None
+            self._ended.set()
+            with _LOCK:
+                _RUNNING.discard(self)
+            self._jobs._ended(self)  # starts the next job of its key, if any
+            _relay().ended.emit(self)
+
+    # ----- GUI thread -----
+    def _deliver_progress(self, values: tuple) -> None:
+        if not self.stop.is_set() and not self._jobs.closed:
+            self._on_progress(*values)
+
+    def _deliver_end(self) -> None:
+        result, error = self._result, self._error
+        self._result = self._error = None
+        if self.stop.is_set() or self._jobs.closed:
+            return
+        if error is not None:
+            if self._on_error is not None:
+                self._on_error(error)
+            else:
+                traceback.print_exception(error, file=sys.stderr)
+        elif self._on_done is not None:
+            self._on_done(result)
+
+
+class _Relay(QObject):
+    """Lives on the GUI thread for the whole process: what workers emit is queued to it."""
+
+    reported = Signal(object, object)
+    ended = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reported.connect(self._on_reported, Qt.QueuedConnection)
+        self.ended.connect(self._on_ended, Qt.QueuedConnection)
+
+    @Slot(object, object)
+    def _on_reported(self, job: Job, values: tuple) -> None:
+        job._deliver_progress(values)
+
+    @Slot(object)
+    def _on_ended(self, job: Job) -> None:
+        job._deliver_end()
+
+
+_the_relay: _Relay | None = None
+
+
+def _relay() -> _Relay:
+    return _the_relay  # made by the first Jobs, on the GUI thread
+
+
+class Jobs:
+    """The background jobs of one owner (a window, a view, a loader).
+
+    Args:
+        owner: the QObject the jobs belong to; when it is destroyed, its jobs are
+            cancelled and deliver nothing.
+
+    Callbacks run on the GUI thread. Must be made on the GUI thread.
+    """
+
+    def __init__(self, owner: QObject) -> None:
+        global _the_relay
+        if _the_relay is None:
+            _the_relay = _Relay()
+            app = QCoreApplication.instance()
+            if app is not None:
+                _the_relay.moveToThread(app.thread())
+        self.closed = False
+        self._cond = threading.Condition()
+        self._live: set[Job] = set()  # started, worker not ended
+        self._threads: list[threading.Thread] = []  # of ended jobs, joined by ``wait``
+        self._queued: dict[Any, Job] = {}  # latest key -> the job waiting for its turn
+        owner.destroyed.connect(self._owner_gone)
+
+    def run(
+        self,
+        fn: Callable,
+        *args,
+        on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[Exception], None] | None = None,
+        on_progress: Callable[..., None] | None = None,
+        latest: Any = None,
+        takes_job: bool = False,
+    ) -> Job:
+        """Run ``fn(*args)`` (``fn(job, *args)`` with ``takes_job``) on a worker thread.
+
+        Args:
+            on_done: called on the GUI thread with ``fn``'s return value.
+            on_error: called on the GUI thread with the exception ``fn`` raised
+                (without one, its traceback goes to stderr).
+            on_progress: called on the GUI thread with what ``job.report`` was given.
+            latest: a key: the job supersedes every earlier job of that key (they are
+                cancelled) and starts once the one still running has ended, so jobs of
+                one key run one at a time and only the newest waits its turn.
+            takes_job: pass the ``Job`` as first argument (to report, or to look at
+                ``job.cancelled``).
+
+        Returns:
+            The job's handle. After ``shutdown`` the job is cancelled and never runs.
+        """
+        job = Job(self, fn, args, takes_job, on_done, on_error, on_progress, latest)
+        if self.closed:
+            job.cancel()
+            return job
+        with self._cond:
+            if latest is not None:
+                earlier = self._queued.pop(latest, None)
+                if earlier is not None:
+                    earlier.cancel()
+                busy = False
+                for other in self._live:
+                    if other._latest == latest:
+                        other.cancel()
+                        busy = True
+                if busy:
+                    self._queued[latest] = job
+                    return job
+            self._start(job)
+        return job
+
+    def _start(self, job: Job) -> None:
+        """Start ``job``'s thread (caller holds the lock)."""
+        self._live.add(job)
+        job._thread = threading.Thread(target=job._work, name=f"job-{getattr(job._fn, '__name__', 'work')}", daemon=True)
+        with _LOCK:
+            _RUNNING.add(job)
+        job._thread.start()
+
+    def _ended(self, job: Job) -> None:
+        """Worker thread: ``job`` has ended; start the one of its key that waits, if any."""
+        with self._cond:
+            self._live.discard(job)
+            self._threads = [t for t in self._threads if t.is_alive()]
+            self._threads.append(job._thread)
+            nxt = self._queued.pop(job._latest, None) if job._latest is not None else None
+            if nxt is not None and not nxt.cancelled and not self.closed:
+                self._start(nxt)
+            self._cond.notify_all()
+
+    def _idle(self) -> bool:
+        """No job runs and none that is wanted waits its turn (caller holds the lock)."""
+        return not self._live and all(j.cancelled for j in self._queued.values())
+
+    @property
+    def busy(self) -> bool:
+        """True while a job that is still wanted runs or waits its turn."""
+        with self._cond:
+            return any(not j.cancelled for j in self._live) or any(not j.cancelled for j in self._queued.values())
+
+    @property
+    def running(self) -> int:
+        """How many of these jobs are at work on their thread (cancelled ones included)."""
+        with self._cond:
+            return len(self._live)
+
+    def cancel(self, latest: Any = None) -> None:
+        """Cancel every job (or only those of the ``latest`` key): nothing more is delivered."""
+        with self._cond:
+            for job in [*self._live, *self._queued.values()]:
+                if latest is None or job._latest == latest:
+                    job.cancel()
+            self._queued = {k: j for k, j in self._queued.items() if not j.cancelled}
+            self._cond.notify_all()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Block until no job runs or waits its turn (tests, screenshots, close); what
+        they deliver then comes with the next pass of the event loop.
+
+        Returns:
+            True when all have ended, False when ``timeout_s`` seconds passed first.
+        """
+        with self._cond:
+            if not self._cond.wait_for(self._idle, timeout_s):
+                return False
+            threads, self._threads = self._threads, []
+        for thread in threads:
+            thread.join()  # past its last line: returns at once
+        return True
+
+    def shutdown(self, wait: bool = True) -> None:
+        """The owner closes: cancel every job, start none again, and (``wait``) block
+        until their worker threads have ended. Idempotent."""
+        self.closed = True
+        self.cancel()
+        if wait:
+            self.wait()
+
+    def _owner_gone(self, *_args) -> None:
+        self.closed = True
+        self.cancel()
+
+
+def running_anywhere() -> int:
+    """How many jobs' worker threads run in the whole process (all owners)."""
+    with _LOCK:
+        return len(_RUNNING)
+
+
+def _wait_all() -> None:
+    """At interpreter exit: cancel every job still running and wait for its thread."""
+    with _LOCK:
+        jobs = list(_RUNNING)
+    for job in jobs:
+        job.cancel()
+    for job in jobs:
+        job.wait()
+
+
+atexit.register(_wait_all)

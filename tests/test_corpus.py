@@ -197,6 +197,18 @@ def test_incremental_skips_the_unchanged_and_replaces_the_changed(tmp_path, caps
     fired = [e["event"]["MonologueFired"]["line_id"] for e in changed["journal"] if "MonologueFired" in e["event"]]
     got = _query(capsys, out_dir, f"SELECT count(*) AS n FROM firings WHERE kind = 'monologue_line' AND save = '{rows[1]['path']}'")
     assert got == [{"n": len(fired)}]
+    # Without prompts, then with them: the saves are indexed again, their prompts filled.
+    bare = ("corpus", str(saves), "--content", str(CONTENT), "--out", str(tmp_path / "bare"))
+    code, out, _ = run(capsys, *bare, "--no-prompts")
+    assert code == 0 and "indexed 3 save(s)" in out
+    assert _query(capsys, tmp_path / "bare", "SELECT count(*) AS n FROM prompts") == [{"n": 0}]
+    assert _query(capsys, tmp_path / "bare", "SELECT bool_or(prompts) AS p FROM saves") == [{"p": False}]
+    code, out, _ = run(capsys, *bare, "--no-prompts")
+    assert code == 0 and "skipped 3 unchanged" in out
+    code, out, _ = run(capsys, *bare)
+    assert code == 0 and "indexed 3 save(s) (3 replaced)" in out
+    assert _query(capsys, tmp_path / "bare", "SELECT bool_and(prompts) AS p FROM saves") == [{"p": True}]
+    assert _query(capsys, tmp_path / "bare", "SELECT count(*) > 0 AS some FROM prompts") == [{"some": True}]
 
 
 def test_an_unreadable_save_is_a_row_with_its_findings(corpus, capsys):
@@ -209,7 +221,7 @@ def test_an_unreadable_save_is_a_row_with_its_findings(corpus, capsys):
 
 def test_tables_have_their_contract_columns(corpus, capsys):
     expected = {
-        "saves": ["path", "sha256", "readable", "events", "saved_at_tick", "content", "content_stamp", "errors", "warnings", "findings"],
+        "saves": ["path", "sha256", "readable", "events", "saved_at_tick", "content", "content_stamp", "errors", "warnings", "findings", "prompts"],
         "npcs": ["save", "slug", "stable_id", "score", "level", "stress", "walk_aways", "conversations"],
         "firings": ["save", "tick", "kind", "id", "npc", "journal_index"],
         "near_misses": ["save", "tick", "line_id", "failing_count", "failing"],

@@ -10,7 +10,8 @@ again: the firings are the replay's (``TimelineIndex.monologues_fired``,
 Tables (the README's contract; ticks are u64, ``save`` is the save's path as indexed):
 
 - ``saves``: path, sha256, readable, events, saved_at_tick, content, content_stamp,
-  errors, warnings, findings.
+  errors, warnings, findings, prompts (whether its prompts were built: ``corpus
+  --no-prompts`` leaves them out).
 - ``npcs``: save, slug, stable_id, score, level, stress, walk_aways, conversations
   (final state: the replay at the save's last tick).
 - ``firings``: save, tick, kind (``monologue_line`` | ``story_card`` | ``transition`` |
@@ -36,7 +37,7 @@ from narrative_debugger.models.rules.findings import Severity
 SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
     "saves": (("path", "VARCHAR"), ("sha256", "VARCHAR"), ("readable", "BOOLEAN"), ("events", "UBIGINT"),
               ("saved_at_tick", "UBIGINT"), ("content", "VARCHAR"), ("content_stamp", "VARCHAR"),
-              ("errors", "UBIGINT"), ("warnings", "UBIGINT"), ("findings", "UBIGINT")),
+              ("errors", "UBIGINT"), ("warnings", "UBIGINT"), ("findings", "UBIGINT"), ("prompts", "BOOLEAN")),
     "npcs": (("save", "VARCHAR"), ("slug", "VARCHAR"), ("stable_id", "UBIGINT"), ("score", "DOUBLE"), ("level", "VARCHAR"),
              ("stress", "INTEGER"), ("walk_aways", "UBIGINT"), ("conversations", "UBIGINT")),
     "firings": (("save", "VARCHAR"), ("tick", "UBIGINT"), ("kind", "VARCHAR"), ("id", "VARCHAR"), ("npc", "VARCHAR"),
@@ -103,8 +104,10 @@ def content_rows(root: Path, stamp: str) -> dict[str, list]:
     return out
 
 
-def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: str) -> dict[str, dict[str, list]]:
-    """Open one save and return its rows of every table (``SCHEMA``).
+def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: str, prompts: bool = True) -> dict[str, dict[str, list]]:
+    """Open one save and return its rows of every table (``SCHEMA``). ``prompts``
+    False leaves the ``prompts`` table and the ``story_card`` firings empty: building
+    each conversation's prompt is most of the time of indexing a save (tokenizing).
 
     Never raises on bad input: an unreadable save gives its ``saves`` row (readable
     False) and its findings as ``finding`` firings, as ``check`` lists them.
@@ -114,7 +117,8 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
     errors = sum(f.severity is Severity.ERROR for f in play.findings)
     add(tables["saves"], path=path, sha256=sha256, readable=play.readable, events=len(play.save.journal),
         saved_at_tick=play.save.saved_at_tick if play.readable else None, content=str(play.content.root),
-        content_stamp=stamp, errors=errors, warnings=len(play.findings) - errors, findings=len(play.findings))
+        content_stamp=stamp, errors=errors, warnings=len(play.findings) - errors, findings=len(play.findings),
+        prompts=prompts and play.readable)
     firings = tables["firings"]
     for f in play.findings:
         add(firings, save=path, tick=f.tick, kind="finding", id=f.code, npc=f.target.npc if f.target is not None else None,
@@ -139,7 +143,8 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
         miss = nearest_miss_in_save(play, line_id)
         if miss is not None:
             add(tables["near_misses"], save=path, tick=miss[0], line_id=line_id, failing_count=len(miss[1]), failing=miss[1])
-    _prompts(play, path, tables)
+    if prompts:
+        _prompts(play, path, tables)
     return tables
 
 

@@ -5,7 +5,8 @@ in ``models.corpus.rows``), in ``--jobs`` processes as ``check --jobs`` runs the
 (``check.results_in_order``); each worker writes its save's Parquet part
 (``models.corpus.store``) and hands back one line of summary, so memory stays flat
 in the number of saves. A save whose sha256 and content stamp are in the corpus
-already is skipped; a changed one is replaced. A save that cannot be read is a row of
+already is skipped (and indexed as asked: with or without ``--no-prompts``); a
+changed one is replaced. A save that cannot be read is a row of
 ``saves`` (readable false) with its findings; the run goes on.
 """
 
@@ -33,6 +34,8 @@ def add_arguments(p) -> None:
     p.add_argument("inputs", nargs="+", type=Path, metavar="SAVE_OR_DIR")
     content_arg(p)
     p.add_argument("--out", type=Path, required=True, metavar="CORPUS", help="the corpus folder (made when missing; indexed saves are kept)")
+    p.add_argument("--no-prompts", action="store_true",
+                   help="leave out the prompts table and the story-card firings (building each conversation's prompt is most of the indexing time)")
     p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1)")
 
 
@@ -53,19 +56,19 @@ def saves_in(inputs: list[Path], corpus: Path) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
-def index_one(item: tuple[str, str | None, str, str], content: Path | None) -> tuple[str, bool, int, str | None]:
+def index_one(item: tuple[str, str | None, str, str, bool], content: Path | None) -> tuple[str, bool, int, str | None]:
     """Index one save into the corpus (runs in a worker with --jobs): (path, readable,
     findings, an error message when indexing itself failed)."""
-    path, sha, stamp, corpus = item
+    path, sha, stamp, corpus, prompts = item
     try:
-        tables = save_tables(path, content, sha, stamp)
+        tables = save_tables(path, content, sha, stamp, prompts)
         row = tables["saves"]
         message = None
     except Exception as exc:  # a defect of the tool, not of the save: keep the row, go on
         tables = empty_tables()
         row = tables["saves"]
         add(row, path=path, sha256=sha, readable=False, events=0, saved_at_tick=None, content=str(content or ""),
-            content_stamp=stamp, errors=0, warnings=0, findings=0)
+            content_stamp=stamp, errors=0, warnings=0, findings=0, prompts=False)
         message = f"{type(exc).__name__}: {exc}"
     store.write_part(Path(corpus), path, tables)
     return path, bool(row["readable"][0]), int(row["findings"][0]), message
@@ -79,6 +82,7 @@ def run(args) -> int:
     if corpus.is_dir() and any(corpus.iterdir()) and not store.is_corpus(corpus):
         raise UsageError(f"--out {corpus} is a folder with other files in it, not a corpus (give a new or empty folder)")
     corpus.mkdir(parents=True, exist_ok=True)
+    store.clear_leftovers(corpus)
     known = store.indexed(corpus)
     stamps: dict[str, str] = {}
     work, skipped, replaced = [], 0, 0
@@ -91,11 +95,12 @@ def run(args) -> int:
                 store.write_content(corpus, stamp, content_rows(Path(folder), stamp))
         sha = file_sha256(Path(path))
         if path in known:
-            if sha is not None and known[path] == (sha, stamps[folder]):
+            old_sha, old_stamp, had_prompts = known[path]
+            if sha is not None and (old_sha, old_stamp) == (sha, stamps[folder]) and (had_prompts or args.no_prompts):
                 skipped += 1
                 continue
             replaced += 1
-        work.append((path, sha, stamps[folder], str(corpus)))
+        work.append((path, sha, stamps[folder], str(corpus), not args.no_prompts))
     unreadable = failed = 0
     for _, (path, readable, findings, message) in results_in_order(work, args.content, args.jobs, work=index_one):
         if message is not None:

@@ -15,9 +15,11 @@ import re
 import struct
 import tempfile
 import zlib
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+import msgspec
 
 from narrative_debugger.models.boundary import U64
 from narrative_debugger.models.fileio import FileRefused, open_regular_file
@@ -89,7 +91,7 @@ class ViewRecord:
         A path that is not UTF-8 on disk reaches Python with lone surrogates (PEP 383);
         they are written as ``\\uDCxx`` escapes, so the text encodes as UTF-8 and reads
         back as the same path."""
-        text = dumps_strict(asdict(self), sort_keys=True)
+        text = dumps_strict(msgspec.to_builtins(self), sort_keys=True)
         return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
     @classmethod

@@ -21,6 +21,8 @@ import enum
 import importlib
 from dataclasses import dataclass
 
+import msgspec
+
 
 class Severity(enum.Enum):
     """``error`` makes ``check`` exit 1; ``warning`` does not."""
@@ -85,17 +87,9 @@ class Rule:
         return obj
 
     def to_json(self) -> dict:
-        """``{"code", "severity", "title", "checks", "seed", "example", "lands", "implementations"}``."""
-        return {
-            "code": self.code,
-            "severity": self.severity.value,
-            "title": self.title,
-            "checks": self.checks,
-            "seed": self.seed,
-            "example": self.example,
-            "lands": self.lands,
-            "implementations": list(self.implementations),
-        }
+        """``{"code", "severity", "title", "checks", "seed", "example", "lands", "implementations"}``:
+        every field in order, the severity by its value, implementations a tuple of strings."""
+        return msgspec.to_builtins(self)
 
 
 _SNAP = "models.rules.checks:check_snapshot"

@@ -9,7 +9,9 @@ tester understands without the source, a location (a JSON path such as
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+
+import msgspec
 
 from narrative_debugger.models.rules.catalogue import RULES, Severity
 
@@ -58,12 +60,7 @@ class Target:
 
     def to_json(self) -> dict:
         """The keys that apply (not None), plus ``kind`` and ``snapshot`` always."""
-        out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is not None or f.name == "snapshot":
-                out[f.name] = value
-        return out
+        return {k: v for k, v in msgspec.to_builtins(self).items() if v is not None or k == "snapshot"}
 
     @classmethod
     def from_location(cls, location: str) -> "Target":

@@ -1,5 +1,5 @@
 """Worker lifetimes (issue 8 item 4): closing a window stops its timers, its file
-watcher and every worker first; no QThread is destroyed while it runs; windows are
+watcher and every worker first; no worker thread is dropped while it runs; windows are
 opened, reloaded, stepped and closed in a loop while loads run."""
 
 from __future__ import annotations

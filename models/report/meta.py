@@ -4,6 +4,11 @@ A report PNG carries a versioned JSON record in an ``iTXt`` chunk (UTF-8, so
 non-ASCII names and newlines survive) under the keyword ``REPORT_KEY``. Readers
 that do not know the chunk ignore it and show an ordinary image (PNG spec §12.12:
 ancillary chunks). Everything here is pure Python and never touches a save file.
+
+``QImage.setText`` is not used to write the record: Qt writes it as a compressed
+Latin-1 ``zTXt`` unless it holds characters outside Latin-1, and reading it back through
+Qt decodes the whole image (after the image data, the chunk is invisible to
+``QImageReader.text``) and inflates every text chunk, whatever its keyword.
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 ``QSpinBox`` and ``QInputDialog.getInt`` hold a 32-bit ``int``; save ticks are u64
 (save-format.md: ticks may exceed 2^53 and are read exactly), so ticks are typed as
 text, checked by a validator and kept as Python ``int``.
+
+superqt's ``QLargeIntSpinBox`` holds a u64 exactly too (a Python ``int``, emitted as
+``object``) but is not used: it shows no thousands separators and refuses them when
+typed, emits ``valueChanged`` on ``setValue`` and on every keystroke, and raises
+``ValueError`` on Enter for digits ``int()`` cannot read (``²``, which its validator accepts).
 """
 
 from __future__ import annotations

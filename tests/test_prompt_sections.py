@@ -85,7 +85,7 @@ def test_prompt_follows_the_registry_and_the_budget_sums_the_counted_sections(sa
             f"{npc} {encoding} {tick}: the token figures differ from {PROMPT_TOKENS.name}; if the change is meant, {REGENERATE}"
         )
     if save == "evening.json":  # the richest sample: every section of the registry appears
-        assert seen == set(BY_LABEL)
+        assert seen == set(BY_LABEL), f"sections of the registry never in evening.json's prompts: {sorted(set(BY_LABEL) - seen)}"
 
 
 def test_the_prompt_view_colours_come_from_the_registry():

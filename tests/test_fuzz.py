@@ -13,7 +13,9 @@ YAML, a folder, or a second profile of one NPC).
 
 Every command runs on every input in every output format (check: text, json,
 sarif, junit, github; state, why, prompt, diff: text and json), in-process through
-``cli.main`` for speed. ``screenshot``, ``open-report`` and ``check --screenshots``
+``cli.main`` for speed. ``make fuzz`` also runs ``whatif`` (text, json; about a second a
+run, too slow for CI's budget), ``corpus``, ``coverage`` (text, json) and ``query`` (text,
+json, csv) on each input. ``screenshot``, ``open-report`` and ``check --screenshots``
 build a Qt window per run (about a second each) and ``check --jobs`` starts worker
 processes, so they are not fuzzed here; ``rules`` reads no input and is run once.
 
@@ -456,8 +458,15 @@ def _hashes(folder: Path) -> dict[str, str]:
     return found
 
 
-def _invocations(case: Case, save: Path, content: Path | None) -> list[list[str]]:
-    """Every command in every output format on ``save``."""
+#: ``whatif`` edits, by JSON pointer or tuning name (its values are JSON, else a string).
+WHATIF_SETS = ("relationship.sentiment_weight=0.3", "relationship.sentiment_weight=1e400", "relationship.turns_step=-1",
+               "/journal/3/tick=18446744073709551616", "/journal/0=null", "/npcs=[]", "/saved_at_tick=\"٣\"", "/nope/x=1")
+
+
+def _invocations(case: Case, save: Path, content: Path | None, corpus: Path | None = None) -> list[list[str]]:
+    """Every command in every output format on ``save``. With ``corpus`` (a folder to
+    make), also ``whatif`` (a replay of both sides: about a second a run), ``corpus``,
+    ``coverage`` and ``query``, as ``make fuzz`` runs them."""
     _, doc = _sample(case.sample)
     slug = next(iter(doc["npcs"].values()))["slug"]
     fact = next(iter(doc["player"]["knowledge"]["facts"]))
@@ -471,6 +480,12 @@ def _invocations(case: Case, save: Path, content: Path | None) -> list[list[str]
             ["prompt", str(save), "--npc", slug, *common, *tick, "--format", f],
             ["diff", str(save), str(SAMPLES / case.sample), *common, *tick, "--format", f],
         ]
+    if corpus is not None:
+        edit = WHATIF_SETS[len(case.how) % len(WHATIF_SETS)]
+        runs += [["whatif", str(save), "--set", edit, *common, *tick, "--format", f] for f in ("text", "json")]
+        runs += [["corpus", str(save), *common, "--out", str(corpus)],
+                 *(["coverage", str(corpus), "--format", f] for f in ("text", "json")),
+                 *(["query", str(corpus), "select * from npcs", "--format", f] for f in ("text", "json", "csv"))]
     return runs
 
 
@@ -491,10 +506,10 @@ def _check_output(argv: list[str], code, out: str, err: str) -> None:
     what = f"{' '.join(argv)!r} exit {code}\nstderr: {err[-2000:]}\nstdout: {out[:1000]}"
     assert code in (0, 1, 2), what
     assert "Traceback (most recent call last)" not in err + out, what
-    command, fmt = argv[0], argv[argv.index("--format") + 1]
+    command, fmt = argv[0], argv[argv.index("--format") + 1] if "--format" in argv else "text"
     if code == 2 and command != "check":
         assert err.strip(), f"exit 2 without a word on stderr: {what}"
-    if fmt == "text" or (not out.strip() and (fmt == "github" or code == 2 and command != "check")):
+    if fmt in ("text", "csv") or (not out.strip() and (fmt == "github" or code == 2 and command != "check")):
         return  # no annotations is an empty GitHub output
     assert out.strip(), f"no output: {what}"
     try:
@@ -553,13 +568,15 @@ def _check_nothing_silent(case: Case, code, report: dict) -> None:
         assert any(c.startswith("C") for c in codes), f"content skipped without a finding: {what}"
 
 
-def check_case(case: Case, base: Path) -> None:
-    """Lay ``case`` out under a new folder of ``base``, run every invocation, apply the oracle."""
+def check_case(case: Case, base: Path, every: bool = False) -> None:
+    """Lay ``case`` out under a new folder of ``base``, run every invocation (``every``:
+    the slow commands too), apply the oracle."""
     folder = Path(tempfile.mkdtemp(dir=base))
+    corpus = Path(tempfile.mkdtemp(dir=base)) / "corpus" if every else None
     try:
         save, content = _lay_out(case, folder)
         before = _hashes(folder)
-        for argv in _invocations(case, save, content):
+        for argv in _invocations(case, save, content, corpus):
             code, out, err = run_cli(argv)
             _check_output(argv, code, out, err)
             if argv[0] == "check" and argv[-1] == "json":
@@ -568,6 +585,8 @@ def check_case(case: Case, base: Path) -> None:
         TRIED[0] += 1
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if corpus is not None:
+            shutil.rmtree(corpus.parent, ignore_errors=True)
 
 
 COMMON = dict(database=None, deadline=None, print_blob=True,
@@ -671,9 +690,9 @@ def test_fuzz_for_a_while(fuzz_dir):
     @settings(max_examples=20, derandomize=False, **COMMON)
     @given(case=cases(ALL_SAVES))
     def batch(case):
-        check_case(case, fuzz_dir)
+        check_case(case, fuzz_dir, every=True)
 
     start, TRIED[0] = time.monotonic(), 0
     while time.monotonic() - start < SECONDS:
         batch()
-    print(f"\nfuzz: {TRIED[0]} inputs in {time.monotonic() - start:.0f} s, each through {len(_invocations(Case('evening.json', b''), Path('x'), None))} runs: no failure")
+    print(f"\nfuzz: {TRIED[0]} inputs in {time.monotonic() - start:.0f} s, each through {len(_invocations(Case('evening.json', b''), Path('x'), None, Path('c')))} runs: no failure")

@@ -28,6 +28,14 @@ def big_save(tmp_path_factory):
     return path
 
 
+def _panel(window: MainWindow, job: str):
+    """The progress panel in ``window``'s status bar whose job is ``job`` (its accessible name)."""
+    from narrative_debugger.widgets.kit.progress_panel import ProgressPanel
+
+    (panel,) = [p for p in window.statusBar().findChildren(ProgressPanel) if p.accessibleName() == job]
+    return panel
+
+
 def test_close_while_loading_stops_every_worker(qtbot, big_save):
     window = MainWindow()
     qtbot.addWidget(window)
@@ -134,7 +142,7 @@ def test_the_first_open_does_not_change_the_window_layout(qtbot):
     window.wait_for_load()
     QApplication.processEvents()
     assert (window.statusBar().height(), window.centralWidget().size()) == before
-    assert window.session.ready and not window._progress.panel.isVisible()
+    assert window.session.ready and not _panel(window, "Opening save").isVisible()
 
 
 def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, monkeypatch):
@@ -164,7 +172,7 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     monkeypatch.setattr(Playthrough, "open", slow)
     top_levels = set(QApplication.topLevelWidgets())
     window.open_save(SAMPLES / "walkaway-spiral.json")
-    panel = window._progress.panel
+    panel = _panel(window, "Opening save")
     qtbot.waitUntil(lambda: panel.isVisible() and panel.bar.value() == 25, timeout=5000)
     # No new window (an earlier test's window may have been deleted meanwhile).
     assert panel.window() is window and [w for w in QApplication.topLevelWidgets() if w.isVisible() and w not in top_levels] == []
@@ -214,7 +222,7 @@ def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot):
     assert shown >= 3 and len(waiting) == shown and not central  # all wait while the views fill
     # The NPC list and the monologues put their fill off to their own pass (14 and 8 ms at
     # 3 000 NPCs, out of the pass that hands the save over).
-    assert (npcs.model.rowCount(), monologues.caption.text()) == before and npcs._stale and monologues._stale
+    assert (npcs.model.rowCount(), monologues.caption.text()) == before
     npcs._show_preview(0)  # a drag frame before the dock's pass leaves the previous save's rows alone
     assert npcs.model.rowCount() == before[0]
     released = []
@@ -227,7 +235,6 @@ def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot):
     steps = [b - a for a, b in zip(released, released[1:])]
     assert released[-1] == len(window.docks) + 1 and max(steps) == 1  # one widget a pass
     assert npcs.model.rowCount() == len(window.session.playthrough.save.npcs)  # filled with the new save
-    assert not npcs._stale and not monologues._stale
     assert f"at tick {window.session.tick:,}" in npcs.caption.text() and f"at tick {window.session.tick:,}" in monologues.caption.text()
     assert npcs.selected_npc() == window.session.npc
     window.open_save(SAMPLES / "evening.json", wait=True)  # wait_for_load ends the hold too
@@ -259,7 +266,7 @@ def test_escape_cancels_the_newest_job_then_the_one_before_when_an_open_and_a_co
     monkeypatch.setattr(Playthrough, "open", slow)
     window.compare.compare_with(SAMPLES / "walkaway-spiral.json")
     window.open_save(SAMPLES / "walkaway-spiral.json")
-    opening, comparing = window._progress.panel, window.compare._progress.panel
+    opening, comparing = _panel(window, "Opening save"), _panel(window, "Comparing")
     qtbot.waitUntil(lambda: opening.isVisible() and comparing.isVisible(), timeout=5000)
     assert len(window.findChildren(progress.EscapeCancels)) == 1
     window.activateWindow()

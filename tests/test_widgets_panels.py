@@ -361,7 +361,7 @@ def test_findings_location_is_elided_in_the_middle(qtbot, penalty_fault):
     session = load(qtbot, penalty_fault)
     widget = show(qtbot, FindingsView(session), size=(1000, 300))
     delegate = widget.view.itemDelegateForColumn(FindingsModel.LOCATION)
-    assert isinstance(delegate, ElideDelegate) and delegate._elide == Qt.ElideMiddle
+    assert isinstance(delegate, ElideDelegate) and delegate.elide == Qt.ElideMiddle
 
 
 def test_activate_finding_selects_the_fact(qtbot, minimal):

@@ -12,7 +12,7 @@ from narrative_debugger.app.window import layout
 from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.widgets.docks.monologues import MonologueModel
 from narrative_debugger.widgets.registry import DOCKS, VIEWS
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QEvent, QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_saves"
@@ -290,7 +290,7 @@ def test_timelines_readout_wraps_beside_full_range_and_is_never_cut(make_window)
 
     def check() -> None:
         settle()
-        view._show_values(w.session.tick, w.session.npc)  # the cursor's readout (the mouse may hover the offscreen window)
+        QApplication.sendEvent(view, QEvent(QEvent.Type.Leave))  # the cursor's readout (the mouse may hover the offscreen window)
         settle()
         r = readout.geometry()
         b = button.geometry()

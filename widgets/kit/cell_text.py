@@ -97,6 +97,11 @@ class StaticTextDelegate(QStyledItemDelegate):
             self.forget()
         return False
 
+    @property
+    def elide(self) -> Qt.TextElideMode | None:
+        """The elide mode of every cell (None: the view's ``textElideMode``)."""
+        return self._elide
+
     # ----- the cache -----
     @property
     def kept(self) -> int:

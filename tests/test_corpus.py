@@ -263,3 +263,14 @@ def test_html_is_one_self_contained_page_with_plots_and_escaped_text(corpus, cap
     # The nearest miss of corpus-test_never_010 is in the first save by path (every
     # save fails its one clause): the one whose name is markup, shown as text.
     assert "a<b>" not in out and "a&lt;b&gt;&amp;&#x27;.json at tick" in out
+
+
+def test_a_corpus_without_its_compacted_tables_reads_the_parts(corpus, tmp_path, capsys):
+    """What a run stopped midway leaves (parts, no ``tables/``) answers the same."""
+    sql = "SELECT kind, count(*) AS n, count(DISTINCT save) AS saves FROM firings GROUP BY kind ORDER BY kind"
+    whole = _query(capsys, corpus, sql)
+    copy = tmp_path / "copy"
+    shutil.copytree(corpus, copy)
+    assert (copy / "tables" / "firings.parquet").is_file()
+    shutil.rmtree(copy / "tables")
+    assert _query(capsys, copy, sql) == whole and len(whole) == 4

@@ -114,6 +114,9 @@ DOCKS: tuple[DockSpec, ...] = (
     # the central view and cut the knowledge filters, tick bar and prompt header.
     DockSpec("explain", "Explain", "bottom", _W + "docks.explain:ExplainView", tab_with="journal", min_size=(420, 110),
              hidden=True),
+    # Coverage of a corpus of playtests: shown by File › Open corpus… (issue 39).
+    DockSpec("coverage", "Coverage", "bottom", _W + "docks.coverage:CoverageView", tab_with="journal", min_size=(420, 110),
+             hidden=True),
 )
 
 #: Work on a newly read playthrough that the session does on load (event ticks), the

@@ -18,6 +18,7 @@ from narrative_debugger.app.window import accessibility
 from narrative_debugger.app.window import layout
 from narrative_debugger.app.window import report
 from narrative_debugger.app.window.compare import CompareController
+from narrative_debugger.app.window.corpus import CorpusController
 from narrative_debugger.app.workers.release import Graveyard
 from narrative_debugger.app.workers.loader import OPEN, RELOAD, SaveLoader
 from narrative_debugger.app.workers.save_watch import SaveWatch
@@ -287,6 +288,8 @@ class MainWindow(QMainWindow):
         self.compare = CompareController(self, SAVE_FILTER)
         self.graveyard = Graveyard(self)  # frees a replaced playthrough off the GUI thread
         self.compare.add_to_menu(file_menu)
+        self.corpus = CorpusController(self)
+        self.corpus.add_to_menu(file_menu)
         file_menu.addSeparator()
         file_menu.addAction(self._action("Report &bug…", lambda: report.report_bug(self), "Ctrl+B", "action-report-bug"))
         file_menu.addSeparator()
@@ -342,8 +345,10 @@ class MainWindow(QMainWindow):
         if folder:
             self.open_save(self.save_path, Path(folder), tick=self.session.tick)
 
-    def open_save(self, path: Path, content: Path | None = None, *, tick: int | None = None, npc: str | None = None, view: str | None = None, wait: bool = False) -> None:
+    def open_save(self, path: Path, content: Path | None = None, *, tick: int | None = None, npc: str | None = None, view: str | None = None,
+                  wait: bool = False, explain: str | None = None) -> None:
         """Load a save in the worker thread, with its progress (and Cancel) in the status bar.
+        ``explain``: a "Why?" target asked once it shows (the Coverage dock's nearest miss).
 
         The window keeps what it shows until the new save has loaded; an unreadable
         save leaves it as it was and says why. ``wait`` blocks until done (tests, CLI).
@@ -356,7 +361,7 @@ class MainWindow(QMainWindow):
             self._reload_after_open = bool(self._reload_after_open) or self._reload_changed
         # start() ends the progress of a request still opening (the loader drops that request)
         self._progress.start(self, "Opening save", f"Opening {one_line(path.name)}…", self.loader.cancel)
-        context = {"path": path, "content": content, "tick": tick, "npc": npc, "view": view, "reload": False}
+        context = {"path": path, "content": content, "tick": tick, "npc": npc, "view": view, "reload": False, "explain": explain}
         self._request = self.loader.start(path, content, context=context, kind=OPEN)
         if wait:
             self.wait_for_load()
@@ -440,6 +445,8 @@ class MainWindow(QMainWindow):
         gc.freeze()  # what the views built for this save lives as long as it: keep GC passes short
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
+        if context.get("explain") and not context.get("reload"):
+            self.session.explain(context["explain"])
         if not context.get("reload"):
             self._reload_after_open = None  # this save was read just now
             self._remember(path)

@@ -3,8 +3,14 @@
 Layout of ``CORPUS``::
 
     parts/<key>/<table>.parquet     one folder per save (key: a digest of its path)
+    tables/<table>.parquet          every part of a table in one file (``compact``)
     content/<stamp>.parquet         the lines and cards of each content folder seen
-    corpus.duckdb                   views over the parts, one per table (``SCHEMA``)
+    corpus.duckdb                   views over them, one per table (``SCHEMA``)
+
+The views read ``tables/`` (one file a table: a query over 1 000 saves opened 5 000
+small files and took ~1.7 s, coverage ~14 s); ``corpus`` removes ``tables/`` before it
+writes any part and makes it again at the end, so a run that stopped midway leaves
+views over the parts themselves, never over stale tables.
 
 A part folder is written under a temporary name and renamed into place, so a run
 that stops midway leaves each save either whole or absent. DuckDB writes the
@@ -30,6 +36,7 @@ from narrative_debugger.models.corpus.rows import CONTENT_SCHEMA, SCHEMA
 
 DATABASE = "corpus.duckdb"
 PARTS = "parts"
+COMPACT = "tables"
 CONTENT = "content"
 #: Every view the database holds: the per-save tables, then ``content``.
 TABLES = (*SCHEMA, "content")
@@ -131,7 +138,7 @@ def write_content(corpus: Path, stamp: str, columns: dict[str, list]) -> None:
 def clear_leftovers(corpus: Path) -> None:
     """Remove what a run that stopped midway left: part folders and files still under
     their temporary names (the views' globs would read them)."""
-    for folder in (corpus / PARTS, corpus / CONTENT):
+    for folder in (corpus / PARTS, corpus / CONTENT, corpus / COMPACT):
         if folder.is_dir():
             for leftover in folder.glob(".*"):
                 if leftover.is_dir():
@@ -146,13 +153,38 @@ def has_content(corpus: Path, stamp: str) -> bool:
 
 def _view_sql(corpus: Path, name: str) -> str:
     schema = CONTENT_SCHEMA if name == "content" else SCHEMA[name]
+    columns = ", ".join(f'"{c}"' for c, _ in schema)
+    compacted = corpus.resolve() / COMPACT / f"{name}.parquet"
+    if name != "content" and compacted.is_file():
+        return f'CREATE OR REPLACE VIEW "{name}" AS SELECT {columns} FROM read_parquet({_sql_text(str(compacted))})'
     pattern = corpus.resolve() / (CONTENT + "/*.parquet" if name == "content" else f"{PARTS}/*/{name}.parquet")
     files = list((corpus / CONTENT).glob("*.parquet")) if name == "content" else list((corpus / PARTS).glob(f"*/{name}.parquet"))
-    columns = ", ".join(f'"{c}"' for c, _ in schema)
     if not files:  # an empty corpus: the view still has its columns
         empty = ", ".join(f'NULL::{t} AS "{c}"' for c, t in schema)
         return f'CREATE OR REPLACE VIEW "{name}" AS SELECT {empty} WHERE false'
     return f'CREATE OR REPLACE VIEW "{name}" AS SELECT {columns} FROM read_parquet({_sql_text(str(pattern))})'
+
+
+def drop_compacted(corpus: Path) -> None:
+    """Remove ``tables/`` (the views then read the parts) before parts change."""
+    shutil.rmtree(corpus / COMPACT, ignore_errors=True)
+
+
+def compact(corpus: Path) -> None:
+    """Write ``tables/<table>.parquet``: each table's parts in one file, in save order."""
+    drop_compacted(corpus)
+    folder = corpus / COMPACT
+    folder.mkdir(parents=True, exist_ok=True)
+    con = _connection()
+    try:
+        for name in SCHEMA:
+            view = _view_sql(corpus, name).split(" AS ", 1)[1]  # the parts (``tables/`` is not there yet)
+            temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
+            order = "path" if name == "saves" else "save"
+            con.execute(f"COPY (SELECT * FROM ({view}) ORDER BY {order}) TO {_sql_text(str(temp))} (FORMAT parquet)")
+            os.replace(temp, folder / f"{name}.parquet")
+    finally:
+        con.close()
 
 
 def write_database(corpus: Path) -> Path:

@@ -1,0 +1,69 @@
+"""File › Open corpus… and the Coverage dock's requests (issue 39).
+
+The corpus is read with ``models.corpus`` (the same coverage as ``narrative-debugger
+coverage``); a double-click on a line that never fired opens its nearest-miss save
+at that tick, with the Explain dock on the line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from narrative_debugger.models.playthrough import default_content_dir
+from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.widgets.kit.plain_text import show_message
+from PySide6.QtWidgets import QFileDialog
+
+
+class CorpusController:
+    """Opens a corpus into the Coverage dock and its nearest misses into the window.
+
+    Attributes:
+        corpus: the corpus folder shown (None before one is opened).
+        contents: save path -> the content folder it was indexed with.
+    """
+
+    def __init__(self, window) -> None:
+        self.window = window
+        self.corpus: Path | None = None
+        self.contents: dict[str, str] = {}
+        self.view = window.panels["coverage"][0]
+        self.view.missRequested.connect(self.open_miss)
+
+    def add_to_menu(self, menu) -> None:
+        menu.addAction(self.window._action("Open c&orpus…", self.choose, None, "action-open-corpus"))
+
+    def choose(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self.window, "Open a corpus (made by 'narrative-debugger corpus')", str(self.corpus or ""))
+        if folder:
+            self.open(Path(folder))
+
+    def open(self, corpus: Path) -> bool:
+        """Show ``corpus``'s coverage in the Coverage dock; False (and a message) when it cannot be read."""
+        import duckdb
+
+        from narrative_debugger.models.corpus import store
+        from narrative_debugger.models.corpus.coverage import coverage, save_contents
+
+        try:
+            con = store.connect(corpus)
+            try:
+                doc, contents = coverage(con), save_contents(con)
+            finally:
+                con.close()
+        except (store.CorpusError, duckdb.Error, OSError) as exc:
+            show_message(self.window, "warning", "Cannot open this corpus", f"{one_line(corpus)}: {one_line(exc)}")
+            return False
+        self.corpus, self.contents = Path(corpus), contents
+        self.view.set_coverage(doc, str(corpus))
+        dock = self.window.docks["coverage"]
+        dock.show()
+        dock.raise_()
+        return True
+
+    def open_miss(self, save: str, tick: int, line_id: str) -> None:
+        """Open ``save`` at ``tick`` (with the content folder it was indexed with) and ask
+        "Why?" of the line there."""
+        content = self.contents.get(save)
+        folder = Path(content) if content and Path(content) != default_content_dir(Path(save)) else None
+        self.window.open_save(Path(save), folder, tick=tick, explain=f"line:{line_id}")

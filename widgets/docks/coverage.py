@@ -1,0 +1,143 @@
+"""The Coverage dock (issue 39): what of the content fired across a corpus of playtests.
+
+It shows ``models.corpus.coverage``'s document: one row per monologue line (fired,
+in how many saves, and for a line that never fired its nearest miss: save, tick and
+failing clauses), never-fired lines first. A double-click (or Enter) on a line with a
+nearest miss emits ``missRequested(save, tick, line_id)``; the window opens that save
+at that tick with the Explain dock on the line. Hidden until File › Open corpus….
+"""
+
+from __future__ import annotations
+
+from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.widgets.kit.plain_text import plain_tip
+from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
+from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_table
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+
+class CoverageRow:
+    """One line of the table: its id, counts and nearest miss (or None)."""
+
+    __slots__ = ("line_id", "fired", "saves", "miss")
+
+    def __init__(self, line_id: str, fired: int, saves: int, miss: dict | None) -> None:
+        self.line_id, self.fired, self.saves, self.miss = line_id, fired, saves, miss
+
+
+def coverage_rows(doc: dict) -> list[CoverageRow]:
+    """The lines of a coverage document, never-fired first, then by id."""
+    rows = [CoverageRow(k, e["fired"], e["saves"], e["nearest_miss"]) for k, e in doc.get("lines", {}).items()]
+    rows.sort(key=lambda r: (r.fired > 0, r.line_id))
+    return rows
+
+
+class CoverageModel(HeaderedTableModel):
+    """Rows: line, fired, saves, nearest-miss save, tick, failing clauses."""
+
+    HEADERS = ("Line", "Fired", "Saves", "Nearest miss in", "Tick", "Failing")
+    ROW_ROLE = _USER + 1
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[CoverageRow] = []
+
+    def set_rows(self, rows: list[CoverageRow]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        r = self.rows[index.row()]
+        role = int(role)
+        col = index.column()
+        if role == _DISPLAY:
+            if col == 0:
+                return one_line(r.line_id)
+            if col == 1:
+                return f"{r.fired:,}"
+            if col == 2:
+                return f"{r.saves:,}"
+            if r.miss is None:
+                return "" if r.fired or col != 3 else "—"
+            if col == 3:
+                return one_line(r.miss["save"])
+            if col == 4:
+                return f"{r.miss['tick']:,}"
+            return one_line("; ".join(r.miss["failing"]) or "every prerequisite held")
+        if role == _TOOLTIP and r.miss is not None and col >= 3:
+            return plain_tip(f"{r.miss['save']} at tick {r.miss['tick']}\n" + "\n".join(r.miss["failing"]) + "\n\nDouble-click to open it there.")
+        if role == self.ROW_ROLE:
+            return r
+        return None
+
+
+class CoverageView(QWidget):
+    """The coverage table with a filter and a heading (corpus, lines fired).
+
+    Signals:
+        missRequested(str, object, str): save path, tick (u64), line id of a nearest
+            miss the user activated.
+    """
+
+    missRequested = Signal(str, object, str)
+
+    def __init__(self, session=None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("coverageView")
+        self.model = CoverageModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setFilterKeyColumn(-1)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.view = read_only_table(self.proxy, "coverageTable", self)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.view.horizontalHeader()
+        header.setStretchLastSection(True)
+        for col, width in ((0, 200), (1, 60), (2, 60), (3, 220), (4, 80)):
+            self.view.setColumnWidth(col, width)
+        header.setSectionResizeMode(5, QHeaderView.Interactive)
+        self.heading = QLabel(self)
+        self.heading.setObjectName("coverageHeading")
+        self.heading.setTextFormat(Qt.PlainText)
+        self.heading.setWordWrap(True)
+        self.search = QLineEdit(self)
+        self.search.setObjectName("coverageSearch")
+        self.search.setPlaceholderText("Filter lines (e.g. harbor-nights, kael-davan)")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self.proxy.setFilterFixedString)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.search)
+        layout.addWidget(self.view)
+        self.view.activated.connect(lambda index: self.activate_row(index.row()))
+        self.set_coverage(None)
+
+    def set_coverage(self, doc: dict | None, corpus: str = "") -> None:
+        """Show a coverage document (None: no corpus open)."""
+        if doc is None:
+            self.model.set_rows([])
+            self.heading.setText("No corpus open. File › Open corpus… shows one made by 'narrative-debugger corpus'.")
+            return
+        rows = coverage_rows(doc)
+        self.model.set_rows(rows)
+        never = sum(1 for r in rows if r.fired == 0)
+        self.heading.setText(one_line(f"{corpus}: {doc['saves']:,} save(s); {len(rows) - never} of {len(rows)} lines fired, {never} never. "
+                                      "Double-click a line that never fired to open its nearest miss."))
+
+    def activate_row(self, row: int) -> CoverageRow | None:
+        """Ask for the nearest miss shown at ``row`` (as a double-click would); returns its row."""
+        r = self.proxy.index(row, 0).data(CoverageModel.ROW_ROLE)
+        if r is None or r.miss is None:
+            return None
+        self.missRequested.emit(r.miss["save"], r.miss["tick"], r.line_id)
+        return r

@@ -1,23 +1,23 @@
-"""C-level passes cut short, so a worker thread lets go of the GIL between them (issue 10),
+"""C-level passes cut short, so a worker thread lets go of the GIL between them,
 and checks between them whether its load was cancelled.
 
 A save opens in a worker thread while the GUI thread paints. CPython switches threads
 only between bytecodes: one C call over a million items (a sort, a set, a conversion,
 a free) holds the GIL from start to end, and the window cannot paint meanwhile (the
-app allows itself 50 ms). Loader code therefore works over long sequences a slice of
-``C_PASS_ITEMS`` at a time; each slice is a few milliseconds.
+app allows itself 50 ms, issue 10). Loader code therefore works over long sequences a slice of
+``C_PASS_ITEMS`` at a time, a few milliseconds each.
 
 Letting go between slices is not enough while the GUI thread is busy: each Qt call
 it makes releases the GIL and takes it back, and a worker that wants the GIL takes
 it in between. Laying out or painting a window makes thousands of such calls, and
-each one waited for the worker: 30-70 ms of GUI work took 70-260 ms, with 1 500 to
-3 900 context switches of the GUI thread (a 3 000-NPC save, issue 10). A worker that
+each one waits for the worker: GUI work then takes several times as long, one
+context switch per call. A worker that
 runs inside ``giving_way(clock)`` therefore pauses in ``give_way()``, called between
 its slices, while the thread whose CPU-time clock that is (the GUI thread's) is
 busy: while it used more than ``BUSY_SHARE`` of a core since the last look. Qt's
 event dispatcher says when its loop goes to sleep but not, with glib, when it wakes
 before its work (its ``awake`` comes after the work); the GUI thread's CPU time
-tells, at any moment, from any thread, in 0.4 us.
+tells, at any moment, from any thread, cheaply.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ def sorted_in_slices(items: list) -> list:
     """``sorted(items)``, with no single C call sorting more than ``SORT_RUN_ITEMS``
     items: runs of that size are sorted one at a time, then merged by ``heapq.merge``,
     whose steps are Python code, between which the GIL can go to another thread.
-    Sorting 66 000 FactIds at once held the GIL 35-45 ms; a C merge of the sorted runs
-    (one last ``sort``) still held it 31-37 ms for the 73 000 FactIds of a 3 000-NPC
-    save. The Python merge costs more in all (58 ms against 31 ms there).
+    One sort of a large save's FactIds holds the GIL past the window's budget, and so
+    does a C merge of the sorted runs (one last ``sort``); the Python merge costs more
+    in all but lets go between its steps.
 
     Args:
         items: a list of mutually comparable values (not changed).
@@ -131,8 +131,8 @@ def give_way() -> None:
     way.wall, way.cpu = wall, cpu
 
 
-#: Items of a Python loop between two ``give_way`` calls in ``with_give_way``: ~1-3 ms of
-#: a check's or an index's work per item group.
+#: Items of a Python loop between two ``give_way`` calls in ``with_give_way``: a few
+#: milliseconds of a check's or an index's work.
 LOOP_ITEMS = 1 << 10
 
 
@@ -156,8 +156,8 @@ def release_in_steps(value) -> None:
     """Empty ``value`` (a list or dict) in place, and the large lists and dicts inside
     it that nothing else holds, ``RELEASE_ITEMS`` items at a time, giving way between
     (``give_way``). Anything else is left alone. For decoded JSON that nothing reads
-    any more: freeing it at once is one C-level cascade that holds the GIL (~150 ms for
-    a million journal entries). A list or dict inside that something else still holds
+    any more: freeing it at once is one C-level cascade that holds the GIL for as long
+    as it takes (a million journal entries: past the window's budget). A list or dict inside that something else still holds
     (a parsed value kept as decoded) is only let go of, never emptied."""
     stack = [value] if type(value) in (list, dict) else []
     freed = 0
@@ -210,10 +210,10 @@ def checkpoint(stage: str | None = None, done: int = 0, total: int = 0) -> None:
     raises ``Cancelled`` when this thread's load was cancelled, and reports ``done`` of
     ``total`` (bytes) of the pass ``stage`` (``"read"``, ``"scan"``, ``"journal"``).
 
-    Before, a load cancelled or replaced while the file was read ran on to the next
-    progress report, seconds later, each holding its ~1 GB while a newer load started
-    (a new-user trial: six cancelled opens alive at once, 2.3 GB, the last open 27 s
-    instead of 7), and the progress bar sat at 0 % for the first 40 % of an open."""
+    Checked only at progress reports, seconds apart, a load cancelled or replaced
+    while the file is read would run on, holding its memory while a newer load
+    starts (several cancelled opens alive at once), and the progress bar would not
+    move for a large part of an open."""
     give_way()
     load = getattr(_THREAD, "load", None)
     if load is None:

@@ -54,8 +54,8 @@ def default_content_dir(save_path: Path) -> Path:
 
 
 #: The share of an open (0..1) each pass of reading the file ends at, for its progress:
-#: (start, end) by ``gil_slices.checkpoint`` stage. Measured on a 1M-event save: read
-#: 0.36 s, scan 0.57 s, the journal's decode ~1.1 s, the rest ~0.5 s, of ~7 s in all.
+#: (start, end) by ``gil_slices.checkpoint`` stage, in proportion to the time each takes
+#: on a large save (tests/benchmarks/README.md).
 READING_PARTS = {"read": (0.0, 0.05), "scan": (0.05, 0.12), "journal": (0.12, 0.27)}
 
 
@@ -202,7 +202,7 @@ class Playthrough:
         With ``checks_later`` the snapshot, replay-versus-snapshot and content checks
         are left to ``finish_checks``: ``findings`` then holds those of reading and
         replaying, and ``checks_pending`` is True. The window shows the save at once
-        and checks it after (issue 10: 0.8-1.0 s of a 1 000 000-event open).
+        and checks it after, so that the checks do not delay the first paint.
         ``notes`` are findings about how the save was opened (``open``'s C010), kept
         with those of reading it. ``tuning`` and ``recompute`` go to the replay (a
         what-if, issue 38: ``models/whatif``); ``tuning`` is kept as ``play.tuning``.
@@ -243,8 +243,8 @@ class Playthrough:
         the replay against it, the content. ``findings`` becomes the whole list, the
         same one, in the same order, as checking before the replay gave.
 
-        The findings come in the order the checks used to run in: reading, snapshot,
-        replay, replay against snapshot, content (``FindingSink.merged``)."""
+        The findings come in the order of one sink fed by each stage in turn: reading,
+        snapshot, replay, replay against snapshot, content (``FindingSink.merged``)."""
         if self._pending is None:
             return
         read, replayed, confronted = self._pending
@@ -285,15 +285,14 @@ def collector_paused():
 
     Loading allocates millions of small, long-lived objects and no cycles; the
     collector's repeated full passes over them cost more than the load itself, and a
-    full pass that walks them later (~50-85 ms) would fall on whichever thread
+    full pass that walks them later would fall on whichever thread
     allocates next, the GUI thread's first work with the new save among them.
 
     The collector is switched for the whole process, and loads overlap (a save opened
     while another still loads, the cancelled one winding down): the blocks are
-    counted, and only the last one to close switches it back on. Each block noting
-    and restoring the state it found had a cancelled load switch it on under the
-    load that replaced it, whose full passes then stalled the window 60-420 ms
-    (a new-user trial, issue 10).
+    counted, and only the last one to close switches it back on: a block that
+    restored the state it found would let a cancelled load switch it on under the
+    load that replaced it, whose full passes would then stall the window.
     """
     with _PAUSES_LOCK:
         if _PAUSES["open"] == 0:
@@ -339,8 +338,8 @@ def release_steps(play: Playthrough):
 def release_parts_steps(save: Save | None = None, index=None, graph=None):
     """``release_steps`` for the parts of a load that was cancelled before it made a
     playthrough: its save, the replay's partial index and knowledge graph (each may
-    be None). Freed at once when the cancel unwound them, they held the GIL 100-400 ms
-    (a new-user trial pressing Escape mid-load, issue 10)."""
+    be None). Freed at once as the cancel unwinds them, they would hold the GIL long
+    enough to stall the window."""
     yield from _emptied_in_steps([*_save_parts(save), *_filled_parts(index), *_filled_parts(graph)])
 
 

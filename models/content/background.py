@@ -1,10 +1,10 @@
-"""Reading a large content folder in a second process while the save is decoded (issue 10).
+"""Reading a large content folder in a second process while the save is decoded.
 
-A 3 000-NPC content folder takes about 1.3 s to read (3 000 YAML profiles, each built
-with line:col marks in Python); decoding a 1 000 000-event save takes 4 to 5 s, in C
+A large content folder takes a second or more to read (thousands of YAML profiles,
+each built with line:col marks in Python); decoding a large save takes longer, in C
 and Python that hold the GIL, so a thread would not overlap them. A child Python
 process reads the folder with ``load_content`` on the machine's other core and hands
-the ``Content`` back pickled (about 1 MB for 3 000 NPCs, 25 ms to load). It reads what
+the ``Content`` back pickled (quick to load). It reads what
 the parent would read, with the same code: the result equals ``load_content(root)``,
 findings included.
 
@@ -27,8 +27,7 @@ from narrative_debugger.models.content.loader import Content, load_content
 #: A save at least this large (bytes) takes seconds to decode: worth a second process.
 MIN_SAVE_BYTES = 16 * 1024 * 1024
 #: A content folder whose YAML files add up to at least this (bytes) takes long enough
-#: to read to be worth starting a Python process for: 1.5 MB in 3 008 files took 1.3 s
-#: on the 2-core machine, 160 KB in 308 files 0.18 s.
+#: to read to be worth starting a Python process for (tests/benchmarks/README.md).
 MIN_CONTENT_BYTES = 1024 * 1024
 #: The child's code: read the folder named by argv[1], write the pickled Content.
 _CHILD = (

@@ -56,8 +56,8 @@ _WRITER: list = []
 
 
 def _writer():
-    """This process's connection for writing parts, made once (opening one costs ~80 ms,
-    a part's five tables ~60 ms); a worker keeps it for every save it indexes."""
+    """This process's connection for writing parts, made once: opening one costs about
+    as much as writing a part's tables, so a worker keeps it for every save it indexes."""
     if not _WRITER:
         _WRITER.append(_connection())
     return _WRITER[0]
@@ -76,7 +76,7 @@ def _copy(con, name: str, columns: dict[str, list], schema, target: Path) -> Non
     """Write one table's columns to ``target`` as Parquet, each column cast to its type.
 
     The rows go through a newline-delimited JSON file that DuckDB reads with the
-    columns' types given (NumPy object arrays took DuckDB ~4 ms a row to scan)."""
+    columns' types given (DuckDB scans NumPy object arrays row by row, in Python)."""
     names = [c for c, _ in schema]
     rows = [dict(zip(names, values)) for values in zip(*(columns[c] for c in names))]
     lines = target.with_name(target.name + ".jsonl")

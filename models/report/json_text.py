@@ -10,12 +10,10 @@ JSON writer of the tool goes through ``dumps_strict``, ``dump_strict`` or
 The command line's ``--format json`` is ``indent=1``:
 
 ``json.dumps(value, ensure_ascii=False, indent=1)`` runs in pure Python whenever it
-indents (the C encoder only serves ``indent=None``): about 1 s for the 12 MB ``state``
-document of a 1 000 000-event save. msgspec encodes and re-indents the same document
-in about a sixth of that, byte for byte the same text, except in the cases below,
-which fall back to ``json``. Finding those cases is a numpy pass over the text's bytes:
-the regular expression that did it took 0.5 s of the 3 000-NPC ``state`` (27 MB),
-the numpy pass 0.1 s.
+indents (the C encoder only serves ``indent=None``), slow on a large ``state``.
+msgspec encodes and re-indents the same document much faster, byte for byte the same
+text, except in the cases below, which fall back to ``json``. Finding those cases is a
+numpy pass over the text's bytes, several times faster than a regular expression.
 """
 
 from __future__ import annotations
@@ -104,8 +102,8 @@ _NO_BYTES = np.zeros(3, np.uint8)
 def _spelled_otherwise(text: bytes) -> bool:
     """Whether ``_EXPONENT`` matches somewhere in ``text``: the same answer, found with
     numpy masks over the bytes (``[0-9.]``, then ``[eE]``, then a digit or a sign and a
-    digit) instead of the regular expression, which tries every byte in Python's engine
-    (0.52 s against 0.11 s on 27 MB). Multi-byte UTF-8 never matches: its bytes are
+    digit) instead of the regular expression, which tries every byte in Python's
+    engine. Multi-byte UTF-8 never matches: its bytes are
     all above 0x7F."""
     if b"0.0000" in text:
         return True

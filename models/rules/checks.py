@@ -263,15 +263,15 @@ def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str],
 
 
 #: Journal entries one C-level pass of ``_entries_of_kind`` tests. One pass over a
-#: 1 000 000-entry journal held the GIL ~60 ms, and the window, opening the save in
-#: another thread, stalled that long (issue 10).
+#: whole large journal holds the GIL, and the window, opening the save in another
+#: thread, stalls that long.
 KIND_PASS_ENTRIES = 2 * C_PASS_ITEMS
 
 
 def _entries_of_kind(save: Save, kind: str):
     """The data of the journal entries of variant ``kind``, in file order.
 
-    The entries are picked in C (a Python test per entry was ~0.1 s on 1M entries),
+    The entries are picked in C (a Python test per entry is far slower),
     ``KIND_PASS_ENTRIES`` at a time, so that a worker thread lets go of the GIL between
     passes. ``operator.eq``, not ``str.__eq__``: that answers NotImplemented, which is
     true, for an entry of no variant (None).

@@ -167,7 +167,7 @@ class FindingSink:
         A sink keeps the first findings of a code and counts the rest, so the kept ones
         of each come before its suppressed ones; added in turn, the cap then falls on
         the same findings. The window shows the replay's findings before the snapshot
-        is checked, and the whole list, in the order one sink gave, after (issue 10)."""
+        is checked, and the whole list, in the order one sink gave, after."""
         out = cls(sinks[0]._limit if sinks else 10_000)
         for sink in sinks:
             kept: dict[str, int] = {}

@@ -203,9 +203,9 @@ def _in_path_order(keys) -> list:
     """Map keys in path order: numbers first, then strings, each sorted.
 
     Two plain sorts instead of one on ``(type(k) is str, k)`` tuples, each in slices
-    (``gil_slices.sorted_in_slices``): a sort runs in C holding the GIL, and tuples of
-    66 000 FactIds took about 100 ms, the plain strings 35-45 ms, long enough for the
-    app's GUI thread to stall while the loader checks a large save."""
+    (``gil_slices.sorted_in_slices``): a sort runs in C holding the GIL, tuples cost
+    several times what plain strings do, and either is long enough on a large save for
+    the app's GUI thread to stall while the loader checks it."""
     strs = [k for k in keys if type(k) is str]
     others = [k for k in keys if type(k) is not str]
     return sorted_in_slices(others) + sorted_in_slices(strs)
@@ -237,10 +237,9 @@ def saved_differences(save, index) -> list[Difference]:
     return found
 
 
-#: Facts compared per C-level pass of ``_equal_in_slices``: a comparison of two facts
-#: (nested structs) took about 3.5 µs on the 2-core machine, eight times a plain item's
-#: pass, so this is ~15 ms of GIL a pass (one pass over the 3 000-NPC save's 73 000 facts
-#: held it 250 ms, and the window stalled).
+#: Facts compared per C-level pass of ``_equal_in_slices``: comparing two facts (nested
+#: structs) costs about eight times a plain item's pass, so a pass takes an eighth of
+#: ``C_PASS_ITEMS`` (one pass over every fact of a large save stalls the window).
 EQUAL_PASS_ITEMS = C_PASS_ITEMS // 8
 
 

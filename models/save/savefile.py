@@ -564,8 +564,8 @@ def load_save(path: Path) -> Save:
         document, sha256 = decode_file(path, path.name, journal_reader=reader)
     except Cancelled:
         # The entries read so far (a million objects and more), emptied here a slice at
-        # a time, not freed at once as the cancel unwinds: that held the GIL ~140 ms
-        # when a second open replaced this one while it read (issue 10).
+        # a time, not freed at once as the cancel unwinds: that would hold the GIL and
+        # stall the window when a second open replaces this one while it reads.
         for part in (reader.journal.data, reader.journal.ticks, reader.journal.kinds, reader.calls):
             release_in_slices(part)
         raise

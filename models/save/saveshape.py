@@ -443,7 +443,8 @@ RELEASE_SLICE = RELEASE_ITEMS
 def release_in_slices(value) -> None:
     """Empty a decoded journal list from its end, a slice at a time (in place), giving
     way between slices (``gil_slices.release_in_steps``): freeing a million entry
-    objects at once holds the GIL for ~150 ms. Anything but a list is left alone."""
+    objects at once holds the GIL past the window's budget. Anything but a list is
+    left alone."""
     if type(value) is list:
         release_in_steps(value)
 

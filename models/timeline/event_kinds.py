@@ -39,7 +39,7 @@ _LEVEL_BOUNDS = (20.0, 40.0, 60.0, 80.0)  # inclusive upper bounds (relationship
 def _npc_changes(index) -> tuple[list[int], list[int]]:
     """Journal indices where an NPC's stress crosses its threshold (either way), and
     where its score enters another relationship level: one pass over every NPC's
-    versions for both (two passes took ~190 ms of a 1M-entry save's loader)."""
+    versions for both (a second pass would double the loader's cost here)."""
     crossings: list[int] = []
     levels: list[int] = []
     bounds = np.asarray(_LEVEL_BOUNDS)
@@ -98,7 +98,8 @@ _SLICE = C_PASS_ITEMS
 
 def tick_array(ticks) -> np.ndarray:
     """``np.asarray(ticks, dtype=np.uint64)`` of a list of Python int ticks, converted
-    ``_SLICE`` at a time: one conversion of a million ints holds the GIL for 50-140 ms."""
+    ``_SLICE`` at a time: one conversion of a million ints holds the GIL past the
+    window's budget."""
     if isinstance(ticks, np.ndarray) or len(ticks) <= _SLICE:
         return np.asarray(ticks, dtype=np.uint64)
     parts = []
@@ -122,8 +123,8 @@ def int_list(values: np.ndarray) -> list[int]:
 def variant_positions(kinds) -> dict[object, np.ndarray]:
     """Journal variant (or None) -> the ascending indices of its entries (int64 array).
 
-    A Python loop that appended each of a million indices to its variant's list took
-    ~200 ms of the loader (most of the session's ``prepare``). Here the variants are
+    A Python loop that appends each of a million indices to its variant's list would
+    be most of the session's ``prepare``. Here the variants are
     numbered by C-level passes of ``_SLICE`` entries (``dict.fromkeys``, a ``map``
     into ``np.fromiter``) and one stable sort of the small codes groups them.
     """
@@ -150,8 +151,8 @@ def variant_positions(kinds) -> dict[object, np.ndarray]:
 def distinct_ticks(ticks, array: np.ndarray | None = None) -> list[int]:
     """The distinct ticks of the index's non-decreasing ``ticks`` (the running maximum
     of the journal's ticks), in order: ``sorted(set(ticks))`` without one sort and one
-    set of a million ticks, each of which held the GIL for about 100 ms. ``array``:
-    ``tick_array(ticks)`` when the caller has it (then ~10 ms for a million ticks)."""
+    set of a million ticks, each of which holds the GIL past the window's budget.
+    ``array``: ``tick_array(ticks)`` when the caller has it (then it is much cheaper)."""
     if array is not None and len(array):
         keep = np.empty(len(array), dtype=bool)
         keep[0] = True

@@ -234,9 +234,9 @@ class TimelineIndex:
             metadata changed; the aggregates at any position are made from them on
             first use (``InteractionSeries``, ``series_of``).
 
-    The per-NPC aggregates and move tables were kept for each change during the
-    replay: 0.6 s of the 4.5 s replay of a 1 000 000-event save, for tables that
-    ``check`` never reads and a view reads for one NPC at a time (issue 10).
+    The per-NPC aggregates and move tables are not kept for each change during the
+    replay: that would be a large share of the replay, for tables that ``check``
+    never reads and a view reads for one NPC at a time.
     """
 
     ticks: list[int] = field(default_factory=list)
@@ -357,8 +357,7 @@ class TimelineIndex:
         ``min_changes`` interaction changes: O(changes + moves).
 
         The window's loader calls it off the GUI thread, so no step pays for them: an
-        NPC with 87 000 interaction changes took 87 ms and 33 ms to make (issue 10), one
-        with 460 (of 300 NPCs) about 1 ms, 0.34 s for all 300."""
+        NPC with a long history would cost a step more than a frame."""
         for npc in self.npcs:
             if len(self._interaction_log.get(npc, ())) >= min_changes:
                 give_way()
@@ -497,10 +496,9 @@ class TimelineIndex:
         when done; ``at`` does too, so no query sees it behind).
 
         The new keys are sorted in runs first (``gil_slices.sorted_in_slices``):
-        ``SortedList.update`` sorted the 79 000 FactIds of a 3 000-NPC save in one C
-        call, which held the GIL 56-70 ms at the end of the replay, the longest stall
-        of the window's event loop during that open (issue 10). Given them sorted,
-        it only checks their order."""
+        ``SortedList.update`` sorts them in one C call, which holds the GIL long enough
+        to stall the window at the end of a large replay. Given them sorted, it only
+        checks their order."""
         if self._new_fact_keys:
             self.fact_keys.update(sorted_in_slices(self._new_fact_keys))
             self._new_fact_keys.clear()

@@ -45,7 +45,7 @@ I16_MIN, I16_MAX = -(2**15), 2**15 - 1
 S = InteractionState
 
 #: The replay gives way to a busy GUI thread (``gil_slices.give_way``) once every this many
-#: entries plus one: ~2 ms of replay on the 2-core machine.
+#: entries plus one: a few milliseconds of replay.
 GIVE_WAY_EVERY = 511
 
 
@@ -309,8 +309,8 @@ class _Replayer:
 
     def _report_behind(self) -> None:
         """One J001 for the entries whose ticks are below one earlier entry's: on the
-        first, with how many there are. One entry at tick 2^64 - 1 gave a J001 for each
-        of the 3 805 after it (new-user trial: finding cascades)."""
+        first, with how many there are: one entry at tick 2^64 - 1 would otherwise give
+        a J001 for every entry after it, burying the one cause."""
         run, self.behind = self.behind, None
         if run is None:
             return

@@ -10,7 +10,7 @@ def state_json(play: Playthrough, tick: int) -> dict:
     """The ``state`` contract: tick, npcs by slug, facts by FactId, monologue eligibility.
 
     Enum names are read as ``member._name_``, the attribute ``member.name`` returns
-    through a descriptor: 0.4 s of the 3 000-NPC save's 73 000 facts."""
+    through a descriptor, a cost paid for every fact of a large save."""
     state = play.state_at(tick)
     knowledge = state.knowledge
     npcs = {}

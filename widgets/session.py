@@ -32,7 +32,7 @@ def prepare(playthrough: Playthrough) -> tuple[dict[str, list[int]], dict[str, l
         result = ({}, {}, [])
     else:
         indices = {name: event_indices(index, name) for name in (*EVENT_KINDS, *DERIVED_KINDS)}
-        # Picked and made distinct in numpy: each was ~170 ms of Python loop at 1M entries.
+        # Picked and made distinct in numpy: a Python loop over a million entries is slow.
         ticks = tick_array(index.ticks)
         positions = {name: index.derived.get(("event-positions", name)) for name in indices}
         picked = {name: int_list(ticks[at if at is not None else np.asarray(indices[name], dtype=np.int64)]) for name, at in positions.items()}
@@ -43,23 +43,22 @@ def prepare(playthrough: Playthrough) -> tuple[dict[str, list[int]], dict[str, l
 
 
 #: Interaction changes from which an NPC's tables are made before the first paint: made
-#: on a step instead, such an NPC's would take 5 ms or more (about 1 µs a change).
+#: on a step instead, such an NPC's would take a third of a frame or more.
 LONG_HISTORY = 5_000
 
 
 def prepare_long_npc_tables(playthrough: Playthrough) -> None:
     """The interaction aggregates and move tables (``TimelineIndex.prepare_npc_tables``)
     of the NPCs with long histories, made off the GUI thread before the window shows
-    the save: a step to one of them would otherwise make them (87 + 33 ms for the
-    longest of a 3-NPC 1 000 000-event save)."""
+    the save: a step to one of them would otherwise make them, several frames' work."""
     if playthrough.index is not None:
         playthrough.index.prepare_npc_tables(min_changes=LONG_HISTORY)
 
 
 def prepare_npc_tables(playthrough: Playthrough) -> None:
     """Every NPC's interaction aggregates and move tables, made off the GUI thread
-    after the window shows the save (0.34 s for 300 NPCs): the views and the prompt
-    read them at every step, and one made on a step costs about 1 ms."""
+    after the window shows the save: the views and the prompt read them at every step,
+    and each made on a step would add to it."""
     if playthrough.index is not None:
         playthrough.index.prepare_npc_tables()
 

@@ -84,8 +84,8 @@ def entry() -> None:
     """The ``narrative-debugger`` console script: ``main``, then the process ends at once.
 
     A command's output is flushed, then ``os._exit`` ends the process without freeing
-    what it read object by object (``commands.common.keep``: about 1 s for a
-    1 000 000-event save). After the app's window has run, the interpreter exits as
+    what it read object by object (``commands.common.keep``: a large save's cost is
+    felt). After the app's window has run, the interpreter exits as
     usual so Qt and the settings shut down in order.
     """
     try:

@@ -131,8 +131,8 @@ class MainWindow(QMainWindow):
         # if the open ends without showing its save (cancelled, failed, unreadable).
         self._reload_after_open: bool | None = None
         # The default encoding's tables, built before the window is usable: tiktoken's
-        # CoreBPE constructor holds the GIL for 60-140 ms, which would otherwise stall
-        # the GUI thread when the first prompt preview is built after a load (issue 10).
+        # CoreBPE constructor holds the GIL long enough to stall the GUI thread when the
+        # first prompt preview is built after a load.
         get_encoder(DEFAULT_ENCODING)
         self._build_views()
         self._build_docks()
@@ -490,8 +490,8 @@ class MainWindow(QMainWindow):
         if uses_sample_content(play) and not errors:
             self.statusBar().showMessage(f"Opened {name} with the bundled sample content: there is no content/ folder beside it (C010).{switched}", 20000)
         if self._content_warning is not None:
-            # Short and first: the long form was cut off behind the status bar's own labels
-            # (second trial); the save name's tooltip keeps the whole reason.
+            # Short and first: a long form is cut off behind the status bar's own labels;
+            # the save name's tooltip keeps the whole reason.
             self.statusBar().showMessage(f"Warning: {one_line(Path(play.content.root).name)}/ is not a content folder (no prompt.yaml, npcs/, …): "
                                          "see the save name's tooltip.", 20000)
 
@@ -499,13 +499,13 @@ class MainWindow(QMainWindow):
         """Keep the central area and the shown docks from painting in this pass; they
         paint in the passes after it, the central area first, then a dock a pass.
 
-        The pass that receives a new save refreshes every view and dock (25-40 ms). It
-        then repainted the whole window (50-100 ms): one stall even on a 10 000-event
-        save, past the 50 ms an open may block the GUI thread (issue 10). Qt sends the
-        paint that a slot asks for in the same pass as the slot, with no timer between,
-        so the paint must wait for a timer. Alone, the central area paints in 18-25 ms
-        and a dock in 8-20 ms. The models are filled now; until its pass, a widget shows
-        the previous save's pixels."""
+        The pass that receives a new save refreshes every view and dock; repainting the
+        whole window in that pass too would make one stall past the 50 ms an open may
+        block the GUI thread (issue 10), even on a small save. Qt sends the paint that
+        a slot asks for in the same pass as the slot, with no timer between, so the
+        paint must wait for a timer; apart, the central area and each dock fit the
+        budget. The models are filled now; until its pass, a widget shows the previous
+        save's pixels."""
         self._held_paint.finish()  # widgets a previous load still holds
         self._held = []
         if self.isVisible():
@@ -719,17 +719,17 @@ def _even_split(total: int, parts: int) -> list[int]:
 #: The interpreter's thread switch interval in the app, seconds (Python's default is 5 ms).
 #: Every call from Qt into Python on the GUI thread (a model's data(), a paint, a timer)
 #: must take the GIL back from a busy worker, and waits up to one interval for it: a
-#: repaint of a few dozen such calls while a save loads stalled the window 400-600 ms.
-#: At 0.2 ms the longest stall of opening a 1 000 000-event save fell from ~406 to
-#: ~61 ms with no slower load (issue 10). Only threads that wait for the GIL switch.
+#: repaint of a few dozen such calls while a save loads adds up to a long stall. A short
+#: interval ends those stalls without slowing the load (tests/benchmarks/README.md).
+#: Only threads that wait for the GIL switch.
 SWITCH_INTERVAL_S = 0.0002
 
 
 #: Bounds of the pixmap cache (KB). The timelines keep what each plot item draws as a
 #: pixmap (``timelines.cache_drawing``), each up to a plot's size, and Qt keeps them in
 #: QPixmapCache, 10 MB by default. With many NPCs (more curves and marker sets) they
-#: no longer fit: every step drew every curve, the grid and the bands again, and a step
-#: of the 300-NPC 1M save with the timelines in front took 25 ms, 12 ms with a 20 MB cache.
+#: do not fit: every step draws every curve, the grid and the bands again, about twice
+#: the step of a cache that holds them.
 PIXMAP_CACHE_MIN_KB = 64 * 1024
 PIXMAP_CACHE_MAX_KB = 256 * 1024
 #: Screenfuls of pixels the pixmap cache holds between those bounds.

@@ -120,11 +120,11 @@ COUNT_SLICE = 1 << 16
 
 def prepare(playthrough) -> Counter:
     """Journal entries of each variant (None for unreadable ones) for the event filter:
-    O(N) entries (~35 ms for 1 000 000), so the loader counts them off the GUI thread;
+    O(N) entries, so the loader counts them off the GUI thread;
     kept in ``playthrough.derived["journal_kinds"]``."""
     kinds = playthrough.save.journal.kinds
     counts: Counter = Counter()
-    for start in range(0, len(kinds), COUNT_SLICE):  # one Counter of a million held the GIL ~35 ms
+    for start in range(0, len(kinds), COUNT_SLICE):  # one Counter of a million would hold the GIL too long
         counts.update(kinds[start : start + COUNT_SLICE])
     if hasattr(playthrough, "derived"):
         playthrough.derived["journal_kinds"] = counts
@@ -491,7 +491,7 @@ class JournalView(QWidget):
         session.loaded.connect(self._on_loaded)
         session.findingsChanged.connect(self._on_findings)
         # While the tick is dragged the table follows once the drag pauses: each far frame
-        # changed every row in view (a full repaint, ~4 ms a frame).
+        # changes every row in view (a full repaint).
         self._preview = after_pause(self._on_tick, self)
         session.tickChanged.connect(self._on_committed)
         session.tickPreview.connect(self._preview)
@@ -588,7 +588,7 @@ class JournalView(QWidget):
         self.view.setCurrentIndex(index)
         self.view.selectRow(row)
         # Centred when it was out of view; a row in view stays where it is: scrolling on
-        # every tick step repainted the whole table (~2 ms a step).
+        # every tick step would repaint the whole table.
         if not row_visible(self.view, row, whole=True):
             self.view.scrollTo(index, QAbstractItemView.PositionAtCenter)
 

@@ -60,7 +60,7 @@ STRESS_NEAR = QColor("#e0a030")
 @dataclass(frozen=True)
 class NpcChanges:
     """Where each NPC's state changes, by journal position, to find the NPCs a tick step
-    changed without reading every NPC's state (3 000 NPCs: ~10 ms a step).
+    changed without reading every NPC's state (a crowd's would cost most of a frame).
 
     Attributes:
         npcs: the StableIds of the timeline's NPCs, in order.
@@ -140,8 +140,7 @@ class NpcTableModel(QAbstractTableModel):
         ``state`` when given (one of ``playthrough``'s).
 
         With ``state``, a ``set_state(state)`` that follows changes nothing: the table
-        is measured once an open, not once empty and again with the states (3 000 NPCs:
-        5-10 ms of the GUI thread, issue 10)."""
+        is measured once an open, not once empty and again with the states."""
         self.beginResetModel()
         self._playthrough = playthrough
         self._sids = list(playthrough.save.npcs) if playthrough is not None else []
@@ -176,7 +175,7 @@ class NpcTableModel(QAbstractTableModel):
         if not (state is not None and self._changes is not None and shown is not None
                 and shown[0] == id(state.index) and len(self._states) == len(self._sids)):
             # Every row may differ: each is read from ``state`` when it is first shown
-            # (3 000 NPCs read at once were ~25 ms of the GUI thread at an open).
+            # (a crowd's states read at once would be a stall at an open).
             self._states = [_UNREAD if state is not None else None] * len(self._sids)
             signal_all(self)
             return
@@ -445,8 +444,8 @@ class NpcList(QWidget):
     def _on_loaded(self) -> None:
         # The rows come with the states at the session's tick; tickChanged, which
         # Session.load emits right after loaded, then only sets the caption and selection.
-        # Reading 3 000 NPCs' states twice per load was ~12 ms of the GUI thread (issue 10).
-        if held(self):  # filled in this dock's own pass (14 ms at 3 000 NPCs)
+        # The states are read once per load, not twice.
+        if held(self):  # filled in this dock's own pass
             self._stale = True
             return
         self._stale = False
@@ -464,7 +463,7 @@ class NpcList(QWidget):
             self._on_tick(self.session.tick)
 
     def _on_tick_preview(self, tick: int) -> None:
-        # A far drag frame changes most rows of a crowd (3 000 NPCs: ~20 ms): the cells
+        # A far drag frame changes most rows of a crowd (more than a frame): the cells
         # follow the dragged tick when the drag pauses, and the committed tick at once.
         self._preview(tick)
 

@@ -126,8 +126,8 @@ class InteractionTableModel(QAbstractTableModel):
                 and self._n and n):
             # The same NPC's list at another tick, in started-tick order: rows are added
             # or removed at its end and the cached rows that changed are signalled (a
-            # reset re-measured and repainted the whole table at every conversation's
-            # start and end: ~20 ms a step on a long history).
+            # reset would re-measure and repaint the whole table at every conversation's
+            # start and end, more than a frame on a long history).
             self._game_time, self._ordinal = game_time, ordinal
             self._step_to(position, n)
             return
@@ -483,7 +483,7 @@ class InteractionView(QWidget):
 
     def _on_loaded(self) -> None:
         """A new save: the NPC list and the view are rebuilt now, or once the view is
-        shown when it is behind another tab (a list of thousands of NPCs, issue 10)."""
+        shown when it is behind another tab (a list of thousands of NPCs)."""
         self._load_stale = obscured(self)
         if self._load_stale:
             self._shown = None

@@ -1,11 +1,10 @@
-"""Table cells drawn from laid-out text kept between paints (issue 10).
+"""Table cells drawn from laid-out text kept between paints.
 
 ``QStyledItemDelegate`` lays every cell's text out again at each paint: shaping,
-eliding and a ``QTextLayout`` per cell. On the 2-core machine a full repaint of the
-knowledge table (19 rows by 7 columns) took 7.5-8 ms, most of it that layout, and a
-step that changes the NPC repaints four such tables. ``StaticTextDelegate`` keeps the
+eliding and a ``QTextLayout`` per cell. Most of a table's repaint is that layout, and
+a step that changes the NPC repaints four tables. ``StaticTextDelegate`` keeps the
 elided text of each (text, font, width, elide mode, alignment) as a prepared ``QStaticText`` and
-draws that: the same table repaints in 4.6 ms (6.9-7.1 before), pixel for pixel the same.
+draws that: the same table repaints in well under the time, pixel for pixel the same.
 
 It draws the cells the tables here show: one line of plain text with the model's font,
 alignment, foreground and background. Any other cell (an icon or check box, a value
@@ -71,7 +70,7 @@ class StaticTextDelegate(QStyledItemDelegate):
     A model may answer every role the delegate reads in one call: ``cell(index)``
     returns ``(display, font, alignment, background, foreground)``, each what ``data``
     gives for that role, and the model has no icon or check box. Five ``data`` calls a
-    cell, each from Qt into Python, were half of a table's repaint (issue 10).
+    cell, each from Qt into Python, are half of a table's repaint.
     """
 
     def __init__(self, parent: QWidget | None = None, *, elide: Qt.TextElideMode | None = None,
@@ -148,7 +147,7 @@ class StaticTextDelegate(QStyledItemDelegate):
     def sizeHint(self, option, index):  # noqa: N802 (Qt override)
         """``QStyledItemDelegate``'s size of a one-line cell, measured once per (text,
         font) for a model with ``cell``: a column's refit asks it for every row in view,
-        and each answer had asked the model for six roles (issue 10)."""
+        and each answer would ask the model for six roles."""
         model = index.model()
         asks = self._asked(model)
         cell = asks[7]

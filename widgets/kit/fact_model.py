@@ -157,7 +157,7 @@ class FactTableModel(QAbstractTableModel):
     STEP_LIMIT = 64
     #: More facts to signal than this, and ``step_facts`` signals every cell at once: the
     #: step after a far jump unflags every fact that jump changed (33 000 on a 1M-event
-    #: save), and finding their rows one by one took ~80 ms.
+    #: save), and finding their rows one by one costs more than a frame.
     SIGNAL_ALL_ABOVE = 256
 
     def step_facts(

@@ -2,8 +2,8 @@
 
 It sits in the window's status bar instead of a dialog of its own. A dialog is a
 second top-level window: its first show (a window, a backing store, a style pass)
-blocked the GUI thread 35 to 60 ms while the worker read the save, past the 50 ms
-the app allows itself (issue 10). The panel is part of the window that is already
+blocks the GUI thread while the worker reads the save, past the 50 ms the app allows
+itself (issue 10). The panel is part of the window that is already
 shown, and the save being replaced stays usable beside it.
 """
 

@@ -1,4 +1,4 @@
-"""GUI work that is cut into slices, so the event loop runs between them (issue 10).
+"""GUI work that is cut into slices, so the event loop runs between them.
 
 Some work must happen on the GUI thread (it builds Qt and pyqtgraph items) and grows
 with the save: a view's set-up after a load, the tick bar's markers. ``SlicedWork``
@@ -8,7 +8,7 @@ no slice blocks the event loop for long (``SLICE_MS``); a step that yields
 replaces is dropped unfinished: each job starts from the state it finds.
 
 A widget whose window is not shown (built alone, as tests and headless tools do)
-runs its job to the end at once, as the code did before it was sliced; so does
+runs its job to the end at once; so does
 ``finish`` (screenshots and reports need the finished picture).
 """
 
@@ -31,8 +31,8 @@ PASS_GAP_MS = 1.0
 END_SLICE = object()
 #: After an ``END_SLICE`` the next slice waits this long. A zero-interval timer restarted
 #: before a paint is due again before the event loop's other timers once the paint ends,
-#: so the next slice ran right after it: the central area's first paint (35 ms at 3 000
-#: NPCs) and the NPC dock's fill (12 ms) were one 53 ms stall (issue 10).
+#: so the next slice would run right after it, and a paint and the slice after it would
+#: make one stall.
 END_SLICE_GAP_MS = 10
 
 _last_slice_end = 0.0

@@ -99,7 +99,7 @@ def palette_colors(palette: QPalette | None = None) -> PaletteColors:
 
 #: Tints made so far: (kind, palette cacheKey, colour rgba) -> QColor. Item models ask
 #: for a tint in ``data()`` for every cell painted; working out the palette each time
-#: was ~0.7 ms of a 5 ms monologue table repaint (issue 10). Cleared when it grows.
+#: is a large share of a table's repaint. Cleared when it grows.
 _TINTS: dict[tuple, QColor] = {}
 _TINTS_MAX = 512
 
@@ -138,7 +138,7 @@ _BRUSHES: dict[int, QBrush] = {}
 
 def brush_of(color: QColor) -> QBrush:
     """One ``QBrush`` per colour (by ARGB value), for item models' ``data``, which Qt asks
-    of every painted cell: a new ``QBrush`` a call was microseconds a cell (issue 10)."""
+    of every painted cell: a new ``QBrush`` a call costs microseconds a cell."""
     key = color.rgba()
     brush = _BRUSHES.get(key)
     if brush is None:
@@ -182,7 +182,7 @@ def confidence_pen(confidence: KnowledgeConfidence, color: QColor | None = None,
 def words(name: str) -> str:
     """``PersonOfInterest`` -> ``Person of interest``; ``KnowsOf`` -> ``Knows of``.
 
-    Kept per name: tables call it for every cell they paint (issue 10)."""
+    Kept per name: tables call it for every cell they paint."""
     parts = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", name)
     if not parts:
         return name

@@ -1,9 +1,9 @@
-"""A holder for a label (or check box) whose text changes at every tick step (issue 10).
+"""A holder for a label (or check box) whose text changes at every tick step.
 
 ``QLabel.setText`` always calls ``updateGeometry``, which invalidates every layout up
 to the window: a step that renamed the tick in six captions laid the whole window out
 again, every dock included (Fusion loads the dock buttons' icons from disk to place
-them). Freezing those captions took a same-NPC step from 14.4 to 9 ms (p50, 3 NPCs).
+them), a large share of a step that keeps the NPC.
 
 ``SteadyLabel`` holds the label without a layout, so the label's ``updateGeometry``
 stops at the holder, which asks its own layout again only when the new text no longer

@@ -63,9 +63,9 @@ def set_section_sizes(view: QTableView, widths: dict[int, int] | None = None, he
     repaint it in the current pass of the event loop; True when a size changed.
 
     ``QTableView`` repaints resized sections from a zero-interval timer, that is in the
-    next pass: after a refit in a step or a load, a table that had just been painted was
-    painted again (3-7 ms a table; the NPC, fact, monologue and journal tables together
-    ~17 ms of the pass after a 300-NPC save opens, issue 10). Here a header resizes
+    next pass: after a refit in a step or a load, a table that had just been painted
+    would be painted again (after a load, every table of the window, in one pass).
+    Here a header resizes
     with its signals blocked, so that timer never starts, and the view lays itself out
     and marks its viewport at once; the pass's paint then draws the final sizes once.
     Only the header whose sections change is blocked, and its ``sectionResized`` is
@@ -112,8 +112,8 @@ def repaint_columns_at_once(view: QTableView) -> None:
     ``QTableView.columnResized`` repaints from a zero-interval timer, in the next pass,
     and repaints the whole viewport when there is no horizontal scrolling. A stretched
     last column resizes whenever the vertical scroll bar comes or goes, which happens
-    in the layout just before a paint: after a load, the fact table (12-14 ms) was
-    painted a second time in the next pass, the pass that paints the docks (issue 10).
+    in the layout just before a paint: after a load, the fact table would be painted
+    a second time in the next pass, the pass that paints the docks.
     Here that connection is replaced by one that lays the view out and marks its
     viewport at once, so the coming paint draws the final widths. The header's
     ``sectionResized`` has no other receiver when this is called (a new view)."""
@@ -236,7 +236,7 @@ class ShareColumns(QObject):
         header.setSectionResizeMode(QHeaderView.Interactive)
         # sizeHintForColumn measures the rows in view only (Qt's default is up to 1 000
         # rows): a refit runs on every dataChanged, i.e. on every tick step, and the NPC
-        # table of a 300-NPC save cost ~150 ms a step measuring all of its rows.
+        # table of a large save would measure all of its rows at every step.
         header.setResizeContentsPrecision(0)
         view.setTextElideMode(Qt.ElideRight)
         view.viewport().installEventFilter(self)
@@ -258,7 +258,7 @@ class ShareColumns(QObject):
         if kind == QEvent.Resize and event.size().height() == event.oldSize().height():
             # Narrower or wider only (a scroll bar came or went, often in this refit's own
             # layout): the same rows are in view, so their measured widths hold. Measuring
-            # them again was half of the NPC table's set-up at an open (3 000 NPCs).
+            # them again would be half of a large NPC table's set-up at an open.
             self.refit()
         elif kind in (QEvent.Resize, QEvent.Show):
             self.remeasure()  # other rows may be in view

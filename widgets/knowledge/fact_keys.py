@@ -86,8 +86,8 @@ class FactKeysAt:
         """``keys`` as a plain list of the caller's own (it may change it).
 
         The first call after ``set_sorted`` at the same count returns that list: the
-        loader sorted it off the GUI thread, and a copy of the 73 000 keys of a 3 000-NPC
-        save was 8 ms of the pass that opens it (issue 10). Other calls copy ``keys``."""
+        loader sorted it off the GUI thread, and a copy of a large save's keys would
+        weigh on the pass that opens it. Other calls copy ``keys``."""
         spare, self._spare = self._spare, None
         return spare if spare is not None and self._spare_count == self.count else list(self.keys)
 

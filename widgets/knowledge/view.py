@@ -234,7 +234,7 @@ class KnowledgeView(QWidget):
             self.model.set_facts(state.knowledge.facts, rows, self._changed, names,
                                  state_b.knowledge.facts if state_b is not None else None, owned=True)
         # Rows inserted or reset: lay the table out now, so that this pass paints it once
-        # (Qt's zero-timer layout painted it a second time in the next pass, ~6 ms).
+        # (Qt's zero-timer layout would paint it a second time in the next pass).
         self.table.executeDelayedItemsLayout()
         self._table_shows = (id(state.index), state.position, len(keys)) if state_b is None else None
         show_column(self.table, COL_B, state_b is not None, b_samples())

@@ -17,7 +17,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
-import numpy.ma  # noqa: F401 - np.unique (the marker painting) imports it on first use: ~20-60 ms of the GUI thread at the first paint after a load
+import numpy.ma  # noqa: F401 - np.unique (the marker painting) imports it on first use, which would stall the first paint after a load
 from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import (
@@ -344,7 +344,7 @@ class GameTimeLabel(QLabel):
     """The game time at the tick shown and at the last tick, "h:mm:ss.s / h:mm:ss.s".
 
     Plain text (a rich-text label lays a QTextDocument out for its size hint at every
-    step, issue 10). Its size hint is the widest pair the save can give, set once per
+    step). Its size hint is the widest pair the save can give, set once per
     load (``set_widest``), so a step never lays the bar out again. Its minimum is one
     time: where the bar is narrower than the pair (a 1040 x 700 window cut the pair off
     at the edge) it shows the tick's time alone; the tooltip keeps both.

@@ -2,8 +2,8 @@
 
 pyqtgraph draws a plot's grid as long tick marks of its axis item, and the axis's
 bounding rect then covers the whole plot. Every repaint of any strip of the plot
-replayed the axis's picture: a tick step (the cursor moves) and, worst, a change of
-NPC, where both plots repaint whole (~10-17 ms of a ~30 ms paint, 3-NPC 1M save).
+replays the axis's picture: a tick step (the cursor moves) and, worst, a change of
+NPC, where both plots repaint whole (then it is about half of the paint).
 ``GridLines`` draws the same lines as an item of the view box's own coordinates
 (pixels) with a cached drawing: a y-range change (another NPC's stress) keeps the
 pixmap, a repaint copies from it, and only an x-range change or a resize draws again.

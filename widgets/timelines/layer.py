@@ -1,8 +1,8 @@
-"""What the timelines draw for the selected NPC, one set of items per NPC (issue 10).
+"""What the timelines draw for the selected NPC, one set of items per NPC.
 
-Selecting another NPC used to re-pen two score curves, give the stress plot new data,
-new markers and a new y range. Each of those redrew whole plots: 10-15 ms of a step
-that selected another NPC, against a 16 ms budget. ``NpcLayer`` holds one NPC's
+Selecting another NPC would otherwise re-pen two score curves, give the stress plot
+new data, new markers and a new y range, each of which redraws whole plots: most of a
+16 ms frame. ``NpcLayer`` holds one NPC's
 emphasised score curve, stress, threshold, over-threshold fill and markers. The
 ``TimelinesView`` keeps the layers of the NPCs shown last, hidden, and selecting one
 of them again only hides one layer and shows another: every item keeps the pixmap it
@@ -95,8 +95,8 @@ class NpcLayer:
 
     def set_visible(self, shown: bool) -> None:
         """Shows or hides the layer by its opacity: Qt drops the pixmap of an item it
-        hides with ``setVisible(False)``, so every item of a layer shown again was drawn
-        anew; a transparent item keeps its pixmap and is skipped when the plot paints."""
+        hides with ``setVisible(False)``, so every item of a layer shown again would be
+        drawn anew; a transparent item keeps its pixmap and is skipped when the plot paints."""
         self.set_opacity(1.0 if shown else 0.0)
 
     def set_opacity(self, opacity: float) -> None:

@@ -187,8 +187,8 @@ def build_tracks(playthrough, end: int, origin: int = 0, npcs=None, markers=None
             continue
         versions = index.npcs[sid]
         # The tick of each version (0 for the initial state), converted for this NPC
-        # only: converting every journal tick cost ~30 ms of a 1M-entry save each
-        # time an NPC not drawn yet was selected.
+        # only: converting every journal tick of a large save each time an NPC not
+        # drawn yet is selected costs a frame or two.
         ticks = relative_x([entry_ticks[p - 1] if 0 < p <= len(entry_ticks) else 0 for p in versions.positions], origin)
         states = versions.values
         score = np.asarray([s.relationship.score for s in states], dtype=np.float64)
@@ -264,8 +264,8 @@ def _marker_ticks(playthrough) -> dict[tuple[str, int], list[int]]:
 def cache_drawing(item) -> None:
     """Keep what ``item`` draws as a pixmap until the item or the view changes.
 
-    Moving the tick cursor repaints a strip of the plot; every item under it was drawn
-    again, whole (a curve's path, an axis's grid and labels: ~4 ms a step). Cached, the
+    Moving the tick cursor repaints a strip of the plot; every item under it would be
+    drawn again, whole (a curve's path, an axis's grid and labels). Cached, the
     strip is copied from the pixmaps. A pan or zoom redraws them as before.
     """
     if item is not None:

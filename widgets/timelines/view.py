@@ -320,9 +320,8 @@ class TimelinesView(QWidget):
         self.stress_plot.setLabel("bottom", "tick", color="#333")
         for plot in (self.score_plot, self.stress_plot):
             plot.getViewBox().sigResized.connect(self._fit_axis_titles)
-            # Not the bottom axes: cached while they still drew the grid, they made a
-            # step of the 300-NPC save ~10 ms slower (19 -> 29 ms p50). They no longer
-            # draw it (GridLines does), and caching them was not measured again since.
+            # Not the bottom axes: cached while they drew the grid, they made steps
+            # slower. GridLines draws it now; caching them is left until measured again.
             for name in ("left", "right"):
                 cache_drawing(plot.getAxis(name))
             plot.getViewBox().sigXRangeChanged.connect(drop_drawings)
@@ -395,7 +394,7 @@ class TimelinesView(QWidget):
     def drawing_ahead(self) -> bool:
         """True from a committed tick or NPC change until the layers of the NPCs that a
         step to the next or the previous event would select are drawn (``AHEAD_AFTER_MS``
-        after the last change, then one layer a slice; issue 10)."""
+        after the last change, then one layer a slice)."""
         return self._ahead_timer.isActive() or self._ahead.busy
 
     @property
@@ -532,7 +531,7 @@ class TimelinesView(QWidget):
         """Makes ready the layers of the NPCs that a step to the next or the previous
         event would select, a few milliseconds after a step (``AHEAD_AFTER_MS``): in a
         crowd, most steps that select another NPC select one whose layer was not kept,
-        and drawing it took ~12 ms of the step (issue 10). The current NPC's layer and
+        and drawing it in the step would cost most of a frame. The current NPC's layer and
         the nearest ones stay kept. One layer is made a pause, the one in the direction
         of the last step first: a key held down steps every ~33 ms."""
         s = self.session
@@ -597,7 +596,7 @@ class TimelinesView(QWidget):
         start, stop = self.x_of(s.view_start), self.x_of(end)
         # Zooming out stops at the first tick the axis shows (0, or the first event when
         # the ticks start far from 0): a save near 2^64 zoomed out to tick 0 and showed
-        # itself as a 1 px sliver at the right edge (second trial).
+        # itself as a 1 px sliver at the right edge.
         span = max(stop - start, 10.0)
         for plot in (self.score_plot, self.stress_plot):
             plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
@@ -619,8 +618,7 @@ class TimelinesView(QWidget):
     def _draw_steps(self):
         """The drawing of a load, one curve or marker kind a step (``widgets.kit.slices``);
         then the spare layers, each emptied of the last save's data, and new ones until
-        ``LAYERS_KEPT`` are made: the first NPCs selected would each make one in a step
-        (~6 ms)."""
+        ``LAYERS_KEPT`` are made: the first NPCs selected would each make one in a step."""
         for sid in list(self._prepared.tracks if self._prepared is not None else ()):
             if sid not in self.curves:
                 self._add_curve(sid)
@@ -703,8 +701,8 @@ class TimelinesView(QWidget):
     def _settle_ranges(self) -> None:
         """Apply the plots' new ranges now, not in their paint: a ViewBox applies a range
         change in ``prepareForPaint``, at the start of the view's paint, and the moved
-        items then asked for a second paint of the whole view (about 5 ms, on every step
-        that selected another NPC; issue 10)."""
+        items then ask for a second paint of the whole view, on every step that selects
+        another NPC."""
         for plot in (self.score_plot, self.stress_plot):
             plot.getViewBox().prepareForPaint()
 

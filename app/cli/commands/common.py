@@ -29,8 +29,8 @@ _KEPT: list[Playthrough] = []
 
 def keep(play: Playthrough, *, alone: bool = True) -> Playthrough:
     """Hold ``play`` until the command line exits (``cli.entry`` ends the process with
-    ``os._exit``), so a large playthrough is never freed object by object: that took
-    about 1 s of a ``check`` or ``state`` on a 1 000 000-event save. ``alone`` lets go of
+    ``os._exit``), so a large playthrough is never freed object by object: that is a
+    noticeable part of a ``check`` or ``state`` on a large save. ``alone`` lets go of
     what was kept before (``check`` of many saves keeps one at a time)."""
     if alone:
         _KEPT.clear()

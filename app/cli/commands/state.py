@@ -25,8 +25,8 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     play, tick = open_for_query(args.save, args.content, args.tick)
     # The document is a few hundred thousand new dicts and lists and no cycle. With the
-    # collector on, its full passes over them doubled the time state_json took on the
-    # 3 000-NPC save (0.64 -> 1.3 s).
+    # collector on, its full passes over them double the time state_json takes on a
+    # large save.
     with collector_paused():
         doc = state_json(play, tick)
         if args.format == "json":

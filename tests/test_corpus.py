@@ -197,6 +197,14 @@ def test_incremental_skips_the_unchanged_and_replaces_the_changed(tmp_path, caps
     fired = [e["event"]["MonologueFired"]["line_id"] for e in changed["journal"] if "MonologueFired" in e["event"]]
     got = _query(capsys, out_dir, f"SELECT count(*) AS n FROM firings WHERE kind = 'monologue_line' AND save = '{rows[1]['path']}'")
     assert got == [{"n": len(fired)}]
+    # tables/ was made again from the old tables and the replaced save's part only:
+    # it answers as the parts themselves do.
+    sql = "SELECT save, kind, id, count(*) AS n FROM firings GROUP BY ALL ORDER BY ALL"
+    compacted = _query(capsys, out_dir, sql)
+    parts_only = tmp_path / "parts-only"
+    shutil.copytree(out_dir, parts_only)
+    (parts_only / "tables" / "stale").touch()  # as a stopped run leaves it: the views read the parts
+    assert _query(capsys, parts_only, sql) == compacted and len({r["save"] for r in compacted}) == 3
     # Without prompts, then with them: the saves are indexed again, their prompts filled.
     bare = ("corpus", str(saves), "--content", str(CONTENT), "--out", str(tmp_path / "bare"))
     code, out, _ = run(capsys, *bare, "--no-prompts")

@@ -42,29 +42,30 @@ def coverage(con) -> dict:
     saves = con.execute("SELECT count(*) FROM saves").fetchone()[0]
     lines = {line_id: {"fired": 0, "saves": 0, "nearest_miss": None}
              for (line_id,) in con.execute(f"SELECT DISTINCT id FROM content WHERE kind = 'monologue_line' AND {_IN_CORPUS}").fetchall()}
-    for line_id, count, in_saves in con.execute(
-            "SELECT id, count(*), count(DISTINCT save) FROM firings WHERE kind = 'monologue_line' GROUP BY id").fetchall():
-        lines[line_id] = {"fired": count, "saves": in_saves, "nearest_miss": None}
+    cards = {card_id: {"included": 0, "dropped": 0, "saves": 0}
+             for (card_id,) in con.execute(f"SELECT DISTINCT id FROM content WHERE kind = 'story_card' AND {_IN_CORPUS}").fetchall()}
+    transitions = {transition_id(source, target): {"count": 0, "saves": 0} for source, target in TRANSITIONS}
+    codes = {code: {"count": 0, "saves": 0} for code in RULES}
+    # One scan of firings for every kind: a story card's firing is its inclusion in a prompt.
+    for kind, item, count, in_saves in con.execute(
+            "SELECT kind, id, count(*), count(DISTINCT save) FROM firings GROUP BY kind, id").fetchall():
+        if kind == "monologue_line":
+            lines[item] = {"fired": count, "saves": in_saves, "nearest_miss": None}
+        elif kind == "story_card":
+            cards.setdefault(item, {"included": 0, "dropped": 0, "saves": 0}).update(included=count, saves=in_saves)
+        elif kind == "transition":
+            transitions[item] = {"count": count, "saves": in_saves}
+        elif kind == "finding":
+            codes[item] = {"count": count, "saves": in_saves}
     for line_id, save, tick, failing in con.execute(
             "SELECT line_id, save, tick, failing FROM near_misses "
             "QUALIFY row_number() OVER (PARTITION BY line_id ORDER BY failing_count, save, tick DESC) = 1").fetchall():
         entry = lines.get(line_id)
         if entry is not None and entry["fired"] == 0:
             entry["nearest_miss"] = {"save": save, "tick": tick, "failing": list(failing)}
-    cards = {card_id: {"included": 0, "dropped": 0, "saves": 0}
-             for (card_id,) in con.execute(f"SELECT DISTINCT id FROM content WHERE kind = 'story_card' AND {_IN_CORPUS}").fetchall()}
-    for card_id, included, in_saves in con.execute(
-            "SELECT card, count(*), count(DISTINCT save) FROM (SELECT save, unnest(included) AS card FROM prompts) GROUP BY card").fetchall():
-        cards.setdefault(card_id, {"included": 0, "dropped": 0, "saves": 0}).update(included=included, saves=in_saves)
     for card_id, dropped in con.execute(
-            "SELECT card, count(*) FROM (SELECT unnest(dropped) AS card FROM prompts) GROUP BY card").fetchall():
+            "SELECT card, count(*) FROM (SELECT unnest(dropped) AS card FROM prompts WHERE cards_dropped > 0) GROUP BY card").fetchall():
         cards.setdefault(card_id, {"included": 0, "dropped": 0, "saves": 0})["dropped"] = dropped
-    transitions = {transition_id(source, target): {"count": 0, "saves": 0} for source, target in TRANSITIONS}
-    codes = {code: {"count": 0, "saves": 0} for code in RULES}
-    for kind, into in (("transition", transitions), ("finding", codes)):
-        for item, count, in_saves in con.execute(
-                "SELECT id, count(*), count(DISTINCT save) FROM firings WHERE kind = ? GROUP BY id", [kind]).fetchall():
-            into[item] = {"count": count, "saves": in_saves}
     return {"saves": saves, "lines": _sorted_keys(lines), "cards": _sorted_keys(cards),
             "transitions": _sorted_keys(transitions), "codes": _sorted_keys(codes)}
 

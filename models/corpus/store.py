@@ -8,9 +8,12 @@ Layout of ``CORPUS``::
     corpus.duckdb                   views over them, one per table (``SCHEMA``)
 
 The views read ``tables/`` (one file a table: a query over 1 000 saves opened 5 000
-small files and took ~1.7 s, coverage ~14 s); ``corpus`` removes ``tables/`` before it
-writes any part and makes it again at the end, so a run that stopped midway leaves
-views over the parts themselves, never over stale tables.
+small files and took ~1.7 s, coverage ~14 s). Before ``corpus`` writes any part it
+puts a ``tables/stale`` mark, and removes it once ``tables/`` is made again at the
+end: while the mark is there (a run stopped midway) the views read the parts
+themselves, never stale tables. At the end only the saves indexed in this run are
+taken from their parts; the others come from the previous ``tables/`` (a run after
+a stopped one compacts every part).
 
 A part folder is written under a temporary name and renamed into place, so a run
 that stops midway leaves each save either whole or absent. DuckDB writes the
@@ -37,6 +40,7 @@ from narrative_debugger.models.corpus.rows import CONTENT_SCHEMA, SCHEMA
 DATABASE = "corpus.duckdb"
 PARTS = "parts"
 COMPACT = "tables"
+STALE = "stale"
 CONTENT = "content"
 #: Every view the database holds: the per-save tables, then ``content``.
 TABLES = (*SCHEMA, "content")
@@ -155,36 +159,66 @@ def _view_sql(corpus: Path, name: str) -> str:
     schema = CONTENT_SCHEMA if name == "content" else SCHEMA[name]
     columns = ", ".join(f'"{c}"' for c, _ in schema)
     compacted = corpus.resolve() / COMPACT / f"{name}.parquet"
-    if name != "content" and compacted.is_file():
+    if name != "content" and compacted.is_file() and not is_stale(corpus):
         return f'CREATE OR REPLACE VIEW "{name}" AS SELECT {columns} FROM read_parquet({_sql_text(str(compacted))})'
+    return f'CREATE OR REPLACE VIEW "{name}" AS {_parts_view(corpus, name, schema)}'
+
+
+def _parts_view(corpus: Path, name: str, schema) -> str:
+    """A SELECT of the table's columns over its parts (or the content files)."""
+    columns = ", ".join(f'"{c}"' for c, _ in schema)
     pattern = corpus.resolve() / (CONTENT + "/*.parquet" if name == "content" else f"{PARTS}/*/{name}.parquet")
     files = list((corpus / CONTENT).glob("*.parquet")) if name == "content" else list((corpus / PARTS).glob(f"*/{name}.parquet"))
     if not files:  # an empty corpus: the view still has its columns
         empty = ", ".join(f'NULL::{t} AS "{c}"' for c, t in schema)
-        return f'CREATE OR REPLACE VIEW "{name}" AS SELECT {empty} WHERE false'
-    return f'CREATE OR REPLACE VIEW "{name}" AS SELECT {columns} FROM read_parquet({_sql_text(str(pattern))})'
+        return f"SELECT {empty} WHERE false"
+    return f"SELECT {columns} FROM read_parquet({_sql_text(str(pattern))})"
 
 
-def drop_compacted(corpus: Path) -> None:
-    """Remove ``tables/`` (the views then read the parts) before parts change."""
-    shutil.rmtree(corpus / COMPACT, ignore_errors=True)
+def is_stale(corpus: Path) -> bool:
+    """Whether ``tables/`` may lag behind the parts (a run is writing parts, or stopped)."""
+    return (corpus / COMPACT / STALE).exists()
 
 
-def compact(corpus: Path) -> None:
-    """Write ``tables/<table>.parquet``: each table's parts in one file, in save order."""
-    drop_compacted(corpus)
+def has_compacted(corpus: Path) -> bool:
+    return all((corpus / COMPACT / f"{name}.parquet").is_file() for name in SCHEMA) and not is_stale(corpus)
+
+
+def mark_stale(corpus: Path) -> None:
+    """Say that parts are about to change: the views read the parts until ``compact``."""
+    (corpus / COMPACT).mkdir(parents=True, exist_ok=True)
+    (corpus / COMPACT / STALE).touch()
+
+
+def compact(corpus: Path, changed: list[str] | None = None) -> None:
+    """Write ``tables/<table>.parquet``, each table in one file in save order, and remove
+    the stale mark. ``changed``: the saves whose parts were written since ``tables/``
+    was last made whole (the rest is copied from it); None reads every part."""
     folder = corpus / COMPACT
     folder.mkdir(parents=True, exist_ok=True)
+    whole = all((folder / f"{name}.parquet").is_file() for name in SCHEMA)
     con = _connection()
     try:
-        for name in SCHEMA:
-            view = _view_sql(corpus, name).split(" AS ", 1)[1]  # the parts (``tables/`` is not there yet)
+        for name, schema in SCHEMA.items():
+            columns = ", ".join(f'"{c}"' for c, _ in schema)
+            key = "path" if name == "saves" else "save"
+            parts = [corpus.resolve() / PARTS / part_key(path) / f"{name}.parquet" for path in changed or ()]
+            if changed is not None and whole:
+                old = _sql_text(str(folder.resolve() / f"{name}.parquet"))
+                kept = ", ".join(_sql_text(p) for p in changed) or "NULL"
+                source = f"SELECT {columns} FROM read_parquet({old}) WHERE \"{key}\" NOT IN ({kept})"
+                present = [p for p in parts if p.is_file()]
+                if present:
+                    files = "[" + ", ".join(_sql_text(str(p)) for p in present) + "]"
+                    source += f" UNION ALL SELECT {columns} FROM read_parquet({files})"
+            else:
+                source = _parts_view(corpus, name, schema)
             temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
-            order = "path" if name == "saves" else "save"
-            con.execute(f"COPY (SELECT * FROM ({view}) ORDER BY {order}) TO {_sql_text(str(temp))} (FORMAT parquet)")
+            con.execute(f"COPY (SELECT * FROM ({source}) ORDER BY \"{key}\") TO {_sql_text(str(temp))} (FORMAT parquet)")
             os.replace(temp, folder / f"{name}.parquet")
     finally:
         con.close()
+    (folder / STALE).unlink(missing_ok=True)
 
 
 def write_database(corpus: Path) -> Path:

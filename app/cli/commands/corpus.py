@@ -102,16 +102,17 @@ def run(args) -> int:
             replaced += 1
         work.append((path, sha, stamps[folder], str(corpus), not args.no_prompts))
     unreadable = failed = 0
+    whole = store.has_compacted(corpus)  # else every part is compacted at the end
     if work:
-        store.drop_compacted(corpus)
+        store.mark_stale(corpus)
     for _, (path, readable, findings, message) in results_in_order(work, args.content, args.jobs, work=index_one):
         if message is not None:
             failed += 1
             print(f"narrative-debugger corpus: {one_line(path)}: could not be indexed ({one_line(message)})", file=sys.stderr)
         elif not readable:
             unreadable += 1
-    if work or not (corpus / store.COMPACT).is_dir():
-        store.compact(corpus)
+    if work or not whole:
+        store.compact(corpus, [item[0] for item in work] if whole else None)
     database = store.write_database(corpus)
     print(f"indexed {len(work)} save(s) ({replaced} replaced), skipped {skipped} unchanged, {unreadable} unreadable"
           + (f", {failed} failed" if failed else "") + f"; database {one_line(database)}")

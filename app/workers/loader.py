@@ -60,8 +60,8 @@ class _Load:
     ``("replayed", play)`` is reported once it is read, replayed and prepared for the
     views, so the window shows it; the job's answer comes once it is checked too
     (``Playthrough.finish_checks``) and the views' data that reads findings is
-    prepared. The snapshot and content checks were 0.8-1.0 s of a 1 000 000-event open
-    before the first paint (issue 10).
+    prepared. The snapshot and content checks would otherwise hold up a large save's
+    first paint.
 
     Reports (queued to the GUI thread): ``("progress", fraction 0..1, what is being
     done)`` and ``("replayed", the Playthrough, whose checks still run)``.
@@ -119,8 +119,8 @@ class _Load:
                         prepare(play)
                 if pending:
                     handle.report("replayed", play)
-                    # Checked alongside the first paint, the window stalled 148 ms (the two
-                    # threads sharing the GIL); it says when it has painted (``release_checks``).
+                    # Checked alongside the first paint, the two threads would share the GIL
+                    # and the window stall; it says when it has painted (``release_checks``).
                     self.go_on.wait(CHECKS_WAIT_S)
                     if stop.is_set():  # the window is closing
                         raise Cancelled()
@@ -136,8 +136,8 @@ class _Load:
             if isinstance(play, Playthrough) and not self.shown:
                 # Cancelled after the replay, before the window took it (preparing the
                 # views): freed a step at a time, giving way to the GUI thread; dropped
-                # at once, a 1M-event playthrough held the GIL ~0.4 s (a new-user trial
-                # pressing Escape). A shown one (the window closing) is the window's.
+                # at once, a large playthrough would hold the GIL and stall the window.
+                # A shown one (the window closing) is the window's.
                 for _ in release_steps(play):
                     give_way()
             play = None
@@ -175,8 +175,8 @@ class SaveLoader(QObject):
         self._current: _Load | None = None
         # Shown saves whose checks still run while a newer request is ``_current``: they
         # report ``checked`` all the same (the newer request may fail or be cancelled,
-        # and the window then still shows that save: a new-user trial left it with its
-        # partial findings for good).
+        # and the window then still shows that save, which must not keep its partial
+        # findings for good).
         self._checking: set[_Load] = set()
         self._closed = False
 

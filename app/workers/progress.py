@@ -3,8 +3,8 @@
 One owner (the main window, the compare controller) keeps one ``WorkProgress``; it
 starts a job on a ``widgets.kit.progress_panel.ProgressPanel`` in the window's status bar,
 follows the worker's ``progress(fraction, message)`` signal and ends when the job does.
-The panel replaced a progress dialog, whose first show stalled the GUI thread past
-50 ms during an open (issue 10).
+A panel, not a progress dialog: a dialog's first show stalls the GUI thread past
+the 50 ms an open may take of it (issue 10).
 """
 
 from __future__ import annotations
@@ -91,11 +91,10 @@ class WorkProgress:
     def attach(self, window: QMainWindow) -> None:
         """Put the (hidden) panel into ``window``'s status bar now, if it is not there yet.
 
-        The status bar takes the panel's height from then on (22 -> 27 pixels here). Made
-        at the first ``start``, the panel changed that height during the first open: the
-        whole window was laid out and repainted again, every dock, while the worker
-        read the save (55-60 ms of the GUI thread on a 10 000-event save, issue 10).
-        The main window attaches it when it is built."""
+        The status bar takes the panel's height from then on. Made at the first
+        ``start``, the panel would change that height during the first open, and the
+        whole window would be laid out and repainted again, every dock, while the
+        worker reads the save. The main window attaches it when it is built."""
         if self._panel is not None:
             return
         self._panel = ProgressPanel()

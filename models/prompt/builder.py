@@ -25,8 +25,8 @@ MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections
 IDS_CACHE_ENTRIES = 512  # section texts whose token ids are kept between builds
 #: Token ids are kept as ``array("I")`` (uint32; every tiktoken id fits), not tuples of
 #: ints: the collector walks a new tuple item by item until it sees only ints, and the
-#: 280 000 ids a few previews made cost a 5-10 ms collection inside a tick step
-#: (issue 10). The collector never walks an array's items.
+#: ids a few previews make would cost a collection inside a tick step. The collector
+#: never walks an array's items.
 TOKEN_ID_TYPECODE = "I"
 
 

@@ -65,8 +65,8 @@ DEFAULT_ENCODING = "cl100k_base"
 ENCODINGS_DIR = Path(os.fspath(resources.files("narrative_debugger.resources"))) / "encodings"
 
 #: Texts up to this many characters have their count kept in a per-encoder LRU
-#: cache. System sections are short and repeat on every tick. A long history
-#: costs about 1 ms to recount and changes anyway, so it is not cached. The
+#: cache. System sections are short and repeat on every tick. A long history is
+#: cheap to recount and changes anyway, so it is not cached. The
 #: cache holds at most 2048 x 16 384 characters.
 _CACHE_MAX_TEXT_CHARS = 16_384
 _CACHE_MAX_ENTRIES = 2048
@@ -238,10 +238,9 @@ class TokenCounter:
         """Counts the tokens of each text, in order.
 
         Each text goes through :meth:`count` and its cache. tiktoken's
-        ``encode_ordinary_batch`` was measured and is not used. It starts a
-        thread pool on every call, which made 10 sections of 300 characters 5x
-        slower (0.6 ms instead of 0.1 ms). At 320 000 characters it only broke
-        even.
+        ``encode_ordinary_batch`` is not used: it starts a thread pool on every
+        call, which makes a prompt's few short sections several times slower; it
+        only breaks even on texts far longer than a prompt.
 
         Args:
             texts: Strings to count.
@@ -344,8 +343,8 @@ def get_encoder(name: str = DEFAULT_ENCODING) -> TokenCounter:
     """Returns the counter of an encoding, loading its table on first use.
 
     Each encoding loads once per process, under a lock per encoding, so
-    concurrent first calls wait for a single load. Loading cl100k_base takes
-    about 0.12 s and o200k_base about 0.26 s. A failed load is not remembered,
+    concurrent first calls wait for a single load, a fraction of a second. A
+    failed load is not remembered,
     and the next call tries again. No network access is made.
 
     Args:

@@ -1,7 +1,7 @@
 """Pieces of the prompt preview: section colours, table models, the budget bar, the worker.
 
 ``PromptView`` (``widgets/prompt/view.py``) puts these together. Counting tokens
-loads a tiktoken table (0.1-0.3 s) and encodes the whole prompt, so previews are
+loads a tiktoken table (a fraction of a second) and encodes the whole prompt, so previews are
 built by :func:`build_result` as a ``kit.jobs`` job, whose result comes back to the
 GUI thread (style.md rule 5). All counts are
 tokens of one encoding; ticks are game ticks.

@@ -205,7 +205,7 @@ class PromptView(QWidget):
         self._title_row.addWidget(self.header_controls)
 
         self.budget_bar = BudgetBar()
-        # Wraps when narrow: its end ("history and lore may use N") was cut at 1440x900.
+        # Wraps when narrow: on one line its end ("history and lore may use N") is cut at 1440x900.
         self.budget_label = WrappedLabel("")
         self.budget_label.setTextFormat(Qt.RichText)
 
@@ -446,7 +446,7 @@ class PromptView(QWidget):
     def _show_text(self, preview, changed: set) -> None:
         """Fill the colour-coded text now if it is on screen and different, else when shown.
 
-        Rebuilding the document costs 10-20 ms on a long history; a hidden tab need not pay
+        Rebuilding the document costs about a frame on a long history; a hidden tab need not pay
         it on every tick step.
         """
         self._last_text = (preview, changed)
@@ -604,7 +604,7 @@ class PromptView(QWidget):
 
         When the sections are the same ones as in the document (a tick step, usually),
         only the headers and texts that differ are replaced: rebuilding the whole
-        document laid all of it out again (~8 ms a step on a long history).
+        document would lay all of it out again at every step.
         """
         scroll = self.text_view.verticalScrollBar().value()
         parts = [(s.label, f"■ {s.label}  ·  {s.tokens:,} tokens{'  ·  changed' if s.label in changed else ''}", s.text)
@@ -667,7 +667,7 @@ class PromptView(QWidget):
             return False
         # Each edit is a change of its own: the document lays out the blocks it touched.
         # Edits in one edit block are laid out as one range, from the first to the last
-        # (the history's first line and its new last one: the whole text, ~5.5 ms).
+        # (the history's first line and its new last one: the whole text).
         cursor = QTextCursor(doc)
         for i in range(len(parts) - 1, -1, -1):
             (label, old_head, old_text), (_, head, text) = shown[i], parts[i]

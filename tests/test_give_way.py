@@ -157,18 +157,22 @@ def test_release_in_steps_gives_way_between_steps(monkeypatch):
     assert len(calls) == 4
 
 
-def test_the_loader_worker_gives_way_to_the_gui_thread(qtbot):
+def test_the_loader_worker_gives_way_to_the_gui_thread(qtbot, monkeypatch):
     """The worker watches the thread that started the load (the GUI thread) and still
     opens and checks the save."""
     from pathlib import Path
 
+    from narrative_debugger.app.workers import loader as loader_module
     from narrative_debugger.app.workers.loader import SaveLoader
 
+    watched = []  # the clocks the worker gives way to
+    real = loader_module.giving_way
+    monkeypatch.setattr(loader_module, "giving_way", lambda clock: watched.append(clock) or real(clock))
     loader = SaveLoader()
     loader.start(Path(__file__).resolve().parent.parent / "sample_saves" / "evening.json", None)
-    assert loader._current.gui_clock == thread_clock()
     with qtbot.waitSignal(loader.loaded, timeout=60_000) as opened:
         pass
+    assert watched and set(watched) == {thread_clock()}
     with qtbot.waitSignal(loader.checked, timeout=60_000):
         loader.release_checks()
     assert not opened.args[0].checks_pending

@@ -13,7 +13,7 @@ from narrative_debugger.models.rules.findings import FindingSink
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "sample_saves" / "content"
 
-pytestmark = pytest.mark.skipif(yaml_io._FastLoader is None, reason="PyYAML without libyaml")
+pytestmark = pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML without libyaml")
 
 
 def careful(text: str):

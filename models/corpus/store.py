@@ -7,8 +7,8 @@ Layout of ``CORPUS``::
     content/<stamp>.parquet         the lines and cards of each content folder seen
     corpus.duckdb                   views over them, one per table (``SCHEMA``)
 
-The views read ``tables/`` (one file a table: a query over 1 000 saves opened 5 000
-small files and took ~1.7 s, coverage ~14 s). Before ``corpus`` writes any part it
+The views read ``tables/`` (one file a table: over the parts, a query of a large
+corpus opens five small files a save). Before ``corpus`` writes any part it
 puts a ``tables/stale`` mark, and removes it once ``tables/`` is made again at the
 end: while the mark is there (a run stopped midway) the views read the parts
 themselves, never stale tables. At the end only the saves indexed in this run are

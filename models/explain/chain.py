@@ -157,8 +157,8 @@ def fmt_sum(before: float, change: float, result: float, places: int | None = No
     negative ``change``), at the fewest decimals, 2 to 6, at which the written figures
     add up exactly.
 
-    At ``fmt_num``'s 2 decimals a true 0.555 − 0.43 = 0.125 read "0.56 − 0.43 = 0.12"
-    (carried bug: rounded arithmetic); it now reads "0.555 − 0.430 = 0.125". Where no
+    At ``fmt_num``'s 2 decimals a true 0.555 − 0.43 = 0.125 would read "0.56 − 0.43 =
+    0.12", arithmetic that does not add up; it reads "0.555 − 0.430 = 0.125". Where no
     precision makes it exact (float noise), 6 decimals. Integers stay as they are.
     Display only: the JSON keeps full values."""
     op = "−" if change < 0 else "+"

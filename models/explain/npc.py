@@ -84,7 +84,7 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     result = before - penalty if not close_enough(before - penalty, after) else after
     if as_.walk_aways > tol.walk_away_threshold:
         text = f"walk-away #{as_.walk_aways} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_sum(before, -penalty, result)}"
-    else:  # check's T004 (the trial saw why call it "past" while check said "within")
+    else:  # check's T004: "within" the threshold, as check says, never "past"
         text = (f"walk-away #{as_.walk_aways} is within walk_away_threshold {tol.walk_away_threshold}, yet the save "
                 f"applies a penalty (T004): {fmt_sum(before, -penalty, result)}")
     if result != after:
@@ -95,8 +95,8 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
 def _row_places(before: float, recorded: float, result: float, sentiment, length, turns) -> int:
     """The decimals of a delta row: the fewest, 2 to 6, at which its sum adds up and the
     formula's own result (computed apart from the save's delta) and its clamp read as
-    they are. "= 0.44 …; 21.17 → 21.62" had the sum add up with a delta of 0.45 while the
-    formula's 0.445 printed 0.44, and "= 1.00, clamped to 1.00" hid 1.002 (trial)."""
+    they are: at fewer, "= 0.44 …; 21.17 → 21.62" adds up only with a delta of 0.45
+    while the formula's 0.445 prints 0.44, and "= 1.00, clamped to 1.00" hides 1.002."""
     raw = unclamped_delta(sentiment, length, turns)
 
     def exact(x: float, places: int) -> bool:  # written whole to the game's 3 decimals (sentiment×0.5, length/500)

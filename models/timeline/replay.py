@@ -322,9 +322,9 @@ class _Replayer:
         """One J004 per unknown speaker, on its first line, with how many lines it spoke,
         and one I010 per unknown event target, on its first event, with how many named it.
 
-        A finding an entry buried the cause: a save whose player could not be read gave
-        one F002 and 1 363 J004 on the evening sample, and an NPC missing from the save
-        one I010 per event about them (carried bug: finding cascades)."""
+        A finding an entry would bury the cause: a save whose player cannot be read would
+        give one F002 and a J004 for every line (1 363 on the evening sample), and an NPC
+        missing from the save one I010 per event about them."""
         for sid, seen in self.unknown_targets.items():
             more = f" ({seen.count:,} events name it, the first here)" if seen.count > 1 else ""
             self.add("I010", f"the event names target {sid}, which is not an NPC of the save{more}", seen.where, seen.tick, i=seen.index,

@@ -151,10 +151,10 @@ class SnapshotView(QWidget):
         self.view.setWordWrap(False)
         self.view.verticalHeader().hide()
         # Path and values share the width and elide (their tooltips hold them whole), never
-        # narrower than their header: "Replayed to saved_at_tick" was cut at the right edge.
+        # narrower than their header ("Replayed to saved_at_tick" is not cut at the right edge).
         self.columns = ShareColumns(self.view, (SnapshotModel.PATH, SnapshotModel.SAVED, SnapshotModel.REPLAYED),
                                     stretch=SnapshotModel.PATH)
-        # Wraps beside the checkbox: it was cut mid-word ("…; 2 more value(s) a fi").
+        # Wraps beside the checkbox, so that it is never cut mid-word.
         self.caption = WrappedLabel("", self)
         self.caption.setObjectName("snapshotCaption")
         self.caption.setTextFormat(Qt.PlainText)

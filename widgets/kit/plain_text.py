@@ -56,7 +56,7 @@ def show_message(parent: QWidget | None, kind: str, title: str, text: str) -> No
 
     A box's label wraps at spaces only, and Qt lets a box grow to at most 1 000 pixels
     (less on a narrow screen), so a longer run of characters (a 240-character file name)
-    was cut off at the box's edge. Such a run is shown elided in the middle
+    would be cut off at the box's edge. Such a run is shown elided in the middle
     (:func:`shorten_long_words`), and then the whole text is the box's details
     (Show Details…), where it wraps anywhere and can be copied.
     Raises ``KeyError`` for an unknown ``kind``."""

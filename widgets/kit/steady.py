@@ -68,8 +68,8 @@ class SteadyLabel(QWidget):
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
         # A text set while the holder was not visible (its view behind another tab) posted
         # no LayoutRequest here (Qt posts it to a visible parent only), and the layout kept
-        # the old text's size hint: a two-line heading set behind a tab was shown one line
-        # high, cut to a sliver (issue 35).
+        # the old text's size hint: a two-line heading set behind a tab would show one
+        # line high, cut to a sliver.
         super().showEvent(event)
         if not self.fits() or self.height() < self._height_needed():
             self._needed = self._height_needed()

@@ -312,7 +312,7 @@ class PromptView(QWidget):
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 3)
         # Every column as wide as its text when there is room (a stretched Section or Name
-        # column was cut to "na…", "The …"); when there is not, the ``elastic`` ones are
+        # column would be cut to "na…", "The …"); when there is not, the ``elastic`` ones are
         # elided (their tooltips hold the whole text) so that the columns on their right,
         # the card's included / dropped status above all, stay in view.
         ShareColumns(table, elastic, stretch)

@@ -331,8 +331,8 @@ class StepCurve(pg.PlotDataItem):
 
     The points drawn are also held within one view width of the view
     (``_near_the_view``): clip-to-view keeps one point beyond each edge, and the
-    initial state's point sits at tick 0. A save whose ticks start near 2^53 put it
-    ~10^13 pixels off screen, and Qt then drew none of the curve (carried bug).
+    initial state's point sits at tick 0. A save whose ticks start near 2^53 would put
+    it ~10^13 pixels off screen, and Qt then draws none of the curve.
     """
 
     def _getDisplayDataset(self):  # noqa: N802 (pyqtgraph override)

@@ -308,7 +308,7 @@ class Session(QObject):
         self.comparison = comparison
         self._state_b = None
         # Leaving a comparison shrinks the tick range to A's: a tick past A's end (on B's
-        # part of the range) is brought to A's last tick before any view redraws (issue 35).
+        # part of the range) is brought to A's last tick before any view redraws.
         # It is not a step: no view says "changed since" a tick A does not have.
         clamped = self.clamp(self.tick) if self.ready else self.tick
         moved = clamped != self.tick

@@ -85,7 +85,7 @@ class ProgressPanel(QWidget):
 
         Connected to the status bar's ``messageChanged``: the panel takes the room where
         the status bar draws its messages, so a message that came while it showed (a save
-        gone from disk, a notice of a view) was not seen at all (issue 35). The bar and
+        gone from disk, a notice of a view) would not be seen at all. The bar and
         Cancel stay; the job's own message comes back when the note goes."""
         if self.running:
             self._note = text or ""

@@ -177,7 +177,7 @@ def show_column(view: QTableView, col: int, shown: bool, samples: Iterable[str] 
     Shown, the column is at least as wide as its header and as the widest of
     ``samples`` in the view's font, bold too (a changed row is bold), with the padding
     ``fit_columns`` gives: the last column of a table whose other columns fill the
-    viewport was given what was left, and the B column showed one letter (issue 35).
+    viewport would get what is left, and the B column would show one letter.
     A width the user dragged wider is kept.
 
     Args:

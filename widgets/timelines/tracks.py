@@ -277,8 +277,8 @@ def drop_drawings(view_box) -> None:
 
     Call it when the view's x range changes. Qt keeps a device-coordinate pixmap across a
     change of the view that only moves the items, and a clip-to-view curve drawn for the
-    old range then showed its old points in the new one: after a zoom, a cursor that
-    pulled the range along drew flat lines and gaps that were not in the data (issue 35).
+    old range then shows its old points in the new one: after a zoom, a cursor that
+    pulls the range along would draw flat lines and gaps that are not in the data.
     Setting the cache mode again empties the cache; the next paint draws the items anew,
     as any pan or zoom does.
     """
@@ -340,7 +340,7 @@ class StepCurve(pg.PlotDataItem):
         shown = super()._getDisplayDataset()
         if shown is cached:
             # pyqtgraph's cached display data, already adjusted: putting the last step back
-            # again grew the curve by two points at each read (issue 35).
+            # again would grow the curve by two points at each read.
             return shown
         full = self._dataset
         if shown is None or full is None or len(shown.x) == 0 or len(full.x) < 2:

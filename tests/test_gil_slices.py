@@ -94,7 +94,7 @@ def test_tick_array_equals_one_conversion(monkeypatch):
     from narrative_debugger.models.timeline import event_kinds
     from narrative_debugger.models.timeline.event_kinds import tick_array
 
-    monkeypatch.setattr(event_kinds, "_SLICE", 7)
+    monkeypatch.setattr(event_kinds, "SLICE_ITEMS", 7)
     for ticks in ([], [5], list(range(7)), list(range(8)), [0, 3, 3, 2**64 - 1] * 11 + [2**53 + 1]):
         got = tick_array(ticks)
         assert got.dtype == np.uint64 and got.tolist() == np.asarray(ticks, dtype=np.uint64).tolist()

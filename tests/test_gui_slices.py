@@ -107,7 +107,7 @@ def test_binning_in_steps_equals_one_call():
     ticks[-3:] = np.uint64(2**64 - 1)
     for columns in (1, 7, 1600):
         counts = np.zeros(columns, dtype=np.int64)
-        for _ in tickbar_module._bin_into(counts, ticks, 2**64 - 1, 10**6, step=333):
+        for _ in tickbar_module.bin_into(counts, ticks, 2**64 - 1, 10**6, step=333):
             pass
         cols, expected = bin_ticks(ticks, 2**64 - 1, columns, 10**6)
         assert np.flatnonzero(counts).tolist() == cols.tolist() and counts[cols].tolist() == expected.tolist()

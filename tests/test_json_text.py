@@ -73,7 +73,7 @@ def test_random_floats_of_every_magnitude():
 def test_the_byte_scan_answers_as_the_regular_expression(monkeypatch, chunk):
     """``_spelled_otherwise`` (numpy masks) finds what ``_EXPONENT`` finds, also when a
     match straddles two scan chunks or ends the text."""
-    monkeypatch.setattr(json_text, "_SCAN_CHUNK", chunk)
+    monkeypatch.setattr(json_text, "SCAN_CHUNK", chunk)
     rng = random.Random(chunk)
     alphabet = b'0123456789.eE+-x "\xc3\xa9'
     for _ in range(5000):

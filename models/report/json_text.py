@@ -95,7 +95,7 @@ def _has_non_finite(value) -> bool:
 # is the definition; ``_spelled_otherwise`` answers it with numpy (a test holds them equal).
 _EXPONENT = re.compile(rb"[0-9.][eE][-+]?[0-9]|0\.0000")
 #: Bytes of text looked at per numpy pass of ``_spelled_otherwise`` (its masks stay small).
-_SCAN_CHUNK = 1 << 22
+SCAN_CHUNK = 1 << 22
 _NO_BYTES = np.zeros(3, np.uint8)
 
 
@@ -108,9 +108,9 @@ def _spelled_otherwise(text: bytes) -> bool:
     if b"0.0000" in text:
         return True
     data = np.frombuffer(text, np.uint8)
-    for start in range(0, len(data), _SCAN_CHUNK):
-        part = data[start : start + _SCAN_CHUNK + 3]
-        if len(part) < _SCAN_CHUNK + 3:
+    for start in range(0, len(data), SCAN_CHUNK):
+        part = data[start : start + SCAN_CHUNK + 3]
+        if len(part) < SCAN_CHUNK + 3:
             part = np.concatenate((part, _NO_BYTES))  # the text's end: nothing follows
         n = len(part) - 3
         lead, mark, after, last = part[:n], part[1 : n + 1], part[2 : n + 2], part[3 : n + 3]

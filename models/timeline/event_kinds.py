@@ -93,30 +93,30 @@ def event_indices(index, kind: str) -> list[int]:
 
 #: Entries handled per slice by ``distinct_ticks``: each slice is one short C call, so a
 #: worker thread running it lets the GUI thread take the GIL between slices.
-_SLICE = C_PASS_ITEMS
+SLICE_ITEMS = C_PASS_ITEMS
 
 
 def tick_array(ticks) -> np.ndarray:
     """``np.asarray(ticks, dtype=np.uint64)`` of a list of Python int ticks, converted
-    ``_SLICE`` at a time: one conversion of a million ints holds the GIL past the
+    ``SLICE_ITEMS`` at a time: one conversion of a million ints holds the GIL past the
     window's budget."""
-    if isinstance(ticks, np.ndarray) or len(ticks) <= _SLICE:
+    if isinstance(ticks, np.ndarray) or len(ticks) <= SLICE_ITEMS:
         return np.asarray(ticks, dtype=np.uint64)
     parts = []
-    for start in range(0, len(ticks), _SLICE):
+    for start in range(0, len(ticks), SLICE_ITEMS):
         give_way()
-        parts.append(np.asarray(ticks[start : start + _SLICE], dtype=np.uint64))
+        parts.append(np.asarray(ticks[start : start + SLICE_ITEMS], dtype=np.uint64))
     return np.concatenate(parts)
 
 
 def int_list(values: np.ndarray) -> list[int]:
-    """``values.tolist()`` (Python ints, exact for u64), ``_SLICE`` at a time."""
-    if len(values) <= _SLICE:
+    """``values.tolist()`` (Python ints, exact for u64), ``SLICE_ITEMS`` at a time."""
+    if len(values) <= SLICE_ITEMS:
         return values.tolist()
     out: list[int] = []
-    for start in range(0, len(values), _SLICE):
+    for start in range(0, len(values), SLICE_ITEMS):
         give_way()
-        out.extend(values[start : start + _SLICE].tolist())
+        out.extend(values[start : start + SLICE_ITEMS].tolist())
     return out
 
 
@@ -125,15 +125,15 @@ def variant_positions(kinds) -> dict[object, np.ndarray]:
 
     A Python loop that appends each of a million indices to its variant's list would
     be most of the session's ``prepare``. Here the variants are
-    numbered by C-level passes of ``_SLICE`` entries (``dict.fromkeys``, a ``map``
+    numbered by C-level passes of ``SLICE_ITEMS`` entries (``dict.fromkeys``, a ``map``
     into ``np.fromiter``) and one stable sort of the small codes groups them.
     """
     n = len(kinds)
-    starts = range(0, n, _SLICE)
+    starts = range(0, n, SLICE_ITEMS)
     names: dict = {}
     for start in starts:
         give_way()
-        names.update(dict.fromkeys(kinds[start : start + _SLICE]))
+        names.update(dict.fromkeys(kinds[start : start + SLICE_ITEMS]))
     code_of = {name: k for k, name in enumerate(names)}
     if not code_of:
         return {}
@@ -141,7 +141,7 @@ def variant_positions(kinds) -> dict[object, np.ndarray]:
     parts = []
     for start in starts:
         give_way()
-        parts.append(np.fromiter(map(code_of.__getitem__, kinds[start : start + _SLICE]), dtype=dtype, count=min(_SLICE, n - start)))
+        parts.append(np.fromiter(map(code_of.__getitem__, kinds[start : start + SLICE_ITEMS]), dtype=dtype, count=min(SLICE_ITEMS, n - start)))
     codes = np.concatenate(parts)
     order = np.argsort(codes, kind="stable")  # stable: each variant's indices stay ascending
     ends = np.cumsum(np.bincount(codes, minlength=len(code_of)))
@@ -159,9 +159,9 @@ def distinct_ticks(ticks, array: np.ndarray | None = None) -> list[int]:
         np.not_equal(array[1:], array[:-1], out=keep[1:])
         return int_list(array[keep])
     out: list[int] = []
-    for start in range(0, len(ticks), _SLICE):
+    for start in range(0, len(ticks), SLICE_ITEMS):
         give_way()
-        piece = dict.fromkeys(ticks[start : start + _SLICE])  # keeps order, drops repeats
+        piece = dict.fromkeys(ticks[start : start + SLICE_ITEMS])  # keeps order, drops repeats
         if out and piece and next(iter(piece)) == out[-1]:
             del piece[out[-1]]
         out.extend(piece)

@@ -85,7 +85,7 @@ def bin_ticks(ticks: np.ndarray, last_tick: int, columns: int, first_tick: int =
     if len(ticks) == 0 or columns <= 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     counts = np.zeros(columns, dtype=np.int64)
-    for _ in _bin_into(counts, np.asarray(ticks, dtype=np.uint64), last_tick, first_tick, max(1, len(ticks))):
+    for _ in bin_into(counts, np.asarray(ticks, dtype=np.uint64), last_tick, first_tick, max(1, len(ticks))):
         pass
     where = np.flatnonzero(counts)
     return where, counts[where]
@@ -95,9 +95,11 @@ def bin_ticks(ticks: np.ndarray, last_tick: int, columns: int, first_tick: int =
 BIN_STEP = 1 << 17
 
 
-def _bin_into(counts: np.ndarray, ticks: np.ndarray, last_tick: int, first_tick: int, step: int | None = None):
+def bin_into(counts: np.ndarray, ticks: np.ndarray, last_tick: int, first_tick: int, step: int | None = None):
     """Adds the ``bin_ticks`` column counts of uint64 ``ticks`` into ``counts`` (one
-    column per entry), ``step`` (default ``BIN_STEP``) ticks at a time; yields after each step."""
+    column per entry), ``step`` (default ``BIN_STEP``) ticks at a time; yields after each
+    step. The tick bar draws its markers with it in slices (``widgets.kit.slices``);
+    run to its end, ``counts`` holds what ``bin_ticks`` gives in one call."""
     step = step or BIN_STEP
     columns = len(counts)
     first = np.uint64(first_tick)
@@ -238,7 +240,7 @@ class _Track(QWidget):
         for _, colour, ticks in self.lanes:
             counts = np.zeros(columns, dtype=np.int64)
             if len(ticks):
-                yield from _bin_into(counts, ticks, self.last_tick, self.first_tick)
+                yield from bin_into(counts, ticks, self.last_tick, self.first_tick)
             cols = np.flatnonzero(counts)
             binned.append((colour, cols, counts[cols]))
         pix = QPixmap(int(width * dpr), int(height * dpr))

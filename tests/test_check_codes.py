@@ -269,23 +269,39 @@ def test_f003_names_what_the_format_field_holds(raw, said):
     assert f.code == "F003" and f.message == f"x.json {said}: this is not a Settled Reach save", f.message
 
 
-def test_entries_of_kind_across_pass_boundaries(monkeypatch):
+def test_c004_reads_the_facts_learned_across_pass_boundaries(tmp_path, monkeypatch):
     """C004 reads the FactLearned entries a pass at a time (the GIL is let go between
-    passes): the same entries, in file order, for any pass size, and none for entries
-    of no variant (None)."""
-    from types import SimpleNamespace
-
+    passes): a fact category that only the journal's FactLearned entries name is known
+    for any pass size, wherever its entry falls; a category nothing names is still C004."""
     from narrative_debugger.models.rules import checks
-    from narrative_debugger.models.save.saveshape import Journal
 
-    kinds = ["FactLearned", None, "TickAdvanced", "FactLearned", "FactLearned", None, "StressApplied", "FactLearned"] * 3
-    journal = Journal(ticks=list(range(len(kinds))), kinds=kinds, data=[{"n": n} for n in range(len(kinds))])
-    save = SimpleNamespace(journal=journal)
-    wanted = [{"n": n} for n, kind in enumerate(kinds) if kind == "FactLearned"]
-    for size in (1, 2, 3, 7, len(kinds), 1 << 16):
+    learned = ["omens", "tides", "debts", "ghosts"]  # named only by FactLearned entries
+    files = dict(CONTENT_FILES)
+    files["monologues/learned.yaml"] = "".join(
+        f"- id: needs-{cat}\n  text: t\n  prerequisites:\n    facts: [{{fact_id: {cat}.seen, min_confidence: suspects}}]\n"
+        for cat in [*learned, "unicorns"]
+    )
+    root = tmp_path / "content"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    doc = copy.deepcopy(BASE)
+    journal = doc["journal"]
+    first, last = journal[0]["tick"], journal[-1]["tick"]
+
+    def learn(tick, cat):
+        return ev(tick, "FactLearned", fact_id=f"{cat}.seen", confidence="KnowsOf", source="ToldBy")
+
+    # The first entry, between two others, and the last two: the first and the last entry
+    # of a pass, and entries of other kinds around them.
+    journal[:0] = [learn(first, learned[0])]
+    journal.insert(3, learn(journal[2]["tick"], learned[1]))
+    journal += [learn(last, learned[2]), learn(last, learned[3])]
+    for size in (1, 2, 3, 7, len(journal), 1 << 16):
         monkeypatch.setattr(checks, "KIND_PASS_ENTRIES", size)
-        assert list(checks._entries_of_kind(save, "FactLearned")) == wanted
-    assert list(checks._entries_of_kind(SimpleNamespace(journal=Journal()), "FactLearned")) == []
+        play = run(tmp_path, root, doc)
+        c004 = [f.message for f in play.findings if f.code == "C004"]
+        assert len(c004) == 1 and "'unicorns'" in c004[0], (size, c004)
 
 
 def test_a_save_without_its_player_gives_one_j004_per_speaker_not_one_per_line(tmp_path):

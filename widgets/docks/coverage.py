@@ -9,6 +9,8 @@ at that tick with the Explain dock on the line. Hidden until File › Open corpu
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.widgets.kit.plain_text import plain_tip
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
@@ -66,8 +68,8 @@ class CoverageModel(HeaderedTableModel):
                 return f"{r.saves:,}"
             if r.miss is None:
                 return "" if r.fired or col != 3 else "—"
-            if col == 3:
-                return one_line(r.miss["save"])
+            if col == 3:  # the file's name; the tooltip has the whole path
+                return one_line(PurePath(r.miss["save"]).name)
             if col == 4:
                 return f"{r.miss['tick']:,}"
             return one_line("; ".join(r.miss["failing"]) or "every prerequisite held")

@@ -191,7 +191,7 @@ def mark_stale(corpus: Path) -> None:
 
 
 def compact(corpus: Path, changed: list[str] | None = None) -> None:
-    """Write ``tables/<table>.parquet``, each table in one file in save order, and remove
+    """Write ``tables/<table>.parquet``, each table in one file (rows in no set order), and remove
     the stale mark. ``changed``: the saves whose parts were written since ``tables/``
     was last made whole (the rest is copied from it); None reads every part."""
     folder = corpus / COMPACT
@@ -214,7 +214,7 @@ def compact(corpus: Path, changed: list[str] | None = None) -> None:
             else:
                 source = _parts_view(corpus, name, schema)
             temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
-            con.execute(f"COPY (SELECT * FROM ({source}) ORDER BY \"{key}\") TO {_sql_text(str(temp))} (FORMAT parquet)")
+            con.execute(f"COPY ({source}) TO {_sql_text(str(temp))} (FORMAT parquet)")
             os.replace(temp, folder / f"{name}.parquet")
     finally:
         con.close()

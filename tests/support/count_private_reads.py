@@ -12,8 +12,8 @@ time internals on purpose) and ``tests/support/savegen/`` (the save generator, n
 - a name passed as a string to ``getattr``, ``setattr``, ``hasattr``, ``delattr`` (also
   ``monkeypatch.setattr(obj, "_name", ...)``).
 
-Not counted: names the test file defines itself (its own ``_helper`` functions, classes,
-assignments, ``self._x`` set in the file), the public API that happens to start with an
+Not counted: the file's own classes reading their own names (``self._x``/``cls._x`` where the
+file sets ``self._x`` or defines ``_x``), the public API that happens to start with an
 underscore in the standard library (namedtuple's ``_replace``/``_asdict``/``_fields``/``_make``,
 ``sys._getframe``, ``os._exit``), and the few private names of pyqtgraph that the product
 overrides or reads on purpose (``THIRD_PARTY``: not the project's objects; the test that
@@ -43,7 +43,7 @@ def _is_private(name: str) -> bool:
 
 
 def _own_names(tree: ast.AST) -> set[str]:
-    """Names the file defines: functions, classes, assigned names, ``self._x`` it sets."""
+    """Names the file defines: functions, methods, classes, assigned names, ``self._x`` it sets."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -67,7 +67,8 @@ def private_reads(source: str) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            if _is_private(node.attr) and node.attr not in own:
+            mine = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") and node.attr in own
+            if _is_private(node.attr) and not mine:
                 found.append((node.lineno, node.attr))
         elif isinstance(node, ast.Call) and len(node.args) >= 2:
             func = node.func

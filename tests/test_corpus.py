@@ -282,3 +282,28 @@ def test_a_corpus_without_its_compacted_tables_reads_the_parts(corpus, tmp_path,
     assert (copy / "tables" / "firings.parquet").is_file()
     shutil.rmtree(copy / "tables")
     assert _query(capsys, copy, sql) == whole and len(whole) == 4
+
+
+def test_a_dask_local_cluster_gives_the_same_tables(tmp_path, capsys):
+    """The per-save work on a Dask LocalCluster (``--scheduler``) writes the same tables
+    as the process pool."""
+    from distributed import LocalCluster
+
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    for k in range(3):
+        write_save(generate_save(seed=60 + k, events=150, scenario=SCENARIOS[k], content_dir=CONTENT), saves / f"d{k}.json")
+    (saves / "bad.json").write_text("[", encoding="utf-8")
+    pool, cluster_out = tmp_path / "pool", tmp_path / "cluster"
+    assert main(["corpus", str(saves), "--content", str(CONTENT), "--out", str(pool), "--jobs", "2"]) == 0
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(cluster_out), "--scheduler", cluster.scheduler_address)
+    assert code == 0 and "indexed 4 save(s)" in out and "1 unreadable" in out, err
+    for table in ("saves", "npcs", "firings", "near_misses", "prompts", "content"):
+        sql = f"SELECT * FROM {table} ORDER BY ALL"
+        assert _query(capsys, cluster_out, sql) == _query(capsys, pool, sql), table
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, _, err = run(capsys, "corpus", str(saves), "--out", str(tmp_path / "none"), "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 2 and "--scheduler tcp://127.0.0.1:1: cannot reach it" in err

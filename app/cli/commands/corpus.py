@@ -37,6 +37,9 @@ def add_arguments(p) -> None:
     p.add_argument("--no-prompts", action="store_true",
                    help="leave out the prompts table and the story-card firings (building each conversation's prompt is most of the indexing time)")
     p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the per-save work on a Dask distributed cluster (tcp://HOST:PORT); its workers must see the saves, "
+                        "the content and CORPUS at the same paths (--jobs is then ignored)")
 
 
 def saves_in(inputs: list[Path], corpus: Path) -> list[Path]:
@@ -74,6 +77,29 @@ def index_one(item: tuple[str, str | None, str, str, bool], content: Path | None
     return path, bool(row["readable"][0]), int(row["findings"][0]), message
 
 
+def on_cluster(work: list, content: Path | None, address: str):
+    """Yield ``(input position, index_one(item))`` as each save is done on the Dask
+    cluster at ``address``: each worker writes its own Parquet part, as a process of
+    the pool does. Raises UsageError when Dask is missing or the scheduler cannot be reached."""
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise UsageError("--scheduler needs Dask's distributed package (pip install 'narrative-debugger[cluster]')") from None
+    try:
+        client = Client(address)  # waits distributed.comm.timeouts.connect (Dask's config, 30 s)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(f"--scheduler {address}: cannot reach it ({one_line(exc)})") from None
+    try:
+        if not work:
+            return
+        futures = client.map(index_one, work, content=content, pure=False)
+        position = {future.key: k for k, future in enumerate(futures)}
+        for future in as_completed(futures):
+            yield position[future.key], future.result()
+    finally:
+        client.close()
+
+
 def run(args) -> int:
     check_content_arg(args.content)
     corpus: Path = args.out
@@ -105,7 +131,8 @@ def run(args) -> int:
     whole = store.has_compacted(corpus)  # else every part is compacted at the end
     if work:
         store.mark_stale(corpus)
-    for _, (path, readable, findings, message) in results_in_order(work, args.content, args.jobs, work=index_one):
+    results = on_cluster(work, args.content, args.scheduler) if args.scheduler else results_in_order(work, args.content, args.jobs, work=index_one)
+    for _, (path, readable, findings, message) in results:
         if message is not None:
             failed += 1
             print(f"narrative-debugger corpus: {one_line(path)}: could not be indexed ({one_line(message)})", file=sys.stderr)

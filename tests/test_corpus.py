@@ -248,7 +248,7 @@ def test_tables_have_their_contract_columns(corpus, capsys):
     assert _query(capsys, corpus, "SELECT min(prefix_unchanged) > 0 AS shared FROM prompts") == [{"shared": True}]
 
 
-def test_query_json_csv_text_and_bad_sql(corpus, capsys):
+def test_query_json_csv_text_and_bad_sql(corpus, tmp_path, capsys):
     rows = _query(capsys, corpus, "SELECT slug, count(*) AS saves, max(score) AS best FROM npcs GROUP BY slug ORDER BY slug")
     assert rows and set(rows[0]) == {"slug", "saves", "best"} and all(r["saves"] == SAVES for r in rows)
     code, out, _ = run(capsys, "query", str(corpus), "SELECT slug, level FROM npcs ORDER BY save, slug LIMIT 3", "--format", "csv")
@@ -258,6 +258,13 @@ def test_query_json_csv_text_and_bad_sql(corpus, capsys):
     assert code == 0 and out.splitlines() == ["one", "1", "(1 row)"]
     code, out, err = run(capsys, "query", str(corpus), "SELEC nonsense FROM")
     assert code == 2 and out == "" and err.startswith("narrative-debugger query: ") and "Traceback" not in err
+    # SQL reads the corpus only: a COPY over a file elsewhere, or a read of one, is refused.
+    target = tmp_path / "evening.json"
+    target.write_text("keep", encoding="utf-8")
+    for sql in (f"COPY saves TO '{target}' (FORMAT csv)", f"SELECT * FROM read_text('{target}')", "SET enable_external_access = true"):
+        code, out, err = run(capsys, "query", str(corpus), sql)
+        assert code == 2 and err.startswith("narrative-debugger query: "), sql
+    assert target.read_text(encoding="utf-8") == "keep"
     code, _, err = run(capsys, "query", str(corpus / "nope"), "SELECT 1")
     assert code == 2 and "is not a folder" in err
 

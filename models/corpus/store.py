@@ -241,7 +241,8 @@ def is_corpus(corpus: Path) -> bool:
 
 def connect(corpus: Path):
     """An in-memory DuckDB connection with the corpus's views (made from the folder as
-    it is now, so a moved corpus still answers).
+    it is now, so a moved corpus still answers). It can read files under ``corpus``
+    only, and write none outside it (DuckDB's ``enable_external_access`` off).
 
     Raises:
         CorpusError: ``corpus`` is not a corpus folder.
@@ -254,6 +255,11 @@ def connect(corpus: Path):
     con = _connection()
     for name in TABLES:
         con.execute(_view_sql(corpus, name))
+    # SQL from the command line reads the corpus only: no file elsewhere is read or
+    # written (a COPY ... TO over a save, read_csv of any file), and the setting is locked.
+    con.execute(f"SET allowed_directories = [{_sql_text(str(corpus.resolve()) + os.sep)}]")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
     return con
 
 

@@ -28,9 +28,13 @@ from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 from narrative_debugger.models.domain.types import InteractionState
 from narrative_debugger.models.playthrough import Playthrough, collector_paused
 from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.models.prompt.sections import SECTIONS, SectionContext
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.save.jsonio import decode_file
+from narrative_debugger.models.compare.journal import entry_json
+from narrative_debugger.models.rules.findings import FindingSink
 from narrative_debugger.models.save.savefile import Save, save_from_document
+from narrative_debugger.models.save.saveshape import Journal, Shape, parse_journal
 from narrative_debugger.models.timeline.index import TimelineIndex
 from narrative_debugger.models.timeline.replay import Recompute
 
@@ -156,24 +160,57 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     if not a.readable:
         raise PatchError(f"{path.name} cannot be read: " + "; ".join(f"{f.code} {f.location}: {f.message}" for f in a.findings[:3]))
     with collector_paused():
-        document, sha256 = decode_file(path, path.name)
-        if not document.parsed:
-            raise PatchError(f"{path.name} cannot be read")
-        apply_patch(document.value, operations)
-        save_b = save_from_document(document, f"{path.name} (what if)", path)
+        save_b = _patched_entries(a.save, operations)
+        if save_b is None:  # the patch reaches beyond journal entries' fields: the whole document
+            document, sha256 = decode_file(path, path.name)
+            if not document.parsed:
+                raise PatchError(f"{path.name} cannot be read")
+            apply_patch(document.value, operations)
+            save_b = save_from_document(document, f"{path.name} (what if)", path)
         _check_still_valid(a.save, save_b, operations)
         save_b.sha256 = ""  # not the file's bytes
         changed_from, changed_to = _changed_span(a.save, save_b)
         rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
                        recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()})
-        b = Playthrough.build(save_b, a.content, checks_later=True, tuning=tuning, recompute=rc)
+        notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
+        b = Playthrough.build(save_b, a.content, checks_later=True, notes=notes, tuning=tuning, recompute=rc)
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
     result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
     _relevel(result, tuning)
     _decisions(result, a, b)
     _crossings(result, a.index, b.index, a.save, b.save)
-    _prompts(result, a, b, changed_from, tuning)
+    _prompts(result, a, b, changed_from, changed_to, tuning)
     return result
+
+
+_ENTRY_FIELD = re.compile(r"/journal/(0|[1-9][0-9]*)/.+")
+
+
+def _patched_entries(a: Save, operations: list) -> Save | None:
+    """B's save without reading the file again, when every operation replaces or tests
+    a field inside existing journal entries (or there are none): A's save with those
+    entries rebuilt as JSON (``compare.journal.entry_json``), patched, and read again by
+    the one journal reader (``saveshape.parse_journal``). None when the patch does more."""
+    journal = a.journal
+    wanted = set()
+    for op in operations:
+        if not isinstance(op, dict) or op.get("op") not in ("replace", "test") or not isinstance(op.get("path"), str):
+            return None
+        m = _ENTRY_FIELD.fullmatch(op["path"])
+        if m is None or int(m.group(1)) >= len(journal) or journal.kinds[int(m.group(1))] is None:
+            return None
+        wanted.add(int(m.group(1)))
+    document = {"journal": {str(i): entry_json(a, i) for i in wanted}}
+    apply_patch(document, operations)
+    new = Journal(list(journal.ticks), list(journal.kinds), list(journal.data)) if wanted else journal
+    sink = FindingSink()
+    shape = Shape(sink, f"{a.label} (what if)")
+    for i in sorted(wanted):
+        one = parse_journal([document["journal"][str(i)]], shape, first=i)
+        new.ticks[i], new.kinds[i], new.data[i] = one.ticks[0], one.kinds[0], one.data[0]
+    if not sink.items:  # the same reading findings as A's, counted the same
+        return replace(a, label=f"{a.label} (what if)", journal=new)
+    return replace(a, label=f"{a.label} (what if)", journal=new, findings=list(a.findings) + sink.close(), finding_sink=None)
 
 
 def _check_still_valid(a: Save, b: Save, operations: list) -> None:
@@ -309,13 +346,43 @@ def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, s
     result.would_happen.sort(key=lambda e: (e["tick"] if e["tick"] is not None else -1, e["journal_index"]))
 
 
-def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, tuning: Tuning) -> None:
+#: Entries whose change moves only an NPC's numbers (score, stress, walk-away
+#: penalties), never the knowledge or the dialogue a prompt is built from.
+_STATE_KINDS = frozenset({"RelationshipInteraction", "WalkAwayPenalty", "StressChanged"})
+
+
+def _only_state(a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning) -> bool:
+    """True when the edit can change a prompt only through the NPC's state: the prompt
+    tuning is the recorded one and every changed entry (on both sides) moves numbers only."""
+    if (tuning.prompt_budget, tuning.min_available, tuning.card_share) != (DEFAULT_TUNING.prompt_budget, DEFAULT_TUNING.min_available, DEFAULT_TUNING.card_share):
+        return False
+    ka, kb = a.save.journal.kinds, b.save.journal.kinds
+    if len(ka) != len(kb):
+        return False
+    return all(ka[i] in _STATE_KINDS and kb[i] in _STATE_KINDS for i in range(changed_from, changed_to))
+
+
+def _counted_texts(play: Playthrough, sid: int, tick: int) -> tuple[str, ...]:
+    """The texts of the counted sections (``sections.SECTIONS``) of an NPC's prompt at ``tick``."""
+    state = play.state_at(tick)
+    npc = state.npc(sid)
+    context = SectionContext(play, state, npc, play.content.npc_name(npc.slug), play.save.player.name or "Player", play.content.prompt)
+    return tuple(spec.text(context) for spec in SECTIONS if spec.counted)
+
+
+def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning) -> None:
     """Each NPC's prompt at each of its lines (a turn the game asked the LLM for) from
-    the first changed entry on: where A's and B's texts differ it needs a new response."""
+    the first changed entry on: where A's and B's texts differ it needs a new response.
+
+    When only NPC state can differ (``_only_state``), history and lore differ only where
+    the counted sections do (they take what those leave of the budget), so a turn is
+    compared by its counted sections, and only where the NPC's state or level differs;
+    otherwise each turn's whole prompt is built on both sides."""
     start_tick = 0 if tuning != DEFAULT_TUNING else (b.index.tick_at_position(changed_from + 1) if changed_from < len(b.save.journal) else None)
     if start_tick is None:
         return
-    builder_a, builder_b = PromptBuilder(a), PromptBuilder(b)
+    only_state = _only_state(a, b, changed_from, changed_to, tuning)
+    builder_a, builder_b = (None, None) if only_state else (PromptBuilder(a), PromptBuilder(b))
     slugs = {n.stable_id: n.slug for n in b.save.npcs.values()}
     turns: dict[int, list[int]] = {}
     for record in b.index.dialogue:
@@ -328,8 +395,17 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
         if a.save.npc_by_slug(slug) is None:
             continue
         first, count = None, 0
+        sid_a = a.save.npc_by_slug(slug).stable_id
+        versions_a, versions_b = a.index.npcs[sid_a], b.index.npcs[sid]
         for t in ticks:
-            if builder_a.build(slug, t).text != builder_b.build(slug, t).text:
+            if only_state:
+                na, nb = versions_a.at(a.index.position_for_tick(t)), versions_b.at(b.index.position_for_tick(t))
+                if na == nb and a.tuning.level_for(na.relationship.score) is b.tuning.level_for(nb.relationship.score):
+                    continue
+                differs = _counted_texts(a, sid_a, t) != _counted_texts(b, sid, t)
+            else:
+                differs = builder_a.build(slug, t).text != builder_b.build(slug, t).text
+            if differs:
                 first = t if first is None else first
                 count += 1
         if count:

@@ -177,3 +177,27 @@ def test_list_prints_names_with_values(capsys):
     status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--list", "--format", "json")
     doc = json.loads(out)
     assert doc["npc.kael-davan.threshold"] == 30 and doc["levels.friend"] == 60.0 and doc["prompt.budget"] == 8192
+
+
+def test_a_snapshot_edit_reads_the_document_and_agrees_with_the_tuning_name(capsys):
+    # /npcs/17 is kael-davan: the snapshot's threshold (a patch of the whole document)
+    # and the tuning name npc.kael-davan.threshold (A's save reused) give the same what-if.
+    save = SAMPLES / "walkaway-spiral.json"
+    _, by_pointer, _ = run_whatif(capsys, save, "--set", "/npcs/17/tolerance/threshold=5", "--format", "json")
+    _, by_name, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.threshold=5", "--format", "json")
+    a, b = json.loads(by_pointer), json.loads(by_name)
+    assert a["crossings"] == b["crossings"] == {"kael-davan": {"a": [16598], "b": [4914]}}
+    assert a["would_happen"] == b["would_happen"]
+
+
+def test_a_journal_edit_with_add_reads_the_whole_document(capsys, tmp_path):
+    # An added entry shifts none of the entries after it: only that NPC's chain moves.
+    patch = tmp_path / "add.json"
+    entry = {"tick": 4520, "event": {"RelationshipInteraction": {"target": 9, "sentiment": 1.0, "message_length": 500,
+                                                                  "conversation_turns": 4, "delta": 1.0, "score_after": 1.945}}}
+    patch.write_text(json.dumps([{"op": "add", "path": "/journal/63", "value": entry}]), encoding="utf-8")
+    status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--patch", patch, "--format", "json")
+    doc = json.loads(out)
+    assert status == 1
+    assert doc["npcs"]["lera-sessik"]["score_first_differs_tick"] == 4520
+    assert [slug for slug, n in doc["npcs"].items() if n["score_first_differs_tick"] is not None] == ["lera-sessik"]

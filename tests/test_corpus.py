@@ -232,12 +232,16 @@ def test_tables_have_their_contract_columns(corpus, capsys):
         "saves": ["path", "sha256", "readable", "events", "saved_at_tick", "content", "content_stamp", "errors", "warnings", "findings", "prompts"],
         "npcs": ["save", "slug", "stable_id", "score", "level", "stress", "walk_aways", "conversations"],
         "firings": ["save", "tick", "kind", "id", "npc", "journal_index"],
+        "firing_counts": ["save", "kind", "id", "count"],
         "near_misses": ["save", "tick", "line_id", "failing_count", "failing"],
         "prompts": ["save", "tick", "npc", "tokens", "cards_included", "cards_dropped", "included", "dropped", "prefix_unchanged"],
     }
     for table, columns in expected.items():
         code, out, _ = run(capsys, "query", str(corpus), f"SELECT * FROM {table} LIMIT 0", "--format", "csv")
         assert code == 0 and out.splitlines()[0].split(",") == columns
+    # firing_counts is firings counted per save, kind and id.
+    counted = "SELECT save, kind, id, count(*) AS count FROM firings GROUP BY ALL ORDER BY ALL"
+    assert _query(capsys, corpus, "SELECT * FROM firing_counts ORDER BY ALL") == _query(capsys, corpus, counted)
     # One prompt per conversation: as many as the journals started.
     started = _query(capsys, corpus, "SELECT count(*) AS n FROM firings WHERE kind = 'transition' AND id = 'Start->Active'")
     assert _query(capsys, corpus, "SELECT count(*) AS n FROM prompts") == started
@@ -306,7 +310,7 @@ def test_a_dask_local_cluster_gives_the_same_tables(tmp_path, capsys):
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(cluster_out), "--scheduler", cluster.scheduler_address)
     assert code == 0 and "indexed 4 save(s)" in out and "1 unreadable" in out, err
-    for table in ("saves", "npcs", "firings", "near_misses", "prompts", "content"):
+    for table in ("saves", "npcs", "firings", "firing_counts", "near_misses", "prompts", "content"):
         sql = f"SELECT * FROM {table} ORDER BY ALL"
         assert _query(capsys, cluster_out, sql) == _query(capsys, pool, sql), table
     import dask

@@ -16,6 +16,8 @@ Tables (the README's contract; ticks are u64, ``save`` is the save's path as ind
   (final state: the replay at the save's last tick).
 - ``firings``: save, tick, kind (``monologue_line`` | ``story_card`` | ``transition`` |
   ``finding``), id, npc, journal_index.
+- ``firing_counts``: save, kind, id, count: the save's firings counted by kind and id
+  (what coverage sums: one row per item a save fired, not one per firing).
 - ``near_misses``: save, tick, line_id, failing_count, failing (list of clauses in
   words); one row per content line with prerequisites that never fired in the save.
 - ``prompts``: save, tick, npc, tokens, cards_included, cards_dropped, included,
@@ -42,6 +44,7 @@ SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
              ("stress", "INTEGER"), ("walk_aways", "UBIGINT"), ("conversations", "UBIGINT")),
     "firings": (("save", "VARCHAR"), ("tick", "UBIGINT"), ("kind", "VARCHAR"), ("id", "VARCHAR"), ("npc", "VARCHAR"),
                 ("journal_index", "UBIGINT")),
+    "firing_counts": (("save", "VARCHAR"), ("kind", "VARCHAR"), ("id", "VARCHAR"), ("count", "UBIGINT")),
     "near_misses": (("save", "VARCHAR"), ("tick", "UBIGINT"), ("line_id", "VARCHAR"), ("failing_count", "UBIGINT"),
                     ("failing", "VARCHAR[]")),
     "prompts": (("save", "VARCHAR"), ("tick", "UBIGINT"), ("npc", "VARCHAR"), ("tokens", "UBIGINT"), ("cards_included", "UBIGINT"),
@@ -125,6 +128,7 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
             journal_index=f.target.journal_index if f.target is not None else None)
     index = play.index
     if index is None:
+        _count_firings(tables)
         return tables
     state = play.state_at(play.last_tick)
     for sid, npc in state.npcs.items():
@@ -145,7 +149,18 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
             add(tables["near_misses"], save=path, tick=miss[0], line_id=line_id, failing_count=len(miss[1]), failing=miss[1])
     if prompts:
         _prompts(play, path, tables)
+    _count_firings(tables)
     return tables
+
+
+def _count_firings(tables: dict) -> None:
+    firings = tables["firings"]
+    counts: dict[tuple[str, str], int] = {}
+    for kind, item in zip(firings["kind"], firings["id"]):
+        counts[kind, item] = counts.get((kind, item), 0) + 1
+    save = tables["saves"]["path"][0]
+    for (kind, item), count in sorted(counts.items()):
+        add(tables["firing_counts"], save=save, kind=kind, id=item, count=count)
 
 
 def _prompts(play: Playthrough, path: str, tables: dict) -> None:

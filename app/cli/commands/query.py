@@ -19,7 +19,7 @@ from narrative_debugger.models.report.json_text import dump_strict, dumps_strict
 from narrative_debugger.models.report.plain_text import one_line
 
 NAME = "query"
-HELP = "run DuckDB SQL over a corpus's tables (saves, npcs, firings, near_misses, prompts, content)"
+HELP = "run DuckDB SQL over a corpus's tables (saves, npcs, firings, firing_counts, near_misses, prompts, content)"
 FORMATS = ("text", "json", "csv")
 
 

@@ -251,17 +251,36 @@ def _changed_span(a: Save, b: Save) -> tuple[int, int]:
     """B's journal positions ``[from, to)`` that differ from A's: after the common
     prefix and before the common suffix (an insertion shifts no entry after it)."""
     ja, jb = a.journal, b.journal
+    if ja is jb:
+        return len(jb), len(jb)
     na, nb = len(ja), len(jb)
-    lo = 0
     n = min(na, nb)
-    while lo < n and ja.ticks[lo] == jb.ticks[lo] and ja.kinds[lo] == jb.kinds[lo] and ja.data[lo] == jb.data[lo]:
-        lo += 1
+
+    def same(i: int, j: int, k: int) -> bool:  # A's entries i.. and B's j.., k of them (slices compare in C)
+        return ja.data[i:i + k] == jb.data[j:j + k] and ja.ticks[i:i + k] == jb.ticks[j:j + k] and ja.kinds[i:i + k] == jb.kinds[j:j + k]
+
+    lo = 0
+    while lo < n:
+        k = min(_SPAN_CHUNK, n - lo)
+        if not same(lo, lo, k):
+            while same(lo, lo, 1):
+                lo += 1
+            break
+        lo += k
     if lo == na == nb:
         return nb, nb
     hi = 0
-    while hi < n - lo and ja.ticks[na - 1 - hi] == jb.ticks[nb - 1 - hi] and ja.kinds[na - 1 - hi] == jb.kinds[nb - 1 - hi] and ja.data[na - 1 - hi] == jb.data[nb - 1 - hi]:
-        hi += 1
+    while hi < n - lo:
+        k = min(_SPAN_CHUNK, n - lo - hi)
+        if not same(na - hi - k, nb - hi - k, k):
+            while hi < n - lo and same(na - 1 - hi, nb - 1 - hi, 1):
+                hi += 1
+            break
+        hi += k
     return lo, max(lo, nb - hi)
+
+
+_SPAN_CHUNK = 4096
 
 
 def _relevel(result: WhatIf, tuning: Tuning) -> None:
@@ -397,12 +416,19 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
         first, count = None, 0
         sid_a = a.save.npc_by_slug(slug).stable_id
         versions_a, versions_b = a.index.npcs[sid_a], b.index.npcs[sid]
+        # The counted sections read the NPC's state and its interactions, never the
+        # dialogue: the builder's npc_signature without the line count keys them.
+        seen: dict[tuple, bool] = {}
         for t in ticks:
             if only_state:
                 na, nb = versions_a.at(a.index.position_for_tick(t)), versions_b.at(b.index.position_for_tick(t))
                 if na == nb and a.tuning.level_for(na.relationship.score) is b.tuning.level_for(nb.relationship.score):
                     continue
-                differs = _counted_texts(a, sid_a, t) != _counted_texts(b, sid, t)
+                sa, sb = a.index.npc_signature(sid_a, t), b.index.npc_signature(sid, t)
+                key = (sa[0], sa[2], sb[0], sb[2])
+                differs = seen.get(key)
+                if differs is None:
+                    differs = seen[key] = _counted_texts(a, sid_a, t) != _counted_texts(b, sid, t)
             else:
                 differs = builder_a.build(slug, t).text != builder_b.build(slug, t).text
             if differs:

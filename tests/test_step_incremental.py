@@ -423,39 +423,98 @@ def _preview_with(preview, label: str, text: str):
     """``preview`` with one section's text replaced (odd characters the builder may pass on)."""
     import dataclasses
 
+    from narrative_debugger.models.prompt.builder import SEPARATOR
+
     sections = [dataclasses.replace(s, text=text) if s.label == label else s for s in preview.sections]
-    return dataclasses.replace(preview, sections=sections)
+    return dataclasses.replace(preview, sections=sections, text=SEPARATOR.join(s.text for s in sections))
 
 
-def test_prompt_text_patched_in_place_equals_a_fresh_document(qtbot, evening_playthrough):
+class _FedPrompt:
+    """Prompt views of ``play`` that show the previews a test hands them: the worker's
+    ``build_result`` is replaced by one that returns the preview given to ``show``, with
+    its difference from the one shown before. A view's ``rebuilds`` counts the times its
+    document was emptied whole (a fill that did not patch it in place)."""
+
+    def __init__(self, qtbot, monkeypatch, play) -> None:
+        from narrative_debugger.models.prompt.builder import compare
+        from narrative_debugger.widgets.prompt import view as prompt_view
+        from narrative_debugger.widgets.prompt.parts import PreviewResult
+
+        self.qtbot, self.play, self.held = qtbot, play, None
+
+        def build_result(request, _builders):
+            if self.held is None:
+                raise LookupError("no preview handed over yet")
+            preview, before = self.held
+            return PreviewResult(request, preview, before, before.tick if before else None,
+                                 compare(before, preview) if before else None, 0.0)
+
+        monkeypatch.setattr(prompt_view, "build_result", build_result)
+
+    def view(self):
+        from narrative_debugger.widgets.prompt.view import PromptView
+        from narrative_debugger.widgets.session import Session
+
+        session = Session()
+        session.load(self.play, npc=next(iter(self.play.save.npcs)))
+        view = PromptView(session)
+        self.qtbot.addWidget(view)
+        view.resize(900, 700)
+        view.show()
+        self.qtbot.waitExposed(view)
+        self.qtbot.waitUntil(lambda: not view.busy, timeout=20_000)
+        view.rebuilds = []
+        document = view.text_view.document()
+
+        def changed(_at, removed, _added) -> None:
+            if removed and document.characterCount() == 1:  # emptied: a patch keeps the headers
+                view.rebuilds.append(removed)
+
+        document.contentsChange.connect(changed)
+        return view
+
+    def show(self, view, preview, before=None) -> str:
+        """``view`` shows ``preview`` (compared with ``before``); returns its document's HTML."""
+        self.held = (preview, before)
+        with self.qtbot.waitSignal(view.previewReady, timeout=20_000):
+            view.request_preview()
+        return view.text_view.document().toHtml()
+
+    def fresh(self, preview, before=None) -> str:
+        """The HTML of a new view's document filled with ``preview`` at once."""
+        view = self.view()
+        html = self.show(view, preview, before)
+        view.close()
+        return html
+
+
+def test_prompt_text_patched_in_place_equals_a_fresh_document(qtbot, monkeypatch, evening_playthrough):
     """The prompt text, patched section by section tick after tick, is the document a
     fresh fill builds: same text, same formats (HTML), for steps, NPC changes and text
     with astral characters, CRLF and an empty section."""
     from narrative_debugger.models.prompt.builder import PromptBuilder
-    from narrative_debugger.widgets.prompt.view import PromptView
-    from narrative_debugger.widgets.session import Session
 
     play = evening_playthrough
-    view = PromptView(Session())
-    qtbot.addWidget(view)
+    fed = _FedPrompt(qtbot, monkeypatch, play)
+    view = fed.view()
     builder = PromptBuilder(play)
     slugs = [npc.slug for npc in play.save.npcs.values()]
     ticks = sorted(set(play.index.ticks))
     rng = random.Random(4)
-    builds = []
-    build = view._build_text
-    view._build_text = lambda parts: builds.append(1) or build(parts)
+    before = None
     for k in range(16):
         preview = builder.build(slugs[0] if k < 8 else rng.choice(slugs), ticks[len(ticks) // 2 + 9 * k])
         if k in (3, 4):
             label = preview.sections[-1].label
             preview = _preview_with(preview, label, "a 🐉 dragon\r\nand\u2028more" if k == 3 else "")
-        changed = {s.label for s in preview.sections[: k % 3]}
-        view._fill_text(preview, changed)
-        incremental = view.text_view.document().toHtml()
-        build(view._doc_parts)
-        assert incremental == view.text_view.document().toHtml(), f"step {k}"
-    assert len(builds) <= 4, "most steps patch the document in place"
+        assert fed.show(view, preview, before) == fed.fresh(preview, before), f"step {k}"
+        before = preview
+    assert len(view.rebuilds) <= 3, "most steps patch the document in place"
+    font = view.text_view.font()
+    font.setPointSize(font.pointSize() + 2)
+    view.text_view.setFont(font)  # another style: the next fill builds the document anew
+    fed.show(view, builder.build(slugs[0], ticks[-1]), before)
+    assert len(view.rebuilds) >= 1, "a rebuild is seen"
 
 
 def test_text_edits_make_the_new_text():
@@ -484,29 +543,23 @@ def test_text_edits_make_the_new_text():
         assert apply(old, _text_edits(old, new)) == new, (old, new)
 
 
-def test_prompt_text_with_a_sliding_history_equals_a_fresh_document(qtbot, evening_playthrough):
+def test_prompt_text_with_a_sliding_history_equals_a_fresh_document(qtbot, monkeypatch, evening_playthrough):
     """A history whose oldest lines leave while new ones come, patched in place, is the
     document a fresh fill builds (the lines that left and came are separate edits)."""
     from narrative_debugger.models.prompt.builder import PromptBuilder
-    from narrative_debugger.widgets.prompt.view import PromptView
-    from narrative_debugger.widgets.session import Session
 
     play = evening_playthrough
-    view = PromptView(Session())
-    qtbot.addWidget(view)
+    fed = _FedPrompt(qtbot, monkeypatch, play)
+    view = fed.view()
     preview = PromptBuilder(play).build(next(iter(play.save.npcs.values())).slug, play.save.saved_at_tick)
     label = max(preview.sections, key=lambda s: len(s.text)).label
     lines = [f"Mira: line {k} of the evening, with a 🐉 now and then" if k % 5 == 0 else f"Kael: line {k}" for k in range(300)]
-    builds = []
-    build = view._build_text
-    view._build_text = lambda parts: builds.append(1) or build(parts)
-    for k in range(12):
-        text = "\n".join(lines[3 * k : 150 + 4 * k])
-        view._fill_text(_preview_with(preview, label, text), set())
-        incremental = view.text_view.document().toHtml()
-        build(view._doc_parts)
-        assert incremental == view.text_view.document().toHtml(), f"step {k}"
-    assert len(builds) == 1, "only the first fill builds the document"
+    fed.show(view, _preview_with(preview, label, "\n".join(lines[:150])))
+    rebuilt = len(view.rebuilds)  # the first fill builds the document
+    for k in range(1, 12):
+        step = _preview_with(preview, label, "\n".join(lines[3 * k : 150 + 4 * k]))
+        assert fed.show(view, step) == fed.fresh(step), f"step {k}"
+    assert len(view.rebuilds) == rebuilt, "only the first fill builds the document"
 
 
 def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtbot, isolated_settings):

@@ -25,8 +25,12 @@ def test_the_allowed_places():
     assert guard.allows(os.path.join(sysconfig.get_paths()["stdlib"], "json", "__init__.py"))
     assert guard.allows("/proc/self/status") and guard.allows("/dev/null") and guard.allows("/etc/fonts/fonts.conf")
     assert not guard.allows(OUTSIDE)
-    assert not guard.allows(str(ROOT.parent / (ROOT.name + "-other") / "README.md"))  # a sibling, not the repository
-    assert not guard.allows(str(ROOT / ".." / "shared" / "docs" / "checks.md"))
+    # A sibling of the repository is outside it. The checkout may itself sit in an allowed
+    # place (a clone under /tmp), so this is asked of a repository where nothing else is allowed.
+    elsewhere = OpenGuard(Path("/nonexistent-checkouts/repo"))
+    assert elsewhere.allows("/nonexistent-checkouts/repo/tests/data/checks.md")
+    assert not elsewhere.allows("/nonexistent-checkouts/repo-other/README.md")
+    assert not elsewhere.allows("/nonexistent-checkouts/repo/../shared/docs/checks.md")
 
 
 def test_the_running_guard_notes_a_read_outside_and_not_one_inside():

@@ -21,8 +21,8 @@ from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, Usa
 from narrative_debugger.app.cli.commands.diff import format_diff_text
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.report.json_text import dumps_indented
 from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.report.json_text import dumps_indented, dumps_strict
 from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, what_if
 
 NAME = "whatif"
@@ -123,9 +123,9 @@ def format_whatif_text(w: WhatIf) -> str:
     out = [f"edits: {len(w.edits)}"]
     for e in w.edits:
         if e.get("op") == "set" and "name" in e:
-            out.append(f"  set {e['name']} = {json.dumps(e['value'])}")
+            out.append(f"  set {e['name']} = {dumps_strict(e['value'])}")
         else:
-            value = f" {json.dumps(e['value'])}" if "value" in e else ""
+            value = f" {dumps_strict(e['value'])}" if "value" in e else ""
             out.append(f"  {e.get('op')} {one_line(str(e.get('path')))}{one_line(value)}")
     out.append(format_diff_text(w.comparison))
     if w.end_levels:

@@ -15,6 +15,7 @@ from narrative_debugger.models.explain import explain
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.widgets.docks.explain import Waterfall
 from narrative_debugger.widgets.prompt.view import CARD_ROWS_SHOWN
+from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QApplication
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,9 +91,43 @@ def test_the_dropped_cards_waterfall_draws_the_lore_budget(qtbot, tight):
     low, high = chart.getPlotItem().getViewBox().viewRange()[1]
     assert low <= 0 and high >= budget  # above every bar, yet on the plot
     label = chart.budget_line.label
-    box = chart.getPlotItem().getViewBox().sceneBoundingRect()
+    vb = chart.getPlotItem().getViewBox()
+    box = vb.sceneBoundingRect()
     text = label.mapRectToScene(label.boundingRect())
     assert box.left() <= text.left() and text.right() <= box.right() and box.top() <= text.top() and text.bottom() <= box.bottom()
+
+
+def test_the_dropped_card_crosses_the_one_budget_line_under_a_clear_label(qtbot, tight):
+    """The trial's chart: the dropped card (step 3) had no bar, and a dashed line at the
+    160 tokens used ran through the "lore budget 190" label under the dotted budget line."""
+    play = Playthrough.open(EVENING, tight)
+    exp = explain(play, f"card:{NPC}/{CARD}", TICK)
+    budget, before, tokens = exp.extra["lore_budget"], exp.extra["used_before"], exp.extra["tokens"]
+    assert (before, tokens, budget) == (160, 40, 190)  # README: 160 + 40 = 200 > lore budget 190
+    chart = Waterfall()
+    qtbot.addWidget(chart)
+    chart.resize(240, 200)
+    chart.show()
+    chart.set_explanation(exp)
+    for _ in range(4):
+        QApplication.processEvents()
+    bars = chart.bars.opts
+    last = len(exp.steps) - 1
+    assert chart.refused_bars == [last]
+    assert (bars["y0"][last], bars["y0"][last] + bars["height"][last]) == (160, 200)  # crosses 190
+    assert [bars["y0"][k] + bars["height"][k] for k in range(last)] == [52, 105, 160]
+    lines = [i for i in chart.getPlotItem().items if isinstance(i, pg.InfiniteLine)]
+    assert lines == [chart.budget_line]  # one horizontal line: the budget
+    vb = chart.getPlotItem().getViewBox()
+    text = chart.budget_line.label.mapRectToScene(chart.budget_line.label.boundingRect())
+    line_y = vb.mapViewToScene(pg.Point(0, budget)).y()
+    assert text.bottom() <= line_y + 1  # above its line, not struck through
+    for k in range(last + 1):  # and over no bar
+        corner_a = vb.mapViewToScene(pg.Point(bars["x"][k] - 0.4, bars["y0"][k]))
+        corner_b = vb.mapViewToScene(pg.Point(bars["x"][k] + 0.4, bars["y0"][k] + bars["height"][k]))
+        bar = QRectF(corner_a, corner_b).normalized()
+        assert not bar.intersects(text), k
+    assert vb.sceneBoundingRect().contains(text)
 
 
 def test_a_value_without_a_budget_draws_no_budget_line(qtbot):

@@ -98,6 +98,11 @@ class Explanation:
         npc: StableId of the NPC the target concerns, if any.
         extra: target-specific keys (``line:``: eligible, clauses, nearest_miss;
             ``card:``: included, keyword, tokens, lore_budget, used_before, reason).
+        refused: steps whose change was refused by a limit, by their position in
+            ``steps`` -> the value the step would have reached (a dropped story card:
+            the lore tokens used before it + its tokens). Their before equals their
+            after; the Explain dock draws the would-be change crossing the limit. Not
+            part of the JSON (``reason`` and each step's detail give the arithmetic).
     """
 
     target: str
@@ -109,6 +114,7 @@ class Explanation:
     numeric: bool = False
     npc: int | None = None
     extra: dict = field(default_factory=dict)
+    refused: dict[int, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The ``why --format json`` contract (issue 11), extra keys after the common ones."""

@@ -65,6 +65,7 @@ def explain_card(play: Playthrough, builder: PromptBuilder, slug: str, card_id: 
     used = 0
     record = None
     used_before = 0
+    reach: dict[int, int] = {}  # id(step) of a dropped card -> the tokens it would have reached
     for card in preview.cards:
         rec, text = _keyword_line(builder, npc, tick, card.keyword, preview.available)
         after = used + card.tokens if card.included else used
@@ -73,6 +74,8 @@ def explain_card(play: Playthrough, builder: PromptBuilder, slug: str, card_id: 
         steps.append(
             Step(rec.index if rec else -1, rec.tick if rec else tick, "DialogueLine", RULE_CARD, used, after, f"{card.id}: {where}; {card.tokens} tokens; {verdict}")
         )
+        if not card.included:
+            reach[id(steps[-1])] = used + card.tokens
         if card.id == card_id:
             record, used_before, line = card, used, (rec, text)
             break
@@ -96,6 +99,7 @@ def explain_card(play: Playthrough, builder: PromptBuilder, slug: str, card_id: 
         f"key {record.keyword!r} occurs in {text!r}" + (f" (journal #{rec.index}, tick {rec.tick})" if rec else "") + f"; the cards before it used {used_before} tokens; {reason}."
     )
     exp = Explanation(target, tick, "included" if record.included else "dropped", summary, shown, folded, True, npc)
+    exp.refused = {k: reach[id(s)] for k, s in enumerate(shown) if id(s) in reach}
     exp.extra.update(
         {
             "included": record.included,

@@ -46,6 +46,10 @@ RULE_COLOURS = {
 }
 PALETTE = ("#5e35b1", "#00acc1", "#c0ca33", "#d81b60", "#6d4c41", "#546e7a", "#7cb342", "#fdd835")
 FOLDED_COLOUR = "#b0b0b0"
+#: Outline of a refused step's bar (a dropped card's would-be tokens).
+REFUSED_COLOUR = "#d32f2f"
+#: Room kept above the lore budget line for its label, as a share of the chart's span.
+BUDGET_LABEL_ROOM = 0.3
 
 
 def rule_colour(rule: str) -> QColor:
@@ -153,6 +157,7 @@ class Waterfall(pg.PlotWidget):
         self.showGrid(x=False, y=True, alpha=0.3)
         self.getPlotItem().getAxis("bottom").setLabel("step (oldest first)")
         self.bars: pg.BarGraphItem | None = None
+        self.refused_bars: list[int] = []  # x of the hatched bars of refused steps
         self.setMinimumSize(220, 100)
         self.plot_palette = PlotPalette(self, (self.getPlotItem(),))  # light or dark, as the palette
 
@@ -160,30 +165,45 @@ class Waterfall(pg.PlotWidget):
         """Draw the chain of a numeric explanation (clears for anything else)."""
         self.clear()
         self.bars = None
+        self.refused_bars = []
         self.threshold_line: pg.InfiniteLine | None = None
         self.budget_line: pg.InfiniteLine | None = None
         self.set_step_ticks(0)
         if exp is None or not exp.numeric or not exp.steps:
             return
-        x, y0, heights, brushes = [], [], [], []
+        x, y0, heights, brushes, pens = [], [], [], [], []
+        outline = pg.mkPen("#424242", width=0.5)
         k = 0
         if exp.folded is not None:
             x.append(k)
             y0.append(0)
             heights.append(exp.folded.total)
             brushes.append(pg.mkBrush(FOLDED_COLOUR))
+            pens.append(outline)
             k += 1
-        for step in exp.steps:
+        for n, step in enumerate(exp.steps):
             x.append(k)
             y0.append(step.before)
-            change = step.after - step.before
-            heights.append(change if change else 1e-9)
-            brushes.append(pg.mkBrush(rule_colour(step.rule)))
+            reach = exp.refused.get(n)
+            if reach is not None:  # refused (a dropped card): the change it asked for, hatched, crossing the limit
+                heights.append(reach - step.before)
+                brushes.append(QBrush(rule_colour(step.rule), Qt.BDiagPattern))
+                pens.append(pg.mkPen(REFUSED_COLOUR, width=1.5))
+                self.refused_bars.append(k)
+            else:
+                change = step.after - step.before
+                heights.append(change if change else 1e-9)
+                brushes.append(pg.mkBrush(rule_colour(step.rule)))
+                pens.append(outline)
             k += 1
-        self.bars = pg.BarGraphItem(x=x, y0=y0, height=heights, width=0.8, brushes=brushes, pen=pg.mkPen("#424242", width=0.5))
+        self.bars = pg.BarGraphItem(x=x, y0=y0, height=heights, width=0.8, brushes=brushes, pens=pens)
         self.addItem(self.bars)
         self.set_step_ticks(k)
-        self.addItem(pg.InfiniteLine(pos=exp.steps[-1].after, angle=0, pen=pg.mkPen("#424242", style=Qt.DashLine)))
+        lore_budget = exp.extra.get("lore_budget")
+        if lore_budget is None:
+            # The value reached; a card's chart has one line, its budget (the value line
+            # ran through the budget's label and read as a second budget).
+            self.addItem(pg.InfiniteLine(pos=exp.steps[-1].after, angle=0, pen=pg.mkPen("#424242", style=Qt.DashLine)))
         threshold = exp.extra.get("threshold")
         if threshold is not None:
             # The label's left edge sits near the plot's left edge (pyqtgraph centres it on
@@ -193,12 +213,13 @@ class Waterfall(pg.PlotWidget):
                                    labelOpts={"position": 0.02, "color": "#d32f2f", "anchors": [(0, 0), (0, 1)]})
             self.threshold_line = line
             self.addItem(line)
-        lore_budget = exp.extra.get("lore_budget")
         if lore_budget is not None:  # a story card: the share of available tokens the cards may use
+            # Its label sits above the line, at the left: only a refused card's bar rises
+            # past the budget, and the last step (the card asked about) is at the right.
             colour = ink_tint(QColor(RULE_COLOURS["story cards ≤ 40 % of available"]), self.palette()).name()
             line = pg.InfiniteLine(pos=lore_budget, angle=0, pen=pg.mkPen(colour, width=1.5, style=Qt.DotLine),
                                    label=f"lore budget {lore_budget}",
-                                   labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 0), (0, 1)]})
+                                   labelOpts={"position": 0.02, "color": colour, "anchors": [(0, 1), (0, 1)]})
             line.setZValue(20)  # over the bars: a bar hid the end of its label
             self.budget_line = line
             self.addItem(line)
@@ -206,7 +227,10 @@ class Waterfall(pg.PlotWidget):
         lines = [line.value() for line in (self.threshold_line, self.budget_line) if line is not None]
         if lines:  # an InfiniteLine is not part of the auto range: a budget above every bar was off the plot
             tops = [v for a, h in zip(y0, heights) for v in (a, a + h)]
-            self.getPlotItem().setYRange(min(0, *tops, *lines), max(*tops, *lines), padding=0.12)
+            low, high = min(0, *tops, *lines), max(*tops, *lines)
+            if self.budget_line is not None:  # room above the budget line for its label
+                high = max(high, lore_budget + BUDGET_LABEL_ROOM * (high - low))
+            self.getPlotItem().setYRange(low, high, padding=0.12)
 
 
     def set_step_ticks(self, count: int) -> None:

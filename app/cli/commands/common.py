@@ -10,6 +10,7 @@ from narrative_debugger.models.boundary import U32, U64, ConversionError, IntTyp
 from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.models.session import Session, TickOutOfRange, UnknownNpc
 from narrative_debugger.models.report.plain_text import one_line
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
@@ -122,19 +123,23 @@ def unreadable_reasons(play: Playthrough, limit: int = 3) -> str:
     return "; ".join(f"{f.code} at {one_line(f.location)}: {one_line(f.message)}" for f in play.findings[:limit])
 
 
-def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str | None = None) -> tuple[Playthrough, int]:
-    """Open a save for ``state``/``prompt``/``screenshot``; check the tick and the NPC
-    slug (when given). Raises UsageError."""
+def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str | None = None) -> Session:
+    """Open a save for ``state``/``why``/``prompt``/``screenshot`` in a ``models.session``
+    Session, the one the window uses: at ``tick`` (u64; default ``saved_at_tick``), which
+    must not lie past the save's last tick, with the NPC of slug ``npc`` selected (when
+    given; else the save's first). Raises UsageError."""
     check_content_arg(content)
     play = keep(Playthrough.open(path, content))
     if not play.readable:
         raise UsageError(unreadable_reasons(play))
     warn_about_errors(play)
-    if tick is None:
-        tick = play.save.saved_at_tick
-    if tick > play.last_tick:
-        raise UsageError(f"tick {tick} is beyond the save (its ticks run from 0 to {play.last_tick})")
-    if npc is not None and play.save.npc_by_slug(npc) is None:
-        known = ", ".join(sorted(n.slug for n in play.save.npcs.values())) or "none"
-        raise UsageError(f"no NPC {npc!r} in {path} (NPCs: {known})")
-    return play, tick
+    session = Session()
+    try:
+        session.load(play, tick, exact=True)
+        if npc is not None:
+            session.set_npc(session.require_npc(npc))
+    except TickOutOfRange as exc:
+        raise UsageError(str(exc)) from None
+    except UnknownNpc as exc:
+        raise UsageError(f"no NPC {exc.slug!r} in {path} (NPCs: {', '.join(exc.known) or 'none'})") from None
+    return session

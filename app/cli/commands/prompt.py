@@ -69,7 +69,8 @@ def format_prompt_text(preview: PromptPreview, label: str) -> str:
 
 
 def run(args) -> int:
-    play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
+    session = open_for_query(args.save, args.content, args.tick, args.npc)
+    play, tick = session.playthrough, session.tick
     try:
         builder = PromptBuilder(play, encoding=args.encoding)
     except UnknownEncodingError as exc:

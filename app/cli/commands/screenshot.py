@@ -94,9 +94,10 @@ def run(args) -> int:
     _quiet_platform_notes()
     out = Path(args.out)
     folder, stem = out_folder_and_stem(out)
-    play, tick = open_for_query(args.save, args.content, args.tick, args.npc)
+    session = open_for_query(args.save, args.content, args.tick, args.npc)
+    play, tick = session.playthrough, session.tick
     finding = pick_finding(play, args.finding) if args.finding is not None else None  # "" is a malformed spec, not none
-    npc_id = play.save.npc_by_slug(args.npc).stable_id if args.npc else None
+    npc_id = session.npc if args.npc is not None else None
     why = getattr(args, "why", None)
     if why:
         from narrative_debugger.models.explain import UnknownTarget, explain

@@ -23,7 +23,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    play, tick = open_for_query(args.save, args.content, args.tick)
+    session = open_for_query(args.save, args.content, args.tick)
+    play, tick = session.playthrough, session.tick
     # The document is a few hundred thousand new dicts and lists and no cycle. With the
     # collector on, its full passes over them double the time state_json takes on a
     # large save.

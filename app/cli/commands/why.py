@@ -99,7 +99,8 @@ def _block(key: str, value, indent: str = "") -> list[str]:
 
 
 def run(args) -> int:
-    play, tick = open_for_query(args.save, args.content, args.tick)
+    session = open_for_query(args.save, args.content, args.tick)
+    play, tick = session.playthrough, session.tick
     try:
         exp = explain(play, args.target, tick, args.limit)
     except UnknownTarget as exc:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.open_guard import install as install_open_guard
+from tests.support.settings import settings_under
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -44,6 +45,10 @@ pytest_runtest_call = _guarded("call")
 pytest_runtest_teardown = _guarded("teardown")
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "window(save=..., size=..., content=..., **MainWindow kwargs): what the window fixture opens")
+
+
 @pytest.fixture(scope="session")
 def evening_playthrough():
     """The bundled ordinary-evening sample, opened once per test run (read-only)."""
@@ -53,15 +58,11 @@ def evening_playthrough():
 
 
 @pytest.fixture()
-def isolated_settings(tmp_path, monkeypatch):
-    """QSettings written under tmp_path, never the user's real settings."""
-    from PySide6.QtCore import QCoreApplication, QSettings
-
-    QSettings.setDefaultFormat(QSettings.IniFormat)
-    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, str(tmp_path / "settings"))
-    QCoreApplication.setOrganizationName("SettledReachTest")
-    QCoreApplication.setApplicationName("narrative-debugger-test")
-    yield tmp_path / "settings"
+def isolated_settings(tmp_path):
+    """QSettings written under tmp_path, never the user's real settings; the previous
+    format, folder and application names are restored afterwards (tests/support/settings.py)."""
+    with settings_under(tmp_path / "settings") as folder:
+        yield folder
 
 
 @pytest.fixture()
@@ -92,19 +93,40 @@ def message_boxes(monkeypatch, isolated_settings):
     return boxes
 
 
-def open_window(qtbot, save: Path | None, size: tuple[int, int] = (1400, 900), **kwargs):
-    """A shown MainWindow of ``size`` pixels (owned by qtbot), with ``save`` opened and ready
-    when given. ``kwargs`` go to MainWindow (e.g. ``persist=False``)."""
+@pytest.fixture()
+def open_window(qtbot, isolated_settings):
+    """A factory: ``open_window(save=None, size=(1400, 900), content=None, **kwargs)`` gives a
+    shown, exposed MainWindow of ``size`` pixels (None: the size MainWindow chose, its
+    default or a restored layout's), owned by qtbot, whose QSettings live under the test's
+    tmp_path; with ``save`` (and its ``content`` folder when given) opened and ready.
+    ``kwargs`` go to MainWindow (e.g. ``persist=False``). Call it again for a second window
+    on the same settings (what a restart sees)."""
     from narrative_debugger.app.window.main_window import MainWindow
 
-    w = MainWindow(**kwargs)
-    qtbot.addWidget(w)
-    w.resize(*size)
-    w.show()
-    if save is not None:
-        w.open_save(save, wait=True)
-        assert w.session.ready
-    return w
+    def make(save: Path | None = None, size: tuple[int, int] | None = (1400, 900), content: Path | None = None, **kwargs):
+        w = MainWindow(**kwargs)
+        qtbot.addWidget(w)
+        if size is not None:
+            w.resize(*size)
+        w.show()
+        qtbot.waitExposed(w)
+        if save is not None:
+            w.open_save(save, content, wait=True)
+            assert w.session.ready
+        return w
+
+    return make
+
+
+@pytest.fixture()
+def window(request, open_window):
+    """The one shown MainWindow of a test, from ``open_window``. By default the evening
+    sample at 1400x900; a module or test changes that with
+    ``@pytest.mark.window(save=..., size=..., persist=...)`` (``save=None``: no save)."""
+    marker = request.node.get_closest_marker("window")
+    kwargs = dict(marker.kwargs) if marker else {}
+    kwargs.setdefault("save", SAMPLES / "evening.json")
+    return open_window(**kwargs)
 
 
 def k002_save(folder: Path) -> tuple[Path, dict, int, int]:

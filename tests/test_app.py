@@ -18,14 +18,9 @@ from narrative_debugger.models.report.meta import read_record
 from narrative_debugger.widgets.registry import VIEWS
 from PySide6.QtGui import QImage
 
-from tests.conftest import ROOT, SAMPLES, open_window
+from tests.conftest import ROOT, SAMPLES
 
 pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
-
-
-@pytest.fixture()
-def window(qtbot):
-    return open_window(qtbot, SAMPLES / "evening.json")
 
 
 def wait_prompt(qtbot, window):
@@ -244,8 +239,8 @@ def test_reload_after_the_save_is_deleted_and_written_again(qtbot, window, tmp_p
     path.write_bytes(data)
     window.open_save(path, wait=True)
     first = window.session.playthrough
-    path.unlink()
-    qtbot.wait(900)
+    with qtbot.waitSignal(window.save_watch.gone, timeout=10000):  # the watch has seen it gone
+        path.unlink()
     path.write_bytes(data)
     qtbot.waitUntil(lambda: window.session.playthrough is not first, timeout=10000)
     assert "Reloaded" in window.statusBar().currentMessage() or window.session.playthrough.save.label == "live.json"

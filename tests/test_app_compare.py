@@ -15,14 +15,9 @@ from narrative_debugger.widgets.kit.culprit import CULPRIT_BG, row_visible
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 
-from tests.conftest import CONTENT, SAMPLES, open_window
+from tests.conftest import CONTENT, SAMPLES
 
 pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
-
-
-@pytest.fixture()
-def window(qtbot):
-    return open_window(qtbot, SAMPLES / "evening.json")
 
 
 def test_compare_with_a_save_fills_dock_views_and_tickbar(qtbot, window, monkeypatch):
@@ -268,18 +263,18 @@ def test_b_stress_fits_the_stress_plot_whatever_is_drawn_after(qtbot, window):
 
 # ----- issue 35: stop comparing past A's end; the Interactions heading; the B columns -----
 
-def _spiral_vs_evening(qtbot, size=(1440, 900)):
+def _spiral_vs_evening(open_window, size=(1440, 900)):
     """walkaway-spiral (last tick 37 113) compared with the longer evening (302 029)."""
-    w = open_window(qtbot, SAMPLES / "walkaway-spiral.json", size=size)
+    w = open_window(SAMPLES / "walkaway-spiral.json", size=size)
     w.compare.compare_with(SAMPLES / "evening.json", wait=True)
     assert w.session.comparison is not None and w.session.last_tick == 302_029
     return w
 
 
-def test_stop_comparing_past_a_end_brings_the_tick_back_into_a(qtbot):
+def test_stop_comparing_past_a_end_brings_the_tick_back_into_a(qtbot, open_window):
     """"Stop comparing" at a tick on B's part of the range left the session, the headers
     and the status bar at B's tick, past A's end: every one now says A's last tick."""
-    w = _spiral_vs_evening(qtbot)
+    w = _spiral_vs_evening(open_window)
     s = w.session
     s.set_view("interactions")
     s.set_tick(200_000)
@@ -304,11 +299,11 @@ def test_stop_comparing_past_a_end_brings_the_tick_back_into_a(qtbot):
 
 
 @pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
-def test_the_interactions_heading_keeps_its_two_lines_while_comparing(qtbot, size):
+def test_the_interactions_heading_keeps_its_two_lines_while_comparing(qtbot, open_window, size):
     """The heading was cut to one line high (a sliver of its second line) when the
     comparison set it while the Interactions tab was behind another: it is as high as
     its text once shown."""
-    w = _spiral_vs_evening(qtbot, size)
+    w = _spiral_vs_evening(open_window, size)
     heading = w.views["interactions"].heading
     holder = heading.parentWidget()
     w.session.set_view("interactions")
@@ -320,11 +315,11 @@ def test_the_interactions_heading_keeps_its_two_lines_while_comparing(qtbot, siz
 
 
 @pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
-def test_the_b_columns_fit_their_text(qtbot, size):
+def test_the_b_columns_fit_their_text(qtbot, open_window, size):
     """At 1440 px the Interactions B column was 34 px wide and showed one letter; the
     Knowledge B column cut its text. Each B column is as wide as the widest text it shows
     (bold, as a changed row is) and its header."""
-    w = _spiral_vs_evening(qtbot, size)
+    w = _spiral_vs_evening(open_window, size)
     s = w.session
     checked = 0
     for view_name, col in (("knowledge", COL_B), ("interactions", INTERACTION_COL_B)):

@@ -10,12 +10,10 @@ import pytest
 from PySide6.QtCore import Qt
 from narrative_debugger.app.window.report import open_report
 
-from tests.conftest import SAMPLES, open_window
+from tests.conftest import SAMPLES
 
 
-@pytest.fixture()
-def window(qtbot, message_boxes):
-    return open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1200, 800))
+pytestmark = [pytest.mark.usefixtures("message_boxes"), pytest.mark.window(save=SAMPLES / "walkaway-spiral.json", size=(1200, 800))]
 
 
 def _opened(window, path: Path, message_boxes) -> str:

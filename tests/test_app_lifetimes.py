@@ -5,13 +5,13 @@ opened, reloaded, stepped and closed in a loop while loads run."""
 from __future__ import annotations
 
 import gc
-import time
+import threading
 
 import pytest
 from narrative_debugger.app.workers import loader as loader_module
 from narrative_debugger.app.window.main_window import MainWindow
-from narrative_debugger.widgets.kit.jobs import running_anywhere
-from PySide6.QtCore import Qt
+from narrative_debugger.widgets.kit.jobs import Jobs, running_anywhere
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from tests.conftest import SAMPLES
@@ -36,10 +36,8 @@ def _panel(window: MainWindow, job: str):
     return panel
 
 
-def test_close_while_loading_stops_every_worker(qtbot, big_save):
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
+def test_close_while_loading_stops_every_worker(qtbot, open_window, big_save):
+    window = open_window(None, (1440, 900))
     window.open_save(SAMPLES / "evening.json", wait=True)
     window.views["prompt"].request_preview()
     window.open_save(big_save)
@@ -54,28 +52,29 @@ def test_close_while_loading_stops_every_worker(qtbot, big_save):
     assert not window.loader.busy and window.loader.running == 0
 
 
-def test_change_on_disk_after_close_starts_nothing(qtbot, tmp_path):
+def test_change_on_disk_after_close_starts_nothing(qtbot, open_window, tmp_path):
     path = tmp_path / "live.json"
     path.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes())
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
+    window = open_window(None, (1440, 900))
     window.open_save(path, wait=True)
     shown = window.session.playthrough
     window.save_watch.notify(path)  # a change seen just before the close: the debounce timer runs
+    assert window.save_watch.pending
     window.close()
+    assert not window.save_watch.pending  # the debounce is stopped: no reload can come of it
     path.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes() + b" ")
-    qtbot.wait(900)  # past the reload debounce
+    window.save_watch.notify(path)  # what the file-system watcher would say now
+    assert not window.save_watch.pending and not window.save_watch.watched_files
     assert not window.loader.busy and window.loader.running == 0
     assert window.session.playthrough is shown  # no reload happened after the close
 
 
-def test_open_reload_step_close_in_a_loop_while_loads_run(qtbot, big_save):
+def test_open_reload_step_close_in_a_loop_while_loads_run(qtbot, open_window, big_save):
     """Six windows, each closed while its latest load runs; two more deleted without close."""
     for round_ in range(8):
-        window = MainWindow(persist=False)
-        qtbot.addWidget(window)
-        window.show()
+        window = open_window(None, (1440, 900), persist=False)
+        reports = []
+        window.loader.progress.connect(lambda *_: reports.append(1))
         window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
         window.tickbar.next_event()
         window.tickbar.forward_big_step()
@@ -83,7 +82,8 @@ def test_open_reload_step_close_in_a_loop_while_loads_run(qtbot, big_save):
         window.reload()  # ... which a reload never cancels (it waits for the open)
         window.open_save(big_save)  # ... and that by the big save again
         window.tickbar.next_event()  # stepping while loading
-        qtbot.wait(20 * round_)
+        # Each round closes a little later: after the round_-th progress report of the big load.
+        qtbot.waitUntil(lambda: len(reports) >= round_ or not window.loader.busy, timeout=60_000)
         if round_ < 6:
             window.close()
             assert window.loader.running == 0
@@ -97,12 +97,28 @@ def test_open_reload_step_close_in_a_loop_while_loads_run(qtbot, big_save):
     qtbot.waitUntil(lambda: running_anywhere() == 0, timeout=60_000)
 
 
-def test_the_latest_request_wins(qtbot, big_save):
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
+def _jobs_settled(qtbot, owner) -> None:
+    """Every job's worker thread has ended, and what each sent on its way out has reached
+    the GUI thread: a probe job's answer, queued after those, has come back."""
+    qtbot.waitUntil(lambda: running_anywhere() == 0 and not any(t.name.startswith("job-") for t in threading.enumerate()), timeout=60_000)
+    answers = []
+    Jobs(owner).run(lambda: "probe", on_done=answers.append)
+    qtbot.waitUntil(lambda: answers == ["probe"], timeout=10_000)
+
+
+def test_the_latest_request_wins(qtbot, open_window, big_save):
+    window = open_window(None, (1440, 900), persist=False)
+    reports = []
+    window.loader.loaded.connect(lambda play, _context: reports.append(("loaded", play.save.label)))
+    window.loader.checked.connect(lambda play, _context: reports.append(("checked", play.save.label)))
+    window.loader.cancelled.connect(lambda: reports.append(("cancelled", None)))
+    window.loader.failed.connect(lambda message: reports.append(("failed", message)))
     window.open_save(big_save)
     window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
-    qtbot.wait(300)  # the big load, replaced, must not report after the small one
+    # The big load, replaced, must not report after the small one: once its worker has
+    # ended and what it sent on its way out has reached the GUI thread, look at what came.
+    _jobs_settled(qtbot, window)
+    assert reports == [("loaded", "walkaway-spiral.json"), ("checked", "walkaway-spiral.json")]
     assert window.save_path.name == "walkaway-spiral.json"
     assert window.session.playthrough.save.label == "walkaway-spiral.json"
 
@@ -125,15 +141,11 @@ def test_a_load_that_fails_says_where(qtbot, capsys):
     loader.shutdown()
 
 
-def test_the_first_open_does_not_change_the_window_layout(qtbot):
+def test_the_first_open_does_not_change_the_window_layout(qtbot, open_window):
     """The progress panel joined the status bar at the first open and made it taller (22
     -> 27 pixels): the whole window was laid out and repainted again while the worker
     read the save (55-60 ms, issue 10). It is there, hidden, from the start."""
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
-    window.resize(1200, 800)
-    window.show()
-    qtbot.waitExposed(window)
+    window = open_window(None, (1200, 800), persist=False)
     QApplication.processEvents()
     before = (window.statusBar().height(), window.centralWidget().size())
     window.open_save(SAMPLES / "evening.json")
@@ -145,7 +157,7 @@ def test_the_first_open_does_not_change_the_window_layout(qtbot):
     assert window.session.ready and not _panel(window, "Opening save").isVisible()
 
 
-def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, monkeypatch):
+def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, open_window, monkeypatch):
     """The progress of an open is a panel of the window's status bar, not a second
     window (a dialog's first show stalled the GUI thread past 50 ms, issue 10); its
     Cancel stops the load and the window keeps the save it had."""
@@ -155,9 +167,7 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     from narrative_debugger.models.playthrough import Playthrough
     from PySide6.QtWidgets import QProgressDialog
 
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
-    window.show()
+    window = open_window(None, (1440, 900), persist=False)
     window.open_save(SAMPLES / "evening.json", wait=True)
     reported = threading.Event()
 
@@ -195,15 +205,12 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     qtbot.waitUntil(lambda: window.loader.running == 0, timeout=5000)  # the worker saw the cancel and ended
 
 
-def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot):
+def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot, open_window):
     """The pass that hands a save to the views refreshed everything and repainted the whole
     window: 55-60 ms even for a small save (issue 10: 50 ms). The central area and the
     shown docks are filled in that pass but paint in later ones, one a pass;
     ``finish_background`` lets them paint at once."""
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
+    window = open_window(None, (1440, 900), persist=False)
     window.open_save(SAMPLES / "evening.json", wait=True)
     held = []
 
@@ -225,13 +232,14 @@ def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot):
     assert (npcs.model.rowCount(), monologues.caption.text()) == before
     npcs._show_preview(0)  # a drag frame before the dock's pass leaves the previous save's rows alone
     assert npcs.model.rowCount() == before[0]
+    # How many of them paint, seen once in every pass of the event loop (a zero timer).
     released = []
-    for _ in range(500):
-        QApplication.processEvents()
-        time.sleep(0.002)
-        released.append(sum(w.updatesEnabled() for w in [window.centralWidget(), *window.docks.values()]))
-        if released[-1] == len(window.docks) + 1:
-            break
+    every_pass = QTimer(window)
+    every_pass.setInterval(0)
+    every_pass.timeout.connect(lambda: released.append(sum(w.updatesEnabled() for w in [window.centralWidget(), *window.docks.values()])))
+    every_pass.start()
+    qtbot.waitUntil(lambda: bool(released) and released[-1] == len(window.docks) + 1, timeout=20000)
+    every_pass.stop()
     steps = [b - a for a, b in zip(released, released[1:])]
     assert released[-1] == len(window.docks) + 1 and max(steps) == 1  # one widget a pass
     assert npcs.model.rowCount() == len(window.session.playthrough.save.npcs)  # filled with the new save
@@ -241,7 +249,7 @@ def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot):
     assert all(d.updatesEnabled() for d in window.docks.values()) and window.centralWidget().updatesEnabled()
 
 
-def test_escape_cancels_the_newest_job_then_the_one_before_when_an_open_and_a_compare_both_run(qtbot, monkeypatch):
+def test_escape_cancels_the_newest_job_then_the_one_before_when_an_open_and_a_compare_both_run(qtbot, open_window, monkeypatch):
     """The window and its compare controller each made an Escape shortcut; with both
     jobs running Qt found Escape ambiguous and cancelled neither. One shared shortcut
     now cancels the newest job, and a second Escape the comparison started before it."""
@@ -257,9 +265,7 @@ def test_escape_cancels_the_newest_job_then_the_one_before_when_an_open_and_a_co
             threading.Event().wait(0.01)
         raise loader_module.Cancelled()
 
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
-    window.show()
+    window = open_window(None, (1440, 900), persist=False)
     window.open_save(SAMPLES / "evening.json", wait=True)
     monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)
     monkeypatch.setattr(compare_module, "open_and_compare", slow)

@@ -19,7 +19,7 @@ from narrative_debugger.widgets.kit.progress_panel import ProgressPanel
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
-from tests.conftest import SAMPLES, open_window
+from tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
@@ -58,9 +58,9 @@ def change(path: Path) -> None:
     path.write_bytes(path.read_bytes().replace(b'"game_version":"', b'"game_version":"y', 1))
 
 
-def test_a_change_on_disk_of_the_shown_save_never_cancels_the_users_open(qtbot, saves, monkeypatch):
+def test_a_change_on_disk_of_the_shown_save_never_cancels_the_users_open(qtbot, open_window, saves, monkeypatch):
     a, b = saves
-    window = open_window(qtbot, a)
+    window = open_window(a)
     gate = Gate(monkeypatch, b)
     window.open_save(b)
     qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
@@ -75,9 +75,9 @@ def test_a_change_on_disk_of_the_shown_save_never_cancels_the_users_open(qtbot, 
     assert not window.loader.busy  # the held-back reload of a was dropped: b is shown now
 
 
-def test_a_change_held_back_by_an_open_is_read_when_the_open_is_cancelled(qtbot, saves, monkeypatch):
+def test_a_change_held_back_by_an_open_is_read_when_the_open_is_cancelled(qtbot, open_window, saves, monkeypatch):
     a, b = saves
-    window = open_window(qtbot, a)
+    window = open_window(a)
     shown = window.session.playthrough
     gate = Gate(monkeypatch, b)
     window.open_save(b)
@@ -92,9 +92,9 @@ def test_a_change_held_back_by_an_open_is_read_when_the_open_is_cancelled(qtbot,
     assert window.statusBar().currentMessage() == "Reloaded a.json: it changed on disk."
 
 
-def test_a_late_notification_for_the_save_shown_before_reloads_nothing(qtbot, saves):
+def test_a_late_notification_for_the_save_shown_before_reloads_nothing(qtbot, open_window, saves):
     a, b = saves
-    window = open_window(qtbot, a)
+    window = open_window(a)
     window.open_save(b, wait=True)
     opened = window.session.playthrough
     window.save_watch.notify(a)  # arrives after the switch
@@ -104,10 +104,10 @@ def test_a_late_notification_for_the_save_shown_before_reloads_nothing(qtbot, sa
     assert window.session.playthrough is opened
 
 
-def test_a_change_still_debounced_at_the_switch_does_not_reload_the_new_save(qtbot, saves, monkeypatch):
+def test_a_change_still_debounced_at_the_switch_does_not_reload_the_new_save(qtbot, open_window, saves, monkeypatch):
     a, b = saves
     monkeypatch.setattr(save_watch, "DEBOUNCE_MS", 600_000)  # the change's timer outlives the open
-    window = open_window(qtbot, a)
+    window = open_window(a)
     gate = Gate(monkeypatch, b)
     window.open_save(b)
     qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
@@ -129,10 +129,10 @@ def test_a_change_still_debounced_at_the_switch_does_not_reload_the_new_save(qtb
     assert window.statusBar().currentMessage() == "Reloaded b.json: it changed on disk."
 
 
-def test_a_reload_shows_its_progress_and_cancels_by_button_and_escape(qtbot, saves, monkeypatch):
+def test_a_reload_shows_its_progress_and_cancels_by_button_and_escape(qtbot, open_window, saves, monkeypatch):
     a, _ = saves
     monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)
-    window = open_window(qtbot, a)
+    window = open_window(a)
     shown = window.session.playthrough
     panel = window.findChild(ProgressPanel)
     gate = Gate(monkeypatch, a)
@@ -157,9 +157,9 @@ def test_a_reload_shows_its_progress_and_cancels_by_button_and_escape(qtbot, sav
     assert window.statusBar().currentMessage() == "Reloaded a.json."
 
 
-def test_an_open_replaces_a_running_reload_and_the_reload_follows_if_the_open_is_cancelled(qtbot, saves, monkeypatch):
+def test_an_open_replaces_a_running_reload_and_the_reload_follows_if_the_open_is_cancelled(qtbot, open_window, saves, monkeypatch):
     a, b = saves
-    window = open_window(qtbot, a)
+    window = open_window(a)
     shown = window.session.playthrough
     gate = Gate(monkeypatch, a, b)
     window.reload(changed=True)
@@ -174,12 +174,12 @@ def test_an_open_replaces_a_running_reload_and_the_reload_follows_if_the_open_is
     assert window.statusBar().currentMessage() == "Reloaded a.json: it changed on disk."
 
 
-def test_a_message_that_comes_while_the_progress_shows_is_seen_in_its_place(qtbot, saves, monkeypatch):
+def test_a_message_that_comes_while_the_progress_shows_is_seen_in_its_place(qtbot, open_window, saves, monkeypatch):
     """The progress panel takes the room where the status bar draws its messages: one that
     came during a job (here: the shown save deleted while another opens) was not seen."""
     a, b = saves
     monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)
-    window = open_window(qtbot, a)
+    window = open_window(a)
     window.statusBar().showMessage("a word from before the open", 60_000)
     panel = window.findChild(ProgressPanel)
     gate = Gate(monkeypatch, b)
@@ -197,9 +197,9 @@ def test_a_message_that_comes_while_the_progress_shows_is_seen_in_its_place(qtbo
     assert not panel.isVisible() and window.save_path == b
 
 
-def test_f5_while_another_save_opens_says_it_waits_and_cancels_nothing(qtbot, saves, monkeypatch):
+def test_f5_while_another_save_opens_says_it_waits_and_cancels_nothing(qtbot, open_window, saves, monkeypatch):
     a, b = saves
-    window = open_window(qtbot, a)
+    window = open_window(a)
     gate = Gate(monkeypatch, b)
     window.open_save(b)
     qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
@@ -211,10 +211,10 @@ def test_f5_while_another_save_opens_says_it_waits_and_cancels_nothing(qtbot, sa
     assert window.save_path == b and not window.loader.busy
 
 
-def test_a_change_during_a_reload_reads_the_save_again_as_a_new_request(qtbot, saves, monkeypatch):
+def test_a_change_during_a_reload_reads_the_save_again_as_a_new_request(qtbot, open_window, saves, monkeypatch):
     a, _ = saves
     monkeypatch.setattr(save_watch, "DEBOUNCE_MS", 50)
-    window = open_window(qtbot, a)
+    window = open_window(a)
     shown = window.session.playthrough
     gate = Gate(monkeypatch, a)
     window.reload()  # F5

@@ -7,22 +7,13 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.prompt.tokens import ENCODINGS
 from narrative_debugger.models.report.plain_text import counted
 
 from tests.conftest import DATA, SAMPLES
 
-pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
-
-
-@pytest.fixture()
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1440, 900)
-    w.show()
-    return w
+# Modal boxes recorded, never shown; the window opens no save until a test does.
+pytestmark = [pytest.mark.usefixtures("message_boxes"), pytest.mark.window(save=None, size=(1440, 900))]
 
 
 def test_counts_are_in_the_right_number(qtbot, window):
@@ -47,7 +38,7 @@ def test_status_bar_shows_the_save_name_whole_or_elided_with_a_tooltip(qtbot, wi
     shutil.copy(SAMPLES / "walkaway-spiral.json", long)
     window.open_save(long, SAMPLES / "content", wait=True)  # content given: no "sample content" after the name
     window.resize(900, 700)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: "…" in label.text(), timeout=5000)
     assert label.full_text() == long.name
     assert "…" in label.text() and label.text().endswith("evening.json")
     assert str(long) in label.toolTip()
@@ -64,7 +55,7 @@ def test_the_chosen_prompt_encoding_outlives_the_save(qtbot, window):
     qtbot.waitUntil(lambda: prompt.current_preview is not None and prompt.current_preview.encoding == other, timeout=30_000)
 
 
-def test_open_recent_drops_files_that_are_gone(qtbot, window, tmp_path):
+def test_open_recent_drops_files_that_are_gone(qtbot, window, open_window, tmp_path):
     kept, gone = tmp_path / "kept&co.json", tmp_path / "gone.json"
     for path in (kept, gone):
         shutil.copy(SAMPLES / "walkaway-spiral.json", path)
@@ -75,8 +66,7 @@ def test_open_recent_drops_files_that_are_gone(qtbot, window, tmp_path):
     actions = window.recent_menu.actions()
     assert [a.data() for a in actions] == [str(kept)]
     assert actions[0].text() == str(kept).replace("&", "&&")  # shown as the path, not a mnemonic
-    fresh = MainWindow()  # reads the settings: forgotten there too
-    qtbot.addWidget(fresh)
+    fresh = open_window()  # a restart: reads the same settings, forgotten there too
     assert [a.data() for a in fresh.recent_menu.actions()] == [str(kept)]
 
 

@@ -221,13 +221,13 @@ def test_brush_of_hands_out_one_brush_per_colour():
 
 
 @pytest.mark.parametrize("save", ["walkaway-spiral.json", "qa-faults.json", "evening.json"])
-def test_a_models_cell_answers_what_its_data_does(qtbot, isolated_settings, save):
+def test_a_models_cell_answers_what_its_data_does(qtbot, open_window, isolated_settings, save):
     """``cell(index)`` (one call a cell for the delegate) equals ``data`` for each role it
     stands for, in every cell, at ticks through the save and while comparing (the B column)."""
     from narrative_debugger.widgets.kit.roles import ALIGN, BACKGROUND, DISPLAY, FONT, FOREGROUND
-    from tests.conftest import SAMPLES, open_window
+    from tests.conftest import SAMPLES
 
-    window = open_window(qtbot, SAMPLES / save)
+    window = open_window(SAMPLES / save)
     s = window.session
     models = [window.docks["npcs"].widget().model, window.views["interactions"].model]
     assert all(callable(getattr(m, "cell", None)) for m in models)

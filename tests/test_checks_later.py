@@ -108,13 +108,12 @@ def test_an_unreadable_save_has_nothing_left_to_check(tmp_path, unreadable):
     assert not play.readable and not play.checks_pending and play.findings
 
 
-def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, monkeypatch):
+def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, open_window, monkeypatch):
     """The loader hands the save over replayed, with its snapshot and content checks still
     running; once they end, every panel that shows findings has all of them, and the
     tick, the NPC and the journal's filter stay where the user put them."""
     import threading
 
-    from narrative_debugger.app.window.main_window import MainWindow
     from narrative_debugger.widgets.docks.journal import WITH_FINDINGS
 
     go = threading.Event()
@@ -125,8 +124,7 @@ def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, monke
         real(self)
 
     monkeypatch.setattr(Playthrough, "finish_checks", held)
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
+    window = open_window(persist=False)
     path = SAMPLES / "qa-faults.json"
     window.open_save(path)
     qtbot.waitUntil(lambda: window.session.playthrough is not None, timeout=20000)
@@ -145,9 +143,8 @@ def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, monke
     before = journal.model.rowCount()
     window.loader.cancel()  # as Escape would: a save already shown is not cancelled
     go.set()
-    qtbot.waitUntil(lambda: not window.loader.busy, timeout=20000)
-    qtbot.wait(10)
     whole = Playthrough.open(path, CONTENT).findings
+    qtbot.waitUntil(lambda: not window.loader.busy and findings.model.rowCount() == len(whole), timeout=20000)
     assert window.session.playthrough is play and not play.checks_pending
     assert play.findings == whole and len(whole) > shown
     assert findings.model.rowCount() == len(whole)
@@ -178,15 +175,12 @@ def _held(monkeypatch, label: str):
     return go
 
 
-def _window(qtbot, monkeypatch):
+def _window(open_window, monkeypatch):
     from narrative_debugger.app.window import main_window
-    from narrative_debugger.app.window.main_window import MainWindow
 
     boxes = []
     monkeypatch.setattr(main_window, "show_message", lambda *args, **kwargs: boxes.append(args))
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
-    return window, boxes
+    return open_window(persist=False), boxes
 
 
 def _shown(qtbot, window, label: str):
@@ -195,19 +189,19 @@ def _shown(qtbot, window, label: str):
 
 
 def _assert_whole(qtbot, window, play, path):
-    qtbot.waitUntil(lambda: not window.loader.busy, timeout=20000)
-    qtbot.wait(20)
-    assert window.session.playthrough is play and not play.checks_pending
+    qtbot.waitUntil(lambda: not window.loader.busy and not play.checks_pending, timeout=20000)
+    qtbot.waitUntil(lambda: window.docks["findings"].widget().model.rowCount() == len(play.findings), timeout=20000)
+    assert window.session.playthrough is play
     assert play.findings == Playthrough.open(path, CONTENT).findings
     assert window.docks["findings"].widget().model.rowCount() == len(play.findings)
     assert "checking" not in window.status_findings.text()
 
 
-def test_a_save_opened_while_another_is_checked_replaces_it_quietly(qtbot, monkeypatch, capfd):
+def test_a_save_opened_while_another_is_checked_replaces_it_quietly(qtbot, open_window, monkeypatch, capfd):
     """The first save's checks end after the second save was asked for: the second
     save shows with its whole findings, and nothing is printed."""
     go = _held(monkeypatch, "qa-faults.json")
-    window, _ = _window(qtbot, monkeypatch)
+    window, _ = _window(open_window, monkeypatch)
     window.open_save(SAMPLES / "qa-faults.json")
     _shown(qtbot, window, "qa-faults.json")
     window.open_save(SAMPLES / "walkaway-spiral.json")
@@ -219,11 +213,11 @@ def test_a_save_opened_while_another_is_checked_replaces_it_quietly(qtbot, monke
 
 
 @pytest.mark.parametrize("then", ["unreadable save", "another save, cancelled"])
-def test_a_shown_save_gets_its_whole_findings_when_the_next_open_fails(qtbot, monkeypatch, tmp_path, then):
+def test_a_shown_save_gets_its_whole_findings_when_the_next_open_fails(qtbot, open_window, monkeypatch, tmp_path, then):
     """New-user trial: opening an unreadable save (or one cancelled with Escape) while
     the shown save was being checked left it with its partial findings for good."""
     go = _held(monkeypatch, "qa-faults.json")
-    window, boxes = _window(qtbot, monkeypatch)
+    window, boxes = _window(open_window, monkeypatch)
     path = SAMPLES / "qa-faults.json"
     window.open_save(path)
     first = _shown(qtbot, window, "qa-faults.json")
@@ -241,10 +235,10 @@ def test_a_shown_save_gets_its_whole_findings_when_the_next_open_fails(qtbot, mo
     window.close()
 
 
-def test_the_selected_finding_stays_selected_when_the_findings_arrive(qtbot, monkeypatch):
+def test_the_selected_finding_stays_selected_when_the_findings_arrive(qtbot, open_window, monkeypatch):
     """New-user trial: the selection was lost, and F8 started over from the first row."""
     go = _held(monkeypatch, "qa-faults.json")
-    window, _ = _window(qtbot, monkeypatch)
+    window, _ = _window(open_window, monkeypatch)
     path = SAMPLES / "qa-faults.json"
     window.open_save(path)
     play = _shown(qtbot, window, "qa-faults.json")
@@ -261,14 +255,14 @@ def test_the_selected_finding_stays_selected_when_the_findings_arrive(qtbot, mon
     window.close()
 
 
-def test_a_report_made_while_the_save_is_checked_shows_the_whole_findings(qtbot, monkeypatch, tmp_path):
+def test_a_report_made_while_the_save_is_checked_shows_the_whole_findings(qtbot, open_window, monkeypatch, tmp_path):
     """New-user trial: the picture showed the partial findings, the summary the whole."""
     import threading
 
     from narrative_debugger.app.window.report import write_report
 
     go = _held(monkeypatch, "qa-faults.json")
-    window, _ = _window(qtbot, monkeypatch)
+    window, _ = _window(open_window, monkeypatch)
     path = SAMPLES / "qa-faults.json"
     window.open_save(path)
     play = _shown(qtbot, window, "qa-faults.json")
@@ -282,9 +276,9 @@ def test_a_report_made_while_the_save_is_checked_shows_the_whole_findings(qtbot,
     window.close()
 
 
-def test_a_clean_open_clears_the_word_on_the_save_before(qtbot, monkeypatch):
+def test_a_clean_open_clears_the_word_on_the_save_before(qtbot, open_window, monkeypatch):
     """New-user trial: 'Opened X with 1 error finding' stayed up over a clean save."""
-    window, _ = _window(qtbot, monkeypatch)
+    window, _ = _window(open_window, monkeypatch)
     window.open_save(SAMPLES / "qa-faults.json", wait=True)
     assert window.statusBar().currentMessage().startswith("Opened qa-faults.json with")
     window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)

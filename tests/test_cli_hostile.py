@@ -8,6 +8,7 @@ import copy
 import gzip
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -205,13 +206,22 @@ def _sigint_not_ignored():
 
 
 def _popen(args: list[str], **kwargs) -> subprocess.Popen:
-    """A child that Ctrl+C reaches, whatever SIGINT disposition pytest was started with."""
+    """A child that Ctrl+C reaches, whatever SIGINT disposition pytest was started with;
+    its output unbuffered, so each result line arrives as it is printed."""
+    env = {**kwargs.pop("env", os.environ), "PYTHONUNBUFFERED": "1"}
     with _sigint_not_ignored():
-        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kwargs)
 
 
-def _interrupt_after(proc: subprocess.Popen, seconds: float) -> tuple[str, str]:
-    time.sleep(seconds)
+def _checking(proc: subprocess.Popen) -> None:
+    """Return once the command has printed its first file's result: it is checking, with
+    the other files of the 200 still ahead."""
+    ready, _, _ = select.select([proc.stdout], [], [], 120)
+    assert ready and proc.stdout.readline(), "the command printed no result"
+    assert proc.poll() is None, "the command ended before it could be interrupted"
+
+
+def _interrupt(proc: subprocess.Popen) -> tuple[str, str]:
     assert proc.poll() is None, "the command ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     try:
@@ -236,21 +246,25 @@ def test_children_start_with_sigint_delivered_even_when_pytest_ignores_it():
 
 
 def test_ctrl_c_during_check_exits_130_without_traceback(big_save):
-    """check reads the big save 200 times over; Ctrl+C after 2 s ends it at once."""
+    """check reads the big save 200 times over; Ctrl+C once the first is checked ends it at once."""
     proc = _popen([sys.executable, "-m", "narrative_debugger.app", "check", *[str(big_save)] * 200])
-    _, err = _interrupt_after(proc, 2.0)
+    _checking(proc)
+    _, err = _interrupt(proc)
     assert proc.returncode == EXIT_INTERRUPTED
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert err.strip() == "narrative-debugger: interrupted"
 
 
-@pytest.mark.parametrize("delay", [0.2, 2.5])
-def test_ctrl_c_at_a_terminal_stops_check_jobs_and_its_workers(big_save, delay):
+@pytest.mark.parametrize("when", ["starting", "checking"])
+def test_ctrl_c_at_a_terminal_stops_check_jobs_and_its_workers(big_save, when):
     """Ctrl+C at a terminal signals the whole process group: while starting (imports)
     or while two workers check. Exit 130 at once, no traceback from any process, and
     no worker left running (the pipes close, so communicate returns)."""
     proc = _popen([sys.executable, "-m", "narrative_debugger.app", "check", "--jobs", "2", *[str(big_save)] * 200], start_new_session=True)
-    time.sleep(delay)
+    if when == "checking":
+        _checking(proc)
+    else:
+        time.sleep(0.2)  # no sign marks "importing": the one moment only a clock can pick
     assert proc.poll() is None
     os.killpg(proc.pid, signal.SIGINT)
     try:
@@ -268,10 +282,9 @@ def test_ctrl_c_twice_during_check_jobs_prints_one_line(big_save):
     executor's thread) must not print "Exception ignored in: <module 'threading'>"."""
     for _ in range(3):
         proc = _popen([sys.executable, "-m", "narrative_debugger.app", "check", "--jobs", "2", *[str(big_save)] * 200], start_new_session=True)
-        time.sleep(2.5)
-        assert proc.poll() is None
+        _checking(proc)
         os.killpg(proc.pid, signal.SIGINT)
-        time.sleep(0.05)
+        time.sleep(0.05)  # the second Ctrl+C lands while the first one stops the workers
         try:
             os.killpg(proc.pid, signal.SIGINT)
         except ProcessLookupError:
@@ -286,11 +299,14 @@ def test_ctrl_c_twice_during_check_jobs_prints_one_line(big_save):
         assert err == "narrative-debugger: interrupted\n", err
 
 
-def test_ctrl_c_closes_the_app_cleanly(tmp_path):
+def test_ctrl_c_closes_the_app_cleanly(qtbot, tmp_path):
     """The window runs (offscreen); Ctrl+C closes it: exit 130, no traceback, no Qt abort."""
     env = _env(QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
     proc = _popen([sys.executable, "-m", "narrative_debugger.app", str(SAMPLES / "evening.json")], env=env)
-    _, err = _interrupt_after(proc, 6.0)
+    # The window has shown the save once it is in the recent files of its settings.
+    settings = tmp_path / "config" / "SettledReach" / "narrative-debugger.conf"
+    qtbot.waitUntil(lambda: proc.poll() is not None or (settings.exists() and "evening.json" in settings.read_text(encoding="utf-8")), timeout=120_000)
+    _, err = _interrupt(proc)
     assert proc.returncode == EXIT_INTERRUPTED, err
     assert "Traceback" not in err and "QThread: Destroyed" not in err, err
 

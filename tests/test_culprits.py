@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.report.meta import read_record
 from narrative_debugger.models.rules.catalogue import RULES
 from narrative_debugger.models.rules.snapshot_diff import target_path
@@ -66,14 +65,7 @@ def faulty_content(tmp_path_factory) -> Path:
     return _write_content(tmp_path_factory.mktemp("faulty-content"), {**CONTENT_FILES, **CONTENT_FAULTS})
 
 
-@pytest.fixture()
-def window(qtbot):
-    w = MainWindow(persist=False)
-    qtbot.addWidget(w)
-    w.resize(1440, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+pytestmark = pytest.mark.window(save=None, size=(1440, 900), persist=False)
 
 
 def _shown(dock) -> bool:
@@ -146,7 +138,10 @@ def double_click_each(qtbot, window, codes=None) -> dict[str, list[str]]:
         row = panel.row_of(finding)
         assert row >= 0
         double_click_row(qtbot, panel.view, row, 1)
-        qtbot.wait(1)
+        try:  # the landing may finish in a later pass (a scroll, a dock brought to front)
+            qtbot.waitUntil(lambda: not culprit_problems(window, finding), timeout=2000)
+        except qtbot.TimeoutError:
+            pass  # reported below
         out[f"{finding.code}#{k} {finding.location}"] = culprit_problems(window, finding)
     return out
 

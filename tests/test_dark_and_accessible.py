@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from narrative_debugger.app.window.accessibility import CONTROLS
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.widgets.registry import DOCKS, VIEWS
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
@@ -26,13 +25,7 @@ def dark_palette() -> QPalette:
     return pal
 
 
-@pytest.fixture()
-def window(qtbot, isolated_settings):
-    w = MainWindow(persist=False)
-    qtbot.addWidget(w)
-    w.show()
-    w.open_save(SAMPLES / "evening.json", wait=True)
-    return w
+pytestmark = pytest.mark.window(save=SAMPLES / "evening.json", size=(1440, 900), persist=False)
 
 
 @pytest.fixture()

@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.domain.types import InteractionState
 from narrative_debugger.widgets.kit.culprit import CULPRIT_BG
 from narrative_debugger.widgets.interactions.diagram import DiagramData, StateMachineDiagram
@@ -102,14 +101,7 @@ def test_the_diagram_redraws_its_inks_when_the_palette_changes(qtbot):
     assert light.lightnessF() < 0.5 < dark.lightnessF()
 
 
-@pytest.fixture()
-def window(qtbot, isolated_settings):
-    w = MainWindow(persist=False)
-    qtbot.addWidget(w)
-    w.resize(1440, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+pytestmark = pytest.mark.window(save=None, size=(1440, 900), persist=False)
 
 
 def _heading_colours(label) -> list[str]:

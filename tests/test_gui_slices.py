@@ -144,12 +144,12 @@ def _drawn(view) -> dict:
     }
 
 
-def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, isolated_settings, message_boxes, monkeypatch):
+def test_timelines_behind_a_tab_are_drawn_once_shown_in_slices(qtbot, open_window, isolated_settings, message_boxes, monkeypatch):
     from narrative_debugger.widgets.timelines.view import TimelinesView
-    from tests.conftest import SAMPLES, open_window
+    from tests.conftest import SAMPLES
 
     monkeypatch.setattr("narrative_debugger.widgets.kit.slices.SLICE_MS", 0.0)
-    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json")
+    window = open_window(SAMPLES / "walkaway-spiral.json")
     s = window.session
     view = window.views["timelines"]
     assert s.view == "knowledge" and not view.curves and not view.drawn  # put off while behind the tab
@@ -174,11 +174,11 @@ def _choices(view) -> list:
     return [(view.npc_choice.itemText(k), view.npc_choice.itemData(k)) for k in range(view.npc_choice.count())]
 
 
-def test_interactions_behind_a_tab_are_built_once_shown(qtbot, isolated_settings, message_boxes):
+def test_interactions_behind_a_tab_are_built_once_shown(qtbot, open_window, isolated_settings, message_boxes):
     from narrative_debugger.widgets.interactions.view import InteractionView
-    from tests.conftest import SAMPLES, open_window
+    from tests.conftest import SAMPLES
 
-    window = open_window(qtbot, SAMPLES / "evening.json")
+    window = open_window(SAMPLES / "evening.json")
     window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
     s = window.session
     view = window.views["interactions"]
@@ -267,15 +267,15 @@ def test_after_an_end_slice_the_next_slice_waits_for_the_loop(qtbot):
     assert work._timer.interval() == 0
 
 
-def test_timelines_paint_once_when_another_npc_is_selected(qtbot, isolated_settings, message_boxes):
+def test_timelines_paint_once_when_another_npc_is_selected(qtbot, open_window, isolated_settings, message_boxes):
     """The stress plot's new range is applied before the paint: applied in the paint
     (pyqtgraph's prepareForPaint), the moved items asked for another paint."""
     import pyqtgraph as pg
     from PySide6.QtCore import QEvent, QObject
     from PySide6.QtWidgets import QApplication
-    from tests.conftest import SAMPLES, open_window
+    from tests.conftest import SAMPLES
 
-    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json")
+    window = open_window(SAMPLES / "walkaway-spiral.json")
     s = window.session
     s.set_view("timelines")
     view = window.views["timelines"]

@@ -10,7 +10,6 @@ import copy
 import json
 
 import pytest
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.catalogue import RULES
 from narrative_debugger.widgets.landing import landing
@@ -114,14 +113,7 @@ def test_f002_rule_text_says_where_it_lands_when_the_save_opens():
     assert "Snapshot dock" in lands and "JSON path" in lands and "Journal dock" in lands
 
 
-@pytest.fixture()
-def window(qtbot):
-    w = MainWindow(persist=False)
-    qtbot.addWidget(w)
-    w.resize(1440, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+pytestmark = pytest.mark.window(save=None, size=(1440, 900), persist=False)
 
 
 @pytest.mark.parametrize("mutate, code", [

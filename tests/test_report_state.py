@@ -97,12 +97,10 @@ def test_a_plain_file_name_is_accepted(name):
 
 
 @pytest.mark.parametrize("name", ["../outside/evening.json", "..\\outside\\evening.json", "/abs/evening.json", "C:evening.json"])
-def test_a_tampered_save_name_opens_nothing_and_says_so(qtbot, tmp_path, message_boxes, name):
+def test_a_tampered_save_name_opens_nothing_and_says_so(qtbot, open_window, tmp_path, message_boxes, name):
     from narrative_debugger.app.window.report import open_report
 
-    from tests.conftest import open_window
-
-    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1200, 800), persist=False)
+    window = open_window(SAMPLES / "walkaway-spiral.json", (1200, 800), persist=False)
     before = window.session.playthrough
     png = tampered_report(tmp_path, name)
     assert open_report(window, png) is False
@@ -122,13 +120,11 @@ def test_open_report_with_a_tampered_save_name_exits_2(tmp_path, capsys):
 # ----- reopening brings back every part of the view recorded -----
 
 
-def reopened(qtbot, png: Path, *, comparing: bool = False):
+def reopened(qtbot, open_window, png: Path, *, comparing: bool = False):
     """A fresh window that has reopened ``png`` and restored what it records."""
     from narrative_debugger.app.window.report import open_report
 
-    from tests.conftest import open_window
-
-    window = open_window(qtbot, None, (1440, 900), persist=False)
+    window = open_window(None, (1440, 900), persist=False)
     record = read_record(png.read_bytes())
     assert open_report(window, png, ask=False)
     window.wait_for_load()
@@ -144,7 +140,7 @@ def selected_finding_rows(window) -> list[int]:
 
 
 @pytest.mark.parametrize("spec", ["J001:1", "K001:1", "K001:2", "M002:1", "T004:1", "R002:1"])
-def test_reopening_a_finding_shot_brings_back_its_row_and_field(qtbot, tmp_path, message_boxes, spec, capsys):
+def test_reopening_a_finding_shot_brings_back_its_row_and_field(qtbot, open_window, tmp_path, message_boxes, spec, capsys):
     """A ``--finding`` shot reopened at the right tick and NPC but with no finding row
     selected and no culprit field marked. Now the record read back from the reopened
     window is the recorded one, the finding's row is selected and its culprit shown."""
@@ -154,7 +150,7 @@ def test_reopening_a_finding_shot_brings_back_its_row_and_field(qtbot, tmp_path,
     assert main(["screenshot", str(QA), "--finding", spec, "--out", str(png)]) == 0
     capsys.readouterr()
     record = read_record(png.read_bytes())
-    window = reopened(qtbot, png)
+    window = reopened(qtbot, open_window, png)
     assert current_record(window) == record
     culprit = window.session.culprit
     assert culprit is not None and culprit.code == spec.split(":")[0]
@@ -167,14 +163,12 @@ def test_reopening_a_finding_shot_brings_back_its_row_and_field(qtbot, tmp_path,
         assert window.panels["snapshot"][0].culprit_row() >= 0
 
 
-def test_reopening_brings_back_explain_since_journal_entry_and_comparison(qtbot, tmp_path, message_boxes):
+def test_reopening_brings_back_explain_since_journal_entry_and_comparison(qtbot, open_window, tmp_path, message_boxes):
     """The Explain dock's question was lost on reopening, as were the previous tick the
     Knowledge view counts changes since, the journal entry selected and side B."""
     from narrative_debugger.app.window.report import current_record, write_report
 
-    from tests.conftest import open_window
-
-    first = open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1440, 900), persist=False)
+    first = open_window(SAMPLES / "walkaway-spiral.json", (1440, 900), persist=False)
     s = first.session
     first.compare.compare_with(SAMPLES / "abandoned-confrontation.json", None, wait=True)
     assert s.comparison is not None
@@ -191,7 +185,7 @@ def test_reopening_brings_back_explain_since_journal_entry_and_comparison(qtbot,
     assert (record.journal_index, record.explain, record.view) == (55, "npc:kael-davan.score", "knowledge")
     assert record.compare["save_name"] == "abandoned-confrontation.json"
 
-    window = reopened(qtbot, png, comparing=True)
+    window = reopened(qtbot, open_window, png, comparing=True)
     t = window.session
     assert current_record(window) == record
     assert (t.previous_tick, t.journal_index, t.explain_target) == (record.since, 55, "npc:kael-davan.score")
@@ -234,14 +228,12 @@ def test_a_record_from_before_the_new_fields_reads_with_their_defaults():
     assert (record.since, record.journal_index, record.explain, record.compare) == (None, None, "", None)
 
 
-def test_reopening_all_views_with_a_fact_and_no_tick_moved(qtbot, tmp_path, message_boxes):
+def test_reopening_all_views_with_a_fact_and_no_tick_moved(qtbot, open_window, tmp_path, message_boxes):
     """All views, a fact selected and the tick never moved since the open (no "changed
     since"): the reopened window records the same view."""
     from narrative_debugger.app.window.report import current_record, write_report
 
-    from tests.conftest import open_window
-
-    first = open_window(qtbot, SAMPLES / "evening.json", (1920, 1200), persist=False)
+    first = open_window(SAMPLES / "evening.json", (1920, 1200), persist=False)
     state = first.session.state
     fact = next(iter(state.knowledge.facts))
     first.session.set_fact(fact)
@@ -249,5 +241,5 @@ def test_reopening_all_views_with_a_fact_and_no_tick_moved(qtbot, tmp_path, mess
     png, _, _ = write_report(first, tmp_path)
     record = read_record(png.read_bytes())
     assert (record.view, record.fact, record.since) == ("all", fact, record.tick)
-    window = reopened(qtbot, png)
+    window = reopened(qtbot, open_window, png)
     assert window.grid_mode and current_record(window) == record

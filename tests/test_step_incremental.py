@@ -14,7 +14,7 @@ from tests.conftest import CONTENT, SAMPLES
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
+from PySide6.QtCore import QModelIndex, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QBrush, QColor, QFont  # noqa: E402
 
 ROLES = (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole, Qt.FontRole, Qt.ToolTipRole,
@@ -361,10 +361,9 @@ def test_one_npc_track_equals_the_whole_journal_conversion(tmp_path, offset):
             assert np.array_equal(got.x, want.x) and np.array_equal(got.y, want.y)
 
 
-def test_views_behind_another_tab_catch_up_when_shown(qtbot, isolated_settings):
-    from tests.conftest import open_window
+def test_views_behind_another_tab_catch_up_when_shown(qtbot, open_window, isolated_settings):
 
-    window = open_window(qtbot, SAMPLES / "evening.json")
+    window = open_window(SAMPLES / "evening.json")
     s = window.session
     s.set_view("knowledge")
     s.set_tick(0)
@@ -562,10 +561,11 @@ def test_prompt_text_with_a_sliding_history_equals_a_fresh_document(qtbot, monke
     assert len(view.rebuilds) == rebuilt, "only the first fill builds the document"
 
 
-def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtbot, isolated_settings):
-    from tests.conftest import open_window
+def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtbot, open_window, isolated_settings):
 
-    window = open_window(qtbot, SAMPLES / "evening.json")
+    from narrative_debugger.widgets.kit import visibility
+
+    window = open_window(SAMPLES / "evening.json")
     s = window.session
     journal, npcs = window.docks["journal"].widget(), window.docks["npcs"].widget()
     s.set_tick(s.last_tick // 2)
@@ -576,11 +576,20 @@ def test_a_drag_moves_journal_and_npcs_once_it_pauses_and_the_commit_at_once(qtb
     qtbot.waitUntil(lambda: npcs.model.tick == tick + 25000)
     assert journal.model.position == s.playthrough.index.position_for_tick(tick + 25000)
     s.set_tick(tick + 30000, live=True)
-    s.set_tick(tick + 30000)  # released: the commit shows at once and the pending frame is dropped
-    assert npcs.model.tick == tick + 30000
-    assert journal.model.position == s.playthrough.index.position_for_tick(tick + 30000)
-    qtbot.wait(200)
-    assert npcs.model.tick == tick + 30000
+    s.set_tick(tick + 31000)  # released: the commit shows at once and the pending frame is dropped
+    assert npcs.model.tick == tick + 31000
+    assert journal.model.position == s.playthrough.index.position_for_tick(tick + 31000)
+    # A precise timer of twice the pause, started after that frame, fires after the frame's
+    # (coarse, at most 5 % late) pause would have ended: a frame not dropped would have
+    # moved both back to tick + 30000 by then.
+    after_the_pause = QTimer(window)
+    after_the_pause.setSingleShot(True)
+    after_the_pause.setTimerType(Qt.PreciseTimer)
+    after_the_pause.setInterval(2 * visibility.PAUSE_MS)
+    with qtbot.waitSignal(after_the_pause.timeout, timeout=10_000):
+        after_the_pause.start()
+    assert npcs.model.tick == tick + 31000
+    assert journal.model.position == s.playthrough.index.position_for_tick(tick + 31000)
 
 
 @pytest.mark.parametrize("descending", [False, True])

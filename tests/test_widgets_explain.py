@@ -7,12 +7,10 @@ import pytest
 from narrative_debugger.models.explain import explain
 from PySide6.QtCore import Qt
 
-from tests.conftest import SAMPLES, open_window
+from tests.conftest import SAMPLES
 
 
-@pytest.fixture()
-def window(qtbot, message_boxes):
-    return open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1500, 950))
+pytestmark = [pytest.mark.usefixtures("message_boxes"), pytest.mark.window(save=SAMPLES / "walkaway-spiral.json", size=(1500, 950))]
 
 
 def _answer(qtbot, view, target, tick):
@@ -275,12 +273,12 @@ def test_the_threshold_label_lies_inside_the_waterfall(qtbot, window):
         assert box.top() <= text.top() and text.bottom() <= box.bottom(), (width, box, text)
 
 
-def test_the_before_after_column_stays_in_view(qtbot, message_boxes):
+def test_the_before_after_column_stays_in_view(qtbot, open_window, message_boxes):
     """Smoke trial: in a narrow Explain dock the steps' long Rule column pushed 'Before → after' behind
     a horizontal scroll bar; Rule now gives way (elided, whole in the detail pane)."""
     from PySide6.QtWidgets import QApplication
 
-    window = open_window(qtbot, SAMPLES / "walkaway-spiral.json", (1440, 900))
+    window = open_window(SAMPLES / "walkaway-spiral.json", (1440, 900))
     s = window.session
     s.explain("npc:kael-davan.score")  # rules such as 'relationship delta formula (relationship seed)' are long
     view = window.panels["explain"][0]

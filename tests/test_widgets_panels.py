@@ -183,8 +183,8 @@ def test_npc_list_walk_aways_read_as_walk_aways_over_tolerated(qtbot, tmp_path):
 def test_npc_list_disconnects_when_destroyed(qtbot, minimal):
     session = load(qtbot, minimal)
     widget = NpcList(session)
-    widget.deleteLater()
-    qtbot.wait(10)
+    with qtbot.waitSignal(widget.destroyed, timeout=5000):
+        widget.deleteLater()
     session.set_tick(100)
     session.set_npc(None)
 

@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from narrative_debugger.app.window.main_window import MainWindow
+from narrative_debugger.widgets.kit.slices import any_busy
 from narrative_debugger.widgets.registry import VIEW_NAMES
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import Qt as GuiQt
@@ -91,12 +91,9 @@ def shown_texts(window: QWidget):
 pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
 
-def test_names_from_saves_and_content_are_shown_literally(qtbot, tmp_path):
+def test_names_from_saves_and_content_are_shown_literally(qtbot, open_window, tmp_path):
     path, content = hostile_save(tmp_path)
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
-    window.resize(1440, 900)
-    window.show()
+    window = open_window(None, (1440, 900), persist=False)
     window.open_save(path, content, npc="lera-sessik", wait=True)
     s = window.session
     assert s.ready and s.playthrough.npc_name(s.npc) == HOSTILE
@@ -108,7 +105,7 @@ def test_names_from_saves_and_content_are_shown_literally(qtbot, tmp_path):
         if view == "prompt":
             prompt = window.views["prompt"]
             qtbot.waitUntil(lambda: prompt.current_preview is not None and prompt.current_preview.tick == s.tick, timeout=30_000)
-        qtbot.wait(20)
+        qtbot.waitUntil(lambda: not any_busy(window), timeout=30_000)  # the shown view has caught up
         for where, text in shown_texts(window):
             checked += 1
             if not literal(text) and (where, text[:160]) not in {b[1:] for b in bad}:

@@ -14,6 +14,7 @@ from narrative_debugger.widgets.prompt.view import PromptView
 from narrative_debugger.widgets.session import Session
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
 
 from tests.conftest import CONTENT, DATA
 
@@ -47,19 +48,29 @@ def loaded(qtbot, view, session, minimal):
     return view
 
 
+class HeldBuilds(list):
+    """The ``(tick, on the GUI thread)`` of every build asked for; each build waits until
+    the test sets ``go`` (set for good once set)."""
+
+    go: threading.Event
+
+
 @pytest.fixture()
 def slow_build(monkeypatch):
-    """Make every PromptBuilder.build in the worker take at least 0.3 s; counts the calls."""
-    calls = []
+    """Every PromptBuilder.build is held until the test sets ``slow_build.go``: a build
+    that is in flight for as long as the test needs, whatever the machine's speed."""
+    calls = HeldBuilds()
+    calls.go = threading.Event()
     real = PromptBuilder.build
 
     def build(self, npc_slug, tick):
         calls.append((tick, threading.current_thread() is threading.main_thread()))
-        time.sleep(0.3)
+        assert calls.go.wait(WAIT_MS / 1000), "the test never let the build go on"
         return real(self, npc_slug, tick)
 
     monkeypatch.setattr(prompt_parts.PromptBuilder, "build", build)
-    return calls
+    yield calls
+    calls.go.set()  # never leave a worker held
 
 
 def cell(model, row, col):
@@ -98,9 +109,11 @@ def test_dragging_the_tick_builds_nothing(qtbot, loaded, session):
     seen = []
     loaded.previewReady.connect(seen.append)
     session.set_tick(125, live=True)
-    assert not loaded.busy
-    qtbot.wait(100)
-    assert seen == [] and loaded.current_preview.tick == 170
+    assert not loaded.busy and loaded.current_preview.tick == 170
+    # The commit that ends the drag builds one preview: the drag's frame built none before it.
+    with qtbot.waitSignal(loaded.previewReady, timeout=WAIT_MS):
+        session.set_tick(150)
+    assert [p.tick for p in seen] == [150]
 
 
 def test_switching_encoding(qtbot, loaded):
@@ -186,9 +199,13 @@ def test_gui_thread_not_blocked_while_counting(qtbot, loaded, session, slow_buil
         session.set_tick(150)
         assert loaded.busy
         qtbot.waitUntil(lambda: "counting" in loaded.status_label.text(), timeout=1000)
+        qtbot.waitUntil(lambda: len(slow_build) >= 1, timeout=WAIT_MS)  # the build is held in its worker ...
+        held_at = len(ticks)
+        qtbot.waitUntil(lambda: len(ticks) >= held_at + 5, timeout=WAIT_MS)  # ... and the event loop runs on
+        assert loaded.current_preview.tick == 170  # still the preview from before
+        slow_build.go.set()
     timer.stop()
     assert slow_build and not any(on_main for _, on_main in slow_build)
-    assert len(ticks) >= 5  # the event loop ran every ~20 ms during a >= 0.3 s build
     assert loaded.current_preview.tick == 150
 
 
@@ -199,9 +216,9 @@ def test_requests_are_coalesced_and_stale_results_dropped(qtbot, loaded, session
     qtbot.waitUntil(lambda: len(slow_build) >= 1, timeout=WAIT_MS)  # tick 100 is in flight
     for tick in (110, 120, 130, 140):
         session.set_tick(tick)
-        qtbot.wait(5)
-    qtbot.waitUntil(lambda: not loaded.busy, timeout=WAIT_MS)
-    qtbot.wait(50)
+        QApplication.processEvents()  # the zero-interval kick: each tick is a request of its own
+    slow_build.go.set()
+    qtbot.waitUntil(lambda: not loaded.busy, timeout=WAIT_MS)  # not busy: every job has reported
     built = [tick for tick, _ in slow_build]
     assert built == [100, 170, 140, 130]  # each job: the tick, then the previous tick for the diff
     assert [p.tick for p in seen] == [140]  # the tick-100 result was stale and dropped
@@ -222,8 +239,8 @@ def test_clearing_the_npc_mid_count_leaves_no_stale_status(qtbot, loaded, sessio
     session.set_tick(150)
     qtbot.waitUntil(lambda: len(slow_build) >= 1, timeout=WAIT_MS)  # tick 150 is in flight
     session.set_npc(None)
-    qtbot.waitUntil(lambda: not loaded.busy, timeout=WAIT_MS)
-    qtbot.wait(50)
+    slow_build.go.set()
+    qtbot.waitUntil(lambda: not loaded.busy, timeout=WAIT_MS)  # not busy: the stale job has reported
     assert loaded.current_preview is None and "Select an NPC" in loaded.title_label.full_text()
     assert "counting" not in loaded.status_label.text()
 

@@ -517,14 +517,14 @@ def test_a_few_npcs_layers_are_drawn_and_painted_before_any_step(qtbot, stepping
     assert view.layer is eight and eight.shown and painted == []
 
 
-def test_the_next_events_npc_has_its_layer_ready_before_the_step(qtbot, isolated_settings, monkeypatch):
+def test_the_next_events_npc_has_its_layer_ready_before_the_step(qtbot, open_window, isolated_settings, monkeypatch):
     """A few milliseconds after a step, the layers of the NPCs that the next and the
     previous event concern are drawn and painted, so a step that selects one of them
     draws nothing anew (issue 10: in a crowd, such steps drew a layer, ~12 ms)."""
-    from tests.conftest import SAMPLES, open_window
+    from tests.conftest import SAMPLES
 
     monkeypatch.setattr(timelines, "LAYERS_KEPT", 3)  # six NPCs: no longer all made at the load
-    window = open_window(qtbot, SAMPLES / "evening.json")
+    window = open_window(SAMPLES / "evening.json")
     s = window.session
     view = window.views["timelines"]
     s.set_view("timelines")
@@ -785,7 +785,7 @@ def test_rising_curve_never_drawn_with_false_drops(qtbot):
         curve = StepCurve(x, y, connect="finite")
         plot.addItem(curve)
         tune_curve(curve)
-        qtbot.wait(10)
+        qtbot.waitUntil(lambda: plot.getViewBox().viewRange()[0][1] >= x[-1], timeout=5000)  # ranged to the whole curve
         shown_x, shown_y = curve.getData()  # what is drawn (after downsampling), not the data given
         assert np.all(np.diff(shown_y) >= 0), n
         assert shown_x[-1] == x[-1] and shown_y[-1] == y[-1]  # drawn to the end

@@ -12,21 +12,18 @@ from narrative_debugger.app.window import layout
 from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.widgets.docks.monologues import MonologueModel
 from narrative_debugger.widgets.registry import DOCKS, VIEWS
-from PySide6.QtCore import QEvent, QSettings, Qt
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_saves"
 
 
 @pytest.fixture()
-def make_window(qtbot, isolated_settings):
+def make_window(open_window):
+    """``open_window`` at the size MainWindow chose (a saved layout's when there is one),
+    with the evening sample unless ``open_save`` is False."""
     def make(open_save: bool = True) -> MainWindow:
-        w = MainWindow()
-        qtbot.addWidget(w)
-        w.show()
-        qtbot.waitExposed(w)
-        if open_save:
-            w.open_save(SAMPLES / "evening.json", wait=True)
+        w = open_window(SAMPLES / "evening.json" if open_save else None, size=None)
         settle()
         return w
 
@@ -538,7 +535,8 @@ def test_an_npc_change_lays_out_neither_the_timelines_nor_the_journal_bar(make_w
     # events from a pointer an earlier test left over the window.
     QCursor.setPos(w.screen().geometry().bottomRight())
     w.finish_background()
-    qtbot.wait(60)
+    # The view switch's own timers (single-shot, children of the window) have fired.
+    qtbot.waitUntil(lambda: not any(t.isActive() and t.isSingleShot() for t in w.findChildren(QTimer)), timeout=5000)
     settle()
     assert not w.background_busy()
     timelines, journal = w.views["timelines"], w.panels["journal"][0]

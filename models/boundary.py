@@ -127,6 +127,33 @@ def is_int_text(text: object, kind: IntType = U64, *, leading_zeros: bool = True
     return True
 
 
+def check_int(value: object, kind: IntType = U64) -> int:
+    """``value``, a number already parsed from JSON or YAML, as an integer of ``kind``.
+
+    Only a real ``int`` (never a bool, a float such as ``1e3`` or ``.nan``, or text)
+    within ``kind``'s range is accepted. Text is refused even when ``parse_int`` would
+    read it (a quoted ``"8192"``); the reason then names its first non-digit (``'３'``,
+    ``'_'``, the ``x`` of ``0x1e``) so the author sees why it is not a number.
+
+    Raises:
+        ConversionError: with the reason (see above).
+    """
+    if type(value) is int:
+        if kind.low <= value <= kind.high:
+            return value
+        raise ConversionError(value, kind.name, f"it is outside {kind.range_text}")
+    if type(value) is float:
+        reason = "it is not a finite number" if not math.isfinite(value) else "it is not a whole number written in digits 0-9"
+        raise ConversionError(value, kind.name, reason)
+    if type(value) is str:
+        try:
+            parse_int(value, kind)
+        except ConversionError as exc:
+            raise ConversionError(value, kind.name, exc.reason) from None
+        raise ConversionError(value, kind.name, "it is quoted text, not a number")
+    raise ConversionError(value, kind.name, f"expected a whole number, found {type(value).__name__}")
+
+
 def is_finite_number(value: object) -> bool:
     """A JSON number that is neither infinite nor NaN (``int`` or ``float``, not bool)."""
     kind = type(value)
@@ -201,6 +228,7 @@ __all__ = [
     "ConversionError",
     "IntType",
     "check_f32",
+    "check_int",
     "is_f32",
     "is_finite_number",
     "is_int_text",

@@ -29,10 +29,11 @@ MINIMAL = Path(__file__).resolve().parent / "data" / "minimal.json"
 
 
 def _content(tmp_path: Path) -> Path:
-    """A small content folder: one profile, one lore file, nothing odd."""
+    """A small content folder: a prompt, one profile, one lore file, nothing odd."""
     root = tmp_path / "content"
     (root / "npcs").mkdir(parents=True)
     (root / "lore").mkdir()
+    (root / "prompt.yaml").write_text("narrator_prompt: You voice the Reach.\n", encoding="utf-8")  # none would be a C012
     (root / "npcs" / "kael-davan.yaml").write_text("name: Kael Davan\n", encoding="utf-8")
     (root / "lore" / "harbor.yaml").write_text("- id: dock-ward\n  keys: dock\n  entry: Piers.\n", encoding="utf-8")
     return root
@@ -128,6 +129,7 @@ def test_c009_a_named_file_linking_out(tmp_path):
     root = _content(tmp_path)
     outside = tmp_path / "prompt.yaml"
     outside.write_text("context_token_budget: 77\n", encoding="utf-8")
+    (root / "prompt.yaml").unlink()
     (root / "prompt.yaml").symlink_to(outside)
     content = load_content(root)
     assert [f.location for f in _by_code(content)["C009"]] == ["prompt.yaml:1:1"]

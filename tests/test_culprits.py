@@ -42,7 +42,7 @@ CONTENT_FAULTS = {
 CONTENT_CODES = {"C001", "C002", "C003", "C004", "C005", "C007", "C008"}
 #: Codes about an entry that is not read (or the content folder that is missing): the
 #: Findings dock only, like an unreadable save (README, "Where a finding lands").
-FINDINGS_ONLY = {"C006", "C009", "C010", "C011"}
+FINDINGS_ONLY = {"C006", "C009", "C010", "C011", "C012"}
 #: Codes whose save cannot be opened at all: they land on nothing but the Findings dock.
 UNREADABLE = {"F001", "F003"}
 
@@ -178,10 +178,11 @@ def test_entries_not_read_land_in_the_findings_dock_only(qtbot, window, tmp_path
     (root / "lore").write_text("a file where a folder belongs\n")  # C006
     (tmp_path / "outside.yaml").write_text("name: Outsider\n")
     (root / "npcs" / "orrin-vask.yaml").symlink_to(tmp_path / "outside.yaml")  # C009
+    (root / "prompt.yaml").unlink()  # C012
     shown_before = window.panels["content"][0].path
     _open(window, tmp_path, BASE, root)
     results = double_click_each(qtbot, window, FINDINGS_ONLY)
-    assert {key.split("#")[0] for key in results} == {"C006", "C009", "C011"}
+    assert {key.split("#")[0] for key in results} == {"C006", "C009", "C011", "C012"}
     assert not {k: v for k, v in results.items() if v}
     assert all(landing(window.session.playthrough, f).selection[0] == "file"
                for f in window.session.playthrough.findings if f.code in FINDINGS_ONLY)

@@ -17,7 +17,7 @@ The table (README "Where a finding lands"):
   fired id no pool defines); the Journal dock selects the firing entry; C004 also
   opens its file in the Content dock.
 * ``content`` targets (C001-C005, C007, C008): the Content dock shows the file, the line selected.
-* ``file`` targets (F001-F003; C006, C009-C011, entries not read): nothing but the Findings
+* ``file`` targets (F001-F003; C006, C009-C012, entries not read or missing): nothing but the Findings
   dock (the save cannot be shown; the Content dock never follows C009's link out of the folder),
   except a value read from a save that opens (F002 at a JSON path, ``snapshot`` True):
   the Snapshot dock selects that path's row, at ``saved_at_tick``. F002 inside a fact,

@@ -49,12 +49,18 @@ class ContentFiles:
 
     named: dict[str, Path]
     pools: dict[str, tuple[Path, ...]]
+    #: Every entry seen, by path relative to the content folder (``"prompt.yaml"``,
+    #: ``"npcs"``, ``"npcs/kael-davan.yaml"``), read or not: what is absent is not here.
+    seen: frozenset[str] = frozenset()
+    #: Whether the content folder itself could be listed; when not, nothing else was tried.
+    listed: bool = True
 
 
 def list_content(root: Path, sink: FindingSink) -> ContentFiles:
     """List ``root`` once, adding C006, C009 and C011 findings to ``sink`` (see module doc).
 
-    Never raises. Locations are ``rel:1:1`` (the entry relative to ``root``); the
+    Never raises. When the content folder itself cannot be listed, that one C006 is all:
+    its sub-folders are not tried (their names would only be guesses). Locations are ``rel:1:1`` (the entry relative to ``root``); the
     findings land in the Findings dock only (``Target`` kind ``file``): the Content
     dock never opens a folder or a link that leads outside.
     """
@@ -62,12 +68,16 @@ def list_content(root: Path, sink: FindingSink) -> ContentFiles:
     real_root = os.path.realpath(root)
     named: dict[str, Path] = {}
     pools: dict[str, tuple[Path, ...]] = {}
+    seen: set[str] = set()
     for folder, names in NAMED_FILES.items():
         entries = _entries(root, folder, sink)
         if entries is None:
+            if not folder:  # the content folder itself: its sub-folders cannot be known, and are not tried
+                return ContentFiles(named, {name: () for name in POOL_FOLDERS}, frozenset(), listed=False)
             continue
         for entry in entries:
             rel = _rel(folder, entry.name)
+            seen.add(rel)
             if entry.name in names:
                 if not _outside(entry, rel, real_root, sink):
                     named[rel] = Path(entry.path)
@@ -77,6 +87,7 @@ def list_content(root: Path, sink: FindingSink) -> ContentFiles:
         files = []
         for entry in _entries(root, folder, sink) or ():
             rel = _rel(folder, entry.name)
+            seen.add(rel)
             if entry.name.endswith(YAML_SUFFIXES):
                 if not _outside(entry, rel, real_root, sink):
                     files.append(Path(entry.path))
@@ -84,7 +95,7 @@ def list_content(root: Path, sink: FindingSink) -> ContentFiles:
                 why = f"sub-folders of {folder}/ are not read" if _is_dir(entry) else f"only .yaml and .yml files of {folder}/ are read"
                 _skipped(sink, rel, f"{rel} is not read: {why}")
         pools[folder] = tuple(files)
-    return ContentFiles(named, pools)
+    return ContentFiles(named, pools, frozenset(seen))
 
 
 def _rel(folder: str, name: str) -> str:

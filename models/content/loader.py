@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from narrative_debugger.models.boundary import U64
+from narrative_debugger.models.boundary import I16, U64, ConversionError, check_int
 from narrative_debugger.models.content.files import list_content
 from narrative_debugger.models.content.monologue import MonologueLine, load_pool
 from narrative_debugger.models.content.yaml_io import load_yaml, location_of, rel_path, str_list, text_of
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE
-from narrative_debugger.models.rules.findings import Finding, FindingSink
+from narrative_debugger.models.rules.findings import Finding, FindingSink, Target
 
 DEFAULT_BUDGET = 8192
 DEFAULT_MAX_OUTPUT = 300
@@ -76,7 +76,7 @@ class Content:
         npcs: slug -> NpcProfile.
         monologues: line id -> MonologueLine (first definition wins on C005).
         cards: story cards in file order (the first card of an id wins on C008).
-        findings: C001..C011 findings (C006, C009, C011 from ``files.list_content``).
+        findings: C001..C012 findings (C006, C009, C011 from ``files.list_content``).
     """
 
     root: Path | None = None
@@ -120,8 +120,9 @@ def not_content_reason(root: Path) -> str | None:
 def load_content(root: Path) -> Content:
     """Read a content folder (save-format §7). Never raises; problems are findings.
 
-    Missing files are allowed (an empty topic list, no lore); a missing folder gives
-    a C001 finding and empty content. Only the files ``files.list_content`` lists are
+    Missing files are allowed (an empty topic list, no lore), but a missing or empty
+    ``prompt.yaml`` and a missing or empty ``npcs/`` are C012 warnings (the prompt goes
+    without them); a missing folder gives a C001 finding and empty content. Only the files ``files.list_content`` lists are
     read; what it leaves out is a finding (C006, C009, C011). Two profiles for one
     slug give C007 (the ``.yaml`` one is read), two story cards with one id C008 (the
     first is kept), two monologue lines with one id C005 (the first is kept).
@@ -136,6 +137,7 @@ def load_content(root: Path) -> Content:
     files = list_content(root, sink)
     named = files.named
     content.prompt = _load_prompt(root, named.get("prompt.yaml"), sink)
+    _report_missing(files, sink)
     content.topics = frozenset(_load_list(root, named.get("global/enums/topics.yaml"), sink))
     content.locations = frozenset(_load_list(root, named.get("global/locations.yaml"), sink))
     content.fact_categories = frozenset(_load_list(root, named.get("global/enums/fact_categories.yaml"), sink))
@@ -168,12 +170,36 @@ def load_content(root: Path) -> Content:
     return content
 
 
+#: What the prompt goes without when prompt.yaml gives nothing (C012's message).
+_NO_PROMPT = (f"the prompt has no narrator prompt, AI instructions or campaign canon, and uses the default budget "
+              f"of {DEFAULT_BUDGET} tokens (and {DEFAULT_MAX_OUTPUT} for the reply)")
+
+
+def _report_missing(files, sink: FindingSink) -> None:
+    """C012 (warning) for a missing ``prompt.yaml`` and a missing or empty ``npcs/``:
+    the prompt and the scene go without them, which must not pass as "0 warnings"
+    (issue 35). Nothing when the content folder could not be listed (C006 says so)."""
+    if not files.listed:
+        return
+    if "prompt.yaml" not in files.seen:
+        sink.add("C012", f"prompt.yaml is missing: {_NO_PROMPT}", "prompt.yaml:1:1", target=Target("file", file="prompt.yaml", line=1, col=1))
+    if "npcs" not in files.seen:
+        sink.add("C012", "npcs/ is missing: no NPC has a profile, so the prompt has no NPC descriptions and names are made from slugs",
+                 "npcs:1:1", target=Target("file", file="npcs", line=1, col=1))
+    elif not files.pools["npcs"] and not any(f.location.split(":", 1)[0].split("/", 1)[0] == "npcs" for f in sink.items):
+        sink.add("C012", "npcs/ holds no NPC profile (npcs/<slug>.yaml): the prompt has no NPC descriptions and names are made from slugs",
+                 "npcs:1:1", target=Target("file", file="npcs", line=1, col=1))
+
+
 def _load_prompt(root: Path, path: Path | None, sink: FindingSink) -> PromptConfig:
     if path is None:
         return PromptConfig()
+    before = len(sink.items)
     data = load_yaml(path, root, sink)
     rel = rel_path(root, path)
     if data is None:
+        if len(sink.items) == before:  # empty (or only comments), not a parse error
+            sink.add("C012", f"{rel} is empty: {_NO_PROMPT}", f"{rel}:1:1", target=Target("file", file=rel, line=1, col=1))
         return PromptConfig()
     if not isinstance(data, dict):
         sink.add("C001", f"{rel}: expected a mapping at the top", location_of(rel, data))
@@ -189,10 +215,14 @@ def _load_prompt(root: Path, path: Path | None, sink: FindingSink) -> PromptConf
 
     def positive_int(key: str, default: int) -> int:
         v = data.get(key, default)
-        if U64.holds(v) and v > 0:  # counted as u64, like ticks
-            return v
-        sink.add("C001", f"{rel}: {key} must be a positive whole number of tokens up to 2**64 - 1, found {v!r}; using {default}",
-                 location_of(rel, data, key))
+        try:
+            if check_int(v, U64) > 0:  # counted as u64, like ticks; decimal ASCII digits only
+                return v
+            why = "found 0"
+        except ConversionError as exc:
+            why = str(exc)  # the value shown bounded, and the reason
+        sink.add("C001", f"{rel}: {key} must be a positive whole number of tokens up to 2**64 - 1 in digits 0-9: "
+                 f"{why}; using {default}", location_of(rel, data, key))
         return default
 
     def text(key: str) -> str:
@@ -257,17 +287,38 @@ def _load_npc(root: Path, path: Path, sink: FindingSink) -> NpcProfile | None:
     if not isinstance(name, str) or not name.strip():
         sink.add("C002", f"{rel}: the NPC profile has no name", location_of(rel, data, "name" if "name" in data else None))
         name = ""
-    tolerance = data.get("tolerance")
-    threshold = tolerance.get("threshold") if isinstance(tolerance, dict) else None
+    threshold = _threshold(rel, data, sink)
     return NpcProfile(
         slug=slug,
         name=name.strip(),
         pronouns=text_of(data.get("pronouns")).strip(),
         description=text_of(data.get("description")).strip(),
         triggers=tuple(t.lower() for t in str_list(data.get("triggers")) if t.strip()),
-        threshold=threshold if isinstance(threshold, int) and not isinstance(threshold, bool) else None,
+        threshold=threshold,
         file=rel,
     )
+
+
+def _threshold(rel: str, data: dict, sink: FindingSink) -> int | None:
+    """``tolerance.threshold`` of a profile as an i16 (ToleranceThreshold, save-format §4),
+    or None when absent. Anything else (``３０``, ``3_0``, ``0x1e``, ``.nan``, ``30.5``,
+    ``"30"``, out of range, a ``tolerance`` that is not a mapping) is a C001 at its place."""
+    tolerance = data.get("tolerance")
+    if tolerance is None:
+        return None
+    if not isinstance(tolerance, dict):
+        sink.add("C001", f"{rel}: tolerance must be a mapping (like tolerance: {{threshold: 40}}), found {type(tolerance).__name__}; ignored",
+                 location_of(rel, data, "tolerance"))
+        return None
+    value = tolerance.get("threshold")
+    if value is None:
+        return None
+    try:
+        return check_int(value, I16)
+    except ConversionError as exc:
+        sink.add("C001", f"{rel}: tolerance.threshold must be a whole number {I16.range_text} in digits 0-9: {exc}; ignored",
+                 location_of(rel, tolerance, "threshold"))
+        return None
 
 
 def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCard, str]]:

@@ -2,7 +2,8 @@
 
 Scalars resolve the YAML 1.2 way: ``no``, ``on``, ``1:30`` and bare dates stay the
 strings an author typed, where YAML 1.1 would turn them into booleans, sexagesimal
-numbers and dates. Anchors/aliases are limited (an alias bomb is refused), tabs and
+numbers and dates; so do ``0x1e`` and ``0o17`` (content numbers are decimal ASCII, like
+a save's, and the key that wants a number refuses the text with a C001). Anchors/aliases are limited (an alias bomb is refused), tabs and
 syntax errors are reported with ``file:line:col``. Every problem is a C001 finding;
 nothing raises. Mappings and lists keep where they were written (``MarkedDict``,
 ``MarkedList``) so later findings can name ``file:line:col``.
@@ -14,7 +15,7 @@ import re
 from pathlib import Path
 
 import yaml
-from narrative_debugger.models.boundary import MAX_NUMERAL_CHARS, NUMERAL, ConversionError, parse_int
+from narrative_debugger.models.boundary import NUMERAL, ConversionError, parse_int
 from narrative_debugger.models.fileio import FileRefused, read_regular_file
 from narrative_debugger.models.rules.findings import FindingSink
 
@@ -168,7 +169,7 @@ _Loader.yaml_implicit_resolvers = {}
 for _tag, _regex, _first in (
     ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
     ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
-    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
+    ("tag:yaml.org,2002:int", r"^[-+]?[0-9]+$", list("-+0123456789")),
     (
         "tag:yaml.org,2002:float",
         r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
@@ -177,20 +178,17 @@ for _tag, _regex, _first in (
 ):
     _Loader.add_implicit_resolver(_tag, re.compile(_regex), _first)
 def _construct_int(loader, node) -> int:
-    """A YAML 1.2 core-schema integer (decimal, ``0x`` or ``0o``; the resolver matched
-    ASCII digits only), read through ``boundary.parse_int`` as a ``NUMERAL``: the key
-    that holds it checks its range (a token budget past u64 is C001 there). One of
-    more than ``MAX_NUMERAL_CHARS`` characters is C001 at its place, never ``int``'s
+    """A decimal YAML integer (the resolver matches ASCII digits only), read through
+    ``boundary.parse_int`` as a ``NUMERAL``: the key that holds it checks its range (a
+    token budget past u64 is C001 there). Content numbers are decimal ASCII, like a
+    save's: the YAML 1.2 core schema's ``0x1e`` and ``0o17`` resolve to text, which the
+    key then refuses as not a number. A numeral of more than ``MAX_NUMERAL_CHARS``
+    characters (or an explicit ``!!int 0x10``) is C001 at its place, never ``int``'s
     4 300-digit ValueError."""
     text = loader.construct_scalar(node)
     sign = -1 if text.startswith("-") else 1
-    digits = text.lstrip("+-")
     try:
-        if digits.startswith(("0x", "0o")):
-            if len(digits) > MAX_NUMERAL_CHARS:
-                raise ConversionError(text, NUMERAL.name, f"it is {len(text)} characters long; at most {MAX_NUMERAL_CHARS} are read")
-            return sign * int(digits[2:], 16 if digits[1] == "x" else 8)
-        return sign * parse_int(digits, NUMERAL)
+        return sign * parse_int(text.lstrip("+-"), NUMERAL)
     except ConversionError as exc:
         raise yaml.constructor.ConstructorError(None, None, f"the integer {exc}", node.start_mark) from None
 

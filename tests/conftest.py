@@ -95,21 +95,24 @@ def message_boxes(monkeypatch, isolated_settings):
 
 @pytest.fixture()
 def open_window(qtbot, isolated_settings):
-    """A factory: ``open_window(save=None, size=(1400, 900), content=None, **kwargs)`` gives a
-    shown, exposed MainWindow of ``size`` pixels (None: the size MainWindow chose, its
-    default or a restored layout's), owned by qtbot, whose QSettings live under the test's
-    tmp_path; with ``save`` (and its ``content`` folder when given) opened and ready.
-    ``kwargs`` go to MainWindow (e.g. ``persist=False``). Call it again for a second window
-    on the same settings (what a restart sees)."""
+    """A factory: ``open_window(save=None, size=(1400, 900), content=None, shown=True, **kwargs)``
+    gives a shown, exposed MainWindow of ``size`` pixels (None: the size MainWindow chose,
+    its default or a restored layout's), owned by qtbot, whose QSettings live under the
+    test's tmp_path; with ``save`` (and its ``content`` folder when given) opened and ready.
+    ``shown=False`` leaves it hidden (its sliced work then runs at once). ``kwargs`` go to
+    MainWindow (e.g. ``persist=False``). Call it again for a second window on the same
+    settings (what a restart sees). Tests make every MainWindow here (test_test_hygiene)."""
     from narrative_debugger.app.window.main_window import MainWindow
 
-    def make(save: Path | None = None, size: tuple[int, int] | None = (1400, 900), content: Path | None = None, **kwargs):
+    def make(save: Path | None = None, size: tuple[int, int] | None = (1400, 900), content: Path | None = None,
+             shown: bool = True, **kwargs):
         w = MainWindow(**kwargs)
         qtbot.addWidget(w)
         if size is not None:
             w.resize(*size)
-        w.show()
-        qtbot.waitExposed(w)
+        if shown:
+            w.show()
+            qtbot.waitExposed(w)
         if save is not None:
             w.open_save(save, content, wait=True)
             assert w.session.ready

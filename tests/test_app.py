@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.app.window.report import open_report, write_report
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.report.meta import read_record
@@ -144,7 +143,7 @@ def test_ctrl_and_a_number_in_all_views_shows_that_view_in_front(qtbot, window):
     assert window.grid_mode and all(v.isVisible() for v in window.views.values())
 
 
-def test_report_then_drop_reopens_same_moment(qtbot, window, tmp_path):
+def test_report_then_drop_reopens_same_moment(qtbot, open_window, window, tmp_path):
     s = window.session
     window.tickbar.first_action.trigger()
     for _ in range(25):
@@ -164,9 +163,7 @@ def test_report_then_drop_reopens_same_moment(qtbot, window, tmp_path):
     png2, _, _ = write_report(window, tmp_path)
     assert png2 != png and png.exists()  # never overwritten
 
-    second = MainWindow()
-    qtbot.addWidget(second)
-    second.show()
+    second = open_window(size=None)
     assert open_report(second, png, ask=False)
     second.wait_for_load()
     t = second.session
@@ -174,7 +171,7 @@ def test_report_then_drop_reopens_same_moment(qtbot, window, tmp_path):
     assert second.tabs.currentWidget() is second.frames["timelines"]
 
 
-def test_report_with_moved_save_and_changed_bytes(qtbot, window, tmp_path, message_boxes):
+def test_report_with_moved_save_and_changed_bytes(qtbot, open_window, window, tmp_path, message_boxes):
     save = tmp_path / "copy.json"
     save.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes())
     window.open_save(save, wait=True)
@@ -182,8 +179,7 @@ def test_report_with_moved_save_and_changed_bytes(qtbot, window, tmp_path, messa
     moved = tmp_path / "reports" / "copy.json"
     save.rename(moved)
     moved.write_bytes(moved.read_bytes().replace(b'"game_version":"', b'"game_version":"x', 1))
-    second = MainWindow()
-    qtbot.addWidget(second)
+    second = open_window(size=None, shown=False)
     assert open_report(second, png, ask=False)  # found beside the PNG
     second.wait_for_load()
     assert second.save_path == moved

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from narrative_debugger.app.cli.main import main
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.widgets.docks.coverage import CoverageModel
 from PySide6.QtWidgets import QApplication
 from tests.support.savegen.generator import generate_save, write_save
@@ -30,12 +29,9 @@ def corpus(tmp_path) -> tuple[Path, Path]:
     return out, content
 
 
-def test_open_corpus_then_a_never_fired_line_opens_at_its_nearest_miss(qtbot, isolated_settings, corpus):
+def test_open_corpus_then_a_never_fired_line_opens_at_its_nearest_miss(qtbot, open_window, isolated_settings, corpus):
     folder, content = corpus
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_window(size=None)
     assert w.findChild(type(w.menuBar().actions()[0]), "action-open-corpus") is not None
     assert w.docks["coverage"].isHidden()
     assert w.corpus.open(folder)
@@ -54,10 +50,9 @@ def test_open_corpus_then_a_never_fired_line_opens_at_its_nearest_miss(qtbot, is
     QApplication.processEvents()
 
 
-def test_a_folder_that_is_not_a_corpus_is_a_message_not_a_crash(qtbot, isolated_settings, tmp_path, monkeypatch):
+def test_a_folder_that_is_not_a_corpus_is_a_message_not_a_crash(qtbot, open_window, isolated_settings, tmp_path, monkeypatch):
     shown = []
     monkeypatch.setattr("narrative_debugger.app.window.corpus.show_message", lambda parent, kind, title, text: shown.append(text))
-    w = MainWindow()
-    qtbot.addWidget(w)
+    w = open_window(size=None, shown=False)
     assert not w.corpus.open(tmp_path)
     assert shown and "is not a corpus" in shown[0] and w.docks["coverage"].isHidden()

@@ -33,13 +33,8 @@ def tight(tmp_path) -> Path:
     return content
 
 
-def _prompt_window(qtbot, content: Path, size: tuple[int, int]) -> MainWindow:
-    w = MainWindow(persist=False)
-    qtbot.addWidget(w)
-    w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
-    w.open_save(EVENING, content, wait=True)
+def _prompt_window(qtbot, open_window, content: Path, size: tuple[int, int]) -> MainWindow:
+    w = open_window(EVENING, size, content, persist=False)
     s = w.session
     s.set_npc(s.playthrough.save.npc_by_slug(NPC).stable_id)
     s.set_tick(TICK)
@@ -58,8 +53,8 @@ def _rows_in_view(table) -> int:
                if table.rowViewportPosition(row) >= 0 and table.rowViewportPosition(row) + table.rowHeight(row) <= height)
 
 
-def test_the_card_table_shows_three_rows_at_the_smallest_window(qtbot, tight, isolated_settings):
-    w = _prompt_window(qtbot, tight, (1040, 700))
+def test_the_card_table_shows_three_rows_at_the_smallest_window(qtbot, open_window, tight, isolated_settings):
+    w = _prompt_window(qtbot, open_window, tight, (1040, 700))
     view = w.views["prompt"]
     assert (w.width(), w.height()) == (1040, 700)
     assert _rows_in_view(view.card_table) >= CARD_ROWS_SHOWN == 3

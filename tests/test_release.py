@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.app.workers.release import Graveyard
 from narrative_debugger.models.playthrough import Playthrough
 
@@ -29,9 +28,8 @@ def test_a_held_playthrough_waits_and_is_emptied_once_let_go(qtbot):
     assert data == [] and dialogue == []
 
 
-def test_reopening_frees_the_previous_playthrough_in_the_background(qtbot):
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
+def test_reopening_frees_the_previous_playthrough_in_the_background(qtbot, open_window):
+    window = open_window(size=None, persist=False, shown=False)
     window.open_save(SAMPLES / "qa-faults.json", wait=True)
     data = window.session.playthrough.save.journal.data
     assert data

@@ -86,15 +86,11 @@ def test_monologue_counts_are_the_firings_up_to_the_tick(generated):
 
 
 @pytest.fixture
-def evening_window(qtbot, isolated_settings):
+def evening_window(qtbot, open_window, isolated_settings):
     """The main window, shown at 1400x900, with evening.json open."""
-    from narrative_debugger.app.window.main_window import MainWindow
     from tests.conftest import SAMPLES
 
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
+    window = open_window(None, (1400, 900))
     window.open_save(SAMPLES / "evening.json", wait=True)
     return window
 

@@ -14,7 +14,6 @@ from tests.conftest import CONTENT, SAMPLES
 
 pytest.importorskip("pyqtgraph")
 
-from narrative_debugger.app.window.main_window import MainWindow  # noqa: E402
 from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
 from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS  # noqa: E402
 from narrative_debugger.widgets import session as session_module  # noqa: E402
@@ -42,10 +41,8 @@ def test_event_ticks_are_the_entries_of_those_kinds(evening_playthrough):
         assert index.event_ticks(kinds) == [index.ticks[i] for i, k in enumerate(index.kinds) if k in kinds]
 
 
-def test_the_loader_prepares_session_and_timelines(qtbot, isolated_settings, monkeypatch):
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
+def test_the_loader_prepares_session_and_timelines(qtbot, open_window, isolated_settings, monkeypatch):
+    window = open_window(size=None)
     computed_on_gui_thread = []
     real = session_module.prepare
     monkeypatch.setattr(session_module, "prepare", lambda play: computed_on_gui_thread.append(threading.current_thread() is threading.main_thread()) or real(play))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.widgets.tickbar import bar as tickbar_module
 from narrative_debugger.widgets.docks.findings import FindingsModel
@@ -51,13 +50,10 @@ pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, n
 
 
 @pytest.fixture(params=OFFSETS)
-def big_window(request, qtbot, tmp_path):
+def big_window(request, open_window, tmp_path):
     offset, to_max = request.param
     path, offset = shifted_save(tmp_path, "evening.json", offset, to_max=to_max)
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
+    window = open_window(None, (1400, 900), persist=False)
     window.open_save(path, wait=True)
     assert window.session.ready
     base = Playthrough.open(SAMPLES / "evening.json", CONTENT)
@@ -138,15 +134,13 @@ def test_go_to_dialog_shows_its_message_whole(qtbot, typed):
     assert dialog.rect().contains(dialog.buttons.geometry())
 
 
-def test_ctrl_g_past_the_end_goes_to_the_end_and_says_so_in_the_status_bar(qtbot, monkeypatch, isolated_settings):
+def test_ctrl_g_past_the_end_goes_to_the_end_and_says_so_in_the_status_bar(qtbot, open_window, monkeypatch, isolated_settings):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from tests.conftest import SAMPLES
 
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
+    window = open_window(size=None)
     window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
     s = window.session
     s.set_tick(100)
@@ -254,10 +248,9 @@ def test_timelines_plot_exactly(qtbot, big_window):
         assert view.origin == min(base.index.ticks) + offset
 
 
-def test_findings_with_u64_ticks_sort_and_show(qtbot, tmp_path):
+def test_findings_with_u64_ticks_sort_and_show(qtbot, open_window, tmp_path):
     path, offset = shifted_save(tmp_path, "qa-faults.json", None, to_max=True)
-    window = MainWindow(persist=False)
-    qtbot.addWidget(window)
+    window = open_window(size=None, persist=False, shown=False)
     window.open_save(path, wait=True)
     play = window.session.playthrough
     assert any(f.tick is not None and f.tick >= 2**63 for f in play.findings)

@@ -114,6 +114,8 @@ DOCKS: tuple[DockSpec, ...] = (
     # the central view and cut the knowledge filters, tick bar and prompt header.
     DockSpec("explain", "Explain", "bottom", _W + "docks.explain:ExplainView", tab_with="journal", min_size=(420, 110),
              hidden=True),
+    # What if… (issue 38): tuning values to set; shown by Tools › What if… or a Journal edit.
+    DockSpec("whatif", "What if", "right", _W + "docks.whatif:WhatIfPanel", min_size=(340, 240), hidden=True),
     # Coverage of a corpus of playtests: shown by File › Open corpus… (issue 39).
     DockSpec("coverage", "Coverage", "bottom", _W + "docks.coverage:CoverageView", tab_with="journal", min_size=(420, 110),
              hidden=True),

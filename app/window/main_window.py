@@ -18,6 +18,7 @@ from narrative_debugger.app.window import accessibility
 from narrative_debugger.app.window import layout
 from narrative_debugger.app.window import report
 from narrative_debugger.app.window.compare import CompareController
+from narrative_debugger.app.window.whatif import WhatIfController
 from narrative_debugger.app.window.corpus import CorpusController
 from narrative_debugger.app.workers.release import Graveyard
 from narrative_debugger.app.workers.loader import OPEN, RELOAD, SaveLoader
@@ -305,6 +306,10 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
         view_menu.addAction(self._action("&Reset layout", self.reset_layout, None, "action-reset-layout"))
+        self.whatif = WhatIfController(self)
+        tools_menu = bar.addMenu("&Tools")
+        tools_menu.setObjectName("menu-tools")
+        tools_menu.addAction(self.whatif.open_action)
         go_menu = bar.addMenu("&Go")
         for action in self.tickbar.actions():
             go_menu.addAction(action)
@@ -612,6 +617,7 @@ class MainWindow(QMainWindow):
             if callable(stop):
                 stop()
         self.compare.shutdown()
+        self.whatif.shutdown()
         self.loader.shutdown()
         self.graveyard.shutdown()
 

@@ -74,6 +74,32 @@ def parse_set(text: str) -> tuple[str, object]:
     return target, value
 
 
+def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING) -> tuple[list, Tuning, list]:
+    """Edits as ``--set`` gives them, ``(target, value)`` pairs in order, split into what
+    ``what_if`` takes: ``(operations, tuning, sets)``. A target starting with ``/`` is a
+    JSON pointer into the save (a ``replace`` operation); any other is a tuning name
+    (``models/domain/tuning.py``), set on ``tuning`` (later pairs win).
+
+    Raises:
+        PatchError: a target that is neither, or a tuning value of the wrong type or out
+            of range; the message names the target.
+    """
+    operations: list = []
+    sets: list = []
+    for target, value in edits:
+        if target.startswith("/"):
+            operations.append({"op": "replace", "path": target, "value": value})
+            continue
+        try:
+            tuning = tuning.with_value(target, value)
+        except KeyError:
+            raise PatchError(f"--set {target}: not a JSON pointer (they start with /) nor a tuning name (see whatif --list)") from None
+        except ValueError as exc:
+            raise PatchError(f"--set {target}: {exc}") from None
+        sets.append((target, value))
+    return operations, tuning, sets
+
+
 def apply_patch(document: object, operations: list) -> None:
     """Apply ``operations`` (RFC 6902) to ``document`` in place, one at a time.
 

@@ -30,8 +30,9 @@ from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_
 from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGNMENT, BACKGROUND as _BACKGROUND, DECORATION as _DECORATION
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
 from narrative_debugger.widgets.kit.roles import TOOLTIP as _TOOLTIP, USER as _USER
-from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QColor, QFont
+from narrative_debugger.widgets.docks.whatif import EntryEditDialog
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -427,7 +428,14 @@ class JournalView(QWidget):
         view: the QTableView.
         kind_filter: combo of event kinds (data: variant name, WITH_FINDINGS, INVALID or None).
         npc_filter: checkbox "only entries naming the selected NPC".
+        whatif_action: "What if… edit this entry" (the table's context menu, issue 38).
+
+    Signals:
+        whatIfRequested(str, object): a JSON pointer into the save and the value the user
+            says it should have had (``EntryEditDialog``), for the app's what-if.
     """
+
+    whatIfRequested = Signal(str, object)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -488,6 +496,11 @@ class JournalView(QWidget):
         self.kind_filter.currentIndexChanged.connect(self._apply_filter)
         self.npc_filter.toggled.connect(self._apply_filter)
         self.view.doubleClicked.connect(self._on_double_click)
+        self.whatif_action = QAction("What if… edit this entry", self.view)
+        self.whatif_action.setObjectName("action-whatif-entry")
+        self.whatif_action.triggered.connect(lambda: self.edit_entry())
+        self.view.setContextMenuPolicy(Qt.ActionsContextMenu)
+        self.view.addAction(self.whatif_action)
         session.loaded.connect(self._on_loaded)
         session.findingsChanged.connect(self._on_findings)
         # While the tick is dragged the table follows once the drag pauses: each far frame
@@ -601,6 +614,23 @@ class JournalView(QWidget):
         if npc is not None:
             self.session.set_npc(npc)
         self.session.set_tick(self.model.entry_tick(i))
+
+    # ----- what if (issue 38) -----
+    def edit_entry(self, journal_index: int | None = None) -> EntryEditDialog | None:
+        """Open "What if… edit this entry" for ``journal_index`` (default: the current
+        row's entry); on Replay, ``whatIfRequested`` carries the pointer and value.
+        Returns the dialog (shown window-modal, not blocking), or None with no entry."""
+        play = self.model.playthrough
+        if journal_index is None:
+            row = self.view.currentIndex().row()
+            journal_index = self.model.journal_index(row) if row >= 0 else None
+        if play is None or journal_index is None:
+            return None
+        dialog = EntryEditDialog(play, journal_index, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.whatIfRequested.emit(dialog.pointer(), dialog.value()))
+        dialog.open()
+        return dialog
 
     # ----- a finding's culprit -----
     def _on_culprit(self, finding) -> None:

@@ -23,7 +23,7 @@ from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_value
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.report.json_text import dumps_indented, dumps_strict
-from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, what_if
+from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, split_edits, what_if
 
 NAME = "whatif"
 HELP = "change an event or a tuning value, replay, and compare with the recorded run (exit 0 same, 1 changed, 2 bad patch)"
@@ -64,20 +64,9 @@ def run(args) -> int:
         raise UsageError("give --patch FILE or --set POINTER=VALUE (see whatif --list for tuning names)")
     check_content_arg(args.content)
     operations = _read_patch(args.patch) if args.patch is not None else []
-    tuning, sets = DEFAULT_TUNING, []
     try:
-        for text in args.set:
-            target, value = parse_set(text)
-            if target.startswith("/"):
-                operations.append({"op": "replace", "path": target, "value": value})
-                continue
-            try:
-                tuning = tuning.with_value(target, value)
-            except KeyError:
-                raise PatchError(f"--set {target}: not a JSON pointer (they start with /) nor a tuning name (see whatif --list)") from None
-            except ValueError as exc:
-                raise PatchError(f"--set {target}: {exc}") from None
-            sets.append((target, value))
+        replaces, tuning, sets = split_edits([parse_set(text) for text in args.set])
+        operations += replaces
         recorded = keep(Playthrough.open(args.save, args.content, checks_later=True))
         if not recorded.readable:
             raise UsageError(unreadable_reasons(recorded))

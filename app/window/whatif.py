@@ -1,0 +1,169 @@
+"""Tools › What if…: an edited past replayed and shown as a comparison (issue 38).
+
+``WhatIfController`` belongs to the main window. It keeps the list of edits (``(target,
+value)`` pairs as ``whatif --set`` takes them: a JSON pointer into the save, or a tuning
+name), takes new ones from the What if… panel and from the Journal dock's "What if…
+edit this entry", runs ``models.whatif.run.what_if`` (the command's engine) on a worker
+thread (``Jobs``), and hands the result to the session as a comparison with A = as
+recorded and B = what if: the views draw B dashed and the Differences dock lists what
+differs. Undo removes the last edit; Revert drops them all and stops comparing.
+"""
+
+from __future__ import annotations
+
+from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.whatif.run import PatchError, WhatIf, split_edits, what_if
+from narrative_debugger.widgets.kit.jobs import Jobs
+from narrative_debugger.widgets.timelines.compare import prebuild_tracks
+from PySide6.QtCore import QObject
+
+
+def _whatif_job(play, path, operations, tuning, sets) -> WhatIf:
+    """What the worker runs: the what-if against the open playthrough (side A), then
+    B's timeline tracks, so that the GUI thread only draws them."""
+    result = what_if(path, None, operations, tuning, sets, recorded=play)
+    prebuild_tracks(result.comparison)
+    return result
+
+
+class WhatIfController(QObject):
+    """The what-if edits and their worker, for one main window.
+
+    Attributes:
+        edits: the ``(target, value)`` pairs applied, in order.
+        result: the ``WhatIf`` the views show (None: the recorded run alone).
+        open_action: Tools › What if… (Ctrl+Shift+W): shows the panel.
+    """
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.session = window.session
+        self.panel = window.panels["whatif"][0]
+        self.edits: list[tuple[str, object]] = []
+        self.result: WhatIf | None = None
+        self._jobs = Jobs(self)
+        self.open_action = window._action("&What if…", self.show_panel, "Ctrl+Shift+W", "action-whatif")
+        self.panel.applyRequested.connect(self.add_edits)
+        self.panel.undoRequested.connect(self.undo)
+        self.panel.revertRequested.connect(self.revert)
+        journal = window.panels["journal"][0]
+        journal.whatIfRequested.connect(self._on_entry_edit)
+        self.session.loaded.connect(self._on_loaded)
+        self.session.comparisonChanged.connect(self._on_comparison)
+
+    @property
+    def window(self):
+        """The main window (the Qt parent)."""
+        return self.parent()
+
+    def show_panel(self) -> None:
+        """Show and raise the What if… panel."""
+        dock = self.window.docks.get("whatif")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
+    @property
+    def busy(self) -> bool:
+        """True while a what-if runs."""
+        return self._jobs.busy
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Wait for the running what-if's thread (its result still arrives through the event loop)."""
+        return self._jobs.wait(timeout_s)
+
+    # ----- edits -----
+    def add_edits(self, pairs: list) -> None:
+        """Add ``pairs`` to the edits and run the what-if; a bad one is refused with a
+        message in the panel, the edits unchanged."""
+        if not self.session.ready:
+            self.panel.show_error("Open a save first.")
+            return
+        try:
+            split_edits(self.edits + list(pairs))
+        except PatchError as exc:
+            self.panel.show_error(str(exc))
+            return
+        self._run(self.edits + list(pairs))
+
+    def undo(self) -> None:
+        """Remove the last edit (and replay; with none left, back to the recorded run)."""
+        if not self.edits:
+            return
+        if len(self.edits) == 1:
+            self.revert()
+            return
+        self._run(self.edits[:-1])
+
+    def revert(self) -> None:
+        """Drop every edit: the views show the recorded run alone."""
+        self._jobs.cancel()
+        self.edits = []
+        self.panel.show_edits(self.edits)
+        self._leave()
+        self.panel.show_idle("Reverted: the recorded run.")
+
+    def _on_entry_edit(self, pointer: str, value: object) -> None:
+        self.show_panel()
+        self.add_edits([(pointer, value)])
+
+    # ----- running -----
+    def _run(self, edits: list) -> None:
+        play = self.session.playthrough
+        path = self.window.save_path
+        try:
+            operations, tuning, sets = split_edits(edits)
+        except PatchError as exc:
+            self.panel.show_error(str(exc))
+            return
+        self.show_panel()
+        self.panel.show_busy(f"Replaying with {len(edits)} edit(s)…")
+        self._jobs.run(_whatif_job, play, path, operations, tuning, sets, latest="whatif",
+                       on_done=lambda result: self._on_done(result, play, edits),
+                       on_error=lambda exc: self._on_error(exc, play, edits))
+
+    def _on_done(self, result: WhatIf, play, edits: list) -> None:
+        if play is not self.session.playthrough:
+            return  # another save was opened meanwhile
+        self.edits = list(edits)
+        self.result = result
+        self.panel.show_edits(self.edits)
+        self.session.set_comparison(result.comparison)
+        self.panel.show_result(result)
+        self.window._update_status()
+        self.window.statusBar().showMessage(one_line(f"What if: {self.panel.message.text()}"), 10000)
+        dock = self.window.docks.get("differences")
+        if dock is not None and result.changed:
+            dock.raise_()
+
+    def _on_error(self, exc: Exception, play, edits: list) -> None:
+        if play is not self.session.playthrough:
+            return
+        if isinstance(exc, PatchError):
+            self.panel.show_error(str(exc))
+        else:
+            self.panel.show_error(f"The what-if stopped on an unexpected error: {type(exc).__name__}: {exc}")
+
+    def _leave(self) -> None:
+        shown, self.result = self.result, None
+        if shown is not None and self.session.comparison is shown.comparison:
+            self.session.set_comparison(None)
+            self.window._update_status()
+
+    def _on_loaded(self) -> None:
+        """A save was (re)opened: its edits are gone with the old playthrough."""
+        self._jobs.cancel()
+        self.edits, self.result = [], None
+        self.panel.show_edits(self.edits)
+
+    def _on_comparison(self) -> None:
+        """Stop comparing, or a comparison with another save, ends the what-if."""
+        if self.result is not None and self.session.comparison is not self.result.comparison:
+            self.result = None
+            self.edits = []
+            self.panel.show_edits(self.edits)
+            self.panel.show_idle("Not comparing any more: the edits were dropped.")
+
+    def shutdown(self) -> None:
+        """Cancel a what-if in progress and wait for its thread (window close)."""
+        self._jobs.shutdown()

@@ -1,0 +1,125 @@
+"""Tools › What if… and the Journal's "What if… edit this entry" end to end (pytest-qt,
+offscreen; issue 38): the what-if runs off the GUI thread and shows as a comparison
+(A = as recorded, B = what if) that agrees with the ``whatif`` command's engine."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING
+from narrative_debugger.models.whatif.run import what_if
+from narrative_debugger.widgets.docks.whatif import EntryEditDialog
+from PySide6.QtCore import Qt
+
+from tests.conftest import SAMPLES, open_window
+
+pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
+
+EVENING = SAMPLES / "evening.json"
+
+
+@pytest.fixture()
+def window(qtbot):
+    return open_window(qtbot, EVENING)
+
+
+def _applied(qtbot, window, action) -> None:
+    """Do ``action`` and wait for the what-if it starts to show as the session's comparison."""
+    c = window.whatif
+    with qtbot.waitSignal(window.session.comparisonChanged, timeout=120_000):
+        action()
+    assert c.result is not None and window.session.comparison is c.result.comparison
+
+
+def test_panel_sentiment_weight_matches_the_command(qtbot, window):
+    panel = window.panels["whatif"][0]
+    dock = window.docks["whatif"]
+    assert dock.isHidden()  # hidden until asked
+    window.whatif.open_action.trigger()
+    assert dock.isVisible()
+    row = panel.row_of("relationship.sentiment_weight")
+    assert row >= 0 and panel.table.item(row, 1).text() == "0.5"
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, lambda: qtbot.mouseClick(panel.apply_button, Qt.LeftButton))
+    c = window.session.comparison
+    cli = what_if(EVENING, None, [], DEFAULT_TUNING.with_value("relationship.sentiment_weight", 0.25),
+                  [("relationship.sentiment_weight", 0.25)])
+    # One engine: the same B end states and end levels as the command's.
+    assert {slug: (d.b.score, d.b.level) for slug, d in c.npcs.items()} == {slug: (d.b.score, d.b.level) for slug, d in cli.comparison.npcs.items()}
+    assert window.whatif.result.end_levels == cli.end_levels == {"mira-holt": {"a": "Acquaintance", "b": "Stranger"}}
+    assert [e for e in window.whatif.edits] == [("relationship.sentiment_weight", 0.25)]
+    # The Differences dock lists them; the panel says what changed.
+    diffs = window.panels["differences"][0]
+    assert diffs.model.rowCount() == len(c.differences()) > 0 and window.docks["differences"].isVisible()
+    assert "differs from the recorded run" in panel.message.text()
+    assert "mira-holt: Acquaintance → Stranger" in panel.outcome.toPlainText()
+    assert panel.edits.item(0).text() == "relationship.sentiment_weight = 0.25"
+    # Revert: the recorded run alone.
+    with qtbot.waitSignal(window.session.comparisonChanged):
+        qtbot.mouseClick(panel.revert_button, Qt.LeftButton)
+    assert window.session.comparison is None and window.whatif.edits == []
+    assert not panel.undo_button.isEnabled()
+
+
+def test_undo_removes_the_last_edit(qtbot, window):
+    panel = window.panels["whatif"][0]
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, panel.apply)
+    panel.set_value("relationship.base", "0.3")
+    _applied(qtbot, window, panel.apply)
+    assert window.whatif.edits == [("relationship.sentiment_weight", 0.25), ("relationship.base", 0.3)]
+    both = window.session.comparison
+    _applied(qtbot, window, lambda: qtbot.mouseClick(panel.undo_button, Qt.LeftButton))
+    assert window.whatif.edits == [("relationship.sentiment_weight", 0.25)]
+    one = window.session.comparison
+    assert one is not both
+    assert one.npcs["mira-holt"].b.score != both.npcs["mira-holt"].b.score
+    with qtbot.waitSignal(window.session.comparisonChanged):
+        panel.undo_button.click()  # the last edit: back to the recorded run
+    assert window.session.comparison is None and window.whatif.edits == []
+
+
+@pytest.mark.parametrize("name, text, words", [
+    ("relationship.length_divisor", "0", "out of range"),
+    ("relationship.base", "x", "expected a number"),
+])
+def test_bad_value_is_a_message_in_the_panel(qtbot, window, name, text, words):
+    panel = window.panels["whatif"][0]
+    panel.set_value(name, text)
+    panel.apply()
+    assert words in panel.message.text() and name in panel.message.text()
+    assert window.session.comparison is None and window.whatif.edits == [] and not window.whatif.busy
+
+
+def test_journal_entry_edit_first_differs_at_its_tick(qtbot, window):
+    journal = window.panels["journal"][0]
+    entry = 62  # lera-sessik's RelationshipInteraction at tick 4520 (tests/test_whatif.py)
+    journal.select_entry(entry)
+    assert journal.whatif_action in journal.view.actions()
+    journal.view.setCurrentIndex(journal.model.index(journal.model.row_of(entry), 0))
+    journal.whatif_action.trigger()
+    dialogs = journal.findChildren(EntryEditDialog)
+    assert len(dialogs) == 1 and dialogs[0].isVisible()
+    dialog = dialogs[0]
+    assert dialog.index == entry
+    assert dialog.field.currentText() == "sentiment" and dialog.edit.text() == "0.69"
+    dialog.edit.setText("-0.5")
+    _applied(qtbot, window, dialog.accept)
+    pointer = f"/journal/{entry}/event/RelationshipInteraction/sentiment"
+    assert window.whatif.edits == [(pointer, -0.5)]
+    c = window.session.comparison
+    assert c.npcs["lera-sessik"].score_first_differs_tick == 4520
+    assert [slug for slug, d in c.npcs.items() if d.differs] == ["lera-sessik"]
+    cli = what_if(EVENING, None, [{"op": "replace", "path": pointer, "value": -0.5}])
+    assert c.npcs["lera-sessik"].b.score == cli.comparison.npcs["lera-sessik"].b.score
+    assert "lera-sessik" in window.panels["whatif"][0].outcome.toPlainText()  # its prompts need regenerating
+    assert json.loads(EVENING.read_text(encoding="utf-8"))["journal"][entry]["event"]["RelationshipInteraction"]["sentiment"] == 0.69
+
+
+def test_stop_comparing_ends_the_what_if(qtbot, window):
+    panel = window.panels["whatif"][0]
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, panel.apply)
+    window.compare.stop()
+    assert window.session.comparison is None and window.whatif.edits == [] and window.whatif.result is None

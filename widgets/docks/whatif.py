@@ -1,0 +1,326 @@
+"""The What if… panel (issue 38): set tuning values, apply, undo, revert.
+
+The panel lists every tuning value (``models/domain/tuning.py``: the relationship
+formula's constants, the level bounds, the prompt budget, each NPC's thresholds) with
+its recorded value and an editable "What if" cell. It emits intents only; the app's
+``WhatIfController`` keeps the list of edits, runs the what-if off the GUI thread and
+shows the result as a comparison (A = as recorded, B = what if), then hands the panel
+what to show: the edits, the progress, a bad value's message, what would not happen
+and which prompts need a new LLM response.
+"""
+
+from __future__ import annotations
+
+import json
+
+from narrative_debugger.models.compare.journal import entry_json
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
+from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.whatif.run import PatchError, parse_set
+from narrative_debugger.widgets.session import Session
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+NAME, RECORDED, WHAT_IF = 0, 1, 2
+
+
+def show_value(value: object) -> str:
+    """A tuning or field value as the panel writes it (JSON-like: 0.5, 3, "text")."""
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _at(tick: int | None) -> str:
+    return "tick —" if tick is None else f"tick {tick:,}"
+
+
+class WhatIfPanel(QWidget):
+    """Tuning values to set, the edits made, and what the what-if found.
+
+    Signals:
+        applyRequested(list): ``[(name, value), ...]`` typed in the What if column, to
+            add to the edits and run (the value parsed as JSON, else text).
+        undoRequested(): remove the last edit.
+        revertRequested(): drop every edit and show the recorded run alone.
+
+    Attributes:
+        table: the tuning values (Name, Recorded, What if; only What if is editable).
+        edits: the list of edits applied, in order.
+        message: what went wrong (a bad value), or what is being done.
+        progress: busy while the what-if runs.
+        outcome: what would not happen, what now would, and the prompts to regenerate.
+        apply_button, undo_button, revert_button: the actions.
+    """
+
+    applyRequested = Signal(list)
+    undoRequested = Signal()
+    revertRequested = Signal()
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("whatIfPanel")
+        self.session = session
+        hint = QLabel("Type a value in the What if column and Apply; or right-click a Journal entry › What if… "
+                      "The views then compare A (as recorded) with B (what if).", self)
+        hint.setWordWrap(True)
+        hint.setTextFormat(Qt.PlainText)
+        self.table = QTableWidget(0, 3, self)
+        self.table.setObjectName("whatIfTuning")
+        self.table.setHorizontalHeaderLabels(["Tuning value", "Recorded", "What if"])
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.table.setEditTriggers(QAbstractItemView.AllEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(NAME, QHeaderView.Stretch)
+        header.setSectionResizeMode(RECORDED, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(WHAT_IF, QHeaderView.ResizeToContents)
+        self.apply_button = QPushButton("&Apply", self)
+        self.apply_button.setObjectName("whatIfApply")
+        self.apply_button.setToolTip("Replay the save with the values typed and compare it with the recorded run (Ctrl+Return)")
+        self.apply_button.setShortcut("Ctrl+Return")
+        self.undo_button = QPushButton("&Undo", self)
+        self.undo_button.setObjectName("whatIfUndo")
+        self.undo_button.setToolTip("Remove the last edit and replay")
+        self.revert_button = QPushButton("&Revert", self)
+        self.revert_button.setObjectName("whatIfRevert")
+        self.revert_button.setToolTip("Drop every edit: back to the recorded run")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.apply_button)
+        buttons.addWidget(self.undo_button)
+        buttons.addWidget(self.revert_button)
+        buttons.addStretch(1)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("whatIfProgress")
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(8)
+        self.progress.hide()
+        self.message = QLabel("", self)
+        self.message.setObjectName("whatIfMessage")
+        self.message.setTextFormat(Qt.PlainText)  # values and pointers come from the user and the save
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.edits = QListWidget(self)
+        self.edits.setObjectName("whatIfEdits")
+        self.edits.setMaximumHeight(4 * (self.fontMetrics().height() + 6))
+        self.outcome = QPlainTextEdit(self)
+        self.outcome.setObjectName("whatIfOutcome")
+        self.outcome.setReadOnly(True)
+        self.outcome.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+        self.outcome.setPlaceholderText("What would not have happened, and the prompts that need a new LLM response, show here.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(hint)
+        layout.addWidget(self.table, 3)
+        layout.addLayout(buttons)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.message)
+        layout.addWidget(QLabel("Edits:", self))
+        layout.addWidget(self.edits)
+        layout.addWidget(self.outcome, 2)
+        self.apply_button.clicked.connect(self.apply)
+        self.undo_button.clicked.connect(self.undoRequested)
+        self.revert_button.clicked.connect(self.revertRequested)
+        session.loaded.connect(self._on_loaded)
+        self.show_edits([])
+        if session.ready:
+            self._on_loaded()
+
+    # ----- session -> panel -----
+    def _on_loaded(self) -> None:
+        play = self.session.playthrough
+        rows = tuning_values(DEFAULT_TUNING, list(play.save.npcs.values()), play.content.prompt.context_token_budget) if play else []
+        self.table.setRowCount(len(rows))
+        for r, (name, value) in enumerate(rows):
+            for col, text in ((NAME, name), (RECORDED, show_value(value)), (WHAT_IF, "")):
+                item = QTableWidgetItem(text)
+                if col != WHAT_IF:
+                    item.setFlags(item.flags() & ~Qt.ItemIsEditable)
+                self.table.setItem(r, col, item)
+        self.show_edits([])
+        self.outcome.clear()
+        self.message.clear()
+
+    def row_of(self, name: str) -> int:
+        """The table row of tuning value ``name`` (-1 if absent)."""
+        for r in range(self.table.rowCount()):
+            if self.table.item(r, NAME).text() == name:
+                return r
+        return -1
+
+    def set_value(self, name: str, text: str) -> None:
+        """Type ``text`` in the What if cell of ``name`` (as the user would)."""
+        r = self.row_of(name)
+        if r < 0:
+            raise KeyError(name)
+        self.table.item(r, WHAT_IF).setText(text)
+
+    # ----- panel -> app -----
+    def pending(self) -> list[tuple[str, object]]:
+        """The ``(name, value)`` pairs typed in the What if column, in table order."""
+        out = []
+        for r in range(self.table.rowCount()):
+            text = self.table.item(r, WHAT_IF).text().strip()
+            if text:
+                out.append(parse_set(f"{self.table.item(r, NAME).text()}={text}"))
+        return out
+
+    def apply(self) -> None:
+        """Apply: ask for the values typed to be added to the edits and run."""
+        if self.table.state() == QAbstractItemView.EditingState:  # a cell still being typed in counts
+            self.table.setCurrentItem(None)
+        try:
+            pairs = self.pending()
+        except PatchError as exc:
+            self.show_error(str(exc))
+            return
+        if not pairs:
+            self.show_error("Nothing to apply: type a value in the What if column first.")
+            return
+        for r in range(self.table.rowCount()):
+            self.table.item(r, WHAT_IF).setText("")
+        self.applyRequested.emit(pairs)
+
+    # ----- app -> panel -----
+    def show_edits(self, edits: list[tuple[str, object]]) -> None:
+        """List ``edits`` (``(target, value)`` pairs, in order) and enable Undo and Revert."""
+        self.edits.clear()
+        for target, value in edits:
+            self.edits.addItem(one_line(f"{target} = {show_value(value)}"))
+        if not edits:
+            self.edits.addItem("(none: the recorded run)")
+        self.undo_button.setEnabled(bool(edits))
+        self.revert_button.setEnabled(bool(edits))
+
+    def show_busy(self, text: str) -> None:
+        """The what-if runs: the busy bar and ``text``."""
+        self.progress.show()
+        self.message.setStyleSheet("")
+        self.message.setText(text)
+
+    def show_error(self, text: str) -> None:
+        """A bad value or a failed run: ``text``, in the message line (no dialog)."""
+        self.progress.hide()
+        self.message.setStyleSheet("color: #b00020;")
+        self.message.setText(one_line(text))
+
+    def show_idle(self, text: str = "") -> None:
+        """Nothing runs; ``text`` says where things stand."""
+        self.progress.hide()
+        self.message.setStyleSheet("")
+        self.message.setText(text)
+        if not text:
+            self.outcome.clear()
+
+    def show_result(self, result) -> None:
+        """A ``models.whatif.run.WhatIf``: a summary in the message line, what would not
+        happen, what now would, the levels reached and the prompts to regenerate below."""
+        self.progress.hide()
+        self.message.setStyleSheet("")
+        count = len(result.comparison.differences())
+        if not result.changed:
+            self.message.setText("Nothing changes: B agrees with the recorded run.")
+        else:
+            d = result.comparison.divergence
+            first = f", the first at tick {d.tick:,}" if d is not None and d.tick is not None else ""
+            self.message.setText(f"B differs from the recorded run in {count:,} ways{first}: see Differences and the dashed curves.")
+        lines = []
+        if result.end_levels:
+            lines.append("Levels reached (A → B):")
+            lines += [f"  {slug}: {v['a']} → {v['b']}" for slug, v in sorted(result.end_levels.items())]
+        if result.would_not_happen:
+            lines.append(f"Would not have happened ({len(result.would_not_happen)}):")
+            lines += [f"  {_at(w['tick'])} #{w['journal_index']} {w['event']}: {w['reason']}" for w in result.would_not_happen]
+        if result.would_happen:
+            lines.append(f"Would now happen ({len(result.would_happen)}):")
+            lines += [f"  {_at(w['tick'])} {w['event']}: {w['reason']}" for w in result.would_happen]
+        if result.prompts_regenerate:
+            lines.append("Prompts that need a new LLM response:")
+            lines += [f"  {slug}: from tick {p['first_tick']:,}, {p['turns']} turn(s)" for slug, p in sorted(result.prompts_regenerate.items())]
+        self.outcome.setPlainText("\n".join(one_line(t) if not t.startswith("  ") else "  " + one_line(t[2:]) for t in lines))
+
+
+class EntryEditDialog(QDialog):
+    """What if… edit this entry: one field of journal entry ``index`` and its new value.
+
+    On OK, ``pointer()`` is ``/journal/N/event/<Kind>/<field>`` and ``value()`` the
+    value typed (parsed as JSON, else text): a JSON Patch ``replace`` for the what-if.
+
+    Attributes:
+        field: the entry's fields (its scalar ones: a list's items are not offered).
+        edit: the new value, prefilled with the recorded one.
+        error: why the value cannot be taken (empty when it can).
+    """
+
+    def __init__(self, playthrough, index: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("whatIfEntryDialog")
+        self.setWindowTitle("What if… edit this entry")
+        entry = entry_json(playthrough.save, index) or {}
+        event = entry.get("event") or {}
+        self.index = index
+        self.kind, fields = next(iter(event.items()), (None, {}))
+        self._recorded = {k: v for k, v in (fields or {}).items() if not isinstance(v, list | dict)}
+        tick = entry.get("tick")
+        about = QLabel(one_line(f"Entry #{index:,} at tick {'—' if tick is None else f'{tick:,}'}: {self.kind or '(unreadable)'}. "
+                                "Change one field; the save is replayed from here and compared with the recorded run."), self)
+        about.setTextFormat(Qt.PlainText)
+        about.setWordWrap(True)
+        self.field = QComboBox(self)
+        self.field.setObjectName("whatIfEntryField")
+        for name in self._recorded:
+            self.field.addItem(name)
+        self.edit = QLineEdit(self)
+        self.edit.setObjectName("whatIfEntryValue")
+        self.error = QLabel("", self)
+        self.error.setTextFormat(Qt.PlainText)
+        self.error.setStyleSheet("color: #b00020;")
+        form = QFormLayout()
+        form.addRow("Field:", self.field)
+        form.addRow("What if:", self.edit)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
+        self.buttons.button(QDialogButtonBox.Ok).setText("Replay")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(about)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.field.currentTextChanged.connect(self._prefill)
+        preferred = "sentiment" if "sentiment" in self._recorded else None
+        if preferred:
+            self.field.setCurrentText(preferred)
+        self._prefill(self.field.currentText())
+
+    def _prefill(self, name: str) -> None:
+        if name in self._recorded:
+            value = self._recorded[name]
+            self.edit.setText(json.dumps(value) if not isinstance(value, str) else value)
+            self.edit.selectAll()
+            self.edit.setFocus()
+
+    def pointer(self) -> str:
+        """The JSON pointer of the chosen field (``/journal/N/event/<Kind>/<field>``)."""
+        return f"/journal/{self.index}/event/{self.kind}/{self.field.currentText()}"
+
+    def value(self) -> object:
+        """The value typed, as JSON, else as text."""
+        return parse_set(f"x={self.edit.text().strip()}")[1]
+
+    def accept(self) -> None:
+        if self.kind is None or not self.field.currentText():
+            self.error.setText("This entry has no field to edit.")
+            return
+        if not self.edit.text().strip():
+            self.error.setText("Type the value the field should have had.")
+            return
+        super().accept()

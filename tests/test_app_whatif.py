@@ -12,16 +12,11 @@ from narrative_debugger.models.whatif.run import what_if
 from narrative_debugger.widgets.docks.whatif import EntryEditDialog
 from PySide6.QtCore import Qt
 
-from tests.conftest import SAMPLES, open_window
+from tests.conftest import SAMPLES
 
 pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, never shown
 
 EVENING = SAMPLES / "evening.json"
-
-
-@pytest.fixture()
-def window(qtbot):
-    return open_window(qtbot, EVENING)
 
 
 def _applied(qtbot, window, action) -> None:

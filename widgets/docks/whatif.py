@@ -81,7 +81,8 @@ class WhatIfPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(NAME, QHeaderView.Stretch)
         header.setSectionResizeMode(RECORDED, QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(WHAT_IF, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(WHAT_IF, QHeaderView.Fixed)
+        self.table.setColumnWidth(WHAT_IF, self.fontMetrics().horizontalAdvance("What if: 0.000") + 8)
         self.apply_button = QPushButton("&Apply", self)
         self.apply_button.setObjectName("whatIfApply")
         self.apply_button.setToolTip("Replay the save with the values typed and compare it with the recorded run (Ctrl+Return)")
@@ -110,7 +111,8 @@ class WhatIfPanel(QWidget):
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.edits = QListWidget(self)
         self.edits.setObjectName("whatIfEdits")
-        self.edits.setMaximumHeight(4 * (self.fontMetrics().height() + 6))
+        self.edits.setWordWrap(True)  # a journal pointer is long
+        self.edits.setMaximumHeight(3 * (self.fontMetrics().height() + 6))
         self.outcome = QPlainTextEdit(self)
         self.outcome.setObjectName("whatIfOutcome")
         self.outcome.setReadOnly(True)
@@ -144,6 +146,7 @@ class WhatIfPanel(QWidget):
                 item = QTableWidgetItem(text)
                 if col != WHAT_IF:
                     item.setFlags(item.flags() & ~Qt.ItemIsEditable)
+                    item.setToolTip(f"{name}: {show_value(value)} as recorded")
                 self.table.setItem(r, col, item)
         self.show_edits([])
         self.outcome.clear()
@@ -195,6 +198,7 @@ class WhatIfPanel(QWidget):
         self.edits.clear()
         for target, value in edits:
             self.edits.addItem(one_line(f"{target} = {show_value(value)}"))
+            self.edits.item(self.edits.count() - 1).setToolTip(one_line(f"{target} = {show_value(value)}"))
         if not edits:
             self.edits.addItem("(none: the recorded run)")
         self.undo_button.setEnabled(bool(edits))

@@ -229,3 +229,20 @@ def test_a_change_during_a_reload_reads_the_save_again_as_a_new_request(qtbot, o
     assert window.session.playthrough is not shown and window.session.playthrough.save.game_version.startswith("y")
     assert window.statusBar().currentMessage() == "Reloaded a.json: it changed on disk."
     assert not window.loader.busy  # the first reload never reported
+
+
+def test_a_reload_of_a_truncated_save_names_where_it_breaks(qtbot, open_window, saves):
+    """Issue 35: a reload that cannot read the changed save says where, as an open does
+    (README, "Opening saves"), and the window keeps the save as it was read before."""
+    a, _ = saves
+    window = open_window(a)
+    shown = window.session.playthrough
+    text = a.read_bytes()
+    a.write_bytes(text[:200])  # cut inside the document: F001 at its line:col
+    window.reload(changed=True)
+    window.wait_for_load()
+    message = window.statusBar().currentMessage()
+    assert message.startswith("a.json changed on disk but cannot be read now; keeping the last good state. F001 at a.json:")
+    line_col = message.split("F001 at a.json:", 1)[1].split(":", 2)[:2]
+    assert all(part.isdigit() for part in line_col), message  # line:col of the cut
+    assert window.session.playthrough is shown

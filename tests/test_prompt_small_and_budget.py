@@ -14,8 +14,9 @@ from narrative_debugger.app.window.main_window import MainWindow
 from narrative_debugger.models.explain import explain
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.widgets.docks.explain import Waterfall
+from narrative_debugger.widgets.prompt.parts import CardTableModel
 from narrative_debugger.widgets.prompt.view import CARD_ROWS_SHOWN
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QApplication
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +65,47 @@ def test_the_card_table_shows_three_rows_at_the_smallest_window(qtbot, open_wind
     for _ in range(5):
         QApplication.processEvents()
     assert _rows_in_view(view.card_table) >= 4 and _rows_in_view(view.section_table) >= 2
+
+
+def test_the_card_table_keeps_three_readable_rows_after_shrinking_the_window(qtbot, tight, isolated_settings):
+    """The trial's sequence: the window opens at its default size, is shrunk to 1040x700,
+    then Ctrl+4. The bottom docks kept their height, the views got 260 px of their 300
+    and scrolled, and one half row of cards showed, its Card, Name and Key cut to 1-3
+    letters. Now no scrolling, three whole rows, and the Card, Key and Status columns
+    show at least four letters each (the Name, the id in words, is in the tooltip)."""
+    w = MainWindow(persist=False)
+    qtbot.addWidget(w)
+    w.resize(1440, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    w.open_save(EVENING, tight, wait=True)
+    s = w.session
+    s.set_npc(s.playthrough.save.npc_by_slug(NPC).stable_id)
+    s.set_tick(TICK)
+    for _ in range(5):
+        QApplication.processEvents()
+    w.resize(1040, 700)
+    for _ in range(5):
+        QApplication.processEvents()
+    s.set_view("prompt")
+    view = w.views["prompt"]
+    qtbot.waitUntil(lambda: view.current_preview is not None and view.card_model.rowCount() >= 4, timeout=30_000)
+    for _ in range(5):
+        QApplication.processEvents()
+    frame = view.parentWidget().parentWidget()  # the view's scroll area
+    assert frame.verticalScrollBar().maximum() == 0  # the whole view in sight, nothing scrolled away
+    table = view.card_table
+    bottom = table.mapTo(frame, table.rect().bottomLeft()).y()
+    assert bottom <= frame.height()
+    assert _rows_in_view(table) >= CARD_ROWS_SHOWN == 3
+    metrics = table.fontMetrics()
+    for column in ("Card", "Key", "Status"):
+        col = CardTableModel.COLUMNS.index(column)
+        for row in range(table.model().rowCount()):
+            text = str(table.model().index(row, col).data())
+            shown = metrics.elidedText(text, Qt.ElideRight, table.columnWidth(col) - 8).rstrip("…")
+            assert len(shown) >= min(4, len(text)), (column, text, shown)
+    assert table.model().index(0, 0).data(Qt.ToolTipRole)  # the whole id, name and key
 
 
 def test_the_dropped_cards_waterfall_draws_the_lore_budget(qtbot, tight):

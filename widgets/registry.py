@@ -38,7 +38,9 @@ class ViewSpec:
     name: str
     title: str
     factory: str
-    min_size: tuple[int, int] = (480, 300)
+    # 288 px high: with the tick bar and the tab bar, what a 1040 x 700 window leaves
+    # above bottom docks that keep three rows of theirs (the Snapshot table).
+    min_size: tuple[int, int] = (480, 288)
     prepare: str | None = None
 
     def create(self, session):

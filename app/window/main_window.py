@@ -61,6 +61,10 @@ VIEW_MIN_SIZES = {spec.name: spec.min_size for spec in VIEW_SPECS}
 #: bar's row). An explicit 440 px on the central area let a window shrunk to 1040 x 700
 #: squeeze the views under their 480 px, so the Knowledge view scrolled and hid its Fit button.
 VIEWS_MIN_WIDTH = max(w for w, _ in VIEW_MIN_SIZES.values())
+#: Nor lower than the highest view's minimum: a window shrunk to 1040 x 700 from a larger
+#: size kept its bottom docks' height and left the views 260 px of their 300, so the
+#: Prompt preview scrolled its story cards out of sight.
+VIEWS_MIN_HEIGHT = max(h for _, h in VIEW_MIN_SIZES.values())
 #: The central area (views and tick bar) is never lower than this (pixels).
 CENTRAL_MIN_HEIGHT = 300
 MAX_RECENT = 10
@@ -200,7 +204,10 @@ class MainWindow(QMainWindow):
         # central area's width is left to its layout, so it also grows with the tick bar's
         # row (ticks near 2^64 need a wider tick field).
         self.stack.setMinimumWidth(VIEWS_MIN_WIDTH + self.style().pixelMetric(QStyle.PM_ScrollBarExtent))
-        central.setMinimumHeight(CENTRAL_MIN_HEIGHT)
+        self.stack.setMinimumHeight(VIEWS_MIN_HEIGHT + self.tabs.tabBar().sizeHint().height())
+        # An explicit minimum overrides the layout's own: at 300 px the window kept its bottom
+        # docks' height when shrunk, and the views and the tick bar were squeezed under theirs.
+        central.setMinimumHeight(max(CENTRAL_MIN_HEIGHT, box.minimumSize().height()))
         self.setCentralWidget(central)
 
     def _on_tab_changed(self, index: int) -> None:

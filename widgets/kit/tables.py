@@ -253,6 +253,11 @@ class ShareColumns(QObject):
         view.verticalScrollBar().valueChanged.connect(self._forget_values)
         self.refit()
 
+    def set_elastic(self, elastic: tuple[int, ...]) -> None:
+        """Change which columns may be elided (a narrow view lets one more give way), and refit."""
+        self._elastic = tuple(elastic)
+        self.refit()
+
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
         kind = event.type()
         if kind == QEvent.Resize and event.size().height() == event.oldSize().height():

@@ -54,6 +54,13 @@ from PySide6.QtWidgets import (
 
 #: Story-card rows the card table always has room for (its minimum height), 1040x700 included.
 CARD_ROWS_SHOWN = 3
+#: Below this view width (pixels) the card and section tables get CARDS_SHARE_NARROW of it.
+NARROW_VIEW = 720
+CARDS_SHARE_NARROW = 0.62
+#: The card table's columns that give way when narrow (Card, Name, Key), and below NARROW_VIEW
+#: (Card, Key, Status; the Name is hidden there).
+CARD_ELASTIC = (0, 1, 2)
+CARD_ELASTIC_NARROW = (0, 2, 4)
 #: Comparison modes offered in the "compare with" selector: (key, menu text).
 COMPARE_MODES = (("tick", "previous tick viewed"), ("turn", "NPC's previous line"))
 
@@ -228,7 +235,7 @@ class PromptView(QWidget):
         self.history_label = QLabel("")
         self.history_label.setWordWrap(True)
         self.card_model = CardTableModel(self)
-        self.card_table = self._table(self.card_model, (0, 1, 2), stretch=1, rows=CARD_ROWS_SHOWN)  # Card, Name, Key
+        self.card_table = self._table(self.card_model, CARD_ELASTIC, stretch=1, rows=CARD_ROWS_SHOWN)  # Card, Name, Key
         self.changes_label = QLabel("")
         self.changes_label.setWordWrap(True)
         self.changes_label.setMinimumHeight(3 * self.changes_label.fontMetrics().lineSpacing())
@@ -267,11 +274,20 @@ class PromptView(QWidget):
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([550, 550])
+        # In a narrow view the tables' pane takes the larger share (CARDS_SHARE_NARROW) until
+        # the user drags the divider: at half of 480 px the card table cut Card, Name and
+        # Key to one to three letters, while the prompt text wraps and scrolls anyway.
+        splitter.setChildrenCollapsible(False)
+        splitter.splitterMoved.connect(self._on_divider_dragged)
+        self.columns_splitter = splitter
+        self._divider_dragged = False
 
         self.card_why_action = add_why_action(self.card_table, self.session, self.card_why_target)
         for widget in (self.budget_bar, self.budget_label, self.history_label):
             add_why_action(widget, self.session, self.history_why_target)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)  # each pixel of height is a card row's worth at 1040x700
+        layout.setSpacing(4)
         layout.addLayout(top)
         layout.addWidget(self.budget_bar)
         layout.addWidget(self.budget_label)
@@ -315,7 +331,7 @@ class PromptView(QWidget):
         # column would be cut to "na…", "The …"); when there is not, the ``elastic`` ones are
         # elided (their tooltips hold the whole text) so that the columns on their right,
         # the card's included / dropped status above all, stay in view.
-        ShareColumns(table, elastic, stretch)
+        table.share_columns = ShareColumns(table, elastic, stretch)
         table.setAlternatingRowColors(True)
         table.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)  # height from the layout stretch
         frame = 2 * table.frameWidth()
@@ -464,6 +480,31 @@ class PromptView(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         self._arrange_header()
+        self._share_width()
+
+    def _on_divider_dragged(self, *_args) -> None:
+        self._divider_dragged = True
+
+    def _share_width(self) -> None:
+        """The prompt text and the tables halve the width, or the tables get
+        ``CARDS_SHARE_NARROW`` of it below ``NARROW_VIEW`` px, where the card table also
+        hides its Name column; a dragged divider stays put."""
+        narrow = self.width() < NARROW_VIEW
+        name = CardTableModel.COLUMNS.index("Name")
+        if self.card_table.isColumnHidden(name) != narrow:
+            # The Name (the id in words; the row's tooltip has it) gives its width to Card and
+            # Key, and the Status may be elided too ("dropped (b…", whole in the tooltip).
+            self.card_table.setColumnHidden(name, narrow)
+            self.card_table.share_columns.set_elastic(CARD_ELASTIC_NARROW if narrow else CARD_ELASTIC)
+        if self._divider_dragged:
+            return
+        splitter = self.columns_splitter
+        total = sum(splitter.sizes())
+        if total <= 0:
+            return
+        right = int(total * CARDS_SHARE_NARROW) if narrow else total // 2
+        if abs(splitter.sizes()[1] - right) > 1:
+            splitter.setSizes([total - right, right])
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
         if watched is self.right_pane and event.type() == QEvent.Resize:

@@ -155,3 +155,41 @@ def test_rules_explains_c012(capsys):
     assert main(["rules", "C012"]) == 0
     out = capsys.readouterr().out
     assert "C012" in out and RULES["C012"].title in out
+
+
+def test_check_content_unlistable_says_c006_once_and_guesses_nothing(tmp_path, monkeypatch, capsys):
+    root = _content(tmp_path)
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if os.fspath(path) == os.fspath(root):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(content_files.os, "scandir", scandir)
+    save = Path(__file__).resolve().parent / "data" / "minimal.json"
+    assert main(["check", str(save), "--content", str(root)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.count("C006") == 1 and "the content folder cannot be listed (Permission denied)" in captured.out
+    for folder in ("global", "npcs", "lore", "monologues"):
+        assert f"{folder}/ cannot be listed" not in captured.out
+    assert "C012" not in captured.out  # nothing is known to be missing
+
+
+def test_no_guess_about_a_folder_that_cannot_be_listed(tmp_path, monkeypatch):
+    """A folder that cannot be listed is C006's (its entries would read as absent to a
+    non-root user: "has none of prompt.yaml, ...: is it a content folder?" was a guess)."""
+    from narrative_debugger.models.content.loader import not_content_reason
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "is it a content folder?" in not_content_reason(empty)
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if os.fspath(path) == os.fspath(empty):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(content_files.os, "scandir", scandir)
+    assert not_content_reason(empty) is None

@@ -8,6 +8,7 @@ is a C-code finding; nothing raises, and content that could be read is kept.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,9 +107,13 @@ CONTENT_ENTRIES = CONTENT_FILES + CONTENT_FOLDERS
 
 def not_content_reason(root: Path) -> str | None:
     """Why ``root`` does not look like a content folder, or None when it has at least
-    one of ``CONTENT_ENTRIES`` (or does not exist: ``load_content`` reports that)."""
+    one of ``CONTENT_ENTRIES`` (or does not exist, or cannot be listed: ``load_content``
+    reports those, C001 and C006)."""
     root = Path(root)
     try:
+        if root.is_dir():
+            with os.scandir(root):  # one that cannot be listed is C006's to report, not a guess here
+                pass
         if (not root.is_dir() or any((root / name).is_file() for name in CONTENT_FILES)
                 or any((root / name).is_dir() for name in CONTENT_FOLDERS)):  # a file named npcs is no content
             return None

@@ -118,3 +118,33 @@ def test_stop_comparing_ends_the_what_if(qtbot, window):
     _applied(qtbot, window, panel.apply)
     window.compare.stop()
     assert window.session.comparison is None and window.whatif.edits == [] and window.whatif.result is None
+
+
+def test_keyboard_answers_the_sentiment_weight_question(qtbot, window):
+    """Ctrl+Shift+W, type 0.25, Ctrl+Return: the panel opens with the keyboard in the
+    sentiment weight's What if cell (issue 38: at most 4 actions)."""
+    from PySide6.QtWidgets import QApplication
+
+    window.activateWindow()
+    qtbot.waitUntil(lambda: window.isActiveWindow())
+    qtbot.keyClick(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
+    panel = window.panels["whatif"][0]
+    qtbot.waitUntil(lambda: window.docks["whatif"].isVisible() and panel.table.hasFocus())
+    assert panel.table.item(panel.table.currentRow(), 0).text() == "relationship.sentiment_weight"
+    qtbot.keyClicks(panel.table, "0")  # the first key opens the cell's editor
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not panel.table)
+    qtbot.keyClicks(QApplication.focusWidget(), ".25")
+
+    def apply() -> None:
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Return, Qt.ControlModifier)
+    _applied(qtbot, window, apply)
+    assert window.whatif.edits == [("relationship.sentiment_weight", 0.25)]
+
+
+def test_enter_in_the_entry_dialog_replays(qtbot, window):
+    journal = window.panels["journal"][0]
+    dialog = journal.edit_entry(62)
+    assert dialog.edit.hasSelectedText() and dialog.edit.selectedText() == "0.69"  # typing replaces it
+    qtbot.keyClicks(dialog.edit, "0.9")
+    _applied(qtbot, window, lambda: qtbot.keyClick(dialog.edit, Qt.Key_Return))
+    assert window.whatif.edits == [("/journal/62/event/RelationshipInteraction/sentiment", 0.9)]

@@ -62,6 +62,7 @@ class WhatIfController(QObject):
         if dock is not None:
             dock.show()
             dock.raise_()
+            self.panel.focus_first()
 
     @property
     def busy(self) -> bool:
@@ -104,7 +105,9 @@ class WhatIfController(QObject):
         self.panel.show_idle("Reverted: the recorded run.")
 
     def _on_entry_edit(self, pointer: str, value: object) -> None:
-        self.show_panel()
+        dock = self.window.docks.get("whatif")
+        if dock is not None:
+            dock.show()
         self.add_edits([(pointer, value)])
 
     # ----- running -----
@@ -116,7 +119,6 @@ class WhatIfController(QObject):
         except PatchError as exc:
             self.panel.show_error(str(exc))
             return
-        self.show_panel()
         self.panel.show_busy(f"Replaying with {len(edits)} edit(s)…")
         self._jobs.run(_whatif_job, play, path, operations, tuning, sets, latest="whatif",
                        on_done=lambda result: self._on_done(result, play, edits),

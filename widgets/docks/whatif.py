@@ -166,6 +166,13 @@ class WhatIfPanel(QWidget):
             raise KeyError(name)
         self.table.item(r, WHAT_IF).setText(text)
 
+    def focus_first(self) -> None:
+        """Put the keyboard in the first What if cell (the sentiment weight): typing a
+        value there and pressing Ctrl+Return applies it."""
+        if self.table.rowCount():
+            self.table.setCurrentCell(0, WHAT_IF)
+            self.table.setFocus()
+
     # ----- panel -> app -----
     def pending(self) -> list[tuple[str, object]]:
         """The ``(name, value)`` pairs typed in the What if column, in table order."""

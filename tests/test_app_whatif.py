@@ -148,3 +148,26 @@ def test_enter_in_the_entry_dialog_replays(qtbot, window):
     qtbot.keyClicks(dialog.edit, "0.9")
     _applied(qtbot, window, lambda: qtbot.keyClick(dialog.edit, Qt.Key_Return))
     assert window.whatif.edits == [("/journal/62/event/RelationshipInteraction/sentiment", 0.9)]
+
+
+def test_panel_lists_what_would_not_happen(qtbot, window):
+    window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
+    panel = window.panels["whatif"][0]
+    panel.set_value("npc.kael-davan.walk_away_threshold", "3")  # the save's NPCs are listed too
+    _applied(qtbot, window, panel.apply)
+    text = panel.outcome.toPlainText()
+    # As the command finds (tests/test_whatif.py): the penalties of walk-aways 2 and 3.
+    assert "Would not have happened (2):" in text
+    assert "tick 7,652 #133 WalkAwayPenalty" in text and "tick 8,969 #152 WalkAwayPenalty" in text
+
+
+def test_bad_entry_value_is_a_message_naming_the_operation(qtbot, window):
+    journal = window.panels["journal"][0]
+    dialog = journal.edit_entry(62)
+    dialog.edit.setText('"kind"')
+    with qtbot.waitSignal(journal.whatIfRequested):
+        dialog.accept()
+    panel = window.panels["whatif"][0]
+    qtbot.waitUntil(lambda: not window.whatif.busy and "F002" in panel.message.text())
+    assert "replace /journal/62/event/RelationshipInteraction/sentiment" in panel.message.text()
+    assert window.session.comparison is None and window.whatif.edits == []

@@ -193,3 +193,20 @@ def test_no_guess_about_a_folder_that_cannot_be_listed(tmp_path, monkeypatch):
 
     monkeypatch.setattr(content_files.os, "scandir", scandir)
     assert not_content_reason(empty) is None
+
+
+@pytest.mark.parametrize("written, why", [
+    ("0", "it is below 1"),
+    ("0x2", "'x' (U+0078) is not an ASCII digit 0-9"),
+    ("２", "'２' (U+FF12) is not an ASCII digit 0-9"),
+    ("2.0", "it is not a whole number"),
+])
+def test_a_min_count_that_is_not_a_decimal_count_is_a_c003(tmp_path, written, why):
+    root = _content(tmp_path)
+    (root / "monologues").mkdir()
+    (root / "monologues" / "pool.yaml").write_text(
+        "- id: after-kael\n  text: Kael noticed.\n  prerequisites:\n"
+        f"    interaction: {{target: 'npc:kael-davan', state: walked_away, min_count: {written}}}\n", encoding="utf-8")
+    content = load_content(root)
+    [c003] = content.findings
+    assert c003.code == "C003" and c003.location.startswith("monologues/pool.yaml:4:") and why in c003.message

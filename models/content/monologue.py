@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from narrative_debugger.models.boundary import U32, ConversionError, check_int
 from narrative_debugger.models.content.yaml_io import MarkedDict, load_yaml, location_of, rel_path, str_list, text_of
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, InteractionQueries
 from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence
@@ -175,8 +176,11 @@ def _parse_interaction_prerequisite(raw, rel, line_id, parent, sink) -> Interact
             sink.add("C003", f"{rel}: {line_id}: unknown interaction state {raw['state']!r} (one of {names})", location_of(rel, raw, "state"))
             ok = False
     min_count = raw.get("min_count", 1)
-    if not isinstance(min_count, int) or isinstance(min_count, bool) or min_count < 1:
-        sink.add("C003", f"{rel}: {line_id}: min_count must be a whole number of at least 1, found {min_count!r}", location_of(rel, raw, "min_count"))
+    try:
+        if check_int(min_count, U32) < 1:  # decimal ASCII digits, like every content number
+            raise ConversionError(min_count, U32.name, "it is below 1")
+    except ConversionError as exc:
+        sink.add("C003", f"{rel}: {line_id}: min_count must be a whole number of at least 1 in digits 0-9: {exc}", location_of(rel, raw, "min_count"))
         ok = False
     if not ok:
         return None

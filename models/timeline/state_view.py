@@ -16,7 +16,7 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from narrative_debugger.models.domain.knowledge import InteractionQueries, interaction_prefix
-from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId
+from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionMetadata, InteractionState, NpcState, StableId
 
 if TYPE_CHECKING:
     from narrative_debugger.models.timeline.index import TimelineIndex, TransitionRecord
@@ -193,6 +193,36 @@ class StateAtTick:
     def interaction_ids(self, npc: StableId) -> list[FactId]:
         """FactIds of the NPC's interactions at this tick, in creation order (see TimelineIndex)."""
         return self.index.interaction_ids(npc, self.position)
+
+    def in_progress(self, npc: StableId) -> tuple[FactId, InteractionMetadata] | None:
+        """The NPC's own interaction in progress (Active or Confrontation) at this tick, as
+        (FactId, metadata): its latest-started one still in progress, read from the
+        interaction facts the Interactions view lists. None when it has none.
+
+        ``knowledge.active_interaction()`` is the single interaction the replay tracks as
+        in progress; when a second one starts before the first ends (finding I005) both
+        are in progress and each NPC has its own. O(log N), plus a walk back over the
+        NPC's interactions while it has one in progress.
+        """
+        summary = self.index.summary(npc, self.position)
+        if not any(summary.in_state(s) for s in InteractionState if s.in_progress):
+            return None
+        knowledge = self.knowledge
+        for fact_id in reversed(self.interaction_ids(npc)):
+            fact = knowledge.fact(fact_id)
+            meta = fact.interaction if fact is not None else None
+            if meta is not None and meta.interaction_state.in_progress:
+                return fact_id, meta
+        return None
+
+    def npcs_with_interaction_moves(self, since_position: int) -> set[StableId]:
+        """The NPCs an interaction started or changed state for between ``since_position``
+        and this position (either order): those whose ``in_progress`` may differ."""
+        lo, hi = sorted((since_position, self.position))
+        moves = self.index.transitions
+        start = bisect_right(moves, lo - 1, key=lambda r: r.index)
+        end = bisect_right(moves, hi - 1, key=lambda r: r.index)
+        return {r.npc for r in moves[start:end]}
 
     def interactions_exact(self, npc: StableId) -> bool:
         """Whether ``interaction_ids`` equals the slow prefix-range form here (see TimelineIndex)."""

@@ -128,7 +128,8 @@ class NpcTableModel(QAbstractTableModel):
         # A row's NPC state at ``tick``; _UNREAD until the row is first shown.
         self._states: list[NpcState | None] = []
         self._state: StateAtTick | None = None
-        self._active: dict[StableId, InteractionState] = {}
+        # Each NPC's own interaction in progress at ``tick`` (FactId, metadata), read when asked.
+        self._progress: dict[StableId, tuple | None] = {}
         self._row: dict[StableId, int] = {}
         self._changes: NpcChanges | None = None
         self._shown: tuple[int, int] | None = None  # (id of the timeline, position) of the states shown
@@ -148,7 +149,7 @@ class NpcTableModel(QAbstractTableModel):
         self._names = [names[sid] for sid in self._sids]
         self._states = [None] * len(self._sids)
         self._state = None
-        self._active = {}
+        self._progress = {}
         self._row = {sid: row for row, sid in enumerate(self._sids)}
         self._changes = None
         self._shown = None
@@ -170,7 +171,7 @@ class NpcTableModel(QAbstractTableModel):
         A row's state is read when the row is first shown (or sorted on), so a crowd's
         first state costs the rows in view, not every NPC.
         """
-        old_active, shown = self._active, self._shown
+        shown = self._shown
         self._take(state)
         if not (state is not None and self._changes is not None and shown is not None
                 and shown[0] == id(state.index) and len(self._states) == len(self._sids)):
@@ -180,7 +181,8 @@ class NpcTableModel(QAbstractTableModel):
             signal_all(self)
             return
         # Only the NPCs with a version between the two positions can differ.
-        maybe = self._changes.between(shown[1], state.position) | old_active.keys() | self._active.keys()
+        moved = state.npcs_with_interaction_moves(shown[1])  # their "In progress" may differ
+        maybe = self._changes.between(shown[1], state.position) | moved
         changed = []
         for row in sorted(self._row[sid] for sid in maybe if sid in self._row):
             sid = self._sids[row]
@@ -188,18 +190,14 @@ class NpcTableModel(QAbstractTableModel):
             if old is _UNREAD:
                 continue  # never shown: read from the new state when it is
             new = self._states[row] = state.npc(sid)
-            if not (new is old or new == old) or self._active.get(sid) is not old_active.get(sid):
+            if not (new is old or new == old) or sid in moved:
                 changed.append(row)
         signal_rows(self, changed)
 
     def _take(self, state: StateAtTick | None) -> None:
         """Note ``state`` as the one shown (tick, interaction in progress), rows untouched."""
         self.tick = state.tick if state is not None else 0
-        self._active = {}
-        if state is not None:
-            meta = state.knowledge.active_interaction()
-            if meta is not None:
-                self._active[meta.target_entity] = meta.interaction_state
+        self._progress = {}
         self._shown = (id(state.index), state.position) if state is not None else None
         self._state = state
 
@@ -210,6 +208,18 @@ class NpcTableModel(QAbstractTableModel):
         return npc
 
     # ----- lookups -----
+    def in_progress(self, sid: StableId) -> tuple | None:
+        """(FactId, InteractionMetadata) of the NPC's own interaction in progress at
+        ``tick`` (``StateAtTick.in_progress``: each NPC its own, two at once under I005)."""
+        if sid not in self._progress:
+            self._progress[sid] = self._state.in_progress(sid) if self._state is not None else None
+        return self._progress[sid]
+
+    def interaction_state(self, sid: StableId) -> InteractionState | None:
+        """The state of the NPC's interaction in progress (Active, Confrontation), or None."""
+        found = self.in_progress(sid)
+        return found[1].interaction_state if found is not None else None
+
     def sid_at(self, row: int) -> StableId | None:
         """StableId of a row, or None outside the table."""
         return self._sids[row] if 0 <= row < len(self._sids) else None
@@ -281,8 +291,8 @@ class NpcTableModel(QAbstractTableModel):
         """The foreground brush of a cell, or None."""
         if col == self.STRESS and npc.tolerance.over_threshold:
             return brush_of(OVER_THRESHOLD)
-        if col == self.INTERACTION and npc.stable_id in self._active:
-            return brush_of(INTERACTION_COLORS[self._active[npc.stable_id]])
+        if col == self.INTERACTION and (state := self.interaction_state(npc.stable_id)) is not None:
+            return brush_of(INTERACTION_COLORS[state])
         if col == self.WALK_AWAYS and npc.walk_aways > npc.interaction_tolerance.walk_away_threshold:
             return brush_of(OVER_THRESHOLD)
         return None
@@ -305,7 +315,7 @@ class NpcTableModel(QAbstractTableModel):
         if col == self.WALK_AWAYS:
             return f"{npc.walk_aways} / {npc.interaction_tolerance.walk_away_threshold}"
         if col == self.INTERACTION:
-            state = self._active.get(npc.stable_id)
+            state = self.interaction_state(npc.stable_id)
             return state.name if state is not None else ""
         return None
 
@@ -319,7 +329,7 @@ class NpcTableModel(QAbstractTableModel):
             return t.current_stress / t.threshold if t.threshold > 0 else float(t.current_stress)
         if col == self.WALK_AWAYS:
             return npc.walk_aways
-        state = self._active.get(npc.stable_id)
+        state = self.interaction_state(npc.stable_id)
         return state.name if state is not None else ""
 
     def _tooltip(self, row: int, npc: NpcState) -> str:
@@ -519,9 +529,8 @@ class NpcList(QWidget):
         if npc is None:
             return None
         if index.column() == NpcTableModel.INTERACTION:
-            state = self.session.state
-            meta = state.knowledge.active_fact_id() if state is not None else None
-            return f"fact:{meta}" if meta and meta.startswith(f"interaction.{npc.slug}_") else f"npc:{npc.slug}.walk_aways"
+            found = self.model.in_progress(npc.stable_id)
+            return f"fact:{found[0]}" if found is not None else f"npc:{npc.slug}.walk_aways"
         return f"npc:{npc.slug}.{self.WHY_COLUMNS.get(index.column(), 'score')}"
 
     def selected_npc(self) -> StableId | None:

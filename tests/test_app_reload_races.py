@@ -242,7 +242,8 @@ def test_a_reload_of_a_truncated_save_names_where_it_breaks(qtbot, open_window, 
     window.reload(changed=True)
     window.wait_for_load()
     message = window.statusBar().currentMessage()
-    assert message.startswith("a.json changed on disk but cannot be read now; keeping the last good state. F001 at a.json:")
-    line_col = message.split("F001 at a.json:", 1)[1].split(":", 2)[:2]
-    assert all(part.isdigit() for part in line_col), message  # line:col of the cut
+    assert message.startswith("a.json changed on disk and cannot be read now: F001 at ")
+    line_col, rest = message.split("F001 at ", 1)[1].split("; ", 1)
+    assert [part.isdigit() for part in line_col.split(":")] == [True, True], message  # line:col of the cut
+    assert rest.startswith("keeping the last good state (not valid JSON"), message
     assert window.session.playthrough is shown

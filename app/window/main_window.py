@@ -436,10 +436,11 @@ class MainWindow(QMainWindow):
             return  # a reload of a save no longer shown (the loader reports only its latest request)
         if not play.readable:
             reasons = "\n".join(f"• {f.code} at {f.location}: {f.message}" for f in play.findings[:5])
-            if context.get("reload"):  # where it broke, as an open says it (README, "Opening saves")
+            if context.get("reload"):  # where it broke, as an open says it (README, "Opening saves"), first so 1040 px show it
                 first = next((f for f in play.findings if f.code.startswith("F")), play.findings[0] if play.findings else None)
-                where = f" {first.code} at {path.name}:{first.location}: {first.message.removeprefix(path.name + ': ')}" if first is not None else ""
-                self.statusBar().showMessage(one_line(f"{path.name} changed on disk but cannot be read now; keeping the last good state.{where}"), 10000)
+                where = f": {first.code} at {first.location}" if first is not None else ""
+                why = f" ({first.message.removeprefix(path.name + ': ')})" if first is not None else ""
+                self.statusBar().showMessage(one_line(f"{path.name} changed on disk and cannot be read now{where}; keeping the last good state{why}."), 10000)
                 return
             show_message(self, "warning", "Cannot read this save", terminal_safe(f"{path} could not be read:\n\n{reasons}\n\nThe window keeps what it was showing."))
             self._open_ended_unshown()

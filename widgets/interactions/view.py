@@ -412,6 +412,10 @@ class InteractionView(QWidget):
                                                 "harbor_office", "player", "yes"))))
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setColumnHidden(COL_B, True)  # until a comparison (``show_column`` then fits it)
+        # B's state sits right after A's (a visual move: the model keeps its columns), in view
+        # at 1440 px; as the last column it was reached only by scrolling past Location.
+        header = self.table.horizontalHeader()
+        header.moveSection(header.visualIndex(COL_B), header.visualIndex(INTERACTION_COLUMNS.index("State")) + 1)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)

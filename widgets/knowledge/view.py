@@ -20,7 +20,7 @@ from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.knowledge.fact_keys import FactKeysAt, creation_order, take_prepared
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.kit.fact_model import (
-    COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, FactFilterProxy, FactTableModel, b_samples, categories_in,
+    COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, COL_STATE, FactFilterProxy, FactTableModel, b_samples, categories_in,
 )
 from narrative_debugger.widgets.knowledge.graph import KnowledgeGraph
 from narrative_debugger.widgets.kit.tables import hot_table, show_column
@@ -121,6 +121,9 @@ class KnowledgeView(QWidget):
         for col, width in ((COL_FACT, 215), (COL_CATEGORY, 95), (2, 105), (3, 130), (4, 70), (COL_ACQUIRED, 95)):
             self.table.setColumnWidth(col, width)
         self.table.setColumnHidden(COL_B, True)  # until a comparison (``show_column`` then fits it)
+        # B (confidence · state in B) sits right after A's State (a visual move), in view
+        # without scrolling past Acquired tick and Interaction.
+        header.moveSection(header.visualIndex(COL_B), header.visualIndex(COL_STATE) + 1)
 
         filters = QHBoxLayout()
         filters.addWidget(self.search, 2)

@@ -9,6 +9,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from narrative_debugger.widgets.interactions.view import COL_B as INTERACTION_COL_B, INTERACTION_COLUMNS
 from narrative_debugger.widgets.kit.fact_model import COL_B, COL_FACT, COL_STATE
 
+from tests.conftest import SAMPLES
 from tests.test_app_compare import _spiral_vs_evening
 
 
@@ -41,3 +42,23 @@ def test_each_b_column_follows_its_a_column_in_view(qtbot, open_window, size):
     w.compare.stop()
     for view_name, b in (("interactions", INTERACTION_COL_B), ("knowledge", COL_B)):
         assert w.views[view_name].table.isColumnHidden(b)
+
+
+def _in_front(w) -> list[str]:
+    """The names of the bottom docks tabbed with the Journal that show (the tab in front)."""
+    group = [w.docks["journal"], *w.tabifiedDockWidgets(w.docks["journal"])]
+    names = {dock: name for name, dock in w.docks.items()}
+    return [names[d] for d in group if d.isVisible() and not d.visibleRegion().isEmpty()]
+
+
+@pytest.mark.parametrize("before", ["journal", "snapshot"])
+def test_stop_comparing_brings_back_the_tab_in_front_before(qtbot, open_window, before):
+    """After "Stop comparing" the bottom dock showed an empty Content tab, not the Journal."""
+    w = open_window(SAMPLES / "walkaway-spiral.json", size=(1440, 900))
+    w.docks[before].raise_()
+    qtbot.waitUntil(lambda: _in_front(w) == [before])
+    w.compare.compare_with(SAMPLES / "evening.json", wait=True)
+    qtbot.waitUntil(lambda: _in_front(w) == ["differences"])
+    w.compare.stop()
+    qtbot.waitUntil(lambda: w.docks["differences"].isHidden())
+    qtbot.waitUntil(lambda: _in_front(w) == [before])

@@ -49,6 +49,7 @@ class CompareController(QObject):
         self.loader.failed.connect(self._on_failed)
         self._progress = WorkProgress()
         self.last_error: str | None = None
+        self._front_before = None  # the bottom tab in front when comparing began
         self.compare_save_action = window._action("Another &save…", self.choose_save, "Ctrl+Shift+D", "action-compare-save")
         self.compare_content_action = window._action("Another &content folder…", self.choose_content, None, "action-compare-content")
         self.stop_action = window._action("Stop &comparing", self.stop, None, "action-stop-comparing")
@@ -89,7 +90,26 @@ class CompareController(QObject):
         # isHidden, not isVisible: before the window is first shown every dock reads
         # "not visible", so a restored layout's visible Differences dock was kept.
         if dock is not None and dock.isHidden() == comparing:
+            if comparing:
+                self._front_before = self._front_tab()
             dock.setVisible(comparing)
+            if not comparing:
+                # Qt puts the next tab in front (an empty Content): the one that was in
+                # front before comparing comes back, else the Journal.
+                front, self._front_before = self._front_before, None
+                journal = self.window.docks.get("journal")
+                front = front if front is not None and not front.isHidden() else journal
+                if front is not None:
+                    front.raise_()
+
+    def _front_tab(self):
+        """The dock in front of the Journal's tab group (None when none shows: a window
+        not yet shown)."""
+        journal = self.window.docks.get("journal")
+        if journal is None:
+            return None
+        group = [journal, *self.window.tabifiedDockWidgets(journal)]
+        return next((d for d in group if d.isVisible() and not d.visibleRegion().isEmpty()), None)
 
     # ----- choosing -----
     def choose_save(self) -> None:

@@ -80,6 +80,8 @@ class Playthrough:
     derived: dict = field(default_factory=dict)
     #: The rules' constants the replay used (the seeds' unless a what-if tuned them).
     tuning: Tuning = DEFAULT_TUNING
+    #: A what-if's ``Recompute`` (which score changes the replay derived anew), else None.
+    recompute: Recompute | None = None
     # What ``finish_checks`` needs when ``build`` left the checks: (the reading's sink,
     # the replay's sink, the confrontations the replay saw); None once checked.
     _pending: tuple | None = field(default=None, repr=False, compare=False)
@@ -224,7 +226,7 @@ class Playthrough:
         replayed = FindingSink()
         result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"),
                         tuning=tuning, recompute=recompute)
-        play = cls(save, content, result.index, tuning=tuning)
+        play = cls(save, content, result.index, tuning=tuning, recompute=recompute)
         play._pending = (read, replayed, result.confrontation_seen)
         if checks_later:
             play.findings = _ordered(content.findings + FindingSink.merged(read, replayed).close())

@@ -720,3 +720,72 @@ def test_why_names_a_penalty_within_the_threshold_as_check_does(plays):
     text = format_text(explain(play, "npc:sera-venn.score", play.save.saved_at_tick, 100))
     assert "walk-away #1 is within walk_away_threshold 1, yet the save applies a penalty (T004): 4.81 − 0.33 = 4.48" in text
     assert "walk-away #1 is past" not in text
+
+
+# ----- issue 38: the explanations of a what-if's side B use its tuning -----
+def _b_score_chain(journal, target, weight):
+    """Score points after each of ``target``'s score entries, from the start, by the
+    seed formula with sentiment weight ``weight``, written out by hand, with its clamps."""
+    score, chain = 0.0, []
+    for i, e in enumerate(journal):
+        event = e["event"]
+        if "RelationshipInteraction" in event and event["RelationshipInteraction"]["target"] == target:
+            r = event["RelationshipInteraction"]
+            delta = max(-1.0, min(1.0, r["sentiment"] * weight + min(0.3, r["message_length"] / 500) + min(0.2, r["conversation_turns"] * 0.05) + 0.1))
+            score = max(0.0, min(100.0, score + delta))
+            chain.append((i, score))
+        elif "WalkAwayPenalty" in event and event["WalkAwayPenalty"]["target"] == target:
+            score = max(0.0, score - event["WalkAwayPenalty"]["penalty"])
+            chain.append((i, score))
+    return chain
+
+
+def test_explaining_a_tuned_what_if_uses_its_formula():
+    from narrative_debugger.models.domain.tuning import DEFAULT_TUNING
+    from narrative_debugger.models.whatif.run import what_if
+
+    save = SAMPLES / "evening.json"
+    journal = json.loads(save.read_text(encoding="utf-8"))["journal"]
+    w = what_if(save, None, [], DEFAULT_TUNING.with_value("relationship.sentiment_weight", 0.25))
+    b = w.comparison.b
+    npc = b.save.npc_by_slug("kael-davan").stable_id
+    exp = explain(b, "npc:kael-davan.score", b.last_tick, limit=10_000)
+    chain = _b_score_chain(journal, npc, 0.25)
+    assert len(chain) > 10 and exp.folded is None
+    assert [(s.journal_index, s.after) for s in exp.steps] == [(i, pytest.approx(v, abs=1e-9)) for i, v in chain]
+    first = exp.steps[0]
+    r = journal[first.journal_index]["event"]["RelationshipInteraction"]
+    assert f"delta = {r['sentiment']}×0.25 + min(0.3, {r['message_length']}/500)" in first.detail
+    assert "×0.5 " not in first.detail and "R002" not in first.detail and "tuned" in first.detail
+    # Side A (as recorded) still says the seed's 0.5.
+    a = explain(w.comparison.a, "npc:kael-davan.score", exp.tick, limit=10_000)
+    assert f"delta = {r['sentiment']}×0.5 + " in a.steps[0].detail and "tuned" not in a.steps[0].detail
+
+
+def test_explaining_an_edited_sentiment_derives_the_chain_anew():
+    from narrative_debugger.models.whatif.run import what_if
+
+    save = SAMPLES / "evening.json"
+    entry = 62  # lera-sessik, tick 4520, sentiment 0.69 -> -0.5
+    w = what_if(save, None, [{"op": "replace", "path": f"/journal/{entry}/event/RelationshipInteraction/sentiment", "value": -0.5}])
+    exp = explain(w.comparison.b, "npc:lera-sessik.score", 4520, limit=10_000)
+    step = exp.steps[-1]
+    assert step.journal_index == entry
+    # -0.5 * 0.5 + min(0.3, 275/500) + min(0.2, 7 * 0.05) + 0.1 = 0.35, not the recorded 0.945
+    assert step.after == pytest.approx(step.before + 0.35, abs=1e-9)
+    assert "delta = -0.5×0.5 + min(0.3, 275/500) + min(0.2, 7×0.05) + 0.1 = 0.35" in step.detail
+    assert "R002" not in step.detail and "derived anew" in step.detail
+
+
+def test_explaining_tuned_level_bounds_names_them():
+    from narrative_debugger.models.domain.tuning import DEFAULT_TUNING
+    from narrative_debugger.models.whatif.run import what_if
+
+    save = SAMPLES / "evening.json"
+    w = what_if(save, None, [], DEFAULT_TUNING.with_value("levels.stranger", 10))
+    b = w.comparison.b
+    exp = explain(b, "npc:kael-davan.level", b.last_tick)
+    score = b.state_at(b.last_tick).npc(b.save.npc_by_slug("kael-davan").stable_id).relationship.score
+    assert 10 < score <= 40  # 21.78: the crossing into Acquaintance is at the tuned 10, not the seed's 20
+    assert exp.value == "Acquaintance"
+    assert any("crosses 10 (the top of Stranger, inclusive)" in s.detail for s in exp.steps)

@@ -1,8 +1,11 @@
 """Why an NPC value is what it is: score, level, stress, walk-aways, counters, shared references.
 
 Each chain is the NPC's journal entries of the kinds that set the value (a ``Track``),
-oldest first; the arithmetic of each step uses the seed's numbers (the relationship
-seed's delta formula, schema §8.1 tolerance).
+oldest first; the arithmetic of each step uses the rules' numbers as the replay did:
+the relationship seed's delta formula with the playthrough's ``Tuning`` (its constants
+and level bounds; the seed's unless a what-if tuned them, issue 38) and schema §8.1
+tolerance. In a what-if's side B a score change the replay derived anew
+(``Recompute.derived``) is explained by the tuned formula, not the recorded delta.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from narrative_debugger.models.domain.relationship import MAX_REFERENCES_PER_KIND, SENTIMENT_BAND, close_enough, score_delta, unclamped_delta
-from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
+from narrative_debugger.models.domain.types import LEVEL_BOUNDS
 from narrative_debugger.models.explain.chain import Explanation, Folded, Step, adds_up, fmt_num, fmt_places, fmt_plain, fmt_signed, fmt_sum
 from narrative_debugger.models.explain.tracks import ATTRIBUTES, RULE_LEVEL, Track, track_for
 from narrative_debugger.models.playthrough import Playthrough
@@ -26,9 +30,25 @@ class NpcContext:
         self.versions = self.index.npcs[npc]
         self.data = play.save.journal.data
         self.name = play.npc_name(npc)
+        self.tuning = play.tuning
+        self.recompute = play.recompute
 
     def track(self, attr: str) -> Track:
-        return track_for(self.index, self.data, self.npc, attr)
+        return track_for(self.index, self.data, self.npc, attr, self.tuning.level_for)
+
+    def derived(self, i: int) -> bool:
+        """True when entry ``i``'s score change was derived anew by a what-if's replay."""
+        return self.recompute is not None and self.recompute.derived(self.npc, i)
+
+    def applied_delta(self, i: int, d: dict) -> float:
+        """The delta the replay added at RelationshipInteraction ``i`` (entry data ``d``):
+        the formula's with the playthrough's tuning where it was derived anew, else the
+        recorded one (the formula's when the save records none)."""
+        formula = score_delta(d.get("sentiment", 0.0), d.get("message_length", 0), d.get("conversation_turns", 0), self.tuning)
+        if self.derived(i):
+            return formula
+        recorded = d.get("delta")
+        return formula if recorded is None else recorded
 
     def step(self, track: Track, k: int, attr: str) -> Step:
         """The k-th event of ``track`` as a Step with its arithmetic."""
@@ -50,29 +70,34 @@ def _refs_json(refs) -> dict:
 
 
 # ----- the arithmetic of one step, per attribute -----
-def formula_text(sentiment: float, length: float, turns: float, places: int = 2) -> str:
-    """The seed's delta formula in numbers: ``0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55``
-    (the result with ``places`` decimals, those of the sum that follows it)."""
-    raw = unclamped_delta(sentiment, length, turns)
-    delta = score_delta(sentiment, length, turns)
-    text = f"delta = {fmt_plain(sentiment)}×0.5 + min(0.3, {fmt_plain(length)}/500) + min(0.2, {fmt_plain(turns)}×0.05) + 0.1 = {fmt_places(raw, places)}"
+def formula_text(sentiment: float, length: float, turns: float, places: int = 2, tuning: Tuning = DEFAULT_TUNING) -> str:
+    """The delta formula in numbers: ``0.4×0.5 + min(0.3, 100/500) + min(0.2, 1×0.05) + 0.1 = 0.55``
+    (the result with ``places`` decimals, those of the sum that follows it), with the
+    constants of ``tuning`` (the seed's by default; a tuned formula says "tuned")."""
+    raw = unclamped_delta(sentiment, length, turns, tuning)
+    delta = score_delta(sentiment, length, turns, tuning)
+    t = tuning
+    text = (f"delta = {fmt_plain(sentiment)}×{fmt_plain(t.sentiment_weight)} + min({fmt_plain(t.length_cap)}, {fmt_plain(length)}/{fmt_plain(t.length_divisor)})"
+            f" + min({fmt_plain(t.turns_cap)}, {fmt_plain(turns)}×{fmt_plain(t.turns_step)}) + {fmt_plain(t.base)} = {fmt_places(raw, places)}")
     if delta != raw:
         text += f", clamped to {fmt_places(delta, places)}"
-    return text + " (relationship seed formula)"
+    return text + (" (relationship seed formula)" if t.formula_is_default else " (relationship seed formula, tuned)")
 
 
 def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     d = ctx.data[i] or {}
     if ctx.index.kinds[i] == "RelationshipInteraction":
         s, length, turns = d["sentiment"], d["message_length"], d["conversation_turns"]
-        recorded = d.get("delta", score_delta(s, length, turns))
+        recorded = ctx.applied_delta(i, d)
         raw = before + recorded
         clamped = not close_enough(raw, after)
         # Written out where two decimals do not add up ("0.74; 50.05 → 50.80"): the
         # formula's result and the sum then take the decimals that do (fmt_sum).
-        places = _row_places(before, recorded, raw if clamped else after, s, length, turns)
-        text = formula_text(s, length, turns, places)
-        if not close_enough(recorded, score_delta(s, length, turns)):
+        places = _row_places(before, recorded, raw if clamped else after, s, length, turns, ctx.tuning)
+        text = formula_text(s, length, turns, places, ctx.tuning)
+        if ctx.derived(i):
+            text += "; derived anew by the what-if's replay"
+        elif not close_enough(recorded, score_delta(s, length, turns, ctx.tuning)):
             text += f"; the save records delta {fmt_places(recorded, places)} (R002)"
         if clamped:
             return text + f"; {fmt_sum(before, recorded, raw, places)}, clamped to {fmt_num(after)}"
@@ -82,6 +107,9 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     penalty = d.get("penalty", before - after)
     tol = as_.interaction_tolerance
     result = before - penalty if not close_enough(before - penalty, after) else after
+    if ctx.derived(i) and as_.walk_aways <= tol.walk_away_threshold:
+        return (f"walk-away #{as_.walk_aways} is within walk_away_threshold {tol.walk_away_threshold}: the what-if's replay "
+                f"does not apply the recorded penalty {fmt_num(penalty)}; {fmt_num(before)} → {fmt_num(after)}")
     if as_.walk_aways > tol.walk_away_threshold:
         text = f"walk-away #{as_.walk_aways} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_sum(before, -penalty, result)}"
     else:  # check's T004: "within" the threshold, as check says, never "past"
@@ -92,12 +120,12 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     return text
 
 
-def _row_places(before: float, recorded: float, result: float, sentiment, length, turns) -> int:
+def _row_places(before: float, recorded: float, result: float, sentiment, length, turns, tuning: Tuning = DEFAULT_TUNING) -> int:
     """The decimals of a delta row: the fewest, 2 to 6, at which its sum adds up and the
     formula's own result (computed apart from the save's delta) and its clamp read as
     they are: at fewer, "= 0.44 …; 21.17 → 21.62" adds up only with a delta of 0.45
     while the formula's 0.445 prints 0.44, and "= 1.00, clamped to 1.00" hides 1.002."""
-    raw = unclamped_delta(sentiment, length, turns)
+    raw = unclamped_delta(sentiment, length, turns, tuning)
 
     def exact(x: float, places: int) -> bool:  # written whole to the game's 3 decimals (sentiment×0.5, length/500)
         return Decimal(f"{x:.{places}f}") == Decimal(f"{x:.3f}")
@@ -243,9 +271,7 @@ def _clamped_prefix(ctx: NpcContext, track: Track) -> list[int]:
         i = pos - 1
         d = ctx.data[i] or {}
         if ctx.index.kinds[i] == "RelationshipInteraction":
-            change = d.get("delta")
-            if change is None:
-                change = score_delta(d.get("sentiment", 0.0), d.get("message_length", 0), d.get("conversation_turns", 0))
+            change = ctx.applied_delta(i, d)
         else:
             change = -d.get("penalty", before - after)
         out.append(out[-1] + (0 if close_enough(before + change, after) else 1))
@@ -310,9 +336,10 @@ def _show(value) -> str:
 
 
 def explain_level(play: Playthrough, npc: int, tick: int, limit: int, target: str) -> Explanation:
-    """Why the NPC is at its relationship level: each crossing of a level bound (20/40/60/80,
-    inclusive upper bounds), the last one the crossing into the current band, and the
-    score chain behind it (``extra["score"]``)."""
+    """Why the NPC is at its relationship level: each crossing of a level bound (the
+    playthrough's ``Tuning.level_bounds``, 20/40/60/80 by the seed, inclusive upper
+    bounds), the last one the crossing into the current band, and the score chain
+    behind it (``extra["score"]``)."""
     ctx = NpcContext(play, npc)
     track = ctx.track("score")
     position = ctx.index.position_for_tick(tick)
@@ -323,8 +350,8 @@ def explain_level(play: Playthrough, npc: int, tick: int, limit: int, target: st
     steps = []
     for k in crossings:
         s = ctx.step(track, k, "score")
-        lb, la = RelationshipLevel.for_score(s.before), RelationshipLevel.for_score(s.after)
-        detail = f"score {fmt_num(s.before)} → {fmt_num(s.after)} crosses {_bound_between(s.before, s.after)}: {lb.display_name} → {la.display_name}; {s.detail}"
+        lb, la = ctx.tuning.level_for(s.before), ctx.tuning.level_for(s.after)
+        detail = f"score {fmt_num(s.before)} → {fmt_num(s.after)} crosses {_bound_between(s.before, s.after, ctx.tuning)}: {lb.display_name} → {la.display_name}; {s.detail}"
         steps.append((s, lb, la, detail))
     cut = max(0, len(steps) - max(0, limit))
     folded = None
@@ -332,13 +359,13 @@ def explain_level(play: Playthrough, npc: int, tick: int, limit: int, target: st
         folded = Folded(cut, {RULE_LEVEL: (cut, 0)})
     shown = [Step(s.journal_index, s.tick, s.event, RULE_LEVEL, lb.display_name, la.display_name, d) for s, lb, la, d in steps[cut:]]
     state = ctx.index.at(tick).npc(npc)
-    level = state.level.display_name
+    level = ctx.tuning.level_for(state.relationship.score).display_name
     score = explain_attribute(play, npc, "score", tick, limit, target.rsplit(".", 1)[0] + ".score")
     if steps:
         s = steps[-1][0]
         summary = (
             f"{ctx.name} is {level} at tick {tick} (score {fmt_num(state.relationship.score)}) since tick {s.tick}, "
-            f"when {s.event} moved the score {fmt_num(s.before)} → {fmt_num(s.after)} across {_bound_between(s.before, s.after)}."
+            f"when {s.event} moved the score {fmt_num(s.before)} → {fmt_num(s.after)} across {_bound_between(s.before, s.after, ctx.tuning)}."
         )
     else:
         summary = f"{ctx.name} is {level} at tick {tick} (score {fmt_num(state.relationship.score)}): the score has never left this band."
@@ -347,9 +374,9 @@ def explain_level(play: Playthrough, npc: int, tick: int, limit: int, target: st
     return exp
 
 
-def _bound_between(before: float, after: float) -> str:
+def _bound_between(before: float, after: float, tuning: Tuning = DEFAULT_TUNING) -> str:
     lo, hi = sorted((before, after))
-    for bound, level in LEVEL_BOUNDS:
+    for bound, (_, level) in zip(tuning.level_bounds, LEVEL_BOUNDS):
         if lo <= bound < hi:
             return f"{bound:g} (the top of {level.display_name}, inclusive)"
     return "a level bound"

@@ -132,17 +132,19 @@ def _rule_of(attr: Attribute, kind: str, data: dict | None, before, after) -> st
     return RULE_COUNTER
 
 
-def _crossed(attr: Attribute, npc: NpcState, before, after) -> bool:
+def _crossed(attr: Attribute, npc: NpcState, before, after, level_for) -> bool:
     if attr.name == "stress":
         threshold = npc.tolerance.threshold
         return (before > threshold) != (after > threshold)
     if attr.name == "score":
-        return RelationshipLevel.for_score(before) is not RelationshipLevel.for_score(after)
+        return level_for(before) is not level_for(after)
     return False
 
 
-def build_track(index: TimelineIndex, journal_data: list, npc: int, attr: Attribute) -> Track:
-    """Read one attribute's events from the NPC's versions: O(versions), done once."""
+def build_track(index: TimelineIndex, journal_data: list, npc: int, attr: Attribute, level_for=RelationshipLevel.for_score) -> Track:
+    """Read one attribute's events from the NPC's versions: O(versions), done once.
+    ``level_for`` (score points -> level) marks the score's level crossings: the
+    playthrough's ``Tuning.level_for`` (issue 38), the seed's bounds by default."""
     track = Track()
     versions = index.npcs.get(npc)
     if versions is None:
@@ -166,7 +168,7 @@ def build_track(index: TimelineIndex, journal_data: list, npc: int, attr: Attrib
         if rule not in track.cum:
             track.cum[rule] = [0] * (n + 1)
             track.cnt[rule] = [0] * (n + 1)
-        if _crossed(attr, values[k], before, after):
+        if _crossed(attr, values[k], before, after, level_for):
             track.crossings.append(n)
         track.positions.append(pos)
         track.versions.append(k)
@@ -180,11 +182,12 @@ def build_track(index: TimelineIndex, journal_data: list, npc: int, attr: Attrib
     return track
 
 
-def track_for(index: TimelineIndex, journal_data: list, npc: int, attr_name: str) -> Track:
-    """The cached Track of ``attr_name`` for ``npc`` (built on first use)."""
+def track_for(index: TimelineIndex, journal_data: list, npc: int, attr_name: str, level_for=RelationshipLevel.for_score) -> Track:
+    """The cached Track of ``attr_name`` for ``npc`` (built on first use; ``level_for``
+    as ``build_track``'s, the same for every call on one index)."""
     per_index = index.derived
     key = ("track", npc, attr_name)
     track = per_index.get(key)
     if track is None:
-        track = per_index[key] = build_track(index, journal_data, npc, ATTRIBUTES[attr_name])
+        track = per_index[key] = build_track(index, journal_data, npc, ATTRIBUTES[attr_name], level_for)
     return track

@@ -78,7 +78,8 @@ class Recompute:
 
     ``recorded_walk_thresholds`` (StableId -> walk_away_threshold of the recorded
     run) says where the penalty rule changed; ``drifted`` and ``stress_drifted``
-    (StableIds) are filled by the replay.
+    (StableIds) are filled by the replay, and ``drift_from`` (StableId -> the journal
+    index from which the NPC's score is derived anew), which the Explain dock reads.
     """
 
     changed_from: int = 0
@@ -87,10 +88,22 @@ class Recompute:
     recorded_walk_thresholds: dict | None = None
     drifted: set = None
     stress_drifted: set = None
+    drift_from: dict = None
 
     def __post_init__(self) -> None:
         self.drifted = set() if self.drifted is None else self.drifted
         self.stress_drifted = set() if self.stress_drifted is None else self.stress_drifted
+        self.drift_from = {} if self.drift_from is None else self.drift_from
+
+    def drift(self, npc: int, i: int) -> None:
+        """The score of NPC ``npc`` (StableId) is derived anew from journal index ``i`` on."""
+        self.drifted.add(npc)
+        self.drift_from.setdefault(npc, i)
+
+    def derived(self, npc: int, i: int) -> bool:
+        """True when journal entry ``i``'s score change for ``npc`` was derived anew
+        (the formula, with the tuning, or a penalty on the new score), not taken as recorded."""
+        return self.formula or self.changed(i) or self.drift_from.get(npc, i + 1) <= i
 
     def walk_rule_changed(self, npc: NpcState) -> bool:
         """True when the NPC's ``walk_away_threshold`` is not the recorded run's."""
@@ -356,7 +369,7 @@ class _Replayer:
                 )
             if due.ordinal > tol.walk_away_threshold and not due.penalty_seen:
                 if self.recompute is not None and self.recompute.walk_rule_changed(npc):  # the tuned threshold calls for a penalty
-                    self.recompute.drifted.add(npc.stable_id)
+                    self.recompute.drift(npc.stable_id, due.index)
                     npc = _npc_with(npc, relationship=apply_penalty(npc.relationship, tol.walk_away_penalty))
                     self.set_npc(self.position, npc)
                 self.add(
@@ -538,7 +551,7 @@ class _Replayer:
         rc = self.recompute
         if rc is not None and (rc.formula or npc.stable_id in rc.drifted or rc.changed(i)):
             # What if: the delta and score_after follow from the formula and the new score.
-            rc.drifted.add(npc.stable_id)
+            rc.drift(npc.stable_id, i)
             rel = record_interaction(rel, tick=self.tick, sentiment=d.sentiment, message_length=d.message_length,
                                      conversation_turns=d.conversation_turns, tuning=self.tuning)
             self.set_npc(i + 1, _npc_with(npc, relationship=rel))
@@ -606,7 +619,7 @@ class _Replayer:
         rc = self.recompute
         if rc is not None and (npc.stable_id in rc.drifted or rc.changed(i) or (due is not None and due.ordinal <= tol.walk_away_threshold and rc.walk_rule_changed(npc))):
             # What if: the penalty applies to the new score, and only where the threshold calls for it.
-            rc.drifted.add(npc.stable_id)
+            rc.drift(npc.stable_id, i)
             if due is None or due.ordinal > tol.walk_away_threshold or not rc.walk_rule_changed(npc):
                 rel = apply_penalty(rel, d.penalty)
             self.set_npc(i + 1, _npc_with(npc, relationship=rel))

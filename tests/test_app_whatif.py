@@ -171,3 +171,32 @@ def test_bad_entry_value_is_a_message_naming_the_operation(qtbot, window):
     qtbot.waitUntil(lambda: not window.whatif.busy and "F002" in panel.message.text())
     assert "replace /journal/62/event/RelationshipInteraction/sentiment" in panel.message.text()
     assert window.session.comparison is None and window.whatif.edits == []
+
+
+def test_explain_dock_explains_either_side(qtbot, window):
+    """Issue 38: in a what-if the Explain dock's A | B buttons explain the recorded run
+    or the what-if; B's steps are the tuned formula's (0.25), A's the seed's (0.5)."""
+    view = window.panels["explain"][0]
+    assert not view.side_b.isVisibleTo(view)  # no comparison: no sides
+    panel = window.panels["whatif"][0]
+    window.whatif.open_action.trigger()
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, lambda: qtbot.mouseClick(panel.apply_button, Qt.LeftButton))
+    assert view.side_b.isVisibleTo(view) and view.side == "a"
+    s = window.session
+    s.explain("npc:kael-davan.score")
+    qtbot.waitUntil(lambda: view.explanation is not None and view.explanation.target == "npc:kael-davan.score", timeout=20000)
+    assert "×0.5 + " in view.explanation.steps[-1].detail and view.title.text().startswith("A: ")
+    first = view.explanation
+    qtbot.mouseClick(view.side_b, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.explanation is not first, timeout=20000)
+    b = s.comparison.b
+    kael = b.save.npc_by_slug("kael-davan").stable_id
+    exp = view.explanation
+    assert view.side == "b" and view.title.text().startswith("B: ")
+    assert "×0.25 + " in exp.steps[-1].detail and "tuned" in exp.steps[-1].detail
+    assert exp.value == pytest.approx(b.state_at(exp.tick).npc(kael).relationship.score)
+    # Leaving the what-if explains A again and hides the sides.
+    with qtbot.waitSignal(s.comparisonChanged):
+        qtbot.mouseClick(panel.revert_button, Qt.LeftButton)
+    assert view.side == "a" and not view.side_b.isVisibleTo(view)

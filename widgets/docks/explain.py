@@ -27,7 +27,7 @@ from narrative_debugger.widgets.kit.tables import HeaderedTableModel, ShareColum
 from narrative_debugger.widgets.kit.roles import DECORATION as _DECORATION, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QButtonGroup, QHBoxLayout, QLabel, QSplitter, QToolButton, QVBoxLayout, QWidget
 
 #: Colours of the rules the chains use most; any other rule gets one from PALETTE.
 RULE_COLOURS = {
@@ -252,7 +252,8 @@ def _answer(play, target: str, tick: int, builders: dict[int, PromptBuilder]) ->
     """Explain ``target`` at ``tick`` (a worker thread); one PromptBuilder per playthrough is kept."""
     builder = builders.get(id(play))
     if builder is None:
-        builders.clear()
+        if len(builders) >= 2:  # A and B of a comparison are kept; an older one goes
+            builders.clear()
         builder = builders[id(play)] = PromptBuilder(play)
     return explain(play, target, tick, builder=builder)
 
@@ -320,7 +321,29 @@ class ExplainView(QWidget):
         split.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.title)
+        # In a comparison or what-if, which side is explained: A (the open save, as
+        # recorded) or B (the compared save, or the what-if with its tuning, issue 38).
+        self.side_a = QToolButton(self)
+        self.side_a.setObjectName("explainSideA")
+        self.side_a.setText("A")
+        self.side_a.setToolTip("Explain side A: the open save, as recorded")
+        self.side_b = QToolButton(self)
+        self.side_b.setObjectName("explainSideB")
+        self.side_b.setText("B")
+        self.side_b.setToolTip("Explain side B: the compared save, or the what-if with its edits and tuning")
+        self.sides = QButtonGroup(self)
+        for button in (self.side_a, self.side_b):
+            button.setCheckable(True)
+            button.setAutoRaise(True)
+            self.sides.addButton(button)
+        self.side_a.setChecked(True)
+        head = QHBoxLayout()
+        head.setContentsMargins(0, 0, 0, 0)
+        head.addWidget(self.title, 1)
+        head.addWidget(self.side_a)
+        head.addWidget(self.side_b)
+        self._show_sides()
+        layout.addLayout(head)
         layout.addWidget(self.summary)
         layout.addWidget(split, 1)
 
@@ -328,6 +351,36 @@ class ExplainView(QWidget):
         session.explainRequested.connect(self.set_target)
         session.tickChanged.connect(self._on_tick)
         session.loaded.connect(self._on_loaded)
+        session.comparisonChanged.connect(self._on_comparison)
+        self.sides.buttonToggled.connect(self._on_side)
+
+    @property
+    def side(self) -> str:
+        """``"a"`` or ``"b"``: the side explained (always A outside a comparison)."""
+        return "b" if self.side_b.isChecked() and self.session.comparison is not None else "a"
+
+    def set_side(self, side: str) -> None:
+        """Explain side ``"a"`` or ``"b"`` (B only in a comparison); asks again."""
+        (self.side_b if side == "b" else self.side_a).setChecked(True)
+
+    def _show_sides(self) -> None:
+        shown = self.session.comparison is not None
+        self.side_a.setVisible(shown)
+        self.side_b.setVisible(shown)
+        if not shown:
+            self.side_a.setChecked(True)
+
+    def _on_comparison(self) -> None:
+        self._show_sides()
+        if self.target is not None:
+            self._request()
+
+    def _on_side(self, _button, checked: bool) -> None:
+        if checked and self.target is not None:
+            self._request()
+
+    def _play(self):
+        return self.session.comparison.b if self.side == "b" else self.session.playthrough
 
     # ----- session -> view -----
     def set_target(self, target: str | None) -> None:
@@ -347,16 +400,16 @@ class ExplainView(QWidget):
     def _request(self) -> None:
         if self._closed or not self.session.ready or self.target is None:
             return
-        self.title.setText(f"{self.target} at tick {self.session.tick:,} …")
+        self.title.setText(f"{self._side_prefix()}{self.target} at tick {self.session.tick:,} …")
         self._jobs.run(
-            _answer, self.session.playthrough, self.target, self.session.tick, self._builders, latest="explain", on_done=self._on_finished, on_error=self._on_failed
+            _answer, self._play(), self.target, self.session.tick, self._builders, latest="explain", on_done=self._on_finished, on_error=self._on_failed
         )
 
     def _on_finished(self, exp: Explanation) -> None:
         self.explanation = exp
-        self.title.setText(f"{exp.target} at tick {exp.tick:,}: {_show(exp.value)}")
+        self.title.setText(f"{self._side_prefix()}{exp.target} at tick {exp.tick:,}: {_show(exp.value)}")
         self.summary.setText(exp.summary)
-        signature = (exp.target, repr(exp.value), tuple((st.journal_index, st.detail) for st in exp.steps), repr(exp.folded))
+        signature = (self.side, exp.target, repr(exp.value), tuple((st.journal_index, st.detail) for st in exp.steps), repr(exp.folded))
         if signature == self._signature:
             return  # the tick moved past entries that do not touch this value: same chain, nothing to redraw
         self._signature = signature
@@ -374,6 +427,11 @@ class ExplainView(QWidget):
         finally:
             self._selecting = False
         self._show_detail()
+
+    def _side_prefix(self) -> str:
+        if self.session.comparison is None:
+            return ""
+        return "B: " if self.side == "b" else "A: "
 
     def _on_failed(self, exc: Exception) -> None:
         message = str(exc) if isinstance(exc, UnknownTarget) else f"{type(exc).__name__}: {exc}"

@@ -10,7 +10,7 @@ import shutil
 import pytest
 from narrative_debugger.widgets.kit.slices import any_busy
 from narrative_debugger.widgets.registry import VIEW_NAMES
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QModelIndex, Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QAbstractItemView, QGraphicsTextItem, QGraphicsView, QLabel, QWidget
@@ -33,7 +33,8 @@ def rendered(text: str, fmt=Qt.AutoText) -> str:
 
 def literal(text: str) -> bool:
     """True when ``text`` (as shown) never shows the hostile name as markup."""
-    return MARK not in text or HOSTILE in text or FILE_STEM in text
+    # "<b>bold" on screen means the tag was shown, not rendered (an elided label keeps only the start).
+    return MARK not in text or HOSTILE in text or FILE_STEM in text or "<b>" + MARK in text
 
 
 def hostile_save(tmp_path):
@@ -58,8 +59,10 @@ def hostile_save(tmp_path):
 
 
 def _model_texts(model: QAbstractItemModel, parent=QModelIndex(), limit: int = 400):  # noqa: B008
+    # A list model has one column, and PySide6 keeps its columnCount private.
+    columns = 1 if isinstance(model, QAbstractListModel) else model.columnCount(parent)
     for row in range(min(model.rowCount(parent), limit)):
-        for col in range(model.columnCount(parent)):
+        for col in range(columns):
             index = model.index(row, col, parent)
             tip = index.data(Qt.ToolTipRole)
             if isinstance(tip, str):

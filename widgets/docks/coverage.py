@@ -14,9 +14,9 @@ from pathlib import PurePath
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.widgets.kit.plain_text import plain_tip
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
-from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_table
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QVBoxLayout, QWidget
+from narrative_debugger.widgets.kit.tables import HeaderedTableModel, filtered_table
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import QWidget
 
 
 class CoverageRow:
@@ -94,33 +94,8 @@ class CoverageView(QWidget):
         super().__init__(parent)
         self.setObjectName("coverageView")
         self.model = CoverageModel(self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setFilterKeyColumn(-1)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
-        self.view = read_only_table(self.proxy, "coverageTable", self)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        header = self.view.horizontalHeader()
-        header.setStretchLastSection(True)
-        for col, width in ((0, 200), (1, 60), (2, 60), (3, 220), (4, 80)):
-            self.view.setColumnWidth(col, width)
-        header.setSectionResizeMode(5, QHeaderView.Interactive)
-        self.heading = QLabel(self)
-        self.heading.setObjectName("coverageHeading")
-        self.heading.setTextFormat(Qt.PlainText)
-        self.heading.setWordWrap(True)
-        self.search = QLineEdit(self)
-        self.search.setObjectName("coverageSearch")
-        self.search.setPlaceholderText("Filter lines (e.g. harbor-nights, kael-davan)")
-        self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self.proxy.setFilterFixedString)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.search)
-        layout.addWidget(self.view)
+        self.proxy, self.view, self.heading, self.search = filtered_table(
+            self, self.model, "coverage", {0: 200, 1: 60, 2: 60, 3: 220, 4: 80}, "Filter lines (e.g. harbor-nights, kael-davan)")
         self.view.activated.connect(lambda index: self.activate_row(index.row()))
         self.set_coverage(None)
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from narrative_debugger.models.compare.comparison import Difference
 from narrative_debugger.widgets.kit.plain_text import plain_tip
-from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_table
+from narrative_debugger.widgets.kit.tables import HeaderedTableModel, filtered_table
 from narrative_debugger.widgets.kit.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
-from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 #: Row tint per kind of difference.
 KIND_COLORS = {
@@ -82,33 +82,8 @@ class DifferencesView(QWidget):
         self.setObjectName("differencesView")
         self.session = session
         self.model = DifferencesModel(self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setFilterKeyColumn(-1)
-        self.proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
-        self.view = read_only_table(self.proxy, "differencesTable", self)
-        self.view.setWordWrap(False)
-        self.view.verticalHeader().hide()
-        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        header = self.view.horizontalHeader()
-        header.setStretchLastSection(True)
-        for col, width in ((0, 82), (1, 80), (2, 100)):
-            self.view.setColumnWidth(col, width)
-        header.setSectionResizeMode(3, QHeaderView.Interactive)
-        self.heading = QLabel(self)
-        self.heading.setObjectName("differencesHeading")
-        self.heading.setTextFormat(Qt.PlainText)
-        self.heading.setWordWrap(True)
-        self.search = QLineEdit(self)
-        self.search.setObjectName("differencesSearch")
-        self.search.setPlaceholderText("Filter differences (e.g. kael-davan, M001, world_lore)")
-        self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self.proxy.setFilterFixedString)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.search)
-        layout.addWidget(self.view)
+        self.proxy, self.view, self.heading, self.search = filtered_table(
+            self, self.model, "differences", {0: 82, 1: 80, 2: 100}, "Filter differences (e.g. kael-davan, M001, world_lore)")
         self.view.activated.connect(self._on_activated)
         session.comparisonChanged.connect(self._on_comparison)
         self._on_comparison()

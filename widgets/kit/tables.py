@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 from narrative_debugger.widgets.kit.cell_text import StaticTextDelegate
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, HORIZONTAL as _HORIZONTAL
-from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 
 
@@ -362,3 +362,41 @@ class ShareColumns(QObject):
                 widths[pending.pop(0)] += need
                 spare -= need
         set_section_sizes(view, {**fixed_widths, **widths})
+
+
+def filtered_table(panel: QWidget, model, name: str, widths: dict[int, int], placeholder: str):
+    """A dock's read-only table of ``model`` under a plain-text heading and a search field
+    that filters every column, case-insensitively, laid out in ``panel``.
+
+    ``name`` prefixes the object names (``<name>Table``, ``<name>Heading``, ``<name>Search``);
+    ``widths``: column -> starting width in pixels; the column after the last of them is
+    resizable and the last column stretches. Returns ``(proxy, view, heading, search)``.
+    """
+    proxy = QSortFilterProxyModel(panel)
+    proxy.setSourceModel(model)
+    proxy.setFilterKeyColumn(-1)
+    proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
+    view = read_only_table(proxy, f"{name}Table", panel)
+    view.setWordWrap(False)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(panel.fontMetrics().height() + 6)
+    header = view.horizontalHeader()
+    header.setStretchLastSection(True)
+    for col, width in widths.items():
+        view.setColumnWidth(col, width)
+    header.setSectionResizeMode(max(widths) + 1, QHeaderView.Interactive)
+    heading = QLabel(panel)
+    heading.setObjectName(f"{name}Heading")
+    heading.setTextFormat(Qt.PlainText)
+    heading.setWordWrap(True)
+    search = QLineEdit(panel)
+    search.setObjectName(f"{name}Search")
+    search.setPlaceholderText(placeholder)
+    search.setClearButtonEnabled(True)
+    search.textChanged.connect(proxy.setFilterFixedString)
+    layout = QVBoxLayout(panel)
+    layout.setContentsMargins(2, 2, 2, 2)
+    layout.addWidget(heading)
+    layout.addWidget(search)
+    layout.addWidget(view)
+    return proxy, view, heading, search

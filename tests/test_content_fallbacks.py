@@ -23,20 +23,22 @@ from narrative_debugger.models.content.loader import load_content
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.catalogue import RULES, Severity
 
+from tests.support.files import write_enums
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
 MINIMAL = Path(__file__).resolve().parent / "data" / "minimal.json"
 
 
 def _content(tmp_path: Path) -> Path:
-    """A small content folder: a prompt, one profile, one lore file, nothing odd."""
+    """A small content folder: a prompt, the enum files, one profile, one lore file, nothing odd."""
     root = tmp_path / "content"
     (root / "npcs").mkdir(parents=True)
     (root / "lore").mkdir()
     (root / "prompt.yaml").write_text("narrator_prompt: You voice the Reach.\n", encoding="utf-8")  # none would be a C012
     (root / "npcs" / "kael-davan.yaml").write_text("name: Kael Davan\n", encoding="utf-8")
     (root / "lore" / "harbor.yaml").write_text("- id: dock-ward\n  keys: dock\n  entry: Piers.\n", encoding="utf-8")
-    return root
+    return write_enums(root)  # without them, C012s
 
 
 def _by_code(content) -> dict[str, list]:

@@ -19,6 +19,8 @@ from narrative_debugger.models.content import files as content_files
 from narrative_debugger.models.content.loader import DEFAULT_BUDGET, load_content
 from narrative_debugger.models.rules.catalogue import RULES, Severity
 
+from tests.support.files import write_enums
+
 PROMPT = "narrator_prompt: You voice the Reach.\nai_instructions: Stay in character.\ncontext_token_budget: 2048\n"
 
 
@@ -29,7 +31,7 @@ def _content(tmp_path: Path, threshold: str = "40", prompt: str | None = PROMPT)
         (root / "prompt.yaml").write_text(prompt, encoding="utf-8")
     (root / "npcs" / "kael-davan.yaml").write_text(
         f"name: Kael Davan\ntolerance:\n  threshold: {threshold}\n", encoding="utf-8")
-    return root
+    return write_enums(root)  # without them, C012s
 
 
 def test_a_clean_folder_reads_the_threshold_and_the_budget(tmp_path):
@@ -210,3 +212,86 @@ def test_a_min_count_that_is_not_a_decimal_count_is_a_c003(tmp_path, written, wh
     content = load_content(root)
     [c003] = content.findings
     assert c003.code == "C003" and c003.location.startswith("monologues/pool.yaml:4:") and why in c003.message
+
+
+# The enum files (issue 35): without global/enums/topics.yaml, I009 was skipped, and
+# without fact_categories.yaml C004 knew only the saves' categories, under "0 warnings".
+
+TOPICS, CATEGORIES = "global/enums/topics.yaml", "global/enums/fact_categories.yaml"
+
+
+@pytest.mark.parametrize("rel, names", [(TOPICS, "I009 is skipped"), (CATEGORIES, "C004 knows no others")])
+def test_c012_an_enum_file_missing_names_the_check_it_leaves_undone(tmp_path, rel, names):
+    root = _content(tmp_path)
+    (root / rel).unlink()
+    [c012] = load_content(root).findings
+    assert c012.code == "C012" and c012.severity is Severity.WARNING
+    assert c012.location == f"{rel}:1:1" and c012.target.kind == "file" and c012.target.file == rel
+    assert c012.message.startswith(f"{rel} is missing: ") and names in c012.message
+
+
+def test_c012_no_global_folder_is_one_c012_per_enum_file(tmp_path):
+    root = _content(tmp_path)
+    for rel in (TOPICS, CATEGORIES):
+        (root / rel).unlink()
+    (root / "global" / "enums").rmdir()
+    (root / "global").rmdir()
+    assert [(f.code, f.location) for f in load_content(root).findings] == [
+        ("C012", f"{TOPICS}:1:1"), ("C012", f"{CATEGORIES}:1:1")]
+
+
+@pytest.mark.parametrize("text", ["", "# to do\n", "[]\n", "topics: []\n"])
+def test_c012_an_enum_file_that_lists_no_id(tmp_path, text):
+    root = _content(tmp_path)
+    (root / TOPICS).write_text(text, encoding="utf-8")
+    content = load_content(root)
+    [c012] = content.findings
+    assert (c012.code, c012.location) == ("C012", f"{TOPICS}:1:1")
+    assert c012.message == f"{TOPICS} lists no id: interaction topics are not checked against a list (I009 is skipped)"
+    assert content.topics == frozenset()
+
+
+def test_no_c012_when_both_enum_files_are_there(tmp_path):
+    content = load_content(_content(tmp_path))
+    assert "C012" not in {f.code for f in content.findings}
+    assert "cargo" in content.topics and "contraband" in content.fact_categories
+
+
+def test_no_c012_for_an_enum_file_that_cannot_be_parsed(tmp_path):
+    """Its C001 already says the list was not read."""
+    root = _content(tmp_path)
+    (root / TOPICS).write_text("- cargo\n- [unclosed\n", encoding="utf-8")
+    assert [f.code for f in load_content(root).findings] == ["C001"]
+
+
+@pytest.mark.parametrize("unlistable", [".", "global/enums"])
+def test_no_c012_for_enum_files_in_a_folder_that_cannot_be_listed(tmp_path, monkeypatch, unlistable):
+    """Nothing is known to be missing there: C006 alone says what was not read."""
+    root = _content(tmp_path)
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if os.path.normpath(os.fspath(path)) == os.path.normpath(os.path.join(root, unlistable)):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(content_files.os, "scandir", scandir)
+    assert [(f.code, f.location) for f in load_content(root).findings] == [("C006", f"{unlistable}:1:1")]
+
+
+def test_check_says_the_topics_go_unchecked_instead_of_0_warnings(tmp_path, capsys):
+    """Without topics.yaml no interaction topic is checked (no I009 can come), and
+    ``check`` says so rather than "0 errors, 0 warnings"; a warning is no error (exit 0)."""
+    root = _content(tmp_path)
+    (root / TOPICS).unlink()
+    save = Path(__file__).resolve().parent / "data" / "minimal.json"
+    assert main(["check", str(save), "--content", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "0 errors, 1 warning\n" in out
+    assert f"C012  {TOPICS}:1:1" in out and "I009 is skipped" in out
+
+
+def test_rules_c012_names_the_enum_files_and_the_checks_they_feed(capsys):
+    assert main(["rules", "C012"]) == 0
+    out = capsys.readouterr().out
+    assert "topics.yaml" in out and "fact_categories.yaml" in out and "I009" in out and "C004" in out

@@ -54,6 +54,9 @@ class ContentFiles:
     seen: frozenset[str] = frozenset()
     #: Whether the content folder itself could be listed; when not, nothing else was tried.
     listed: bool = True
+    #: The folders read by name (``"global"``, ``"global/enums"``) that exist but could not
+    #: be listed (each has its C006): their files are neither seen nor known to be missing.
+    unlisted: frozenset[str] = frozenset()
 
 
 def list_content(root: Path, sink: FindingSink) -> ContentFiles:
@@ -69,11 +72,15 @@ def list_content(root: Path, sink: FindingSink) -> ContentFiles:
     named: dict[str, Path] = {}
     pools: dict[str, tuple[Path, ...]] = {}
     seen: set[str] = set()
+    unlisted: set[str] = set()
     for folder, names in NAMED_FILES.items():
+        before = len(sink.items)
         entries = _entries(root, folder, sink)
         if entries is None:
             if not folder:  # the content folder itself: its sub-folders cannot be known, and are not tried
                 return ContentFiles(named, {name: () for name in POOL_FOLDERS}, frozenset(), listed=False)
+            if len(sink.items) > before:  # a C006, not a folder that does not exist
+                unlisted.add(folder)
             continue
         for entry in entries:
             rel = _rel(folder, entry.name)
@@ -95,7 +102,7 @@ def list_content(root: Path, sink: FindingSink) -> ContentFiles:
                 why = f"sub-folders of {folder}/ are not read" if _is_dir(entry) else f"only .yaml and .yml files of {folder}/ are read"
                 _skipped(sink, rel, f"{rel} is not read: {why}")
         pools[folder] = tuple(files)
-    return ContentFiles(named, pools, frozenset(seen))
+    return ContentFiles(named, pools, frozenset(seen), unlisted=frozenset(unlisted))
 
 
 def _rel(folder: str, name: str) -> str:

@@ -125,9 +125,11 @@ def not_content_reason(root: Path) -> str | None:
 def load_content(root: Path) -> Content:
     """Read a content folder (save-format §7). Never raises; problems are findings.
 
-    Missing files are allowed (an empty topic list, no lore), but a missing or empty
+    Missing files are allowed (no lore, no locations), but a missing or empty
     ``prompt.yaml`` and a missing or empty ``npcs/`` are C012 warnings (the prompt goes
-    without them); a missing folder gives a C001 finding and empty content. Only the files ``files.list_content`` lists are
+    without them), and so is a missing or empty ``global/enums/topics.yaml`` or
+    ``fact_categories.yaml`` (I009 is skipped, C004 knows only the saves' categories:
+    ``ENUM_FILES``); a missing folder gives a C001 finding and empty content. Only the files ``files.list_content`` lists are
     read; what it leaves out is a finding (C006, C009, C011). Two profiles for one
     slug give C007 (the ``.yaml`` one is read), two story cards with one id C008 (the
     first is kept), two monologue lines with one id C005 (the first is kept).
@@ -143,9 +145,9 @@ def load_content(root: Path) -> Content:
     named = files.named
     content.prompt = _load_prompt(root, named.get("prompt.yaml"), sink)
     _report_missing(files, sink)
-    content.topics = frozenset(_load_list(root, named.get("global/enums/topics.yaml"), sink))
+    content.topics = frozenset(_load_enum(root, files, "global/enums/topics.yaml", sink))
     content.locations = frozenset(_load_list(root, named.get("global/locations.yaml"), sink))
-    content.fact_categories = frozenset(_load_list(root, named.get("global/enums/fact_categories.yaml"), sink))
+    content.fact_categories = frozenset(_load_enum(root, files, "global/enums/fact_categories.yaml", sink))
     profile_files: dict[str, str] = {}  # slug -> the profile file read for it
     for path in files.pools["npcs"]:
         rel = rel_path(root, path)
@@ -178,6 +180,32 @@ def load_content(root: Path) -> Content:
 #: What the prompt goes without when prompt.yaml gives nothing (C012's message).
 _NO_PROMPT = (f"the prompt has no narrator prompt, AI instructions or campaign canon, and uses the default budget "
               f"of {DEFAULT_BUDGET} tokens (and {DEFAULT_MAX_OUTPUT} for the reply)")
+
+
+#: The enum files (save-format §7) and what goes unchecked without them (C012's message).
+ENUM_FILES = {
+    "global/enums/topics.yaml": "interaction topics are not checked against a list (I009 is skipped)",
+    "global/enums/fact_categories.yaml": ("the fact categories that prerequisites name are checked only against "
+                                          "those the saves use (C004 knows no others)"),
+}
+
+
+def _load_enum(root: Path, files, rel: str, sink: FindingSink) -> list[str]:
+    """The ids of the enum file ``rel``, with a C012 (warning) when it is missing or lists
+    no id: the check that uses it (``ENUM_FILES``) would otherwise be skipped in silence
+    (issue 35). Nothing when the content folder or ``global/enums/`` could not be listed
+    (C006 says so), or when the file could not be read (its C001, C002 or C009 says so)."""
+    path = files.named.get(rel)
+    if path is None:
+        folder = rel.rsplit("/", 1)[0]
+        if files.listed and rel not in files.seen and not files.unlisted & {"global", folder}:
+            sink.add("C012", f"{rel} is missing: {ENUM_FILES[rel]}", f"{rel}:1:1", target=Target("file", file=rel, line=1, col=1))
+        return []
+    before = len(sink.items)
+    ids = _load_list(root, path, sink)
+    if not ids and len(sink.items) == before:  # empty, only comments, or []: nothing to check against
+        sink.add("C012", f"{rel} lists no id: {ENUM_FILES[rel]}", f"{rel}:1:1", target=Target("file", file=rel, line=1, col=1))
+    return ids
 
 
 def _report_missing(files, sink: FindingSink) -> None:

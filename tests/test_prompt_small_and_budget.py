@@ -67,17 +67,13 @@ def test_the_card_table_shows_three_rows_at_the_smallest_window(qtbot, open_wind
     assert _rows_in_view(view.card_table) >= 4 and _rows_in_view(view.section_table) >= 2
 
 
-def test_the_card_table_keeps_three_readable_rows_after_shrinking_the_window(qtbot, tight, isolated_settings):
+def test_the_card_table_keeps_three_readable_rows_after_shrinking_the_window(qtbot, open_window, tight, isolated_settings):
     """The trial's sequence: the window opens at its default size, is shrunk to 1040x700,
     then Ctrl+4. The bottom docks kept their height, the views got 260 px of their 300
     and scrolled, and one half row of cards showed, its Card, Name and Key cut to 1-3
     letters. Now no scrolling, three whole rows, and the Card, Key and Status columns
     show at least four letters each (the Name, the id in words, is in the tooltip)."""
-    w = MainWindow(persist=False)
-    qtbot.addWidget(w)
-    w.resize(1440, 900)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_window(None, (1440, 900), persist=False)
     w.open_save(EVENING, tight, wait=True)
     s = w.session
     s.set_npc(s.playthrough.save.npc_by_slug(NPC).stable_id)

@@ -239,6 +239,9 @@ def test_clearing_the_npc_mid_count_leaves_no_stale_status(qtbot, loaded, sessio
     session.set_tick(150)
     qtbot.waitUntil(lambda: len(slow_build) >= 1, timeout=WAIT_MS)  # tick 150 is in flight
     session.set_npc(None)
+    # The clear has been taken (its message shows) while tick 150 is still held: only then
+    # may that build end, so its result comes stale.
+    qtbot.waitUntil(lambda: "Select an NPC" in loaded.title_label.full_text(), timeout=WAIT_MS)
     slow_build.go.set()
     qtbot.waitUntil(lambda: not loaded.busy, timeout=WAIT_MS)  # not busy: the stale job has reported
     assert loaded.current_preview is None and "Select an NPC" in loaded.title_label.full_text()

@@ -99,15 +99,17 @@ def open_window(qtbot, isolated_settings):
     gives a shown, exposed MainWindow of ``size`` pixels (None: the size MainWindow chose,
     its default or a restored layout's), owned by qtbot, whose QSettings live under the
     test's tmp_path; with ``save`` (and its ``content`` folder when given) opened and ready.
-    ``shown=False`` leaves it hidden (its sliced work then runs at once). ``kwargs`` go to
+    ``shown=False`` leaves it hidden (its sliced work then runs at once); ``owned=False`` leaves
+    it to the test to delete (qtbot would close it at teardown). ``kwargs`` go to
     MainWindow (e.g. ``persist=False``). Call it again for a second window on the same
     settings (what a restart sees). Tests make every MainWindow here (test_test_hygiene)."""
     from narrative_debugger.app.window.main_window import MainWindow
 
     def make(save: Path | None = None, size: tuple[int, int] | None = (1400, 900), content: Path | None = None,
-             shown: bool = True, **kwargs):
+             shown: bool = True, owned: bool = True, **kwargs):
         w = MainWindow(**kwargs)
-        qtbot.addWidget(w)
+        if owned:  # owned=False: the test deletes the window itself, and qtbot must not close it again
+            qtbot.addWidget(w)
         if size is not None:
             w.resize(*size)
         if shown:

@@ -11,10 +11,9 @@ and which prompts need a new LLM response.
 
 from __future__ import annotations
 
-import json
-
 from narrative_debugger.models.compare.journal import entry_json
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
+from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.whatif.run import PatchError, parse_set
 from narrative_debugger.widgets.session import Session
@@ -315,7 +314,7 @@ class EntryEditDialog(QDialog):
     def _prefill(self, name: str) -> None:
         if name in self._recorded:
             value = self._recorded[name]
-            self.edit.setText(json.dumps(value) if not isinstance(value, str) else value)
+            self.edit.setText(dumps_strict(value) if not isinstance(value, str) else value)
             self.edit.selectAll()
             self.edit.setFocus()
 

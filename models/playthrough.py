@@ -23,6 +23,7 @@ from narrative_debugger.models.rules.checks import check_against_replay, check_c
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity, Target, finding
 from narrative_debugger.models.save.savefile import Save, load_save
 from narrative_debugger.models.timeline.index import TimelineIndex, Versions
+from narrative_debugger.models.memo import Memos
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.models.timeline.replay import Recompute, replay
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
@@ -354,7 +355,10 @@ def _save_parts(save: Save | None) -> list:
 def _filled_parts(made) -> list:
     """Every list, map and sorted list the replay filled in ``made`` (its index or its
     knowledge graph; None: none)."""
-    return [] if made is None else [value for value in vars(made).values() if isinstance(value, (list, dict, SortedList))]
+    if made is None:
+        return []
+    values = [value.tables if isinstance(value, Memos) else value for value in vars(made).values()]
+    return [value for value in values if isinstance(value, (list, dict, SortedList))]
 
 
 def _emptied_in_steps(stack: list):

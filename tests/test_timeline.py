@@ -11,6 +11,7 @@ from narrative_debugger.models.domain.knowledge import InteractionQueries
 from narrative_debugger.models.domain.types import InteractionState
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.save.savefile import Journal
+from narrative_debugger.models.timeline.index import INTERACTION_SERIES, NPC_MOVES
 from narrative_debugger.models.timeline.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -331,7 +332,7 @@ def test_prepare_npc_tables_makes_those_of_long_histories_first():
     sizes = {sid: len(index.interaction_changes.get(sid, ())) for sid in play.save.npcs}
     cut = sorted(sizes.values())[len(sizes) // 2] + 1
     index.prepare_npc_tables(min_changes=cut)
-    made = {sid for sid in sizes if ("interaction-series", sid) in index.derived}
+    made = {sid for sid in sizes if INTERACTION_SERIES.get(index, sid) is not None}
     assert made == {sid for sid, n in sizes.items() if n >= cut} and made != set(sizes)
     index.prepare_npc_tables()
-    assert all(("interaction-series", sid) in index.derived and ("npc-moves", sid) in index.derived for sid in sizes)
+    assert all(INTERACTION_SERIES.get(index, sid) is not None and NPC_MOVES.get(index, sid) is not None for sid in sizes)

@@ -16,6 +16,7 @@ pytest.importorskip("pyqtgraph")
 
 from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
 from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS  # noqa: E402
+from narrative_debugger.models.timeline.index import INTERACTION_SERIES, NPC_MOVES  # noqa: E402
 from narrative_debugger.widgets import session as session_module  # noqa: E402
 from narrative_debugger.widgets.registry import preparers  # noqa: E402
 from narrative_debugger.widgets.session import Session  # noqa: E402
@@ -72,7 +73,7 @@ def test_the_loader_prepares_session_and_timelines(qtbot, open_window, isolated_
         assert window.session.event_ticks(name) == ticks[name]
     assert len(preparers()) == 11 and len(preparers(checked=False)) + len(preparers(checked=True)) == 11
     # Each NPC's interaction aggregates and move tables were made by the loader too.
-    assert all(("interaction-series", sid) in play.index.derived and ("npc-moves", sid) in play.index.derived for sid in play.save.npcs)
+    assert all(INTERACTION_SERIES.get(play.index, sid) is not None and NPC_MOVES.get(play.index, sid) is not None for sid in play.save.npcs)
     assert changes_on_gui_thread == []  # the NPC dock reads the loader's npc_changes
     # The tick bar's lanes are the loader's arrays (not converted and sorted on the GUI thread).
     lanes = {label: ticks for label, _, ticks in window.tickbar.track.lanes}

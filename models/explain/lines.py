@@ -18,9 +18,21 @@ from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fold_list
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.index import TimelineIndex
+from narrative_debugger.models.memo import Memo
 
 RULE_CLAUSE = "prerequisite (schema §6)"
 RULE_FIRED = "fires only when its prerequisites hold (M001)"
+
+#: (FactId, min_confidence) -> the flips of a ``facts`` clause (``clauses_of``).
+FACT_CLAUSES: Memo[tuple, tuple] = Memo("fact clause flips", "(FactId, KnowledgeConfidence) -> ((position, holds), ...)")
+#: (target slug, state or None, min_count) -> the flips of an ``interaction`` clause.
+INTERACTION_CLAUSES: Memo[tuple, tuple] = Memo("interaction clause flips", "(slug, state, min_count) -> ((position, holds), ...)")
+#: Line id -> ``_sweep`` of its clauses (positions, best so far), for the nearest miss.
+SWEEPS: Memo[str, tuple] = Memo("nearest-miss sweep", "line id -> (positions, bests)")
+#: Line id -> (its firings, prefix counts of those unheld) (``_firings``).
+FIRINGS: Memo[str, tuple] = Memo("firings", "line id -> ([(journal index, tick)], [unheld prefix counts])")
+#: Key None -> line id -> its (journal index, tick) MonologueFired entries, in journal order.
+FIRED_BY_LINE: Memo[None, dict] = Memo("fired by line", "line id -> [(journal index, tick)]")
 
 
 @dataclass(frozen=True)
@@ -57,25 +69,26 @@ def _flips(pairs) -> tuple[tuple[int, bool], ...]:
 
 def clauses_of(index: TimelineIndex, line: MonologueLine) -> list[Clause]:
     """The line's clauses in prerequisite order (facts, then the interaction), cached on the index."""
-    cache = index.derived
     out = []
     for pre in line.facts:
-        key = ("fact-clause", pre.fact_id, pre.min_confidence)
-        if key not in cache:
+        flips = FACT_CLAUSES.get(index, (pre.fact_id, pre.min_confidence))
+        if flips is None:
             versions = index.facts.get(pre.fact_id)
             pairs = zip(versions.positions, versions.values) if versions is not None else ()
-            cache[key] = _flips((pos, v is not None and v.confidence >= pre.min_confidence) for pos, v in pairs)
-        out.append(Clause(f"{pre.fact_id} ≥ {pre.min_confidence.snake}", cache[key]))
+            made = _flips((pos, v is not None and v.confidence >= pre.min_confidence) for pos, v in pairs)
+            flips = FACT_CLAUSES.publish(index, (pre.fact_id, pre.min_confidence), made)
+        out.append(Clause(f"{pre.fact_id} ≥ {pre.min_confidence.snake}", flips))
     inter = line.interaction
     if inter is not None:
-        key = ("interaction-clause", inter.target_slug, inter.state, inter.min_count)
-        if key not in cache:
+        key = (inter.target_slug, inter.state, inter.min_count)
+        flips = INTERACTION_CLAUSES.get(index, key)
+        if flips is None:
             npc = index.npc_for_slug(inter.target_slug)
             series = index.series_of(npc) if npc is not None else None
             pairs = zip(series.positions, series.in_state(inter.state)) if series is not None else ()
-            cache[key] = _flips((pos, count >= inter.min_count) for pos, count in pairs)
+            flips = INTERACTION_CLAUSES.publish(index, key, _flips((pos, count >= inter.min_count) for pos, count in pairs))
         what = f"{inter.state.snake} " if inter.state else ""
-        out.append(Clause(f"≥ {inter.min_count} {what}interaction(s) with {inter.target_slug}", cache[key]))
+        out.append(Clause(f"≥ {inter.min_count} {what}interaction(s) with {inter.target_slug}", flips))
     return out
 
 
@@ -116,11 +129,7 @@ def _nearest_miss(index: TimelineIndex, line: MonologueLine, clauses: list[Claus
     """(tick, failing count) of the latest tick up to ``now`` where the fewest clauses failed; None without clauses."""
     if not clauses:
         return None
-    key = ("sweep", line.id)
-    sweep = index.derived.get(key)
-    if sweep is None:
-        sweep = index.derived[key] = _sweep(index, clauses)
-    positions, bests = sweep
+    positions, bests = SWEEPS.get_or_make(index, line.id, lambda: _sweep(index, clauses))
     k = bisect_right(positions, position) - 1
     best = bests[k] if k >= 0 else (len(clauses), index.first_tick)
     failing = sum(not clause.at(position)[0] for clause in clauses)
@@ -199,22 +208,22 @@ def _firings(index: TimelineIndex, line: MonologueLine, clauses: list[Clause]) -
     """(journal index, tick) of every MonologueFired of the line, and prefix counts of the
     firings whose prerequisites did not hold (M001: judged at the end of the firing tick,
     every clause must hold there). Read once per line and cached on the index."""
-    key = ("firings", line.id)
-    cached = index.derived.get(key)
+    cached = FIRINGS.get(index, line.id)
     if cached is None:
-        by_line = index.derived.get("fired-by-line")
-        if by_line is None:
-            by_line = {}
-            for i, ftick, fid in index.monologues_fired:
-                by_line.setdefault(fid, []).append((i, ftick))
-            index.derived["fired-by-line"] = by_line
-        firings = by_line.get(line.id, [])
+        firings = FIRED_BY_LINE.get_or_make(index, None, lambda: _fired_by_line(index)).get(line.id, [])
         unheld = [0]
         for _, ftick in firings:
             at = index.position_for_tick(ftick)
             unheld.append(unheld[-1] + (not all(clause.at(at)[0] for clause in clauses)))
-        cached = index.derived[key] = (firings, unheld)
+        cached = FIRINGS.publish(index, line.id, (firings, unheld))
     return cached
+
+
+def _fired_by_line(index: TimelineIndex) -> dict[str, list[tuple[int, int]]]:
+    by_line: dict[str, list[tuple[int, int]]] = {}
+    for i, ftick, fid in index.monologues_fired:
+        by_line.setdefault(fid, []).append((i, ftick))
+    return by_line
 
 
 def _summary(line_id, tick, result, clauses, miss, count, unheld, first_unheld) -> str:

@@ -18,6 +18,7 @@ from narrative_debugger.models.domain.types import LEVEL_BOUNDS
 from narrative_debugger.models.explain.chain import Explanation, Folded, Step, adds_up, fmt_num, fmt_places, fmt_plain, fmt_signed, fmt_sum
 from narrative_debugger.models.explain.tracks import ATTRIBUTES, RULE_LEVEL, Track, track_for
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.memo import Memo
 
 
 class NpcContext:
@@ -253,14 +254,17 @@ def explain_attribute(play: Playthrough, npc: int, attr: str, tick: int, limit: 
     return exp
 
 
+#: StableId -> ``_clamped_prefix`` of the NPC's score track.
+CLAMPED: Memo[int, list[int]] = Memo("clamped score events", "StableId -> prefix counts of clamped score events")
+
+
 def _clamped_prefix(ctx: NpcContext, track: Track) -> list[int]:
     """Prefix counts of the score events whose result was clamped to 0..100 (cached per NPC).
 
     ``out[k]`` is how many of the first ``k`` events of the score track were clamped: the
     recorded delta (or walk-away penalty, schema §8.1) does not add up to the new score.
     """
-    key = ("clamped", ctx.npc)
-    out = ctx.index.derived.get(key)
+    out = CLAMPED.get(ctx.index, ctx.npc)
     if out is not None:
         return out
     get = ATTRIBUTES["score"].get
@@ -275,8 +279,7 @@ def _clamped_prefix(ctx: NpcContext, track: Track) -> list[int]:
         else:
             change = -d.get("penalty", before - after)
         out.append(out[-1] + (0 if close_enough(before + change, after) else 1))
-    ctx.index.derived[key] = out
-    return out
+    return CLAMPED.publish(ctx.index, ctx.npc, out)
 
 
 def _crossings(ctx: NpcContext, track: Track, n: int, attr: str, limit: int) -> tuple[list[dict], int]:

@@ -16,6 +16,7 @@ from typing import Callable
 
 from narrative_debugger.models.domain.types import NpcState, RelationshipLevel
 from narrative_debugger.models.timeline.index import TimelineIndex
+from narrative_debugger.models.memo import Memo
 
 RULE_DELTA = "delta formula (relationship seed, Score Calculation)"
 RULE_PENALTY = "walk-away penalty (schema §8.1, D-064)"
@@ -182,12 +183,11 @@ def build_track(index: TimelineIndex, journal_data: list, npc: int, attr: Attrib
     return track
 
 
+#: (StableId, attribute name) -> the NPC's ``Track`` of that attribute (``track_for``).
+TRACKS: Memo[tuple[int, str], Track] = Memo("why-chain tracks", "(StableId, attribute) -> Track")
+
+
 def track_for(index: TimelineIndex, journal_data: list, npc: int, attr_name: str, level_for=RelationshipLevel.for_score) -> Track:
     """The cached Track of ``attr_name`` for ``npc`` (built on first use; ``level_for``
     as ``build_track``'s, the same for every call on one index)."""
-    per_index = index.derived
-    key = ("track", npc, attr_name)
-    track = per_index.get(key)
-    if track is None:
-        track = per_index[key] = build_track(index, journal_data, npc, ATTRIBUTES[attr_name], level_for)
-    return track
+    return TRACKS.get_or_make(index, (npc, attr_name), lambda: build_track(index, journal_data, npc, ATTRIBUTES[attr_name], level_for))

@@ -21,6 +21,7 @@ from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, NpcState
 from narrative_debugger.models.gil_slices import C_PASS_ITEMS, LOOP_ITEMS, give_way, sorted_in_slices, with_give_way
 from narrative_debugger.models.rules.findings import Target
+from narrative_debugger.models.memo import Memo
 
 FACTS = "player.knowledge.facts"
 ENTITIES = "player.knowledge.entities"
@@ -226,15 +227,16 @@ def _map_differences(save, snap, replayed, fields, prefix, group, make_target):
                 yield Difference(f"{prefix}.{key}.{field}", make_target(save, key, field), show(x), show(y), group)
 
 
+#: ``saved_at_tick`` -> ``differences`` of the snapshot and the replay at that tick.
+SNAPSHOT_DIFFERENCES: Memo[int, list] = Memo("snapshot differences", "saved_at_tick -> [Difference]")
+
+
 def saved_differences(save, index) -> list[Difference]:
     """``differences`` between the snapshot and the replay at ``saved_at_tick``, computed
-    once per timeline (kept in ``index.derived``): J003 (``check_against_replay``) and
-    the Snapshot vs replay dock read the same list. Never raises."""
-    key = ("snapshot-differences", save.saved_at_tick)
-    found = index.derived.get(key)
-    if found is None:
-        found = index.derived[key] = differences(save, index.at(save.saved_at_tick))
-    return found
+    once per timeline (kept on the index, ``SNAPSHOT_DIFFERENCES``): J003
+    (``check_against_replay``) and the Snapshot vs replay dock read the same list.
+    Never raises."""
+    return SNAPSHOT_DIFFERENCES.get_or_make(index, save.saved_at_tick, lambda: differences(save, index.at(save.saved_at_tick)))
 
 
 #: Facts compared per C-level pass of ``_equal_in_slices``: comparing two facts (nested

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from narrative_debugger.models.gil_slices import C_PASS_ITEMS, give_way
+from narrative_debugger.models.memo import Memo
 
 #: Journal variants shown as markers and offered by "next event of this kind".
 EVENT_KINDS = {
@@ -34,6 +35,13 @@ DERIVED_KINDS = {
 }
 
 _LEVEL_BOUNDS = (20.0, 40.0, 60.0, 80.0)  # inclusive upper bounds (relationship seed)
+
+#: Kind (a key of EVENT_KINDS or DERIVED_KINDS) -> the journal indices of its entries,
+#: ascending (``event_indices``).
+EVENT_INDICES: Memo[str, list[int]] = Memo("event indices", "kind -> ascending journal indices")
+#: Journal kind (a key of EVENT_KINDS) -> the same indices as an int64 array, made
+#: with them (``event_indices``): the session picks their ticks in numpy.
+EVENT_POSITIONS: Memo[str, np.ndarray] = Memo("event positions", "journal kind -> int64 array of journal indices")
 
 
 def _npc_changes(index) -> tuple[list[int], list[int]]:
@@ -63,13 +71,12 @@ def event_indices(index, kind: str) -> list[int]:
     """Journal indices of the entries of ``kind`` (a key of EVENT_KINDS or DERIVED_KINDS), in order.
 
     Derived kinds cost one pass over the NPCs' versions; results are kept on the index
-    (journal kinds also as an int64 array, ``index.derived[("event-positions", kind)]``).
+    (``EVENT_INDICES``; journal kinds also as int64 arrays, ``EVENT_POSITIONS``).
 
     Raises:
         KeyError: for an unknown kind.
     """
-    key = ("event-indices", kind)
-    cached = index.derived.get(key)
+    cached = EVENT_INDICES.get(index, kind)
     if cached is not None:
         return cached
     if kind in EVENT_KINDS:
@@ -77,18 +84,19 @@ def event_indices(index, kind: str) -> list[int]:
         for name, variants in EVENT_KINDS.items():
             parts = [buckets[v] for v in sorted(variants) if v in buckets]
             found = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0] if parts else np.empty(0, np.int64)
-            index.derived[("event-indices", name)] = int_list(found)
-            index.derived[("event-positions", name)] = found  # the same, as an int64 array
-        return index.derived[key]
+            EVENT_POSITIONS.publish(index, name, found)  # the same, as an int64 array
+            EVENT_INDICES.publish(index, name, int_list(found))
+        return EVENT_INDICES.get(index, kind)
     if kind in ("threshold", "level"):
-        index.derived[("event-indices", "threshold")], index.derived[("event-indices", "level")] = _npc_changes(index)
-        return index.derived[key]
+        crossings, levels = _npc_changes(index)
+        EVENT_INDICES.publish(index, "threshold", crossings)
+        EVENT_INDICES.publish(index, "level", levels)
+        return EVENT_INDICES.get(index, kind)
     if kind == "first-meeting":
         out = sorted(created[0] - 1 for created in index.interactions_created.values() if created)
     else:
         raise KeyError(kind)
-    index.derived[key] = out
-    return out
+    return EVENT_INDICES.publish(index, kind, out)
 
 
 #: Entries handled per slice by ``distinct_ticks``: each slice is one short C call, so a

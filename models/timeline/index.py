@@ -22,6 +22,7 @@ import numpy as np
 
 from narrative_debugger.models.gil_slices import give_way, sorted_in_slices
 from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId, move_key
+from narrative_debugger.models.memo import Memo, Memos
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from sortedcontainers import SortedList
 
@@ -199,6 +200,15 @@ class NpcMoves:
                 self.illegal.append(record)
 
 
+#: The slug -> NPC map of ``TimelineIndex.npc_for_slug`` (key None): (how many slugs it
+#: was made from, {slug: the first NPC with it}).
+NPC_FOR_SLUG: Memo[None, tuple[int, dict[str, StableId]]] = Memo("npc for slug", "(slug count, slug -> first StableId)")
+#: StableId -> the NPC's ``InteractionSeries`` (``TimelineIndex.series_of``).
+INTERACTION_SERIES: Memo[StableId, "InteractionSeries"] = Memo("interaction series", "StableId -> InteractionSeries")
+#: StableId -> the NPC's ``NpcMoves`` (``TimelineIndex.moves_of``).
+NPC_MOVES: Memo[StableId, "NpcMoves"] = Memo("npc moves", "StableId -> NpcMoves")
+
+
 def _started_key(fact_id: FactId, meta) -> tuple:
     """Started-tick order of interactions; ties by FactId sequence (``_1000`` after ``_999``)."""
     return meta.started_tick, len(fact_id), fact_id
@@ -270,9 +280,9 @@ class TimelineIndex:
     # FactIds created since ``fact_keys`` was last brought up to date (``finish``): one
     # sort at the end of the replay instead of a SortedList insertion a fact.
     _new_fact_keys: list[FactId] = field(default_factory=list, compare=False, repr=False)
-    #: Values derived from the index on first use and kept with it (the why-chains'
-    #: per-NPC tracks, models/explain); never part of equality.
-    derived: dict = field(default_factory=dict, compare=False, repr=False)
+    #: The tables of the values made from the index on first use and kept with it
+    #: (each a ``Memo`` of the module that makes it: ``models/memo.py``); never part of equality.
+    memos: Memos = field(default_factory=Memos, compare=False, repr=False)
 
     # ----- recording (used by the replay) -----
     def record_fact(self, position: int, fact_id: FactId, fact: FactKnowledge) -> None:
@@ -312,22 +322,23 @@ class TimelineIndex:
         """The StableId of the NPC with this content slug (the first one, when two
         share it), if the save has one: O(1) with a map built on first use. Monologue
         prerequisites ask it for every line at every tick (3 000 NPCs were a scan each)."""
-        by_slug = self.derived.get("npc-for-slug")
+        by_slug = NPC_FOR_SLUG.get(self, None)
         if by_slug is None or by_slug[0] != len(self.slugs):
             ids: dict[str, StableId] = {}
             for sid, name in self.slugs.items():
                 ids.setdefault(name, sid)
-            by_slug = self.derived["npc-for-slug"] = (len(self.slugs), ids)
+            by_slug = NPC_FOR_SLUG.replace(self, None, (len(self.slugs), ids))
         return by_slug[1].get(slug)
 
     def series_of(self, npc: StableId) -> "InteractionSeries":
         """The NPC's interaction aggregates at each change, made on first use and kept
         (remade when the replay has recorded more since). O(changes) once, in numpy."""
         log = self._interaction_log.get(npc, ())
-        key = ("interaction-series", npc)
-        kept = self.derived.get(key)
-        if kept is None or kept.changes != len(log):
-            kept = self.derived[key] = InteractionSeries(self.interaction_changes.get(npc, []), log)
+        kept = INTERACTION_SERIES.get(self, npc)
+        if kept is None:
+            kept = INTERACTION_SERIES.publish(self, npc, InteractionSeries(self.interaction_changes.get(npc, []), log))
+        if kept.changes != len(log):  # made while the replay was recording
+            kept = INTERACTION_SERIES.replace(self, npc, InteractionSeries(self.interaction_changes.get(npc, []), log))
         return kept
 
     def summary(self, npc: StableId, position: int) -> InteractionSummary:
@@ -346,10 +357,11 @@ class TimelineIndex:
         """The NPC's moves by kind and by fact, made on first use and kept (remade when
         the replay has recorded more since): O(moves) once."""
         moves = self.transitions_by_npc.get(npc, [])
-        key = ("npc-moves", npc)
-        kept = self.derived.get(key)
-        if kept is None or kept.moves != len(moves):
-            kept = self.derived[key] = NpcMoves(moves)
+        kept = NPC_MOVES.get(self, npc)
+        if kept is None:
+            kept = NPC_MOVES.publish(self, npc, NpcMoves(moves))
+        if kept.moves != len(moves):  # made while the replay was recording
+            kept = NPC_MOVES.replace(self, npc, NpcMoves(moves))
         return kept
 
     def prepare_npc_tables(self, min_changes: int = 0) -> None:

@@ -30,11 +30,12 @@ lint-imports: $(VENV)/.installed
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_import_contracts.py
 
 # Writes the golden files again from the code as it is (tests/support/golden.py), then shows what changed.
-GOLDEN_FILES := tests/data/prompt_tokens_golden.json
+GOLDEN_FILES := tests/data/prompt_tokens_golden.json tests/data/golden
 golden: $(VENV)/.installed
 	$(PY) -m tests.support.golden
 	@git --no-pager diff --stat -- $(GOLDEN_FILES)
 	@git --no-pager diff -- $(GOLDEN_FILES)
+	@git status --short --untracked-files=all -- $(GOLDEN_FILES)
 
 bench: $(VENV)/.installed
 	$(PY) tests/benchmarks/bench_models.py

@@ -10,11 +10,16 @@ Golden files:
   shipped encodings and four ticks (0, a third, a half and the whole of
   ``saved_at_tick``), the prompt's ``[total tokens, available tokens, [tokens of each
   section, in order]]`` (held by ``tests/test_prompt_sections.py``).
+- ``tests/data/golden/cli/``: the JSON that ``check``, ``state``, ``why``, ``diff`` and
+  ``prompt`` print for the sample saves, generated saves and bad saves, byte for byte,
+  with each case's arguments, exit status and stderr in ``cases.json`` (issue 37; made by
+  ``tests/support/golden_cli.py``, held by ``tests/test_cli_golden.py``).
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +77,11 @@ def write_json(path: Path, value: dict) -> None:
 def main() -> None:
     write_json(PROMPT_TOKENS, prompt_tokens())
     print(f"wrote {PROMPT_TOKENS.relative_to(ROOT)}")
+    from tests.support.golden_cli import CLI_GOLDEN, build_workspace, write_cli_goldens
+
+    with tempfile.TemporaryDirectory(prefix="golden-") as folder:
+        count = write_cli_goldens(build_workspace(Path(folder)))
+    print(f"wrote {CLI_GOLDEN.relative_to(ROOT)}/ ({count} cases)")
 
 
 if __name__ == "__main__":

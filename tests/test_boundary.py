@@ -128,6 +128,12 @@ def test_a_long_but_valid_sequence_still_reads():
     assert malformed_fact_ids(["interaction.kael-davan_18446744073709551616"]) == {"interaction.kael-davan_18446744073709551616": "K003"}
 
 
+@pytest.mark.parametrize("digits", ["9" * 19, "0" * 19, "1" + "0" * 19, "99999999999999999999", "0" * 20, "0" * 19 + "7"])
+def test_sequences_either_side_of_twenty_digits_read_as_u64(digits):
+    expected = ("kael-davan", int(digits)) if int(digits) < 2**64 else None
+    assert parse_interaction_id("interaction.kael-davan_" + digits) == expected
+
+
 # ----- saves -----
 def _load(raw: bytes, label: str = "hostile.json"):
     return load_save_bytes(raw, label)

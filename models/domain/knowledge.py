@@ -32,6 +32,10 @@ INTERACTION_ID_RE = re.compile(r"interaction\.([a-z0-9]+(?:-[a-z0-9]+)*)_([0-9]{
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
+#: Fewer ASCII digits than this always spell a u64 (10**19 - 1 < 2**64 - 1).
+_U64_SAFE_DIGITS = 20
+
+
 def interaction_prefix(slug: str) -> str:
     """The FactId prefix every interaction with ``slug`` shares (schema §5.2)."""
     return f"interaction.{slug}_"
@@ -50,6 +54,9 @@ def parse_interaction_id(fact_id: str) -> tuple[str, int] | None:
     m = INTERACTION_ID_RE.fullmatch(fact_id)
     if m is None:
         return None
+    digits = m.group(2)
+    if len(digits) < _U64_SAFE_DIGITS:  # ASCII digits (the pattern), below 10**19 <= u64 max: int() is exact and safe
+        return m.group(1), int(digits)
     try:
         return m.group(1), parse_int(m.group(2), U64)
     except ConversionError:

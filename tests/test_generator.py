@@ -29,7 +29,7 @@ from tests.generator_audit import audit, read_content  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
 CONTENT_DIR = SAMPLES / "content"
-SCENARIOS = ("evening", "walkaway-spiral", "abandoned-confrontation", "large")
+SCENARIOS = ("evening", "walkaway-spiral", "abandoned-confrontation", "large", "many-conversations")
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +117,20 @@ def test_journal_has_exactly_the_requested_entries(content, events):
         assert audit(doc, content) == []
         last = doc["journal"][-1]["tick"] if events else 0
         assert doc["saved_at_tick"] >= last
+
+
+def test_many_conversations_has_two_exchanges_a_conversation():
+    """The benchmark's long-history shape (issue 37): "large" with two exchanges a
+    conversation, so the same number of entries holds many more conversations."""
+    large = kinds(generate_save(seed=6, events=6000, scenario="large"))["InteractionStarted"]
+    many = generate_save(seed=6, events=6000, scenario="many-conversations")
+    assert kinds(many)["InteractionStarted"] > 1.3 * large
+    journal = many["journal"]
+    starts = [i for i, e in enumerate(journal) if "InteractionStarted" in e["event"]]
+    for start, end in zip(starts, starts[1:]):
+        ended = [i for i in range(start, end) if set(journal[i]["event"]) & {"InteractionCompleted", "InteractionWalkedAway", "InteractionConflictAbandoned"}]
+        player_lines = [i for i in range(start, ended[0] if ended else end) if journal[i]["event"].get("DialogueLine", {}).get("speaker") == 1]
+        assert len(player_lines) <= 3  # two exchanges and a closing line
 
 
 def test_walk_aways_pair_with_stress_and_penalty():

@@ -1,6 +1,30 @@
-"""Small helpers the benchmark scripts share."""
+"""What the benchmark scripts share: percentiles, peak memory, and the measuring children.
+
+The children (``state``, ``check``, ``memory``, ``gui``, ``cold``) each run in a fresh
+process (``run_child``), which prints one JSON line of figures: a figure taken in the
+process that made the measurements before it would carry their warm caches and their
+memory. ``bench_open.py`` (issue 10) and ``bench_core.py`` (issue 37) print them.
+Run a child by hand with ``python tests/benchmarks/figures.py KIND SAVE CONTENT STEPS``.
+"""
 
 from __future__ import annotations
+
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+#: The four views a step is timed with in front (``Session.set_view`` names).
+VIEWS = ("knowledge", "interactions", "timelines", "prompt")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -41,3 +65,260 @@ def reset_peak_rss() -> bool:
         return True
     except OSError:
         return False
+
+
+def bare_json_load(path: Path) -> float:
+    """Seconds of a bare ``json.load`` of ``path`` in this process (the ratios' denominator)."""
+    gc.collect()
+    started = time.perf_counter()
+    with open(path, "rb") as fh:
+        doc = json.load(fh)
+    elapsed = time.perf_counter() - started
+    del doc
+    gc.collect()
+    return elapsed
+
+
+def run_cli(argv: list[str]) -> tuple[float, int]:
+    """The wall time and exit status of the command as a user runs it: a process of
+    its own from start to exit (``python -m narrative_debugger.app``, output discarded)."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    return time.perf_counter() - started, done.returncode
+
+
+def saved_at_tick(path: Path) -> int:
+    """The save's ``saved_at_tick``, read from the file's head without a full parse (0 if absent)."""
+    with open(path, "rb") as fh:
+        head = fh.read(400).decode("utf-8", "replace")
+    at = head.find('"saved_at_tick":')
+    return int(head[at + 16 : head.find(",", at)]) if at >= 0 else 0
+
+
+# ----- children (each prints one JSON line) -----
+def child_state(path: Path, content: Path, steps: int = 0) -> dict:
+    bare = bare_json_load(path)
+    tick = saved_at_tick(path) // 2
+    gc.collect()
+    state_s, state_code = run_cli(["state", str(path), "--tick", str(tick), "--content", str(content)])
+    return {"json_load": bare, "state": state_s, "state_exit": state_code}
+
+
+def child_check(path: Path, content: Path, steps: int = 0) -> dict:
+    bare = bare_json_load(path)
+    gc.collect()
+    check_s, check_code = run_cli(["check", str(path), "--content", str(content), "--format", "json"])
+    return {"json_load": bare, "check": check_s, "check_exit": check_code}
+
+
+def child_memory(path: Path, content: Path, steps: int = 0) -> dict:
+    from narrative_debugger.models.playthrough import Playthrough
+
+    play = Playthrough.open(path, content)
+    state = play.state_at(play.last_tick // 2)
+    state.npcs
+    len(state.knowledge.facts)
+    return {"peak_mb": peak_rss_mb()}
+
+
+def child_gui(path: Path, content: Path, steps: int, cold: bool = False) -> dict:
+    """The window's figures. ``cold``: the open is the process's first work, as a user's
+    first open after starting the app: no ``json.load`` before it has touched (and
+    freed) the memory the load then takes; only the open's figures are measured."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    bare = None if cold else bare_json_load(path)
+    gc.collect()
+    peak_reset = reset_peak_rss()  # the window's own peak, not the bare load's objects
+    from narrative_debugger.app.window.main_window import MainWindow, make_app
+    from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = make_app()
+    app.setApplicationName("narrative-debugger-bench")
+    window = MainWindow(persist=False)
+    window.resize(1600, 1000)
+    window.show()
+    app.processEvents()
+
+    # The stall probe: a 5 ms timer on the GUI thread; the longest gap between its
+    # ticks is the longest time the event loop could not run.
+    gaps = {"last": time.perf_counter(), "max": 0.0, "at": 0.0}
+
+    def probe():
+        now = time.perf_counter()
+        if now - gaps["last"] > gaps["max"]:
+            gaps["max"], gaps["at"] = now - gaps["last"], gaps["last"]
+        gaps["last"] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(probe)
+
+    def background_busy() -> bool:
+        busy = getattr(window, "background_busy", None)
+        return bool(busy()) if callable(busy) else False
+
+    loop = QEventLoop()
+    marks: dict[str, float] = {}
+    old = window.session.playthrough
+
+    class PaintSeen(QObject):
+        """Notes the first paint of the central area (the tick bar in it) once the new
+        save is in the session. The window paints itself, its central area one pass
+        after the save arrives; a forced ``repaint()`` here was a second full paint of
+        every widget, a stall of the bench's own making."""
+
+        def eventFilter(self, watched, event):  # noqa: N802 (Qt override)
+            if (event.type() == QEvent.Paint and "painting" not in marks
+                    and window.session.ready and window.session.playthrough is not old):
+                marks["painting"] = time.perf_counter()
+            return False
+
+    paint_seen = PaintSeen()
+    window.tickbar.installEventFilter(paint_seen)
+
+    def poll():
+        now = time.perf_counter()
+        if "paint" not in marks and "painting" in marks:
+            marks["paint"] = now  # the pass that painted has ended: an upper bound, within 5 ms
+        if "paint" in marks and not window.loader.busy and not background_busy():
+            marks.setdefault("idle", now)
+            if now - marks["idle"] > 0.3:
+                loop.quit()
+
+    poller = QTimer()
+    poller.setInterval(5)
+    poller.timeout.connect(poll)
+    started = time.perf_counter()
+    gaps["last"] = started
+    timer.start()
+    poller.start()
+    window.open_save(path, content)
+    loop.exec()
+    timer.stop()
+    poller.stop()
+    window.tickbar.removeEventFilter(paint_seen)
+    first_paint = marks["paint"] - started
+    background = marks["idle"] - started
+    out = {"json_load": bare, "first_paint": first_paint, "background_done": background, "max_stall": gaps["max"],
+           "max_stall_at": gaps["at"] - started}
+    if cold:
+        # The window process's own peak (no json.load ran before the open), and the
+        # largest peak of a process it started and waited for (the content child).
+        import resource
+
+        out["peak_mb"] = peak_rss_mb()
+        out["child_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        before = window.session.tick
+        window.tickbar.prev_action.trigger()  # the window opens at saved_at_tick: no next event
+        app.processEvents()
+        out["steps"] = window.session.tick != before  # "stepping works" once the window is usable
+        window.close()
+        return out
+
+    session = window.session
+    session.set_tick(session.last_tick // 2)
+    app.processEvents()
+    prompt = window.views["prompt"]
+
+    waiting = QEventLoop()
+
+    def preview_ready(preview) -> None:
+        if preview.tick == session.tick:
+            waiting.quit()
+
+    prompt.previewReady.connect(preview_ready)
+    give_up = QTimer()
+    give_up.setInterval(5000)
+    give_up.timeout.connect(waiting.quit)
+    give_up.start()
+
+    def step_series(n: int, other_npc: list[bool] | None = None, repaint: bool = False) -> tuple[list[float], list[float]]:
+        """``n`` steps; ``repaint``: each also paints the whole window at once (``QWidget.repaint``)."""
+        step_ms, prompt_ms = [], []
+        for _ in range(n):
+            npc = session.npc
+            t0 = time.perf_counter()
+            window.tickbar.next_action.trigger()
+            QApplication.processEvents()  # runs the refresh and paints what it invalidated
+            if repaint:
+                window.repaint()
+            step_ms.append((time.perf_counter() - t0) * 1000)
+            if other_npc is not None:
+                other_npc.append(session.npc != npc)  # the step selected the event's other NPC
+            current = prompt.current_preview
+            if current is None or current.tick != session.tick:
+                # Wait in the event loop, as the window does between steps: a loop that
+                # spun on processEvents kept the GUI thread busy, and the preview's
+                # worker gives way to a busy GUI thread (``gil_slices.give_way``).
+                waiting.exec()
+            prompt_ms.append((time.perf_counter() - t0) * 1000)
+        return step_ms, prompt_ms
+
+    def split(step_ms: list[float], other_npc: list[bool]) -> dict:
+        """p50/p99 of the steps that kept the NPC and of those that selected another."""
+        kinds = {}
+        for name, wanted in (("same_npc", False), ("other_npc", True)):
+            values = [ms for ms, other in zip(step_ms, other_npc) if other == wanted]
+            kinds[name] = (len(values), statistics.median(values), percentile(values, 0.99)) if values else (0, 0.0, 0.0)
+        return kinds
+
+    prompt_all: list[float] = []
+    for view in VIEWS:
+        session.set_view(view)
+        app.processEvents()
+        step_series(3)  # warm up
+        other_npc: list[bool] = []
+        step_ms, prompt_ms = step_series(steps, other_npc)
+        out[f"step_{view}"] = (statistics.median(step_ms), percentile(step_ms, 0.99))
+        out[f"kinds_{view}"] = split(step_ms, other_npc)
+        prompt_all += prompt_ms
+        step_ms, prompt_ms = step_series(steps, repaint=True)
+        out[f"repaint_{view}"] = (statistics.median(step_ms), percentile(step_ms, 0.99))
+    out["prompt_ready"] = (statistics.median(prompt_all), percentile(prompt_all, 0.99))
+    window.set_grid(True)
+    app.processEvents()
+    step_series(3)
+    other_npc = []
+    step_ms, prompt_ms = step_series(steps, other_npc)
+    out["step_all"] = (statistics.median(step_ms), percentile(step_ms, 0.99))
+    out["kinds_all"] = split(step_ms, other_npc)
+    # A drag: live previews across a tenth of the range, all four views visible.
+    last = session.last_tick
+    frames = []
+    for k in range(steps):
+        t0 = time.perf_counter()
+        session.set_tick(last // 2 + k * max(1, last // (10 * steps)), live=True)
+        QApplication.processEvents()
+        frames.append((time.perf_counter() - t0) * 1000)
+    out["drag"] = (statistics.median(frames), percentile(frames, 0.99))
+    out["peak_mb"] = peak_rss_mb()
+    out["peak_reset"] = peak_reset
+    window.close()
+    return out
+
+
+def child_cold(path: Path, content: Path, steps: int) -> dict:
+    return child_gui(path, content, steps, cold=True)
+
+
+CHILDREN = {"state": child_state, "check": child_check, "memory": child_memory, "gui": child_gui, "cold": child_cold}
+
+
+def run_child(kind: str, path: Path, content: Path, steps: int, prefix: tuple[str, ...] = ()) -> dict:
+    """The figures of the child ``kind`` (a key of ``CHILDREN``), run in a fresh process,
+    started through ``prefix`` (``("taskset", "-c", "0")`` pins it to one core); on a
+    failure ``{"error": ...}`` and the child's output on stderr."""
+    cmd = [*prefix, sys.executable, str(Path(__file__).resolve()), kind, str(path), str(content), str(steps)]
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        sys.stderr.write(done.stdout[-2000:] + done.stderr[-4000:])
+        return {"error": f"child {kind} exited {done.returncode}"}
+    return json.loads(lines[-1])
+
+
+if __name__ == "__main__":
+    KIND, SAVE, CONTENT, STEPS = sys.argv[1:5]
+    print(json.dumps(CHILDREN[KIND](Path(SAVE), Path(CONTENT), int(STEPS))))

@@ -1,7 +1,7 @@
 """Generated saves for the benchmarks, cached under the system temp folder.
 
 ``bench_save(npcs, events)`` returns ``(save path, content folder)`` for a save of the
-generator's ``large`` scenario (seed 11) played by a content folder with ``npcs``
+generator's ``large`` scenario (seed 11; ``scenario=`` picks another) played by a content folder with ``npcs``
 NPCs (``tests.support.savegen.crowd``). Six NPCs is the sample content itself. Both
 are written once and reused by later runs (delete the folder to regenerate).
 """
@@ -36,14 +36,14 @@ def bench_content(npcs: int) -> Path:
     return folder
 
 
-def bench_save(npcs: int, events: int, *, quiet: bool = False) -> tuple[Path, Path]:
+def bench_save(npcs: int, events: int, *, scenario: str = "large", quiet: bool = False) -> tuple[Path, Path]:
     """``(save, content folder)`` of a generated save, generated on first use."""
     CACHE.mkdir(parents=True, exist_ok=True)
     content = bench_content(npcs)
-    path = CACHE / f"large-{npcs}npcs-{events}ev-seed{SEED}.json"
+    path = CACHE / f"{scenario}-{npcs}npcs-{events}ev-seed{SEED}.json"
     if not path.exists():
         started = time.perf_counter()
-        doc = generate_save(seed=SEED, events=events, scenario="large", content_dir=content)
+        doc = generate_save(seed=SEED, events=events, scenario=scenario, content_dir=content)
         tmp = path.with_suffix(".tmp")
         write_save(doc, tmp)
         tmp.rename(path)

@@ -31,6 +31,7 @@ class Scenario:
         abandon_share: share of confrontations the player walks out of.
         repeat_after: ticks before a monologue line may fire again (None: once).
         spiral: slug of an NPC the player keeps walking away from.
+        turns: the least and the most exchanges of a conversation (both included).
         scripted: ``(share of the journal, slug, outcome)`` conversations forced
             once the journal is that full.
     """
@@ -44,6 +45,7 @@ class Scenario:
     repeat_after: int | None = None
     spiral: str | None = None
     scripted: tuple = ()
+    turns: tuple[int, int] = (2, 6)
 
 
 _EVENING = {"lera-sessik": 5.0, "sera-venn": 1.6, "kael-davan": 1.4, "mira-holt": 1.4,
@@ -52,6 +54,10 @@ SCENARIOS = {
     "evening": Scenario(_EVENING),
     "large": Scenario(_EVENING, walk_p=0.05, walk_within_threshold=False, confront_p=0.02,
                       abandon_share=0.3, repeat_after=36_000),
+    # "large" with two exchanges a conversation: ~97 000 conversations in 1 000 000
+    # entries with 3 NPCs, the shape of a long-running playtest (issue 37's 95 000).
+    "many-conversations": Scenario(_EVENING, walk_p=0.05, walk_within_threshold=False, confront_p=0.02,
+                                   abandon_share=0.3, repeat_after=36_000, turns=(2, 2)),
     "walkaway-spiral": Scenario({**_EVENING, "kael-davan": 12.0}, walk_p=0.04,
                                 walk_within_threshold=True, spiral="kael-davan"),
     "abandoned-confrontation": Scenario(_EVENING, scripted=(
@@ -191,7 +197,7 @@ class Simulation:
             return
         meta = self._start(npc)
         topics = rng.sample(npc.topics, k=min(len(npc.topics), rng.choice((1, 1, 2))))
-        turns = rng.randint(2, 6)
+        turns = rng.randint(*self.scenario.turns)
         spoken: list[int] = []
         self._line(npc.id, rng.choice(npc.greetings))
         confront_at = rng.randint(1, turns - 1) if outcome.startswith("confront") else -1

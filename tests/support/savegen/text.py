@@ -431,6 +431,10 @@ STORY: dict[str, str] = {
         "Months in the Reach. Ilse knows every pier and every tab at the Tidewater, and "
         "the harbor has started to treat her as one of its own, mostly."
     ),
+    "many-conversations": (
+        "A year in the Reach, in short talks: a word with Lera over the bar, a question "
+        "for Sera at the lamp, a nod to Kael on the dock, day after day."
+    ),
     "walkaway-spiral": (
         "Kael Davan keeps trying to tell Ilse something about the ring, and Ilse keeps "
         "leaving before he finishes. The dock has noticed, and so has Kael."

@@ -21,7 +21,8 @@ from tests.support.savegen.generator import generate_save, write_save
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "sample_saves" / "content"
-SAVES = 20
+#: Issue 39's "Counts": 50 generated playtests (one of them the QA sample).
+SAVES = 50
 SCENARIOS = ("evening", "walkaway-spiral", "abandoned-confrontation")
 
 
@@ -64,14 +65,14 @@ def content(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def playtests(tmp_path_factory) -> Path:
-    """20 small generated playtests (three scenarios, one with planted faults), one save
+    """``SAVES`` small generated playtests (three scenarios, one with planted faults), one save
     whose name holds markup, and one that cannot be read."""
     folder = tmp_path_factory.mktemp("playtests")
     for k in range(SAVES):
         if k == 7:  # the QA sample: a playtest with planted faults
             (folder / "play07.json").write_bytes((ROOT / "sample_saves" / "qa-faults.json").read_bytes())
             continue
-        doc = generate_save(seed=100 + k, events=150 + 20 * k, scenario=SCENARIOS[k % 3], content_dir=CONTENT)
+        doc = generate_save(seed=100 + k, events=120 + 6 * k, scenario=SCENARIOS[k % 3], content_dir=CONTENT)
         write_save(doc, folder / ("a<b>&'.json" if k == 3 else f"play{k:02d}.json"))
     (folder / "broken.json").write_text('{"format": "settled-reach-save", ', encoding="utf-8")
     return folder

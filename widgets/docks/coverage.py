@@ -14,7 +14,7 @@ from pathlib import PurePath
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.widgets.kit.plain_text import plain_tip
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
-from narrative_debugger.widgets.kit.tables import HeaderedTableModel, filtered_table
+from narrative_debugger.widgets.kit.tables import RowsTableModel, filtered_table
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
@@ -35,23 +35,11 @@ def coverage_rows(doc: dict) -> list[CoverageRow]:
     return rows
 
 
-class CoverageModel(HeaderedTableModel):
+class CoverageModel(RowsTableModel):
     """Rows: line, fired, saves, nearest-miss save, tick, failing clauses."""
 
     HEADERS = ("Line", "Fired", "Saves", "Nearest miss in", "Tick", "Failing")
     ROW_ROLE = _USER + 1
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.rows: list[CoverageRow] = []
-
-    def set_rows(self, rows: list[CoverageRow]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
-        return 0 if parent.isValid() else len(self.rows)
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from narrative_debugger.models.compare.comparison import Difference
 from narrative_debugger.widgets.kit.plain_text import plain_tip
-from narrative_debugger.widgets.kit.tables import HeaderedTableModel, filtered_table
+from narrative_debugger.widgets.kit.tables import RowsTableModel, filtered_table
 from narrative_debugger.widgets.kit.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor
@@ -27,7 +27,7 @@ KIND_COLORS = {
 }
 
 
-class DifferencesModel(HeaderedTableModel):
+class DifferencesModel(RowsTableModel):
     """``Difference`` rows: kind, tick, NPC, text."""
 
     HEADERS = ("Kind", "Tick", "NPC", "Difference")
@@ -35,16 +35,7 @@ class DifferencesModel(HeaderedTableModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.rows: list[Difference] = []
         self._brushes = {kind: QColor(colour) for kind, colour in KIND_COLORS.items()}
-
-    def set_rows(self, rows: list[Difference]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
-        return 0 if parent.isValid() else len(self.rows)
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid():

@@ -30,6 +30,24 @@ class HeaderedTableModel(QAbstractTableModel):
         return None
 
 
+class RowsTableModel(HeaderedTableModel):
+    """A ``HeaderedTableModel`` over a list of row objects (``rows``), replaced whole by
+    ``set_rows`` (a model reset). Subclasses provide ``data``."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list = []
+
+    def set_rows(self, rows: Iterable) -> None:
+        """Show ``rows`` instead of the current ones."""
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self.rows)
+
+
 #: More separate runs of changed rows than this, and ``signal_rows`` signals one span.
 MAX_RUNS = 8
 

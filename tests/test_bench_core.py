@@ -15,6 +15,7 @@ def runs(stall_s: float, pinned_s: float | None = None) -> dict:
     out = {
         "state": {"json_load": 1.0, "state": 9.0, "state_exit": 0},
         "check": {"json_load": 1.0, "check": 9.0, "check_exit": 0},
+        "load": {"json_load": 1.0},
         "cold": {"first_paint": 9.0, "max_stall": stall_s, "peak_mb": 5000.0, "child_peak_mb": 900.0, "steps": True},
         "gui": {"json_load": 1.0, "max_stall": 0.01, **steps, "step_all": (90.0, 400.0), "drag": (50.0, 300.0), "prompt_ready": (90.0, 900.0)},
     }

@@ -20,8 +20,10 @@ Every figure comes from a fresh process (``figures.run_child``), and every ratio
   bare ``json.load`` of the file; the ratio is to that load.
 - window usable: a cold child (the open is its first work, as a user's first open)
   opens the save in the window; the time to the end of the event-loop pass that first
-  painted the central area with the save at ``saved_at_tick``, as a ratio to the mean of
-  the run's bare loads; then one step must move the tick ("stepping works").
+  painted the central area with the save at ``saved_at_tick``, as a ratio to the median
+  of the run's bare loads (one of them a fresh process's first work, just before the
+  cold open; one load slowed by a busy moment of a shared machine moves a median
+  less than a mean); then one step must move the tick ("stepping works").
 - longest GUI stall during an open: the longest gap of a 5 ms QTimer on the GUI thread,
   from the open to the end of the background work; the largest of the cold open, the
   open after a ``json.load`` (the warm child) and a cold open pinned to one core
@@ -30,8 +32,8 @@ Every figure comes from a fresh process (``figures.run_child``), and every ratio
   view in front through the event loop (the step's refresh and what it invalidated,
   painted), the same with the whole window painted at once (``QWidget.repaint``), with
   all four views; a drag frame p99; the prompt preview ready after a step, p99.
-- peak memory: the cold window process's peak (VmHWM), and the largest peak of a
-  process it started (the content child, for large content folders).
+- peak memory: the cold window process's peak (VmHWM), and the peaks of the processes
+  it started (the content child, for large content folders), read from /proc every 20 ms.
 
 The table's goal column is the issue's; the last column says met or missed. No figure
 fails the run except in ``--ci``, where a stall over ``CI_STALL_MS`` (the design broke,
@@ -92,7 +94,7 @@ def conversations(path: Path) -> int:
 def measure(path: Path, content: Path, steps: int, *, gui: bool = True, pinned: bool = True) -> dict:
     """The raw figures of one save, each child in a fresh process."""
     runs = {"state": run_child("state", path, content, 0), "check": run_child("check", path, content, 0),
-            "cold": run_child("cold", path, content, steps)}
+            "load": run_child("load", path, content, 0), "cold": run_child("cold", path, content, steps)}
     if gui:
         if pinned and shutil.which(PIN[0]):
             runs["pinned"] = run_child("cold", path, content, steps, prefix=PIN)
@@ -104,9 +106,9 @@ def figures_of(runs: dict) -> dict:
     """The goals table's figures from ``measure``'s runs: ``{key: (value, note)}``,
     value None when the run did not give it. Ratios are to the same run's json.load."""
     out: dict[str, tuple[float | None, str]] = {}
-    loads = [r["json_load"] for r in runs.values() if r.get("json_load")]
-    bare = statistics.mean(loads) if loads else None
-    out["json_load"] = (bare, f"mean of {len(loads)}")
+    loads = {name: r["json_load"] for name, r in runs.items() if r.get("json_load")}
+    bare = statistics.median(loads.values()) if loads else None
+    out["json_load"] = (bare, ", ".join(f"{name} {s:.2f}" for name, s in loads.items()))
     for name in ("state", "check"):
         r = runs.get(name, {})
         if name in r:
@@ -149,9 +151,9 @@ def print_table(title: str, figs: dict, runs: dict) -> None:
     for name, r in runs.items():
         if "error" in r:
             print(f"  ! {name}: {r['error']}")
-    bare, _ = figs.get("json_load", (None, ""))
+    bare, each = figs.get("json_load", (None, ""))
     if bare:
-        print(f"  bare json.load: {bare:.2f} s (mean of the run's children)")
+        print(f"  bare json.load: median {bare:.2f} s (each child's, s: {each})")
     print(f"  {'figure':38} {'measured':>10}  {'goal':>9}  {'':6}  detail")
     for key, label, goal, unit in GOALS:
         value, note = figs.get(key, (None, "not measured"))

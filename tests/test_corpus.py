@@ -253,6 +253,48 @@ def test_tables_have_their_contract_columns(corpus, capsys):
     assert _query(capsys, corpus, "SELECT min(prefix_unchanged) > 0 AS shared FROM prompts") == [{"shared": True}]
 
 
+def test_prompts_table_equals_a_fresh_builder_for_each_conversation(tmp_path, capsys):
+    """The prompts table, built with one builder and its caches over the whole save, holds
+    what a fresh ``PromptBuilder`` gives for each conversation's first prompt alone: the
+    tokens (the whole prompt encoded at once), the cards in and out, and the prefix shared
+    with the NPC's previous prompt counted token by token. The save is long and the budget
+    of the content it is indexed with small (1 500 tokens), so that histories overflow it,
+    the oldest lines slide out and the lore budget drops cards."""
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.models.prompt.builder import PromptBuilder
+    from narrative_debugger.models.prompt.tokens import get_encoder
+
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    config = content / "prompt.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("context_token_budget: 8192", "context_token_budget: 1500"), encoding="utf-8")
+    save = tmp_path / "long.json"
+    write_save(generate_save(seed=5, events=2500, content_dir=CONTENT), save)
+    assert main(["corpus", str(save), "--content", str(content), "--out", str(tmp_path / "c")]) == 0
+    rows = _query(capsys, tmp_path / "c", "SELECT tick, npc, tokens, included, dropped, prefix_unchanged FROM prompts ORDER BY tick, npc")
+    play = Playthrough.open(save, content)
+    assert play.content.prompt.context_token_budget == 1500
+    expected, previous, slid = [], {}, 0
+    for move in play.index.transitions:
+        if move.source is not None:
+            continue
+        slug = play.index.slugs[move.npc]
+        preview = PromptBuilder(play).build(slug, move.tick)
+        ids = get_encoder(preview.encoding).encode(preview.text)
+        before = previous.get(slug)
+        shared = None
+        if before is not None:
+            shared = next((k for k, (a, b) in enumerate(zip(before, ids)) if a != b), min(len(before), len(ids)))
+        previous[slug] = ids
+        slid += preview.history.included < preview.history.total
+        expected.append({"tick": move.tick, "npc": slug, "tokens": len(ids), "included": [c.id for c in preview.cards if c.included],
+                         "dropped": [c.id for c in preview.cards if not c.included], "prefix_unchanged": shared})
+    expected.sort(key=lambda row: (row["tick"], row["npc"]))
+    assert rows == expected
+    assert len(rows) > 100 and slid > 20  # many prompts, many with history left out
+    assert any(row["dropped"] for row in rows) and any(row["included"] for row in rows)
+
+
 def test_query_json_csv_text_and_bad_sql(corpus, tmp_path, capsys):
     rows = _query(capsys, corpus, "SELECT slug, count(*) AS saves, max(score) AS best FROM npcs GROUP BY slug ORDER BY slug")
     assert rows and set(rows[0]) == {"slug", "saves", "best"} and all(r["saves"] == SAVES for r in rows)

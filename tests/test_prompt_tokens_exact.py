@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.prompt.builder import SEPARATOR, PromptBuilder, compare, split_tail
+from narrative_debugger.models.prompt.builder import SEPARATOR, PromptBuilder, compare, split_lines, split_tail
 from narrative_debugger.models.prompt.tokens import ENCODINGS, get_encoder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,13 +58,21 @@ def test_hostile_sections_join_exactly(encoding):
     rng = random.Random(7)
     builder = PromptBuilder.__new__(PromptBuilder)  # only the encoding machinery is exercised
     builder.counter = enc
-    builder._ids_cache = __import__("collections").OrderedDict()
+    builder._clear_ids()
     for _ in range(600):
         parts = [(f"s{i}", random_text(rng).strip() or "x") for i in range(rng.randint(1, 6))]
         sections, chunks = builder._encode_sections(parts)
         text = SEPARATOR.join(t for _, t in parts)
         assert [t for c in chunks for t in c] == enc.encode(text), parts
         assert [s.tokens for s in sections] == [enc.count(t) for _, t in parts]
+
+
+def test_split_lines_cuts_only_at_safe_newlines():
+    assert split_lines("one\ntwo\nthree") == ["one\n", "two\n", "three"]
+    assert split_lines("one\n two\n/three\n") == ["one\n two\n/three\n"]
+    assert split_lines("a\n\nb\n c\nd") == ["a\n\n", "b\n c\n", "d"]
+    assert split_lines("no newline") == ["no newline"]
+    assert split_lines("") == [""]
 
 
 def test_split_tail_only_at_safe_newlines():

@@ -8,8 +8,8 @@ counts are tokens of one tiktoken encoding.
 
 from __future__ import annotations
 
+import re
 from array import array
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from itertools import chain
 
@@ -22,7 +22,7 @@ from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCount
 SEPARATOR = "\n\n"
 CARD_BUDGET_SHARE = 0.4  # lore may take at most this share of the available budget
 MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections cost
-IDS_CACHE_ENTRIES = 512  # section texts whose token ids are kept between builds
+IDS_CACHE_ENTRIES = 4096  # pieces of sections (mostly history lines) whose token ids are kept, per generation
 #: Token ids are kept as ``array("I")`` (uint32; every tiktoken id fits), not tuples of
 #: ints: the collector walks a new tuple item by item until it sees only ints, and the
 #: ids a few previews make would cost a collection inside a tick step. The collector
@@ -206,6 +206,27 @@ def split_tail(text: str) -> tuple[str, str]:
         end = j
 
 
+#: A newline ``split_lines`` does not cut after: one followed by whitespace, "/" or
+#: nothing (``\s`` is ``str.isspace``'s set, as in ``_safe_start``).
+_UNSAFE_NEWLINE = re.compile(r"\n(?![^\s/])")
+_SAFE_NEWLINE = re.compile(r"(?<=\n)(?=[^\s/])")
+
+
+def split_lines(text: str) -> list[str]:
+    """``text`` cut after each newline followed by a safe character (``split_tail``'s
+    rule, applied at every such newline): the pieces join to ``text``, and encoding
+    each piece alone gives the ids of the whole. One piece when there is no such newline."""
+    if "\n" not in text:
+        return [text]
+    if _UNSAFE_NEWLINE.search(text) is not None:
+        return _SAFE_NEWLINE.split(text)
+    pieces = text.split("\n")
+    last = pieces.pop()
+    out = [piece + "\n" for piece in pieces]
+    out.append(last)
+    return out
+
+
 def match_cards(cards: list[StoryCard], window: str) -> list[tuple[StoryCard, str]]:
     """Cards whose keys occur in ``window``: literal, case-insensitive substrings, in card order.
 
@@ -247,46 +268,55 @@ class PromptBuilder:
         self.min_available = tuning.min_available
         self.card_share = tuning.card_share
         self._lines: dict[int, tuple[str, int]] = {}
-        self._ids_cache: OrderedDict[str, array] = OrderedDict()
+        self._clear_ids()
         self._last: dict[str, tuple[tuple, PromptPreview]] = {}
 
     def _count(self, text: str) -> int:
         return self.counter.count(text) if text else 0
 
+    def _clear_ids(self) -> None:
+        """Forget the kept token ids (two generations of at most ``IDS_CACHE_ENTRIES`` texts)."""
+        self._ids_young: dict[str, array] = {}
+        self._ids_old: dict[str, array] = {}
+
     def _ids(self, text: str) -> array:
-        """Token ids of ``text`` (``array("I")``), kept for the most recent texts (the
-        unchanged sections)."""
-        if not text:
-            return array(TOKEN_ID_TYPECODE)
-        ids = self._ids_cache.get(text)
+        """Token ids of ``text`` (``array("I")``), kept for the texts of recent builds: the
+        pieces of sections, mostly history lines, which recur in the NPC's next prompts.
+        A text met again moves to the young generation; when that one is full, the old
+        generation is dropped and the young one becomes it."""
+        young = self._ids_young
+        ids = young.get(text)
         if ids is None:
-            ids = self._ids_cache[text] = array(TOKEN_ID_TYPECODE, self.counter.encode(text))
-            if len(self._ids_cache) > IDS_CACHE_ENTRIES:
-                self._ids_cache.popitem(last=False)
-        else:
-            self._ids_cache.move_to_end(text)
+            ids = self._ids_old.get(text)
+            if ids is None:
+                ids = array(TOKEN_ID_TYPECODE, self.counter.encode(text) if text else ())
+            young[text] = ids
+            if len(young) >= IDS_CACHE_ENTRIES:
+                self._ids_old, self._ids_young = young, {}
         return ids
 
     def _encode_sections(self, parts: list[tuple[str, str]]) -> tuple[list[Section], tuple[array, ...]]:
         """Sections with their counts, and the prompt's token ids in chunks.
 
-        Each section is encoded as its head and its tail line; the tail is encoded again
-        with the separator that follows it. Only what changed since the last build is
-        really encoded (the rest comes from the id cache), and the chunks join into
-        exactly the ids of the whole prompt (``split_tail``). Sections that start with
-        a character that could merge with the separator fall back to one whole encode.
+        Each section is encoded in pieces that end at its safe newlines (``split_lines``:
+        one piece a history line), its last piece again with the separator that follows
+        it. Only pieces not met in recent builds are really encoded (the rest comes from
+        the id cache), and the chunks join into exactly the ids of the whole prompt
+        (``split_tail``). Sections that start with a character that could merge with
+        the separator fall back to one whole encode.
         """
         sections: list[Section] = []
         chunks: list[array] = []
         safe = all(_safe_start(text[0]) for _, text in parts)
         last = len(parts) - 1
+        ids, kept = self._ids, self._ids_young.get  # a hit in the young generation, without a call
         for i, (label, text) in enumerate(parts):
-            head, tail = split_tail(text)
-            head_ids, tail_ids = self._ids(head), self._ids(tail)
-            sections.append(Section(label, text, len(head_ids) + len(tail_ids)))
+            pieces = split_lines(text)
+            piece_ids = [kept(piece) or ids(piece) for piece in pieces]
+            sections.append(Section(label, text, sum(map(len, piece_ids))))
             if safe:
-                chunks.append(head_ids)
-                chunks.append(tail_ids if i == last else self._ids(tail + SEPARATOR))
+                chunks += piece_ids[:-1]
+                chunks.append(piece_ids[-1] if i == last else ids(pieces[-1] + SEPARATOR))
         if not safe:
             chunks = [array(TOKEN_ID_TYPECODE, self.counter.encode(SEPARATOR.join(text for _, text in parts)))]
         return sections, tuple(chunks)
@@ -346,20 +376,34 @@ class PromptBuilder:
         total_lines = index.dialogue_count_with(npc.stable_id, tick)
         sep_tokens = count(LINE_SEPARATOR)
         rendered = self.render_line
+        known = self._lines
 
-        fitted: dict[int, tuple[list[str], bool, int]] = {}
+        # Cards trigger on the recent history that could fill the whole available budget,
+        # before lore takes its share (context builder seed: the trigger window is the
+        # last `available` tokens of the history). The game builds its prompt this way,
+        # so the preview does too, even when lore then pushes the triggering line out.
+        # ``seen`` keeps each line the window looked at, the one that did not fit too:
+        # history's budget is at most ``available``, so its fit never reads further.
+        seen: list[tuple[str, int]] = []
+        window_lines: list[str] = []
+        window_tokens = 0
+        for rec in index.dialogue_newest_first(npc.stable_id, tick):
+            line = known.get(rec.index) or rendered(rec)
+            seen.append(line)
+            text, cost = line
+            if window_tokens + cost > available:
+                # The oldest line in the window is cut to its last tokens (only it is encoded again).
+                cut, _ = self.counter.truncate_to_last(text, max(0, available - window_tokens - sep_tokens))
+                window_lines.append(cut)
+                break
+            window_lines.append(text)
+            window_tokens += cost
 
         def fit(budget: int) -> tuple[list[str], bool, int]:
-            if budget not in fitted:
-                fitted[budget] = fit_uncached(budget)
-            return fitted[budget]
-
-        def fit_uncached(budget: int) -> tuple[list[str], bool, int]:
             """The lines kept (reading order), whether the newest was cut, the tokens spent."""
             kept: list[str] = []
             spent = 0
-            for rec in index.dialogue_newest_first(npc.stable_id, tick):
-                text, cost = rendered(rec)
+            for text, cost in seen:
                 if spent + cost > budget:
                     if not kept:
                         cut, was_cut = self.counter.truncate_to_last(text, max(0, budget - sep_tokens))
@@ -370,21 +414,6 @@ class PromptBuilder:
             kept.reverse()
             return kept, False, spent
 
-        # Cards trigger on the recent history that could fill the whole available budget,
-        # before lore takes its share (context builder seed: the trigger window is the
-        # last `available` tokens of the history). The game builds its prompt this way,
-        # so the preview does too, even when lore then pushes the triggering line out.
-        window_lines: list[str] = []
-        window_tokens = 0
-        for rec in index.dialogue_newest_first(npc.stable_id, tick):
-            text, cost = rendered(rec)
-            if window_tokens + cost > available:
-                # The oldest line in the window is cut to its last tokens (only it is encoded again).
-                cut, _ = self.counter.truncate_to_last(text, max(0, available - window_tokens - sep_tokens))
-                window_lines.append(cut)
-                break
-            window_lines.append(text)
-            window_tokens += cost
         window_lines.reverse()
         window = LINE_SEPARATOR.join(window_lines)
         card_budget = int(available * self.card_share)

@@ -201,3 +201,31 @@ def test_a_journal_edit_with_add_reads_the_whole_document(capsys, tmp_path):
     assert status == 1
     assert doc["npcs"]["lera-sessik"]["score_first_differs_tick"] == 4520
     assert [slug for slug, n in doc["npcs"].items() if n["score_first_differs_tick"] is not None] == ["lera-sessik"]
+
+
+def test_bad_pointer_messages_quote_neither_the_save_nor_python_types(capsys, tmp_path):
+    # jsonpointer quoted the whole object a missing member was looked for in: for
+    # /nosuch that was the save itself, 600 KB of it on stderr.
+    status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", "/nosuch/x=1")
+    assert status == 2 and out == ""
+    assert err.strip() == "narrative-debugger whatif: operation 0 (replace /nosuch/x): member 'nosuch' not found"
+    # journal[5] is a DialogueLine: its text is a string, not a container.
+    status, _, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", "/journal/5/event/DialogueLine/text/x=1")
+    assert status == 2 and "<class" not in err and "non-container type a string" in err
+    patch = tmp_path / "test.json"
+    patch.write_text(json.dumps([{"op": "test", "path": "/saved_at_tick", "value": 1}]), encoding="utf-8")
+    status, _, err = run_whatif(capsys, SAMPLES / "evening.json", "--patch", patch)
+    assert status == 2 and err.strip().endswith("operation 0 (test /saved_at_tick): the test failed: /saved_at_tick holds 302029, not 1")
+    patch.write_text(json.dumps([{"op": "test", "path": "/journal", "value": []}]), encoding="utf-8")
+    status, _, err = run_whatif(capsys, SAMPLES / "evening.json", "--patch", patch)
+    assert status == 2 and len(err) < 300 and "/journal holds [" in err and "…, not []" in err
+
+
+def test_an_npc_tuning_value_for_an_npc_the_save_lacks_is_refused(capsys):
+    # It was taken, changed nothing, and the what-if exited 0 ("Nothing changes").
+    for name in ("npc.nobody.threshold=3", "npc.nobody.walk_away_threshold=1"):
+        status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", name)
+        assert status == 2 and out == ""
+        assert f"--set {name.partition('=')[0]}: evening.json has no NPC 'nobody'" in err, err
+    status, _, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", "npc.kael-davan.threshold=3")
+    assert status == 1

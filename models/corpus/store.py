@@ -280,7 +280,8 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
     """Run ``sql`` over the corpus's views: (column names, rows).
 
     Raises:
-        CorpusError: the corpus cannot be read, or DuckDB refused the query (its message).
+        CorpusError: the corpus cannot be read, DuckDB refused the query (its message),
+            or ``sql`` holds no statement (empty, blank, only ``;`` or a comment).
     """
     con = connect(corpus)
     try:
@@ -288,6 +289,8 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
             cursor = con.execute(sql)
         except duckdb.Error as exc:
             raise CorpusError(str(exc).strip()) from None
+        if cursor is None:  # DuckDB returns no cursor for SQL without a statement ('', ';', a comment)
+            raise CorpusError("the SQL holds no statement to run")
         if cursor.description is None:
             return [], []
         names = [d[0] for d in cursor.description]

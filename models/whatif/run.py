@@ -113,10 +113,43 @@ def apply_patch(document: object, operations: list) -> None:
         try:
             jsonpatch.JsonPatch([op]).apply(document, in_place=True)
         except jsonpatch.JsonPatchTestFailed as exc:
-            raise PatchError(f"{describe(k, op)}: the test failed: {exc}") from None
+            raise PatchError(f"{describe(k, op)}: the test failed: {_test_failure(document, op, exc)}") from None
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, IndexError, TypeError) as exc:
-            reason = str(exc) or type(exc).__name__
-            raise PatchError(f"{describe(k, op)}: {reason}") from None
+            raise PatchError(f"{describe(k, op)}: {_reason(exc)}") from None
+
+
+#: The JSON names of the Python types jsonpatch and jsonpointer name in their messages.
+_JSON_TYPES = {"str": "a string", "int": "an integer", "float": "a number", "bool": "a boolean",
+               "dict": "an object", "list": "an array", "NoneType": "null"}
+#: The longest value a message quotes; a longer one is cut with an ellipsis.
+_QUOTE_LIMIT = 80
+
+
+def _reason(exc: BaseException) -> str:
+    """The library's message in the tool's words: never the document itself (jsonpointer
+    quotes the whole object a missing member was looked up in, the save's 600 KB for
+    ``/nosuch``) and JSON type names, not Python's ``<class 'str'>``."""
+    text = str(exc) or type(exc).__name__
+    text = re.sub(r"(member '.*?' not found) in .*", r"\1", text, flags=re.S)
+    return re.sub(r"<class '(\w+)'>", lambda m: _JSON_TYPES.get(m.group(1), m.group(1)), text)
+
+
+def _quote(value: object) -> str:
+    """``value`` as JSON text for a message, at most ``_QUOTE_LIMIT`` characters."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 1] + "…"
+
+
+def _test_failure(document: object, op: object, exc: BaseException) -> str:
+    """Why a ``test`` operation failed: the value found at its pointer against the one
+    tested (both quoted short), or the pointer's own problem."""
+    try:
+        found = jsonpointer.resolve_pointer(document, op["path"])
+    except (jsonpointer.JsonPointerException, KeyError, IndexError, TypeError):
+        return _reason(exc)
+    return f"{op['path']} holds {_quote(found)}, not {_quote(op.get('value'))}"
 
 
 @dataclass
@@ -178,13 +211,15 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
         recorded: side A when already open (``Playthrough.open(path, content_dir)``).
 
     Raises:
-        PatchError: the save cannot be read, the patch cannot be applied, or it leaves
-            the save unreadable or with a reading error A does not have (the finding is named).
+        PatchError: the save cannot be read, the patch cannot be applied, it leaves
+            the save unreadable or with a reading error A does not have (the finding is
+            named), or ``tuning`` sets ``npc.SLUG.…`` for a SLUG the save has no NPC of.
     """
     path = Path(path)
     a = recorded if recorded is not None else Playthrough.open(path, content_dir, checks_later=True)
     if not a.readable:
         raise PatchError(f"{path.name} cannot be read: " + "; ".join(f"{f.code} {f.location}: {f.message}" for f in a.findings[:3]))
+    _check_npc_names(a.save, path.name, tuning)
     with collector_paused():
         save_b = _patched_entries(a.save, operations)
         if save_b is None:  # the patch reaches beyond journal entries' fields: the whole document
@@ -237,6 +272,16 @@ def _patched_entries(a: Save, operations: list) -> Save | None:
     if not sink.items:  # the same reading findings as A's, counted the same
         return replace(a, label=f"{a.label} (what if)", journal=new)
     return replace(a, label=f"{a.label} (what if)", journal=new, findings=list(a.findings) + sink.close(), finding_sink=None)
+
+
+def _check_npc_names(save: Save, name: str, tuning: Tuning) -> None:
+    """Refuse ``npc.SLUG.…`` tuning values for a SLUG the save has no NPC of: set, they
+    would change nothing and the what-if would say "nothing changes"."""
+    slugs = {npc.slug for npc in save.npcs.values()}
+    for what, pairs in (("threshold", tuning.thresholds), ("walk_away_threshold", tuning.walk_away_thresholds)):
+        for slug, _ in pairs:
+            if slug not in slugs:
+                raise PatchError(f"--set npc.{slug}.{what}: {name} has no NPC '{slug}' (see whatif --list {name})")
 
 
 def _check_still_valid(a: Save, b: Save, operations: list) -> None:

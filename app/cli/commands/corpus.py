@@ -102,6 +102,9 @@ def on_cluster(work: list, content: Path | None, address: str):
 
 def run(args) -> int:
     check_content_arg(args.content)
+    # The corpus names the content folder by absolute path, as it names the saves: its
+    # commands and the app's nearest-miss open run from any folder.
+    content = Path(os.path.abspath(args.content)) if args.content is not None else None
     corpus: Path = args.out
     if corpus.exists() and not corpus.is_dir():
         raise UsageError(f"--out {corpus} is not a folder")
@@ -114,7 +117,7 @@ def run(args) -> int:
     work, skipped, replaced = [], 0, 0
     for save in saves_in(args.inputs, corpus):
         path = os.path.abspath(save)
-        folder = str(args.content if args.content is not None else default_content_dir(Path(path)))
+        folder = str(content if content is not None else default_content_dir(Path(path)))
         if folder not in stamps:
             stamps[folder] = stamp = content_stamp(Path(folder))
             if not store.has_content(corpus, stamp):
@@ -131,7 +134,7 @@ def run(args) -> int:
     whole = store.has_compacted(corpus)  # else every part is compacted at the end
     if work:
         store.mark_stale(corpus)
-    results = on_cluster(work, args.content, args.scheduler) if args.scheduler else results_in_order(work, args.content, args.jobs, work=index_one)
+    results = on_cluster(work, content, args.scheduler) if args.scheduler else results_in_order(work, content, args.jobs, work=index_one)
     for _, (path, readable, findings, message) in results:
         if message is not None:
             failed += 1

@@ -1,0 +1,78 @@
+"""``corpus`` with a relative ``--content``, and SQL with no statement in ``query``
+(issue 39, found trying the commands as a new user would)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from narrative_debugger.app.cli.main import main
+from tests.support.savegen.generator import generate_save, write_save
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTENT = ROOT / "sample_saves" / "content"
+
+#: A line one small playtest cannot fire: its nearest miss is printed with the commands
+#: that open it, the content folder among their arguments.
+NEVER = """
+- id: paths-test_never_010
+  text: "Gated on fifty abandoned quarrels with Kael."
+  trigger: on_arrival
+  prerequisites:
+    interaction:
+      target: "npc:kael-davan"
+      state: conflict_abandoned
+      min_count: 50
+  tags: [test]
+"""
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def relative_corpus(tmp_path, monkeypatch, capsys) -> Path:
+    """A one-save corpus built from ``tmp_path`` with ``--content mine`` (relative)."""
+    shutil.copytree(CONTENT, tmp_path / "mine")
+    pool = tmp_path / "mine" / "monologues" / "harbor-nights.yaml"
+    pool.write_text(pool.read_text(encoding="utf-8") + NEVER, encoding="utf-8")
+    (tmp_path / "plays").mkdir()
+    write_save(generate_save(seed=5, events=150, content_dir=CONTENT), tmp_path / "plays" / "p.json")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "corpus", "plays", "--content", "mine", "--out", "qa", "--no-prompts")
+    assert code == 0, err
+    return tmp_path / "qa"
+
+
+def test_a_relative_content_folder_is_kept_absolute(relative_corpus, tmp_path, monkeypatch, capsys):
+    # The saves were named by absolute path, the content folder as typed ('mine'): the
+    # nearest miss's commands (and the app's double-click) then looked for ./mine
+    # wherever they were run.
+    monkeypatch.chdir(ROOT)
+    mine = os.path.abspath(tmp_path / "mine")
+    code, out, err = run(capsys, "query", str(relative_corpus), "SELECT DISTINCT content FROM saves UNION ALL SELECT DISTINCT content FROM content", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out) == [{"content": mine}, {"content": mine}]
+    code, out, _ = run(capsys, "coverage", str(relative_corpus))
+    assert code == 0 and f"line:paths-test_never_010 --tick" in out
+    assert f"--content {mine}" in out and "--content mine" not in out
+    code, out, _ = run(capsys, "coverage", str(relative_corpus), "--format", "json")
+    miss = json.loads(out)["lines"]["paths-test_never_010"]["nearest_miss"]
+    code, _, err = run(capsys, "why", miss["save"], "line:paths-test_never_010", "--tick", str(miss["tick"]), "--content", mine)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("sql", ["", "   ", ";", "-- only a comment"])
+def test_sql_without_a_statement_is_a_message(relative_corpus, capsys, sql):
+    # DuckDB gives no cursor for these: the command fell over with an AttributeError.
+    code, out, err = run(capsys, "query", str(relative_corpus), sql)
+    assert (code, out) == (2, "")
+    assert err.strip() == "narrative-debugger query: the SQL holds no statement to run"

@@ -58,3 +58,5 @@ def test_ci_mode_exits_by_the_rule(tmp_path, monkeypatch, capsys, stall_s, code)
     assert "100,000 events, 3 NPCs" in out and "1 conversations" in out
     assert ("FAILED" in out) == bool(code)
     assert bench_core.main(["--npcs", "3"]) == 0  # outside --ci, nothing fails
+    assert bench_core.main(["--ci", "--npcs", "3000"]) == code
+    assert "100,000 events, 3,000 NPCs" in capsys.readouterr().out

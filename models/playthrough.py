@@ -69,16 +69,16 @@ class Playthrough:
         content: the content folder it was read with.
         index: the timeline (None when the save was unreadable).
         findings: all findings, ordered by tick then code.
-        derived: what views computed from this playthrough ahead of showing it, by
-            name (filled off the GUI thread by the loader; each view falls back to
-            computing its own when its entry is missing).
+
+    What the window's views make from a playthrough ahead of showing it is theirs
+    (``widgets.kit.prepared``), never kept here; values made from the timeline on
+    first use are the index's memos (``models/memo.py``).
     """
 
     save: Save
     content: Content
     index: TimelineIndex | None
     findings: list[Finding] = field(default_factory=list)
-    derived: dict = field(default_factory=dict)
     #: The rules' constants the replay used (the seeds' unless a what-if tuned them).
     tuning: Tuning = DEFAULT_TUNING
     #: A what-if's ``Recompute`` (which score changes the replay derived anew), else None.
@@ -323,7 +323,7 @@ def _ordered(findings: list[Finding]) -> list[Finding]:
 RELEASE_STEP = 1 << 13
 
 
-def release_steps(play: Playthrough):
+def release_steps(play: Playthrough, also: list = ()):
     """Free what a playthrough no longer in use holds, a step at a time (a generator:
     each ``next`` frees about ``RELEASE_STEP`` items).
 
@@ -331,11 +331,14 @@ def release_steps(play: Playthrough):
     one C-level cascade of about a second that holds the GIL; run from a worker thread
     that yields between steps, the app's GUI thread keeps running. Only the containers
     the playthrough built for itself are emptied (the journal, the snapshot's graph
-    and NPCs, the index, findings and derived values), and the lists and maps they
-    hold (an NPC's versions), never its content, which the next playthrough may share:
-    call it only once nothing reads ``play`` any more.
+    and NPCs, the index and its memos, findings), and the lists and maps they hold (an
+    NPC's versions), never its content, which the next playthrough may share: call it
+    only once nothing reads ``play`` any more.
+
+    ``also``: more lists, dicts and sorted lists to empty too, that only ``play``'s
+    holder reads (what the views prepared for it: ``Prepared.containers``).
     """
-    yield from _emptied_in_steps([play.derived, play.findings, *_save_parts(play.save), *_filled_parts(play.index)])
+    yield from _emptied_in_steps([*also, play.findings, *_save_parts(play.save), *_filled_parts(play.index)])
 
 
 def release_parts_steps(save: Save | None = None, index=None, graph=None):

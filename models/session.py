@@ -157,24 +157,34 @@ class UnknownNpc(LookupError):
 # ----- stepping data -----
 
 
-def prepare(playthrough: Playthrough) -> tuple[dict[str, list[int]], dict[str, list[int]], list[int]]:
-    """The session's stepping data of a playthrough: EVENT_KINDS and DERIVED_KINDS name
-    -> journal indices and ticks of its entries, and every distinct journal tick in
-    order. O(N) in journal entries, so the loader runs it off the GUI thread; kept in
-    ``playthrough.derived["session"]``."""
+@dataclass(frozen=True)
+class Stepping:
+    """What the session steps between, for one playthrough (``prepare``).
+
+    Attributes:
+        indices: EVENT_KINDS and DERIVED_KINDS name -> journal indices of its entries, ascending.
+        ticks: the same names -> the ticks of those entries (u64), in the same order.
+        distinct: every distinct journal tick (u64), ascending.
+    """
+
+    indices: dict[str, list[int]]
+    ticks: dict[str, list[int]]
+    distinct: list[int]
+
+
+def prepare(playthrough: Playthrough) -> Stepping:
+    """The session's stepping data of a playthrough (``Stepping``). O(N) in journal
+    entries, so the window's loader runs it off the GUI thread and hands it to
+    ``Session.load``; a session given none makes it on first use."""
     index = playthrough.index
     if index is None:
-        result = ({}, {}, [])
-    else:
-        indices = {name: event_indices(index, name) for name in (*EVENT_KINDS, *DERIVED_KINDS)}
-        # Picked and made distinct in numpy: a Python loop over a million entries is slow.
-        ticks = tick_array(index.ticks)
-        positions = {name: EVENT_POSITIONS.get(index, name) for name in indices}
-        picked = {name: int_list(ticks[at if at is not None else np.asarray(indices[name], dtype=np.int64)]) for name, at in positions.items()}
-        result = (indices, picked, distinct_ticks(index.ticks, ticks))
-    if hasattr(playthrough, "derived"):
-        playthrough.derived["session"] = result
-    return result
+        return Stepping({}, {}, [])
+    indices = {name: event_indices(index, name) for name in (*EVENT_KINDS, *DERIVED_KINDS)}
+    # Picked and made distinct in numpy: a Python loop over a million entries is slow.
+    ticks = tick_array(index.ticks)
+    positions = {name: EVENT_POSITIONS.get(index, name) for name in indices}
+    picked = {name: int_list(ticks[at if at is not None else np.asarray(indices[name], dtype=np.int64)]) for name, at in positions.items()}
+    return Stepping(indices, picked, distinct_ticks(index.ticks, ticks))
 
 
 class Session:
@@ -202,7 +212,7 @@ class Session:
         self._state: StateAtTick | None = None
         self._state_b: StateAtTick | None = None
         # Made on first use (``_stepping``, ``_finding_ticks``): the command line never steps.
-        self._stepping: tuple[dict[str, list[int]], dict[str, list[int]], list[int]] | None = None
+        self._stepping: Stepping | None = None
         self._findings: list[int] | None = None
         self._subscribers: list[Callable[[Event], object]] = []
 
@@ -224,13 +234,15 @@ class Session:
             callback(event)
 
     # ----- loading -----
-    def load(self, playthrough: Playthrough, tick: int | None = None, npc: int | None = None, *, exact: bool = False) -> None:
+    def load(self, playthrough: Playthrough, tick: int | None = None, npc: int | None = None, *, exact: bool = False,
+             stepping: Stepping | None = None) -> None:
         """Show a new playthrough (must be readable) at ``tick`` (u64; default its
         ``saved_at_tick``), clamped to 0..its last tick, with ``npc`` (a StableId)
         selected, or the save's first NPC when ``npc`` is not one of its NPCs.
 
         ``exact`` True (the command line) refuses a tick past the last one instead of
-        clamping it: raises TickOutOfRange before anything changes. A comparison in
+        clamping it: raises TickOutOfRange before anything changes. ``stepping``: the
+        playthrough's ``prepare``, made ahead (else made on the first step). A comparison in
         force is left (it compared the save open before).
 
         Events, in order: Loaded, CulpritChanged(None), ComparisonChanged (when one
@@ -241,7 +253,7 @@ class Session:
         if exact and tick > playthrough.last_tick:
             raise TickOutOfRange(tick, playthrough.last_tick)
         self.playthrough = playthrough
-        self._stepping = getattr(playthrough, "derived", {}).get("session")
+        self._stepping = stepping
         self._findings = None
         left = self.comparison is not None
         self.comparison = None  # it compared the save that was open before
@@ -261,9 +273,9 @@ class Session:
         self._emit(NpcChanged(self.npc))
         self._emit(TickChanged(self.tick))
 
-    def _steps(self) -> tuple[dict[str, list[int]], dict[str, list[int]], list[int]]:
+    def _steps(self) -> Stepping:
         if self._stepping is None:
-            self._stepping = prepare(self.playthrough) if self.playthrough is not None else ({}, {}, [])
+            self._stepping = prepare(self.playthrough) if self.playthrough is not None else Stepping({}, {}, [])
         return self._stepping
 
     def _finding_ticks(self) -> list[int]:
@@ -325,7 +337,7 @@ class Session:
         otherwise draw all of its events in the last pixel)."""
         if not self.ready:
             return 0
-        ticks = self._steps()[2]
+        ticks = self._steps().distinct
         first = ticks[0] if ticks else 0
         return first if first > self.playthrough.last_tick - first else 0
 
@@ -350,10 +362,10 @@ class Session:
     def event_ticks(self, kind: str | None = None) -> list[int]:
         """Ticks with an event of ``kind`` (a key of EVENT_KINDS or DERIVED_KINDS, or "finding"); all events for None."""
         if kind is None:
-            return self._steps()[2]
+            return self._steps().distinct
         if kind == "finding":
             return self._finding_ticks()
-        return self._steps()[1].get(kind, [])
+        return self._steps().ticks.get(kind, [])
 
     def next_event_tick(self, kind: str | None = None, forward: bool = True) -> int | None:
         """The next (or previous) tick after the current one with an event of ``kind``."""
@@ -386,9 +398,9 @@ class Session:
         if kind is None:
             ticks = self.playthrough.index.ticks
             return tick, (bisect_left(ticks, tick) if forward else bisect_right(ticks, tick) - 1)
-        found = self._steps()[0].get(kind)
+        found = self._steps().indices.get(kind)
         if found:
-            ticks = self._steps()[1][kind]
+            ticks = self._steps().ticks[kind]
             return tick, (found[bisect_left(ticks, tick)] if forward else found[bisect_right(ticks, tick) - 1])
         return tick, None
 

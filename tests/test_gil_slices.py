@@ -51,7 +51,8 @@ def test_session_stepping_data_equal_the_python_loops(name):
     from narrative_debugger.widgets.session import prepare
 
     play = Playthrough.open(SAMPLES / name)
-    indices, ticks, distinct = prepare(play)
+    stepping = prepare(play)
+    indices, ticks, distinct = stepping.indices, stepping.ticks, stepping.distinct
     kinds, versions = play.index.kinds, play.index.npcs
     for name_, variants in EVENT_KINDS.items():
         assert indices[name_] == [i for i, kind in enumerate(kinds) if kind in variants]
@@ -110,7 +111,7 @@ def test_journal_kinds_counted_in_slices_equal_one_counter(name, monkeypatch):
 
     monkeypatch.setattr(journal_view, "COUNT_SLICE", 5)
     play = Playthrough.open(SAMPLES / name)
-    counts = journal_view.prepare(play)
+    counts = journal_view.prepare(play).counts
     whole = Counter(play.save.journal.kinds)
     assert counts == whole and list(counts) == list(whole)
 

@@ -176,13 +176,14 @@ def _choices(view) -> list:
 
 def test_interactions_behind_a_tab_are_built_once_shown(qtbot, open_window, isolated_settings, message_boxes):
     from narrative_debugger.widgets.interactions.view import InteractionView
+    from narrative_debugger.widgets.session import NpcNames
     from tests.conftest import SAMPLES
 
     window = open_window(SAMPLES / "evening.json")
     window.open_save(SAMPLES / "walkaway-spiral.json", wait=True)
     s = window.session
     view = window.views["interactions"]
-    names = [(name, sid) for sid, name in s.playthrough.derived["npc_names"].items()]
+    names = [(name, sid) for sid, name in s.prepared.get(NpcNames).names.items()]
     assert s.view == "knowledge" and _choices(view) != names  # left for later while behind the tab
     s.set_npc(s.npc_by_slug("kael-davan"))
     s.set_view("interactions")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from narrative_debugger.app.workers.release import Graveyard
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.widgets.knowledge.fact_keys import FactOrder
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_saves"
@@ -32,11 +33,15 @@ def test_reopening_frees_the_previous_playthrough_in_the_background(qtbot, open_
     window = open_window(size=None, persist=False, shown=False)
     window.open_save(SAMPLES / "qa-faults.json", wait=True)
     data = window.session.playthrough.save.journal.data
-    assert data
+    # What the views prepared for it is freed with it (issue 37: the window holds it, not the playthrough).
+    prepared = window.session.prepared
+    order = prepared.get(FactOrder).order
+    assert data and order and len(prepared) > 5
     window.open_save(SAMPLES / "evening.json", wait=True)
     assert window.session.playthrough.save.label == "evening.json"
     qtbot.waitUntil(lambda: window.graveyard.waiting == 0 and not window.graveyard.busy, timeout=10000)
-    assert data == []
+    assert data == [] and order == [] and len(prepared) == 0
+    assert window.session.prepared.get(FactOrder).order
     assert window.session.playthrough.save.journal.data  # the open save is untouched
     window.close()
 
@@ -59,7 +64,7 @@ def test_closing_neither_waits_for_a_worker_nor_leaves_its_playthrough_half_free
 
     started, go, steps_done = threading.Event(), threading.Event(), []
 
-    def steps(play):
+    def steps(play, also=()):
         started.set()
         go.wait(10)
         for k in range(3):

@@ -14,6 +14,7 @@ pytest.importorskip("PySide6")
 from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
 from narrative_debugger.widgets.knowledge.fact_keys import FactKeysAt, creation_order  # noqa: E402
 from narrative_debugger.widgets.docks.monologues import monologue_rows  # noqa: E402
+from narrative_debugger.widgets.kit.prepared import Prepared  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +53,7 @@ def test_prepared_fact_keys_hand_out_their_list_once_and_then_copies(generated):
     is a copy, and what the table does to its list never reaches the tracker."""
     from narrative_debugger.widgets.knowledge import fact_keys
 
-    play = type("Play", (), {"derived": {}, "index": generated.index, "save": generated.save,
-                             "state_at": generated.state_at})()
-    fact_keys.prepare(play)
-    tracker = fact_keys.take_prepared(play, generated.index)
+    tracker = fact_keys.take_prepared(Prepared(*fact_keys.prepare(generated)))
     count = len(generated.state_at(generated.save.saved_at_tick).knowledge.facts)
     expected = sorted(islice(generated.index.facts, count))
     assert count > 100 and list(tracker.move(count)) == expected

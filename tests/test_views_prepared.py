@@ -14,13 +14,21 @@ from tests.conftest import CONTENT, SAMPLES
 
 pytest.importorskip("pyqtgraph")
 
-from narrative_debugger.models.playthrough import Playthrough  # noqa: E402
+from narrative_debugger.models.playthrough import Playthrough, release_steps  # noqa: E402
+from narrative_debugger.models.session import Stepping  # noqa: E402
 from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS  # noqa: E402
 from narrative_debugger.models.timeline.index import INTERACTION_SERIES, NPC_MOVES  # noqa: E402
 from narrative_debugger.widgets import session as session_module  # noqa: E402
+from narrative_debugger.widgets.docks.journal import JournalKinds  # noqa: E402
+from narrative_debugger.widgets.docks.monologues import FiredByLine  # noqa: E402
+from narrative_debugger.widgets.docks.npc_list import NpcChanges  # noqa: E402
+from narrative_debugger.widgets.docks.snapshot import SnapshotRows  # noqa: E402
+from narrative_debugger.widgets.kit.prepared import Prepared  # noqa: E402
+from narrative_debugger.widgets.knowledge.fact_keys import FactOrder, SavedFactKeys  # noqa: E402
 from narrative_debugger.widgets.registry import preparers  # noqa: E402
-from narrative_debugger.widgets.session import Session  # noqa: E402
-from narrative_debugger.widgets.timelines.tracks import MAX_CURVES, build_tracks  # noqa: E402
+from narrative_debugger.widgets.session import NpcNames, Session  # noqa: E402
+from narrative_debugger.widgets.tickbar.bar import TickLanes  # noqa: E402
+from narrative_debugger.widgets.timelines.tracks import MAX_CURVES, FirstTracks, build_tracks  # noqa: E402
 from narrative_debugger.widgets.timelines.view import TimelinesView  # noqa: E402
 
 
@@ -46,13 +54,14 @@ def test_the_loader_prepares_session_and_timelines(qtbot, open_window, isolated_
     window = open_window(size=None)
     computed_on_gui_thread = []
     real = session_module.prepare
-    monkeypatch.setattr(session_module, "prepare", lambda play: computed_on_gui_thread.append(threading.current_thread() is threading.main_thread()) or real(play))
+    monkeypatch.setattr(session_module, "prepare", lambda play, *rest: computed_on_gui_thread.append(threading.current_thread() is threading.main_thread()) or real(play, *rest))
     tracked_at_load = []
     real_load = Session.load
 
     def load(self, play, *args, **kwargs):
         tracked = {id(o) for o in gc.get_objects()}
-        tracked_at_load.extend(id(x) in tracked for x in (play.derived["session"][2], play.derived["fact_order"]))
+        prepared = kwargs["prepared"]
+        tracked_at_load.extend(id(x) in tracked for x in (prepared.get(Stepping).distinct, prepared.get(FactOrder).order))
         return real_load(self, play, *args, **kwargs)
 
     monkeypatch.setattr(Session, "load", load)
@@ -60,14 +69,15 @@ def test_the_loader_prepares_session_and_timelines(qtbot, open_window, isolated_
 
     changes_on_gui_thread = []  # the NPC dock's own fallback, when the loader's is missing
     real_changes = npc_list.prepare
-    monkeypatch.setattr(npc_list, "prepare", lambda p: (threading.current_thread() is threading.main_thread()
-                                                        and changes_on_gui_thread.append(p)) or real_changes(p))
+    monkeypatch.setattr(npc_list, "prepare", lambda p, *rest: (threading.current_thread() is threading.main_thread()
+                                                               and changes_on_gui_thread.append(p)) or real_changes(p, *rest))
     window.open_save(SAMPLES / "evening.json", wait=True)
-    play = window.session.playthrough
-    assert {"session", "npc_names", "tickbar", "timelines", "snapshot", "fact_order", "monologues", "journal_kinds", "npc_changes"} <= play.derived.keys()
+    play, prepared = window.session.playthrough, window.session.prepared
+    assert all(kind in prepared for kind in (Stepping, NpcNames, TickLanes, FirstTracks, SnapshotRows, FactOrder, FiredByLine, JournalKinds, NpcChanges))
     assert computed_on_gui_thread == [False]  # the loader ran it in its worker thread, once
     fresh = Playthrough.open(SAMPLES / "evening.json", CONTENT)
-    _, ticks, distinct = real(fresh)
+    stepping = real(fresh)
+    ticks, distinct = stepping.ticks, stepping.distinct
     assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
     for name in EVENT_KINDS:
         assert window.session.event_ticks(name) == ticks[name]
@@ -77,14 +87,14 @@ def test_the_loader_prepares_session_and_timelines(qtbot, open_window, isolated_
     assert changes_on_gui_thread == []  # the NPC dock reads the loader's npc_changes
     # The tick bar's lanes are the loader's arrays (not converted and sorted on the GUI thread).
     lanes = {label: ticks for label, _, ticks in window.tickbar.track.lanes}
-    assert lanes["Walk-away"] is play.derived["tickbar"]["walk-away"]
+    assert lanes["Walk-away"] is prepared.get(TickLanes).lanes["walk-away"]
     assert lanes["Walk-away"].tolist() == ticks["walk-away"]
     # What the loader prepared was out of the collector's sight (frozen) when the session
     # got it, so a full collection on the GUI thread never walks its lists of ticks.
     assert tracked_at_load == [False, False]
     # The Journal's event filter reads the loader's count (not one made on the GUI thread).
-    assert play.derived["journal_kinds"] == Counter(fresh.save.journal.kinds)
-    assert window.docks["journal"].widget().model.kind_counts() is play.derived["journal_kinds"]
+    assert prepared.get(JournalKinds).counts == Counter(fresh.save.journal.kinds)
+    assert window.docks["journal"].widget().model.kind_counts() is prepared.get(JournalKinds).counts
 
 
 def test_a_crowd_draws_the_first_curves_and_the_selected_npc(qtbot, crowd):
@@ -116,13 +126,14 @@ def test_the_snapshot_dock_uses_the_prepared_rows_even_when_empty(qtbot, evening
     from narrative_debugger.widgets.docks import snapshot as snapshot_view
 
     play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
-    assert snapshot_view.prepare(play) == []  # a clean sample: nothing differs
+    rows = snapshot_view.prepare(play)
+    assert rows.rows == []  # a clean sample: nothing differs
     monkeypatch.setattr(snapshot_view, "snapshot_rows", lambda p: pytest.fail("computed on the GUI thread"))
     session = Session()
     dock = snapshot_view.SnapshotView(session)
     qtbot.addWidget(dock)
     dock.show()
-    session.load(play)
+    session.load(play, prepared=Prepared(rows))
     assert "equals the journal" in dock.caption.text()
 
 
@@ -132,10 +143,10 @@ def test_the_knowledge_keys_at_the_saved_tick_are_prepared_sorted(qtbot, monkeyp
 
     monkeypatch.setattr("narrative_debugger.models.gil_slices.SORT_RUN_ITEMS", 3)  # sorted here: many runs merged
     play = Playthrough.open(SAMPLES / "evening.json", CONTENT)
-    fact_keys.prepare(play)
-    index, tracker = play.derived["fact_keys"]
+    order, saved = fact_keys.prepare(play)
+    tracker = saved.tracker
     facts = play.state_at(play.save.saved_at_tick).knowledge.facts
-    assert index is play.index and list(tracker.keys) == sorted(facts) and tracker.count == len(facts)
+    assert tracker.order is order.order == list(play.index.facts) and list(tracker.keys) == sorted(facts) and tracker.count == len(facts)
     from narrative_debugger.widgets.knowledge import view as knowledge_view
 
     sorted_here = []  # the keys a view sorts itself (FactKeysAt) instead of taking the prepared ones
@@ -144,9 +155,10 @@ def test_the_knowledge_keys_at_the_saved_tick_are_prepared_sorted(qtbot, monkeyp
     session = Session()
     view = KnowledgeView(session)
     qtbot.addWidget(view)
-    session.load(play)
+    prepared = Prepared(order, saved)
+    session.load(play, prepared=prepared)
     assert sorted_here == []  # taken, not sorted again on the GUI thread
-    assert "fact_keys" not in play.derived
+    assert SavedFactKeys not in prepared and prepared.get(FactOrder) is order
     assert [view.model.fact_id(r) for r in range(view.model.rowCount())] == sorted(facts)
     other = KnowledgeView(session)  # a second view sorts its own
     qtbot.addWidget(other)
@@ -168,7 +180,71 @@ def test_the_prepared_keys_are_those_at_the_saved_tick_with_all_facts_or_some(mo
         monkeypatch.setattr("narrative_debugger.models.gil_slices.SORT_RUN_ITEMS", 7)
     facts = play.state_at(play.save.saved_at_tick).knowledge.facts
     assert (len(facts) == len(play.index.facts)) == (saved_at == "last")
-    fact_keys.prepare(play)
-    _, tracker = play.derived["fact_keys"]
+    _, saved = fact_keys.prepare(play)
+    tracker = saved.tracker
     assert list(tracker.keys) == sorted(facts) and tracker.count == len(facts)
     assert tracker.take_list() == sorted(facts)
+
+
+def _reachable(root) -> list:
+    """Every object reachable from ``root`` through its data (``gc.get_referents``),
+    not through classes, modules or functions (they lead to everything)."""
+    import types
+
+    skip = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.CodeType)
+    seen, out, stack = {id(root)}, [], [root]
+    while stack:
+        obj = stack.pop()
+        out.append(obj)
+        for ref in gc.get_referents(obj):
+            if id(ref) not in seen and not isinstance(ref, skip):
+                seen.add(id(ref))
+                stack.append(ref)
+    return out
+
+
+def test_no_model_object_holds_a_qt_object_after_a_load(qtbot, open_window, isolated_settings):
+    """What the views prepare (a timeline track's QColor, say) is the widgets' own: the
+    playthrough, its save and its index hold no Qt object once the window shows it (issue 37)."""
+    from shiboken6 import Shiboken
+
+    window = open_window(size=None)
+    window.open_save(SAMPLES / "qa-faults.json", wait=True)
+    play, prepared = window.session.playthrough, window.session.prepared
+    window.session.set_npc(next(iter(play.save.npcs)))  # the views read their NPC tables and caches
+    assert FirstTracks in prepared and len(play.index.memos) > 0
+    qt_held = [o for o in _reachable(play) if isinstance(o, Shiboken.Object)]
+    assert qt_held == []
+    assert not hasattr(play, "derived")
+    # The check can fail: the views' prepared data does hold Qt objects.
+    assert any(isinstance(o, Shiboken.Object) for o in _reachable(prepared.get(FirstTracks)))
+
+
+def test_the_prepared_container_keeps_one_entry_of_each_type_and_frees_in_steps():
+    play = Playthrough.open(SAMPLES / "qa-faults.json", CONTENT)
+    prepared = Prepared()
+    for prepare in preparers():
+        made = prepare(play, prepared)
+        for entry in made if isinstance(made, tuple) else (made,):
+            prepared.add(entry)
+    kinds = (Stepping, NpcNames, TickLanes, FirstTracks, SnapshotRows, FactOrder, SavedFactKeys, FiredByLine, JournalKinds, NpcChanges)
+    assert len(prepared) == len(kinds) and all(kind in prepared for kind in kinds)
+    assert isinstance(prepared.get(NpcNames), NpcNames) and prepared.get(int) is None
+    names = prepared.get(NpcNames).names
+    assert names == {sid: play.npc_name(sid) for sid in play.save.npcs}
+    prepared.add(NpcNames({}))  # one of each type: a new one replaces it
+    assert prepared.get(NpcNames).names == {} and len(prepared) == len(kinds)
+    prepared.add(None)
+    assert len(prepared) == len(kinds)
+    with pytest.raises(AttributeError):
+        prepared.get(FactOrder).order = []  # frozen
+    saved = prepared.take(SavedFactKeys)
+    assert saved is not None and prepared.take(SavedFactKeys) is None
+    # The tick bar made its lanes from the session's stepping data, not anew.
+    stepping = prepared.get(Stepping)
+    assert prepared.get(TickLanes).lanes["interaction"].tolist() == stepping.ticks["interaction"] != []
+    order, distinct = prepared.get(FactOrder).order, stepping.distinct
+    assert order and distinct
+    for _ in release_steps(play, also=prepared.containers()):
+        pass
+    assert len(prepared) == 0 and order == [] and distinct == [] and stepping.indices == {}

@@ -30,9 +30,9 @@ class ViewSpec:
         factory: ``"module:Class"``; the class takes the Session.
         min_size: (width, height) in pixels below which the view scrolls instead of
             shrinking (in tabs and in the all-views grid).
-        prepare: optional ``"module:function"`` taking a Playthrough: work the view
-            would do on ``loaded`` that grows with the save, run by the loader off the
-            GUI thread; it stores its result in ``playthrough.derived``.
+        prepare: optional ``"module:function"``: work the view would do on ``loaded``
+            that grows with the save, run by the loader off the GUI thread (see
+            ``preparers``); the view reads its result from ``session.prepared``.
     """
 
     name: str
@@ -135,6 +135,10 @@ SESSION_PREPARES_AFTER = (_W + "session:prepare_npc_tables",)
 def preparers(checked: bool | None = None) -> list:
     """The functions the loader runs on a new Playthrough off the GUI thread, in order:
     ``SESSION_PREPARES``, then each view's and dock's ``prepare`` (see ``ViewSpec``).
+
+    Each is called as ``prepare(playthrough, prepared)``, ``prepared`` being the
+    ``kit.prepared.Prepared`` of what the ones before it made, and returns a frozen
+    dataclass of its own module (or a tuple of them, or None) that the loader adds to it.
 
     ``checked`` False: those to run before the window shows the replayed save; True:
     those run once it is shown and checked (those that read the findings, and

@@ -9,7 +9,8 @@ The state and its rules (tick clamping, defaults, NPC by slug, comparison) live 
 the plain-Python ``models.session.Session``, which the command line uses too; this
 QObject owns one (``model``), forwards its attributes and methods, and re-emits each
 of its events as the Qt signal of the same meaning. The ``prepare*`` functions below
-make the data the views read, off the GUI thread.
+make the data the views read, off the GUI thread; the adapter holds what they made for
+the open playthrough (``prepared``, a ``kit.prepared.Prepared``).
 
 Ticks are game ticks. ``tickPreview`` fires while a tick is being dragged (cheap
 updates only); ``tickChanged`` fires when the tick is committed (full refresh).
@@ -17,9 +18,12 @@ updates only); ``tickChanged`` fires when the tick is committed (full refresh).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from narrative_debugger.models import session as events
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.session import prepare  # noqa: F401  (the loader and the tick bar run it)
+from narrative_debugger.models.session import Stepping
+from narrative_debugger.widgets.kit.prepared import Prepared
 from PySide6.QtCore import QObject, Signal
 
 #: Interaction changes from which an NPC's tables are made before the first paint: made
@@ -27,7 +31,13 @@ from PySide6.QtCore import QObject, Signal
 LONG_HISTORY = 5_000
 
 
-def prepare_long_npc_tables(playthrough: Playthrough) -> None:
+def prepare(playthrough: Playthrough, prepared: Prepared | None = None) -> Stepping:
+    """The session's stepping data (``models.session.prepare``), made by the loader off
+    the GUI thread; ``Session.load`` hands it to the model session."""
+    return events.prepare(playthrough)
+
+
+def prepare_long_npc_tables(playthrough: Playthrough, prepared: Prepared | None = None) -> None:
     """The interaction aggregates and move tables (``TimelineIndex.prepare_npc_tables``)
     of the NPCs with long histories, made off the GUI thread before the window shows
     the save: a step to one of them would otherwise make them, several frames' work."""
@@ -35,7 +45,7 @@ def prepare_long_npc_tables(playthrough: Playthrough) -> None:
         playthrough.index.prepare_npc_tables(min_changes=LONG_HISTORY)
 
 
-def prepare_npc_tables(playthrough: Playthrough) -> None:
+def prepare_npc_tables(playthrough: Playthrough, prepared: Prepared | None = None) -> None:
     """Every NPC's interaction aggregates and move tables, made off the GUI thread
     after the window shows the save: the views and the prompt read them at every step,
     and each made on a step would add to it."""
@@ -43,19 +53,23 @@ def prepare_npc_tables(playthrough: Playthrough) -> None:
         playthrough.index.prepare_npc_tables()
 
 
-def prepare_names(playthrough: Playthrough) -> dict[int, str]:
-    """StableId -> display name of every NPC of the save, in save order: O(NPCs), so
-    the loader runs it off the GUI thread; kept in ``playthrough.derived["npc_names"]``."""
-    names = {sid: playthrough.npc_name(sid) for sid in playthrough.save.npcs}
-    if hasattr(playthrough, "derived"):
-        playthrough.derived["npc_names"] = names
-    return names
+@dataclass(frozen=True)
+class NpcNames:
+    """``names``: StableId -> display name of every NPC of a save, in save order."""
+
+    names: dict[int, str]
 
 
-def npc_names(playthrough: Playthrough) -> dict[int, str]:
-    """The prepared ``prepare_names`` of a playthrough (computed now when it was not)."""
-    names = getattr(playthrough, "derived", {}).get("npc_names")
-    return names if names is not None else prepare_names(playthrough)
+def prepare_names(playthrough: Playthrough, prepared: Prepared | None = None) -> NpcNames:
+    """The ``NpcNames`` of a playthrough: O(NPCs), so the loader makes it off the GUI thread."""
+    return NpcNames({sid: playthrough.npc_name(sid) for sid in playthrough.save.npcs})
+
+
+def npc_names(playthrough: Playthrough, prepared: Prepared | None = None) -> dict[int, str]:
+    """StableId -> display name of the playthrough's NPCs: the loader's when ``prepared``
+    (the container made for this playthrough) has them, else made now."""
+    made = prepared.get(NpcNames) if prepared is not None else None
+    return made.names if made is not None else prepare_names(playthrough).names
 
 
 #: Each model event -> the name of the signal that carries it.
@@ -83,7 +97,7 @@ _READ = (
 )
 #: The model's methods the adapter offers as its own (their docstrings are the model's).
 _CALLS = (
-    "load", "refresh_findings", "state_at", "clamp", "set_tick", "event_ticks", "next_event_tick", "step_event",
+    "refresh_findings", "state_at", "clamp", "set_tick", "event_ticks", "next_event_tick", "step_event",
     "step_target", "neighbour_npcs", "set_comparison", "npc_b", "go_to", "set_npc", "npc_by_slug", "require_npc",
     "set_fact", "set_journal_index", "select_entry", "explain", "set_view", "request_dock", "set_culprit",
     "select_line", "notify",
@@ -134,11 +148,20 @@ class Session(QObject):
         super().__init__(parent)
         #: The plain-Python session this adapter shows as signals.
         self.model = model if model is not None else events.Session()
+        #: What the loader prepared for the open playthrough (empty when nothing was).
+        self.prepared = Prepared()
         self._unsubscribe = self.model.subscribe(self._relay)
         self.destroyed.connect(self._unsubscribe)
 
     def _relay(self, event: events.Event) -> None:
         getattr(self, SIGNALS[type(event)]).emit(*vars(event).values())
+
+    def load(self, playthrough: Playthrough, tick: int | None = None, npc: int | None = None, *, exact: bool = False,
+             prepared: Prepared | None = None) -> None:
+        """``models.session.Session.load``, with what the loader prepared for
+        ``playthrough`` (views read their entries from ``prepared`` on ``loaded``)."""
+        self.prepared = prepared if prepared is not None else Prepared()
+        self.model.load(playthrough, tick, npc, exact=exact, stepping=self.prepared.get(Stepping))
 
     @property
     def view(self) -> str:

@@ -29,6 +29,7 @@ from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.report.plain_text import counted, one_line, terminal_safe
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.widgets.kit import slices
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.plain_text import ElidedLabel, plain_label, show_message
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
@@ -429,7 +430,7 @@ class MainWindow(QMainWindow):
         if waiting is not None:
             self.reload(changed=waiting)
 
-    def _on_loaded(self, play: Playthrough, context: dict) -> None:
+    def _on_loaded(self, play: Playthrough, context: dict, prepared: Prepared | None = None) -> None:
         self._close_progress()
         path = context["path"]
         if context.get("reload") and path != self.save_path:
@@ -447,16 +448,16 @@ class MainWindow(QMainWindow):
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
-        previous = self.session.playthrough
+        previous, previous_prepared = self.session.playthrough, self.session.prepared
         previous_content = previous.content.root if previous is not None else None
         previous_b = self.session.comparison.b if self.session.comparison is not None else None
         self._hold_paint()
         # Once a load: the save name's tooltip and the warning look at the folder on disk.
-        self.show_playthrough(play, path, context.get("content"), tick=keep_tick, npc=keep_npc)
+        self.show_playthrough(play, path, context.get("content"), tick=keep_tick, npc=keep_npc, prepared=prepared)
         if previous is not play:
-            self.graveyard.bury(previous)
+            self.graveyard.bury(previous, previous_prepared)
             self.graveyard.bury(previous_b)
-        del previous, previous_b
+        del previous, previous_b, previous_prepared
         gc.freeze()  # what the views built for this save lives as long as it: keep GC passes short
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
@@ -478,7 +479,7 @@ class MainWindow(QMainWindow):
         # A save still being checked: its checks go on once it is painted.
         self._held_paint.start(_let_paint(self._held, self.loader.release_checks if play.checks_pending else None))
 
-    def _on_checked(self, play: Playthrough, context: dict) -> None:
+    def _on_checked(self, play: Playthrough, context: dict, _prepared: Prepared | None = None) -> None:
         """The save shown is checked now (``SaveLoader.checked``): its whole findings."""
         if play is not self.session.playthrough:
             return
@@ -672,13 +673,15 @@ class MainWindow(QMainWindow):
         checking = " so far, checking…" if play.checks_pending else ""
         self.status_findings.setText(f"{counted(errors, 'error')}, {counted(warnings, 'warning')}{checking}")
 
-    def show_playthrough(self, play: Playthrough, path: Path, content=None, tick: int | None = None, npc=None) -> None:
+    def show_playthrough(self, play: Playthrough, path: Path, content=None, tick: int | None = None, npc=None,
+                         prepared: Prepared | None = None) -> None:
         """Shows ``play``, read from ``path`` with ``content`` elsewhere (the command
         line's ``screenshot``), at ``tick`` (u64) with ``npc`` (a StableId) selected, with
-        the save's name in the status bar as an open through the loader writes it."""
+        the save's name in the status bar as an open through the loader writes it.
+        ``prepared``: what the loader's ``prepare`` functions made for ``play``."""
         self.save_path = path
         self.content_dir = content
-        self.session.load(play, tick=tick, npc=npc)
+        self.session.load(play, tick=tick, npc=npc, prepared=prepared)
         self._content_warning = not_content_reason(play.content.root) if play.content.root is not None else None
         self._show_save_name()
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from narrative_debugger.models.gil_slices import give_way, giving_way, thread_clock
 from narrative_debugger.models.playthrough import Cancelled, Playthrough, collector_paused, release_steps
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.registry import preparers
 from narrative_debugger.widgets.kit.jobs import Job, Jobs
 from PySide6.QtCore import QObject, Signal
@@ -61,7 +62,8 @@ class _Load:
     views, so the window shows it; the job's answer comes once it is checked too
     (``Playthrough.finish_checks``) and the views' data that reads findings is
     prepared. The snapshot and content checks would otherwise hold up a large save's
-    first paint.
+    first paint. What the views' ``prepare`` functions make goes to ``prepared``, which
+    the SaveLoader's signals carry beside the playthrough.
 
     Reports (queued to the GUI thread): ``("progress", fraction 0..1, what is being
     done)`` and ``("replayed", the Playthrough, whose checks still run)``.
@@ -71,6 +73,7 @@ class _Load:
             cancelled, or a ``str`` with the message of an unexpected error.
         shown: set by the SaveLoader once it has handed the replayed save on.
         handle: the ``Job`` once started (``handle.stop`` is the load's cancel flag).
+        prepared: what the registry's ``preparers`` made for the playthrough.
     """
 
     def __init__(self, request: LoadRequest, content: Path | None, context, job=None) -> None:
@@ -87,6 +90,7 @@ class _Load:
         self.outcome = None
         self.shown = False
         self.handle: Job | None = None
+        self.prepared = Prepared()
 
     def stop(self) -> None:
         """Cancel the load: it reports nothing more and stops at its next look."""
@@ -116,7 +120,7 @@ class _Load:
                         if stop.is_set():
                             raise Cancelled()
                         give_way()
-                        prepare(play)
+                        self._keep(prepare(play, self.prepared))
                 if pending:
                     handle.report("replayed", play)
                     # Checked alongside the first paint, the two threads would share the GIL
@@ -130,7 +134,7 @@ class _Load:
                             raise Cancelled()
                         for prepare in preparers(checked=True):
                             give_way()
-                            prepare(play)
+                            self._keep(prepare(play, self.prepared))
             return play
         except Cancelled:
             if isinstance(play, Playthrough) and not self.shown:
@@ -138,8 +142,9 @@ class _Load:
                 # views): freed a step at a time, giving way to the GUI thread; dropped
                 # at once, a large playthrough would hold the GIL and stall the window.
                 # A shown one (the window closing) is the window's.
-                for _ in release_steps(play):
+                for _ in release_steps(play, also=self.prepared.containers()):
                     give_way()
+                self.prepared = Prepared()
             play = None
             return Cancelled
         except Exception as exc:  # noqa: BLE001 - a bug, not bad input: report it instead of losing the window
@@ -149,23 +154,31 @@ class _Load:
             return f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno} in {last.name})"
 
 
+    def _keep(self, made) -> None:
+        for entry in made if isinstance(made, tuple) else (made,):
+            self.prepared.add(entry)
+
+
 class SaveLoader(QObject):
     """Loads one save at a time in a worker thread; only the latest request reports.
 
     Signals:
         progress(float, str): fraction 0..1 and what is being done.
-        loaded(object, object): the Playthrough and the request's context (any value).
-            A save opened with ``Playthrough.open`` comes replayed, with its checks
-            still running (``checks_pending``); ``checked`` follows.
-        checked(object, object): the Playthrough ``loaded`` carried is checked: its
-            ``findings`` are whole.
+        loaded(object, object, object): the Playthrough, the request's context (any
+            value) and what the views' ``prepare`` functions made for it (a
+            ``kit.prepared.Prepared``, empty when the job's answer is no readable
+            Playthrough). A save opened with ``Playthrough.open`` comes replayed, with
+            its checks still running (``checks_pending``); ``checked`` follows.
+        checked(object, object, object): the Playthrough ``loaded`` carried is checked:
+            its ``findings`` are whole, and the same ``Prepared`` holds the entries
+            that read them too.
         cancelled(): the load was cancelled.
         failed(str): an unexpected error (a bug) with its message.
     """
 
     progress = Signal(float, str)
-    loaded = Signal(object, object)
-    checked = Signal(object, object)
+    loaded = Signal(object, object, object)
+    checked = Signal(object, object, object)
     cancelled = Signal()
     failed = Signal(str)
 
@@ -268,7 +281,7 @@ class SaveLoader(QObject):
             self.progress.emit(*values)
         else:  # "replayed"
             load.shown = True
-            self.loaded.emit(values[0], load.context)
+            self.loaded.emit(values[0], load.context, load.prepared)
 
     def release_checks(self) -> None:
         """The replayed save ``loaded`` carried is painted: its checks may run now (they
@@ -286,7 +299,7 @@ class SaveLoader(QObject):
             return  # replaced by a newer request
         if load.shown:
             if isinstance(outcome, Playthrough):
-                self.checked.emit(outcome, load.context)
+                self.checked.emit(outcome, load.context, load.prepared)
             elif isinstance(outcome, str) and not put_aside:
                 self.failed.emit(outcome)
             return
@@ -295,4 +308,4 @@ class SaveLoader(QObject):
         elif isinstance(outcome, str):
             self.failed.emit(outcome)
         else:
-            self.loaded.emit(outcome, load.context)
+            self.loaded.emit(outcome, load.context, load.prepared)

@@ -3,10 +3,11 @@
 Dropping the last reference to a large playthrough frees millions of objects in one
 C-level cascade that holds the GIL for about a second (1 000 000 events), and the
 GUI thread pays it wherever that reference goes: on every reopen, and on every
-reload when the game saves again. ``Graveyard.bury`` takes the playthrough instead;
-once nothing else holds it (no view, job or comparison), a worker (a ``kit.jobs``
-job of the graveyard) empties it with ``models.playthrough.release_steps``, yielding
-the GIL between steps.
+reload when the game saves again. ``Graveyard.bury`` takes the playthrough instead,
+with what the views prepared for it (a ``kit.prepared.Prepared``); once nothing else
+holds the playthrough (no view, job or comparison), a worker (a ``kit.jobs`` job of
+the graveyard) empties both with ``models.playthrough.release_steps``, yielding the
+GIL between steps.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 import time
 
 from narrative_debugger.models.playthrough import Playthrough, release_steps
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.jobs import Job, Jobs
 from PySide6.QtCore import QObject, QTimer
 
@@ -27,17 +29,18 @@ class Graveyard(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._buried: list[Playthrough] = []
+        self._buried: list[tuple[Playthrough, Prepared | None]] = []
         self._jobs = Jobs(self)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._look)
 
-    def bury(self, play: Playthrough | None) -> None:
-        """Take a playthrough the window has let go of (None and repeats are ignored)."""
-        if play is None or any(p is play for p in self._buried):
+    def bury(self, play: Playthrough | None, prepared: Prepared | None = None) -> None:
+        """Take a playthrough the window has let go of, and what the views prepared for
+        it (None and repeats are ignored)."""
+        if play is None or any(p is play for p, _ in self._buried):
             return
-        self._buried.append(play)
+        self._buried.append((play, prepared))
         self._timer.start()
 
     @property
@@ -62,8 +65,8 @@ class Graveyard(QObject):
 
     def _alone(self, k: int) -> bool:
         """Nothing but the graveyard holds buried playthrough ``k``, its save or its index."""
-        play = self._buried[k]
-        # The list's slot, the name ``play`` and the argument of getrefcount.
+        play = self._buried[k][0]
+        # The pair's slot, the name ``play`` and the argument of getrefcount.
         if sys.getrefcount(play) > 3:
             return False
         # Each part: the playthrough's attribute and the argument.
@@ -78,8 +81,8 @@ class Graveyard(QObject):
 
 def _free(job: Job, holder: list) -> None:
     """Worker thread: empty the playthrough a step at a time, then drop it."""
-    play = holder.pop()
-    for _ in release_steps(play):
+    play, prepared = holder.pop()
+    for _ in release_steps(play, also=prepared.containers() if prepared is not None else []):
         if not job.cancelled:
             time.sleep(0.001)  # let the GUI thread take the GIL between steps
-    del play
+    del play, prepared

@@ -14,11 +14,13 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from dataclasses import dataclass
 
 from narrative_debugger.models.domain.types import InteractionState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.visibility import after_pause
 from narrative_debugger.widgets.kit.culprit import CULPRIT_BG, PairsModel, row_visible, select_rows
@@ -119,17 +121,22 @@ def summarize(playthrough: Playthrough, kind: str | None, d: dict | None) -> str
 COUNT_SLICE = 1 << 16
 
 
-def prepare(playthrough) -> Counter:
-    """Journal entries of each variant (None for unreadable ones) for the event filter:
-    O(N) entries, so the loader counts them off the GUI thread;
-    kept in ``playthrough.derived["journal_kinds"]``."""
+@dataclass(frozen=True)
+class JournalKinds:
+    """``counts``: journal entries of each variant (None for unreadable ones), for the
+    event filter (``prepare``)."""
+
+    counts: Counter
+
+
+def prepare(playthrough, prepared: Prepared | None = None) -> JournalKinds:
+    """The ``JournalKinds`` of a playthrough: O(N) entries, so the loader counts them
+    off the GUI thread."""
     kinds = playthrough.save.journal.kinds
     counts: Counter = Counter()
     for start in range(0, len(kinds), COUNT_SLICE):  # one Counter of a million would hold the GIL too long
         counts.update(kinds[start : start + COUNT_SLICE])
-    if hasattr(playthrough, "derived"):
-        playthrough.derived["journal_kinds"] = counts
-    return counts
+    return JournalKinds(counts)
 
 
 class JournalModel(HeaderedTableModel):
@@ -149,6 +156,7 @@ class JournalModel(HeaderedTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.playthrough: Playthrough | None = None
+        self._prepared: Prepared | None = None
         self._rows: array | None = None  # journal indices shown; None = every entry
         self._position = 0
         self._current_tick: int | None = None
@@ -163,10 +171,12 @@ class JournalModel(HeaderedTableModel):
         self._icons = {}
 
     # ----- feeding -----
-    def set_playthrough(self, playthrough: Playthrough | None) -> None:
-        """Show another playthrough's journal; filters are cleared."""
+    def set_playthrough(self, playthrough: Playthrough | None, prepared: Prepared | None = None) -> None:
+        """Show another playthrough's journal, with what the loader ``prepared`` for it
+        (its ``JournalKinds``); filters are cleared."""
         self.beginResetModel()
         self.playthrough = playthrough
+        self._prepared = prepared
         self._rows = None
         self._kind = self._npc = None
         self._names = {}
@@ -215,8 +225,8 @@ class JournalModel(HeaderedTableModel):
         count when it made one for this playthrough, else counted now."""
         if self.playthrough is None:
             return Counter()
-        counts = getattr(self.playthrough, "derived", {}).get("journal_kinds")
-        return counts if counts is not None else prepare(self.playthrough)
+        made = self._prepared.get(JournalKinds) if self._prepared is not None else None
+        return (made if made is not None else prepare(self.playthrough)).counts
 
     def finding_count(self) -> int:
         """Entries that carry at least one finding."""
@@ -517,7 +527,7 @@ class JournalView(QWidget):
     # ----- session -> view -----
     def _on_loaded(self) -> None:
         playthrough = self.session.playthrough if self.session.ready else None
-        self.model.set_playthrough(playthrough)
+        self.model.set_playthrough(playthrough, self.session.prepared)
         self.detail_model.set_rows([])
         self.detail.hide()
         self._fill_kinds()

@@ -19,6 +19,7 @@ from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.domain.types import StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.culprit import CULPRIT_BG, select_rows
 from narrative_debugger.widgets.session import Session
@@ -96,25 +97,29 @@ def line_concerns(line: MonologueLine, slug: str, name: str = "") -> bool:
     return any(tag.lower() in words for tag in line.tags)
 
 
-def prepare(playthrough: Playthrough) -> dict[str, tuple[list[int], list[int]]]:
-    """line_id -> (journal indices, ticks) of its MonologueFired entries, in journal
-    order: O(F) in firings, so the loader runs it off the GUI thread; kept in
-    ``playthrough.derived["monologues"]``."""
+@dataclass(frozen=True)
+class FiredByLine:
+    """``by_line``: line id -> (journal indices, ticks) of its MonologueFired entries,
+    in journal order (``prepare``)."""
+
+    by_line: dict[str, tuple[list[int], list[int]]]
+
+
+def prepare(playthrough: Playthrough, prepared: Prepared | None = None) -> FiredByLine:
+    """The ``FiredByLine`` of a playthrough: O(F) in firings, so the loader makes it off
+    the GUI thread."""
     by_line: dict[str, tuple[list[int], list[int]]] = {}
     index = playthrough.index
     for position, tick, line_id in index.monologues_fired if index is not None else ():
         indices, ticks = by_line.setdefault(line_id, ([], []))
         indices.append(position)
         ticks.append(tick)
-    if hasattr(playthrough, "derived"):
-        playthrough.derived["monologues"] = by_line
-    return by_line
+    return FiredByLine(by_line)
 
 
-def _fired_by_line(playthrough: Playthrough) -> dict[str, tuple[list[int], list[int]]]:
-    derived = getattr(playthrough, "derived", None)
-    by_line = derived.get("monologues") if derived is not None else None
-    return by_line if by_line is not None else prepare(playthrough)
+def _fired_by_line(playthrough: Playthrough, prepared: Prepared | None) -> dict[str, tuple[list[int], list[int]]]:
+    made = prepared.get(FiredByLine) if prepared is not None else None
+    return (made if made is not None else prepare(playthrough)).by_line
 
 
 def fired_count(state: StateAtTick) -> int:
@@ -122,7 +127,7 @@ def fired_count(state: StateAtTick) -> int:
     return bisect_right(state.index.monologues_fired, state.position - 1, key=lambda r: r[0])
 
 
-def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId | None) -> list[MonologueRow]:
+def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId | None, prepared: Prepared | None = None) -> list[MonologueRow]:
     """Every row the monologue view shows for ``npc`` at ``state``'s tick.
 
     O(L log F) for L lines of the pools and F firings in the journal: each line's
@@ -132,9 +137,10 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
         playthrough: the open playthrough (its content holds the pools).
         state: the narrative state at the tick.
         npc: the selected NPC, or None for one group of all lines.
+        prepared: what the loader made for ``playthrough`` (its ``FiredByLine``), if anything.
     """
     knowledge = state.knowledge
-    by_line = _fired_by_line(playthrough)
+    by_line = _fired_by_line(playthrough, prepared)
     applied = state.position - 1
 
     def judged(line: MonologueLine) -> MonologueRow:
@@ -470,7 +476,7 @@ class MonologueView(QWidget):
         if shown == self._shown:
             return  # a step that selects the NPC and then moves the tick: drawn once
         self._shown = shown
-        rows = monologue_rows(playthrough, state, self.session.npc)
+        rows = monologue_rows(playthrough, state, self.session.npc, self.session.prepared)
         changed = self.model.set_rows(rows)
         if changed is None:
             self.view.clearSpans()

@@ -18,6 +18,7 @@ import numpy as np
 from narrative_debugger.models.domain.types import InteractionState, NpcState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.session import Session, npc_names
 from narrative_debugger.widgets.kit.state_colors import FAULT_COLOR, INTERACTION_COLORS, brush_of
@@ -79,9 +80,9 @@ class NpcChanges:
         return {self.npcs[k] for k in np.unique(self.which[start:end]).tolist()}
 
 
-def prepare(playthrough: Playthrough) -> NpcChanges | None:
+def prepare(playthrough: Playthrough, prepared: Prepared | None = None) -> NpcChanges | None:
     """The NPC dock's ``NpcChanges`` of a playthrough: O(V log V) in NPC state versions,
-    run by the loader off the GUI thread; kept in ``playthrough.derived["npc_changes"]``."""
+    made by the loader off the GUI thread (None for an unreadable save)."""
     index = playthrough.index
     if index is None:
         return None
@@ -90,10 +91,7 @@ def prepare(playthrough: Playthrough) -> NpcChanges | None:
     positions = np.fromiter(chain.from_iterable(index.npcs[sid].positions for sid in npcs), dtype=np.int64, count=sum(counts))
     which = np.repeat(np.arange(len(npcs), dtype=np.int32), counts)
     order = np.argsort(positions, kind="stable")
-    changes = NpcChanges(npcs, positions[order], which[order])
-    if hasattr(playthrough, "derived"):
-        playthrough.derived["npc_changes"] = changes
-    return changes
+    return NpcChanges(npcs, positions[order], which[order])
 
 
 class NpcTableModel(QAbstractTableModel):
@@ -136,16 +134,17 @@ class NpcTableModel(QAbstractTableModel):
         self.tick = 0
 
     # ----- feeding -----
-    def set_playthrough(self, playthrough: Playthrough | None, state: StateAtTick | None = None) -> None:
+    def set_playthrough(self, playthrough: Playthrough | None, state: StateAtTick | None = None, prepared: Prepared | None = None) -> None:
         """Show the NPCs of another playthrough (rows are rebuilt), as they are in
-        ``state`` when given (one of ``playthrough``'s).
+        ``state`` when given (one of ``playthrough``'s), with what the loader
+        ``prepared`` for it (its names and ``NpcChanges``; made now when missing).
 
         With ``state``, a ``set_state(state)`` that follows changes nothing: the table
         is measured once an open, not once empty and again with the states."""
         self.beginResetModel()
         self._playthrough = playthrough
         self._sids = list(playthrough.save.npcs) if playthrough is not None else []
-        names = npc_names(playthrough) if playthrough is not None else {}
+        names = npc_names(playthrough, prepared) if playthrough is not None else {}
         self._names = [names[sid] for sid in self._sids]
         self._states = [None] * len(self._sids)
         self._state = None
@@ -154,7 +153,7 @@ class NpcTableModel(QAbstractTableModel):
         self._changes = None
         self._shown = None
         if playthrough is not None and playthrough.index is not None:
-            self._changes = playthrough.derived.get("npc_changes") if hasattr(playthrough, "derived") else None
+            self._changes = prepared.get(NpcChanges) if prepared is not None else None
             if self._changes is None or len(self._changes.npcs) != len(playthrough.index.npcs):
                 self._changes = prepare(playthrough)
             if state is not None:
@@ -460,7 +459,7 @@ class NpcList(QWidget):
             return
         self._stale = False
         ready = self.session.ready
-        self.model.set_playthrough(self.session.playthrough if ready else None, self.session.state if ready else None)
+        self.model.set_playthrough(self.session.playthrough if ready else None, self.session.state if ready else None, self.session.prepared)
 
     def _on_tick(self, tick: int) -> None:
         self._preview.cancel()

@@ -11,6 +11,9 @@ selected, centred and highlighted. Text from the save is shown as plain text.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.state_colors import brush_of, row_tint
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.rules.snapshot_diff import saved_differences, target_path, value_pair
@@ -62,13 +65,18 @@ def snapshot_rows(playthrough) -> list[SnapshotRow]:
     return sorted(rows.values(), key=lambda r: r.path)
 
 
-def prepare(playthrough) -> list[SnapshotRow]:
-    """``snapshot_rows`` of a new playthrough, computed by the loader off the GUI thread
-    (a comparison of every snapshot fact with the replay: seconds on 1 000 000 entries);
-    kept in ``playthrough.derived["snapshot"]``."""
-    rows = snapshot_rows(playthrough)
-    playthrough.derived["snapshot"] = rows
-    return rows
+@dataclass(frozen=True)
+class SnapshotRows:
+    """``rows``: the ``snapshot_rows`` of a playthrough, once it is checked (``prepare``)."""
+
+    rows: list[SnapshotRow]
+
+
+def prepare(playthrough, prepared: Prepared | None = None) -> SnapshotRows:
+    """The ``SnapshotRows`` of a checked playthrough, made by the loader off the GUI
+    thread (a comparison of every snapshot fact with the replay: seconds on 1 000 000
+    entries)."""
+    return SnapshotRows(snapshot_rows(playthrough))
 
 
 class SnapshotModel(HeaderedTableModel):
@@ -197,7 +205,10 @@ class SnapshotView(QWidget):
     def _build(self) -> None:
         self._stale = False
         play = self.session.playthrough if self.session.ready else None
-        rows = getattr(play, "derived", {}).get("snapshot") if play is not None else []
+        rows = []
+        if play is not None:
+            made = self.session.prepared.get(SnapshotRows)
+            rows = made.rows if made is not None else None
         checking = play is not None and play.checks_pending
         if rows is None and not checking:
             rows = snapshot_rows(play)

@@ -497,7 +497,7 @@ class InteractionView(QWidget):
         self.npc_choice.blockSignals(True)
         self.npc_choice.clear()
         if playthrough is not None:
-            for sid, name in npc_names(playthrough).items():
+            for sid, name in npc_names(playthrough, self.session.prepared).items():
                 self.npc_choice.addItem(name, sid)
         self.npc_choice.blockSignals(False)
         self.refresh()

@@ -9,54 +9,66 @@ created between the last position and the new one: O(K log N) for K new facts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sortedcontainers import SortedList
 
 from narrative_debugger.models.domain.types import FactId
 from narrative_debugger.models.gil_slices import sorted_in_slices
+from narrative_debugger.widgets.kit.prepared import Prepared
 
 
-def prepare(playthrough) -> list[FactId]:
-    """Every FactId of the playthrough in creation order (O(N) facts), computed by the
-    loader off the GUI thread; kept in ``playthrough.derived["fact_order"]``.
+@dataclass(frozen=True)
+class FactOrder:
+    """``order``: every FactId of a playthrough, in creation order (``prepare``)."""
 
-    Also the sorted keys at ``saved_at_tick``, where the window opens a save, as a
-    ``FactKeysAt`` in ``playthrough.derived["fact_keys"]`` (taken by the first view
-    that reads it: ``take_prepared``). When every fact exists at that tick (the usual
-    case), they are the replay's ``index.fact_keys``, already sorted; else they are
-    sorted in runs (``gil_slices.sorted_in_slices``), so the loader never holds the GIL
-    for one sort of every key."""
+    order: list[FactId]
+
+
+@dataclass(frozen=True)
+class SavedFactKeys:
+    """``tracker``: a ``FactKeysAt`` holding the sorted keys at ``saved_at_tick``, where
+    the window opens a save (``prepare``). Mutable, so only its first reader owns it
+    (``take_prepared``)."""
+
+    tracker: "FactKeysAt"
+
+
+def prepare(playthrough, prepared=None) -> tuple[FactOrder, SavedFactKeys] | FactOrder:
+    """The ``FactOrder`` of a playthrough (O(N) facts), made by the loader off the GUI
+    thread, and with it the ``SavedFactKeys`` (none for an unreadable save).
+
+    When every fact exists at the saved tick (the usual case), its keys are the
+    replay's ``index.fact_keys``, already sorted; else they are sorted in runs
+    (``gil_slices.sorted_in_slices``), so the loader never holds the GIL for one sort
+    of every key."""
     index = playthrough.index
-    order = list(index.facts) if index is not None else []
-    if hasattr(playthrough, "derived"):
-        playthrough.derived["fact_order"] = order
-        if index is not None:
-            count = len(playthrough.state_at(playthrough.save.saved_at_tick).knowledge.facts)
-            tracker = FactKeysAt(order)
-            index.finish()
-            every = count == len(order) == len(index.fact_keys)
-            tracker.set_sorted(count, list(index.fact_keys) if every else sorted_in_slices(order[:count]))
-            playthrough.derived["fact_keys"] = (index, tracker)
-    return order
-
-
-def take_prepared(playthrough, index) -> "FactKeysAt | None":
-    """The loader's ``FactKeysAt`` of ``index`` (``prepare``), once: later calls get None."""
-    derived = getattr(playthrough, "derived", None)
-    prepared = derived.get("fact_keys") if derived is not None else None
-    if prepared is None or prepared[0] is not index:
-        return None
-    del derived["fact_keys"]
-    return prepared[1]
-
-
-def creation_order(playthrough, index) -> list[FactId]:
-    """The creation-ordered FactIds of ``index`` (the prepared list when it is ``playthrough``'s)."""
-    derived = getattr(playthrough, "derived", None)
-    if playthrough is not None and playthrough.index is index and derived is not None:
-        order = derived.get("fact_order")
-        if order is None or len(order) != len(index.facts):
-            order = prepare(playthrough)
+    order = FactOrder(list(index.facts) if index is not None else [])
+    if index is None:
         return order
+    count = len(playthrough.state_at(playthrough.save.saved_at_tick).knowledge.facts)
+    tracker = FactKeysAt(order.order)
+    index.finish()
+    every = count == len(order.order) == len(index.fact_keys)
+    tracker.set_sorted(count, list(index.fact_keys) if every else sorted_in_slices(order.order[:count]))
+    return order, SavedFactKeys(tracker)
+
+
+def take_prepared(prepared: Prepared | None) -> "FactKeysAt | None":
+    """The loader's ``SavedFactKeys`` tracker in ``prepared`` (the container of the
+    playthrough being shown), once: later calls get None."""
+    saved = prepared.take(SavedFactKeys) if prepared is not None else None
+    return saved.tracker if saved is not None else None
+
+
+def creation_order(playthrough, index, prepared: Prepared | None = None) -> list[FactId]:
+    """The creation-ordered FactIds of ``index`` (the prepared ``FactOrder`` when
+    ``prepared`` has one of as many facts: the container of ``playthrough``, whose index
+    ``index`` then is)."""
+    if playthrough is not None and playthrough.index is index:
+        made = prepared.get(FactOrder) if prepared is not None else None
+        if made is not None and len(made.order) == len(index.facts):
+            return made.order
     return list(index.facts)
 
 

@@ -292,15 +292,17 @@ class KnowledgeView(QWidget):
         if tracker is None:
             if len(self._keys) >= 4:  # timelines of saves no longer open
                 self._keys.clear()
-            play = self.session.playthrough
-            tracker = self._keys[key] = take_prepared(play, state.index) or FactKeysAt(creation_order(play, state.index))
+            play, prepared = self.session.playthrough, self.session.prepared
+            ours = play is not None and play.index is state.index  # the container is the open playthrough's
+            tracker = take_prepared(prepared) if ours else None
+            tracker = self._keys[key] = tracker or FactKeysAt(creation_order(play, state.index, prepared))
         return tracker
 
     def _npc_names(self) -> dict[int, str]:
         """StableId -> display name of every NPC of the open save (built once per save)."""
         play = self.session.playthrough
         if self._names is None or self._names[0] is not play:
-            self._names = (play, npc_names(play))
+            self._names = (play, npc_names(play, self.session.prepared))
         return self._names[1]
 
     def _changed_since_previous(self, state) -> frozenset[FactId]:

@@ -14,6 +14,7 @@ session's ``view_start`` .. last tick.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -37,7 +38,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from narrative_debugger.models.session import Stepping
 from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, tick_array
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.plain_text import ElidingComboBox
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.session import prepare as session_prepare
@@ -112,18 +115,21 @@ def bin_into(counts: np.ndarray, ticks: np.ndarray, last_tick: int, first_tick: 
         yield
 
 
-def prepare(playthrough) -> dict[str, np.ndarray]:
-    """The marker lanes' ticks of a playthrough: event kind -> sorted uint64 array (O(N)
-    in events), computed by the loader off the GUI thread after the session's
-    ``prepare``; kept in ``playthrough.derived["tickbar"]``. Findings' ticks are the
-    session's (``Session.event_ticks("finding")``) and are not here."""
-    derived = getattr(playthrough, "derived", {})
-    cached = derived.get("session")
-    _, event_ticks, _ = cached if cached is not None else session_prepare(playthrough)
-    lanes = {kind: np.sort(tick_array(event_ticks.get(kind, []))) for kind in KIND_STYLE if kind != "finding"}
-    if hasattr(playthrough, "derived"):
-        playthrough.derived["tickbar"] = lanes
-    return lanes
+@dataclass(frozen=True)
+class TickLanes:
+    """``lanes``: event kind -> the sorted uint64 ticks of its markers (``prepare``)."""
+
+    lanes: dict[str, np.ndarray]
+
+
+def prepare(playthrough, prepared: Prepared | None = None) -> TickLanes:
+    """The marker lanes' ticks of a playthrough (O(N) in events), made by the loader off
+    the GUI thread from the session's ``Stepping`` in ``prepared`` (made now when it is
+    not there). Findings' ticks are the session's (``Session.event_ticks("finding")``)
+    and are not here."""
+    stepping = prepared.get(Stepping) if prepared is not None else None
+    event_ticks = (stepping if stepping is not None else session_prepare(playthrough)).ticks
+    return TickLanes({kind: np.sort(tick_array(event_ticks.get(kind, []))) for kind in KIND_STYLE if kind != "finding"})
 
 
 def swatch(colour: str, size: int = 12) -> QIcon:
@@ -689,10 +695,10 @@ class TickBar(QWidget):
     def _set_lanes(self) -> None:
         """The marker lanes of the open playthrough (its findings' lane as they are now)."""
         s = self.session
-        prepared = s.playthrough.derived.get("tickbar") if s.ready else None
+        prepared = s.prepared.get(TickLanes) if s.ready else None
         lanes = []
         for kind, (label, colour) in KIND_STYLE.items():
-            ticks = prepared.get(kind) if prepared is not None and kind != "finding" else None
+            ticks = prepared.lanes.get(kind) if prepared is not None and kind != "finding" else None
             if ticks is None:  # findings are few (and known to the session only); or not prepared
                 ticks = np.sort(np.asarray(s.event_ticks(kind), dtype=np.uint64)) if s.ready else np.empty(0, np.uint64)
             lanes.append((label, QColor(colour), ticks))

@@ -208,8 +208,8 @@ def build_tracks(playthrough, end: int, origin: int = 0, npcs=None, markers=None
     return tracks
 
 
-@dataclass
-class Prepared:
+@dataclass(frozen=True)
+class FirstTracks:
     """What the view needs on ``loaded``, computed once per playthrough (``prepare``).
 
     Attributes:
@@ -232,18 +232,17 @@ def shown_npcs(playthrough) -> list[int]:
     return sorted(index.npcs)[:MAX_CURVES] if index is not None else []
 
 
-def prepare(playthrough) -> Prepared | None:
+def prepare(playthrough, prepared=None) -> FirstTracks | None:
     """Build the first tracks and the markers of a playthrough (O(N) in journal entries;
-    the loader runs this off the GUI thread). Kept in ``playthrough.derived["timelines"]``."""
+    the loader runs this off the GUI thread and the view reads it from the session's
+    ``prepared``). None for an unreadable save."""
     if playthrough.index is None:
         return None
     end = playthrough.last_tick
     origin = plot_origin(playthrough)
     markers = _marker_ticks(playthrough)
     tracks = {t.stable_id: t for t in build_tracks(playthrough, end, origin, shown_npcs(playthrough), markers)}
-    prepared = Prepared(end, origin, tracks, markers)
-    playthrough.derived["timelines"] = prepared
-    return prepared
+    return FirstTracks(end, origin, tracks, markers)
 
 
 def _marker_ticks(playthrough) -> dict[tuple[str, int], list[int]]:

@@ -42,7 +42,7 @@ from narrative_debugger.widgets.timelines.tracks import (
     OTHER_WIDTH,
     NpcTrack,
     PassiveScatter,
-    Prepared,
+    FirstTracks,
     StepCurve,
     build_tracks,
     cache_drawing,
@@ -207,7 +207,7 @@ class TimelinesView(QWidget):
         self._behind = False  # a tick or NPC came while another tab was in front
         self.origin = 0
         self.npc_count = 0
-        self._prepared: Prepared | None = None
+        self._prepared: FirstTracks | None = None
         self._drawn = False  # the curves and selected NPC of the load are drawn
         self._work = SlicedWork(self)
         self._ahead = SlicedWork(self)  # the neighbouring events' NPCs' layers (``_ahead_steps``)
@@ -578,7 +578,7 @@ class TimelinesView(QWidget):
         end = s.last_tick
         prepared = None
         if s.ready:
-            prepared = s.playthrough.derived.get("timelines")
+            prepared = s.prepared.get(FirstTracks)
             if prepared is None or prepared.end != end:
                 prepared = prepare(s.playthrough)
         self.origin = prepared.origin if prepared is not None else 0

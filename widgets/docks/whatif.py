@@ -17,10 +17,11 @@ from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.whatif.run import PatchError, parse_set
 from narrative_debugger.widgets.session import Session
-from PySide6.QtCore import Qt, Signal
+from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY
+from narrative_debugger.widgets.kit.tables import RowsTableModel
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+                               QLineEdit, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QTableView, QVBoxLayout, QWidget)
 
 NAME, RECORDED, WHAT_IF = 0, 1, 2
 
@@ -34,6 +35,61 @@ def show_value(value: object) -> str:
     if isinstance(value, str):
         return f'"{value}"'
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+class TuningModel(RowsTableModel):
+    """Rows ``(name, recorded value)`` of ``tuning_values``, and the text typed in each
+    row's What if cell (the only editable column).
+
+    A model, not a table of items: a save with 3 000 NPCs lists about 9 000 values, and
+    making an item for each cell held the GUI thread ~0.5 s on every open.
+    """
+
+    HEADERS = ("Tuning value", "Recorded", "What if")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.typed: list[str] = []
+        self._row_of: dict[str, int] = {}
+
+    def set_rows(self, rows) -> None:
+        """Show ``rows`` (``(name, value)`` pairs) with every What if cell empty."""
+        rows = list(rows)
+        self.typed = [""] * len(rows)
+        self._row_of = {name: r for r, (name, _) in enumerate(rows)}
+        super().set_rows(rows)
+
+    def row_of(self, name: str) -> int:
+        """The row of tuning value ``name`` (-1 if absent)."""
+        return self._row_of.get(name, -1)
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        name, value = self.rows[index.row()]
+        role, col = int(role), index.column()
+        if role in (_DISPLAY, int(Qt.EditRole)):
+            return (name, show_value(value), self.typed[index.row()])[col]
+        if role == int(Qt.ToolTipRole) and col != WHAT_IF:
+            return f"{name}: {show_value(value)} as recorded"
+        return None
+
+    def flags(self, index: QModelIndex):
+        flags = super().flags(index)
+        return flags | Qt.ItemIsEditable if index.isValid() and index.column() == WHAT_IF else flags
+
+    def setData(self, index: QModelIndex, value, role=Qt.EditRole) -> bool:  # noqa: N802 (Qt override)
+        if not index.isValid() or index.column() != WHAT_IF or int(role) != int(Qt.EditRole):
+            return False
+        self.typed[index.row()] = str(value)
+        self.dataChanged.emit(index, index)
+        return True
+
+    def clear_typed(self) -> None:
+        """Empty every What if cell."""
+        if any(self.typed):
+            self.typed = [""] * len(self.rows)
+            self.dataChanged.emit(self.index(0, WHAT_IF), self.index(len(self.rows) - 1, WHAT_IF))
 
 
 def _at(tick: int | None) -> str:
@@ -50,7 +106,8 @@ class WhatIfPanel(QWidget):
         revertRequested(): drop every edit and show the recorded run alone.
 
     Attributes:
-        table: the tuning values (Name, Recorded, What if; only What if is editable).
+        table: the tuning values' view; ``model`` (``TuningModel``) holds them (Name,
+            Recorded, What if; only What if is editable).
         edits: the list of edits applied, in order.
         message: what went wrong (a bad value), or what is being done.
         progress: busy while the what-if runs.
@@ -70,16 +127,18 @@ class WhatIfPanel(QWidget):
                       "The views then compare A (as recorded) with B (what if).", self)
         hint.setWordWrap(True)
         hint.setTextFormat(Qt.PlainText)
-        self.table = QTableWidget(0, 3, self)
+        self.model = TuningModel(self)
+        self.table = QTableView(self)
         self.table.setObjectName("whatIfTuning")
-        self.table.setHorizontalHeaderLabels(["Tuning value", "Recorded", "What if"])
+        self.table.setModel(self.model)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setEditTriggers(QAbstractItemView.AllEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(NAME, QHeaderView.Stretch)
-        header.setSectionResizeMode(RECORDED, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(RECORDED, QHeaderView.Interactive)
+        self.table.setColumnWidth(RECORDED, self.fontMetrics().horizontalAdvance("Recorded 0.000") + 8)
         header.setSectionResizeMode(WHAT_IF, QHeaderView.Fixed)
         self.table.setColumnWidth(WHAT_IF, self.fontMetrics().horizontalAdvance("What if: 0.000") + 8)
         self.apply_button = QPushButton("&Apply", self)
@@ -139,53 +198,42 @@ class WhatIfPanel(QWidget):
     def _on_loaded(self) -> None:
         play = self.session.playthrough
         rows = tuning_values(DEFAULT_TUNING, list(play.save.npcs.values()), play.content.prompt.context_token_budget) if play else []
-        self.table.setRowCount(len(rows))
-        for r, (name, value) in enumerate(rows):
-            for col, text in ((NAME, name), (RECORDED, show_value(value)), (WHAT_IF, "")):
-                item = QTableWidgetItem(text)
-                if col != WHAT_IF:
-                    item.setFlags(item.flags() & ~Qt.ItemIsEditable)
-                    item.setToolTip(f"{name}: {show_value(value)} as recorded")
-                self.table.setItem(r, col, item)
+        self.model.set_rows(rows)
         self.show_edits([])
         self.outcome.clear()
         self.message.clear()
 
     def row_of(self, name: str) -> int:
         """The table row of tuning value ``name`` (-1 if absent)."""
-        for r in range(self.table.rowCount()):
-            if self.table.item(r, NAME).text() == name:
-                return r
-        return -1
+        return self.model.row_of(name)
 
     def set_value(self, name: str, text: str) -> None:
         """Type ``text`` in the What if cell of ``name`` (as the user would)."""
         r = self.row_of(name)
         if r < 0:
             raise KeyError(name)
-        self.table.item(r, WHAT_IF).setText(text)
+        self.model.setData(self.model.index(r, WHAT_IF), text)
 
     def focus_first(self) -> None:
         """Put the keyboard in the first What if cell (the sentiment weight): typing a
         value there and pressing Ctrl+Return applies it."""
-        if self.table.rowCount():
-            self.table.setCurrentCell(0, WHAT_IF)
+        if self.model.rowCount():
+            self.table.setCurrentIndex(self.model.index(0, WHAT_IF))
             self.table.setFocus()
 
     # ----- panel -> app -----
     def pending(self) -> list[tuple[str, object]]:
         """The ``(name, value)`` pairs typed in the What if column, in table order."""
         out = []
-        for r in range(self.table.rowCount()):
-            text = self.table.item(r, WHAT_IF).text().strip()
-            if text:
-                out.append(parse_set(f"{self.table.item(r, NAME).text()}={text}"))
+        for (name, _), typed in zip(self.model.rows, self.model.typed):
+            if typed.strip():
+                out.append(parse_set(f"{name}={typed.strip()}"))
         return out
 
     def apply(self) -> None:
         """Apply: ask for the values typed to be added to the edits and run."""
         if self.table.state() == QAbstractItemView.EditingState:  # a cell still being typed in counts
-            self.table.setCurrentItem(None)
+            self.table.setCurrentIndex(QModelIndex())  # commits the open editor
         try:
             pairs = self.pending()
         except PatchError as exc:
@@ -194,8 +242,7 @@ class WhatIfPanel(QWidget):
         if not pairs:
             self.show_error("Nothing to apply: type a value in the What if column first.")
             return
-        for r in range(self.table.rowCount()):
-            self.table.item(r, WHAT_IF).setText("")
+        self.model.clear_typed()
         self.applyRequested.emit(pairs)
 
     # ----- app -> panel -----

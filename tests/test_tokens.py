@@ -195,6 +195,21 @@ def test_failed_load_is_retried(corrupt_dir):
     assert tokens.get_encoder("cl100k_base").count("hello world") == 2
 
 
+@pytest.mark.parametrize("name", tokens.ENCODINGS)
+def test_a_loaded_encoding_pickles_as_its_name(name):
+    """The encoding lets its Python copy of the ranks go once tiktoken has its own (the
+    memory of a corpus worker); pickled, as a process pool or a Dask worker would, it
+    comes back as the same loaded encoding and counts the same."""
+    import pickle
+
+    counter = tokens.get_encoder(name)
+    data = pickle.dumps(counter.encoding)
+    assert len(data) < 1000  # the name, not 100 000 ranks
+    again = pickle.loads(data)
+    assert again is counter.encoding
+    assert again.encode_ordinary("Kael owes 12345678 coins") == counter.encode("Kael owes 12345678 coins")
+
+
 def test_loading_makes_no_network_access(monkeypatch, fresh_cache):
     class NoNetwork(socket.socket):
         def __init__(self, *args, **kwargs):
@@ -211,17 +226,15 @@ def test_loading_makes_no_network_access(monkeypatch, fresh_cache):
 
 
 def test_concurrent_first_calls_load_once(monkeypatch, fresh_cache):
-    import tiktoken
-
     builds = []
-    real_build = tiktoken.Encoding
+    real_build = tokens._build_encoding
 
     def counting_build(*args, **kwargs):
         built = real_build(*args, **kwargs)
         builds.append(built.name)
         return built
 
-    monkeypatch.setattr(tiktoken, "Encoding", counting_build)
+    monkeypatch.setattr(tokens, "_build_encoding", counting_build)
     results = []
     threads = [
         threading.Thread(target=lambda: results.append(tokens.get_encoder("cl100k_base")))

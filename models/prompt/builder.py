@@ -8,6 +8,7 @@ counts are tokens of one tiktoken encoding.
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from dataclasses import dataclass, field, replace
@@ -227,6 +228,12 @@ def split_lines(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1024)
+def _keys_of(card: StoryCard) -> tuple[str, ...]:
+    """``card.key_list()``, kept: a card's keys are matched in every build."""
+    return tuple(card.key_list())
+
+
 def match_cards(cards: list[StoryCard], window: str) -> list[tuple[StoryCard, str]]:
     """Cards whose keys occur in ``window``: literal, case-insensitive substrings, in card order.
 
@@ -236,7 +243,7 @@ def match_cards(cards: list[StoryCard], window: str) -> list[tuple[StoryCard, st
     haystack = window.lower()
     out = []
     for card in cards:
-        for key in card.key_list():
+        for key in _keys_of(card):
             if key in haystack:
                 out.append((card, key))
                 break
@@ -445,7 +452,7 @@ class PromptBuilder:
             cards=card_records,
             history=HistoryReport(len(lines), total_lines, truncated, budgeted),
             text=text,
-            total_tokens=sum(len(chunk) for chunk in chunks),
+            total_tokens=sum(map(len, chunks)),
             system_tokens=count(system_text),
             chunks=chunks,
             reserved=tuple(reserved_parts),

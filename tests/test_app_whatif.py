@@ -230,3 +230,30 @@ def test_panel_lists_every_npc_of_a_crowd_and_applies_the_last(tmp_path, open_wi
     panel.apply()
     assert sent == [[(last_name, 3)]]
     assert panel.pending() == []  # the cells are emptied once applied
+
+
+def test_revert_and_stop_comparing_clear_the_last_outcome(qtbot, window):
+    """The levels reached and the prompts to regenerate belong to the what-if shown:
+    after Revert (or File › Stop comparing) the panel listed them still, under
+    "Reverted: the recorded run."."""
+    panel = window.panels["whatif"][0]
+    window.whatif.open_action.trigger()
+    for leave in (lambda: qtbot.mouseClick(panel.revert_button, Qt.LeftButton), window.compare.stop):
+        panel.set_value("relationship.sentiment_weight", "0.25")
+        _applied(qtbot, window, panel.apply)
+        assert "mira-holt: Acquaintance → Stranger" in panel.outcome.toPlainText()
+        with qtbot.waitSignal(window.session.comparisonChanged):
+            leave()
+        assert window.session.comparison is None
+        assert panel.outcome.toPlainText() == "" and panel.message.text() in (
+            "Reverted: the recorded run.", "Not comparing any more: the edits were dropped.")
+
+
+def test_one_difference_is_said_in_the_singular(qtbot, window):
+    # Lera's score is clamped at 100 either way: a kinder last conversation differs in
+    # its journal entry alone ("in 1 ways", "1 differences" before).
+    _applied(qtbot, window, lambda: window.whatif.add_edits([("/journal/3794/event/RelationshipInteraction/sentiment", 0.9)]))
+    panel = window.panels["whatif"][0]
+    assert len(window.session.comparison.differences()) == 1
+    assert panel.message.text().startswith("B differs from the recorded run in 1 way, the first at tick 301,528")
+    assert ": 1 difference. Double-click" in window.panels["differences"][0].heading.text()

@@ -89,7 +89,7 @@ class DifferencesView(QWidget):
         self.model.set_rows(rows)
         what = f"content {c.a.content.root} vs {c.b.content.root}" if c.same_save else f"{c.a.save.label} vs {c.b.save.label}"
         if rows:
-            self.heading.setText(f"A vs B ({what}): {len(rows):,} differences. Double-click one to go to it.")
+            self.heading.setText(f"A vs B ({what}): {len(rows):,} difference{'s' * (len(rows) != 1)}. Double-click one to go to it.")
         else:
             self.heading.setText(f"A vs B ({what}): they agree on everything compared.")
 

@@ -270,12 +270,12 @@ class WhatIfPanel(QWidget):
         self.message.setText(one_line(text))
 
     def show_idle(self, text: str = "") -> None:
-        """Nothing runs; ``text`` says where things stand."""
+        """Nothing runs and no what-if is shown (reverted, or the comparison ended):
+        ``text`` says where things stand, and the last what-if's outcome is cleared."""
         self.progress.hide()
         self.message.setStyleSheet("")
         self.message.setText(text)
-        if not text:
-            self.outcome.clear()
+        self.outcome.clear()
 
     def show_result(self, result) -> None:
         """A ``models.whatif.run.WhatIf``: a summary in the message line, what would not
@@ -288,7 +288,7 @@ class WhatIfPanel(QWidget):
         else:
             d = result.comparison.divergence
             first = f", the first at tick {d.tick:,}" if d is not None and d.tick is not None else ""
-            self.message.setText(f"B differs from the recorded run in {count:,} ways{first}: see Differences and the dashed curves.")
+            self.message.setText(f"B differs from the recorded run in {count:,} way{'s' * (count != 1)}{first}: see Differences and the dashed curves.")
         lines = []
         if result.end_levels:
             lines.append("Levels reached (A → B):")

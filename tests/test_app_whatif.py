@@ -27,6 +27,19 @@ def _applied(qtbot, window, action) -> None:
     assert c.result is not None and window.session.comparison is c.result.comparison
 
 
+def test_panel_shows_the_what_ifs_progress_in_percent(qtbot, window):
+    panel = window.panels["whatif"][0]
+    window.whatif.open_action.trigger()
+    values = []
+    panel.progress.valueChanged.connect(values.append)
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, lambda: qtbot.mouseClick(panel.apply_button, Qt.LeftButton))
+    assert len(values) > 5 and values == sorted(values) and max(values) >= 95
+    assert not panel.progress.isVisible()  # the result replaced it
+    panel.show_progress(0.424, "replaying with the edits")
+    assert panel.message.text() == "Replaying with the edits… 42 %" and panel.progress.value() == 42
+
+
 def test_panel_sentiment_weight_matches_the_command(qtbot, window):
     panel = window.panels["whatif"][0]
     dock = window.docks["whatif"]

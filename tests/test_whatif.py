@@ -127,6 +127,23 @@ def test_one_sentiment_recomputes_that_npcs_chain_only():
     assert "lera-sessik" in w.prompts_regenerate and set(w.prompts_regenerate) == {"lera-sessik"}
 
 
+@pytest.mark.parametrize("recorded", [False, True], ids=["opens A", "A open"])
+def test_progress_rises_from_0_to_1_through_each_stage(recorded):
+    from narrative_debugger.models.playthrough import Playthrough
+
+    save = SAMPLES / "evening.json"
+    seen = []
+    a = Playthrough.open(save) if recorded else None
+    what_if(save, None, [{"op": "replace", "path": "/journal/62/event/RelationshipInteraction/sentiment", "value": -0.5}],
+            recorded=a, progress=lambda fraction, stage: seen.append((fraction, stage)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
+    stages = list(dict.fromkeys(stage for _, stage in seen))
+    expected = ["applying the edits", "replaying with the edits", "comparing with the recorded run", "rebuilding the prompts", "done"]
+    assert stages == (expected if recorded else ["opening the recorded save", *expected])
+    assert sum(stage == "replaying with the edits" for _, stage in seen) > 10  # the replay reports as it goes
+
+
 def test_sentiment_weight_changes_every_curve_and_lists_end_levels(capsys):
     status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", "relationship.sentiment_weight=0.25", "--format", "json")
     doc = json.loads(out)

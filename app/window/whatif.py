@@ -18,10 +18,12 @@ from narrative_debugger.widgets.timelines.compare import prebuild_tracks
 from PySide6.QtCore import QObject
 
 
-def _whatif_job(play, path, operations, tuning, sets) -> WhatIf:
+def _whatif_job(job, play, path, operations, tuning, sets) -> WhatIf:
     """What the worker runs: the what-if against the open playthrough (side A), then
-    B's timeline tracks, so that the GUI thread only draws them."""
-    result = what_if(path, None, operations, tuning, sets, recorded=play)
+    B's timeline tracks, so that the GUI thread only draws them. Its progress goes to
+    ``job.report(fraction, stage)``."""
+    result = what_if(path, None, operations, tuning, sets, recorded=play, progress=lambda fraction, stage: job.report(0.95 * fraction, stage))
+    job.report(0.95, "drawing the what-if")
     prebuild_tracks(result.comparison)
     return result
 
@@ -120,7 +122,8 @@ class WhatIfController(QObject):
             self.panel.show_error(str(exc))
             return
         self.panel.show_busy(f"Replaying with {len(edits)} edit(s)…")
-        self._jobs.run(_whatif_job, play, path, operations, tuning, sets, latest="whatif",
+        self._jobs.run(_whatif_job, play, path, operations, tuning, sets, latest="whatif", takes_job=True,
+                       on_progress=self.panel.show_progress,
                        on_done=lambda result: self._on_done(result, play, edits),
                        on_error=lambda exc: self._on_error(exc, play, edits))
 

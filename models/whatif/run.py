@@ -198,7 +198,7 @@ class WhatIf:
 
 
 def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuning = DEFAULT_TUNING, sets: list | None = None,
-            tick: int | None = None, recorded: Playthrough | None = None) -> WhatIf:
+            tick: int | None = None, recorded: Playthrough | None = None, progress=None) -> WhatIf:
     """Apply ``operations`` to the save at ``path`` and ``tuning`` to the rules, replay, compare.
 
     Args:
@@ -209,6 +209,9 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
         sets: the ``(name, value)`` tuning values set, for ``edits``.
         tick: compare the states at this tick (default: each side's last tick).
         recorded: side A when already open (``Playthrough.open(path, content_dir)``).
+        progress: optional ``callable(fraction, stage)``: 0.0 .. 1.0 and what is being
+            done (the edits applied, B replayed, compared, the prompts rebuilt), called
+            about 100 times while B is replayed.
 
     Raises:
         PatchError: the save cannot be read, the patch cannot be applied, it leaves
@@ -216,7 +219,12 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
             named), or ``tuning`` sets ``npc.SLUG.…`` for a SLUG the save has no NPC of.
     """
     path = Path(path)
+    report = _rising(progress) if progress is not None else (lambda fraction, stage: None)
+    opened = 0.0 if recorded is not None else 0.3  # what opening A takes of the whole, when it is not open
+    if recorded is None:
+        report(0.0, "opening the recorded save")
     a = recorded if recorded is not None else Playthrough.open(path, content_dir, checks_later=True)
+    report(opened, "applying the edits")
     if not a.readable:
         raise PatchError(f"{path.name} cannot be read: " + "; ".join(f"{f.code} {f.location}: {f.message}" for f in a.findings[:3]))
     _check_npc_names(a.save, path.name, tuning)
@@ -234,14 +242,29 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
         rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
                        recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()})
         notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
-        b = Playthrough.build(save_b, a.content, checks_later=True, notes=notes, tuning=tuning, recompute=rc)
+        span = 1.0 - opened
+        replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
+        b = Playthrough.build(save_b, a.content, replaying, checks_later=True, notes=notes, tuning=tuning, recompute=rc)
+    report(opened + span * 0.6, "comparing with the recorded run")
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
     result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
     _relevel(result, tuning)
     _decisions(result, a, b)
     _crossings(result, a.index, b.index, a.save, b.save)
+    report(opened + span * 0.85, "rebuilding the prompts")
     _prompts(result, a, b, changed_from, changed_to, tuning)
+    report(1.0, "done")
     return result
+
+
+def _rising(progress):
+    """``progress`` called with fractions that never go back (rounding of the stages' spans)."""
+    last = [0.0]
+
+    def report(fraction: float, stage: str) -> None:
+        last[0] = max(last[0], min(1.0, round(fraction, 6)))
+        progress(last[0], stage)
+    return report
 
 
 _ENTRY_FIELD = re.compile(r"/journal/(0|[1-9][0-9]*)/.+")

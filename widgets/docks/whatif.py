@@ -110,7 +110,7 @@ class WhatIfPanel(QWidget):
             Recorded, What if; only What if is editable).
         edits: the list of edits applied, in order.
         message: what went wrong (a bad value), or what is being done.
-        progress: busy while the what-if runs.
+        progress: the running what-if's progress (percent; busy until its first report).
         outcome: what would not happen, what now would, and the prompts to regenerate.
         apply_button, undo_button, revert_button: the actions.
     """
@@ -138,7 +138,8 @@ class WhatIfPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(NAME, QHeaderView.Stretch)
         header.setSectionResizeMode(RECORDED, QHeaderView.Interactive)
-        self.table.setColumnWidth(RECORDED, self.fontMetrics().horizontalAdvance("Recorded 0.000") + 8)
+        self.table.setColumnWidth(RECORDED, self.fontMetrics().horizontalAdvance("Recorded") + 24)
+        self.table.setTextElideMode(Qt.ElideMiddle)  # "relationship.…_weight": the ends tell the names apart
         header.setSectionResizeMode(WHAT_IF, QHeaderView.Fixed)
         self.table.setColumnWidth(WHAT_IF, self.fontMetrics().horizontalAdvance("What if: 0.000") + 8)
         self.apply_button = QPushButton("&Apply", self)
@@ -160,7 +161,6 @@ class WhatIfPanel(QWidget):
         self.progress.setObjectName("whatIfProgress")
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
-        self.progress.setMaximumHeight(8)
         self.progress.hide()
         self.message = QLabel("", self)
         self.message.setObjectName("whatIfMessage")
@@ -258,10 +258,21 @@ class WhatIfPanel(QWidget):
         self.revert_button.setEnabled(bool(edits))
 
     def show_busy(self, text: str) -> None:
-        """The what-if runs: the busy bar and ``text``."""
+        """The what-if runs: the busy bar (until its first ``show_progress``) and ``text``."""
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
         self.progress.show()
         self.message.setStyleSheet("")
         self.message.setText(text)
+
+    def show_progress(self, fraction: float, stage: str) -> None:
+        """The running what-if's progress: ``fraction`` 0.0 .. 1.0 on the bar, and its
+        stage in the message line (e.g. "Replaying with the edits… 42 %")."""
+        self.progress.setRange(0, 100)
+        self.progress.setValue(round(100 * max(0.0, min(1.0, fraction))))
+        self.progress.setTextVisible(True)
+        self.progress.show()
+        self.message.setText(f"{stage[:1].upper()}{stage[1:]}… {self.progress.value()} %")
 
     def show_error(self, text: str) -> None:
         """A bad value or a failed run: ``text``, in the message line (no dialog)."""

@@ -148,6 +148,7 @@ MUTATIONS = {
     "J002": lambda d: d["journal"].append(ev(200, "DialogueLine", speaker=1, text="Later.")),
     "J003": lambda d: npc(d).update(walk_aways=2),
     "J004": lambda d: d["journal"].insert(2, ev(131, "DialogueLine", speaker=555, text="Who am I?")),
+    "C013": lambda d: d["npcs"].update({"24": copy.deepcopy(npc(d)) | {"slug": "wren-unlisted", "walk_aways": 0}}),
     "M001": lambda d: d["journal"].append(ev(165, "MonologueFired", line_id="ring-rumour")),
     "M002": lambda d: d["journal"].append(ev(165, "MonologueFired", line_id="no-such-line")),
 }

@@ -284,7 +284,16 @@ def _entries_of_kind(save: Save, kind: str):
 
 
 def check_content(content: Content, saves: list[Save], sink: FindingSink) -> None:
-    """C004: prerequisites that name an NPC or a fact category no content or save defines."""
+    """C004: prerequisites that name an NPC or a fact category no content or save defines.
+    C013: an NPC of a save with no profile in a content folder that has profiles (with
+    none at all, C012 says so once)."""
+    if content.npcs:
+        for save in saves:
+            for sid, npc in save.npcs.items():
+                if isinstance(npc.slug, str) and npc.slug not in content.npcs:
+                    sink.add("C013", f"{npc.slug}: NPC {sid} of the save has no profile in npcs/ ({npc.slug}.yaml): "
+                             f"it is named {content.npc_name(npc.slug)!r} from its slug, and the prompt has no description of it",
+                             f"npcs.{sid}.slug", save.saved_at_tick, target=npc_target(npc, "slug"))
     npc_slugs = set(content.npcs)
     categories = {"interaction", *content.fact_categories}
     for save in saves:

@@ -44,6 +44,23 @@ def test_status_bar_shows_the_save_name_whole_or_elided_with_a_tooltip(qtbot, wi
     assert str(long) in label.toolTip()
 
 
+def test_a_long_status_message_is_shown_whole(qtbot, open_window):
+    """At 1040 px the save, tick and findings fields cut a what-if's message off after
+    "at tick 4,520:"; a message too long to sit beside them hides them while it shows."""
+    w = open_window(SAMPLES / "qa-faults.json", size=(1040, 700))
+    bar = w.statusBar()
+    fields = [w.status_save, w.status_tick, w.status_findings]
+    assert all(f.isVisible() for f in fields)
+    bar.showMessage("Saved.")  # a short one sits beside them
+    assert all(f.isVisible() for f in fields)
+    long = "What if: B differs from the recorded run in 1,234 ways, the first at tick 4,520: see Differences and the dashed curves."
+    bar.showMessage(long)
+    assert not any(f.isVisible() for f in fields)
+    assert bar.fontMetrics().horizontalAdvance(long) < bar.width()  # so it shows whole
+    bar.clearMessage()
+    assert all(f.isVisible() for f in fields)
+
+
 def test_the_chosen_prompt_encoding_outlives_the_save(qtbot, window):
     window.open_save(SAMPLES / "evening.json", wait=True)
     prompt = window.views["prompt"]

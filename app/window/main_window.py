@@ -338,8 +338,21 @@ class MainWindow(QMainWindow):
         self.status_tick = plain_label("")
         self.status_findings = plain_label("")
         self.statusBar().addPermanentWidget(self.status_save)
+        self.status_fields = [self.status_save]
         for label in (self.status_tick, self.status_findings):
-            self.statusBar().addPermanentWidget(SteadyLabel(label))  # the tick's text changes at every step
+            holder = SteadyLabel(label)  # the tick's text changes at every step
+            self.statusBar().addPermanentWidget(holder)
+            self.status_fields.append(holder)
+        self.statusBar().messageChanged.connect(self._make_room_for_message)
+
+    def _make_room_for_message(self, text: str) -> None:
+        """A message too long to sit beside the save, tick and findings fields hides them
+        while it shows (at 1040 px they cut it off mid-sentence); they come back with it gone."""
+        bar = self.statusBar()
+        fields = sum(field.sizeHint().width() + 8 for field in self.status_fields)
+        room = not text or bar.fontMetrics().horizontalAdvance(text) + 24 + fields <= bar.width()
+        for field in self.status_fields:
+            field.setVisible(room)
 
     # ----- opening -----
     def choose_save(self) -> None:

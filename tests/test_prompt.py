@@ -159,6 +159,54 @@ def test_story_card_keys_literal_case_insensitive():
     assert hits == {"boat": "boat", "cpp": "c++"}  # "n.b." is not a pattern matching "nab"
 
 
+def _window(builder: PromptBuilder, play: Playthrough, tick: int, available: int) -> str:
+    """The card trigger window as the seed words it: the newest lines that fit
+    ``available``, the one before them cut to what is left, joined by newlines."""
+    lines, spent = [], 0
+    for rec in play.index.dialogue_newest_first(KAEL, tick):
+        text, cost = builder.render_line(rec)
+        if spent + cost > available:
+            lines.append(builder.counter.truncate_to_last(text, max(0, available - spent - builder.counter.count("\n")))[0])
+            break
+        lines.append(text)
+        spent += cost
+    return "\n".join(reversed(lines))
+
+
+def test_card_keys_match_the_window_as_one_text(tmp_path):
+    """The builder keeps which card keys each history line holds; the cards it finds are
+    those ``match_cards`` finds in the window as one text: a key that runs over a line
+    break ("dock" at a line's end, "Kael" at the next one's start), a Greek capital
+    sigma lowercased as a final sigma, a key only in the cut oldest line of the window.
+    The same at an earlier tick from the same builder, for budgets that cut the window
+    anywhere."""
+    cards = (
+        "- id: split\n  name: Split\n  keys: \"nothing, dock\\nkael\"\n  entry: Across a line break.\n"
+        "- id: final\n  name: Final\n  keys: οδος\n  entry: A final sigma.\n"
+        "- id: medial\n  name: Medial\n  keys: οδοσ\n  entry: Never, as the sigma ends a word.\n"
+        "- id: oldest\n  name: Oldest\n  keys: end-word\n  entry: Only at the end of the oldest line.\n"
+        "- id: never\n  name: Never\n  keys: harbor\n  entry: Not said.\n"
+    )
+    doc = conversation(12, text="ΟΔΟΣ {i} " + "the tide is out and " * 4 + "by the dock")
+    doc["journal"][-12]["event"]["DialogueLine"]["text"] = "and the nets are dry " * 40 + "END-WORD"
+    end = doc["saved_at_tick"]
+    cut_with_key = 0
+    for budget in range(520, 1100, 15):
+        folder = tmp_path / str(budget)
+        folder.mkdir()
+        play = open_play(folder, doc, budget=budget, cards=cards)
+        builder = PromptBuilder(play)
+        for tick in (end, end - 4, end):
+            preview = builder.build("kael-davan", tick)
+            window = _window(builder, play, tick, preview.available)
+            found = [c.id for c in preview.cards]
+            assert found == [c.id for c, _ in match_cards(play.content.cards, window)], (budget, tick)
+            assert found[:2] == ["split", "final"] and "medial" not in found and "never" not in found
+            oldest = builder.render_line(play.index.dialogue_with(KAEL, tick)[0])[0]
+            cut_with_key += "oldest" in found and oldest.endswith(window.split("\n")[0]) and not window.startswith(oldest)
+    assert cut_with_key > 0
+
+
 def test_relationship_modifier_per_level_and_shared_references(tmp_path):
     doc = conversation(2)
     rel_events = [ev(205, "SharedReferenceAdded", target=KAEL, kind="jokes", content="the eel in the ledger")]

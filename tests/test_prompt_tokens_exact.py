@@ -95,3 +95,30 @@ def test_token_ids_are_kept_where_the_collector_does_not_walk_them():
     assert preview.chunks and all(len(gc.get_referents(chunk)) <= 1 for chunk in preview.chunks)  # at most its type
     assert preview.token_ids == builder.counter.encode(preview.text)
     assert len(preview.token_ids) == preview.total_tokens > 1000
+
+
+def _same_preview(a, b) -> bool:
+    return (a.text, a.total_tokens, a.cards, a.history, a.available, a.token_ids) == (b.text, b.total_tokens, b.cards, b.history, b.available, b.token_ids)
+
+
+@pytest.mark.parametrize("name", ["evening.json", "walkaway-spiral.json", "qa-faults.json"])
+@pytest.mark.parametrize("budget", [None, 700, 1200])
+def test_one_builder_at_ticks_in_any_order_equals_fresh_builds(name, budget):
+    """A builder keeps rendered lines, their running costs and token ids across builds;
+    whatever order the ticks come in (back and forth, NPCs interleaved, as the window
+    steps), each preview is the one a fresh builder gives at that tick. Small budgets
+    make the history overflow, so the oldest lines slide out and the window is cut."""
+    play = Playthrough.open(SAMPLES / name, SAMPLES / "content")
+    rng = random.Random(f"{name}{budget}")
+    shared = PromptBuilder(play, budget=budget)
+    slugs = [npc.slug for npc in play.save.npcs.values()]
+    cut = 0
+    for _ in range(40):
+        slug, tick = rng.choice(slugs), rng.randint(0, play.last_tick)
+        preview = shared.build(slug, tick)
+        fresh = PromptBuilder(play, budget=budget).build(slug, tick)
+        assert _same_preview(preview, fresh), (slug, tick)
+        assert preview.token_ids == shared.counter.encode(preview.text)
+        cut += preview.history.included < preview.history.total
+    if budget is not None:
+        assert cut > 5

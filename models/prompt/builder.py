@@ -11,8 +11,12 @@ from __future__ import annotations
 import functools
 import re
 from array import array
+from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from itertools import chain
+from functools import reduce
+from itertools import accumulate, chain
+from operator import or_
 
 from narrative_debugger.models.content.loader import StoryCard
 from narrative_debugger.models.domain.types import NpcState
@@ -234,20 +238,35 @@ def _keys_of(card: StoryCard) -> tuple[str, ...]:
     return tuple(card.key_list())
 
 
-def match_cards(cards: list[StoryCard], window: str) -> list[tuple[StoryCard, str]]:
+def match_cards(cards: list[StoryCard], window: str, occurs: Callable[[str], bool] | None = None) -> list[tuple[StoryCard, str]]:
     """Cards whose keys occur in ``window``: literal, case-insensitive substrings, in card order.
 
     Keys are comma-separated; blank keys (and a key list such as " , ") never match;
     "c++" is text, not a pattern. Returns (card, the key that matched first).
+    ``occurs(key)``, when given, answers "is this lowercased key in ``window.lower()``"
+    in its own faster way (the builder's per-line masks); the default searches.
     """
-    haystack = window.lower()
+    if occurs is None:
+        occurs = window.lower().__contains__
     out = []
     for card in cards:
         for key in _keys_of(card):
-            if key in haystack:
+            if occurs(key):
                 out.append((card, key))
                 break
     return out
+
+
+@dataclass(slots=True)
+class _Span:
+    """An NPC's history lines rendered so far: from line ``start``, their texts, running
+    costs (``cum[k]``: tokens of ``texts[:k]``) and the card keys each holds (bits of
+    ``PromptBuilder._key_bits``)."""
+
+    start: int
+    texts: list[str]
+    cum: list[int]
+    masks: list[int]
 
 
 class PromptBuilder:
@@ -277,6 +296,13 @@ class PromptBuilder:
         self._lines: dict[int, tuple[str, int]] = {}
         self._clear_ids()
         self._last: dict[str, tuple[tuple, PromptPreview]] = {}
+        self._spans: dict[int, _Span] = {}
+        #: A bit for each card key without a newline (keys with one are searched in the window).
+        self._key_bits: dict[str, int] = {}
+        for card in playthrough.content.cards:
+            for key in _keys_of(card):
+                if "\n" not in key and key not in self._key_bits:
+                    self._key_bits[key] = 1 << len(self._key_bits)
 
     def _count(self, text: str) -> int:
         return self.counter.count(text) if text else 0
@@ -339,6 +365,45 @@ class PromptBuilder:
             cached = self._lines[rec.index] = (text, self._count(text) + self._count(LINE_SEPARATOR))
         return cached
 
+    def _history(self, npc: int, count: int, need: int) -> tuple[list[str], list[int], int]:
+        """The NPC's first ``count`` history lines as rendered, from the oldest one needed:
+        ``(texts, cum, end)`` where ``texts[:end]`` are lines in reading order ending with
+        line ``count - 1``, ``cum[k]`` is the cost of ``texts[:k]`` (tokens, separators
+        included), and either ``texts`` starts at the NPC's first line or the lines up to
+        ``end`` cost more than ``need``. Kept and grown across builds."""
+        index = self.play.index
+        positions = index.dialogue_by_npc.get(npc, ())
+        records = index.dialogue
+        known, rendered = self._lines, self.render_line
+        span = self._spans.get(npc)
+        if span is None:
+            span = self._spans[npc] = _Span(count, [], [0], [])
+        texts, cum, masks, keys_in = span.texts, span.cum, span.masks, self._keys_in
+        for k in range(span.start + len(texts), count):  # lines added since
+            rec = records[positions[k]]
+            text, cost = known.get(rec.index) or rendered(rec)
+            texts.append(text)
+            cum.append(cum[-1] + cost)
+            masks.append(keys_in(text))
+        while span.start > 0 and (span.start > count or cum[count - span.start] <= need):
+            lo = max(0, min(span.start, count) - max(64, len(texts)))  # grows by doubling
+            older = [known.get(records[positions[k]].index) or rendered(records[positions[k]]) for k in range(lo, span.start)]
+            texts[:0] = [text for text, _ in older]
+            masks[:0] = [keys_in(text) for text, _ in older]
+            costs = [cost for _, cost in older] + [b - a for a, b in zip(cum, cum[1:])]
+            cum[:] = [0, *accumulate(costs)]
+            span.start = lo
+        return span, count - span.start
+
+    def _keys_in(self, text: str) -> int:
+        """The bits of the card keys (``_key_bits``) that occur in ``text``, case-insensitively."""
+        low = text.lower()
+        mask = 0
+        for key, bit in self._key_bits.items():
+            if key in low:
+                mask |= bit
+        return mask
+
     def build(self, npc_slug: str, tick: int) -> PromptPreview:
         """Assemble the prompt for ``npc_slug`` at ``tick``.
 
@@ -382,52 +447,46 @@ class PromptBuilder:
         index = play.index
         total_lines = index.dialogue_count_with(npc.stable_id, tick)
         sep_tokens = count(LINE_SEPARATOR)
-        rendered = self.render_line
-        known = self._lines
-
         # Cards trigger on the recent history that could fill the whole available budget,
         # before lore takes its share (context builder seed: the trigger window is the
         # last `available` tokens of the history). The game builds its prompt this way,
         # so the preview does too, even when lore then pushes the triggering line out.
-        # ``seen`` keeps each line the window looked at, the one that did not fit too:
-        # history's budget is at most ``available``, so its fit never reads further.
-        seen: list[tuple[str, int]] = []
-        window_lines: list[str] = []
-        window_tokens = 0
-        for rec in index.dialogue_newest_first(npc.stable_id, tick):
-            line = known.get(rec.index) or rendered(rec)
-            seen.append(line)
-            text, cost = line
-            if window_tokens + cost > available:
-                # The oldest line in the window is cut to its last tokens (only it is encoded again).
-                cut, _ = self.counter.truncate_to_last(text, max(0, available - window_tokens - sep_tokens))
-                window_lines.append(cut)
-                break
-            window_lines.append(text)
-            window_tokens += cost
+        # Newest first, the lines that fit are those after the first one that does not:
+        # with the lines' running costs that is one bisection (costs are at least 1).
+        span, end = self._history(npc.stable_id, total_lines, available)
+        texts, cum = span.texts, span.cum
+        total = cum[end]
+        first = bisect_left(cum, total - available, 0, end)
+        window_lines = texts[first:end]
+        if first:
+            # The oldest line in the window is cut to its last tokens (only it is encoded again).
+            cut, _ = self.counter.truncate_to_last(texts[first - 1], max(0, available - (total - cum[first]) - sep_tokens))
+            window_lines.insert(0, cut)
+        # The keys in the window: a key without a newline lies within one of its lines
+        # (and lowercasing the joined lines is joining the lowercased ones: a newline
+        # is neither cased nor case-ignorable), so the lines' key bits tell.
+        in_window = reduce(or_, span.masks[first:end], self._keys_in(window_lines[0]) if first else 0)
+        key_bits = self._key_bits
+
+        def occurs(key: str) -> bool:
+            bit = key_bits.get(key)
+            return bool(in_window & bit) if bit is not None else key in window.lower()
 
         def fit(budget: int) -> tuple[list[str], bool, int]:
-            """The lines kept (reading order), whether the newest was cut, the tokens spent."""
-            kept: list[str] = []
-            spent = 0
-            for text, cost in seen:
-                if spent + cost > budget:
-                    if not kept:
-                        cut, was_cut = self.counter.truncate_to_last(text, max(0, budget - sep_tokens))
-                        return ([cut] if cut else []), was_cut, (budget if cut else 0)
-                    break
-                kept.append(text)
-                spent += cost
-            kept.reverse()
-            return kept, False, spent
+            """The lines kept (reading order), whether the newest was cut, the tokens spent.
+            ``budget`` is at most ``available``: the window's lines reach far enough."""
+            kept = bisect_left(cum, total - budget, 0, end)
+            if kept == end and end:
+                cut, was_cut = self.counter.truncate_to_last(texts[end - 1], max(0, budget - sep_tokens))
+                return ([cut] if cut else []), was_cut, (budget if cut else 0)
+            return texts[kept:end], False, total - cum[kept]
 
-        window_lines.reverse()
         window = LINE_SEPARATOR.join(window_lines)
         card_budget = int(available * self.card_share)
         used = 0
         lore_lines: list[str] = []
         card_records: list[CardRecord] = []
-        for card, keyword in match_cards(play.content.cards, window):
+        for card, keyword in match_cards(play.content.cards, window, occurs):
             line = f"World lore ({card.name}): {card.entry}"
             tokens = count(line) + sep_tokens
             included = used + tokens <= card_budget

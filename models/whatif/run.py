@@ -30,6 +30,7 @@ from narrative_debugger.models.playthrough import Playthrough, collector_paused
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.prompt.sections import SECTIONS, SectionContext
 from narrative_debugger.models.rules.findings import Finding, Severity
+from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.save.jsonio import decode_file
 from narrative_debugger.models.compare.journal import entry_json
 from narrative_debugger.models.rules.findings import FindingSink
@@ -136,9 +137,10 @@ def _reason(exc: BaseException) -> str:
 
 def _quote(value: object) -> str:
     """``value`` as JSON text for a message, at most ``_QUOTE_LIMIT`` characters."""
-    import json
-
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text = dumps_strict(value)
+    except (TypeError, ValueError):  # NaN or a value JSON has no spelling for: quoted as Python shows it
+        text = repr(value)
     return text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 1] + "…"
 
 

@@ -109,3 +109,21 @@ def test_a_failed_check_leaves_the_fields_untouched():
 def test_not_a_list():
     (_, kinds, _), findings = run({"a": 1})
     assert kinds == [] and findings[0][0] == "F002"
+
+
+@pytest.mark.parametrize("spelled", ["3.5e38", "3.5E+38", "350000000000000000000000000000000000000.0", "-1e39", "1e308"])
+def test_an_f32_out_of_range_in_a_clean_journal_is_f002(tmp_path, spelled):
+    """The typed decode takes any f64; the f32 range is checked on the decoded entries
+    (it was a regex over the text, which cost more than the decode)."""
+    from narrative_debugger.models.save.savefile import load_save
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "sample_saves" / "evening.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    i = next(k for k, e in enumerate(doc["journal"]) if "RelationshipInteraction" in e["event"])
+    marker = 0.123456789
+    doc["journal"][i]["event"]["RelationshipInteraction"]["delta"] = marker
+    path = tmp_path / "f32.json"
+    path.write_text(json.dumps(doc).replace(repr(marker), spelled), encoding="utf-8")
+    save = load_save(path)
+    assert [f.location for f in save.findings if f.code == "F002"] == [f"journal[{i}].event.RelationshipInteraction.delta"]

@@ -30,9 +30,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from narrative_debugger.models.content.loader import load_content
+from narrative_debugger.models.content.reuse import keep_content, kept_content
 from narrative_debugger.models.explain.lines import nearest_miss_in_save
-from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.prompt.builder import PromptBuilder, compare
+from narrative_debugger.models.playthrough import Playthrough, default_content_dir
+from narrative_debugger.models.prompt.builder import PromptBuilder, compare, encoding_of
+from narrative_debugger.models.prompt.tokens import get_encoder
 from narrative_debugger.models.rules.findings import Severity
 
 #: Column names and DuckDB types of each table, in order (the README's contract).
@@ -115,6 +118,8 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
     Never raises on bad input: an unreadable save gives its ``saves`` row (readable
     False) and its findings as ``finding`` firings, as ``check`` lists them.
     """
+    if prompts:
+        _load_encoder(content_dir if content_dir is not None else default_content_dir(Path(path)))
     play = Playthrough.open(Path(path), content_dir)
     tables = empty_tables()
     errors = sum(f.severity is Severity.ERROR for f in play.findings)
@@ -151,6 +156,22 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
         _prompts(play, path, tables)
     _count_firings(tables)
     return tables
+
+
+def _load_encoder(folder: Path) -> None:
+    """Build the token encoding of ``folder``'s prompts before the save is opened: its
+    table (~40 MB while tiktoken builds it, ~26 MB kept) is then made while the worker
+    holds little, not on top of what the replay holds. The folder's content is kept
+    for the open (``models.content.reuse``). A failure is left to the builder, which
+    meets the same one."""
+    try:
+        content, stamp = kept_content(folder)
+        if content is None:
+            content = load_content(folder)
+            keep_content(folder, stamp, content)
+        get_encoder(encoding_of(content))
+    except Exception:  # the builder raises it again, where indexing reports it
+        pass
 
 
 def _count_firings(tables: dict) -> None:

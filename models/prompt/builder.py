@@ -18,7 +18,7 @@ from functools import reduce
 from itertools import accumulate, chain
 from operator import or_
 
-from narrative_debugger.models.content.loader import StoryCard
+from narrative_debugger.models.content.loader import Content, StoryCard
 from narrative_debugger.models.domain.types import NpcState
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.sections import HISTORY_LABELS, LINE_SEPARATOR, SECTIONS, SYSTEM_LABELS, SectionContext, fill_with
@@ -176,7 +176,8 @@ def compare(old: PromptPreview, new: PromptPreview) -> PromptDiff:
     changed = tuple(label for label in labels if before.get(label) != after.get(label))
     shared = 0
     k = 0
-    while k < min(len(old.chunks), len(new.chunks)) and old.chunks[k] == new.chunks[k]:
+    both = min(len(old.chunks), len(new.chunks))
+    while k < both and (old.chunks[k] is new.chunks[k] or old.chunks[k] == new.chunks[k]):
         shared += len(old.chunks[k])  # identical leading pieces: no token-by-token walk
         k += 1
     for a, b in zip(chain.from_iterable(old.chunks[k:]), chain.from_iterable(new.chunks[k:])):
@@ -257,6 +258,12 @@ def match_cards(cards: list[StoryCard], window: str, occurs: Callable[[str], boo
     return out
 
 
+def encoding_of(content: Content) -> str:
+    """The token encoding a content folder's prompts are counted in: prompt.yaml's,
+    else ``DEFAULT_ENCODING``."""
+    return content.prompt.encoding or DEFAULT_ENCODING
+
+
 @dataclass(slots=True)
 class _Span:
     """An NPC's history lines rendered so far: from line ``start``, their texts, running
@@ -286,7 +293,7 @@ class PromptBuilder:
     def __init__(self, playthrough: Playthrough, encoding: str | None = None, budget: int | None = None) -> None:
         self.play = playthrough
         config = playthrough.content.prompt
-        self.counter: TokenCounter = get_encoder(encoding or config.encoding or DEFAULT_ENCODING)
+        self.counter: TokenCounter = get_encoder(encoding or encoding_of(playthrough.content))
         tuning = playthrough.tuning  # a what-if may tune the budget and its reserves (issue 38)
         if budget is None and tuning.prompt_budget is not None:
             budget = tuning.prompt_budget

@@ -270,3 +270,38 @@ def test_one_difference_is_said_in_the_singular(qtbot, window):
     assert len(window.session.comparison.differences()) == 1
     assert panel.message.text().startswith("B differs from the recorded run in 1 way, the first at tick 301,528")
     assert ": 1 difference. Double-click" in window.panels["differences"][0].heading.text()
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
+def test_the_panel_opens_without_pushing_the_views_under_the_docks(qtbot, open_window, size):
+    """New-user trial at 1040x700: the What if dock opened on the right, where the NPC
+    dock's and the views' minimum widths already filled the window, so the centre slid
+    under the NPC dock and was cut at the panel (Timelines' cursor, "Prompt preview").
+    It is tabbed with the Monologues now; its rows scroll when the tab is short, Apply in sight."""
+    window = open_window(EVENING, size=size)
+    before = window.centralWidget().geometry()
+    window.whatif.open_action.trigger()
+    dock, panel = window.docks["whatif"], window.panels["whatif"][0]
+    qtbot.waitUntil(lambda: dock.isVisible() and not dock.visibleRegion().isEmpty())
+    assert dock in window.tabifiedDockWidgets(window.docks["monologues"])
+    centre = window.centralWidget().geometry()
+    assert centre == before
+    for other in window.docks.values():
+        if other.isVisible() and not other.visibleRegion().isEmpty():
+            assert not centre.intersects(other.geometry()), other.objectName()
+    for name, view in window.views.items():
+        assert view.parentWidget().width() >= view.minimumWidth(), name
+    # Apply is in the tab's sight; a value typed there is applied as before.
+    top = panel.apply_button.mapTo(dock, panel.apply_button.rect().bottomLeft()).y()
+    assert 0 < top < dock.height()
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, lambda: qtbot.mouseClick(panel.apply_button, Qt.LeftButton))
+
+
+def test_an_entry_edit_brings_the_panel_in_front_of_the_monologues(qtbot, window):
+    window.docks["monologues"].raise_()
+    _applied(qtbot, window, lambda: window.panels["journal"][0].whatIfRequested.emit(
+        "/journal/3768/event/RelationshipInteraction/sentiment", 0.8))
+    dock = window.docks["whatif"]
+    assert dock.isVisible() and not dock.visibleRegion().isEmpty()
+    assert window.docks["monologues"].visibleRegion().isEmpty()

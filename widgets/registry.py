@@ -117,7 +117,11 @@ DOCKS: tuple[DockSpec, ...] = (
     DockSpec("explain", "Explain", "bottom", _W + "docks.explain:ExplainView", tab_with="journal", min_size=(420, 110),
              hidden=True),
     # What if… (issue 38): tuning values to set; shown by Tools › What if… or a Journal edit.
-    DockSpec("whatif", "What if", "right", _W + "docks.whatif:WhatIfPanel", min_size=(340, 240), hidden=True),
+    # Tabbed with the Monologues: as a right dock it needed 340 px beside the NPC dock's
+    # and the views' minimums, which at 1040x700 already fill the width, so the central
+    # views slid under the NPC dock and were cut on the right.
+    DockSpec("whatif", "What if", "left", _W + "docks.whatif:WhatIfPanel", tab_with="monologues", min_size=(300, 150),
+             hidden=True),
     # Coverage of a corpus of playtests: shown by File › Open corpus… (issue 39).
     DockSpec("coverage", "Coverage", "bottom", _W + "docks.coverage:CoverageView", tab_with="journal", min_size=(420, 110),
              hidden=True),

@@ -110,6 +110,7 @@ class WhatIfController(QObject):
         dock = self.window.docks.get("whatif")
         if dock is not None:
             dock.show()
+            dock.raise_()  # its tab in front of the Monologues'
         self.add_edits([(pointer, value)])
 
     # ----- running -----

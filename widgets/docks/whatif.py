@@ -20,8 +20,9 @@ from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY
 from narrative_debugger.widgets.kit.tables import RowsTableModel
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QFrame, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QTableView,
+                               QVBoxLayout, QWidget)
 
 NAME, RECORDED, WHAT_IF = 0, 1, 2
 
@@ -176,14 +177,29 @@ class WhatIfPanel(QWidget):
         self.outcome.setReadOnly(True)
         self.outcome.setLineWrapMode(QPlainTextEdit.WidgetWidth)
         self.outcome.setPlaceholderText("What would not have happened, and the prompts that need a new LLM response, show here.")
-        layout = QVBoxLayout(self)
+        # The panel is tabbed with the Monologues: at 1040x700 that tab is ~170 px tall,
+        # less than the panel's rows need, so they scroll rather than overlap.
+        body = QWidget(self)
+        body.setObjectName("whatIfBody")
+        scroll = QScrollArea(self)
+        scroll.setObjectName("whatIfScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        layout = QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(hint)
-        layout.addWidget(self.table, 3)
+        # Apply and its message above the table: in a short tab they stay in sight, the
+        # table's rows and the edits below scroll.
         layout.addLayout(buttons)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
-        layout.addWidget(QLabel("Edits:", self))
+        layout.addWidget(self.table, 3)
+        layout.addWidget(QLabel("Edits:", body))
         layout.addWidget(self.edits)
         layout.addWidget(self.outcome, 2)
         self.apply_button.clicked.connect(self.apply)

@@ -56,3 +56,4 @@ def test_a_folder_that_is_not_a_corpus_is_a_message_not_a_crash(qtbot, open_wind
     w = open_window(size=None, shown=False)
     assert not w.corpus.open(tmp_path)
     assert shown and "is not a corpus" in shown[0] and w.docks["coverage"].isHidden()
+    assert shown[0].startswith(f"{tmp_path} is not a corpus") and shown[0].count(str(tmp_path)) == 1  # named once

@@ -246,3 +246,12 @@ def test_an_npc_tuning_value_for_an_npc_the_save_lacks_is_refused(capsys):
         assert f"--set {name.partition('=')[0]}: evening.json has no NPC 'nobody'" in err, err
     status, _, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", "npc.kael-davan.threshold=3")
     assert status == 1
+
+
+def test_the_text_names_b_as_the_what_if_not_an_empty_sha256(capsys):
+    status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", "relationship.sentiment_weight=0.25")
+    lines = out.splitlines()
+    a = next(line for line in lines if line.startswith("A: "))
+    b = next(line for line in lines if line.startswith("B: "))
+    assert status == 1 and "(sha256 dea4aa0bdb4d)" in a
+    assert "(what if: changed in memory)" in b and "sha256" not in b

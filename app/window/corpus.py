@@ -52,7 +52,9 @@ class CorpusController:
             finally:
                 con.close()
         except (store.CorpusError, duckdb.Error, OSError) as exc:
-            show_message(self.window, "warning", "Cannot open this corpus", f"{one_line(corpus)}: {one_line(exc)}")
+            # The store's own messages name the folder already ("X is not a corpus ...").
+            text = one_line(exc) if isinstance(exc, store.CorpusError) else f"{one_line(corpus)}: {one_line(exc)}"
+            show_message(self.window, "warning", "Cannot open this corpus", text)
             return False
         self.corpus, self.contents = Path(corpus), contents
         self.view.set_coverage(doc, str(corpus))

@@ -77,7 +77,9 @@ def format_diff_text(c: Comparison) -> str:
     out = []
     for side, tick in (("a", c.tick_a), ("b", c.tick_b)):
         s = c.side_json(side)
-        out.append(f"{side.upper()}: {one_line(s['path'])} (sha256 {s['sha256'][:12]}) with {one_line(s['content'])}, at tick {tick}")
+        # A what-if's B has no bytes of its own (sha256 ""): it is named so, not "(sha256 )".
+        origin = f"sha256 {s['sha256'][:12]}" if s["sha256"] else "what if: changed in memory"
+        out.append(f"{side.upper()}: {one_line(s['path'])} ({origin}) with {one_line(s['content'])}, at tick {tick}")
     differences = c.differences()
     if not differences:
         out.append("A and B agree on everything compared.")

@@ -305,3 +305,16 @@ def test_an_entry_edit_brings_the_panel_in_front_of_the_monologues(qtbot, window
     dock = window.docks["whatif"]
     assert dock.isVisible() and not dock.visibleRegion().isEmpty()
     assert window.docks["monologues"].visibleRegion().isEmpty()
+
+
+def test_a_refused_value_stays_in_its_cell_to_be_corrected(qtbot, window):
+    # Apply emptied the column before the value was checked: "abc" was refused with a
+    # message and gone from its cell.
+    panel = window.panels["whatif"][0]
+    panel.set_value("relationship.sentiment_weight", "abc")
+    panel.apply()
+    assert "expected a number, found 'abc'" in panel.message.text()
+    assert panel.pending() == [("relationship.sentiment_weight", "abc")] and window.whatif.edits == []
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, panel.apply)
+    assert panel.pending() == [] and window.whatif.edits == [("relationship.sentiment_weight", 0.25)]

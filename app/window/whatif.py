@@ -45,7 +45,7 @@ class WhatIfController(QObject):
         self.result: WhatIf | None = None
         self._jobs = Jobs(self)
         self.open_action = window._action("&What if…", self.show_panel, "Ctrl+Shift+W", "action-whatif")
-        self.panel.applyRequested.connect(self.add_edits)
+        self.panel.applyRequested.connect(self._on_apply)
         self.panel.undoRequested.connect(self.undo)
         self.panel.revertRequested.connect(self.revert)
         journal = window.panels["journal"][0]
@@ -76,18 +76,24 @@ class WhatIfController(QObject):
         return self._jobs.wait(timeout_s)
 
     # ----- edits -----
-    def add_edits(self, pairs: list) -> None:
+    def add_edits(self, pairs: list) -> bool:
         """Add ``pairs`` to the edits and run the what-if; a bad one is refused with a
-        message in the panel, the edits unchanged."""
+        message in the panel, the edits unchanged. True when they were taken."""
         if not self.session.ready:
             self.panel.show_error("Open a save first.")
-            return
+            return False
         try:
             split_edits(self.edits + list(pairs))
         except PatchError as exc:
             self.panel.show_error(str(exc))
-            return
+            return False
         self._run(self.edits + list(pairs))
+        return True
+
+    def _on_apply(self, pairs: list) -> None:
+        """The panel's Apply: the values typed are emptied once taken; a refused one stays."""
+        if self.add_edits(pairs):
+            self.panel.clear_typed()
 
     def undo(self) -> None:
         """Remove the last edit (and replay; with none left, back to the recorded run)."""

@@ -258,8 +258,12 @@ class WhatIfPanel(QWidget):
         if not pairs:
             self.show_error("Nothing to apply: type a value in the What if column first.")
             return
+        self.applyRequested.emit(pairs)  # the app empties the column once it takes them
+
+    def clear_typed(self) -> None:
+        """The values typed were taken as edits: empty the What if column. (A value
+        refused stays in its cell, beside the message, to be corrected.)"""
         self.model.clear_typed()
-        self.applyRequested.emit(pairs)
 
     # ----- app -> panel -----
     def show_edits(self, edits: list[tuple[str, object]]) -> None:

@@ -218,22 +218,29 @@ class _Replayer:
         )
         self.sink.add(code, message, location, self.tick if tick is None else tick, target=target, values=values)
 
-    def target_npc(self, i: int, sid, where: str) -> NpcState | None:
+    def where(self, i: int, field: str = "") -> str:
+        """The JSON path of journal entry ``i``'s event, and of ``field`` in it
+        (``journal[7].event.StressChanged.delta``): made only for a finding, not for each
+        of a long journal's entries."""
+        return f"journal[{i}].event.{self.save.journal.kinds[i]}{field}"
+
+    def target_npc(self, i: int, sid) -> NpcState | None:
         """The NPC an event names; an unknown one is counted for its I010
         (``_report_unknown_names``: one finding per target, not per event)."""
         if not isinstance(sid, int):
-            self.add("I010", f"the event names target {sid!r}, which is not an NPC of the save", where, i=i)
+            self.add("I010", f"the event names target {sid!r}, which is not an NPC of the save", self.where(i, ".target"), i=i)
             return None
         npc = self.npcs.get(sid)
         if npc is None:
-            self.repeated(self.unknown_targets, sid, i, where)
+            self.repeated(self.unknown_targets, sid, i, ".target")
         return npc
 
-    def repeated(self, table: dict, key, i: int, where: str) -> None:
-        """Count entry ``i`` for the cause ``key`` of ``table`` (its first entry is kept)."""
+    def repeated(self, table: dict, key, i: int, field: str) -> None:
+        """Count entry ``i`` for the cause ``key`` of ``table`` (its first entry is kept,
+        with the path of its ``field``)."""
         seen = table.get(key)
         if seen is None:
-            table[key] = _Repeated(i, self.tick, where)
+            table[key] = _Repeated(i, self.tick, self.where(i, field))
         else:
             seen.count += 1
 
@@ -245,11 +252,11 @@ class _Replayer:
         self.kg.set_fact(fact_id, fact, slug)
         self.index.record_fact(position, fact_id, fact)
 
-    def move(self, i: int, npc: NpcState, fact_id: str, source, target: InteractionState, where: str) -> bool:
+    def move(self, i: int, npc: NpcState, fact_id: str, source, target: InteractionState) -> bool:
         legal = is_legal_transition(source, target)
         if not legal:
             src = source.name if source else "(nothing)"
-            self.add("I001", f"{npc.slug}: {fact_id} moves {src} → {target.name}, which schema §3.2 forbids", where, i=i, npc=npc, fact_id=fact_id)
+            self.add("I001", f"{npc.slug}: {fact_id} moves {src} → {target.name}, which schema §3.2 forbids", self.where(i), i=i, npc=npc, fact_id=fact_id)
         self.index.record_transition(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
         return legal
 
@@ -299,7 +306,7 @@ class _Replayer:
                 self.add("J002", f"journal entry at tick {tick} is after saved_at_tick {saved_at}", f"journal[{i}].tick", tick, i=i)
             if kind == "DialogueLine":
                 if data.speaker not in speakers:
-                    self.on_DialogueLine(i, data, f"journal[{i}].event.{kind}")
+                    self.on_DialogueLine(i, data)
                 if stale:
                     fact_id = active[-1]  # the conversation the line belongs to, if any
                     conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
@@ -309,7 +316,7 @@ class _Replayer:
                     add_to_conversation(len(dialogue))  # kept per conversation NPC for the prompt history
                 add_line(DialogueRecord(i, tick, data.speaker, data.text, conversation))
             elif kind is not None:
-                handlers[kind](i, data, f"journal[{i}].event.{kind}")
+                handlers[kind](i, data)
                 stale = True
             if progress is not None and i % step == 0:
                 progress(i, total)
@@ -401,15 +408,15 @@ class _Replayer:
         self.monologue_due.clear()
 
     # ----- interaction events (schema §7.2) -----
-    def on_InteractionStarted(self, i, d, where):
-        npc = self.target_npc(i, d.target, where + ".target")
+    def on_InteractionStarted(self, i, d):
+        npc = self.target_npc(i, d.target)
         if npc is None:
             return
         seq = self.kg.next_interaction_sequence(npc.slug)
         fact_id = interaction_fact_id(npc.slug, seq)
         for other_sid, other_fid in self.in_progress.items():
             # About the conversation this entry starts (it lands on it, in progress).
-            self.add("I005", f"{npc.slug}: {fact_id} starts while {other_fid} is still in progress", where, i=i, npc=npc, fact_id=fact_id)
+            self.add("I005", f"{npc.slug}: {fact_id} starts while {other_fid} is still in progress", self.where(i), i=i, npc=npc, fact_id=fact_id)
         meta = InteractionMetadata(
             target_entity=npc.stable_id,
             interaction_state=S.Active,
@@ -420,21 +427,21 @@ class _Replayer:
             player_initiated=d.player_initiated,
             location=d.location,
         )
-        self.move(i, npc, fact_id, None, S.Active, where)
+        self.move(i, npc, fact_id, None, S.Active)
         fact = FactKnowledge(KnowledgeConfidence.Direct, KnowledgeSource.DirectObservation, KnowledgeState.Active, self.tick, FactMetadata(meta))
         self.set_fact(i + 1, fact_id, fact, self.id_slugs[npc.stable_id])
         self.in_progress[npc.stable_id] = fact_id
         self.index.active.set(i + 1, fact_id)
 
-    def _current(self, i, d, where, target_state: InteractionState):
-        npc = self.target_npc(i, d.target, where + ".target")
+    def _current(self, i, d, target_state: InteractionState):
+        npc = self.target_npc(i, d.target)
         if npc is None:
             return None
         fact_id = self.in_progress.get(npc.stable_id)
         if fact_id is None:
             # Checks.md I011: nothing in progress, also when earlier interactions have
             # all ended (schema §3.2: a terminal state is never left).
-            self.add("I011", f"{npc.slug}: {target_state.name} event but no conversation with them is in progress", where, i=i, npc=npc)
+            self.add("I011", f"{npc.slug}: {target_state.name} event but no conversation with them is in progress", self.where(i), i=i, npc=npc)
             return None
         return npc, fact_id, self.kg.facts[fact_id]
 
@@ -466,52 +473,52 @@ class _Replayer:
         if self.index.active.values[-1] == fact_id:
             self.index.active.set(i + 1, next(iter(self.in_progress.values()), None))
 
-    def on_InteractionConfrontation(self, i, d, where):
-        cur = self._current(i, d, where, S.Confrontation)
+    def on_InteractionConfrontation(self, i, d):
+        cur = self._current(i, d, S.Confrontation)
         if cur is None:
             return
         npc, fact_id, fact = cur
-        self.move(i, npc, fact_id, fact.interaction.interaction_state, S.Confrontation, where)
+        self.move(i, npc, fact_id, fact.interaction.interaction_state, S.Confrontation)
         self.confronted.add(fact_id)
         self._end(i, npc, fact_id, fact, S.Confrontation, confrontation=True)
 
-    def on_InteractionCompleted(self, i, d, where):
+    def on_InteractionCompleted(self, i, d):
         topics = d.topics
         if self.content is not None and self.content.topics:
             for k, topic in enumerate(topics):
                 if topic not in self.content.topics:
-                    self.add("I009", f"topic {topic!r} is not in global/enums/topics.yaml", f"{where}.topics[{k}]", i=i, npc=self.npcs.get(d.target), topic=topic)
-        cur = self._current(i, d, where, S.Completed)
+                    self.add("I009", f"topic {topic!r} is not in global/enums/topics.yaml", self.where(i, f".topics[{k}]"), i=i, npc=self.npcs.get(d.target), topic=topic)
+        cur = self._current(i, d, S.Completed)
         if cur is None:
             return
         npc, fact_id, fact = cur
-        self.move(i, npc, fact_id, fact.interaction.interaction_state, S.Completed, where)
+        self.move(i, npc, fact_id, fact.interaction.interaction_state, S.Completed)
         self._end(i, npc, fact_id, fact, S.Completed, topics=tuple(topics))
 
-    def _walk_away(self, i, d, where, state: InteractionState):
-        cur = self._current(i, d, where, state)
+    def _walk_away(self, i, d, state: InteractionState):
+        cur = self._current(i, d, state)
         if cur is None:
             return
         npc, fact_id, fact = cur
-        self.move(i, npc, fact_id, fact.interaction.interaction_state, state, where)
+        self.move(i, npc, fact_id, fact.interaction.interaction_state, state)
         self._end(i, npc, fact_id, fact, state)
         npc = _npc_with(npc, walk_aways=npc.walk_aways + 1)
         self.set_npc(i + 1, npc)
         self.due.append(_WalkAwayDue(npc.stable_id, self.tick, i, npc.walk_aways))
 
-    def on_InteractionWalkedAway(self, i, d, where):
-        self._walk_away(i, d, where, S.WalkedAway)
+    def on_InteractionWalkedAway(self, i, d):
+        self._walk_away(i, d, S.WalkedAway)
 
-    def on_InteractionConflictAbandoned(self, i, d, where):
-        self._walk_away(i, d, where, S.ConflictAbandoned)
+    def on_InteractionConflictAbandoned(self, i, d):
+        self._walk_away(i, d, S.ConflictAbandoned)
 
     # ----- facts and entities -----
-    def on_FactLearned(self, i, d, where):
+    def on_FactLearned(self, i, d):
         fact_id = d.fact_id
         if not FACT_ID_RE.fullmatch(fact_id):
-            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id", i=i, fact_id=fact_id)
+            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", self.where(i, ".fact_id"), i=i, fact_id=fact_id)
         elif fact_id.startswith("interaction."):
-            self.add("K002", f"{fact_id} is learned as an ordinary fact but interaction facts need interaction metadata", where + ".fact_id", i=i, fact_id=fact_id)
+            self.add("K002", f"{fact_id} is learned as an ordinary fact but interaction facts need interaction metadata", self.where(i, ".fact_id"), i=i, fact_id=fact_id)
         self.set_fact(i + 1, fact_id, FactKnowledge(d.confidence, d.source, KnowledgeState.Active, self.tick, None))
         if fact_id in self.in_progress.values():
             # The ordinary fact replaced an interaction in progress (K002 or K001): with
@@ -520,13 +527,13 @@ class _Replayer:
             for sid in [sid for sid, fid in self.in_progress.items() if fid == fact_id]:
                 self._leave_in_progress(i, sid, fact_id)
 
-    def on_FactUpdated(self, i, d, where):
+    def on_FactUpdated(self, i, d):
         fact_id = d.fact_id
         if not FACT_ID_RE.fullmatch(fact_id):
-            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", where + ".fact_id", i=i, fact_id=fact_id)
+            self.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", self.where(i, ".fact_id"), i=i, fact_id=fact_id)
         fact = self.kg.facts.get(fact_id)
         if fact is None:
-            self.add("J004", f"FactUpdated names {fact_id!r}, which the player does not know at this point", where + ".fact_id", i=i, fact_id=fact_id)
+            self.add("J004", f"FactUpdated names {fact_id!r}, which the player does not know at this point", self.where(i, ".fact_id"), i=i, fact_id=fact_id)
             return
         confidence = d.confidence if d.confidence is not None else fact.confidence
         state = d.state if d.state is not None else fact.state
@@ -534,17 +541,17 @@ class _Replayer:
         if meta is not None and d.confidence is not None:
             wanted = KnowledgeConfidence.Direct if meta.interaction_state.in_progress else KnowledgeConfidence.KnowsDetails
             if confidence != wanted:
-                self.add("I008", f"{fact_id} ({meta.interaction_state.name}) set to {confidence.name}; it must stay {wanted.name}", where + ".confidence", i=i, npc=self.npcs.get(meta.target_entity), fact_id=fact_id, values=(("set to", confidence.name), ("required", wanted.name)))
+                self.add("I008", f"{fact_id} ({meta.interaction_state.name}) set to {confidence.name}; it must stay {wanted.name}", self.where(i, ".confidence"), i=i, npc=self.npcs.get(meta.target_entity), fact_id=fact_id, values=(("set to", confidence.name), ("required", wanted.name)))
         self.set_fact(i + 1, fact_id, FactKnowledge(confidence, fact.source, state, fact.acquired_tick, fact.metadata))
 
-    def on_EntityObserved(self, i, d, where):
+    def on_EntityObserved(self, i, d):
         value = EntityKnowledge(d.confidence, d.source, KnowledgeState.Active, d.relationship, self.tick)
         self.kg.set_entity(d.entity, value)
         self.index.record_entity(i + 1, d.entity, value)
 
     # ----- relationship (relationship seed) -----
-    def on_RelationshipInteraction(self, i, d, where):
-        npc = self.target_npc(i, d.target, where + ".target")
+    def on_RelationshipInteraction(self, i, d):
+        npc = self.target_npc(i, d.target)
         if npc is None:
             return
         rel = npc.relationship
@@ -562,12 +569,12 @@ class _Replayer:
                 "R002",
                 f"{npc.slug}: delta {d.delta:g} is not the formula's {expected:.4f} for sentiment {d.sentiment:g}, "
                 f"length {d.message_length}, turns {d.conversation_turns}",
-                where + ".delta",
+                self.where(i, ".delta"),
                 i=i,
                 npc=npc,
                 values=(("recorded delta", f"{d.delta:g}"), ("formula", f"{expected:.4f}")),
             )
-        self._check_score(i, npc, rel.score + d.delta, d.score_after, rel.score, "+", d.delta, where)
+        self._check_score(i, npc, rel.score + d.delta, d.score_after, rel.score, "+", d.delta)
         rel = record_interaction(
             rel,
             tick=self.tick,
@@ -578,43 +585,43 @@ class _Replayer:
         )
         self.set_npc(i + 1, _npc_with(npc, relationship=rel))
 
-    def _check_score(self, i, npc, raw, after, score, sign, change, where):
+    def _check_score(self, i, npc, raw, after, score, sign, change):
         """R001/R003 for a ``score_after`` against ``raw`` (``score sign change``, the
         text a finding shows, written only then: 65 000 f-strings of a long journal)."""
         if not math.isfinite(after) or not 0.0 <= after <= 100.0:
-            self.add("R001", f"{npc.slug}: score_after {after!r} is outside 0..100", where + ".score_after", i=i, npc=npc)
+            self.add("R001", f"{npc.slug}: score_after {after!r} is outside 0..100", self.where(i, ".score_after"), i=i, npc=npc)
         expected = clamp_score(raw)
         if not close_enough(expected, after):
             how = f"{score:g} {sign} {change:g}"
             self.add(
                 "R003",
                 f"{npc.slug}: score_after {after:g} should be {expected:.4f} ({how}, clamped to 0..100)",
-                where + ".score_after",
+                self.where(i, ".score_after"),
                 i=i,
                 npc=npc,
                 values=(("recorded score_after", f"{after:g}"), ("computed", f"{expected:.4f}"), ("from", how)),
             )
 
-    def on_WalkAwayPenalty(self, i, d, where):
-        npc = self.target_npc(i, d.target, where + ".target")
+    def on_WalkAwayPenalty(self, i, d):
+        npc = self.target_npc(i, d.target)
         if npc is None:
             return
         tol = npc.interaction_tolerance
         due = next((x for x in self.due if x.npc == npc.stable_id and not x.penalty_seen), None)
         if due is None:
-            self.add("T004", f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick", where, i=i, npc=npc)
+            self.add("T004", f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick", self.where(i), i=i, npc=npc)
         else:
             due.penalty_seen = True
             if due.ordinal <= tol.walk_away_threshold:
                 self.add(
                     "T004",
                     f"{npc.slug}: walk-away #{due.ordinal} is within the threshold of {tol.walk_away_threshold}, yet it is penalised",
-                    where,
+                    self.where(i),
                     i=i,
                     npc=npc,
                 )
         if not close_enough(d.penalty, tol.walk_away_penalty):
-            self.add("T004", f"{npc.slug}: penalty {d.penalty:g} is not walk_away_penalty {tol.walk_away_penalty:g}", where + ".penalty", i=i, npc=npc)
+            self.add("T004", f"{npc.slug}: penalty {d.penalty:g} is not walk_away_penalty {tol.walk_away_penalty:g}", self.where(i, ".penalty"), i=i, npc=npc)
         rel = npc.relationship
         rc = self.recompute
         if rc is not None and (npc.stable_id in rc.drifted or rc.changed(i) or (due is not None and due.ordinal <= tol.walk_away_threshold and rc.walk_rule_changed(npc))):
@@ -624,11 +631,11 @@ class _Replayer:
                 rel = apply_penalty(rel, d.penalty)
             self.set_npc(i + 1, _npc_with(npc, relationship=rel))
             return
-        self._check_score(i, npc, max(0.0, rel.score - d.penalty), d.score_after, rel.score, "−", d.penalty, where)
+        self._check_score(i, npc, max(0.0, rel.score - d.penalty), d.score_after, rel.score, "−", d.penalty)
         self.set_npc(i + 1, _npc_with(npc, relationship=apply_penalty(rel, d.penalty, float(d.score_after))))
 
-    def on_StressChanged(self, i, d, where):
-        npc = self.target_npc(i, d.target, where + ".target")
+    def on_StressChanged(self, i, d):
+        npc = self.target_npc(i, d.target)
         if npc is None:
             return
         before = npc.tolerance.current_stress
@@ -638,9 +645,9 @@ class _Replayer:
             rc.stress_drifted.add(npc.stable_id)  # what if: the stress follows from the deltas
             after = max(I16_MIN, min(I16_MAX, before + d.delta))
         if not I16_MIN <= after <= I16_MAX:
-            self.add("T001", f"{npc.slug}: stress {after} is outside the i16 range", where + ".current_stress", i=i, npc=npc)
+            self.add("T001", f"{npc.slug}: stress {after} is outside the i16 range", self.where(i, ".current_stress"), i=i, npc=npc)
         elif after != before + d.delta and (rc is None or npc.stable_id not in rc.stress_drifted):
-            self.add("T001", f"{npc.slug}: stress {before} + delta {d.delta} is {before + d.delta}, but the entry says {after}", where + ".current_stress", i=i, npc=npc,
+            self.add("T001", f"{npc.slug}: stress {before} + delta {d.delta} is {before + d.delta}, but the entry says {after}", self.where(i, ".current_stress"), i=i, npc=npc,
                      values=(("recorded current_stress", str(after)), ("previous + delta", str(before + d.delta))))
         if d.cause == "walk_away":
             tol = npc.interaction_tolerance
@@ -648,33 +655,33 @@ class _Replayer:
             if due is not None:
                 due.stress_seen = True
                 if d.delta != tol.walk_away_stress_delta:
-                    self.add("T003", f"{npc.slug}: walk-away stress delta {d.delta} is not walk_away_stress_delta {tol.walk_away_stress_delta}", where + ".delta", i=i, npc=npc)
+                    self.add("T003", f"{npc.slug}: walk-away stress delta {d.delta} is not walk_away_stress_delta {tol.walk_away_stress_delta}", self.where(i, ".delta"), i=i, npc=npc)
         self.set_npc(i + 1, _npc_with(npc, tolerance=ToleranceThreshold(after, npc.tolerance.threshold)))
 
-    def on_SharedReferenceAdded(self, i, d, where):
-        npc = self.target_npc(i, d.target, where + ".target")
+    def on_SharedReferenceAdded(self, i, d):
+        npc = self.target_npc(i, d.target)
         if npc is None:
             return
         if d.kind not in SHARED_REFERENCE_KINDS:
-            self.add("F002", f"shared reference kind {d.kind!r} is not one of jokes, nicknames, memories", where + ".kind", i=i, npc=npc)
+            self.add("F002", f"shared reference kind {d.kind!r} is not one of jokes, nicknames, memories", self.where(i, ".kind"), i=i, npc=npc)
             return
         rel = add_shared_reference(npc.relationship, d.kind, d.content)
         self.set_npc(i + 1, _npc_with(npc, relationship=rel))
 
     # ----- story -----
-    def on_DialogueLine(self, i, d, where):
+    def on_DialogueLine(self, i, d):
         """A line by a speaker who is neither the player nor an NPC, counted for its J004
         (``_report_unknown_names``); ``run`` records every line itself (two thirds of
         a long journal, without a handler call)."""
         speaker = d.speaker
         if speaker != self.save.player.stable_id and speaker not in self.npcs:
-            self.repeated(self.unknown_speakers, speaker, i, where + ".speaker")
+            self.repeated(self.unknown_speakers, speaker, i, ".speaker")
 
-    def on_MonologueFired(self, i, d, where):
+    def on_MonologueFired(self, i, d):
         line_id = d.line_id
         self.index.monologues_fired.append((i, self.tick, line_id))
         if self.content is not None and line_id not in self.content.monologues:
-            self.add("M002", f"monologue line {line_id!r} is not defined by any pool in monologues/", where + ".line_id", i=i, kind="line", line_id=line_id)
+            self.add("M002", f"monologue line {line_id!r} is not defined by any pool in monologues/", self.where(i, ".line_id"), i=i, kind="line", line_id=line_id)
             return
         self.monologue_due.append((i, self.tick, line_id))
 

@@ -76,3 +76,21 @@ def test_sql_without_a_statement_is_a_message(relative_corpus, capsys, sql):
     code, out, err = run(capsys, "query", str(relative_corpus), sql)
     assert (code, out) == (2, "")
     assert err.strip() == "narrative-debugger query: the SQL holds no statement to run"
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["corpus", "", "--out", "qa"], "SAVE_OR_DIR"),
+    (["corpus", "plays", "--out", ""], "--out"),
+    (["coverage", ""], "CORPUS"),
+    (["query", "", "SELECT 1"], "CORPUS"),
+])
+def test_an_empty_folder_name_is_misuse_not_the_current_folder(tmp_path, monkeypatch, capsys, args, flag):
+    # Path('') is '.': `corpus "$PLAYTESTS" --out qa` with the variable unset indexed the
+    # current folder, every save below it, without a word (as --content '' did, issue 35).
+    (tmp_path / "plays").mkdir()
+    write_save(generate_save(seed=5, events=150, content_dir=CONTENT), tmp_path / "here.json")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *args)
+    assert (code, out) == (2, "")
+    assert f"{flag}: an empty folder name" in err
+    assert not (tmp_path / "qa").exists() and not (tmp_path / "parts").exists()

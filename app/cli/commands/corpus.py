@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from narrative_debugger.app.cli.commands.check import results_in_order
-from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, number_arg
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, number_arg
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.corpus import store
 from narrative_debugger.models.corpus.rows import content_rows, content_stamp, empty_tables, add, file_sha256, save_tables
@@ -31,9 +31,9 @@ SAVE_SUFFIXES = (".json", ".json.gz")
 
 
 def add_arguments(p) -> None:
-    p.add_argument("inputs", nargs="+", type=Path, metavar="SAVE_OR_DIR")
+    p.add_argument("inputs", nargs="+", type=folder_arg("SAVE_OR_DIR"), metavar="SAVE_OR_DIR")  # '' is no folder, not .
     content_arg(p)
-    p.add_argument("--out", type=Path, required=True, metavar="CORPUS", help="the corpus folder (made when missing; indexed saves are kept)")
+    p.add_argument("--out", type=folder_arg("--out"), required=True, metavar="CORPUS", help="the corpus folder (made when missing; indexed saves are kept)")
     p.add_argument("--no-prompts", action="store_true",
                    help="leave out the prompts table and the story-card firings (building each conversation's prompt is most of the indexing time)")
     p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, folder_arg
 from narrative_debugger.models.corpus import store
 from narrative_debugger.models.corpus.coverage import card_files, coverage, final_scores, line_files, save_contents
 from narrative_debugger.models.corpus.html_page import coverage_page
@@ -24,7 +24,7 @@ FORMATS = ("text", "json", "html")
 
 
 def add_arguments(p) -> None:
-    p.add_argument("corpus", type=Path, metavar="CORPUS")
+    p.add_argument("corpus", type=folder_arg("CORPUS"), metavar="CORPUS")
     p.add_argument("--format", choices=FORMATS, default="text", help="text (default), json or html (one self-contained page)")
 
 

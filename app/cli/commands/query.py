@@ -11,9 +11,8 @@ import csv
 import datetime
 import decimal
 import sys
-from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, folder_arg
 from narrative_debugger.models.corpus import store
 from narrative_debugger.models.report.json_text import dump_strict, dumps_strict
 from narrative_debugger.models.report.plain_text import one_line
@@ -24,7 +23,7 @@ FORMATS = ("text", "json", "csv")
 
 
 def add_arguments(p) -> None:
-    p.add_argument("corpus", type=Path, metavar="CORPUS")
+    p.add_argument("corpus", type=folder_arg("CORPUS"), metavar="CORPUS")
     p.add_argument("sql", metavar="SQL")
     p.add_argument("--format", choices=FORMATS, default="text")
 

@@ -207,6 +207,31 @@ def test_card_keys_match_the_window_as_one_text(tmp_path):
     assert cut_with_key > 0
 
 
+def test_a_jump_back_or_far_ahead_renders_only_the_lines_its_window_needs(tmp_path):
+    """The builder keeps an NPC's rendered lines with their running costs; a jump to a
+    tick before them, or far after them, starts again there instead of rendering every
+    line in between (3 000 lines; the window holds ~100), and each preview is still the
+    one a fresh builder gives."""
+    doc = conversation(3000)
+    play = open_play(tmp_path, doc, budget=1000)
+    builder = PromptBuilder(play)
+    rendered = []
+    real = builder.render_line
+
+    def counting(rec):
+        rendered.append(rec.index)
+        return real(rec)
+
+    builder.render_line = counting
+    start = 200  # the conversation's first tick; its n-th line is at start + n
+    for tick in (start + 3000, start + 40, start + 2990, start + 1500, start + 1510):
+        rendered.clear()
+        preview = builder.build("kael-davan", tick)
+        assert preview.history.included < 200 and len(rendered) < 400, (tick, len(rendered))
+        fresh = PromptBuilder(play).build("kael-davan", tick)
+        assert (preview.text, preview.cards, preview.history, preview.total_tokens) == (fresh.text, fresh.cards, fresh.history, fresh.total_tokens)
+
+
 def test_relationship_modifier_per_level_and_shared_references(tmp_path):
     doc = conversation(2)
     rel_events = [ev(205, "SharedReferenceAdded", target=KAEL, kind="jokes", content="the eel in the ledger")]

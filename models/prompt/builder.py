@@ -27,6 +27,9 @@ from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCount
 SEPARATOR = "\n\n"
 CARD_BUDGET_SHARE = 0.4  # lore may take at most this share of the available budget
 MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections cost
+#: History lines rendered forward to reach a later tick from an NPC's kept lines; a
+#: tick further on starts afresh (its window rarely reaches back that far).
+SPAN_GAP = 256
 IDS_CACHE_ENTRIES = 4096  # pieces of sections (mostly history lines) whose token ids are kept, per generation
 #: Token ids are kept as ``array("I")`` (uint32; every tiktoken id fits), not tuples of
 #: ints: the collector walks a new tuple item by item until it sees only ints, and the
@@ -372,18 +375,20 @@ class PromptBuilder:
             cached = self._lines[rec.index] = (text, self._count(text) + self._count(LINE_SEPARATOR))
         return cached
 
-    def _history(self, npc: int, count: int, need: int) -> tuple[list[str], list[int], int]:
+    def _history(self, npc: int, count: int, need: int) -> tuple[_Span, int]:
         """The NPC's first ``count`` history lines as rendered, from the oldest one needed:
-        ``(texts, cum, end)`` where ``texts[:end]`` are lines in reading order ending with
-        line ``count - 1``, ``cum[k]`` is the cost of ``texts[:k]`` (tokens, separators
-        included), and either ``texts`` starts at the NPC's first line or the lines up to
-        ``end`` cost more than ``need``. Kept and grown across builds."""
+        ``(span, end)`` where ``span.texts[:end]`` are lines in reading order ending with
+        line ``count - 1``, ``span.cum[k]`` is the cost of ``span.texts[:k]`` (tokens,
+        separators included), and either the span starts at the NPC's first line or the
+        lines up to ``end`` cost more than ``need``. Kept and grown across builds; a tick
+        before the kept lines, or more than ``SPAN_GAP`` lines after them, starts a new
+        span there rather than render every line in between."""
         index = self.play.index
         positions = index.dialogue_by_npc.get(npc, ())
         records = index.dialogue
         known, rendered = self._lines, self.render_line
         span = self._spans.get(npc)
-        if span is None:
+        if span is None or count < span.start or count > span.start + len(span.texts) + SPAN_GAP:
             span = self._spans[npc] = _Span(count, [], [0], [])
         texts, cum, masks, keys_in = span.texts, span.cum, span.masks, self._keys_in
         for k in range(span.start + len(texts), count):  # lines added since
@@ -392,8 +397,8 @@ class PromptBuilder:
             texts.append(text)
             cum.append(cum[-1] + cost)
             masks.append(keys_in(text))
-        while span.start > 0 and (span.start > count or cum[count - span.start] <= need):
-            lo = max(0, min(span.start, count) - max(64, len(texts)))  # grows by doubling
+        while span.start > 0 and cum[count - span.start] <= need:
+            lo = max(0, span.start - max(64, len(texts)))  # grows by doubling
             older = [known.get(records[positions[k]].index) or rendered(records[positions[k]]) for k in range(lo, span.start)]
             texts[:0] = [text for text, _ in older]
             masks[:0] = [keys_in(text) for text, _ in older]

@@ -94,3 +94,14 @@ def test_an_empty_folder_name_is_misuse_not_the_current_folder(tmp_path, monkeyp
     assert (code, out) == (2, "")
     assert f"{flag}: an empty folder name" in err
     assert not (tmp_path / "qa").exists() and not (tmp_path / "parts").exists()
+
+
+def test_cards_of_saves_indexed_without_prompts_are_not_said_never_matched(relative_corpus, capsys):
+    # The fixture's corpus is made with --no-prompts: no card was counted, yet coverage
+    # listed every card of the content as "never matched".
+    code, out, _ = run(capsys, "coverage", str(relative_corpus))
+    assert code == 0
+    assert "story cards were not counted in 1 of 1 readable save(s): indexed with --no-prompts" in out
+    assert "never matched" not in out and "always dropped" not in out
+    code, out, _ = run(capsys, "coverage", str(relative_corpus), "--format", "html")
+    assert code == 0 and "Story cards were not counted in 1 of 1 readable save(s)" in out

@@ -71,6 +71,13 @@ def coverage(con) -> dict:
             "transitions": _sorted_keys(transitions), "codes": _sorted_keys(codes)}
 
 
+def saves_without_prompts(con) -> tuple[int, int]:
+    """``(without, readable)``: the readable saves indexed with ``--no-prompts`` (their
+    story cards were not counted: a card's 0 there says nothing), and all readable saves."""
+    without, readable = con.execute("SELECT count(*) FILTER (WHERE NOT prompts), count(*) FROM saves WHERE readable").fetchone()
+    return int(without or 0), int(readable or 0)
+
+
 def line_files(con) -> dict[str, str]:
     """line id -> the content file (pool) it is defined in."""
     return dict(con.execute(f"SELECT id, min(file) FROM content WHERE kind = 'monologue_line' AND {_IN_CORPUS} GROUP BY id").fetchall())

@@ -67,7 +67,7 @@ def _histograms(scores: dict[str, list[float]]) -> str:
 
 
 def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, str], scores: dict[str, list[float]],
-                  commands: dict[str, tuple[str, str]]) -> str:
+                  commands: dict[str, tuple[str, str]], unprompted: tuple[int, int] = (0, 0)) -> str:
     """The page: summary, the three plots, the never-fired lines with their nearest
     misses and the commands that open them, and the tables of cards and transitions.
 
@@ -76,6 +76,9 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
         line_files, card_files: item id -> content file.
         scores: NPC slug -> final scores (0..100), one per save.
         commands: line id -> (open command, why command) of its nearest miss.
+        unprompted: ``(without, readable)`` saves indexed with ``--no-prompts``, whose
+            story cards were not counted (``coverage.saves_without_prompts``): said above
+            the cards' table.
     """
     per_file: dict[str, list[int]] = {}
     for line_id, e in doc["lines"].items():
@@ -114,7 +117,11 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
         parts.append("</table>")
     else:
         parts.append("<p>Every line fired at least once.</p>")
-    parts.append("<h2>Story cards</h2><table><tr><th>card</th><th>included</th><th>dropped</th><th>saves</th></tr>")
+    parts.append("<h2>Story cards</h2>")
+    if unprompted[0]:
+        parts.append(f'<p class="muted">Story cards were not counted in {unprompted[0]} of {unprompted[1]} readable save(s): '
+                     "indexed with --no-prompts (run corpus again without it).</p>")
+    parts.append("<table><tr><th>card</th><th>included</th><th>dropped</th><th>saves</th></tr>")
     parts += [f"<tr><td><code>{html(k)}</code></td><td>{e['included']}</td><td>{e['dropped']}</td><td>{e['saves']}</td></tr>" for k, e in doc["cards"].items()]
     parts.append("</table><h2>Transitions</h2><table><tr><th>move</th><th>count</th><th>saves</th></tr>")
     parts += [f"<tr><td>{html(k)}</td><td>{e['count']}</td><td>{e['saves']}</td></tr>" for k, e in doc["transitions"].items()]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, folder_arg
 from narrative_debugger.models.corpus import store
-from narrative_debugger.models.corpus.coverage import card_files, coverage, final_scores, line_files, save_contents
+from narrative_debugger.models.corpus.coverage import card_files, coverage, final_scores, line_files, save_contents, saves_without_prompts
 from narrative_debugger.models.corpus.html_page import coverage_page
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.json_text import dump_strict
@@ -51,16 +51,28 @@ def run(args) -> int:
         elif args.format == "html":
             commands = {line_id: open_command(e["nearest_miss"]["save"], e["nearest_miss"]["tick"], line_id, contents.get(e["nearest_miss"]["save"]))
                         for line_id, e in doc["lines"].items() if e["nearest_miss"] is not None}
-            sys.stdout.write(coverage_page(doc, line_files(con), card_files(con), final_scores(con), commands))
+            sys.stdout.write(coverage_page(doc, line_files(con), card_files(con), final_scores(con), commands,
+                                           unprompted=saves_without_prompts(con)))
         else:
-            print(format_text(doc, contents))
+            print(format_text(doc, contents, saves_without_prompts(con)))
     finally:
         con.close()
     return EXIT_OK
 
 
-def format_text(doc: dict, contents: dict[str, str]) -> str:
-    """The summary, then each never-fired line with its nearest miss and the commands that show it."""
+def cards_not_counted(unprompted: tuple[int, int]) -> str | None:
+    """The note for saves indexed with ``--no-prompts`` (``saves_without_prompts``), or None."""
+    without, readable = unprompted
+    if not without:
+        return None
+    return (f"story cards were not counted in {without} of {readable} readable save(s): indexed with --no-prompts "
+            "(run corpus again without it)")
+
+
+def format_text(doc: dict, contents: dict[str, str], unprompted: tuple[int, int] = (0, 0)) -> str:
+    """The summary, then each never-fired line with its nearest miss and the commands that show it.
+    ``unprompted``: ``saves_without_prompts``; when no save's cards were counted, no card
+    is said to be never matched or always dropped."""
     lines, cards = doc["lines"], doc["cards"]
     never = [k for k, e in lines.items() if e["fired"] == 0]
     out = [f"{doc['saves']} save(s); monologue lines fired: {len(lines) - len(never)} of {len(lines)}; "
@@ -78,11 +90,16 @@ def format_text(doc: dict, contents: dict[str, str]) -> str:
                    f"{len(miss['failing'])} failing: {failing}")
         for command in open_command(miss["save"], miss["tick"], line_id, contents.get(miss["save"])):
             out.append(f"      {command}")
-    dropped = [k for k, e in cards.items() if e["dropped"] and not e["included"]]
+    note = cards_not_counted(unprompted)
+    if note:
+        out.append("")
+        out.append(note)
+    counted = unprompted[0] < unprompted[1] or not unprompted[1]
+    dropped = [k for k, e in cards.items() if e["dropped"] and not e["included"]] if counted else []
     if dropped:
         out.append("")
         out.append("story cards always dropped by the budget: " + ", ".join(one_line(k) for k in dropped))
-    unseen = [k for k, e in cards.items() if not e["dropped"] and not e["included"]]
+    unseen = [k for k, e in cards.items() if not e["dropped"] and not e["included"]] if counted else []
     if unseen:
         out.append("story cards never matched: " + ", ".join(one_line(k) for k in unseen))
     out.append("")

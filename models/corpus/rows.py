@@ -119,7 +119,7 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
     False) and its findings as ``finding`` firings, as ``check`` lists them.
     """
     if prompts:
-        _load_encoder(content_dir if content_dir is not None else default_content_dir(Path(path)))
+        load_encoder(content_dir if content_dir is not None else default_content_dir(Path(path)))
     play = Playthrough.open(Path(path), content_dir)
     tables = empty_tables()
     errors = sum(f.severity is Severity.ERROR for f in play.findings)
@@ -158,10 +158,11 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
     return tables
 
 
-def _load_encoder(folder: Path) -> None:
-    """Build the token encoding of ``folder``'s prompts before the save is opened: its
-    table (~40 MB while tiktoken builds it, ~26 MB kept) is then made while the worker
-    holds little, not on top of what the replay holds. The folder's content is kept
+def load_encoder(folder: Path) -> None:
+    """Build the token encoding of ``folder``'s prompts (once a process) before a save is
+    opened: its table (~40 MB while tiktoken builds it, ~26 MB kept) is then made while
+    the worker holds little, not on top of what the replay holds; ``corpus`` also calls
+    it before forking its workers, which then share it. The folder's content is kept
     for the open (``models.content.reuse``). A failure is left to the builder, which
     meets the same one."""
     try:

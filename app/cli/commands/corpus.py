@@ -20,7 +20,7 @@ from narrative_debugger.app.cli.commands.check import results_in_order
 from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, number_arg
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.corpus import store
-from narrative_debugger.models.corpus.rows import content_rows, content_stamp, empty_tables, add, file_sha256, save_tables
+from narrative_debugger.models.corpus.rows import content_rows, content_stamp, empty_tables, add, file_sha256, load_encoder, save_tables
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.plain_text import one_line
 
@@ -115,6 +115,7 @@ def run(args) -> int:
     known = store.indexed(corpus)
     stamps: dict[str, str] = {}
     work, skipped, replaced = [], 0, 0
+    folders: set[str] = set()  # the content folders of the saves to index
     for save in saves_in(args.inputs, corpus):
         path = os.path.abspath(save)
         folder = str(content if content is not None else default_content_dir(Path(path)))
@@ -130,10 +131,16 @@ def run(args) -> int:
                 continue
             replaced += 1
         work.append((path, sha, stamps[folder], str(corpus), not args.no_prompts))
+        folders.add(folder)
     unreadable = failed = 0
     whole = store.has_compacted(corpus)  # else every part is compacted at the end
     if work:
         store.mark_stale(corpus)
+    if not args.scheduler and not args.no_prompts and min(args.jobs, len(work)) > 1:
+        # The workers are forked from this process: a token encoding built here is theirs
+        # too, in pages they share (~26 MB each, and its load, saved in every worker).
+        for folder in sorted(folders):
+            load_encoder(Path(folder))
     results = on_cluster(work, content, args.scheduler) if args.scheduler else results_in_order(work, content, args.jobs, work=index_one)
     for _, (path, readable, findings, message) in results:
         if message is not None:

@@ -255,3 +255,11 @@ def test_the_text_names_b_as_the_what_if_not_an_empty_sha256(capsys):
     b = next(line for line in lines if line.startswith("B: "))
     assert status == 1 and "(sha256 dea4aa0bdb4d)" in a
     assert "(what if: changed in memory)" in b and "sha256" not in b
+
+
+@pytest.mark.parametrize("extra", [["--set", "relationship.base=0.2"], ["--set", "relationship.base=abc"], ["--tick", "5"]])
+def test_list_with_edits_is_misuse_not_a_silent_drop(capsys, extra):
+    # The list printed relationship.base 0.1 and exited 0 as if --set had been taken.
+    status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--list", *extra)
+    assert (status, out) == (2, "")
+    assert f"--list prints the recorded tuning values; it takes no {extra[0]}" in err

@@ -57,6 +57,9 @@ def _read_patch(path: Path) -> list:
 
 def run(args) -> int:
     if args.list:
+        ignored = [flag for flag, given in (("--set", args.set), ("--patch", args.patch is not None), ("--tick", args.tick is not None)) if given]
+        if ignored:  # they were dropped without a word: the list shows the recorded values
+            raise UsageError(f"--list prints the recorded tuning values; it takes no {', '.join(ignored)}")
         return _list(args)
     if args.save is None:
         raise UsageError("give a SAVE, or --list")

@@ -258,7 +258,7 @@ class Playthrough:
         after = FindingSink()
         check_against_replay(save, self.index, confronted, after)
         give_way()
-        check_content(content, [save], after)
+        check_content(content, [save], after, self.index)
         give_way()
         document, save.document = save.document, None  # the raw JSON was needed only for key-order checks
         release_in_steps(document)

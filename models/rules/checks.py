@@ -283,10 +283,15 @@ def _entries_of_kind(save: Save, kind: str):
         yield from compress(datas[lo:hi], map(eq, kinds[lo:hi], repeat(kind)))
 
 
-def check_content(content: Content, saves: list[Save], sink: FindingSink) -> None:
+def check_content(content: Content, saves: list[Save], sink: FindingSink, replayed: TimelineIndex | None = None) -> None:
     """C004: prerequisites that name an NPC or a fact category no content or save defines.
     C013: an NPC of a save with no profile in a content folder that has profiles (with
-    none at all, C012 says so once)."""
+    none at all, C012 says so once).
+
+    A category is defined by content, by a fact of the snapshot or by a FactLearned of the
+    journal. ``replayed``, the index of the replay of the one save in ``saves``, holds
+    every FactId the journal made (its FactLearned ones and the interactions'): given,
+    the categories are read from it, not from a second pass over every journal entry."""
     if content.npcs:
         for save in saves:
             for sid, npc in save.npcs.items():
@@ -298,11 +303,11 @@ def check_content(content: Content, saves: list[Save], sink: FindingSink) -> Non
     categories = {"interaction", *content.fact_categories}
     for save in saves:
         npc_slugs.update(npc.slug for npc in save.npcs.values())
-        categories.update(c for c in (fact_category(f) for f in with_give_way(save.knowledge.facts)) if c)
-        for data in _entries_of_kind(save, "FactLearned"):
-            cat = fact_category(data["fact_id"])
-            if cat:
-                categories.add(cat)
+        # An interaction FactId's category is "interaction", already in the set: only the
+        # other facts are parsed (most of a long playthrough's facts are interactions).
+        categories.update(c for c in (fact_category(f) for f in with_give_way(save.knowledge.facts) if not f.startswith("interaction.")) if c)
+        learned = replayed.facts if replayed is not None else (data["fact_id"] for data in _entries_of_kind(save, "FactLearned"))
+        categories.update(c for c in (fact_category(f) for f in learned if not f.startswith("interaction.")) if c)
     for line in content.monologues.values():
         if line.interaction is not None and line.interaction.target_slug not in npc_slugs:
             sink.add("C004", f"{line.id}: interaction target npc:{line.interaction.target_slug} is not an NPC of the content or the save", line.location, target=_line_target(line))

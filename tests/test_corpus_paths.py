@@ -105,3 +105,23 @@ def test_cards_of_saves_indexed_without_prompts_are_not_said_never_matched(relat
     assert "never matched" not in out and "always dropped" not in out
     code, out, _ = run(capsys, "coverage", str(relative_corpus), "--format", "html")
     assert code == 0 and "Story cards were not counted in 1 of 1 readable save(s)" in out
+
+
+@pytest.mark.parametrize("sql", [
+    "COPY (SELECT 1 AS x) TO '{corpus}/corpus.duckdb'",
+    "COPY (SELECT 1 AS x) TO '{corpus}/notes.csv'",
+    "SELECT 1; COPY saves TO '{corpus}/saves.csv'",
+    "ATTACH '{corpus}/more.duckdb' AS more",
+    "EXPORT DATABASE '{corpus}/export'",
+])
+def test_a_query_writes_no_file_even_inside_the_corpus(relative_corpus, capsys, sql):
+    # DuckDB's allowed directory is the corpus (its parts are read there): a COPY ... TO
+    # overwrote corpus.duckdb, and an ATTACH left a new database in the folder.
+    before = sorted((p.relative_to(relative_corpus), p.stat().st_size, p.stat().st_mtime_ns) for p in relative_corpus.rglob("*"))
+    code, out, err = run(capsys, "query", str(relative_corpus), sql.format(corpus=relative_corpus))
+    assert (code, out) == (2, "")
+    assert "is refused: a query writes no file" in err
+    after = sorted((p.relative_to(relative_corpus), p.stat().st_size, p.stat().st_mtime_ns) for p in relative_corpus.rglob("*"))
+    assert after == before
+    code, out, _ = run(capsys, "query", str(relative_corpus), "SELECT count(*) AS n FROM saves", "--format", "json")
+    assert code == 0 and json.loads(out) == [{"n": 1}]

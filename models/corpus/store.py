@@ -276,16 +276,28 @@ def indexed(corpus: Path) -> dict[str, tuple[str | None, str | None, bool]]:
         con.close()
 
 
+#: Statements that write files. The allowed directory is the corpus itself (its parts are
+#: read from there), so without this a COPY ... TO or an ATTACH could overwrite its
+#: database or parts, or leave new files in it.
+_WRITING = frozenset({duckdb.StatementType.COPY, duckdb.StatementType.COPY_DATABASE, duckdb.StatementType.EXPORT,
+                      duckdb.StatementType.ATTACH})
+
+
 def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
     """Run ``sql`` over the corpus's views: (column names, rows).
 
     Raises:
         CorpusError: the corpus cannot be read, DuckDB refused the query (its message),
-            or ``sql`` holds no statement (empty, blank, only ``;`` or a comment).
+            ``sql`` holds no statement (empty, blank, only ``;`` or a comment), or one
+            that writes files (COPY, EXPORT DATABASE, ATTACH: ``_WRITING``).
     """
     con = connect(corpus)
     try:
         try:
+            for statement in con.extract_statements(sql):
+                if statement.type in _WRITING:
+                    raise CorpusError(f"{statement.type.name.replace('_', ' ')} is refused: a query writes no file, in the corpus "
+                                      "or elsewhere (print the rows with --format csv or json and redirect them)")
             cursor = con.execute(sql)
         except duckdb.Error as exc:
             raise CorpusError(str(exc).strip()) from None

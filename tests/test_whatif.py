@@ -263,3 +263,20 @@ def test_list_with_edits_is_misuse_not_a_silent_drop(capsys, extra):
     status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--list", *extra)
     assert (status, out) == (2, "")
     assert f"--list prints the recorded tuning values; it takes no {extra[0]}" in err
+
+
+def test_the_edited_entry_shows_the_delta_and_score_b_derived():
+    # Entry 62 (lera-sessik, sentiment 0.69 -> -0.5): B's entry kept the recorded delta
+    # and score_after while B's replay derived 0.35 and before + 0.35 (seed formula:
+    # -0.5 * 0.5 + min(0.3, 275/500) + min(0.2, 7 * 0.05) + 0.1).
+    save = SAMPLES / "evening.json"
+    recorded = json.loads(save.read_text(encoding="utf-8"))["journal"][62]["event"]["RelationshipInteraction"]
+    w = what_if(save, None, [{"op": "replace", "path": "/journal/62/event/RelationshipInteraction/sentiment", "value": -0.5}])
+    d = w.comparison.divergence
+    a_fields, b_fields = d.a_event["event"]["RelationshipInteraction"], d.b_event["event"]["RelationshipInteraction"]
+    assert a_fields == recorded  # A as recorded
+    assert b_fields["sentiment"] == -0.5 and b_fields["delta"] == 0.35
+    before = recorded["score_after"] - recorded["delta"]  # her score before the entry (not clamped there)
+    assert b_fields["score_after"] == pytest.approx(before + 0.35, abs=1e-6)
+    assert {k: v for k, v in b_fields.items() if k not in ("sentiment", "delta", "score_after")} == \
+        {k: v for k, v in recorded.items() if k not in ("sentiment", "delta", "score_after")}

@@ -24,6 +24,7 @@ import jsonpatch
 import jsonpointer
 
 from narrative_debugger.models.compare.comparison import Comparison, compare
+from narrative_debugger.models.domain.relationship import score_delta
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 from narrative_debugger.models.domain.types import InteractionState
 from narrative_debugger.models.playthrough import Playthrough, collector_paused
@@ -249,6 +250,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
         b = Playthrough.build(save_b, a.content, replaying, checks_later=True, notes=notes, tuning=tuning, recompute=rc)
     report(opened + span * 0.6, "comparing with the recorded run")
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
+    _derived_divergence(comparison, b, rc, tuning)
     result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
     _relevel(result, tuning)
     _decisions(result, a, b)
@@ -257,6 +259,29 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     _prompts(result, a, b, changed_from, changed_to, tuning)
     report(1.0, "done")
     return result
+
+
+def _derived_divergence(comparison: Comparison, b: Playthrough, rc: Recompute, tuning: Tuning) -> None:
+    """B's side of the first differing entry with the values B's replay derived: an edited
+    RelationshipInteraction kept its recorded ``delta`` and ``score_after`` (0.165 and
+    21.781 beside a B score of 22.616), which B's replay computes anew by the formula
+    (``score_delta`` with ``tuning``) and the clamped score after the entry."""
+    d = comparison.divergence
+    event = d.b_event.get("event") if d is not None and isinstance(d.b_event, dict) else None
+    if not isinstance(event, dict) or not isinstance(event.get("RelationshipInteraction"), dict):
+        return
+    fields = event["RelationshipInteraction"]
+    target = fields.get("target")
+    versions = b.index.npcs.get(target)
+    if versions is None or not rc.derived(target, d.b_index):
+        return
+    after = versions.at(d.b_index + 1)  # the state once entry b_index applied (position = entries applied)
+    if after is None:
+        return
+    delta = score_delta(fields["sentiment"], fields["message_length"], fields["conversation_turns"], tuning)
+    derived = dict(fields, delta=round(delta, 6),  # f32 values: 1.0, not 0.9999999999999999
+                   score_after=after.relationship.score)
+    comparison.divergence = replace(d, b_event={**d.b_event, "event": {"RelationshipInteraction": derived}})
 
 
 def _rising(progress):

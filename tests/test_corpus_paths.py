@@ -125,3 +125,28 @@ def test_a_query_writes_no_file_even_inside_the_corpus(relative_corpus, capsys, 
     assert after == before
     code, out, _ = run(capsys, "query", str(relative_corpus), "SELECT count(*) AS n FROM saves", "--format", "json")
     assert code == 0 and json.loads(out) == [{"n": 1}]
+
+
+@pytest.mark.parametrize("part", ["tables/saves.parquet", "tables/npcs.parquet"])
+def test_a_damaged_corpus_is_a_message_naming_it_not_a_traceback(relative_corpus, capsys, part):
+    # A truncated Parquet file (a copy cut short, a full disk) made coverage, query and a
+    # second corpus run fall over with DuckDB's InvalidInputException.
+    (relative_corpus / part).write_bytes(b"PAR1")
+    table = part.split("/")[1].split(".")[0]
+    for args in (["coverage", str(relative_corpus)], ["coverage", str(relative_corpus), "--format", "html"],
+                 ["query", str(relative_corpus), "SELECT 1"],
+                 ["corpus", str(relative_corpus.parent / "plays"), "--out", str(relative_corpus), "--no-prompts"]):
+        code, out, err = run(capsys, *args)
+        assert (code, out) == (2, ""), args
+        assert f"{relative_corpus} cannot be read: its {table} table: " in err and "Traceback" not in err, args
+        assert "index the saves again into a new folder" in err
+
+
+def test_the_window_says_a_damaged_corpus_cannot_be_read(relative_corpus, open_window, monkeypatch):
+    shown = []
+    monkeypatch.setattr("narrative_debugger.app.window.corpus.show_message", lambda parent, kind, title, text: shown.append(text))
+    (relative_corpus / "tables" / "saves.parquet").write_bytes(b"PAR1")
+    w = open_window(size=None, shown=False)
+    assert not w.corpus.open(relative_corpus)
+    assert shown == [shown[0]] and shown[0].startswith(f"{relative_corpus} cannot be read: its saves table: ")
+    assert w.docks["coverage"].isHidden()

@@ -245,7 +245,8 @@ def connect(corpus: Path):
     only, and write none outside it (DuckDB's ``enable_external_access`` off).
 
     Raises:
-        CorpusError: ``corpus`` is not a corpus folder.
+        CorpusError: ``corpus`` is not a corpus folder, or one of its tables cannot be
+            read (a damaged or truncated Parquet file: ``damaged``'s message).
     """
     corpus = Path(corpus)
     if not corpus.is_dir():
@@ -253,14 +254,27 @@ def connect(corpus: Path):
     if not is_corpus(corpus):
         raise CorpusError(f"{corpus} is not a corpus (no {DATABASE} or {PARTS}/ in it; make one with 'narrative-debugger corpus')")
     con = _connection()
-    for name in TABLES:
-        con.execute(_view_sql(corpus, name))
+    name = None
+    try:
+        for name in TABLES:
+            con.execute(_view_sql(corpus, name))
+    except duckdb.Error as exc:
+        con.close()
+        raise damaged(corpus, exc, name) from None
     # SQL from the command line reads the corpus only: no file elsewhere is read or
     # written (a COPY ... TO over a save, read_csv of any file), and the setting is locked.
     con.execute(f"SET allowed_directories = [{_sql_text(str(corpus.resolve()) + os.sep)}]")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
+
+
+def damaged(corpus: Path, exc: Exception, table: str | None = None) -> CorpusError:
+    """The error for a corpus whose files DuckDB cannot read (``exc``): the table, the
+    first line of DuckDB's message (it names the file when it knows it) and what to do."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    where = f"its {table} table: " if table else ""
+    return CorpusError(f"{corpus} cannot be read: {where}{first} (index the saves again into a new folder)")
 
 
 def indexed(corpus: Path) -> dict[str, tuple[str | None, str | None, bool]]:

@@ -112,7 +112,10 @@ def run(args) -> int:
         raise UsageError(f"--out {corpus} is a folder with other files in it, not a corpus (give a new or empty folder)")
     corpus.mkdir(parents=True, exist_ok=True)
     store.clear_leftovers(corpus)
-    known = store.indexed(corpus)
+    try:
+        known = store.indexed(corpus)
+    except store.CorpusError as exc:  # a damaged corpus: its tables cannot be read
+        raise UsageError(f"--out {exc}") from None
     stamps: dict[str, str] = {}
     work, skipped, replaced = [], 0, 0
     folders: set[str] = set()  # the content folders of the saves to index

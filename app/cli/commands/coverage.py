@@ -42,21 +42,26 @@ def run(args) -> int:
         con = store.connect(args.corpus)
     except store.CorpusError as exc:
         raise UsageError(str(exc)) from None
-    try:
+    import duckdb
+
+    try:  # everything is read before anything is printed: a damaged part stops it whole
         doc = coverage(con)
         contents = save_contents(con)
-        if args.format == "json":
-            dump_strict(doc, sys.stdout)
-            sys.stdout.write("\n")
-        elif args.format == "html":
+        if args.format == "html":
             commands = {line_id: open_command(e["nearest_miss"]["save"], e["nearest_miss"]["tick"], line_id, contents.get(e["nearest_miss"]["save"]))
                         for line_id, e in doc["lines"].items() if e["nearest_miss"] is not None}
-            sys.stdout.write(coverage_page(doc, line_files(con), card_files(con), final_scores(con), commands,
-                                           unprompted=saves_without_prompts(con)))
-        else:
-            print(format_text(doc, contents, saves_without_prompts(con)))
+            page = coverage_page(doc, line_files(con), card_files(con), final_scores(con), commands, unprompted=saves_without_prompts(con))
+        elif args.format == "text":
+            page = format_text(doc, contents, saves_without_prompts(con)) + "\n"
+    except duckdb.Error as exc:
+        raise UsageError(str(store.damaged(args.corpus, exc))) from None
     finally:
         con.close()
+    if args.format == "json":
+        dump_strict(doc, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(page)
     return EXIT_OK
 
 

@@ -53,9 +53,12 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
     in_progress = []
     for fact_id, fact in with_give_way(save.knowledge.facts.items()):
         meta = fact.interaction
-        if not FACT_ID_RE.fullmatch(fact_id):
-            sink.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", _fact_path(fact_id), target=fact_target(save, fact_id))
         is_interaction = fact_id.startswith("interaction.")
+        # A FactId that parses as an interaction's (schema §3.1) is a well-formed FactId:
+        # most facts of a long playthrough are matched against one pattern, not two.
+        parsed = parse_interaction_id(fact_id) if is_interaction else None
+        if parsed is None and not FACT_ID_RE.fullmatch(fact_id):
+            sink.add("K001", f"FactId {fact_id!r} is not category.topic (lowercase, one dot)", _fact_path(fact_id), target=fact_target(save, fact_id))
         if is_interaction and meta is None:
             sink.add("K002", f"{fact_id} is an interaction fact without Interaction metadata", _fact_path(fact_id) + ".metadata", target=fact_target(save, fact_id, "metadata"))
         elif not is_interaction and meta is not None:
@@ -64,7 +67,6 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
             sink.add("K004", f"{fact_id}: acquired_tick {fact.acquired_tick} is after saved_at_tick {saved_at}", _fact_path(fact_id) + ".acquired_tick", fact.acquired_tick, target=fact_target(save, fact_id, "acquired_tick"))
         if not is_interaction:
             continue
-        parsed = parse_interaction_id(fact_id)
         if parsed is None or f"{parsed[1]:03d}" != fact_id.rsplit("_", 1)[-1]:
             sink.add("K003", f"{fact_id!r} is not interaction.{{slug}}_{{NNN}} (kebab-case slug, sequence 001, 002, ...)", _fact_path(fact_id), target=fact_target(save, fact_id))
         else:

@@ -111,3 +111,21 @@ def test_u64_values_past_i63_take_the_checked_path_and_stay_exact(tmp_path, monk
     save = assert_same(path, monkeypatch)
     assert save.journal.ticks[-1] == 2**64 - 1 and save.journal.data[-1].speaker == 2**64 - 1
     assert not all(save.typed_pieces) and any(save.typed_pieces)
+
+
+def test_the_document_kept_for_the_key_order_checks_is_the_maps_keys():
+    """Until the checks run, a save holds the keys of its three ordered maps, in file
+    order, not the decoded document (a 1M-event save's peak held it beside the replay)."""
+    from narrative_debugger.models.save.savefile import key_order_skeleton
+
+    doc = {"format_version": 1, "player": {"name": "P", "knowledge": {"facts": {"b": {"x": 1}, "a": {"x": 2}}, "entities": {"10": {}, "2": {}}}},
+           "npcs": {"10": {"slug": "k"}, "2": {"slug": "m"}}, "story": {"beats": [1, 2]}}
+    kept = key_order_skeleton(doc)
+    assert kept == {"player": {"knowledge": {"facts": {"b": None, "a": None}, "entities": {"10": None, "2": None}}}, "npcs": {"10": None, "2": None}}
+    assert list(kept["player"]["knowledge"]["facts"]) == ["b", "a"] and list(kept["npcs"]) == ["10", "2"]
+    # Values off the checked path that are not objects stay as they were: the check skips them.
+    assert key_order_skeleton({"player": [1], "npcs": 3}) == {"player": [1], "npcs": 3}
+    assert key_order_skeleton({"player": {"knowledge": "x"}}) == {"player": {"knowledge": "x"}}
+    save = load_save(SAMPLES[0])
+    assert set(save.document) <= {"player", "npcs"} and list(save.document["npcs"]) == [str(sid) for sid in save.npcs]
+    assert all(value is None for value in save.document["npcs"].values())

@@ -92,8 +92,9 @@ class Save:
         knowledge: the snapshot's knowledge graph (the state at ``saved_at_tick``).
         npcs: StableId -> NpcState of the snapshot, in numeric order.
         journal: the journal (see ``Journal``).
-        document: the parsed JSON value without its journal (kept for key-order
-            checks and locations; the journal is in ``journal``).
+        document: what the key-order checks read of the parsed JSON value (its maps'
+            keys: ``key_order_skeleton``) once the journal was read; the whole value
+            while it is read. None once the checks ran (``Playthrough.finish_checks``).
         findings: F001/F002/F003 findings of reading it (repeats of a code capped).
         finding_sink: the sink ``findings`` was closed from, with the counts of the
             repeats it did not list (a later sink merges it, not ``findings``).
@@ -493,10 +494,11 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
         raw = doc["journal"]
         # A JournalReader has read the journal while it was decoded (load_save).
         save.journal = raw.findings_into(sink) if type(raw) is JournalReader else parse_journal(raw, shape)
-        # The key-order checks read the maps only: drop the raw journal entries now
+        # The key-order checks read the maps' keys only: drop the raw journal entries now
         # (``journal.data`` keeps their fields), about 380 bytes an entry before the
-        # replay starts (~380 MB of a 1 000 000-entry save's peak).
-        save.document = {key: value for key, value in doc.items() if key != "journal"}
+        # replay starts (~380 MB of a 1 000 000-entry save's peak), and the decoded
+        # values of the rest (the typed save holds them), kept until the checks ran.
+        save.document = key_order_skeleton(doc)
         release_in_slices(doc["journal"])
     else:
         shape.bad("journal", "missing field 'journal'")
@@ -531,6 +533,29 @@ def _target_read_values(save: Save, sink: FindingSink) -> None:
             target = path_target(save, f.location)
             if target is not None:
                 items[k] = replace(f, target=target)
+
+
+def key_order_skeleton(doc: dict) -> dict:
+    """What the key-order checks (K005, ``rules.checks``) read of a save document: the
+    same nesting down to ``player.knowledge.facts``, ``player.knowledge.entities`` and
+    ``npcs``, each of those maps with its keys in file order and every value None, the
+    rest of the document left out. A value on that path that is not an object stays
+    as it was (the check skips it). Holding this instead of the decoded document until
+    the checks run keeps only the keys (shared str objects) and a few small dicts."""
+    out = {}
+    player = doc.get("player")
+    if isinstance(player, dict) and "knowledge" in player:
+        knowledge = player["knowledge"]
+        if isinstance(knowledge, dict):
+            knowledge = {name: dict.fromkeys(knowledge[name]) if isinstance(knowledge[name], dict) else knowledge[name]
+                         for name in ("facts", "entities") if name in knowledge}
+        out["player"] = {"knowledge": knowledge}
+    elif "player" in doc:
+        out["player"] = player if not isinstance(player, dict) else {}
+    if "npcs" in doc:
+        npcs = doc["npcs"]
+        out["npcs"] = dict.fromkeys(npcs) if isinstance(npcs, dict) else npcs
+    return out
 
 
 def load_save_bytes(data: bytes, label: str, path: Path | None = None) -> Save:

@@ -27,7 +27,7 @@ import numpy as np
 
 from narrative_debugger.models.compare.comparison import Comparison
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS, EVENT_POSITIONS, distinct_ticks, event_indices, int_list, tick_array
+from narrative_debugger.models.timeline.event_kinds import DERIVED_KINDS, EVENT_KINDS, EVENT_POSITIONS, distinct_ticks, event_indices, picked, tick_array
 from narrative_debugger.models.timeline.state_view import StateAtTick
 
 # ----- events -----
@@ -183,8 +183,9 @@ def prepare(playthrough: Playthrough) -> Stepping:
     # Picked and made distinct in numpy: a Python loop over a million entries is slow.
     ticks = tick_array(index.ticks)
     positions = {name: EVENT_POSITIONS.get(index, name) for name in indices}
-    picked = {name: int_list(ticks[at if at is not None else np.asarray(indices[name], dtype=np.int64)]) for name, at in positions.items()}
-    return Stepping(indices, picked, distinct_ticks(index.ticks, ticks))
+    # The index's own int objects, not new ones (``picked``).
+    chosen = {name: picked(index.ticks, at if at is not None else np.asarray(indices[name], dtype=np.int64)) for name, at in positions.items()}
+    return Stepping(indices, chosen, distinct_ticks(index.ticks, ticks))
 
 
 class Session:

@@ -128,6 +128,24 @@ def int_list(values: np.ndarray) -> list[int]:
     return out
 
 
+def picked(values, positions: np.ndarray) -> list:
+    """``[values[i] for i in positions]``, ``SLICE_ITEMS`` at a time: the list holds the
+    very objects of ``values`` (a list of Python int ticks), where ``int_list`` of the
+    same ticks as an array made a new int object for each (~32 bytes an entry: about
+    a third of the session's stepping data at 1 000 000 entries). ``values`` as an
+    array gives ``int_list(values[positions])``."""
+    if isinstance(values, np.ndarray):
+        return int_list(values[positions])
+    get = values.__getitem__
+    if len(positions) <= SLICE_ITEMS:
+        return list(map(get, positions.tolist()))
+    out: list = []
+    for start in range(0, len(positions), SLICE_ITEMS):
+        give_way()
+        out.extend(map(get, positions[start : start + SLICE_ITEMS].tolist()))
+    return out
+
+
 def variant_positions(kinds) -> dict[object, np.ndarray]:
     """Journal variant (or None) -> the ascending indices of its entries (int64 array).
 
@@ -165,7 +183,7 @@ def distinct_ticks(ticks, array: np.ndarray | None = None) -> list[int]:
         keep = np.empty(len(array), dtype=bool)
         keep[0] = True
         np.not_equal(array[1:], array[:-1], out=keep[1:])
-        return int_list(array[keep])
+        return picked(ticks, np.flatnonzero(keep)) if isinstance(ticks, list) else int_list(array[keep])
     out: list[int] = []
     for start in range(0, len(ticks), SLICE_ITEMS):
         give_way()

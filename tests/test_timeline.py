@@ -336,3 +336,20 @@ def test_prepare_npc_tables_makes_those_of_long_histories_first():
     assert made == {sid for sid, n in sizes.items() if n >= cut} and made != set(sizes)
     index.prepare_npc_tables()
     assert all(INTERACTION_SERIES.get(index, sid) is not None and NPC_MOVES.get(index, sid) is not None for sid in sizes)
+
+
+def test_interaction_series_reads_python_ints_from_its_columns(evening_playthrough):
+    """The series keeps its running sums as int64 columns; what it hands out are Python
+    ints (the state JSON and the explanations print them), equal to the loop's counts."""
+    index = evening_playthrough.index
+    seen = 0
+    for npc in evening_playthrough.save.npcs:
+        series = index.series_of(npc)
+        counts = series.in_state(None)
+        assert type(counts) is list and all(type(c) is int for c in counts)
+        for k, position in enumerate(series.positions):
+            summary = series.at(position)
+            assert all(type(v) is int for v in (summary.count, summary.walked_away, summary.confronted, *summary.by_state))
+            assert summary.count == counts[k] and summary.in_state(InteractionState.Active) == series.in_state(InteractionState.Active)[k]
+            seen += 1
+    assert seen > 0

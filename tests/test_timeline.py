@@ -353,3 +353,15 @@ def test_interaction_series_reads_python_ints_from_its_columns(evening_playthrou
             assert summary.count == counts[k] and summary.in_state(InteractionState.Active) == series.in_state(InteractionState.Active)[k]
             seen += 1
     assert seen > 0
+
+
+def test_dialogue_by_npc_is_an_array_of_each_conversation_lines(evening_playthrough):
+    """Each NPC's prompt history is an 8-byte array of positions in ``dialogue`` (no Python
+    int per line), the lines whose conversation is that NPC, in order."""
+    index = evening_playthrough.index
+    assert index.dialogue_by_npc
+    for npc, positions in index.dialogue_by_npc.items():
+        assert positions.itemsize == 8
+        assert list(positions) == [k for k, record in enumerate(index.dialogue) if record.conversation == npc]
+        assert index.dialogue_with(npc, index.last_tick) == [index.dialogue[k] for k in positions]
+        assert index.dialogue_count_with(npc, index.last_tick) == len(positions)

@@ -13,6 +13,7 @@ what the game did; entries naming unknown things are skipped.
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
 
 from narrative_debugger.models.content.loader import Content
@@ -310,7 +311,7 @@ class _Replayer:
                 if stale:
                     fact_id = active[-1]  # the conversation the line belongs to, if any
                     conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
-                    add_to_conversation = by_npc.setdefault(conversation, []).append if conversation is not None else None
+                    add_to_conversation = by_npc.setdefault(conversation, array("q")).append if conversation is not None else None
                     stale = False
                 if add_to_conversation is not None:
                     add_to_conversation(len(dialogue))  # kept per conversation NPC for the prompt history

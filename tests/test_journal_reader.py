@@ -129,3 +129,24 @@ def test_the_document_kept_for_the_key_order_checks_is_the_maps_keys():
     save = load_save(SAMPLES[0])
     assert set(save.document) <= {"player", "npcs"} and list(save.document["npcs"]) == [str(sid) for sid in save.npcs]
     assert all(value is None for value in save.document["npcs"].values())
+
+
+@pytest.mark.parametrize("repeat_every", [3, None])
+def test_repeated_texts_of_a_journal_are_one_object(tmp_path, monkeypatch, repeat_every):
+    """Equal string values of the journal's entries share one str object (a 1M-entry
+    save repeats its dialogue lines: ~95 MB of copies); texts that hardly repeat are
+    left as decoded once the reader has seen enough of them. The values never change."""
+    monkeypatch.setattr(fastjson, "STEP_BYTES", 512)  # many pieces
+    monkeypatch.setattr(saveshape, "SHARE_SAMPLE", 10_000 if repeat_every else 40)
+    doc = json.loads((ROOT / "sample_saves" / "evening.json").read_text(encoding="utf-8"))
+    line = next(e for e in doc["journal"] if "DialogueLine" in e["event"])
+    last = max(e["tick"] for e in doc["journal"])
+    wanted = [f"line {k % repeat_every}" if repeat_every else f"line {k}" for k in range(300)]
+    doc["journal"] += [{"tick": last, "event": {"DialogueLine": {"speaker": line["event"]["DialogueLine"]["speaker"], "text": text}}} for text in wanted]
+    path = tmp_path / "repeats.json"
+    path.write_text(json.dumps(doc, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")  # the game's compact form: read in pieces
+    save = load_save(path)
+    texts = [d.text for d, kind in zip(save.journal.data, save.journal.kinds) if kind == "DialogueLine"][-300:]
+    assert texts == wanted
+    if repeat_every:
+        assert len({id(text) for text in texts}) == repeat_every

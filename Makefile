@@ -17,8 +17,11 @@ $(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
 run: $(VENV)/.installed
 	QT_QPA_PLATFORM= $(PY) -m narrative_debugger.app
 
+# One pytest-xdist worker per CPU this process may use; with one CPU the suite runs serially
+# (tests/conftest.py, pytest_xdist_auto_num_workers). TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= auto
 test: $(VENV)/.installed
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS)
 
 # Fresh random inputs through every command for FUZZ_SECONDS (default 600; tests/test_fuzz.py).
 FUZZ_SECONDS ?= 600

@@ -45,6 +45,18 @@ pytest_runtest_call = _guarded("call")
 pytest_runtest_teardown = _guarded("teardown")
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker per CPU this process may run on (its affinity, which taskset
+    and container CPU sets narrow); with one CPU, none: the suite runs serially, as a single
+    worker would only add its start-up. xdist's own count asks psutil for the machine's
+    cores and so ignores the affinity."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this OS (macOS, Windows)
+        cpus = os.cpu_count() or 1
+    return cpus if cpus > 1 else 0
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "window(save=..., size=..., content=..., **MainWindow kwargs): what the window fixture opens")
 

@@ -189,3 +189,13 @@ def test_stepping_ticks_are_the_index_tick_objects(evening_playthrough):
     for name, ticks in stepping.ticks.items():
         assert ticks == [play.index.ticks[i] for i in stepping.indices[name]], name
         assert all(id(tick) in own for tick in ticks), name
+
+
+def test_dialogue_stepping_indices_are_the_line_records_own(evening_playthrough):
+    """The journal indices of the dialogue kind are the int objects the replay's line
+    records hold (no second int per line), equal to the entries of that kind."""
+    play = evening_playthrough
+    lines = ev.prepare(play).indices["dialogue"]
+    records = play.index.dialogue
+    assert lines == [i for i, kind in enumerate(play.index.kinds) if kind == "DialogueLine"] and max(lines) > 256
+    assert all(a is record.index for a, record in zip(lines, records, strict=True))

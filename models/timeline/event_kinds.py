@@ -10,6 +10,8 @@ the first InteractionStarted with each NPC (its first meeting, schema §5.3).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 from narrative_debugger.models.gil_slices import C_PASS_ITEMS, give_way
 from narrative_debugger.models.memo import Memo
@@ -34,7 +36,8 @@ DERIVED_KINDS = {
     "first-meeting": "First meeting",
 }
 
-_LEVEL_BOUNDS = (20.0, 40.0, 60.0, 80.0)  # inclusive upper bounds (relationship seed)
+_LEVEL_BOUNDS = (20.0, 40.0, 60.0, 80.0)
+_RECORD_INDEX = attrgetter("index")  # inclusive upper bounds (relationship seed)
 
 #: Kind (a key of EVENT_KINDS or DERIVED_KINDS) -> the journal indices of its entries,
 #: ascending (``event_indices``).
@@ -67,6 +70,21 @@ def _npc_changes(index) -> tuple[list[int], list[int]]:
     return crossings, levels
 
 
+def _line_indices(index, found: np.ndarray) -> list[int]:
+    """The journal indices of the DialogueLine entries (``found``), as the int objects
+    their records (``index.dialogue``, one per line, in order) hold already: a new int
+    for each of ~665 000 lines was ~21 MB of a 1 000 000-entry save. ``found`` as
+    Python ints when the records are not one per line (the replay stopped early)."""
+    records = index.dialogue
+    if len(records) != len(found):
+        return int_list(found)
+    out: list[int] = []
+    for start in range(0, len(records), SLICE_ITEMS):
+        give_way()
+        out.extend(map(_RECORD_INDEX, records[start : start + SLICE_ITEMS]))
+    return out
+
+
 def event_indices(index, kind: str) -> list[int]:
     """Journal indices of the entries of ``kind`` (a key of EVENT_KINDS or DERIVED_KINDS), in order.
 
@@ -85,7 +103,7 @@ def event_indices(index, kind: str) -> list[int]:
             parts = [buckets[v] for v in sorted(variants) if v in buckets]
             found = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0] if parts else np.empty(0, np.int64)
             EVENT_POSITIONS.publish(index, name, found)  # the same, as an int64 array
-            EVENT_INDICES.publish(index, name, int_list(found))
+            EVENT_INDICES.publish(index, name, _line_indices(index, found) if name == "dialogue" else int_list(found))
         return EVENT_INDICES.get(index, kind)
     if kind in ("threshold", "level"):
         crossings, levels = _npc_changes(index)

@@ -153,3 +153,34 @@ def test_shutdown_cancels_and_waits_for_every_worker(qtbot):
     Jobs(owner).run(lambda: 0, on_done=marker.append)
     qtbot.waitUntil(lambda: marker == [0], timeout=5000)
     assert seen == []
+
+
+def test_run_leaves_starting_the_thread_to_the_launcher(qtbot, monkeypatch):
+    # Thread.start waits until the new thread runs: on a busy machine the GUI thread
+    # waited up to 20 ms at a tick step (each step asks for a prompt preview). The
+    # caller only queues the job; its own thread is still the one that works it.
+    real_start = threading.Thread.start
+    starters = []
+
+    def start(thread):
+        if thread.name.startswith("job-"):
+            starters.append(threading.current_thread())
+        real_start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    owner = QObject()
+    jobs = Jobs(owner)
+    gate, work = _gate()
+    workers, done = [], []
+
+    def job_body(value):
+        workers.append(threading.current_thread())
+        return work(value)
+
+    job = jobs.run(job_body, 5, on_done=done.append)
+    assert job.running and jobs.busy  # from the run on, before the thread may have run
+    gate.set()
+    qtbot.waitUntil(lambda: done == [5], timeout=5000)
+    assert job.wait(5) and not job.running and jobs.wait(5)
+    assert starters and threading.main_thread() not in starters
+    assert workers[0].name.startswith("job-") and workers[0] is not starters[0]

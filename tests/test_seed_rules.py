@@ -188,3 +188,16 @@ def test_entities_sort_numerically():
     for sid in (10, 9, 100, 2**63):
         kg.set_entity(sid, e)
     assert list(kg.entities) == [9, 10, 100, 2**63]
+
+
+def test_adding_a_shared_reference_keeps_the_other_kinds_pairs():
+    """A new joke changes the jokes only; the nicknames' and memories' pairs are the
+    previous version's own (each NPC version holds the tuple: ~8 MB at 1M events)."""
+    rel = add_shared_reference(Relationship(), "memories", "the flood")
+    after = add_shared_reference(rel, "jokes", "the goat")
+    old, new = dict(rel.shared_references), dict(after.shared_references)
+    assert new["jokes"] == ("the goat",) and new["memories"] == ("the flood",) and rel.shared_references != after.shared_references
+    assert [name for name, _ in after.shared_references] == [name for name, _ in rel.shared_references]
+    kept = [a is b for a, b in zip(rel.shared_references, after.shared_references)]
+    assert kept == [name != "jokes" for name, _ in rel.shared_references]
+    assert old == dict(add_shared_reference(rel, "memories", "the flood").shared_references)  # a repeat changes nothing

@@ -100,10 +100,11 @@ def add_shared_reference(rel: Relationship, kind: str, content: str) -> Relation
     if kind not in SHARED_REFERENCE_KINDS:
         raise ValueError(f"unknown shared reference kind {kind!r}")
     refs = []
-    for name, items in rel.shared_references:
+    for pair in rel.shared_references:
+        name, items = pair
         if name == kind and content not in items:
-            items = (items + (content,))[-MAX_REFERENCES_PER_KIND:]
-        refs.append((name, items))
+            pair = (name, (items + (content,))[-MAX_REFERENCES_PER_KIND:])
+        refs.append(pair)  # the kinds left as they were keep their pair (each version of an NPC holds one)
     return replace(rel, shared_references=tuple(refs))
 
 

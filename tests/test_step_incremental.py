@@ -264,6 +264,35 @@ def test_monologue_view_row_heights_follow_every_step(qtbot, evening_playthrough
         assert stepped.caption.text() == fresh.caption.text()
 
 
+def test_monologue_view_follows_steps_event_by_event(qtbot, evening_playthrough):
+    """Next event, one journal entry at a time (the step selects the entry's NPC): steps
+    that change no fact (the rows are kept) and steps that change one or fire a line
+    (made again) show the rows and caption of a view built at the tick."""
+    from narrative_debugger.widgets.docks.monologues import MonologueView
+    from narrative_debugger.widgets.session import Session
+
+    play = evening_playthrough
+    session = Session()
+    stepped = MonologueView(session)
+    qtbot.addWidget(stepped)
+    stepped.resize(500, 400)
+    session.load(play, tick=play.index.ticks[0])
+    kinds = set()
+    for _ in range(80):
+        before = session.state.position
+        session.step_event()
+        state = session.state
+        kinds.add(state.knowledge.changes_since(before) > 0)
+        other = Session()
+        fresh = MonologueView(other)
+        qtbot.addWidget(fresh)
+        fresh.resize(500, 400)
+        other.load(play, tick=session.tick, npc=session.npc)
+        assert dump(stepped.model) == dump(fresh.model), f"tick {session.tick}"
+        assert stepped.caption.text() == fresh.caption.text()
+    assert kinds == {True, False}  # both kinds of step were taken
+
+
 def _knowledge_at(play, tick, previous, npc, fact=None):
     """A KnowledgeView built afresh at ``tick`` (coming from ``previous``): a full refresh."""
     from narrative_debugger.widgets.knowledge.view import KnowledgeView

@@ -142,6 +142,14 @@ class KnowledgeAtTick(InteractionQueries):
                 out[key] = value
         return out
 
+    def changes_since(self, since_position: int) -> int:
+        """How many fact values (interactions included) were recorded between
+        ``since_position`` and this position, either way: 0 when every fact, and so
+        every schema §5.1 answer, is the same at both. O(log N)."""
+        lo, hi = sorted((since_position, self._position))
+        positions = self._index.change_positions
+        return bisect_right(positions, hi) - bisect_right(positions, lo)
+
     def changed_facts(self, since_position: int) -> list[FactId]:
         """FactIds whose value differs between ``since_position`` and this position."""
         lo, hi = sorted((since_position, self._position))

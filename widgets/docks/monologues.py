@@ -379,6 +379,8 @@ class MonologueView(QWidget):
         layout.addWidget(self.view)
 
         self._shown: tuple | None = None  # (playthrough, position, tick, NPC) the rows show
+        # ((playthrough, timeline, NPC, firings), position) the rows were made for
+        self._rows_of: tuple | None = None
         self.why_action = add_why_action(self.view, session, self.why_target)
         self._stale = False  # a load put the refresh off (visibility.held) until catch_up
         session.loaded.connect(self._on_loaded)
@@ -389,7 +391,7 @@ class MonologueView(QWidget):
         self.refresh()
 
     def _on_loaded(self) -> None:
-        self._shown = None  # the content may differ though the positions do not
+        self._shown = self._rows_of = None  # the content may differ though the positions do not
         self.refresh()
 
     def catch_up(self) -> None:
@@ -467,7 +469,7 @@ class MonologueView(QWidget):
             return  # refreshed in this dock's own pass, just before it paints
         state = self.session.state
         if state is None:
-            self._shown = None
+            self._shown = self._rows_of = None
             self.model.set_rows([])
             self.caption.setText("No save open")
             return
@@ -476,17 +478,25 @@ class MonologueView(QWidget):
         if shown == self._shown:
             return  # a step that selects the NPC and then moves the tick: drawn once
         self._shown = shown
-        rows = monologue_rows(playthrough, state, self.session.npc, self.session.prepared)
-        changed = self.model.set_rows(rows)
-        if changed is None:
-            self.view.clearSpans()
-            for k, r in enumerate(rows):
-                if r.kind == "heading":
-                    self.view.setSpan(k, 0, 1, len(MonologueModel.HEADERS))
-        self.fit_reason_rows(changed)
+        fired = fired_count(state)
+        # The rows are made of the facts (interactions included) and the firings up to
+        # the position: a step that changed neither (a dialogue line, mostly) keeps them.
+        rows_of = (id(playthrough), id(state.index), self.session.npc, fired)
+        kept = self._rows_of
+        if kept is not None and kept[0] == rows_of and not state.knowledge.changes_since(kept[1]):
+            rows = self.model.rows
+        else:
+            rows = monologue_rows(playthrough, state, self.session.npc, self.session.prepared)
+            changed = self.model.set_rows(rows)
+            if changed is None:
+                self.view.clearSpans()
+                for k, r in enumerate(rows):
+                    if r.kind == "heading":
+                        self.view.setSpan(k, 0, 1, len(MonologueModel.HEADERS))
+            self.fit_reason_rows(changed)
+        self._rows_of = (rows_of, state.position)
         judged = [r for r in rows if r.kind == "line"]
         eligible = sum(r.eligible for r in judged)
-        fired = fired_count(state)
         who = esc(playthrough.npc_name(self.session.npc)) if self.session.npc is not None else "no NPC selected"
         caption = (
             f"<b>Monologues at tick {state.tick:,}</b> ({who}): "

@@ -184,3 +184,34 @@ def test_run_leaves_starting_the_thread_to_the_launcher(qtbot, monkeypatch):
     assert job.wait(5) and not job.running and jobs.wait(5)
     assert starters and threading.main_thread() not in starters
     assert workers[0].name.startswith("job-") and workers[0] is not starters[0]
+
+
+def test_busy_until_the_answer_reaches_on_done(qtbot):
+    # The worker ends on its thread; its answer reaches on_done with the next pass of the
+    # event loop. busy went False in between, so a caller polling "not busy" (the prompt
+    # view's busy, tests' waitUntil) read the previous answer as the current one: under
+    # the load of two pytest-xdist workers, test_window_layout's prompt test saw 6 cards.
+    owner = QObject()
+    jobs = Jobs(owner)
+    done = []
+    job = jobs.run(lambda: "answer", on_done=done.append)
+    assert job.wait(10) and done == []  # ended, not yet delivered: no event loop pass yet
+    assert jobs.busy
+    qtbot.waitUntil(lambda: not jobs.busy, timeout=5000)
+    assert done == ["answer"]
+
+
+def test_cancel_drops_an_answer_already_on_its_way(qtbot):
+    # "cancel: nothing more is delivered" held only for jobs still at work: one whose
+    # worker had ended still handed its answer to on_done at the next event loop pass.
+    owner = QObject()
+    jobs = Jobs(owner)
+    done = []
+    job = jobs.run(lambda: "stale", on_done=done.append)
+    assert job.wait(10)
+    jobs.cancel()
+    assert not jobs.busy
+    marker = []
+    Jobs(owner).run(lambda: 0, on_done=marker.append)  # answers are delivered in order
+    qtbot.waitUntil(lambda: marker == [0], timeout=5000)
+    assert done == []

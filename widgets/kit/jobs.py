@@ -133,15 +133,18 @@ class Job:
     def _deliver_end(self) -> None:
         result, error = self._result, self._error
         self._result = self._error = None
-        if self.stop.is_set() or self._jobs.closed:
-            return
-        if error is not None:
-            if self._on_error is not None:
-                self._on_error(error)
-            else:
-                traceback.print_exception(error, file=sys.stderr)
-        elif self._on_done is not None:
-            self._on_done(result)
+        try:
+            if self.stop.is_set() or self._jobs.closed:
+                return
+            if error is not None:
+                if self._on_error is not None:
+                    self._on_error(error)
+                else:
+                    traceback.print_exception(error, file=sys.stderr)
+            elif self._on_done is not None:
+                self._on_done(result)
+        finally:
+            self._jobs._delivered(self)
 
 
 class _Relay(QObject):
@@ -191,6 +194,8 @@ class Jobs:
         self.closed = False
         self._cond = threading.Condition()
         self._live: set[Job] = set()  # started, worker not ended
+        # Ended on their thread, their answer not yet handed to on_done/on_error on the GUI thread.
+        self._undelivered: set[Job] = set()
         self._threads: list[threading.Thread] = []  # of ended jobs, joined by ``wait``
         self._queued: dict[Any, Job] = {}  # latest key -> the job waiting for its turn
         owner.destroyed.connect(self._owner_gone)
@@ -254,6 +259,7 @@ class Jobs:
         """Worker thread: ``job`` has ended; start the one of its key that waits, if any."""
         with self._cond:
             self._live.discard(job)
+            self._undelivered.add(job)
             self._threads = [t for t in self._threads if t.is_alive()]
             self._threads.append(job._thread)
             nxt = self._queued.pop(job._latest, None) if job._latest is not None else None
@@ -265,11 +271,18 @@ class Jobs:
         """No job runs and none that is wanted waits its turn (caller holds the lock)."""
         return not self._live and all(j.cancelled for j in self._queued.values())
 
+    def _delivered(self, job: Job) -> None:
+        """GUI thread: ``job``'s end went to its callback (or was dropped)."""
+        with self._cond:
+            self._undelivered.discard(job)
+
     @property
     def busy(self) -> bool:
-        """True while a job that is still wanted runs or waits its turn."""
+        """True while a job that is still wanted runs, waits its turn, or has ended but
+        its answer has not yet reached ``on_done``/``on_error`` (it goes through the event
+        loop): a caller that sees False finds the last answer already handed over."""
         with self._cond:
-            return any(not j.cancelled for j in self._live) or any(not j.cancelled for j in self._queued.values())
+            return any(not j.cancelled for j in (*self._live, *self._undelivered, *self._queued.values()))
 
     @property
     def running(self) -> int:
@@ -280,7 +293,7 @@ class Jobs:
     def cancel(self, latest: Any = None) -> None:
         """Cancel every job (or only those of the ``latest`` key): nothing more is delivered."""
         with self._cond:
-            for job in [*self._live, *self._queued.values()]:
+            for job in [*self._live, *self._undelivered, *self._queued.values()]:
                 if latest is None or job._latest == latest:
                     job.cancel()
             self._queued = {k: j for k, j in self._queued.items() if not j.cancelled}

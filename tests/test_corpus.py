@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from narrative_debugger.app.cli.main import main
+from tests.support.content_lines import never_fired_line
 from tests.support.savegen.generator import generate_save, write_save
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,17 +36,7 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 #: Two lines the playtests cannot fire, added to a copy of the sample content: one
 #: with a prerequisite that never holds (a nearest miss), one with none (no miss).
-EXTRA_LINES = """
-- id: corpus-test_never_010
-  text: "A line gated on fifty abandoned quarrels with Kael."
-  trigger: on_arrival
-  prerequisites:
-    interaction:
-      target: "npc:kael-davan"
-      state: conflict_abandoned
-      min_count: 50
-  tags: [test]
-
+EXTRA_LINES = never_fired_line("corpus-test_never_010", "A line gated on fifty abandoned quarrels with Kael.") + """
 - id: corpus-test_free_020
   text: "A line with no prerequisites that the game never showed."
   trigger: on_arrival

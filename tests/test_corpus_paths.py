@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from narrative_debugger.app.cli.main import main
+from tests.support.content_lines import never_fired_line
 from tests.support.savegen.generator import generate_save, write_save
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,17 +19,7 @@ CONTENT = ROOT / "sample_saves" / "content"
 
 #: A line one small playtest cannot fire: its nearest miss is printed with the commands
 #: that open it, the content folder among their arguments.
-NEVER = """
-- id: paths-test_never_010
-  text: "Gated on fifty abandoned quarrels with Kael."
-  trigger: on_arrival
-  prerequisites:
-    interaction:
-      target: "npc:kael-davan"
-      state: conflict_abandoned
-      min_count: 50
-  tags: [test]
-"""
+NEVER = never_fired_line("paths-test_never_010", "Gated on fifty abandoned quarrels with Kael.")
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

@@ -23,14 +23,14 @@ from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.session import Session, npc_names
 from narrative_debugger.widgets.kit.state_colors import FAULT_COLOR, INTERACTION_COLORS, brush_of
 from narrative_debugger.widgets.kit.cell_text import StaticTextDelegate
-from narrative_debugger.widgets.kit.tables import ShareColumns, fit_columns, hot_table, signal_all, signal_rows
+from narrative_debugger.widgets.kit.tables import HeaderedTableModel, ShareColumns, fit_columns, hot_table, signal_all, signal_rows
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.plain_text import esc
 from narrative_debugger.widgets.kit.visibility import after_pause, held
 from narrative_debugger.widgets.kit.why import add_why_action
 from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGN, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND
-from narrative_debugger.widgets.kit.roles import HORIZONTAL as _HORIZONTAL, RIGHT as _RIGHT, TOOLTIP as _TOOLTIP, USER as _USER
-from PySide6.QtCore import QAbstractTableModel, QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
+from narrative_debugger.widgets.kit.roles import RIGHT as _RIGHT, TOOLTIP as _TOOLTIP, USER as _USER
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QRect, QSize, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -94,7 +94,7 @@ def prepare(playthrough: Playthrough, prepared: Prepared | None = None) -> NpcCh
     return NpcChanges(npcs, positions[order], which[order])
 
 
-class NpcTableModel(QAbstractTableModel):
+class NpcTableModel(HeaderedTableModel):
     """The NPCs of a playthrough at one tick, one row each, in StableId order.
 
     Columns: name, level, score (points), stress / threshold, walk-aways, and the
@@ -234,22 +234,9 @@ class NpcTableModel(QAbstractTableModel):
         """The NPC's state at the tick shown."""
         return self._npc_at(row) if 0 <= row < len(self._states) else None
 
-    # ----- QAbstractTableModel -----
+    # ----- the item model -----
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._sids)
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation != _HORIZONTAL:
-            return None
-        role = int(role)
-        if role == _DISPLAY:
-            return self.HEADERS[section]
-        if role == _TOOLTIP:
-            return self.TIPS[section]
-        return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         role = int(role)

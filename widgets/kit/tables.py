@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from narrative_debugger.widgets.kit.cell_text import StaticTextDelegate
-from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, HORIZONTAL as _HORIZONTAL
+from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, HORIZONTAL as _HORIZONTAL, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QObject, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
@@ -14,19 +14,26 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit,
 
 
 class HeaderedTableModel(QAbstractTableModel):
-    """A table model whose columns are the class attribute ``HEADERS`` (a tuple of titles).
+    """A table model whose columns are the class attribute ``HEADERS`` (a tuple of titles),
+    with ``TIPS`` (one per column) as the headers' tooltips when a subclass sets it.
 
     Subclasses provide ``rowCount`` and ``data``.
     """
 
     HEADERS: tuple[str, ...] = ()
+    TIPS: tuple[str, ...] | None = None
 
     def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 (Qt override)
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802 (Qt override)
-        if orientation == _HORIZONTAL and int(role) == _DISPLAY:
+        if orientation != _HORIZONTAL:
+            return None
+        role = int(role)
+        if role == _DISPLAY:
             return self.HEADERS[section]
+        if role == _TOOLTIP and self.TIPS is not None:
+            return self.TIPS[section]
         return None
 
 

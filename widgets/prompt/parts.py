@@ -18,10 +18,10 @@ from narrative_debugger.models.prompt.builder import PromptBuilder, PromptDiff, 
 from narrative_debugger.models.prompt.sections import BY_LABEL
 from narrative_debugger.widgets.kit.plain_text import esc, plain_tip
 from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGN, DECORATION as _DECORATION, DISPLAY as _DISPLAY
-from narrative_debugger.widgets.kit.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, RIGHT as _RIGHT
+from narrative_debugger.widgets.kit.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
 from narrative_debugger.widgets.kit.roles import TOOLTIP as _TOOLTIP
-from narrative_debugger.widgets.kit.tables import signal_all
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QRectF, QSize, Qt, Signal
+from narrative_debugger.widgets.kit.tables import HeaderedTableModel, signal_all
+from PySide6.QtCore import QModelIndex, QObject, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
@@ -61,7 +61,7 @@ _INCLUDED_INK = QBrush(QColor("#2e7d32"))
 _DROPPED_INK = QBrush(OVERFLOW_COLOUR)
 
 
-class SectionTableModel(QAbstractTableModel):
+class SectionTableModel(HeaderedTableModel):
     """Tokens per section, then two summary rows: the sum of sections and the whole prompt.
 
     The two totals differ where the blank-line joins merge with (or add to) the
@@ -72,7 +72,8 @@ class SectionTableModel(QAbstractTableModel):
     #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
     CELL_ROLES = _SECTION_ROLES
 
-    COLUMNS = ("Section", "Tokens", "Share", "Δ")
+    HEADERS = COLUMNS = ("Section", "Tokens", "Share", "Δ")
+    TIPS = ("Prompt section", "Tokens of the section alone", "Share of the sum of sections", "Change in tokens against the compared preview")
     SUM_LABEL = "sum of sections"
     TOTAL_LABEL = "whole prompt"
 
@@ -109,20 +110,6 @@ class SectionTableModel(QAbstractTableModel):
         if parent.isValid() or self._preview is None:
             return 0
         return len(self._preview.sections) + 2
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
-        if orientation != _HORIZONTAL:
-            return None
-        role = int(role)
-        if role == _DISPLAY:
-            return self.COLUMNS[section]
-        if role == _TOOLTIP:
-            return ("Prompt section", "Tokens of the section alone", "Share of the sum of sections",
-                    "Change in tokens against the compared preview")[section]
-        return None
 
     def _row(self, row: int) -> tuple[str, int, int | None]:
         """(label, tokens, tokens before or None) of a row; the last two rows are the totals."""
@@ -179,13 +166,13 @@ class SectionTableModel(QAbstractTableModel):
         return None
 
 
-class CardTableModel(QAbstractTableModel):
+class CardTableModel(HeaderedTableModel):
     """Story cards whose keys occur in the history: included, or dropped with the reason."""
 
     #: The roles ``data`` answers (``StaticTextDelegate`` asks no others).
     CELL_ROLES = _CARD_ROLES
 
-    COLUMNS = ("Card", "Name", "Key", "Tokens", "Status")
+    HEADERS = COLUMNS = ("Card", "Name", "Key", "Tokens", "Status")
     TIPS = ("The card's id", "The card's name", "The card key found in the history that fits",
             "Tokens of the card's text", "Included in the prompt, or dropped (and why)")
 
@@ -212,19 +199,6 @@ class CardTableModel(QAbstractTableModel):
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
         return 0 if parent.isValid() else len(self._cards)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
-        if orientation != _HORIZONTAL:
-            return None
-        role = int(role)
-        if role == _DISPLAY:
-            return self.COLUMNS[section]
-        if role == _TOOLTIP:
-            return self.TIPS[section]
-        return None
 
     def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
         role = int(role)

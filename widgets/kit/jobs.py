@@ -65,7 +65,6 @@ class Job:
         self._on_done, self._on_error, self._on_progress = on_done, on_error, on_progress
         self._latest = latest
         self._thread: threading.Thread | None = None
-        self._ended = threading.Event()
         self._finished = threading.Event()  # set by the worker's last line
         self._result: Any = None
         self._error: BaseException | None = None
@@ -117,7 +116,6 @@ class Job:
         """The worker's end (or the launcher's, when the thread could not start)."""
         try:
             self._fn = self._args = None
-            self._ended.set()
             with _LOCK:
                 _RUNNING.discard(self)
             self._jobs._ended(self)  # starts the next job of its key, if any

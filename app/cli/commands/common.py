@@ -11,6 +11,7 @@ from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.models.session import Session, TickOutOfRange, UnknownNpc
+from narrative_debugger.models.report.json_text import dumps_indented
 from narrative_debugger.models.report.plain_text import one_line
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
@@ -143,3 +144,10 @@ def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str 
     except UnknownNpc as exc:
         raise UsageError(f"no NPC {exc.slug!r} in {path} (NPCs: {', '.join(exc.known) or 'none'})") from None
     return session
+
+
+def write_json(value) -> None:
+    """``value`` as the commands' ``--format json`` prints it: strict, indented JSON
+    (``models/report/json_text.py``) and a newline, on stdout."""
+    sys.stdout.write(dumps_indented(value))
+    sys.stdout.write("\n")

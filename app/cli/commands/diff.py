@@ -6,14 +6,12 @@ an input that cannot be read (issue 13).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, keep, tick_arg, unreadable_reasons
+from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, keep, tick_arg, unreadable_reasons, write_json
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
-from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "diff"
 HELP = "compare two saves, or one save under two content folders (exit 0 same, 1 different, 2 misuse)"
@@ -65,8 +63,7 @@ def run(args) -> int:
         check_tick_in_both(args.tick, play_a, play_b)
     comparison = compare(play_a, play_b, args.tick)
     if args.format == "json":
-        sys.stdout.write(dumps_indented(comparison.to_json()))
-        sys.stdout.write("\n")
+        write_json(comparison.to_json())
     else:
         print(format_diff_text(comparison))
     return EXIT_OK if comparison.equal else EXIT_ERRORS

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, content_arg, open_for_query, tick_arg
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, content_arg, open_for_query, tick_arg, write_json
 from narrative_debugger.app.cli.terminal import one_line
 from narrative_debugger.models.prompt.builder import PromptBuilder, PromptPreview
 from narrative_debugger.models.prompt.tokens import UnknownEncodingError
-from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "prompt"
 HELP = "assemble an NPC's LLM prompt at a tick with token counts"
@@ -77,8 +75,7 @@ def run(args) -> int:
         raise UsageError(str(exc)) from None
     preview = builder.build(args.npc, tick)
     if args.format == "json":
-        sys.stdout.write(dumps_indented(preview.to_json()))
-        sys.stdout.write("\n")
+        write_json(preview.to_json())
     else:
         print(format_prompt_text(preview, play.save.label))
     return EXIT_OK

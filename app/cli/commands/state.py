@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_OK, content_arg, open_for_query, tick_arg
+from narrative_debugger.app.cli.commands.common import EXIT_OK, content_arg, open_for_query, tick_arg, write_json
 from narrative_debugger.models.playthrough import collector_paused
 from narrative_debugger.models.timeline.state_json import state_json
 from narrative_debugger.models.report.plain_text import counted, one_line
-from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "state"
 HELP = "print the replayed state at a tick"
@@ -31,8 +29,7 @@ def run(args) -> int:
     with collector_paused():
         doc = state_json(play, tick)
         if args.format == "json":
-            sys.stdout.write(dumps_indented(doc))
-            sys.stdout.write("\n")
+            write_json(doc)
             return EXIT_OK
     print(f"{one_line(play.save.label)} at tick {tick} ({play.save.game_time(tick)})")
     for slug, npc in doc["npcs"].items():

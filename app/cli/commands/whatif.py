@@ -14,15 +14,14 @@ names the operation and the pointer) or misuse.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, tick_arg, unreadable_reasons
+from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, tick_arg, unreadable_reasons, write_json
 from narrative_debugger.app.cli.commands.diff import format_diff_text
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
-from narrative_debugger.models.report.json_text import dumps_indented, dumps_strict
+from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, split_edits, what_if
 
 NAME = "whatif"
@@ -80,8 +79,7 @@ def run(args) -> int:
         raise UsageError(str(exc)) from None
     keep(result.comparison.b, alone=False)
     if args.format == "json":
-        sys.stdout.write(dumps_indented(result.to_json()))
-        sys.stdout.write("\n")
+        write_json(result.to_json())
     else:
         print(format_whatif_text(result))
     return EXIT_ERRORS if result.changed else EXIT_OK
@@ -97,8 +95,7 @@ def _list(args) -> int:
         npcs, budget = list(play.save.npcs.values()), play.content.prompt.context_token_budget
     rows = tuning_values(DEFAULT_TUNING, npcs, budget)
     if args.format == "json":
-        sys.stdout.write(dumps_indented({name: value for name, value in rows}))
-        sys.stdout.write("\n")
+        write_json({name: value for name, value in rows})
         return EXIT_OK
     width = max(len(name) for name, _ in rows)
     for name, value in rows:

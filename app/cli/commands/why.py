@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, content_arg, number_arg, open_for_query, tick_arg
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, content_arg, number_arg, open_for_query, tick_arg, write_json
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.explain import DEFAULT_LIMIT, TARGET_FORMS, Explanation, UnknownTarget, explain
 from narrative_debugger.models.explain.chain import fmt_signed, fmt_value
 from narrative_debugger.models.report.plain_text import one_line
-from narrative_debugger.models.report.json_text import dumps_indented
 
 NAME = "why"
 HELP = "explain a value at a tick from the journal entries that made it"
@@ -106,8 +104,7 @@ def run(args) -> int:
     except UnknownTarget as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
-        sys.stdout.write(dumps_indented(exp.to_json()))
-        sys.stdout.write("\n")
+        write_json(exp.to_json())
     else:
         print(format_text(exp))
     return EXIT_OK

@@ -36,8 +36,8 @@ DERIVED_KINDS = {
     "first-meeting": "First meeting",
 }
 
-_LEVEL_BOUNDS = (20.0, 40.0, 60.0, 80.0)
-_RECORD_INDEX = attrgetter("index")  # inclusive upper bounds (relationship seed)
+_LEVEL_BOUNDS = (20.0, 40.0, 60.0, 80.0)  # inclusive upper bounds (relationship seed)
+_RECORD_INDEX = attrgetter("index")  # a DialogueRecord's journal index
 
 #: Kind (a key of EVENT_KINDS or DERIVED_KINDS) -> the journal indices of its entries,
 #: ascending (``event_indices``).

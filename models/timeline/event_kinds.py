@@ -13,6 +13,7 @@ from __future__ import annotations
 from operator import attrgetter
 
 import numpy as np
+from narrative_debugger.models.domain.types import LEVEL_BOUNDS
 from narrative_debugger.models.gil_slices import C_PASS_ITEMS, give_way
 from narrative_debugger.models.memo import Memo
 
@@ -36,7 +37,8 @@ DERIVED_KINDS = {
     "first-meeting": "First meeting",
 }
 
-_LEVEL_BOUNDS = (20.0, 40.0, 60.0, 80.0)  # inclusive upper bounds (relationship seed)
+#: The levels' inclusive upper bounds (relationship seed; ``domain.types.LEVEL_BOUNDS``).
+_LEVEL_BOUNDS = tuple(bound for bound, _ in LEVEL_BOUNDS)
 _RECORD_INDEX = attrgetter("index")  # a DialogueRecord's journal index
 
 #: Kind (a key of EVENT_KINDS or DERIVED_KINDS) -> the journal indices of its entries,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from narrative_debugger.models.gil_slices import checkpoint
+from narrative_debugger.models.progress import checkpoint
 
 #: Bytes read from a file at a time.
 CHUNK_BYTES = 1 << 20

@@ -3,7 +3,7 @@
 Each kind of kept value is one module-level ``Memo``, declared by the module that
 makes the value, with its name, its key and value types and a docstring. The index
 holds every memo's table (``TimelineIndex.memos``, a ``Memos``), so what is kept lives
-and goes with the index (``models.playthrough.release_steps`` empties the tables).
+and goes with the index.
 
 Threads. Once replayed, an index is read at the same time by the GUI thread (steps,
 views), the loader's worker (the views' ``prepare``), the window's jobs (prompt
@@ -23,11 +23,26 @@ else sees the index.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
+
+
+#: name -> the Memo of that name (the first one made).
+_NAMED: dict[str, "Memo"] = {}
+
+
+def memo_named(module: str, name: str) -> "Memo":
+    """The ``Memo`` called ``name`` that ``module`` declares (imported if need be).
+
+    Raises:
+        KeyError: when it declares none."""
+    importlib.import_module(module)
+    return _NAMED[name]
 
 
 class Memos:
@@ -43,6 +58,14 @@ class Memos:
     def __len__(self) -> int:
         return sum(len(table) for table in self.tables.values())
 
+    def merge(self, tables: dict) -> None:
+        """Keep the values of ``tables`` (``{Memo: {key: value}}``, made for an equal
+        index elsewhere: the open's child process) where none is kept yet."""
+        for memo, table in tables.items():
+            kept = self.tables.setdefault(memo, {})
+            for key, value in table.items():
+                kept.setdefault(key, value)
+
 
 class Memo(Generic[K, V]):
     """One kind of value kept on an index, by key (see the module doc for threads).
@@ -53,11 +76,18 @@ class Memo(Generic[K, V]):
 
     A value of None is never kept (``get`` returns None for "not made yet")."""
 
-    __slots__ = ("name", "doc")
+    __slots__ = ("name", "doc", "_module")
 
     def __init__(self, name: str, doc: str) -> None:
         self.name = name
         self.doc = doc
+        _NAMED.setdefault(name, self)
+        self._module = sys._getframe(1).f_globals.get("__name__", "")
+
+    def __reduce__(self):
+        # By name: a memo table handed to another process (models/columns) keeps its
+        # key, the one module-level Memo of that name.
+        return (memo_named, (self._module, self.name))
 
     def __repr__(self) -> str:
         return f"Memo({self.name!r})"

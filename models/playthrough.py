@@ -7,10 +7,7 @@ findings that say why.
 
 from __future__ import annotations
 
-import gc
 import os
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -18,16 +15,14 @@ from pathlib import Path
 from narrative_debugger.models.content.loader import Content, load_content
 from narrative_debugger.models.content.background import ContentInBackground
 from narrative_debugger.models.content.reuse import keep_content, kept_content
-from narrative_debugger.models.gil_slices import Cancelled, cancellable, give_way, release_in_steps
+from narrative_debugger.models.progress import Cancelled, reporting
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity, Target, finding
 from narrative_debugger.models.save.savefile import Save, load_save
-from narrative_debugger.models.timeline.index import TimelineIndex, Versions
-from narrative_debugger.models.memo import Memos
+from narrative_debugger.models.timeline.index import TimelineIndex
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.models.timeline.replay import Recompute, replay
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
-from sortedcontainers import SortedList
 
 #: The installed sample campaign (``sample_saves/`` in the checkout), found as
 #: package data so that it works from any folder.
@@ -55,7 +50,7 @@ def default_content_dir(save_path: Path) -> Path:
 
 
 #: The share of an open (0..1) each pass of reading the file ends at, for its progress:
-#: (start, end) by ``gil_slices.checkpoint`` stage, in proportion to the time each takes
+#: (start, end) by ``progress.checkpoint`` stage, in proportion to the time each takes
 #: on a large save (tests/benchmarks/README.md).
 READING_PARTS = {"read": (0.0, 0.05), "scan": (0.05, 0.12), "journal": (0.12, 0.27)}
 
@@ -129,7 +124,7 @@ class Playthrough:
         return self.content.npc_name(npc.slug)
 
     @classmethod
-    def open(cls, path: Path, content_dir: Path | None = None, *, progress=None, cancelled=None, checks_later: bool = False) -> "Playthrough":
+    def open(cls, path: Path, content_dir: Path | None = None, *, progress=None, cancelled=None, defer_checks: bool = False) -> "Playthrough":
         """Read, replay and check a save (read-only).
 
         Args:
@@ -139,8 +134,8 @@ class Playthrough:
                 its files changed (``models/content/reuse.py``).
             progress: optional callable(fraction 0..1, message).
             cancelled: optional callable returning True to stop early (raises Cancelled,
-                also while the file is read: ``gil_slices.checkpoint``).
-            checks_later: leave the snapshot and content checks to ``finish_checks``
+                also while the file is read: ``progress.checkpoint``).
+            defer_checks: leave the snapshot and content checks to ``finish_checks``
                 (see ``build``).
         """
         path = Path(path)
@@ -165,8 +160,8 @@ class Playthrough:
                 progress(percent / 100, reading)
 
         # Reading the file takes seconds between two reports: between its slices,
-        # ``gil_slices.checkpoint`` asks ``cancelled`` and says how far it has got.
-        with collector_paused(), cancellable(cancelled, reading_part if progress is not None else None):
+        # ``progress.checkpoint`` asks ``cancelled`` and says how far it has got.
+        with reporting(cancelled, reading_part if progress is not None else None):
             # The folder read by an earlier open, when none of its files changed since;
             # else a large folder is read by a second process while this one decodes the save.
             content, stamp = kept_content(content_dir)
@@ -186,23 +181,14 @@ class Playthrough:
             finally:
                 if early is not None:
                     early.stop()
-            try:
-                return cls.build(save, content, report, checks_later=checks_later, notes=notes)
-            except Cancelled as exc:
-                # What the cancelled replay made, emptied here a step at a time (giving
-                # way to a busy GUI thread), not all at once when the exception goes.
-                index, graph = getattr(exc, "remains", (None, None))
-                exc.remains = None
-                for _ in release_parts_steps(save, index, graph):
-                    give_way()
-                raise
+            return cls.build(save, content, report, defer_checks=defer_checks, notes=notes)
 
     @classmethod
-    def build(cls, save: Save, content: Content, report=None, *, checks_later: bool = False, notes=(),
+    def build(cls, save: Save, content: Content, report=None, *, defer_checks: bool = False, notes=(),
               tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None) -> "Playthrough":
         """Replay and check an already parsed save against content.
 
-        With ``checks_later`` the snapshot, replay-versus-snapshot and content checks
+        With ``defer_checks`` the snapshot, replay-versus-snapshot and content checks
         are left to ``finish_checks``: ``findings`` then holds those of reading and
         replaying, and ``checks_pending`` is True. The window shows the save at once
         and checks it after, so that the checks do not delay the first paint.
@@ -229,7 +215,7 @@ class Playthrough:
                         tuning=tuning, recompute=recompute)
         play = cls(save, content, result.index, tuning=tuning, recompute=recompute)
         play._pending = (read, replayed, result.confrontation_seen)
-        if checks_later:
+        if defer_checks:
             play.findings = _ordered(content.findings + FindingSink.merged(read, replayed).close())
         else:
             play.finish_checks()
@@ -238,7 +224,7 @@ class Playthrough:
 
     @property
     def checks_pending(self) -> bool:
-        """True while ``findings`` lacks the checks ``build(checks_later=True)`` left."""
+        """True while ``findings`` lacks the checks ``build(defer_checks=True)`` left."""
         return self._pending is not None
 
     def finish_checks(self) -> None:
@@ -254,16 +240,18 @@ class Playthrough:
         save, content = self.save, self.content
         snapshot = FindingSink()
         check_snapshot(save, content, snapshot)
-        give_way()
         after = FindingSink()
         check_against_replay(save, self.index, confronted, after)
-        give_way()
         check_content(content, [save], after, self.index)
-        give_way()
-        document, save.document = save.document, None  # the raw JSON was needed only for key-order checks
-        release_in_steps(document)
-        del document
+        save.document = None  # the raw JSON was needed only for key-order checks
         self.findings = _ordered(content.findings + FindingSink.merged(read, snapshot, replayed, after).close())
+        self._pending = None
+
+
+    def take_checks(self, findings: list[Finding]) -> None:
+        """Take the whole findings that ``finish_checks`` made elsewhere (the open's
+        child process, ``app/workers/engine.py``): ``checks_pending`` is False after."""
+        self.findings = findings
         self._pending = None
 
 
@@ -275,122 +263,5 @@ def _size_of(path: Path) -> int:
         return 0
 
 
-#: How many ``collector_paused`` blocks are open, in any thread, and whether the
-#: collector was on when the first of them opened.
-_PAUSES = {"open": 0, "was_enabled": False}
-_PAUSES_LOCK = threading.Lock()
-
-
-@contextmanager
-def collector_paused():
-    """Pause the cyclic garbage collector while a save is read and indexed (and while
-    the app's loader prepares the views' data from it), then freeze what was made.
-
-    Loading allocates millions of small, long-lived objects and no cycles; the
-    collector's repeated full passes over them cost more than the load itself, and a
-    full pass that walks them later would fall on whichever thread
-    allocates next, the GUI thread's first work with the new save among them.
-
-    The collector is switched for the whole process, and loads overlap (a save opened
-    while another still loads, the cancelled one winding down): the blocks are
-    counted, and only the last one to close switches it back on: a block that
-    restored the state it found would let a cancelled load switch it on under the
-    load that replaced it, whose full passes would then stall the window.
-    """
-    with _PAUSES_LOCK:
-        if _PAUSES["open"] == 0:
-            _PAUSES["was_enabled"] = gc.isenabled()
-        _PAUSES["open"] += 1
-        gc.disable()
-    try:
-        yield
-    finally:
-        # What was loaded lives until the next load: move it out of the collector's
-        # sight, so later collections (while stepping ticks) stay short. Frozen
-        # objects are still freed by reference counting when the playthrough goes.
-        gc.freeze()
-        with _PAUSES_LOCK:
-            _PAUSES["open"] -= 1
-            if _PAUSES["open"] == 0 and _PAUSES["was_enabled"]:
-                gc.enable()
-
-
 def _ordered(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.tick is not None, f.tick or 0, f.code))
-
-
-#: Items freed per step of ``release_steps``: a few milliseconds of work each.
-RELEASE_STEP = 1 << 13
-
-
-def release_steps(play: Playthrough, also: list = ()):
-    """Free what a playthrough no longer in use holds, a step at a time (a generator:
-    each ``next`` frees about ``RELEASE_STEP`` items).
-
-    Dropping the last reference to a 1 000 000-event playthrough frees every object in
-    one C-level cascade of about a second that holds the GIL; run from a worker thread
-    that yields between steps, the app's GUI thread keeps running. Only the containers
-    the playthrough built for itself are emptied (the journal, the snapshot's graph
-    and NPCs, the index and its memos, findings), and the lists and maps they hold (an
-    NPC's versions), never its content, which the next playthrough may share: call it
-    only once nothing reads ``play`` any more.
-
-    ``also``: more lists, dicts and sorted lists to empty too, that only ``play``'s
-    holder reads (what the views prepared for it: ``Prepared.containers``).
-    """
-    yield from _emptied_in_steps([*also, play.findings, *_save_parts(play.save), *_filled_parts(play.index)])
-
-
-def release_parts_steps(save: Save | None = None, index=None, graph=None):
-    """``release_steps`` for the parts of a load that was cancelled before it made a
-    playthrough: its save, the replay's partial index and knowledge graph (each may
-    be None). Freed at once as the cancel unwinds them, they would hold the GIL long
-    enough to stall the window."""
-    yield from _emptied_in_steps([*_save_parts(save), *_filled_parts(index), *_filled_parts(graph)])
-
-
-def _save_parts(save: Save | None) -> list:
-    if save is None:
-        return []
-    return [save.journal.data, save.journal.ticks, save.journal.kinds, save.knowledge.facts, save.knowledge.entities, save.npcs]
-
-
-def _filled_parts(made) -> list:
-    """Every list, map and sorted list the replay filled in ``made`` (its index or its
-    knowledge graph; None: none)."""
-    if made is None:
-        return []
-    values = [value.tables if isinstance(value, Memos) else value for value in vars(made).values()]
-    return [value for value in values if isinstance(value, (list, dict, SortedList))]
-
-
-def _emptied_in_steps(stack: list):
-    budget = RELEASE_STEP
-    while stack:
-        container = stack[-1]
-        if not container:
-            stack.pop()
-            continue
-        if isinstance(container, list):
-            n = min(budget, len(container))
-            del container[-n:]
-        elif isinstance(container, dict):
-            n = 0
-            while container and n < budget:
-                value = container.popitem()[1]
-                n += 1
-                if isinstance(value, (list, dict)) and len(value) > 64:
-                    stack.append(value)  # freed in steps too, before the next item
-                    break
-                if type(value) is Versions and len(value.positions) > 64:
-                    stack += [value.values, value.positions]
-                    break
-        else:  # a SortedList of plain keys: cheap to free at once
-            n = len(container)
-            container.clear()
-        budget -= n
-        if budget <= 0:
-            budget = RELEASE_STEP
-            yield
-    yield
-

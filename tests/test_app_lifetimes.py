@@ -158,37 +158,29 @@ def test_the_first_open_does_not_change_the_window_layout(qtbot, open_window):
     assert window.session.ready and not _panel(window, "Opening save").isVisible()
 
 
-def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, open_window, monkeypatch):
+def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, open_window, monkeypatch, tmp_path):
     """The progress of an open is a panel of the window's status bar, not a second
     window (a dialog's first show stalled the GUI thread past 50 ms, issue 10); its
     Cancel stops the load and the window keeps the save it had."""
-    import threading
-
-    from narrative_debugger.app.workers import progress
-    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.app.workers import engine, progress
     from PySide6.QtWidgets import QProgressDialog
 
     window = open_window(None, (1440, 900), persist=False)
     window.open_save(SAMPLES / "evening.json", wait=True)
-    reported = threading.Event()
-
-    def slow(path, content, progress=None, cancelled=None, **_):
-        progress(0.25, "reading <b>the</b> save")
-        reported.set()
-        while not cancelled():
-            threading.Event().wait(0.01)
-        raise loader_module.Cancelled()
-
+    # A name that would be markup if the panel read it so.
+    held = tmp_path / "walk &amp; spiral.json"
+    held.write_bytes((SAMPLES / "walkaway-spiral.json").read_bytes())
+    hold = engine.Hold(engine.context().Event(), engine.context().Event())  # never released: the open's process waits
+    monkeypatch.setitem(engine.HOLDS, "open", lambda path: hold if path == held else None)
     monkeypatch.setattr(progress, "SHOW_AFTER_MS", 0)
-    monkeypatch.setattr(Playthrough, "open", slow)
     top_levels = set(QApplication.topLevelWidgets())
-    window.open_save(SAMPLES / "walkaway-spiral.json")
+    window.open_save(held)
     panel = _panel(window, "Opening save")
-    qtbot.waitUntil(lambda: panel.isVisible() and panel.bar.value() == 25, timeout=5000)
+    qtbot.waitUntil(lambda: panel.isVisible() and hold.entered.is_set(), timeout=10000)
     # No new window (an earlier test's window may have been deleted meanwhile).
     assert panel.window() is window and [w for w in QApplication.topLevelWidgets() if w.isVisible() and w not in top_levels] == []
     assert not window.findChildren(QProgressDialog)
-    assert panel.message.full_text() == "Opening walkaway-spiral.json: reading <b>the</b> save"
+    assert panel.message.full_text() == "Opening walk &amp; spiral.json…"
     assert panel.message.textFormat() == Qt.PlainText
     qtbot.mouseClick(panel.cancel_button, Qt.LeftButton)
     assert not panel.isVisible() and not window.loader.busy
@@ -196,7 +188,7 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     assert window.session.playthrough.save.label == "evening.json"
     qtbot.waitUntil(lambda: window.loader.running == 0, timeout=5000)
     # Escape cancels as well, while a load runs, and only then.
-    window.open_save(SAMPLES / "walkaway-spiral.json")
+    window.open_save(held)
     qtbot.waitUntil(lambda: panel.isVisible(), timeout=5000)
     window.activateWindow()
     qtbot.keyClick(window.tickbar, Qt.Key_Escape)
@@ -206,11 +198,17 @@ def test_an_open_shows_its_progress_in_the_window_and_cancels_from_there(qtbot, 
     qtbot.waitUntil(lambda: window.loader.running == 0, timeout=5000)  # the worker saw the cancel and ended
 
 
-def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot, open_window):
+def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot, open_window, monkeypatch):
     """The pass that hands a save to the views refreshed everything and repainted the whole
     window: 55-60 ms even for a small save (issue 10: 50 ms). The central area and the
     shown docks are filled in that pass but paint in later ones, one a pass;
     ``finish_background`` lets them paint at once."""
+    from narrative_debugger.app.workers import engine
+
+    # The save's checks wait until the passes are counted: findings that come before
+    # the last dock painted end the held paint at once (``MainWindow._on_checked``).
+    checks = engine.Hold(engine.context().Event(), engine.context().Event())
+    monkeypatch.setitem(engine.HOLDS, "checks", lambda path: checks if path.name == "walkaway-spiral.json" else None)
     window = open_window(None, (1440, 900), persist=False)
     window.open_save(SAMPLES / "evening.json", wait=True)
     held = []
@@ -246,6 +244,7 @@ def test_the_views_and_docks_paint_in_later_passes_when_a_save_arrives(qtbot, op
     assert npcs.model.rowCount() == len(window.session.playthrough.save.npcs)  # filled with the new save
     assert f"at tick {window.session.tick:,}" in npcs.caption.text() and f"at tick {window.session.tick:,}" in monologues.caption.text()
     assert npcs.selected_npc() == window.session.npc
+    checks.release.set()
     window.open_save(SAMPLES / "evening.json", wait=True)  # wait_for_load ends the hold too
     assert all(d.updatesEnabled() for d in window.docks.values()) and window.centralWidget().updatesEnabled()
 

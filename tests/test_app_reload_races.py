@@ -7,14 +7,12 @@ until the test lets it go (the read gives up when cancelled, as a real one does)
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
-from narrative_debugger.app.workers import progress
+from narrative_debugger.app.workers import engine, progress
 from narrative_debugger.app.workers import save_watch
 from narrative_debugger.app.workers.loader import OPEN, RELOAD
-from narrative_debugger.models.playthrough import Cancelled, Playthrough
 from narrative_debugger.widgets.kit.progress_panel import ProgressPanel
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
@@ -25,23 +23,15 @@ pytestmark = pytest.mark.usefixtures("message_boxes")  # modal boxes recorded, n
 
 
 class Gate:
-    """Holds ``Playthrough.open`` of the ``held`` saves in the worker until ``release``."""
+    """Holds the open's child process of the ``held`` saves before it reads them, until
+    ``release`` (a cancel ends the process, as it does a real read)."""
 
     def __init__(self, monkeypatch, *held: Path) -> None:
         self.held = {Path(p) for p in held}
-        self.entered = threading.Event()
-        self.release = threading.Event()
-        real = Playthrough.open
-
-        def held_open(path, content=None, *, progress=None, cancelled=None, **kwargs):
-            if Path(path) in self.held:
-                self.entered.set()
-                while not self.release.wait(0.005):
-                    if cancelled is not None and cancelled():
-                        raise Cancelled()
-            return real(path, content, progress=progress, cancelled=cancelled, **kwargs)
-
-        monkeypatch.setattr(Playthrough, "open", held_open)
+        self.entered = engine.context().Event()
+        self.release = engine.context().Event()
+        hold = engine.Hold(self.entered, self.release)
+        monkeypatch.setitem(engine.HOLDS, "open", lambda path: hold if Path(path) in self.held else None)
 
 
 @pytest.fixture()

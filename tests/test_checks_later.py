@@ -68,7 +68,7 @@ def test_checking_after_the_replay_gives_the_findings_of_checking_first(tmp_path
     checked_late = 0
     for path in _saves(tmp_path):
         first = Playthrough.open(path, CONTENT)
-        later = Playthrough.open(path, CONTENT, checks_later=True)
+        later = Playthrough.open(path, CONTENT, defer_checks=True)
         assert later.checks_pending and not first.checks_pending
         shown = list(later.findings)
         assert {f.code for f in shown} <= {f.code for f in first.findings}
@@ -104,7 +104,7 @@ def test_merged_sinks_equal_one_sink_fed_in_turn():
 def test_an_unreadable_save_has_nothing_left_to_check(tmp_path, unreadable):
     path = tmp_path / "bad.json"
     path.write_bytes(unreadable)
-    play = Playthrough.open(path, CONTENT, checks_later=True)
+    play = Playthrough.open(path, CONTENT, defer_checks=True)
     assert not play.readable and not play.checks_pending and play.findings
 
 
@@ -112,20 +112,11 @@ def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, open_
     """The loader hands the save over replayed, with its snapshot and content checks still
     running; once they end, every panel that shows findings has all of them, and the
     tick, the NPC and the journal's filter stay where the user put them."""
-    import threading
-
     from narrative_debugger.widgets.docks.journal import WITH_FINDINGS
 
-    go = threading.Event()
-    real = Playthrough.finish_checks
-
-    def held(self):
-        assert go.wait(20)
-        real(self)
-
-    monkeypatch.setattr(Playthrough, "finish_checks", held)
-    window = open_window(persist=False)
     path = SAMPLES / "qa-faults.json"
+    go = _held(monkeypatch, path.name)
+    window = open_window(persist=False)
     window.open_save(path)
     qtbot.waitUntil(lambda: window.session.playthrough is not None, timeout=20000)
     play = window.session.playthrough
@@ -160,18 +151,13 @@ def test_the_window_shows_the_replayed_save_then_its_whole_findings(qtbot, open_
 
 
 def _held(monkeypatch, label: str):
-    """Hold the checks of the save named ``label`` until the returned event is set."""
-    import threading
+    """Hold the checks of the save named ``label`` (in the open's child process) until
+    the returned event is set."""
+    from narrative_debugger.app.workers import engine
 
-    go = threading.Event()
-    real = Playthrough.finish_checks
-
-    def held(self):
-        if self.save.label == label:
-            assert go.wait(20)
-        real(self)
-
-    monkeypatch.setattr(Playthrough, "finish_checks", held)
+    go = engine.context().Event()
+    hold = engine.Hold(engine.context().Event(), go)
+    monkeypatch.setitem(engine.HOLDS, "checks", lambda path: hold if path.name == label else None)
     return go
 
 
@@ -286,8 +272,8 @@ def test_a_clean_open_clears_the_word_on_the_save_before(qtbot, open_window, mon
     window.close()
 
 
-@pytest.mark.parametrize("checks_later", [False, True])
-def test_a_capped_code_counts_every_finding_of_reading(tmp_path, checks_later):
+@pytest.mark.parametrize("defer_checks", [False, True])
+def test_a_capped_code_counts_every_finding_of_reading(tmp_path, defer_checks):
     """Reading's findings are merged with their counts: adding the save's closed list
     again counted its "more ... not listed" note as one finding, and a journal of
     30 000 bad entries (two F002 each) said "10001 in all"."""
@@ -295,7 +281,7 @@ def test_a_capped_code_counts_every_finding_of_reading(tmp_path, checks_later):
     doc["journal"] = [{"tick": "bad", "event": 7}] * 30_000
     path = tmp_path / "bad-journal.json"
     path.write_text(json.dumps(doc))
-    play = Playthrough.open(path, CONTENT, checks_later=checks_later)
+    play = Playthrough.open(path, CONTENT, defer_checks=defer_checks)
     play.finish_checks()
     f002 = [f for f in play.findings if f.code == "F002"]
     notes = [f for f in f002 if "not listed" in f.message]

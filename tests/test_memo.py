@@ -7,7 +7,6 @@ import threading
 
 from tests.conftest import CONTENT, SAMPLES
 
-from narrative_debugger.models import playthrough as pt
 from narrative_debugger.models.explain.tracks import TRACKS, track_for
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.event_kinds import EVENT_INDICES, EVENT_KINDS, EVENT_POSITIONS, event_indices
@@ -53,15 +52,3 @@ def test_threads_filling_the_same_memo_all_get_one_object():
     assert got[0][0] == [i for i, kind in enumerate(index.kinds) if kind == "DialogueLine"] != []
     assert EVENT_POSITIONS.get(index, "dialogue").tolist() == got[0][0]
     assert all(EVENT_POSITIONS.get(index, name) is not None for name in EVENT_KINDS)
-
-
-def test_release_steps_empties_the_memos_too():
-    play = Playthrough.open(SAMPLES / "qa-faults.json", CONTENT)
-    index = play.index
-    for name in EVENT_KINDS:
-        event_indices(index, name)
-    index.prepare_npc_tables()
-    assert len(index.memos) > len(EVENT_KINDS)
-    for _ in pt.release_steps(play):
-        pass
-    assert len(index.memos) == 0

@@ -42,7 +42,7 @@ def test_batch_screenshots_match_single_finding_shots(qtbot, tmp_path, capsys):
 
     menus = plot_menus()
     assert main(["check", str(QA), "--format", "json", "--screenshots", str(tmp_path / "batch")]) == 1
-    assert plot_menus() == menus  # the fresh windows are gone, with pyqtgraph's parentless menus
+    assert plot_menus() <= menus  # the fresh windows are gone, with pyqtgraph's parentless menus (earlier tests' may go too)
     matched = []
     for code, n in specs:
         single = tmp_path / f"single-{code}-{n}.png"

@@ -218,21 +218,6 @@ def test_an_ordinary_fact_replacing_the_interaction_in_progress_ends_it_without_
     assert state.knowledge.facts[fact_id].metadata is None
 
 
-def test_release_steps_empties_the_playthrough_in_steps_and_leaves_its_content(monkeypatch):
-    from narrative_debugger.models import playthrough as pt
-
-    monkeypatch.setattr(pt, "RELEASE_STEP", 50)
-    play = Playthrough.open(SAMPLES / "qa-faults.json", CONTENT)
-    content_npcs = dict(play.content.npcs)
-    journal, index = play.save.journal, play.index
-    assert len(journal) > 200 and index.dialogue
-    steps = sum(1 for _ in pt.release_steps(play))
-    assert steps > len(journal) // 50
-    assert not journal.data and not journal.ticks and not index.dialogue and not index.facts and not index.npcs
-    assert not play.save.knowledge.facts and not play.findings
-    assert play.content.npcs == content_npcs
-
-
 def test_npc_for_slug_finds_the_first_npc_of_a_slug_and_none_for_others():
     from narrative_debugger.models.timeline.index import TimelineIndex
 

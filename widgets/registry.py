@@ -147,12 +147,21 @@ def preparers(checked: bool | None = None) -> list:
     ``checked`` False: those to run before the window shows the replayed save; True:
     those run once it is shown and checked (those that read the findings, and
     ``SESSION_PREPARES_AFTER``); None: all of them."""
+    return [_load(name) for name in _preparer_names(checked)]
+
+
+def _preparer_names(checked: bool | None) -> list[str]:
     specs = [spec for spec in (*VIEWS, *DOCKS) if spec.prepare]
     if checked is not None:
         specs = [spec for spec in specs if getattr(spec, "prepare_reads_findings", False) == checked]
     names = ([*SESSION_PREPARES] if not checked else []) + [spec.prepare for spec in specs]
-    names += [*SESSION_PREPARES_AFTER] if checked is not False else []
-    return [_load(name) for name in names]
+    return names + ([*SESSION_PREPARES_AFTER] if checked is not False else [])
+
+
+def preparer_modules() -> list[str]:
+    """The modules that hold the ``preparers``: what the open's child process imports
+    ahead (``app/workers/engine.py``)."""
+    return sorted({name.partition(":")[0] for name in _preparer_names(None)})
 
 
 #: View names, in tab order.

@@ -8,7 +8,6 @@ makes bug reports.
 
 from __future__ import annotations
 
-import gc
 import math
 import sys
 from pathlib import Path
@@ -20,7 +19,6 @@ from narrative_debugger.app.window import report
 from narrative_debugger.app.window.compare import CompareController
 from narrative_debugger.app.window.whatif import WhatIfController
 from narrative_debugger.app.window.corpus import CorpusController
-from narrative_debugger.app.workers.release import Graveyard
 from narrative_debugger.app.workers.loader import OPEN, RELOAD, SaveLoader
 from narrative_debugger.app.workers.save_watch import SaveWatch
 from narrative_debugger.models.playthrough import BUNDLED_SAVE, Playthrough
@@ -73,10 +71,9 @@ RECENT_MAX_PX = 720  # File › Open recent entries are elided in the middle pas
 SAVE_FILTER = "Settled Reach saves (*.json *.json.gz);;All files (*)"
 
 
-def _let_paint(widgets: list, then=None):
+def _let_paint(widgets: list):
     """The job that lets held widgets (the central area, then each shown dock) paint
-    again, one a pass (``SlicedWork``: from a timer, after the pass that held them),
-    and calls ``then`` in the pass after the last one painted.
+    again, one a pass (``SlicedWork``: from a timer, after the pass that held them).
 
     It holds the widgets, never the window, so a window closed before it runs is not
     kept alive. A dock's content that put its refresh off while held
@@ -88,9 +85,6 @@ def _let_paint(widgets: list, then=None):
         if catch_up is not None:
             catch_up()
         yield slices.END_SLICE
-    if then is not None:
-        yield slices.END_SLICE
-        then()
 
 
 class MainWindow(QMainWindow):
@@ -295,7 +289,6 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self._action("Re&load", lambda: self.reload(), QKeySequence.Refresh, "action-reload"))
         file_menu.addSeparator()
         self.compare = CompareController(self, SAVE_FILTER)
-        self.graveyard = Graveyard(self)  # frees a replaced playthrough off the GUI thread
         self.compare.add_to_menu(file_menu)
         self.corpus = CorpusController(self)
         self.corpus.add_to_menu(file_menu)
@@ -399,8 +392,7 @@ class MainWindow(QMainWindow):
         loader = loader or self.loader
         deadline = QDeadlineTimer(timeout_ms)
         # The loop sleeps between events (the worker's signals wake it; the timer looks
-        # at the deadline): a loop that only spun kept the GUI thread busy, and a load's
-        # worker gives way to a busy GUI thread (``gil_slices.give_way``).
+        # at the deadline): a loop that only spun kept the GUI thread busy.
         wake = QTimer()
         wake.start(50)
         while loader.busy and not deadline.hasExpired():
@@ -461,17 +453,14 @@ class MainWindow(QMainWindow):
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
-        previous, previous_prepared = self.session.playthrough, self.session.prepared
+        previous = self.session.playthrough
         previous_content = previous.content.root if previous is not None else None
-        previous_b = self.session.comparison.b if self.session.comparison is not None else None
         self._hold_paint()
         # Once a load: the save name's tooltip and the warning look at the folder on disk.
         self.show_playthrough(play, path, context.get("content"), tick=keep_tick, npc=keep_npc, prepared=prepared)
-        if previous is not play:
-            self.graveyard.bury(previous, previous_prepared)
-            self.graveyard.bury(previous_b)
-        del previous, previous_b, previous_prepared
-        gc.freeze()  # what the views built for this save lives as long as it: keep GC passes short
+        # A replaced playthrough's large parts are columns of a mapped file (the open's
+        # child process wrote it): letting go of it unmaps the file, no long work here.
+        del previous
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
         if context.get("explain") and not context.get("reload"):
@@ -489,13 +478,15 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{one_line(path.name)} — Narrative debugger")
         self._update_status()
         self.tickbar.setFocus()
-        # A save still being checked: its checks go on once it is painted.
-        self._held_paint.start(_let_paint(self._held, self.loader.release_checks if play.checks_pending else None))
+        self._held_paint.start(_let_paint(self._held))
 
     def _on_checked(self, play: Playthrough, context: dict, _prepared: Prepared | None = None) -> None:
         """The save shown is checked now (``SaveLoader.checked``): its whole findings."""
         if play is not self.session.playthrough:
             return
+        # Checked before the first paint ended (a small save): the views and docks that
+        # still wait to paint do now, so the findings come after them, as they would.
+        self._held_paint.finish()
         self.session.refresh_findings()
         if not context.get("reload"):
             self._say_opened(play, context)
@@ -643,7 +634,6 @@ class MainWindow(QMainWindow):
         self.compare.shutdown()
         self.whatif.shutdown()
         self.loader.shutdown()
-        self.graveyard.shutdown()
 
     # ----- drag and drop -----
     def dragEnterEvent(self, event) -> None:
@@ -748,15 +738,6 @@ def _even_split(total: int, parts: int) -> list[int]:
     return [total * (k + 1) // parts - total * k // parts for k in range(parts)]
 
 
-#: The interpreter's thread switch interval in the app, seconds (Python's default is 5 ms).
-#: Every call from Qt into Python on the GUI thread (a model's data(), a paint, a timer)
-#: must take the GIL back from a busy worker, and waits up to one interval for it: a
-#: repaint of a few dozen such calls while a save loads adds up to a long stall. A short
-#: interval ends those stalls without slowing the load (tests/benchmarks/README.md).
-#: Only threads that wait for the GIL switch.
-SWITCH_INTERVAL_S = 0.0002
-
-
 #: Bounds of the pixmap cache (KB). The timelines keep what each plot item draws as a
 #: pixmap (``timelines.cache_drawing``), each up to a plot's size, and Qt keeps them in
 #: QPixmapCache, 10 MB by default. With many NPCs (more curves and marker sets) they
@@ -777,9 +758,8 @@ def pixmap_cache_kb(width: int, height: int, ratio: float = 1.0) -> int:
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
-    """The QApplication with the names QSettings uses; sets ``SWITCH_INTERVAL_S`` and the
-    pixmap cache's limit (``pixmap_cache_kb`` of the primary screen)."""
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    """The QApplication with the names QSettings uses and the pixmap cache's limit
+    (``pixmap_cache_kb`` of the primary screen)."""
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setOrganizationName("SettledReach")
     app.setApplicationName("narrative-debugger")

@@ -13,22 +13,16 @@ module does the same for any left over.
 from __future__ import annotations
 
 import sys
-import threading
 import itertools
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrative_debugger.models.gil_slices import give_way, giving_way, thread_clock
-from narrative_debugger.models.playthrough import Cancelled, Playthrough, collector_paused, release_steps
+from narrative_debugger.app.workers.engine import OpenProcess, ProcessEnded
+from narrative_debugger.models.playthrough import Cancelled, Playthrough
 from narrative_debugger.widgets.kit.prepared import Prepared
-from narrative_debugger.widgets.registry import preparers
 from narrative_debugger.widgets.kit.jobs import Job, Jobs
 from PySide6.QtCore import QObject, Signal
-
-
-#: Longest a replayed save's checks wait for the window to say it has painted it (s).
-CHECKS_WAIT_S = 5.0
 
 
 #: The kinds of request the window makes: the user opens a save, or the shown one is read again.
@@ -55,15 +49,15 @@ class LoadRequest:
 
 
 class _Load:
-    """One load: ``run`` is the job (``kit.jobs``) that calls ``Playthrough.open``.
+    """One load: ``run`` is the job (``kit.jobs``) that follows it.
 
-    A save opened with ``Playthrough.open`` (the default job) is handed over twice:
-    ``("replayed", play)`` is reported once it is read, replayed and prepared for the
-    views, so the window shows it; the job's answer comes once it is checked too
-    (``Playthrough.finish_checks``) and the views' data that reads findings is
-    prepared. The snapshot and content checks would otherwise hold up a large save's
-    first paint. What the views' ``prepare`` functions make goes to ``prepared``, which
-    the SaveLoader's signals carry beside the playthrough.
+    A save opened the default way is opened by a child process (``engine.OpenProcess``)
+    and handed over twice: ``("replayed", play)`` is reported once it is read,
+    replayed and prepared for the views, so the window shows it; the job's answer
+    comes once the child has checked it too and prepared the views' data that reads
+    the findings. What the ``prepare`` functions made goes to ``prepared``, which the
+    SaveLoader's signals carry beside the playthrough. A ``job`` given instead runs
+    here, in the worker thread, and its answer is what ``loaded`` carries.
 
     Reports (queued to the GUI thread): ``("progress", fraction 0..1, what is being
     done)`` and ``("replayed", the Playthrough, whose checks still run)``.
@@ -80,83 +74,67 @@ class _Load:
         self.request = request
         self.path = request.path
         self.content = content
-        # The GUI thread's CPU-time clock: the worker pauses while that thread is busy.
-        self.gui_clock = thread_clock()
         self.context = context
-        self.job = job  # None: Playthrough.open, in two hand-overs (see the class)
-        # Set once the window has painted the replayed save (or it is no longer wanted):
-        # the checks then run while the GUI thread is idle, not against its first paint.
-        self.go_on = threading.Event()
+        self.job = job  # None: in the child process, in two hand-overs (see the class)
         self.outcome = None
         self.shown = False
         self.handle: Job | None = None
         self.prepared = Prepared()
+        self.checks: tuple | None = None  # (findings, Prepared, memo tables) from the child
+
+    def take_checks(self, play: Playthrough) -> None:
+        """Give ``play`` what the child's checks made (GUI thread; once)."""
+        if self.checks is None:
+            return
+        findings, checked, memos = self.checks
+        self.checks = None
+        for entry in checked.entries():
+            self.prepared.add(entry)
+        if play.index is not None:
+            play.index.memos.merge(memos)
+        play.take_checks(findings)
 
     def stop(self) -> None:
-        """Cancel the load: it reports nothing more and stops at its next look."""
+        """Cancel the load: it reports nothing more; a child process is ended."""
         if self.handle is not None:
             self.handle.cancel()
-        self.go_on.set()
 
     def run(self, handle: Job):
-        with giving_way(self.gui_clock):
-            return self._run(handle)
-
-    def _run(self, handle: Job):
-        stop = handle.stop
-        play = None
         try:
-            later = {"checks_later": True} if self.job is None else {}
-            play = (self.job or Playthrough.open)(
-                self.path, self.content, progress=lambda f, m: handle.report("progress", f, m), cancelled=stop.is_set, **later
-            )
-            if isinstance(play, Playthrough) and play.readable:
-                # What the views would compute on ``loaded`` and that grows with the
-                # save (event ticks, timeline curves) is computed here, off the GUI thread.
-                handle.report("progress", 1.0, "preparing the views")
-                pending = play.checks_pending
-                with collector_paused():
-                    for prepare in preparers(checked=False if pending else None):
-                        if stop.is_set():
-                            raise Cancelled()
-                        give_way()
-                        self._keep(prepare(play, self.prepared))
-                if pending:
-                    handle.report("replayed", play)
-                    # Checked alongside the first paint, the two threads would share the GIL
-                    # and the window stall; it says when it has painted (``release_checks``).
-                    self.go_on.wait(CHECKS_WAIT_S)
-                    if stop.is_set():  # the window is closing
-                        raise Cancelled()
-                    with collector_paused():
-                        play.finish_checks()
-                        if stop.is_set():  # the window is closing
-                            raise Cancelled()
-                        for prepare in preparers(checked=True):
-                            give_way()
-                            self._keep(prepare(play, self.prepared))
-            return play
+            if self.job is not None:
+                return self.job(self.path, self.content, progress=lambda f, m: handle.report("progress", f, m), cancelled=handle.stop.is_set)
+            return self._run_in_child(handle)
         except Cancelled:
-            if isinstance(play, Playthrough) and not self.shown:
-                # Cancelled after the replay, before the window took it (preparing the
-                # views): freed a step at a time, giving way to the GUI thread; dropped
-                # at once, a large playthrough would hold the GIL and stall the window.
-                # A shown one (the window closing) is the window's.
-                for _ in release_steps(play, also=self.prepared.containers()):
-                    give_way()
-                self.prepared = Prepared()
-            play = None
             return Cancelled
+        except ProcessEnded as exc:
+            return str(exc)
         except Exception as exc:  # noqa: BLE001 - a bug, not bad input: report it instead of losing the window
             # Where it happened, for the bug report (the whole traceback goes to stderr).
             last = traceback.extract_tb(exc.__traceback__)[-1]
             traceback.print_exception(exc, file=sys.stderr)
             return f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno} in {last.name})"
 
-
-    def _keep(self, made) -> None:
-        for entry in made if isinstance(made, tuple) else (made,):
-            self.prepared.add(entry)
+    def _run_in_child(self, handle: Job):
+        stop = handle.stop
+        play = None
+        with OpenProcess(self.path, self.content) as child:
+            for message in child.messages(stop):
+                kind = message[0]
+                if kind == "progress":
+                    handle.report("progress", *message[1:])
+                elif kind == "replayed":
+                    play, self.prepared = message[1]
+                    if play.checks_pending:
+                        handle.report("replayed", play)
+                elif kind == "checked":
+                    # Taken on the GUI thread (``take_checks``), after it has had ``loaded``:
+                    # a playthrough handed over with its checks pending stays so until then.
+                    self.checks = message[1]
+                elif kind == "failed":
+                    return message[1]
+                elif kind == "done":
+                    return play
+        return Cancelled
 
 
 class SaveLoader(QObject):
@@ -224,7 +202,6 @@ class SaveLoader(QObject):
         if self._closed:
             return request
         if self._current is not None and self._current.shown:
-            self._current.go_on.set()
             self._checking.add(self._current)
             self._current = None
         self._drop_current()
@@ -269,7 +246,7 @@ class SaveLoader(QObject):
         self._closed = True
         for load in [self._current, *self._checking]:
             if load is not None:
-                load.go_on.set()
+                load.stop()
         self._current = None
         self._checking.clear()
         self._jobs.shutdown()
@@ -283,12 +260,6 @@ class SaveLoader(QObject):
             load.shown = True
             self.loaded.emit(values[0], load.context, load.prepared)
 
-    def release_checks(self) -> None:
-        """The replayed save ``loaded`` carried is painted: its checks may run now (they
-        wait at most ``CHECKS_WAIT_S``; one a newer request put aside goes on at once)."""
-        if self._current is not None and self._current.shown:
-            self._current.go_on.set()
-
     def _on_ended(self, load: _Load, outcome) -> None:
         put_aside = load in self._checking  # shown, then a newer request came
         if put_aside:
@@ -297,6 +268,8 @@ class SaveLoader(QObject):
             self._current = None
         else:
             return  # replaced by a newer request
+        if isinstance(outcome, Playthrough):
+            load.take_checks(outcome)
         if load.shown:
             if isinstance(outcome, Playthrough):
                 self.checked.emit(outcome, load.context, load.prepared)

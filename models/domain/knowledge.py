@@ -21,7 +21,6 @@ from narrative_debugger.models.domain.types import (
     StableId,
 )
 from narrative_debugger.models.boundary import U64, ConversionError, parse_int
-from narrative_debugger.models.gil_slices import sorted_in_slices
 from sortedcontainers import SortedDict
 
 #: FactId grammar (save-format §3): lowercase ``category.topic``, one dot.
@@ -273,10 +272,10 @@ class KnowledgeGraph(InteractionQueries):
                 set_fact(fact_id, fact)
         finally:
             if ordered:
-                # Sorted in short runs first (gil_slices): the sorted map's own sort then
-                # meets sorted keys and passes over them once.
+                # Sorted first: the sorted map's own sort then meets sorted keys and
+                # passes over them once.
                 plain = self.facts
-                self.facts = SortedDict((key, plain[key]) for key in sorted_in_slices(list(plain)))
+                self.facts = SortedDict((key, plain[key]) for key in sorted(plain))
 
     def fact(self, fact_id: FactId) -> FactKnowledge | None:
         return self.facts.get(fact_id)

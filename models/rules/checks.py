@@ -20,7 +20,6 @@ from narrative_debugger.models.boundary import U64, ConversionError, parse_int
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE, parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE, MAX_REFERENCES_PER_KIND
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, InteractionState, KnowledgeConfidence, NpcState
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS, LOOP_ITEMS, give_way, with_give_way
 from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.rules.snapshot_diff import ENTITIES, FACTS, entity_target, fact_target, npc_target, saved_differences
 from narrative_debugger.models.save.savefile import Save
@@ -51,7 +50,7 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
     _check_key_order(save, sink)
     sequences: dict[str, list[tuple[int, str]]] = {}
     in_progress = []
-    for fact_id, fact in with_give_way(save.knowledge.facts.items()):
+    for fact_id, fact in save.knowledge.facts.items():
         meta = fact.interaction
         is_interaction = fact_id.startswith("interaction.")
         # A FactId that parses as an interaction's (schema §3.1) is a well-formed FactId:
@@ -80,7 +79,7 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
         # About the conversation that started while another was in progress: the last started.
         later = max(in_progress, key=lambda f: (save.knowledge.facts[f].interaction.started_tick, f))
         sink.add("I005", f"{len(in_progress)} interactions are in progress at once: {', '.join(in_progress)}", _fact_path(later), saved_at, target=fact_target(save, later))
-    for slug, items in with_give_way(sequences.items(), LOOP_ITEMS // 4):
+    for slug, items in sequences.items():
         numbers = sorted(n for n, _ in items)
         expected = list(range(1, len(numbers) + 1))
         if numbers != expected:
@@ -94,10 +93,10 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
             if not parts:
                 parts.append("numbers " + ", ".join(f"{n:03d}" for n in numbers[:10]))
             sink.add("I006", f"interactions with {slug} are not numbered 001, 002, ... without gap or repeat: {'; '.join(parts)}", _fact_path(items[-1][1]), target=fact_target(save, items[-1][1]))
-    for key, ent in with_give_way(save.knowledge.entities.items()):
+    for key, ent in save.knowledge.entities.items():
         if ent.last_seen_tick > saved_at:
             sink.add("K004", f"entity {key}: last_seen_tick {ent.last_seen_tick} is after saved_at_tick {saved_at}", f"player.knowledge.entities.{key}.last_seen_tick", ent.last_seen_tick, target=entity_target(save, key, "last_seen_tick"))
-    for sid, npc in with_give_way(save.npcs.items(), LOOP_ITEMS // 4):
+    for sid, npc in save.npcs.items():
         _check_npc(npc, f"npcs.{sid}", sink)
 
 
@@ -257,7 +256,7 @@ def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str],
             values=(("snapshot", diff.saved), ("replay", diff.replayed)),
         )
     replayed = state.knowledge.facts
-    for fact_id, fact in with_give_way(save.knowledge.facts.items()):
+    for fact_id, fact in save.knowledge.facts.items():
         meta = fact.interaction
         if meta is not None and meta.interaction_state is InteractionState.Completed and meta.confrontation != (fact_id in confronted):
             if fact_id in replayed:
@@ -270,25 +269,14 @@ def check_against_replay(save: Save, index: TimelineIndex, confronted: set[str],
                 )
 
 
-#: Journal entries one C-level pass of ``_entries_of_kind`` tests. One pass over a
-#: whole large journal holds the GIL, and the window, opening the save in another
-#: thread, stalls that long.
-KIND_PASS_ENTRIES = 2 * C_PASS_ITEMS
-
-
 def _entries_of_kind(save: Save, kind: str):
     """The data of the journal entries of variant ``kind``, in file order.
 
-    The entries are picked in C (a Python test per entry is far slower),
-    ``KIND_PASS_ENTRIES`` at a time, so that a worker thread lets go of the GIL between
-    passes. ``operator.eq``, not ``str.__eq__``: that answers NotImplemented, which is
-    true, for an entry of no variant (None).
+    The entries are picked in C (a Python test per entry is far slower).
+    ``operator.eq``, not ``str.__eq__``: that answers NotImplemented, which is true,
+    for an entry of no variant (None).
     """
-    kinds, datas = save.journal.kinds, save.journal.data
-    for lo in range(0, len(kinds), KIND_PASS_ENTRIES):
-        hi = lo + KIND_PASS_ENTRIES
-        give_way()
-        yield from compress(datas[lo:hi], map(eq, kinds[lo:hi], repeat(kind)))
+    return compress(save.journal.data, map(eq, save.journal.kinds, repeat(kind)))
 
 
 def check_content(content: Content, saves: list[Save], sink: FindingSink, replayed: TimelineIndex | None = None) -> None:
@@ -313,7 +301,7 @@ def check_content(content: Content, saves: list[Save], sink: FindingSink, replay
         npc_slugs.update(npc.slug for npc in save.npcs.values())
         # An interaction FactId's category is "interaction", already in the set: only the
         # other facts are parsed (most of a long playthrough's facts are interactions).
-        categories.update(c for c in (fact_category(f) for f in with_give_way(save.knowledge.facts) if not f.startswith("interaction.")) if c)
+        categories.update(c for c in (fact_category(f) for f in save.knowledge.facts if not f.startswith("interaction.")) if c)
         learned = replayed.facts if replayed is not None else (data["fact_id"] for data in _entries_of_kind(save, "FactLearned"))
         categories.update(c for c in (fact_category(f) for f in learned if not f.startswith("interaction.")) if c)
     for line in content.monologues.values():

@@ -19,7 +19,6 @@ from narrative_debugger.models.boundary import U64, is_int_text, parse_int
 from narrative_debugger.models.domain.knowledge import parse_interaction_id
 from narrative_debugger.models.domain.relationship import FLOAT_TOLERANCE
 from narrative_debugger.models.domain.types import SHARED_REFERENCE_KINDS, NpcState
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS, LOOP_ITEMS, give_way, sorted_in_slices, with_give_way
 from narrative_debugger.models.rules.findings import Target
 from narrative_debugger.models.memo import Memo
 
@@ -203,17 +202,15 @@ def path_target(save, path: str) -> Target | None:
 def _in_path_order(keys) -> list:
     """Map keys in path order: numbers first, then strings, each sorted.
 
-    Two plain sorts instead of one on ``(type(k) is str, k)`` tuples, each in slices
-    (``gil_slices.sorted_in_slices``): a sort runs in C holding the GIL, tuples cost
-    several times what plain strings do, and either is long enough on a large save for
-    the app's GUI thread to stall while the loader checks it."""
+    Two plain sorts instead of one on ``(type(k) is str, k)`` tuples, which cost
+    several times what plain strings do."""
     strs = [k for k in keys if type(k) is str]
     others = [k for k in keys if type(k) is not str]
-    return sorted_in_slices(others) + sorted_in_slices(strs)
+    return sorted(others) + sorted(strs)
 
 
 def _map_differences(save, snap, replayed, fields, prefix, group, make_target):
-    for key in with_give_way(_in_path_order(set(snap) | set(replayed))):
+    for key in _in_path_order(set(snap) | set(replayed)):
         a, b = snap.get(key), replayed.get(key)
         if a is None or b is None:
             yield Difference(f"{prefix}.{key}", make_target(save, key, None), summary(a), summary(b), group)
@@ -239,27 +236,6 @@ def saved_differences(save, index) -> list[Difference]:
     return SNAPSHOT_DIFFERENCES.get_or_make(index, save.saved_at_tick, lambda: differences(save, index.at(save.saved_at_tick)))
 
 
-#: Facts compared per C-level pass of ``_equal_in_slices``: comparing two facts (nested
-#: structs) costs about eight times a plain item's pass, so a pass takes an eighth of
-#: ``C_PASS_ITEMS`` (one pass over every fact of a large save stalls the window).
-EQUAL_PASS_ITEMS = C_PASS_ITEMS // 8
-
-
-def _equal_in_slices(saved: dict, replayed: dict) -> bool:
-    """``saved == replayed`` for two dicts, compared ``EQUAL_PASS_ITEMS`` keys at a time
-    so that a loader thread lets go of the GIL between passes (``gil_slices``)."""
-    if len(saved) != len(replayed):
-        return False
-    keys = list(saved)
-    get, missing = replayed.get, object()
-    for lo in range(0, len(keys), EQUAL_PASS_ITEMS):
-        give_way()
-        part = keys[lo : lo + EQUAL_PASS_ITEMS]
-        if list(map(saved.__getitem__, part)) != [get(key, missing) for key in part]:
-            return False
-    return True
-
-
 def differences(save, state) -> list[Difference]:
     """Every difference between the snapshot and the replayed ``state`` (at saved_at_tick).
 
@@ -274,11 +250,11 @@ def differences(save, state) -> list[Difference]:
     if hasattr(replayed, "as_dict"):
         replayed = replayed.as_dict()
     # A save whose journal replays to its snapshot (the usual case): the two dicts
-    # compared in C, a slice at a time, instead of a lookup pair per fact in Python.
-    same_facts = isinstance(saved, dict) and _equal_in_slices(saved, replayed)
+    # compared in C, instead of a lookup pair per fact in Python.
+    same_facts = isinstance(saved, dict) and saved == replayed
     out = [] if same_facts else list(_map_differences(save, saved, replayed, fact_fields, FACTS, "facts", _fact_target))
     out.extend(_map_differences(save, save.knowledge.entities, state.knowledge.entities, entity_fields, ENTITIES, "entities", entity_target))
-    for sid, npc in with_give_way(save.npcs.items(), LOOP_ITEMS // 4):
+    for sid, npc in save.npcs.items():
         got = state.npc(sid)
         if got is None:
             continue

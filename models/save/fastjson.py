@@ -28,7 +28,7 @@ from itertools import chain
 from operator import itemgetter
 
 import msgspec
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS, checkpoint
+from narrative_debugger.models.progress import checkpoint
 
 #: Integers with more digits than this are not game values (jsonio.MAX_INT_DIGITS).
 MAX_INT_DIGITS = 40
@@ -77,8 +77,8 @@ def fast_decode(data: bytes, journal_reader=None):
 
 #: Bytes scanned or decoded per step (see ``fast_decode``).
 STEP_BYTES = 1 << 19
-#: Journal entries key-counted per step.
-STEP_ENTRIES = C_PASS_ITEMS
+#: Journal entries key-counted per step (a step ends at a ``checkpoint``).
+STEP_ENTRIES = 1 << 15
 _OVERLAP = MAX_INT_DIGITS + 8
 
 

@@ -30,7 +30,6 @@ from narrative_debugger.models.domain.types import (
     RelationshipState,
     ToleranceThreshold,
 )
-from narrative_debugger.models.gil_slices import Cancelled
 from narrative_debugger.models.rules.findings import Finding, FindingSink
 from narrative_debugger.models.rules.snapshot_diff import path_target
 from narrative_debugger.models.save.jsonio import JsonDocument, decode_bytes, decode_file
@@ -46,7 +45,6 @@ from narrative_debugger.models.save.saveshape import (
     is_u32,
     is_u64,
     parse_journal,
-    release_in_slices,
 )
 from narrative_debugger.models.save.saveshape import (
     bounded as _bounded,
@@ -499,7 +497,8 @@ def parse_save(doc, label: str, findings: list[Finding] | None = None) -> Save:
         # replay starts (~380 MB of a 1 000 000-entry save's peak), and the decoded
         # values of the rest (the typed save holds them), kept until the checks ran.
         save.document = key_order_skeleton(doc)
-        release_in_slices(doc["journal"])
+        if type(doc["journal"]) is list:
+            doc["journal"].clear()
     else:
         shape.bad("journal", "missing field 'journal'")
 
@@ -585,15 +584,7 @@ def load_save(path: Path) -> Save:
     """
     path = Path(path)
     reader = JournalReader(path.name)
-    try:
-        document, sha256 = decode_file(path, path.name, journal_reader=reader)
-    except Cancelled:
-        # The entries read so far (a million objects and more), emptied here a slice at
-        # a time, not freed at once as the cancel unwinds: that would hold the GIL and
-        # stall the window when a second open replaces this one while it reads.
-        for part in (reader.journal.data, reader.journal.ticks, reader.journal.kinds, reader.calls):
-            release_in_slices(part)
-        raise
+    document, sha256 = decode_file(path, path.name, journal_reader=reader)
     save = save_from_document(document, path.name, path)
     save.sha256 = sha256
     return save

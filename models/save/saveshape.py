@@ -18,7 +18,6 @@ from typing import Annotated, Literal, Optional, Union
 import msgspec
 from narrative_debugger.models.boundary import F32_OVERFLOW, I16, U32, U64, IntType, is_f32
 from narrative_debugger.models.domain.types import KnowledgeConfidence, KnowledgeSource, KnowledgeState, RelationshipState
-from narrative_debugger.models.gil_slices import RELEASE_ITEMS, release_in_steps
 from narrative_debugger.models.rules.findings import FindingSink
 from narrative_debugger.models.save.fastjson import decode_value, keys_below
 
@@ -425,7 +424,8 @@ class JournalReader:
                     if n is None:
                         return None
                     keys += n
-        release_in_slices(entries)
+        if type(entries) is list:
+            entries.clear()  # the piece's raw entries: their fields are in ``journal.data`` now
         return keys
 
     def result(self) -> "JournalReader":
@@ -443,19 +443,6 @@ class _Recorder:
 
     def __init__(self, calls: list) -> None:
         self.add = lambda *args: calls.append(args)
-
-
-#: Entries freed per slice by ``release_in_slices``.
-RELEASE_SLICE = RELEASE_ITEMS
-
-
-def release_in_slices(value) -> None:
-    """Empty a decoded journal list from its end, a slice at a time (in place), giving
-    way between slices (``gil_slices.release_in_steps``): freeing a million entry
-    objects at once holds the GIL past the window's budget. Anything but a list is
-    left alone."""
-    if type(value) is list:
-        release_in_steps(value)
 
 
 #: variant -> its generated clean-entry check (see ``_clean_entry_check``).
@@ -551,6 +538,10 @@ EVENT_STRUCTS: dict[str, type] = {
 }
 for _variant, _cls in EVENT_STRUCTS.items():
     _cls.__doc__ = f"The fields of a {_variant} journal event (save-format §5)."
+    # Found by name, so a journal entry pickles (the open's child process hands
+    # the journal to the window: models/columns).
+    _cls.__module__, _cls.__qualname__ = __name__, _cls.__name__
+    globals()[_cls.__name__] = _cls
 del _variant, _cls
 
 #: variant -> its number of fields (a typed piece's key count).

@@ -14,7 +14,6 @@ from operator import attrgetter
 
 import numpy as np
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS
-from narrative_debugger.models.gil_slices import C_PASS_ITEMS, give_way
 from narrative_debugger.models.memo import Memo
 
 #: Journal variants shown as markers and offered by "next event of this kind".
@@ -57,7 +56,6 @@ def _npc_changes(index) -> tuple[list[int], list[int]]:
     levels: list[int] = []
     bounds = np.asarray(_LEVEL_BOUNDS)
     for versions in index.npcs.values():
-        give_way()
         states = versions.values
         if len(states) < 2:
             continue
@@ -80,11 +78,7 @@ def _line_indices(index, found: np.ndarray) -> list[int]:
     records = index.dialogue
     if len(records) != len(found):
         return int_list(found)
-    out: list[int] = []
-    for start in range(0, len(records), SLICE_ITEMS):
-        give_way()
-        out.extend(map(_RECORD_INDEX, records[start : start + SLICE_ITEMS]))
-    return out
+    return list(map(_RECORD_INDEX, records))
 
 
 def event_indices(index, kind: str) -> list[int]:
@@ -119,76 +113,40 @@ def event_indices(index, kind: str) -> list[int]:
     return EVENT_INDICES.publish(index, kind, out)
 
 
-#: Entries handled per slice by ``distinct_ticks``: each slice is one short C call, so a
-#: worker thread running it lets the GUI thread take the GIL between slices.
-SLICE_ITEMS = C_PASS_ITEMS
-
-
 def tick_array(ticks) -> np.ndarray:
-    """``np.asarray(ticks, dtype=np.uint64)`` of a list of Python int ticks, converted
-    ``SLICE_ITEMS`` at a time: one conversion of a million ints holds the GIL past the
-    window's budget."""
-    if isinstance(ticks, np.ndarray) or len(ticks) <= SLICE_ITEMS:
-        return np.asarray(ticks, dtype=np.uint64)
-    parts = []
-    for start in range(0, len(ticks), SLICE_ITEMS):
-        give_way()
-        parts.append(np.asarray(ticks[start : start + SLICE_ITEMS], dtype=np.uint64))
-    return np.concatenate(parts)
+    """``np.asarray(ticks, dtype=np.uint64)`` of Python int ticks (or a column of them)."""
+    return np.asarray(ticks, dtype=np.uint64)
 
 
 def int_list(values: np.ndarray) -> list[int]:
-    """``values.tolist()`` (Python ints, exact for u64), ``SLICE_ITEMS`` at a time."""
-    if len(values) <= SLICE_ITEMS:
-        return values.tolist()
-    out: list[int] = []
-    for start in range(0, len(values), SLICE_ITEMS):
-        give_way()
-        out.extend(values[start : start + SLICE_ITEMS].tolist())
-    return out
+    """``values.tolist()``: Python ints, exact for u64."""
+    return values.tolist()
 
 
 def picked(values, positions: np.ndarray) -> list:
-    """``[values[i] for i in positions]``, ``SLICE_ITEMS`` at a time: the list holds the
-    very objects of ``values`` (a list of Python int ticks), where ``int_list`` of the
-    same ticks as an array made a new int object for each (~32 bytes an entry: about
-    a third of the session's stepping data at 1 000 000 entries). ``values`` as an
-    array gives ``int_list(values[positions])``."""
+    """``[values[i] for i in positions]``: the list holds the very objects of ``values``
+    (a list of Python int ticks), where ``int_list`` of the same ticks as an array made
+    a new int object for each (~32 bytes an entry: about a third of the session's
+    stepping data at 1 000 000 entries). ``values`` as an array gives
+    ``int_list(values[positions])``."""
     if isinstance(values, np.ndarray):
         return int_list(values[positions])
-    get = values.__getitem__
-    if len(positions) <= SLICE_ITEMS:
-        return list(map(get, positions.tolist()))
-    out: list = []
-    for start in range(0, len(positions), SLICE_ITEMS):
-        give_way()
-        out.extend(map(get, positions[start : start + SLICE_ITEMS].tolist()))
-    return out
+    return list(map(values.__getitem__, positions.tolist()))
 
 
 def variant_positions(kinds) -> dict[object, np.ndarray]:
     """Journal variant (or None) -> the ascending indices of its entries (int64 array).
 
     A Python loop that appends each of a million indices to its variant's list would
-    be most of the session's ``prepare``. Here the variants are
-    numbered by C-level passes of ``SLICE_ITEMS`` entries (``dict.fromkeys``, a ``map``
-    into ``np.fromiter``) and one stable sort of the small codes groups them.
+    be most of the session's ``prepare``. Here the variants are numbered by C-level
+    passes (``dict.fromkeys``, a ``map`` into ``np.fromiter``) and one stable sort of the
+    small codes groups them.
     """
-    n = len(kinds)
-    starts = range(0, n, SLICE_ITEMS)
-    names: dict = {}
-    for start in starts:
-        give_way()
-        names.update(dict.fromkeys(kinds[start : start + SLICE_ITEMS]))
-    code_of = {name: k for k, name in enumerate(names)}
+    code_of = {name: k for k, name in enumerate(dict.fromkeys(kinds))}
     if not code_of:
         return {}
     dtype = np.int16 if len(code_of) < 1 << 15 else np.int64
-    parts = []
-    for start in starts:
-        give_way()
-        parts.append(np.fromiter(map(code_of.__getitem__, kinds[start : start + SLICE_ITEMS]), dtype=dtype, count=min(SLICE_ITEMS, n - start)))
-    codes = np.concatenate(parts)
+    codes = np.fromiter(map(code_of.__getitem__, kinds), dtype=dtype, count=len(kinds))
     order = np.argsort(codes, kind="stable")  # stable: each variant's indices stay ascending
     ends = np.cumsum(np.bincount(codes, minlength=len(code_of)))
     return {name: order[(ends[k - 1] if k else 0) : ends[k]] for name, k in code_of.items()}
@@ -196,19 +154,11 @@ def variant_positions(kinds) -> dict[object, np.ndarray]:
 
 def distinct_ticks(ticks, array: np.ndarray | None = None) -> list[int]:
     """The distinct ticks of the index's non-decreasing ``ticks`` (the running maximum
-    of the journal's ticks), in order: ``sorted(set(ticks))`` without one sort and one
-    set of a million ticks, each of which holds the GIL past the window's budget.
+    of the journal's ticks), in order: ``sorted(set(ticks))`` without a sort.
     ``array``: ``tick_array(ticks)`` when the caller has it (then it is much cheaper)."""
     if array is not None and len(array):
         keep = np.empty(len(array), dtype=bool)
         keep[0] = True
         np.not_equal(array[1:], array[:-1], out=keep[1:])
         return picked(ticks, np.flatnonzero(keep)) if isinstance(ticks, list) else int_list(array[keep])
-    out: list[int] = []
-    for start in range(0, len(ticks), SLICE_ITEMS):
-        give_way()
-        piece = dict.fromkeys(ticks[start : start + SLICE_ITEMS])  # keeps order, drops repeats
-        if out and piece and next(iter(piece)) == out[-1]:
-            del piece[out[-1]]
-        out.extend(piece)
-    return out
+    return list(dict.fromkeys(ticks))  # keeps order, drops repeats

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 import msgspec
 import numpy as np
 
-from narrative_debugger.models.gil_slices import give_way, sorted_in_slices
 from narrative_debugger.models.domain.types import EntityKnowledge, FactId, FactKnowledge, InteractionState, NpcState, StableId, move_key
 from narrative_debugger.models.memo import Memo, Memos
 from narrative_debugger.models.timeline.event_kinds import picked
@@ -375,11 +374,10 @@ class TimelineIndex:
         """Make ``series_of`` and ``moves_of`` now, of every NPC with at least
         ``min_changes`` interaction changes: O(changes + moves).
 
-        The window's loader calls it off the GUI thread, so no step pays for them: an
-        NPC with a long history would cost a step more than a frame."""
+        The open's child process calls it, so no step pays for them: an NPC with a long
+        history would cost a step more than a frame."""
         for npc in self.npcs:
             if len(self._interaction_log.get(npc, ())) >= min_changes:
-                give_way()
                 self.series_of(npc)
                 self.moves_of(npc)
 
@@ -514,12 +512,10 @@ class TimelineIndex:
         """Bring ``fact_keys`` up to date with the facts recorded (the replay calls it
         when done; ``at`` does too, so no query sees it behind).
 
-        The new keys are sorted in runs first (``gil_slices.sorted_in_slices``):
-        ``SortedList.update`` sorts them in one C call, which holds the GIL long enough
-        to stall the window at the end of a large replay. Given them sorted, it only
-        checks their order."""
+        The new keys are kept in a list until then: one sort at the end of the replay
+        instead of a sorted insertion a fact."""
         if self._new_fact_keys:
-            self.fact_keys.update(sorted_in_slices(self._new_fact_keys))
+            self.fact_keys.update(self._new_fact_keys)
             self._new_fact_keys.clear()
 
     def at(self, tick: int) -> StateAtTick:

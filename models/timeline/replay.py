@@ -36,7 +36,6 @@ from narrative_debugger.models.domain.types import (
     ToleranceThreshold,
     is_legal_transition,
 )
-from narrative_debugger.models.gil_slices import Cancelled, give_way
 from msgspec.structs import replace as replace_struct
 from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.save.savefile import Save
@@ -44,11 +43,6 @@ from narrative_debugger.models.timeline.index import DialogueRecord, TimelineInd
 
 I16_MIN, I16_MAX = -(2**15), 2**15 - 1
 S = InteractionState
-
-#: The replay gives way to a busy GUI thread (``gil_slices.give_way``) once every this many
-#: entries plus one: a few milliseconds of replay.
-GIVE_WAY_EVERY = 511
-
 
 @dataclass
 class _WalkAwayDue:
@@ -321,8 +315,6 @@ class _Replayer:
                 stale = True
             if progress is not None and i % step == 0:
                 progress(i, total)
-            if not i & GIVE_WAY_EVERY:
-                give_way()
         self.position = total
         self.settle()
         self._report_behind()
@@ -723,10 +715,6 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
     """
     sink = sink if sink is not None else FindingSink()
     r = _Replayer(save, content, sink, progress, tuning, recompute)
-    try:
-        r.run()
-    except Cancelled as exc:
-        exc.remains = (r.index, r.kg)  # for the caller to free in steps (``release_parts_steps``)
-        raise
+    r.run()
     r.index.finish()
     return ReplayResult(r.index, r.kg, r.npcs, r.confronted)

@@ -27,7 +27,7 @@ from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.domain.relationship import score_delta
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 from narrative_debugger.models.domain.types import InteractionState
-from narrative_debugger.models.playthrough import Playthrough, collector_paused
+from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.prompt.sections import SECTIONS, SectionContext
 from narrative_debugger.models.rules.findings import Finding, Severity
@@ -226,28 +226,27 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     opened = 0.0 if recorded is not None else 0.3  # what opening A takes of the whole, when it is not open
     if recorded is None:
         report(0.0, "opening the recorded save")
-    a = recorded if recorded is not None else Playthrough.open(path, content_dir, checks_later=True)
+    a = recorded if recorded is not None else Playthrough.open(path, content_dir, defer_checks=True)
     report(opened, "applying the edits")
     if not a.readable:
         raise PatchError(f"{path.name} cannot be read: " + "; ".join(f"{f.code} {f.location}: {f.message}" for f in a.findings[:3]))
     _check_npc_names(a.save, path.name, tuning)
-    with collector_paused():
-        save_b = _patched_entries(a.save, operations)
-        if save_b is None:  # the patch reaches beyond journal entries' fields: the whole document
-            document, sha256 = decode_file(path, path.name)
-            if not document.parsed:
-                raise PatchError(f"{path.name} cannot be read")
-            apply_patch(document.value, operations)
-            save_b = save_from_document(document, f"{path.name} (what if)", path)
-        _check_still_valid(a.save, save_b, operations)
-        save_b.sha256 = ""  # not the file's bytes
-        changed_from, changed_to = _changed_span(a.save, save_b)
-        rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
-                       recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()})
-        notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
-        span = 1.0 - opened
-        replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
-        b = Playthrough.build(save_b, a.content, replaying, checks_later=True, notes=notes, tuning=tuning, recompute=rc)
+    save_b = _patched_entries(a.save, operations)
+    if save_b is None:  # the patch reaches beyond journal entries' fields: the whole document
+        document, sha256 = decode_file(path, path.name)
+        if not document.parsed:
+            raise PatchError(f"{path.name} cannot be read")
+        apply_patch(document.value, operations)
+        save_b = save_from_document(document, f"{path.name} (what if)", path)
+    _check_still_valid(a.save, save_b, operations)
+    save_b.sha256 = ""  # not the file's bytes
+    changed_from, changed_to = _changed_span(a.save, save_b)
+    rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
+                   recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()})
+    notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
+    span = 1.0 - opened
+    replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
+    b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc)
     report(opened + span * 0.6, "comparing with the recorded run")
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
     _derived_divergence(comparison, b, rc, tuning)

@@ -297,8 +297,7 @@ def child_gui(path: Path, content: Path, steps: int, cold: bool = False) -> dict
             current = prompt.current_preview
             if current is None or current.tick != session.tick:
                 # Wait in the event loop, as the window does between steps: a loop that
-                # spun on processEvents kept the GUI thread busy, and the preview's
-                # worker gives way to a busy GUI thread (``gil_slices.give_way``).
+                # spun on processEvents kept the GUI thread busy.
                 waiting.exec()
             prompt_ms.append((time.perf_counter() - t0) * 1000)
         return step_ms, prompt_ms

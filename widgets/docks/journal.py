@@ -117,10 +117,6 @@ def summarize(playthrough: Playthrough, kind: str | None, d: dict | None) -> str
     return ", ".join(f"{k}={v}" for k, v in d.items())
 
 
-#: Journal kinds counted in one call by ``prepare`` (a couple of ms of the GIL).
-COUNT_SLICE = 1 << 16
-
-
 @dataclass(frozen=True)
 class JournalKinds:
     """``counts``: journal entries of each variant (None for unreadable ones), for the
@@ -132,11 +128,7 @@ class JournalKinds:
 def prepare(playthrough, prepared: Prepared | None = None) -> JournalKinds:
     """The ``JournalKinds`` of a playthrough: O(N) entries, so the loader counts them
     off the GUI thread."""
-    kinds = playthrough.save.journal.kinds
-    counts: Counter = Counter()
-    for start in range(0, len(kinds), COUNT_SLICE):  # one Counter of a million would hold the GIL too long
-        counts.update(kinds[start : start + COUNT_SLICE])
-    return JournalKinds(counts)
+    return JournalKinds(Counter(playthrough.save.journal.kinds))
 
 
 class JournalModel(HeaderedTableModel):

@@ -225,6 +225,9 @@ class SnapshotView(QWidget):
         else:
             self.caption.setText(f"{differ:,} difference{'s' * (differ != 1)} between the snapshot and the replay at "
                                  f"saved_at_tick {play.save.saved_at_tick:,}; {len(rows) - differ:,} more value(s) a finding names")
+        if rows and self.session.culprit is not None:
+            # The rows came after the finding was chosen (its checks ended since): mark it.
+            self._on_culprit(self.session.culprit)
 
     def _on_differences_only(self, on: bool) -> None:
         self.model.set_differences_only(on)

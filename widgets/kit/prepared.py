@@ -16,10 +16,8 @@ assignment or lookup each, so a reader sees an entry whole or not at all.
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
 from typing import TypeVar
 
-from sortedcontainers import SortedList
 
 T = TypeVar("T")
 
@@ -49,6 +47,10 @@ class Prepared:
         """The entry of type ``kind``, removed (a value only its first reader may own)."""
         return self._entries.pop(kind, None)
 
+    def entries(self) -> list:
+        """Every entry, in the order they were added."""
+        return list(self._entries.values())
+
     def __contains__(self, kind: type) -> bool:
         return kind in self._entries
 
@@ -57,14 +59,3 @@ class Prepared:
 
     def __repr__(self) -> str:
         return f"Prepared({', '.join(kind.__name__ for kind in self._entries)})"
-
-    def containers(self) -> list:
-        """The lists, dicts and sorted lists the entries hold as fields, then the
-        entries' own map: what ``models.playthrough.release_steps(play, also=...)``
-        empties a step at a time when the playthrough is let go of."""
-        out: list = [self._entries]
-        for entry in list(self._entries.values()):
-            if is_dataclass(entry):
-                values = (getattr(entry, f.name) for f in fields(entry))
-                out += [value for value in values if isinstance(value, (list, dict, SortedList))]
-        return out

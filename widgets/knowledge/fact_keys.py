@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from sortedcontainers import SortedList
 
 from narrative_debugger.models.domain.types import FactId
-from narrative_debugger.models.gil_slices import sorted_in_slices
 from narrative_debugger.widgets.kit.prepared import Prepared
 
 
@@ -39,9 +38,7 @@ def prepare(playthrough, prepared=None) -> tuple[FactOrder, SavedFactKeys] | Fac
     thread, and with it the ``SavedFactKeys`` (none for an unreadable save).
 
     When every fact exists at the saved tick (the usual case), its keys are the
-    replay's ``index.fact_keys``, already sorted; else they are sorted in runs
-    (``gil_slices.sorted_in_slices``), so the loader never holds the GIL for one sort
-    of every key."""
+    replay's ``index.fact_keys``, already sorted; else they are sorted here."""
     index = playthrough.index
     order = FactOrder(list(index.facts) if index is not None else [])
     if index is None:
@@ -50,7 +47,7 @@ def prepare(playthrough, prepared=None) -> tuple[FactOrder, SavedFactKeys] | Fac
     tracker = FactKeysAt(order.order)
     index.finish()
     every = count == len(order.order) == len(index.fact_keys)
-    tracker.set_sorted(count, list(index.fact_keys) if every else sorted_in_slices(order.order[:count]))
+    tracker.set_sorted(count, list(index.fact_keys) if every else sorted(order.order[:count]))
     return order, SavedFactKeys(tracker)
 
 

@@ -154,7 +154,7 @@ def plot_origin(playthrough) -> int:
 
 def relative_x(ticks, origin: int) -> np.ndarray:
     """``tick - origin`` of u64 ticks as float64, subtracted exactly before the conversion."""
-    t = tick_array(ticks)  # a slice at a time: the journal's million ticks run in the loader thread
+    t = tick_array(ticks)
     o = np.uint64(origin)
     ahead = (t - np.where(t >= o, o, t)).astype(np.float64)  # ticks >= origin
     behind = (np.where(t < o, o, t) - t).astype(np.float64)  # ticks < origin (the initial state)

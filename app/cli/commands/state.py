@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_OK, content_arg, open_for_query, tick_arg, write_json
-from narrative_debugger.models.playthrough import collector_paused
 from narrative_debugger.models.timeline.state_json import state_json
 from narrative_debugger.models.report.plain_text import counted, one_line
 
@@ -23,14 +22,10 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     session = open_for_query(args.save, args.content, args.tick)
     play, tick = session.playthrough, session.tick
-    # The document is a few hundred thousand new dicts and lists and no cycle. With the
-    # collector on, its full passes over them double the time state_json takes on a
-    # large save.
-    with collector_paused():
-        doc = state_json(play, tick)
-        if args.format == "json":
-            write_json(doc)
-            return EXIT_OK
+    doc = state_json(play, tick)
+    if args.format == "json":
+        write_json(doc)
+        return EXIT_OK
     print(f"{one_line(play.save.label)} at tick {tick} ({play.save.game_time(tick)})")
     for slug, npc in doc["npcs"].items():
         print(f"  {one_line(slug)}: {npc['level']} ({npc['score']:.2f}), stress {npc['stress']}/{npc['threshold']}, walk-aways {npc['walk_aways']}, {counted(len(npc['interactions']), 'interaction')}")

@@ -69,7 +69,7 @@ def run(args) -> int:
     try:
         replaces, tuning, sets = split_edits([parse_set(text) for text in args.set])
         operations += replaces
-        recorded = keep(Playthrough.open(args.save, args.content, checks_later=True))
+        recorded = keep(Playthrough.open(args.save, args.content, defer_checks=True))
         if not recorded.readable:
             raise UsageError(unreadable_reasons(recorded))
         if args.tick is not None and args.tick > recorded.last_tick:
@@ -89,7 +89,7 @@ def _list(args) -> int:
     npcs, budget = (), None
     if args.save is not None:
         check_content_arg(args.content)
-        play = keep(Playthrough.open(args.save, args.content, checks_later=True))
+        play = keep(Playthrough.open(args.save, args.content, defer_checks=True))
         if not play.readable:
             raise UsageError(unreadable_reasons(play))
         npcs, budget = list(play.save.npcs.values()), play.content.prompt.context_token_budget

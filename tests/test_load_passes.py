@@ -1,5 +1,6 @@
-"""Work the loader thread does in slices or once, so the GUI thread is not starved of
-the GIL while a large save opens: each gives the same result as the one big call."""
+"""The loader's passes over a whole save (distinct ticks, variant positions, the
+snapshot's differences, reading progress and cancellation): each gives the result of
+the plain Python it replaces."""
 
 from __future__ import annotations
 
@@ -7,10 +8,8 @@ import random
 from pathlib import Path
 
 import pytest
-from narrative_debugger.models.gil_slices import SORT_RUN_ITEMS, sorted_in_slices
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.snapshot_diff import _in_path_order, differences, saved_differences
-from narrative_debugger.models.save.saveshape import RELEASE_SLICE, release_in_slices
 from narrative_debugger.models.timeline.event_kinds import distinct_ticks, tick_array, variant_positions
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_saves"
@@ -81,21 +80,10 @@ def test_path_order_is_numbers_then_strings():
     assert _in_path_order(keys) == sorted(keys, key=lambda k: (type(k) is str, k)) == [0, 2, 10, "A", "a", "a.b", "b"]
 
 
-def test_release_in_slices_empties_a_list_only():
-    entries = [{"tick": i} for i in range(2 * RELEASE_SLICE + 5)]
-    release_in_slices(entries)
-    assert entries == []
-    other = {"journal": 1}
-    release_in_slices(other)
-    assert other == {"journal": 1}
-
-
-def test_tick_array_equals_one_conversion(monkeypatch):
+def test_tick_array_equals_one_conversion():
     import numpy as np
-    from narrative_debugger.models.timeline import event_kinds
     from narrative_debugger.models.timeline.event_kinds import tick_array
 
-    monkeypatch.setattr(event_kinds, "SLICE_ITEMS", 7)
     for ticks in ([], [5], list(range(7)), list(range(8)), [0, 3, 3, 2**64 - 1] * 11 + [2**53 + 1]):
         got = tick_array(ticks)
         assert got.dtype == np.uint64 and got.tolist() == np.asarray(ticks, dtype=np.uint64).tolist()
@@ -104,27 +92,15 @@ def test_tick_array_equals_one_conversion(monkeypatch):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_journal_kinds_counted_in_slices_equal_one_counter(name, monkeypatch):
+def test_journal_kinds_counted_equal_one_counter(name):
     from collections import Counter
 
     from narrative_debugger.widgets.docks import journal as journal_view
 
-    monkeypatch.setattr(journal_view, "COUNT_SLICE", 5)
     play = Playthrough.open(SAMPLES / name)
     counts = journal_view.prepare(play).counts
     whole = Counter(play.save.journal.kinds)
     assert counts == whole and list(counts) == list(whole)
-
-
-@pytest.mark.parametrize("size", [0, 1, SORT_RUN_ITEMS - 1, SORT_RUN_ITEMS, SORT_RUN_ITEMS + 1, 5 * SORT_RUN_ITEMS + 17])
-def test_sorted_in_slices_equals_one_sort(size):
-    rng = random.Random(size)
-    fact_ids = [f"{rng.choice('abcxyz')}.{rng.randrange(10**6)}" for _ in range(size)]
-    ticks = [rng.randrange(2**64) for _ in range(size)] + [0, 2**64 - 1] * (size % 3)
-    for items in (fact_ids, ticks, sorted(ticks, reverse=True), sorted(fact_ids)):
-        before = list(items)
-        assert sorted_in_slices(items) == sorted(items)
-        assert items == before  # the argument is not sorted in place
 
 
 def test_path_order_of_many_keys_equals_one_sort():
@@ -134,9 +110,9 @@ def test_path_order_of_many_keys_equals_one_sort():
 
 def test_a_load_cancelled_while_its_file_is_read_stops_there(tmp_path):
     """Reading a save reports no progress for seconds; its slices ask ``cancelled``
-    (``gil_slices.checkpoint``), so a cancelled open stops while reading, not at the
+    (``progress.checkpoint``), so a cancelled open stops while reading, not at the
     next progress report (a new-user trial had six cancelled opens alive at once)."""
-    from narrative_debugger.models.gil_slices import Cancelled
+    from narrative_debugger.models.progress import Cancelled
 
     from tests.support.savegen.generator import generate_save, write_save
 
@@ -155,16 +131,16 @@ def test_a_load_cancelled_while_its_file_is_read_stops_there(tmp_path):
     assert Playthrough.open(path, SAMPLES / "content").readable  # uncancelled, the same save reads
 
 
-def test_checkpoint_asks_only_the_cancellable_of_its_own_thread():
+def test_checkpoint_asks_only_the_load_of_its_own_thread():
     import threading
 
-    from narrative_debugger.models.gil_slices import Cancelled, cancellable, checkpoint
+    from narrative_debugger.models.progress import Cancelled, checkpoint, reporting
 
     checkpoint()  # outside any load: nothing to ask
-    with cancellable(lambda: True):
+    with reporting(lambda: True):
         with pytest.raises(Cancelled):
             checkpoint()
-        with cancellable(None):
+        with reporting(None):
             checkpoint()  # an inner load that cannot be cancelled
         with pytest.raises(Cancelled):
             checkpoint()
@@ -188,21 +164,3 @@ def test_reading_a_large_save_reports_how_far_it_has_got(tmp_path):
     assert reading[0] == 0.0 and len(reading) >= 5 and reading == sorted(set(reading))
     assert 0.1 < reading[-1] < 0.3  # into the journal's decode, and below "reading content"
     assert said[len(reading)] == (0.3, "reading content")
-
-
-def test_equal_in_slices_is_dict_equality():
-    """The sliced comparison of ``differences`` answers what ``==`` answers, across slice
-    edges, for a missing key, an extra key and a value that differs."""
-    from narrative_debugger.models.rules import snapshot_diff as sd
-
-    n = 3 * sd.EQUAL_PASS_ITEMS + 7
-    a = {f"k{i}": (i, str(i)) for i in range(n)}
-    cases = [dict(a), {k: a[k] for k in reversed(list(a))}, {**a, "k5": (5, "x")}, {**a, f"k{n - 1}": None}]
-    short = dict(a)
-    del short["k0"]
-    swapped = dict(short)
-    swapped["extra"] = (0, "0")
-    cases += [short, swapped, {}]
-    for b in cases:
-        assert sd._equal_in_slices(a, b) == (a == b)
-    assert sd._equal_in_slices({}, {})

@@ -1,0 +1,326 @@
+"""Columns read from a memory-mapped file: the window's side of a playthrough that a
+child process opened (issue 37).
+
+A ``MappedFile`` is one file the child wrote, mapped read-only. Its columns look like
+the lists and dicts they replace, so the models read them unchanged:
+
+- ``IntColumn``: a list of Python ints held as one int64 array of the file (journal
+  positions, ticks, creation positions).
+- ``RecordColumn``: a list of any values (journal entries, versions, dialogue records,
+  FactIds) held as pickled chunks of ``CHUNK`` items; an item is decoded when read,
+  with a chunk read once kept while the next reads fall in it (a few chunks kept).
+- ``SortedColumn`` and ``MappedSortedDict``: a ``SortedList`` and a ``SortedDict``,
+  read in key order with their ``irange`` and bisections.
+- ``MappedDict``: a dict held as a column of keys and a column of values, in the
+  dict's own order; the key -> row table is made on the first lookup. Writes go to an
+  overlay (what a reader keeps beside it, e.g. a memo), never to the file.
+
+Nothing here holds a lock: a chunk decoded by two threads at once is decoded twice
+and each gets an equal value. The file is unmapped and deleted when the last column
+of it goes (on Windows, where a mapped file cannot be deleted, when it is unmapped).
+"""
+
+from __future__ import annotations
+
+import mmap
+from bisect import bisect_left, bisect_right
+import os
+import pickle
+import weakref
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+#: Items pickled together in a ``RecordColumn`` chunk: decoding one takes ~50-150 µs.
+CHUNK = 256
+#: Chunks a ``RecordColumn`` keeps decoded (the latest ones read).
+KEPT_CHUNKS = 8
+
+
+class MappedFile:
+    """One file written by the open's child process, mapped read-only.
+
+    Args:
+        path: the file; it is deleted once unmapped (it is the child's scratch file,
+            never a save or content file).
+
+    Raises:
+        OSError: when the file cannot be opened or mapped.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        with open(self.path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            self.buffer = mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) if size else b""
+        if os.name == "posix":  # the mapping outlives the name; nothing is left behind on a crash
+            _remove(self.path)
+        self._finalizer = weakref.finalize(self, _close, self.buffer, self.path)
+
+    def view(self, offset: int, length: int) -> memoryview:
+        """The bytes at ``offset`` (bytes) of the file, without a copy."""
+        return memoryview(self.buffer)[offset: offset + length]
+
+    def array(self, offset: int, count: int, dtype) -> np.ndarray:
+        """``count`` items of ``dtype`` at ``offset`` (bytes), read-only, without a copy."""
+        return np.frombuffer(self.buffer, dtype=dtype, count=count, offset=offset) if count else np.zeros(0, dtype)
+
+
+def _remove(path: Path) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _close(buffer, path: Path) -> None:
+    if isinstance(buffer, mmap.mmap):
+        try:
+            buffer.close()
+        except BufferError:  # a view still exported: the mapping goes with the process
+            return
+    _remove(path)
+
+
+class IntColumn(Sequence):
+    """A read-only list of ints held as an int64 array (``array``); items and
+    iteration give Python ints, a slice gives a list. Equal to a list of the same ints."""
+
+    __slots__ = ("array", "_file")
+
+    def __init__(self, array: np.ndarray, file: MappedFile | None = None) -> None:
+        self.array = array
+        self._file = file  # keeps the mapping alive as long as the column
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.array if dtype is None or dtype == self.array.dtype else self.array.astype(dtype)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return self.array[key].tolist()
+        return int(self.array[key])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.array.tolist())
+
+    def __reversed__(self) -> Iterator[int]:
+        return iter(self.array[::-1].tolist())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and list(self) == list(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"IntColumn({len(self)} ints)"
+
+
+class RecordColumn(Sequence):
+    """A read-only list of values held as pickled chunks of ``CHUNK`` items of a
+    ``MappedFile``: ``starts[k]`` is where chunk k begins (bytes), ``starts[-1]`` its end.
+    Equal to a list of equal values."""
+
+    __slots__ = ("_file", "_starts", "_length", "_kept", "__weakref__")
+
+    def __init__(self, file: MappedFile, starts: np.ndarray, length: int) -> None:
+        self._file = file
+        self._starts = starts
+        self._length = length
+        self._kept: dict[int, list] = {}
+
+    def _chunk(self, k: int) -> list:
+        kept = self._kept
+        chunk = kept.get(k)
+        if chunk is None:
+            start, end = int(self._starts[k]), int(self._starts[k + 1])
+            chunk = pickle.loads(self._file.view(start, end - start))
+            if len(kept) >= KEPT_CHUNKS:
+                try:
+                    del kept[next(iter(kept))]
+                except (KeyError, StopIteration, RuntimeError):  # another thread evicted it
+                    pass
+            kept[k] = chunk
+        return chunk
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self._length)
+            return self._slice(start, stop) if step == 1 else [self[i] for i in range(start, stop, step)]
+        i = key.__index__()
+        if i < 0:
+            i += self._length
+        if not 0 <= i < self._length:
+            raise IndexError("column index out of range")
+        return self._chunk(i // CHUNK)[i % CHUNK]
+
+    def _slice(self, start: int, stop: int) -> list:
+        out: list = []
+        while start < stop:
+            k, at = divmod(start, CHUNK)
+            piece = self._chunk(k)[at: at + stop - start]
+            out += piece
+            start += len(piece)
+        return out
+
+    def __iter__(self) -> Iterator:
+        for k in range((self._length + CHUNK - 1) // CHUNK):
+            yield from self._chunk(k)
+
+    def __reversed__(self) -> Iterator:
+        for k in range((self._length + CHUNK - 1) // CHUNK - 1, -1, -1):
+            yield from reversed(self._chunk(k))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"RecordColumn({self._length} items)"
+
+
+class MappedDict(MutableMapping):
+    """A dict held as a ``RecordColumn`` of keys and one of values, in the dict's
+    order. Lookups by key make the key -> row table on first use (O(N) once).
+    ``overlay``: items set since (a reader's own), which win over the file's; a key
+    of the file cannot be deleted."""
+
+    __slots__ = ("keys_column", "values_column", "_rows", "overlay")
+
+    def __init__(self, keys: RecordColumn, values: RecordColumn) -> None:
+        self.keys_column = keys
+        self.values_column = values
+        self._rows: dict | None = None
+        self.overlay: dict = {}
+
+    def _row_of(self, key):
+        rows = self._rows
+        if rows is None:
+            rows = self._rows = {k: i for i, k in enumerate(self.keys_column)}
+        return rows.get(key)
+
+    def __getitem__(self, key):
+        if self.overlay and key in self.overlay:
+            return self.overlay[key]
+        row = self._row_of(key)
+        if row is None:
+            raise KeyError(key)
+        return self.values_column[row]
+
+    def __contains__(self, key) -> bool:
+        return key in self.overlay or self._row_of(key) is not None
+
+    def __setitem__(self, key, value) -> None:
+        self.overlay[key] = value
+
+    def __delitem__(self, key) -> None:
+        del self.overlay[key]
+
+    def __len__(self) -> int:
+        extra = sum(1 for key in self.overlay if self._row_of(key) is None) if self.overlay else 0
+        return len(self.keys_column) + extra
+
+    def __iter__(self) -> Iterator:
+        yield from self.keys_column
+        if self.overlay:
+            yield from (key for key in self.overlay if self._row_of(key) is None)
+
+    def items(self):
+        return _Items(self)
+
+    def values(self):
+        return _Values(self)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Mapping) and len(other) == len(self) and all(k in other and other[k] == v for k, v in self.items())
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"MappedDict({len(self)} items)"
+
+
+class _Items:
+    """``MappedDict.items()``: pairs read from both columns in one pass."""
+
+    __slots__ = ("_mapping",)
+
+    def __init__(self, mapping: MappedDict) -> None:
+        self._mapping = mapping
+
+    def __len__(self) -> int:
+        return len(self._mapping)
+
+    def __iter__(self):
+        mapping = self._mapping
+        if not mapping.overlay:
+            yield from zip(mapping.keys_column, mapping.values_column)
+            return
+        for key in mapping:
+            yield key, mapping[key]
+
+    def __contains__(self, item) -> bool:
+        key, value = item
+        return key in self._mapping and self._mapping[key] == value
+
+
+class _Values(_Items):
+    """``MappedDict.values()``."""
+
+    def __iter__(self):
+        for _, value in _Items.__iter__(self):
+            yield value
+
+    def __contains__(self, value) -> bool:
+        return any(v == value for v in self)
+
+
+
+class SortedColumn(RecordColumn):
+    """A ``RecordColumn`` of keys in ascending order, read like the ``SortedList`` it was
+    (``irange``, ``bisect_left``, ``bisect_right``, ``in``): O(log N) chunk reads."""
+
+    __slots__ = ()
+
+    def bisect_left(self, value) -> int:
+        return bisect_left(self, value)
+
+    def bisect_right(self, value) -> int:
+        return bisect_right(self, value)
+
+    def __contains__(self, value) -> bool:
+        k = bisect_left(self, value)
+        return k < len(self) and self[k] == value
+
+    def irange(self, minimum=None, maximum=None, inclusive=(True, True), reverse=False) -> Iterator:
+        start = 0 if minimum is None else (bisect_left if inclusive[0] else bisect_right)(self, minimum)
+        stop = len(self) if maximum is None else (bisect_right if inclusive[1] else bisect_left)(self, maximum)
+        indices = range(stop - 1, start - 1, -1) if reverse else range(start, stop)
+        return (self[i] for i in indices)
+
+
+class MappedSortedDict(MappedDict):
+    """A ``MappedDict`` whose keys are in ascending order, read like the ``SortedDict``
+    it was (``irange``, ``bisect_left``, ``bisect_right``). Read-only: a write would
+    break the order."""
+
+    __slots__ = ()
+
+    def __setitem__(self, key, value) -> None:
+        raise TypeError("a mapped sorted dict is read-only")
+
+    def irange(self, minimum=None, maximum=None, inclusive=(True, True), reverse=False) -> Iterator:
+        return self.keys_column.irange(minimum, maximum, inclusive, reverse)
+
+    def bisect_left(self, key) -> int:
+        return bisect_left(self.keys_column, key)
+
+    def bisect_right(self, key) -> int:
+        return bisect_right(self.keys_column, key)

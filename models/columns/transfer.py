@@ -1,0 +1,159 @@
+"""Hand a value from the process that made it to another one, through one file, with
+its large lists and dicts left in the file as columns (issue 37).
+
+``write(path, value)`` pickles ``value``; every list, dict, ``SortedList`` or ``SortedDict`` of at least ``MIN_ITEMS``
+items it reaches, at any depth, is written as a column instead (a list of ints as an
+int64 array, any other list as pickled chunks, a dict as a column of keys and one of
+values) and the pickle holds only a reference to it. ``read(path)`` maps the file and
+unpickles the rest: what it gives reads like the value written, its large parts
+decoded a chunk at a time as they are read (``models/columns/mapped.py``).
+
+A list or dict reached twice is written once and read back as one column. Only what
+this package's child process wrote is read: the file is its scratch file in a private
+folder, never input from outside.
+
+File layout: the columns, then the pickle of the rest, then that pickle's offset as
+8 little-endian bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, MappedDict, MappedFile, MappedSortedDict, RecordColumn, SortedColumn
+from sortedcontainers import SortedDict, SortedList
+
+#: Lists and dicts with fewer items stay in the pickle.
+MIN_ITEMS = 2048
+#: The containers written as columns (``SortedList`` and ``SortedDict`` keep their order).
+_COLUMN_KINDS = (list, dict, SortedList, SortedDict)
+_INT64 = np.dtype("<i8")
+
+
+class _ColumnPickler(pickle.Pickler):
+    """Pickles into ``body``; large lists and dicts go to ``out`` as columns."""
+
+    def __init__(self, body, out) -> None:
+        super().__init__(body, protocol=5)
+        self._out = out
+        self._refs: dict[int, tuple] = {}
+        self._held: list = []  # what was referred to by id stays alive while writing
+
+    def persistent_id(self, obj):
+        kind = type(obj)
+        if kind in _COLUMN_KINDS and len(obj) >= MIN_ITEMS:
+            ref = self._refs.get(id(obj))
+            if ref is None:
+                ref = self._refs[id(obj)] = self._reference(obj, kind)
+                self._held.append(obj)
+            return ref
+        return None
+
+    def _reference(self, obj, kind) -> tuple:
+        if kind is list:
+            return self._column(obj)
+        if kind is SortedList:
+            return ("sorted", self._records(list(obj)))
+        keys = self._records(list(obj))
+        return ("sorteddict" if kind is SortedDict else "dict", keys, self._records(list(obj.values())))
+
+    def _align(self) -> int:
+        out = self._out
+        pad = -out.tell() % 8
+        if pad:
+            out.write(b"\0" * pad)
+        return out.tell()
+
+    def _column(self, values: list) -> tuple:
+        if all(type(v) is int for v in values):
+            try:
+                array = np.array(values, dtype=_INT64)
+            except OverflowError:  # a u64 past the int64 range: kept as records
+                pass
+            else:
+                offset = self._align()
+                self._out.write(array.tobytes())
+                return ("ints", offset, len(values))
+        return self._records(values)
+
+    def _records(self, values: list) -> tuple:
+        out = self._out
+        starts = []
+        for at in range(0, len(values), CHUNK):
+            starts.append(out.tell())
+            pickle.dump(values[at: at + CHUNK], out, protocol=5)
+        starts.append(out.tell())
+        offset = self._align()
+        out.write(np.array(starts, dtype=_INT64).tobytes())
+        return ("records", offset, len(starts), len(values))
+
+
+def write(path: Path, value) -> None:
+    """Write ``value`` to ``path`` as described in the module doc.
+
+    Raises:
+        OSError: when the file cannot be written.
+        pickle.PicklingError: when a part of ``value`` cannot be pickled (a bug).
+    """
+    with open(path, "wb") as out:
+        body = io.BytesIO()
+        _ColumnPickler(body, out).dump(value)
+        offset = out.tell()
+        out.write(body.getbuffer())
+        out.write(struct.pack("<q", offset))
+
+
+class _ColumnUnpickler(pickle.Unpickler):
+    def __init__(self, body, file: MappedFile) -> None:
+        super().__init__(body)
+        self._file = file
+        self._made: dict[tuple, object] = {}
+
+    def persistent_load(self, ref):
+        made = self._made.get(ref)
+        if made is None:
+            made = self._made[ref] = self._make(ref)
+        return made
+
+    def _make(self, ref):
+        kind = ref[0]
+        if kind == "ints":
+            _, offset, count = ref
+            return IntColumn(self._file.array(offset, count, _INT64), self._file)
+        if kind == "records":
+            _, offset, starts, length = ref
+            return RecordColumn(self._file, self._file.array(offset, starts, _INT64), length)
+        if kind == "dict":
+            return MappedDict(self._make(ref[1]), self._make(ref[2]))
+        if kind == "sorteddict":
+            return MappedSortedDict(self._sorted(ref[1]), self._make(ref[2]))
+        if kind == "sorted":
+            return self._sorted(ref[1])
+        raise pickle.UnpicklingError(f"unknown column reference {kind!r}")
+
+
+    def _sorted(self, ref) -> SortedColumn:
+        _, offset, starts, length = ref
+        return SortedColumn(self._file, self._file.array(offset, starts, _INT64), length)
+
+
+def read(path: Path):
+    """The value ``write`` wrote to ``path``, its columns mapped from the file (which is
+    deleted once nothing reads it: see ``MappedFile``).
+
+    Raises:
+        OSError: when the file cannot be read; pickle.UnpicklingError when it is not
+        one ``write`` made.
+    """
+    file = MappedFile(path)
+    size = len(file.buffer)
+    if size < 8:
+        raise pickle.UnpicklingError(f"{path}: not a columns file")
+    (offset,) = struct.unpack("<q", file.view(size - 8, 8))
+    body = file.view(offset, size - 8 - offset)
+    return _ColumnUnpickler(io.BytesIO(body), file).load()

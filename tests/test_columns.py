@@ -1,0 +1,120 @@
+"""A value handed from one process to another through a file of columns (issue 37):
+what ``transfer.read`` gives reads like what ``transfer.write`` was given, its large
+lists and dicts mapped from the file rather than rebuilt."""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_right
+
+import pytest
+from narrative_debugger.models.columns import transfer
+from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, MappedDict, MappedSortedDict, RecordColumn, SortedColumn
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.timeline.state_json import state_json
+from sortedcontainers import SortedDict, SortedList
+
+from tests.conftest import CONTENT, SAMPLES
+
+N = transfer.MIN_ITEMS + CHUNK + 3  # past one column's threshold, and a chunk's edge
+
+
+def round_trip(tmp_path, value):
+    path = tmp_path / "value.bin"
+    transfer.write(path, value)
+    return transfer.read(path)
+
+
+def test_large_lists_and_dicts_come_back_as_columns_equal_to_them(tmp_path):
+    ints = list(range(N))
+    words = [f"w{i}" for i in range(N)]
+    mixed = [None, 2**64 - 1, "x", (1, 2)] * (N // 4)
+    table = {f"k{i}": (i, [i]) for i in range(N)}
+    ordered = SortedDict((f"f{i:06d}", i) for i in range(N))
+    keys = SortedList(f"s{i:06d}" for i in range(N))
+    small = [1, 2, 3]
+    value = {"ints": ints, "words": words, "mixed": mixed, "table": table, "ordered": ordered, "keys": keys, "small": small}
+    got = round_trip(tmp_path, value)
+    assert type(got["ints"]) is IntColumn and got["ints"] == ints and list(got["ints"]) == ints
+    assert type(got["words"]) is RecordColumn and got["words"] == words
+    assert got["mixed"] == mixed  # a u64 past int64 stays exact (records, not an int64 array)
+    assert type(got["table"]) is MappedDict and got["table"] == table and list(got["table"]) == list(table)
+    assert type(got["ordered"]) is MappedSortedDict and list(got["ordered"].items()) == list(ordered.items())
+    assert type(got["keys"]) is SortedColumn and list(got["keys"]) == list(keys)
+    assert got["small"] == small and type(got["small"]) is list  # small ones stay in the pickle
+
+
+def test_columns_read_like_the_lists_they_were(tmp_path):
+    ints = list(range(0, 3 * N, 3))
+    words = [f"w{i:06d}" for i in range(N)]
+    col, wcol = round_trip(tmp_path, (ints, words))
+    for k in (0, 1, CHUNK - 1, CHUNK, N - 1, -1, -CHUNK - 1):
+        assert col[k] == ints[k] and wcol[k] == words[k]
+        assert type(col[k]) is int
+    for s in (slice(None), slice(5, CHUNK + 9), slice(CHUNK, CHUNK), slice(-20, None), slice(1, 4000, 7), slice(None, None, -3)):
+        assert col[s] == ints[s] and wcol[s] == words[s]
+    with pytest.raises(IndexError):
+        wcol[N]
+    assert list(reversed(wcol)) == words[::-1]
+    assert bisect_right(col, 3 * 1000) == bisect_right(ints, 3 * 1000)
+    assert "w000010" in wcol and wcol.index("w000300") == 300
+
+
+def test_sorted_columns_answer_ranges_and_bisections(tmp_path):
+    keys = SortedList(f"interaction.npc-{i % 7}_{i:05d}" for i in range(N))
+    facts = SortedDict((k, len(k)) for k in keys)
+    col, mapped = round_trip(tmp_path, (keys, facts))
+    prefix = "interaction.npc-3_"
+    want = [k for k in keys if k.startswith(prefix)]
+    got = [k for k in col.irange(minimum=prefix) if k.startswith(prefix)][: len(want)]
+    assert got == want
+    assert list(mapped.irange(minimum=prefix, maximum=prefix + "\uffff")) == want
+    assert mapped.bisect_left(prefix) == facts.bisect_left(prefix) and mapped.bisect_right(prefix) == facts.bisect_right(prefix)
+    assert want[0] in col and "nope" not in col
+    with pytest.raises(TypeError):
+        mapped["new"] = 1  # a write would break the order
+
+
+def test_a_mapped_dict_keeps_a_readers_writes_beside_the_file(tmp_path):
+    table = round_trip(tmp_path, {i: str(i) for i in range(N)})
+    table[N] = "new"
+    table.setdefault(N + 1, "other")
+    table.setdefault(3, "not kept: 3 is in the file")
+    assert table[N] == "new" and table[N + 1] == "other" and table[3] == "3"
+    assert len(table) == N + 2 and list(table)[-2:] == [N, N + 1]
+    with pytest.raises(KeyError):
+        table[-1]
+
+
+def test_a_list_reached_twice_is_one_column(tmp_path):
+    shared = [f"x{i}" for i in range(N)]
+    a, b = round_trip(tmp_path, (shared, {"again": shared}))
+    assert a is b["again"]
+
+
+def test_the_file_goes_with_its_last_column(tmp_path):
+    path = tmp_path / "value.bin"
+    transfer.write(path, [f"x{i}" for i in range(N)])
+    column = transfer.read(path)
+    if os.name == "posix":
+        assert not path.exists()  # mapped, then its name removed: nothing is left behind on a crash
+    assert column[N - 1] == f"x{N - 1}"
+    del column
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("name", ["evening.json", "qa-faults.json", "walkaway-spiral.json"])
+def test_a_playthrough_handed_over_answers_as_the_one_opened(tmp_path, name, monkeypatch):
+    """The window reads a playthrough the open's child process wrote: every tick's
+    state (the ``state`` command's JSON) is the same as the one opened here, with the
+    journal, the index and the snapshot's facts mapped as columns."""
+    monkeypatch.setattr(transfer, "MIN_ITEMS", 64)  # the samples' lists are short: map most of them
+    play = Playthrough.open(SAMPLES / name, CONTENT)
+    got = round_trip(tmp_path, play)
+    assert isinstance(got.save.journal.data, RecordColumn) and isinstance(got.index.dialogue, RecordColumn)
+    if len(play.index.facts) >= transfer.MIN_ITEMS:
+        assert isinstance(got.index.facts, MappedDict) and isinstance(got.save.knowledge.facts, MappedSortedDict)
+    assert got.findings == play.findings
+    ticks = sorted(set(play.index.ticks))
+    for tick in [ticks[0], ticks[len(ticks) // 3], ticks[-1], play.save.saved_at_tick]:
+        assert state_json(got, tick) == state_json(play, tick)

@@ -12,8 +12,10 @@ the lists and dicts they replace, so the models read them unchanged:
 - ``SortedColumn`` and ``MappedSortedDict``: a ``SortedList`` and a ``SortedDict``,
   read in key order with their ``irange`` and bisections.
 - ``MappedDict``: a dict held as a column of keys and a column of values, in the
-  dict's own order; the key -> row table is made on the first lookup. Writes go to an
-  overlay (what a reader keeps beside it, e.g. a memo), never to the file.
+  dict's own order. Its keys and the key -> row table are made by ``index_keys``,
+  which ``transfer.read`` calls off the GUI thread (O(N) once), so a lookup or a
+  walk over the keys decodes no chunk. Writes go to an overlay (what a reader keeps
+  beside it, e.g. a memo), never to the file.
 
 Nothing here holds a lock: a chunk decoded by two threads at once is decoded twice
 and each gets an equal value. The file is unmapped and deleted when the last column
@@ -32,10 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
-#: Items pickled together in a ``RecordColumn`` chunk: decoding one takes ~50-150 µs.
-CHUNK = 256
-#: Chunks a ``RecordColumn`` keeps decoded (the latest ones read).
-KEPT_CHUNKS = 8
+#: Items pickled together in a ``RecordColumn`` chunk: decoding one takes ~20-60 µs.
+CHUNK = 128
+#: Chunks a ``RecordColumn`` keeps decoded (the latest ones read): a step reads a few
+#: items of many chunks (an NPC's interactions, the facts a view lists).
+KEPT_CHUNKS = 32
 
 
 class MappedFile:
@@ -192,19 +195,27 @@ class MappedDict(MutableMapping):
     ``overlay``: items set since (a reader's own), which win over the file's; a key
     of the file cannot be deleted."""
 
-    __slots__ = ("keys_column", "values_column", "_rows", "overlay")
+    __slots__ = ("keys_column", "values_column", "_rows", "_keys", "overlay")
 
     def __init__(self, keys: RecordColumn, values: RecordColumn) -> None:
         self.keys_column = keys
         self.values_column = values
         self._rows: dict | None = None
+        self._keys: list | None = None
         self.overlay: dict = {}
 
+    def index_keys(self) -> None:
+        """Make the key list and the key -> row table now (O(N)): what lookups and walks
+        over the keys read from then on."""
+        if self._rows is None:
+            keys = list(self.keys_column)
+            self._rows = {k: i for i, k in enumerate(keys)}
+            self._keys = keys
+
     def _row_of(self, key):
-        rows = self._rows
-        if rows is None:
-            rows = self._rows = {k: i for i, k in enumerate(self.keys_column)}
-        return rows.get(key)
+        if self._rows is None:
+            self.index_keys()
+        return self._rows.get(key)
 
     def __getitem__(self, key):
         if self.overlay and key in self.overlay:
@@ -228,7 +239,7 @@ class MappedDict(MutableMapping):
         return len(self.keys_column) + extra
 
     def __iter__(self) -> Iterator:
-        yield from self.keys_column
+        yield from self._keys if self._keys is not None else self.keys_column
         if self.overlay:
             yield from (key for key in self.overlay if self._row_of(key) is None)
 
@@ -261,7 +272,8 @@ class _Items:
     def __iter__(self):
         mapping = self._mapping
         if not mapping.overlay:
-            yield from zip(mapping.keys_column, mapping.values_column)
+            keys = mapping._keys if mapping._keys is not None else mapping.keys_column
+            yield from zip(keys, mapping.values_column)
             return
         for key in mapping:
             yield key, mapping[key]
@@ -285,25 +297,44 @@ class _Values(_Items):
 
 class SortedColumn(RecordColumn):
     """A ``RecordColumn`` of keys in ascending order, read like the ``SortedList`` it was
-    (``irange``, ``bisect_left``, ``bisect_right``, ``in``): O(log N) chunk reads."""
+    (``irange``, ``bisect_left``, ``bisect_right``, ``in``). ``index_keys`` (called by
+    ``transfer.read``, off the GUI thread) keeps the keys as one list, which the
+    bisections then read in C; before it, O(log N) chunk reads."""
 
-    __slots__ = ()
+    __slots__ = ("_keys",)
+
+    def __init__(self, file: MappedFile, starts: np.ndarray, length: int) -> None:
+        super().__init__(file, starts, length)
+        self._keys: list | None = None
+
+    def index_keys(self) -> None:
+        """Keep the keys as one list now (O(N))."""
+        if self._keys is None:
+            self._keys = list(RecordColumn.__iter__(self))
+
+    def _sorted(self):
+        return self._keys if self._keys is not None else self
+
+    def __iter__(self) -> Iterator:
+        return iter(self._keys) if self._keys is not None else RecordColumn.__iter__(self)
 
     def bisect_left(self, value) -> int:
-        return bisect_left(self, value)
+        return bisect_left(self._sorted(), value)
 
     def bisect_right(self, value) -> int:
-        return bisect_right(self, value)
+        return bisect_right(self._sorted(), value)
 
     def __contains__(self, value) -> bool:
-        k = bisect_left(self, value)
-        return k < len(self) and self[k] == value
+        keys = self._sorted()
+        k = bisect_left(keys, value)
+        return k < len(keys) and keys[k] == value
 
     def irange(self, minimum=None, maximum=None, inclusive=(True, True), reverse=False) -> Iterator:
-        start = 0 if minimum is None else (bisect_left if inclusive[0] else bisect_right)(self, minimum)
-        stop = len(self) if maximum is None else (bisect_right if inclusive[1] else bisect_left)(self, maximum)
+        keys = self._sorted()
+        start = 0 if minimum is None else (bisect_left if inclusive[0] else bisect_right)(keys, minimum)
+        stop = len(keys) if maximum is None else (bisect_right if inclusive[1] else bisect_left)(keys, maximum)
         indices = range(stop - 1, start - 1, -1) if reverse else range(start, stop)
-        return (self[i] for i in indices)
+        return (keys[i] for i in indices)
 
 
 class MappedSortedDict(MappedDict):
@@ -315,6 +346,10 @@ class MappedSortedDict(MappedDict):
 
     def __setitem__(self, key, value) -> None:
         raise TypeError("a mapped sorted dict is read-only")
+
+    def index_keys(self) -> None:
+        super().index_keys()
+        self.keys_column._keys = self._keys  # the same list: its bisections read it in C
 
     def irange(self, minimum=None, maximum=None, inclusive=(True, True), reverse=False) -> Iterator:
         return self.keys_column.irange(minimum, maximum, inclusive, reverse)

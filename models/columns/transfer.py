@@ -114,6 +114,10 @@ class _ColumnUnpickler(pickle.Unpickler):
         self._file = file
         self._made: dict[tuple, object] = {}
 
+    def made(self) -> list:
+        """The columns made so far."""
+        return list(self._made.values())
+
     def persistent_load(self, ref):
         made = self._made.get(ref)
         if made is None:
@@ -144,7 +148,8 @@ class _ColumnUnpickler(pickle.Unpickler):
 
 def read(path: Path):
     """The value ``write`` wrote to ``path``, its columns mapped from the file (which is
-    deleted once nothing reads it: see ``MappedFile``).
+    deleted once nothing reads it: see ``MappedFile``); the keys of each ``MappedDict``
+    and ``SortedColumn`` are indexed (``index_keys``) before it returns.
 
     Raises:
         OSError: when the file cannot be read; pickle.UnpicklingError when it is not
@@ -156,4 +161,9 @@ def read(path: Path):
         raise pickle.UnpicklingError(f"{path}: not a columns file")
     (offset,) = struct.unpack("<q", file.view(size - 8, 8))
     body = file.view(offset, size - 8 - offset)
-    return _ColumnUnpickler(io.BytesIO(body), file).load()
+    unpickler = _ColumnUnpickler(io.BytesIO(body), file)
+    value = unpickler.load()
+    for made in unpickler.made():
+        if isinstance(made, (MappedDict, SortedColumn)):
+            made.index_keys()  # here, off the GUI thread: its first lookup would be O(N)
+    return value

@@ -1,7 +1,9 @@
 """Opening saves off the GUI thread (style.md rules 5 and 12).
 
-``SaveLoader`` runs ``Playthrough.open`` in a worker thread and reports progress, the
-result or the cancellation back by signal; the GUI thread only ever touches widgets.
+``SaveLoader`` has each open run by a child process (``engine.OpenProcess``: read,
+replay, prepare, check) and follows it from a worker thread, which maps what the
+child hands over and reports progress, the result or the cancellation back by
+signal; the GUI thread only ever touches widgets.
 
 Lifetimes: each load is a job of ``widgets/kit/jobs.py``, whose threads that module
 holds, not the window: a window deleted while a load runs destroys no running thread,
@@ -138,7 +140,8 @@ class _Load:
 
 
 class SaveLoader(QObject):
-    """Loads one save at a time in a worker thread; only the latest request reports.
+    """Loads one save at a time (a child process, followed by a worker thread); only the
+    latest request reports.
 
     Signals:
         progress(float, str): fraction 0..1 and what is being done.

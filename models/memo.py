@@ -32,8 +32,8 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-#: name -> the Memo of that name (the first one made).
-_NAMED: dict[str, "Memo"] = {}
+#: (declaring module, name) -> the Memo of that name.
+_NAMED: dict[tuple[str, str], "Memo"] = {}
 
 
 def memo_named(module: str, name: str) -> "Memo":
@@ -42,7 +42,7 @@ def memo_named(module: str, name: str) -> "Memo":
     Raises:
         KeyError: when it declares none."""
     importlib.import_module(module)
-    return _NAMED[name]
+    return _NAMED[(module, name)]
 
 
 class Memos:
@@ -81,8 +81,8 @@ class Memo(Generic[K, V]):
     def __init__(self, name: str, doc: str) -> None:
         self.name = name
         self.doc = doc
-        _NAMED.setdefault(name, self)
         self._module = sys._getframe(1).f_globals.get("__name__", "")
+        _NAMED.setdefault((self._module, name), self)
 
     def __reduce__(self):
         # By name: a memo table handed to another process (models/columns) keeps its

@@ -455,12 +455,10 @@ class MainWindow(QMainWindow):
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
         previous = self.session.playthrough
         previous_content = previous.content.root if previous is not None else None
+        del previous  # its large parts are a mapped file: letting go of it unmaps the file
         self._hold_paint()
         # Once a load: the save name's tooltip and the warning look at the folder on disk.
         self.show_playthrough(play, path, context.get("content"), tick=keep_tick, npc=keep_npc, prepared=prepared)
-        # A replaced playthrough's large parts are columns of a mapped file (the open's
-        # child process wrote it): letting go of it unmaps the file, no long work here.
-        del previous
         if context.get("view") in VIEWS:
             self.session.set_view(context["view"])
         if context.get("explain") and not context.get("reload"):

@@ -14,13 +14,11 @@ module does the same for any left over.
 
 from __future__ import annotations
 
-import sys
 import itertools
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrative_debugger.app.workers.engine import OpenProcess, ProcessEnded
+from narrative_debugger.app.workers.engine import OpenProcess, ProcessEnded, bug_message
 from narrative_debugger.models.playthrough import Cancelled, Playthrough
 from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.jobs import Job, Jobs
@@ -111,10 +109,7 @@ class _Load:
         except ProcessEnded as exc:
             return str(exc)
         except Exception as exc:  # noqa: BLE001 - a bug, not bad input: report it instead of losing the window
-            # Where it happened, for the bug report (the whole traceback goes to stderr).
-            last = traceback.extract_tb(exc.__traceback__)[-1]
-            traceback.print_exception(exc, file=sys.stderr)
-            return f"{type(exc).__name__}: {exc} (at {Path(last.filename).name}:{last.lineno} in {last.name})"
+            return bug_message(exc)
 
     def _run_in_child(self, handle: Job):
         stop = handle.stop

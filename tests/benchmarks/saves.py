@@ -8,7 +8,6 @@ are written once and reused by later runs (delete the folder to regenerate).
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import tempfile
@@ -20,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.support.savegen.crowd import SAMPLE_CONTENT, crowd_content  # noqa: E402
-from tests.support.savegen.generator import generate_save, write_save  # noqa: E402
+from tests.support.savegen.generator import generate_save_file  # noqa: E402
 
 CACHE = Path(os.environ.get("NARRATIVE_BENCH_CACHE", Path(tempfile.gettempdir()) / "narrative-bench"))
 SEED = 11
@@ -43,12 +42,9 @@ def bench_save(npcs: int, events: int, *, scenario: str = "large", quiet: bool =
     path = CACHE / f"{scenario}-{npcs}npcs-{events}ev-seed{SEED}.json"
     if not path.exists():
         started = time.perf_counter()
-        doc = generate_save(seed=SEED, events=events, scenario=scenario, content_dir=content)
         tmp = path.with_suffix(".tmp")
-        write_save(doc, tmp)
+        generate_save_file(tmp, seed=SEED, events=events, scenario=scenario, content_dir=content)
         tmp.rename(path)
-        del doc
-        gc.collect()
         if not quiet:
             print(f"generated {path.name} in {time.perf_counter() - started:.1f} s ({path.stat().st_size / 1e6:.0f} MB)", flush=True)
     return path, content

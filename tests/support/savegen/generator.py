@@ -24,6 +24,7 @@ import gc
 import gzip
 import json
 import random
+import shutil
 import struct
 import sys
 from pathlib import Path
@@ -148,9 +149,68 @@ def generate_fork(*, seed: int, events: int, fork_at: int, fork_seed: int, scena
     return doc_a, doc_b, forked_at
 
 
+def generate_save_file(path: Path, *, seed: int, events: int, scenario: str = "evening",
+                       content_dir: Path | None = None) -> None:
+    """Plays a seeded session and writes its save to ``path`` (plain JSON), the same
+    bytes as ``write_save(generate_save(...), path)``, without holding the journal:
+    each entry is encoded as it is played into a spool file beside ``path``, which is
+    then copied into place. Memory stays near the snapshot's size whatever ``events``
+    is (a 10 000 000-entry save as one document would take ~10 GB of dicts).
+
+    Args:
+        path: where to write (``.json``); its parent folder must exist.
+        seed, events, scenario, content_dir: as ``generate_save``.
+
+    Raises:
+        ValueError: an unknown scenario or negative ``events``.
+        OSError: the file cannot be written.
+    """
+    path = Path(path)
+    spool_path = path.with_name(path.name + ".journal")
+    try:
+        with open(spool_path, "wb") as spool_file:
+            spool = _JournalSpool(spool_file)
+            doc = _play(seed, events, scenario, content_dir, None, journal=spool)[0]
+        doc["journal"] = []
+        whole = _encode(doc)
+        if whole.count(b'"journal":[]') != 1:  # the generator's own texts never hold it
+            raise ValueError("cannot place the journal: its key occurs in the save's texts")
+        head, _, tail = whole.partition(b'"journal":[]')
+        with open(path, "wb") as out, open(spool_path, "rb") as entries:
+            out.write(head + b'"journal":[')
+            shutil.copyfileobj(entries, out, 1 << 20)
+            out.write(b"]" + tail)
+    finally:
+        spool_path.unlink(missing_ok=True)
+
+
+class _JournalSpool:
+    """A journal that writes each entry as compact JSON as it is appended (``,``
+    between entries): what ``Simulation`` needs of a list, ``append`` and ``len``."""
+
+    def __init__(self, out) -> None:
+        self._out = out
+        self._count = 0
+
+    def append(self, entry: dict) -> None:
+        if self._count:
+            self._out.write(b",")
+        self._out.write(_encode(entry))
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+
+def _encode(value) -> bytes:
+    """Compact UTF-8 JSON, as the game's serde_json writes it."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
 def _play(seed: int, events: int, scenario: str, content_dir: Path | None,
-          fork: tuple[int, int] | None) -> tuple[dict, int | None]:
-    """Plays one session (see ``generate_save``); returns the document and where it forked."""
+          fork: tuple[int, int] | None, journal=None) -> tuple[dict, int | None]:
+    """Plays one session (see ``generate_save``); returns the document and where it
+    forked. ``journal``: where the entries go (see ``Simulation``), else the document's list."""
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown scenario {scenario!r}; one of {sorted(SCENARIOS)}")
     if events < 0:
@@ -158,7 +218,7 @@ def _play(seed: int, events: int, scenario: str, content_dir: Path | None,
     content = load_content(Path(content_dir) if content_dir else DEFAULT_CONTENT)
     ids = npc_ids(content)
     tolerance = {slug: seeded_tolerance(p, seed) for slug, p in content.npcs.items()}
-    sim = Simulation(content, ids, PLAYER_ID, tolerance, SCENARIOS[scenario], seed, events, f32, fork)
+    sim = Simulation(content, ids, PLAYER_ID, tolerance, SCENARIOS[scenario], seed, events, f32, fork, journal)
     collecting = gc.isenabled()
     gc.disable()  # millions of acyclic dicts: cycle collection would only slow the run down
     try:
@@ -226,8 +286,7 @@ def write_save(doc: dict, path: Path) -> None:
         path: where to write.
     """
     path = Path(path)
-    data = json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    raw = data.encode("utf-8")
+    raw = _encode(doc)
     if path.name.endswith(".json.gz"):
         with open(path, "wb") as handle:
             with gzip.GzipFile(filename="", mode="wb", fileobj=handle, mtime=0,

@@ -108,16 +108,18 @@ class Simulation:
         f32: the rounding applied to every recorded non-integer number.
         fork: ``(entries, seed)``: once the journal holds that many entries, play on
             with a fresh RNG seeded ``seed`` (``forked_at`` records where).
+        journal: where entries go (``append`` and ``len``); a new list by default.
+            An entry is never changed once appended, so a writer may encode it then.
     """
 
     def __init__(self, content: Content, ids: dict, player_id: int, tolerance: dict,
                  scenario: Scenario, seed: int, events: int, f32,
-                 fork: tuple[int, int] | None = None) -> None:
+                 fork: tuple[int, int] | None = None, journal=None) -> None:
         self.rng = random.Random(seed)
         self.fork = fork
         self.forked_at: int | None = None
         self.scenario, self.limit, self.f32, self.player = scenario, events, f32, player_id
-        self.journal: list[dict] = []
+        self.journal = [] if journal is None else journal  # list-like: append and len
         self.tick = 0
         self.facts: dict[str, dict] = {}
         self.entities: dict[int, dict] = {}

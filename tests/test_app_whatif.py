@@ -5,10 +5,13 @@ offscreen; issue 38): the what-if runs off the GUI thread and shows as a compari
 from __future__ import annotations
 
 import json
+import multiprocessing
 
 import pytest
+from narrative_debugger.app.workers import engine
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING
-from narrative_debugger.models.whatif.run import what_if
+from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.whatif.run import split_edits, what_if
 from narrative_debugger.widgets.docks.whatif import EntryEditDialog, show_value
 from PySide6.QtCore import Qt
 
@@ -318,3 +321,75 @@ def test_a_refused_value_stays_in_its_cell_to_be_corrected(qtbot, window):
     panel.set_value("relationship.sentiment_weight", "0.25")
     _applied(qtbot, window, panel.apply)
     assert panel.pending() == [] and window.whatif.edits == [("relationship.sentiment_weight", 0.25)]
+
+
+def _held(monkeypatch):
+    """The what-if's child process waits before it reads side A, until released."""
+    hold = engine.Hold(engine.context().Event(), engine.context().Event())
+    monkeypatch.setitem(engine.HOLDS, "whatif", lambda path: hold if path.name == EVENING.name else None)
+    return hold
+
+
+def _what_if_children() -> list:
+    return [p for p in multiprocessing.active_children() if p.name == "narrative-debugger what-if"]
+
+
+def test_the_result_comes_from_a_child_process_and_revert_ends_it(qtbot, window, monkeypatch):
+    """Issue 37/38: the what-if runs in a child process, not in the window's interpreter:
+    held there, the panel says it runs and nothing is compared; released, its result is
+    the command's, with side A the open playthrough itself. Revert while it runs ends
+    the process and leaves the panel idle with no result."""
+    hold = _held(monkeypatch)
+    panel = window.panels["whatif"][0]
+    window.whatif.open_action.trigger()
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    panel.apply()
+    qtbot.waitUntil(hold.entered.is_set, timeout=20000)
+    assert window.whatif.busy and panel.progress.isVisible() and window.session.comparison is None
+    assert len(_what_if_children()) == 1
+    _applied(qtbot, window, hold.release.set)
+    c = window.session.comparison
+    assert c.a is window.session.playthrough
+    expected = what_if(EVENING, None, *split_edits([("relationship.sentiment_weight", 0.25)]), recorded=window.session.playthrough)
+    assert json.dumps(window.whatif.result.to_json(), sort_keys=True, default=str) == json.dumps(expected.to_json(), sort_keys=True, default=str)
+    qtbot.waitUntil(lambda: not _what_if_children(), timeout=10000)
+
+    hold.entered.clear()
+    hold.release.clear()
+    panel.set_value("relationship.sentiment_weight", "0.3")
+    panel.apply()
+    qtbot.waitUntil(hold.entered.is_set, timeout=20000)
+    with qtbot.waitSignal(window.session.comparisonChanged):
+        qtbot.mouseClick(panel.revert_button, Qt.LeftButton)
+    assert not window.whatif.busy and window.whatif.result is None and window.session.comparison is None
+    assert panel.message.text() == "Reverted: the recorded run." and not panel.progress.isVisible()
+    qtbot.waitUntil(lambda: not _what_if_children(), timeout=10000)  # killed while it waited
+    assert window.whatif.wait(10)
+    assert window.whatif.result is None and window.session.comparison is None
+
+
+def test_a_patch_error_in_the_child_is_the_panels_message(qtbot, window, monkeypatch):
+    """A bad edit that only the what-if itself finds (a tuning value for an NPC the save
+    has not) is refused by the child process: the panel shows the PatchError's
+    message, and nothing is compared."""
+    hold = _held(monkeypatch)
+    panel = window.panels["whatif"][0]
+    assert window.whatif.add_edits([("npc.nosuch.threshold", 10)])
+    qtbot.waitUntil(hold.entered.is_set, timeout=20000)
+    assert window.whatif.busy  # taken by the window: the child refuses it
+    hold.release.set()
+    qtbot.waitUntil(lambda: not window.whatif.busy, timeout=60000)
+    assert panel.message.text() == "--set npc.nosuch.threshold: evening.json has no NPC 'nosuch' (see whatif --list evening.json)"
+    assert window.session.comparison is None and window.whatif.edits == [] and window.whatif.result is None
+
+
+def test_a_playthrough_no_child_opened_is_opened_again_by_the_what_if(qtbot, window):
+    """Side A that the open's child did not hand over (loaded into the session here) has
+    no file for the what-if's child to read: the child opens the save itself, and the
+    comparison's side A is still the session's playthrough."""
+    play = Playthrough.open(EVENING)
+    window.session.load(play)
+    _applied(qtbot, window, lambda: window.whatif.add_edits([("relationship.sentiment_weight", 0.25)]))
+    assert window.session.comparison.a is play
+    expected = what_if(EVENING, None, [], DEFAULT_TUNING.with_value("relationship.sentiment_weight", 0.25), recorded=play)
+    assert window.whatif.result.comparison.differences() == expected.comparison.differences()

@@ -5,6 +5,7 @@ lists and dicts mapped from the file rather than rebuilt."""
 from __future__ import annotations
 
 import os
+import pickle
 from bisect import bisect_right
 
 import pytest
@@ -101,6 +102,53 @@ def test_the_file_goes_with_its_last_column(tmp_path):
     assert column[N - 1] == f"x{N - 1}"
     del column
     assert not path.exists()
+
+
+def test_shared_objects_are_the_readers_own(tmp_path):
+    """A value made from one the reader holds (a what-if's B beside the window's A) names
+    those parts, and the reader puts its own objects there; a value equal to a shared
+    one is not taken for it."""
+    recorded = {"npcs": {"mira": 1}, "journal": list(range(N))}
+    made = {"a": recorded, "npcs": recorded["npcs"], "journal": recorded["journal"], "other": {"mira": 1}}
+    path = tmp_path / "value.bin"
+    transfer.write(path, made, shared={id(recorded): "play", id(recorded["npcs"]): ("save", "npcs")})
+    readers = {"npcs": {"mira": 1}, "journal": [0]}
+    got = transfer.read(path, shared={"play": readers, ("save", "npcs"): readers["npcs"]})
+    assert got["a"] is readers and got["npcs"] is readers["npcs"]
+    assert got["journal"] == list(range(N)) and got["journal"] is not readers["journal"]  # not named: written
+    assert got["other"] == {"mira": 1} and got["other"] is not readers["npcs"]
+    transfer.write(path, made, shared={id(recorded): "play"})
+    with pytest.raises(pickle.UnpicklingError, match="play"):
+        transfer.read(path, shared={})
+
+
+def test_a_column_handed_on_is_the_list_or_dict_it_stands_for(tmp_path):
+    """A mapped value pickled again (a what-if's B holds parts of the mapped A) goes as
+    its items: the mapping stays behind, and a file written from it reads the same."""
+    value = {"ints": list(range(N)), "words": [f"w{i}" for i in range(N)], "table": {f"k{i}": i for i in range(N)},
+             "ordered": SortedDict((f"f{i:06d}", i) for i in range(N)), "keys": SortedList(f"s{i:06d}" for i in range(N))}
+    mapped = round_trip(tmp_path, value)
+    again = pickle.loads(pickle.dumps(mapped))
+    assert again == value and [type(again[k]) for k in value] == [list, list, dict, SortedDict, SortedList]
+    path = tmp_path / "again.bin"
+    transfer.write(path, {"nested": [mapped]})
+    assert transfer.read(path)["nested"][0] == value
+
+
+def test_a_file_kept_open_is_read_by_another_reader_after_its_name_is_gone(tmp_path):
+    """The window keeps the open's file open while its playthrough lives; a what-if's
+    child reads it through that descriptor (POSIX) or its name (elsewhere)."""
+    path = tmp_path / "value.bin"
+    transfer.write(path, {"words": [f"w{i}" for i in range(N)]})
+    value, file = transfer.load(path, keep_open=True)
+    handle = file.handle()
+    other = transfer.read(os.dup(handle) if isinstance(handle, int) else handle)
+    assert other == value and other["words"][N - 1] == f"w{N - 1}"
+    transfer.write(path, [f"x{i}" for i in range(N)])
+    _, file = transfer.load(path)
+    if os.name == "posix":  # not kept open, and its name is gone
+        with pytest.raises(ValueError):
+            file.handle()
 
 
 @pytest.mark.parametrize("name", ["evening.json", "qa-faults.json", "walkaway-spiral.json"])

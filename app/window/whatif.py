@@ -3,29 +3,52 @@
 ``WhatIfController`` belongs to the main window. It keeps the list of edits (``(target,
 value)`` pairs as ``whatif --set`` takes them: a JSON pointer into the save, or a tuning
 name), takes new ones from the What if… panel and from the Journal dock's "What if…
-edit this entry", runs ``models.whatif.run.what_if`` (the command's engine) on a worker
-thread (``Jobs``), and hands the result to the session as a comparison with A = as
-recorded and B = what if: the views draw B dashed and the Differences dock lists what
-differs. Undo removes the last edit; Revert drops them all and stops comparing.
+edit this entry", runs ``models.whatif.run.what_if`` (the command's engine) in a child
+process (``app/workers/engine.py`` ``WhatIfProcess``, followed by a worker thread of
+``Jobs``), and hands the result to the session as a comparison with A = as recorded
+(the open playthrough itself) and B = what if: the views draw B dashed and the
+Differences dock lists what differs. Undo removes the last edit; Revert drops them all
+and stops comparing; either, or another save, ends a what-if still running (its process).
 """
 
 from __future__ import annotations
 
+from narrative_debugger.app.workers.engine import ChildFailed, WhatIfProcess
 from narrative_debugger.models.report.plain_text import one_line
-from narrative_debugger.models.whatif.run import PatchError, WhatIf, split_edits, what_if
+from narrative_debugger.models.whatif.run import PatchError, WhatIf, split_edits
 from narrative_debugger.widgets.kit.jobs import Jobs
 from narrative_debugger.widgets.timelines.compare import prebuild_tracks
 from PySide6.QtCore import QObject
 
 
-def _whatif_job(job, play, path, operations, tuning, sets) -> WhatIf:
-    """What the worker runs: the what-if against the open playthrough (side A), then
-    B's timeline tracks, so that the GUI thread only draws them. Its progress goes to
-    ``job.report(fraction, stage)``."""
-    result = what_if(path, None, operations, tuning, sets, recorded=play, progress=lambda fraction, stage: job.report(0.95 * fraction, stage))
-    job.report(0.95, "drawing the what-if")
-    prebuild_tracks(result.comparison)
-    return result
+def _whatif_job(job, play, path, content, operations, tuning, sets) -> WhatIf | None:
+    """What the worker runs: the what-if against the open playthrough (side A) and B's
+    timeline tracks, made by a child process (``WhatIfProcess``), so that the GUI thread
+    only draws them. Its progress goes to ``job.report(fraction 0..1, stage)``.
+
+    Returns:
+        The ``WhatIf`` (its ``comparison.a`` is ``play``), B's tracks kept for the
+        overlay (``prebuild_tracks``); None once ``job`` is cancelled (the process ended).
+
+    Raises:
+        PatchError: the edits cannot be applied (the child's message).
+        ChildFailed: the child stopped on an unexpected error.
+        ProcessEnded: the child ended without a word (killed, out of memory).
+    """
+    with WhatIfProcess(play, path, content, operations, tuning, sets) as child:
+        for message in child.messages(job.stop):
+            kind = message[0]
+            if kind == "progress":
+                job.report(*message[1:])
+            elif kind == "whatif":
+                result, tracks = message[1]
+                prebuild_tracks(result.comparison, tracks)
+                return result
+            elif kind == "refused":
+                raise PatchError(message[1])
+            elif kind == "failed":
+                raise ChildFailed(message[1])
+    return None
 
 
 class WhatIfController(QObject):
@@ -129,14 +152,14 @@ class WhatIfController(QObject):
             self.panel.show_error(str(exc))
             return
         self.panel.show_busy(f"Replaying with {len(edits)} edit(s)…")
-        self._jobs.run(_whatif_job, play, path, operations, tuning, sets, latest="whatif", takes_job=True,
+        self._jobs.run(_whatif_job, play, path, self.window.content_dir, operations, tuning, sets, latest="whatif", takes_job=True,
                        on_progress=self.panel.show_progress,
                        on_done=lambda result: self._on_done(result, play, edits),
                        on_error=lambda exc: self._on_error(exc, play, edits))
 
-    def _on_done(self, result: WhatIf, play, edits: list) -> None:
-        if play is not self.session.playthrough:
-            return  # another save was opened meanwhile
+    def _on_done(self, result: WhatIf | None, play, edits: list) -> None:
+        if result is None or play is not self.session.playthrough:
+            return  # cancelled, or another save was opened meanwhile
         self.edits = list(edits)
         self.result = result
         self.panel.show_edits(self.edits)
@@ -153,6 +176,8 @@ class WhatIfController(QObject):
             return
         if isinstance(exc, PatchError):
             self.panel.show_error(str(exc))
+        elif isinstance(exc, ChildFailed):
+            self.panel.show_error(f"The what-if stopped on an unexpected error: {exc}")
         else:
             self.panel.show_error(f"The what-if stopped on an unexpected error: {type(exc).__name__}: {exc}")
 
@@ -177,5 +202,5 @@ class WhatIfController(QObject):
             self.panel.show_idle("Not comparing any more: the edits were dropped.")
 
     def shutdown(self) -> None:
-        """Cancel a what-if in progress and wait for its thread (window close)."""
+        """Cancel a what-if in progress (its process ends) and wait for its thread (window close)."""
         self._jobs.shutdown()

@@ -1,5 +1,5 @@
-"""The open's child process: a save read, replayed, prepared and checked beside the
-window, never inside it (issue 37).
+"""The window's child processes: a save read, replayed, prepared and checked, and a
+what-if replayed and compared, beside the window, never inside it (issues 37, 38).
 
 ``OpenProcess`` starts one child process for one open. The child runs
 ``Playthrough.open`` and each registry ``prepare``, and hands the result to the window
@@ -9,39 +9,61 @@ holds the window's interpreter. The child then runs the checks and hands over th
 findings and what reads them. Cancelling ends the process; freeing the playthrough
 unmaps its file.
 
-The process comes from the ``forkserver`` start method where there is one (Linux,
+``WhatIfProcess`` starts one child process for one what-if (the What if panel). Its
+side A is the window's playthrough, which the child reads from the files the open's
+child wrote (a few ms: they stay mapped in the window, and open, while the
+playthrough lives; see ``keep_source``). It runs ``models.whatif.run.what_if`` and
+builds B's timeline tracks, and hands the ``WhatIf`` to the window the same way, with
+side A and the parts of it B shares (the content, the save's fields) named, not
+written: the window puts its own objects there, so ``comparison.a`` is the window's
+playthrough. A playthrough that no open's child made (a test's) is opened again by
+the what-if's child.
+
+The processes come from the ``forkserver`` start method where there is one (Linux,
 macOS: a fork of a server that imported this module once, ~10 ms) and ``spawn``
 elsewhere (Windows). The window's process is never forked, so none of its threads
 or Qt state is copied.
 
 Messages, child to window (one ``Connection``, pickled tuples):
 
-- ``("progress", fraction 0..1, what is being done)``
-- ``("replayed", file name)``: the ``(Playthrough, Prepared)`` of the replayed save,
-  its checks still to run (``checks_pending``), or whole when there are none;
-- ``("checked", file name)``: ``(findings, Prepared of the entries that read them,
-  the index's memo tables)``;
+- ``("progress", fraction 0..1, what is being done)``;
+- the open's: ``("replayed", file name)``: the ``(Playthrough, Prepared)`` of the
+  replayed save, its checks still to run (``checks_pending``), or whole when there
+  are none; ``("checked", file name)``: ``(findings, Prepared of the entries that read
+  them, the index's memo tables)``;
+- the what-if's: ``("whatif", file name)``: ``(WhatIf, (B's last tick, plot origin,
+  B's tracks))``; ``("refused", message)``: a ``PatchError`` (a bad edit, said in the
+  panel);
 - ``("failed", message)``: an unexpected error (a bug; the traceback is on stderr);
 - ``("done",)``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import gc
 import multiprocessing
 import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import traceback
+import weakref
 from dataclasses import dataclass
+from multiprocessing import reduction
 from pathlib import Path
 
 from narrative_debugger.models.columns import transfer
+from narrative_debugger.models.columns.mapped import MappedFile
+from narrative_debugger.models.domain.tuning import Tuning
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.whatif.run import PatchError, what_if
 from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.registry import preparer_modules, preparers
+from narrative_debugger.widgets.timelines.compare import b_tracks
 
 #: How often the window's side looks at its cancel flag while it waits (s).
 POLL_S = 0.05
@@ -76,9 +98,10 @@ class Hold:
     release: object
 
 
-#: Where the child waits, for a test that must see a load at a given point: stage
-#: (``"open"``: before the save is read; ``"checks"``: before its checks) -> a
-#: callable(save path) giving the ``Hold`` for that open, or None. Empty in the product.
+#: Where a child waits, for a test that must see it at a given point: stage
+#: (``"open"``: before the save is read; ``"checks"``: before its checks; ``"whatif"``:
+#: before a what-if reads side A) -> a callable(save path) giving the ``Hold`` for that
+#: process, or None. Empty in the product.
 HOLDS: dict = {}
 
 
@@ -91,60 +114,139 @@ def bug_message(exc: BaseException) -> str:
 
 
 class ProcessEnded(Exception):
-    """The open's process ended without saying why (killed, out of memory, a crash)."""
+    """A child process ended without saying why (killed, out of memory, a crash)."""
 
 
-class OpenProcess:
-    """One open in a child process, read from the window's side (a worker thread).
+class ChildFailed(Exception):
+    """A child process stopped on an unexpected error (a bug): the message says which,
+    and where (``bug_message``)."""
 
-    Args:
-        path: the save.
-        content: its content folder (None: the default, as ``Playthrough.open``).
 
-    Use ``messages(stop)`` to follow it; ``close()`` (or the ``with`` block's end)
-    ends the process if it still runs and removes its folder.
+# The window's playthroughs made by an open's child: id -> (a weak reference to it,
+# {"replayed": MappedFile, "checked": MappedFile}): the files a what-if's child reads
+# side A from. Weak: a playthrough let go of takes its files with it (no file refers
+# back to it). Re-entrant: the reference's callback may run in a thread holding it.
+_SOURCES: dict[int, tuple] = {}
+_SOURCES_LOCK = threading.RLock()
+
+
+def keep_source(play: Playthrough, kind: str, file: MappedFile) -> None:
+    """Note that ``play`` was read from ``file`` (``kind``: ``"replayed"`` or ``"checked"``,
+    the open's hand-overs), which must be loaded with ``keep_open``: the file stays
+    mapped (and open) as long as ``play`` lives, for a what-if's child."""
+    key = id(play)
+    with _SOURCES_LOCK:
+        entry = _SOURCES.get(key)
+        if entry is None or entry[0]() is not play:
+            entry = _SOURCES[key] = (weakref.ref(play, lambda ref: _forget(key, ref)), {})
+        entry[1][kind] = file
+
+
+def _forget(key: int, ref) -> None:
+    with _SOURCES_LOCK:
+        entry = _SOURCES.get(key)
+        if entry is not None and entry[0] is ref:
+            del _SOURCES[key]
+
+
+def sources_of(play: Playthrough) -> dict:
+    """``kind -> MappedFile`` that ``keep_source`` noted for ``play`` (empty: none)."""
+    with _SOURCES_LOCK:
+        entry = _SOURCES.get(id(play))
+        return dict(entry[1]) if entry is not None and entry[0]() is play else {}
+
+
+def recorded_parts(play: Playthrough) -> dict:
+    """Side A's parts that a what-if's B may share with it, by the key the result file
+    names them with: ``"play"``, ``"content"``, ``("save", field)`` for each field of
+    its ``Save``. The child and the window each call it on their own side A."""
+    parts = {"play": play, "content": play.content}
+    save = play.save
+    for f in dataclasses.fields(save):
+        parts[("save", f.name)] = getattr(save, f.name)
+    return parts
+
+
+#: Values written as they are even when side A holds them: equal copies are the same
+#: value (a ``None`` field of A's save must not stand for every ``None`` of B's).
+_BY_VALUE = (type(None), bool, int, float, complex, str, bytes, tuple, frozenset, enum.Enum)
+
+
+def _shared_ids(play: Playthrough) -> dict:
+    return {id(obj): key for key, obj in recorded_parts(play).items() if not isinstance(obj, _BY_VALUE)}
+
+
+class _Descriptor:
+    """A file descriptor handed to a child process (POSIX), which gets its own copy."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __reduce__(self):
+        return _detached, (reduction.DupFd(self.fd),)
+
+
+def _detached(dup) -> int:
+    return dup.detach()
+
+
+class ChildProcess:
+    """One child process of the window, followed from the window's side (a worker
+    thread); ``OpenProcess`` and ``WhatIfProcess`` say what it does.
+
+    Use ``messages(stop)`` to follow it; ``close()`` (or the ``with`` block's end) ends
+    the process if it still runs and removes its folder (a file the window still maps
+    there: see ``MappedFile``).
     """
 
-    def __init__(self, path: Path, content: Path | None) -> None:
+    #: The message kinds that name a file of the child's folder -> keep it open once
+    #: mapped (``transfer.load``'s ``keep_open``).
+    FILES: dict = {}
+    #: What the process is called (in messages and the process list).
+    what = "child"
+
+    def __init__(self, target, path: Path, args: tuple, shared: dict | None = None) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="narrative-debugger-"))
+        self.shared = shared
         receiver, sender = context().Pipe(duplex=False)
         self._receiver = receiver
         holds = {stage: hold for stage, make in HOLDS.items() if (hold := make(Path(path))) is not None}
-        self.process = context().Process(target=child_main, args=(sender, str(path), None if content is None else str(content), str(self.folder), holds),
-                                         name="narrative-debugger open", daemon=True)
+        self.process = context().Process(target=target, args=(sender, str(self.folder), holds, *args),
+                                         name=f"narrative-debugger {self.what}", daemon=True)
         self.process.start()
         sender.close()
 
-    def __enter__(self) -> "OpenProcess":
+    def __enter__(self) -> "ChildProcess":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
     def messages(self, stop):
-        """The child's messages as they come (see the module doc), with ``"replayed"``
-        and ``"checked"`` carrying what ``transfer.read`` made of their file. Stops
-        without a word once ``stop.is_set()`` (the caller then closes).
+        """The child's messages as they come (see the module doc), those that name a file
+        as ``(kind, what transfer.load made of it, its MappedFile)``. Stops without a
+        word once ``stop.is_set()`` (the caller then closes).
 
         Raises:
-            ProcessEnded: the process ended before ``("done",)``.
+            ProcessEnded: the process ended before ``("done",)``, ``("failed", …)`` or
+                ``("refused", …)``.
         """
         receiver = self._receiver
         while not stop.is_set():
             if not receiver.poll(POLL_S):
                 if not self.process.is_alive() and not receiver.poll(0):
-                    raise ProcessEnded(f"the open's process ended unexpectedly (exit code {self.process.exitcode})")
+                    raise ProcessEnded(f"the {self.what}'s process ended unexpectedly (exit code {self.process.exitcode})")
                 continue
             try:
                 message = receiver.recv()
             except (EOFError, OSError):
                 self.process.join(1.0)
-                raise ProcessEnded(f"the open's process ended unexpectedly (exit code {self.process.exitcode})") from None
-            if message[0] in ("replayed", "checked"):
-                yield message[0], transfer.read(self.folder / message[1])
+                raise ProcessEnded(f"the {self.what}'s process ended unexpectedly (exit code {self.process.exitcode})") from None
+            if message[0] in self.FILES:
+                yield (message[0], *transfer.load(self.folder / message[1], self.shared, keep_open=self.FILES[message[0]]))
             else:
                 yield message
-                if message[0] in ("done", "failed"):
+                if message[0] in ("done", "failed", "refused"):
                     return
 
     def close(self) -> None:
@@ -156,11 +258,51 @@ class OpenProcess:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def child_main(sender, path: str, content: str | None, folder: str, holds: dict | None = None) -> None:
-    """The child process: open, prepare, hand over, check, hand over (module doc);
-    ``holds``: stage -> ``Hold`` (see ``HOLDS``)."""
-    out = Path(folder)
-    # A process for one open, which ends with os._exit: what it makes is never freed
+class OpenProcess(ChildProcess):
+    """One open in a child process (``child_main``).
+
+    Args:
+        path: the save.
+        content: its content folder (None: the default, as ``Playthrough.open``).
+
+    Its ``"replayed"`` and ``"checked"`` files stay open once mapped, for ``keep_source``.
+    """
+
+    FILES = {"replayed": True, "checked": True}
+    what = "open"
+
+    def __init__(self, path: Path, content: Path | None) -> None:
+        super().__init__(child_main, path, (str(path), None if content is None else str(content)))
+
+
+class WhatIfProcess(ChildProcess):
+    """One what-if in a child process (``whatif_main``): ``what_if(path, content,
+    operations, tuning, sets, recorded=A)`` with A read from ``play``'s files
+    (``keep_source``), or opened again from ``path`` and ``content`` when it has none.
+
+    Args:
+        play: side A, the window's playthrough: the ``"whatif"`` hand-over's
+            ``comparison.a`` is this object.
+        path, content: the save and its content folder (None: the default).
+        operations, tuning, sets: as ``what_if`` takes them (``split_edits``).
+    """
+
+    FILES = {"whatif": False}
+    what = "what-if"
+
+    def __init__(self, play: Playthrough, path: Path, content: Path | None, operations: list, tuning: Tuning, sets: list) -> None:
+        handles = {}
+        for kind, file in sources_of(play).items():
+            handle = file.handle()
+            handles[kind] = _Descriptor(handle) if isinstance(handle, int) else handle
+        super().__init__(whatif_main, path, (handles, str(path), None if content is None else str(content), operations, tuning, sets),
+                         shared=recorded_parts(play))
+
+
+def _in_child(sender, holds: dict | None, work) -> None:
+    """Run ``work(send, wait_at)`` as a child process's whole life (``"failed"`` on an
+    unexpected error), then end the process without freeing anything."""
+    # A process for one task, which ends with os._exit: what it makes is never freed
     # piece by piece, and it makes no cycles worth a collector's full passes over
     # millions of objects (1.5 s of a 7.0 s open of a 1 000 000-event save).
     gc.disable()
@@ -178,6 +320,21 @@ def child_main(sender, path: str, content: str | None, folder: str, holds: dict 
                 time.sleep(0.005)
 
     try:
+        work(send, wait_at)
+    except Exception as exc:  # noqa: BLE001 - a bug, not bad input: said to the window, which keeps working
+        send("failed", bug_message(exc))
+    finally:
+        sender.close()
+        sys.stderr.flush()
+        os._exit(0)  # nothing the child made is freed object by object: the process goes
+
+
+def child_main(sender, folder: str, holds: dict | None, path: str, content: str | None) -> None:
+    """The open's child process: open, prepare, hand over, check, hand over (module doc);
+    ``holds``: stage -> ``Hold`` (see ``HOLDS``)."""
+    out = Path(folder)
+
+    def work(send, wait_at) -> None:
         wait_at("open")
         play = Playthrough.open(Path(path), None if content is None else Path(content),
                                 progress=lambda fraction, what: send("progress", fraction, what), defer_checks=True)
@@ -204,12 +361,54 @@ def child_main(sender, path: str, content: str | None, folder: str, holds: dict 
             transfer.write(out / "checked", (play.findings, checked, _memos_since(play, sent)))
             send("checked", "checked")
         send("done")
-    except Exception as exc:  # noqa: BLE001 - a bug, not bad input: said to the window, which keeps working
-        send("failed", bug_message(exc))
-    finally:
-        sender.close()
-        sys.stderr.flush()
-        os._exit(0)  # nothing the open made is freed object by object: the process goes
+
+    _in_child(sender, holds, work)
+
+
+#: The share of a what-if's progress that ``what_if`` reports; B's tracks take the rest.
+WHATIF_SHARE = 0.95
+
+
+def whatif_main(sender, folder: str, holds: dict | None, handles: dict, path: str, content: str | None,
+                operations: list, tuning: Tuning, sets: list) -> None:
+    """The what-if's child process (module doc): side A read from ``handles`` (``kind ->``
+    a descriptor or path of the open's files, see ``WhatIfProcess``), or opened from
+    ``path`` when there are none; ``what_if``; B's tracks; the hand-over. A
+    ``PatchError`` is ``("refused", its message)``."""
+    out = Path(folder)
+
+    def work(send, wait_at) -> None:
+        wait_at("whatif")
+        a = _recorded(handles, Path(path), None if content is None else Path(content))
+        try:
+            result = what_if(Path(path), None, operations, tuning, sets, recorded=a,
+                             progress=lambda fraction, stage: send("progress", WHATIF_SHARE * fraction, stage))
+        except PatchError as exc:
+            send("refused", str(exc))
+            return
+        send("progress", WHATIF_SHARE, "drawing the what-if")
+        transfer.write(out / "whatif", (result, b_tracks(result.comparison)), shared=_shared_ids(a))
+        send("whatif", "whatif")
+        send("done")
+
+    _in_child(sender, holds, work)
+
+
+def _recorded(handles: dict, path: Path, content: Path | None) -> Playthrough:
+    """Side A in the what-if's child: the window's playthrough as the open's child handed
+    it over (and its checks, when the window has them), or the save opened again."""
+    if "replayed" not in handles:
+        return Playthrough.open(path, content)
+    # Plain lists and dicts, every item decoded once (2.0 s at 1 000 000 events): the
+    # what-if reads most of A, several times over, which through columns' chunks took
+    # 16.4 s instead of 6.1 s.
+    play, _prepared = transfer.read(handles["replayed"], plain=True)
+    if "checked" in handles:
+        findings, _checked, memos = transfer.read(handles["checked"], plain=True)
+        if play.index is not None:
+            play.index.memos.merge(memos)
+        play.take_checks(findings)
+    return play
 
 
 def _memo_keys(play: Playthrough) -> dict:

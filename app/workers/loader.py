@@ -18,7 +18,7 @@ import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrative_debugger.app.workers.engine import OpenProcess, ProcessEnded, bug_message
+from narrative_debugger.app.workers.engine import OpenProcess, ProcessEnded, bug_message, keep_source
 from narrative_debugger.models.playthrough import Cancelled, Playthrough
 from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.jobs import Job, Jobs
@@ -81,6 +81,7 @@ class _Load:
         self.handle: Job | None = None
         self.prepared = Prepared()
         self.checks: tuple | None = None  # (findings, Prepared, memo tables) from the child
+        self.checks_file = None  # the MappedFile they were read from
 
     def take_checks(self, play: Playthrough) -> None:
         """Give ``play`` what the child's checks made (GUI thread; once)."""
@@ -88,6 +89,7 @@ class _Load:
             return
         findings, checked, memos = self.checks
         self.checks = None
+        keep_source(play, "checked", self.checks_file)  # a what-if's child reads them there
         for entry in checked.entries():
             self.prepared.add(entry)
         if play.index is not None:
@@ -121,12 +123,13 @@ class _Load:
                     handle.report("progress", *message[1:])
                 elif kind == "replayed":
                     play, self.prepared = message[1]
+                    keep_source(play, "replayed", message[2])  # a what-if's child reads side A there
                     if play.checks_pending:
                         handle.report("replayed", play)
                 elif kind == "checked":
                     # Taken on the GUI thread (``take_checks``), after it has had ``loaded``:
                     # a playthrough handed over with its checks pending stays so until then.
-                    self.checks = message[1]
+                    self.checks, self.checks_file = message[1], message[2]
                 elif kind == "failed":
                     return message[1]
                 elif kind == "done":

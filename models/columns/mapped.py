@@ -17,6 +17,9 @@ the lists and dicts they replace, so the models read them unchanged:
   walk over the keys decodes no chunk. Writes go to an overlay (what a reader keeps
   beside it, e.g. a memo), never to the file.
 
+Pickled (a value handed on to another process), a column is the list or dict it
+replaces, its items read out: the mapping stays behind.
+
 Nothing here holds a lock: a chunk decoded by two threads at once is decoded twice
 and each gets an equal value. The file is unmapped and deleted when the last column
 of it goes (on Windows, where a mapped file cannot be deleted, when it is unmapped).
@@ -33,6 +36,7 @@ from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 
 import numpy as np
+from sortedcontainers import SortedDict, SortedList
 
 #: Items pickled together in a ``RecordColumn`` chunk: decoding one takes ~20-60 µs.
 CHUNK = 128
@@ -42,24 +46,43 @@ KEPT_CHUNKS = 32
 
 
 class MappedFile:
-    """One file written by the open's child process, mapped read-only.
+    """One file written by a child process of the window (``app/workers/engine.py``),
+    mapped read-only.
 
     Args:
-        path: the file; it is deleted once unmapped (it is the child's scratch file,
-            never a save or content file).
+        source: the file's path, which is deleted once unmapped (it is the child's
+            scratch file, never a save or content file); or a file descriptor open on
+            it (a file another process mapped and passed on, see ``handle``), which
+            this object closes.
+        keep_open: keep a descriptor of the file open while it is mapped, for
+            ``handle`` (POSIX; elsewhere the file keeps its name while mapped).
 
     Raises:
         OSError: when the file cannot be opened or mapped.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        with open(self.path, "rb") as handle:
+    def __init__(self, source: Path | int, keep_open: bool = False) -> None:
+        named = not isinstance(source, int)
+        self.path = Path(source) if named else None
+        handle = open(self.path, "rb") if named else os.fdopen(source, "rb")
+        with handle:
             size = os.fstat(handle.fileno()).st_size
             self.buffer = mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) if size else b""
-        if os.name == "posix":  # the mapping outlives the name; nothing is left behind on a crash
+            self.fd = os.dup(handle.fileno()) if keep_open and os.name == "posix" else None
+        if named and os.name == "posix":  # the mapping outlives the name; nothing is left behind on a crash
             _remove(self.path)
-        self._finalizer = weakref.finalize(self, _close, self.buffer, self.path)
+        self._finalizer = weakref.finalize(self, _close, self.buffer, self.path, self.fd)
+
+    def handle(self) -> int | Path:
+        """What another process opens this file by, while it is mapped here: the kept
+        descriptor on POSIX (the file has no name any more), else the path (Windows
+        deletes no mapped file). Raises ValueError when neither is there (a POSIX file
+        mapped without ``keep_open``)."""
+        if self.fd is not None:
+            return self.fd
+        if os.name == "posix" or self.path is None:
+            raise ValueError("the mapped file was not kept open for another process")
+        return self.path
 
     def view(self, offset: int, length: int) -> memoryview:
         """The bytes at ``offset`` (bytes) of the file, without a copy."""
@@ -77,13 +100,16 @@ def _remove(path: Path) -> None:
         pass
 
 
-def _close(buffer, path: Path) -> None:
+def _close(buffer, path: Path | None, fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)
     if isinstance(buffer, mmap.mmap):
         try:
             buffer.close()
         except BufferError:  # a view still exported: the mapping goes with the process
             return
-    _remove(path)
+    if path is not None:
+        _remove(path)
 
 
 class IntColumn(Sequence):
@@ -120,6 +146,9 @@ class IntColumn(Sequence):
 
     def __repr__(self) -> str:
         return f"IntColumn({len(self)} ints)"
+
+    def __reduce__(self):
+        return list, (self.array.tolist(),)
 
 
 class RecordColumn(Sequence):
@@ -187,6 +216,9 @@ class RecordColumn(Sequence):
 
     def __repr__(self) -> str:
         return f"RecordColumn({self._length} items)"
+
+    def __reduce__(self):
+        return list, (list(self),)
 
 
 class MappedDict(MutableMapping):
@@ -256,6 +288,9 @@ class MappedDict(MutableMapping):
 
     def __repr__(self) -> str:
         return f"MappedDict({len(self)} items)"
+
+    def __reduce__(self):
+        return dict, (list(self.items()),)
 
 
 class _Items:
@@ -336,6 +371,9 @@ class SortedColumn(RecordColumn):
         indices = range(stop - 1, start - 1, -1) if reverse else range(start, stop)
         return (keys[i] for i in indices)
 
+    def __reduce__(self):
+        return SortedList, (list(self),)
+
 
 class MappedSortedDict(MappedDict):
     """A ``MappedDict`` whose keys are in ascending order, read like the ``SortedDict``
@@ -346,6 +384,9 @@ class MappedSortedDict(MappedDict):
 
     def __setitem__(self, key, value) -> None:
         raise TypeError("a mapped sorted dict is read-only")
+
+    def __reduce__(self):
+        return SortedDict, (list(self.items()),)
 
     def index_keys(self) -> None:
         super().index_keys()

@@ -12,6 +12,11 @@ A list or dict reached twice is written once and read back as one column. Only w
 this package's child process wrote is read: the file is its scratch file in a private
 folder, never input from outside.
 
+Shared objects: a value made from one the reader holds already (the what-if's result,
+whose side A is the window's playthrough) names those parts instead of holding them:
+``write(..., shared={id(obj): key})`` writes ``obj`` as the reference ``key`` and
+``read(..., shared={key: obj})`` puts the reader's own object there.
+
 File layout: the columns, then the pickle of the rest, then that pickle's offset as
 8 little-endian bytes.
 """
@@ -38,13 +43,18 @@ _INT64 = np.dtype("<i8")
 class _ColumnPickler(pickle.Pickler):
     """Pickles into ``body``; large lists and dicts go to ``out`` as columns."""
 
-    def __init__(self, body, out) -> None:
+    def __init__(self, body, out, shared: dict | None = None) -> None:
         super().__init__(body, protocol=5)
         self._out = out
         self._refs: dict[int, tuple] = {}
         self._held: list = []  # what was referred to by id stays alive while writing
+        self._shared = shared or {}
 
     def persistent_id(self, obj):
+        if self._shared:
+            key = self._shared.get(id(obj))
+            if key is not None:
+                return ("shared", key)
         kind = type(obj)
         if kind in _COLUMN_KINDS and len(obj) >= MIN_ITEMS:
             ref = self._refs.get(id(obj))
@@ -93,8 +103,13 @@ class _ColumnPickler(pickle.Pickler):
         return ("records", offset, len(starts), len(values))
 
 
-def write(path: Path, value) -> None:
+def write(path: Path, value, shared: dict | None = None) -> None:
     """Write ``value`` to ``path`` as described in the module doc.
+
+    Args:
+        shared: ``id(obj) -> key`` of objects the reader has already: each is written as
+            its key (any picklable value but None), for ``read``'s ``shared``. The
+            objects must live until ``write`` returns (their ids are theirs alone).
 
     Raises:
         OSError: when the file cannot be written.
@@ -102,26 +117,33 @@ def write(path: Path, value) -> None:
     """
     with open(path, "wb") as out:
         body = io.BytesIO()
-        _ColumnPickler(body, out).dump(value)
+        _ColumnPickler(body, out, shared).dump(value)
         offset = out.tell()
         out.write(body.getbuffer())
         out.write(struct.pack("<q", offset))
 
 
 class _ColumnUnpickler(pickle.Unpickler):
-    def __init__(self, body, file: MappedFile) -> None:
+    def __init__(self, body, file: MappedFile, shared: dict | None = None, plain: bool = False) -> None:
         super().__init__(body)
         self._file = file
         self._made: dict[tuple, object] = {}
+        self._shared = shared or {}
+        self._plain = plain
 
     def made(self) -> list:
         """The columns made so far."""
         return list(self._made.values())
 
     def persistent_load(self, ref):
+        if ref[0] == "shared":
+            try:
+                return self._shared[ref[1]]
+            except KeyError:
+                raise pickle.UnpicklingError(f"the shared object {ref[1]!r} was not given") from None
         made = self._made.get(ref)
         if made is None:
-            made = self._made[ref] = self._make(ref)
+            made = self._made[ref] = _plain(self._make(ref)) if self._plain else self._make(ref)
         return made
 
     def _make(self, ref):
@@ -146,24 +168,58 @@ class _ColumnUnpickler(pickle.Unpickler):
         return SortedColumn(self._file, self._file.array(offset, starts, _INT64), length)
 
 
-def read(path: Path):
+def _plain(column):
+    """The list or dict a column stands for, every item decoded (``read``'s ``plain``)."""
+    if isinstance(column, IntColumn):
+        return column.array.tolist()
+    if isinstance(column, SortedColumn):
+        return SortedList(RecordColumn.__iter__(column))
+    if isinstance(column, MappedSortedDict):
+        return SortedDict(zip(column.keys_column, column.values_column))
+    if isinstance(column, MappedDict):
+        return dict(zip(column.keys_column, column.values_column))
+    return list(column)
+
+
+def read(path: Path, shared: dict | None = None, plain: bool = False):
     """The value ``write`` wrote to ``path``, its columns mapped from the file (which is
     deleted once nothing reads it: see ``MappedFile``); the keys of each ``MappedDict``
     and ``SortedColumn`` are indexed (``index_keys``) before it returns.
 
+    Args:
+        shared: ``key -> object`` for the keys ``write`` was given in its ``shared``.
+        plain: give plain lists and dicts (and ``SortedList``, ``SortedDict``), every item
+            decoded now, instead of columns: for a reader that reads most of them, many
+            times over (a what-if's child reads side A so), not for the window.
+
     Raises:
         OSError: when the file cannot be read; pickle.UnpicklingError when it is not
-        one ``write`` made.
+        one ``write`` made, or names a shared key ``shared`` lacks.
     """
-    file = MappedFile(path)
+    return load(path, shared, plain=plain)[0]
+
+
+def load(source: Path | int, shared: dict | None = None, keep_open: bool = False, plain: bool = False) -> tuple[object, MappedFile]:
+    """``read``, with the ``MappedFile`` the value's columns read from.
+
+    Args:
+        source: the file's path, or a descriptor open on it (``MappedFile``).
+        shared, plain: as ``read``'s.
+        keep_open: keep the file open while it is mapped, so that another process can
+            read it too (``MappedFile.handle``).
+
+    Raises:
+        As ``read``.
+    """
+    file = MappedFile(source, keep_open=keep_open)
     size = len(file.buffer)
     if size < 8:
-        raise pickle.UnpicklingError(f"{path}: not a columns file")
+        raise pickle.UnpicklingError(f"{file.path or 'the file'}: not a columns file")
     (offset,) = struct.unpack("<q", file.view(size - 8, 8))
     body = file.view(offset, size - 8 - offset)
-    unpickler = _ColumnUnpickler(io.BytesIO(body), file)
+    unpickler = _ColumnUnpickler(io.BytesIO(body), file, shared, plain)
     value = unpickler.load()
     for made in unpickler.made():
         if isinstance(made, (MappedDict, SortedColumn)):
             made.index_keys()  # here, off the GUI thread: its first lookup would be O(N)
-    return value
+    return value, file

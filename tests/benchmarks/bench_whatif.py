@@ -14,6 +14,13 @@ Each what-if is timed twice: as the ``whatif`` command runs it (the save opened,
 what-if), and as the window runs it (``(open)``: the save is open already; only the
 what-if is timed). Each is printed as seconds and as a ratio to ``open`` (issue 38: at
 most 1.5x).
+
+``--window``: the What if panel's run instead, in a window (offscreen) with the save open
+and checked: the ``middle`` edit applied through ``WhatIfController.add_edits``; printed:
+the wall time until the session compares, the longest GUI stall from the edit until
+0.5 s after (a 5 ms QTimer's longest gap, as ``bench_core.py`` measures an open's) and
+every gap over 50 ms, the window's peak memory and the largest peak of its child
+processes (the forkserver's, the what-if's; sampled every 50 ms).
 """
 
 from __future__ import annotations
@@ -58,6 +65,54 @@ print(json.dumps(out))
 """
 
 
+_WINDOW_CHILD = r"""
+import json, os, sys, time
+from pathlib import Path
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from narrative_debugger.app.window.main_window import MainWindow, make_app
+from PySide6.QtCore import QEventLoop, QTimer
+from tests.benchmarks.figures import ChildPeaks, peak_rss_mb
+path, content = Path(sys.argv[1]), Path(sys.argv[2])
+app = make_app()
+app.setApplicationName("narrative-debugger-bench")
+window = MainWindow(persist=False)
+window.resize(1600, 1000)
+window.show()
+window.open_save(path, content, wait=True)
+kinds = window.session.playthrough.save.journal.kinds
+at = [i for i, k in enumerate(kinds) if k == "RelationshipInteraction"]
+edit = (f"/journal/{at[len(at) // 2]}/event/RelationshipInteraction/sentiment", 0.8)
+gaps = {"last": 0.0, "max": 0.0, "at": 0.0, "over": []}
+def probe():
+    now = time.perf_counter()
+    if now - gaps["last"] > gaps["max"]:
+        gaps["max"], gaps["at"] = now - gaps["last"], gaps["last"]
+    if now - gaps["last"] > 0.05:
+        gaps["over"].append((round(gaps["last"] - started, 2), round((now - gaps["last"]) * 1000)))
+    gaps["last"] = now
+timer = QTimer(); timer.setInterval(5); timer.timeout.connect(probe)
+children = ChildPeaks()
+sampler = QTimer(); sampler.setInterval(50); sampler.timeout.connect(children.sample)
+loop = QEventLoop()
+marks = {}
+def compared():
+    marks["done"] = time.perf_counter()
+    QTimer.singleShot(500, loop.quit)
+window.session.comparisonChanged.connect(compared)
+started = gaps["last"] = time.perf_counter()
+timer.start()
+sampler.start()
+window.whatif.add_edits([edit])
+loop.exec()
+timer.stop()
+sampler.stop()
+print(json.dumps({"seconds": marks["done"] - started, "max_stall": gaps["max"], "max_stall_at": gaps["at"] - started,
+                  "stalls_over_50ms": gaps["over"], "changed": window.whatif.result.changed, "peak_mb": peak_rss_mb(),
+                  "child_peak_mb": max(children.peaks.values(), default=0.0)}))
+window.close()
+"""
+
+
 def child(path: Path, content: Path, what, *extra: str) -> dict:
     run = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(content), json.dumps(what), *extra],
                          capture_output=True, text=True, cwd=ROOT, check=False)
@@ -70,7 +125,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--npcs", type=int, nargs="+", default=[3])
+    parser.add_argument("--window", action="store_true", help="the What if panel's run in a window: wall time and longest GUI stall")
     args = parser.parse_args()
+    if args.window:
+        for npcs in args.npcs:
+            path, content = bench_save(npcs, args.events)
+            run = subprocess.run([sys.executable, "-c", _WINDOW_CHILD, str(path), str(content)], capture_output=True, text=True, cwd=ROOT, check=False)
+            if run.returncode != 0:
+                raise SystemExit(run.stderr)
+            got = json.loads(run.stdout.strip().splitlines()[-1])
+            print(f"{npcs} NPCs, {args.events:,} ev: what-if in the window {got['seconds']:.2f} s, longest GUI stall "
+                  f"{got['max_stall'] * 1000:.0f} ms (at {got['max_stall_at']:.2f} s; over 50 ms, (s, ms): {got['stalls_over_50ms']}), "
+                  f"peak {got['peak_mb']:.0f} MB, a child process's peak {got['child_peak_mb']:.0f} MB", flush=True)
+        return
     print(f"{'shape':<24}{'figure':<24}{'seconds':>9}{'ratio':>8}{'peak MB':>9}")
     for npcs in args.npcs:
         path, content = bench_save(npcs, args.events)

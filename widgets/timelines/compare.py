@@ -29,13 +29,21 @@ B_DASH = Qt.DashLine
 _PREBUILT: dict[int, tuple] = {}
 
 
-def prebuild_tracks(comparison) -> None:
-    """Build side B's tracks for the overlay ahead, off the GUI thread (the compare worker
-    calls it): reading a 1 000 000-event timeline into arrays takes seconds, which the
-    GUI thread must not spend. Keeps one comparison's tracks."""
-    a, b = comparison.a, comparison.b
-    end, origin = b.last_tick, plot_origin(a)
-    tracks = build_tracks(b, end, origin)
+def b_tracks(comparison) -> tuple[int, int, list]:
+    """Side B's tracks for the overlay: ``(B's last tick, the plot origin (A's), the
+    NpcTracks)``. Reading a 1 000 000-event timeline into arrays takes seconds: the
+    what-if's child process builds them (``app/workers/engine.py``), the compare worker
+    through ``prebuild_tracks``."""
+    end, origin = comparison.b.last_tick, plot_origin(comparison.a)
+    return end, origin, build_tracks(comparison.b, end, origin)
+
+
+def prebuild_tracks(comparison, built: tuple | None = None) -> None:
+    """Keep side B's tracks for the overlay, built ahead off the GUI thread, which must
+    not spend the seconds they take. ``built``: what ``b_tracks`` gave (elsewhere, for
+    this comparison); None: built here. Keeps one comparison's tracks."""
+    b = comparison.b
+    end, origin, tracks = built if built is not None else b_tracks(comparison)
     _PREBUILT.clear()
     _PREBUILT[id(b)] = (weakref.ref(b), end, origin, tracks)
 

@@ -143,8 +143,8 @@ def inflate_gzip_guarded(open_chunks: Callable[[], Iterable[bytes]], max_bytes: 
     was inflated is dropped and the rest only counted, a step at a time: past
     the cap it is refused, having held at most ``suspect_bytes`` and one step; within
     the cap (a save that compresses very well) it is read again and inflated for real.
-    A 1.1 MB file that inflates past 1 GiB is refused at a peak of about 100 MB
-    resident, not 1.1 GB (``tests/benchmarks/bench_gzip_bomb.py``), and a plain save
+    A 2.2 MB file that inflates past 2 GiB is refused at a peak of about 60 MB
+    resident, not 2.1 GB (``tests/benchmarks/bench_gzip_bomb.py``), and a plain save
     is inflated once.
 
     Raises:

@@ -288,8 +288,9 @@ def test_the_guarded_inflate_gives_what_inflate_gives(cap):
         assert inflate_gzip_guarded(lambda: [stream[i : i + 7] for i in range(0, len(stream), 7)], cap) == expected
 
 
-def test_default_cap_is_one_gib():
-    assert MAX_DOCUMENT_BYTES == 1024**3
+def test_default_cap_is_two_gib():
+    # Issue 37: a 10 000 000-entry save (about 1.5 GB of JSON) must open.
+    assert MAX_DOCUMENT_BYTES == 2 * 1024**3
 
 
 # ----- report PNGs -----

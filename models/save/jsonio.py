@@ -31,7 +31,9 @@ from narrative_debugger.models.save.jsonscan import (
 
 UTF8_BOM = b"\xef\xbb\xbf"
 #: A save larger than this (decompressed) is refused rather than read into memory.
-MAX_DOCUMENT_BYTES = 1024**3
+#: 2 GiB: a 10 000 000-entry save is about 1.5 GB of JSON (issue 37), and the largest
+#: the reader is measured on.
+MAX_DOCUMENT_BYTES = 2 * 1024**3
 #: Integers with more digits than this are not u64/i64 values (u64 max has 20 digits).
 MAX_INT_DIGITS = 40
 

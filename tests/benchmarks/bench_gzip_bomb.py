@@ -2,10 +2,10 @@
 
 Usage::
 
-    .venv/bin/python tests/benchmarks/bench_gzip_bomb.py [--inflated-mib 1100] [--cap-mib 1024]
+    .venv/bin/python tests/benchmarks/bench_gzip_bomb.py [--inflated-mib 2200] [--cap-mib 2048]
 
-Writes a gzip file of spaces (about 1.1 MB) that inflates past the cap (the default
-cap is the reader's, 1 GiB), then, each in a fresh child process, refuses it two ways
+Writes a gzip file of spaces (about 2.2 MB) that inflates past the cap (the default
+cap is the reader's, 2 GiB), then, each in a fresh child process, refuses it two ways
 and prints the child's peak resident memory (VmHWM) and wall time:
 
 - before: one pass, ``fileio.inflate_gzip`` with the cap applied while inflating,
@@ -68,8 +68,8 @@ def write_bomb(path: Path, inflated: int) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--inflated-mib", type=int, default=1100, help="what the bomb inflates to (default 1100 MiB)")
-    parser.add_argument("--cap-mib", type=int, default=1024, help="the cap (default 1024 MiB, the reader's)")
+    parser.add_argument("--inflated-mib", type=int, default=2200, help="what the bomb inflates to (default 2200 MiB)")
+    parser.add_argument("--cap-mib", type=int, default=2048, help="the cap (default 2048 MiB, the reader's)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bomb.json.gz"

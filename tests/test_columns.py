@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import zlib
 from bisect import bisect_right
 
 import pytest
@@ -74,6 +75,42 @@ def test_sorted_columns_answer_ranges_and_bisections(tmp_path):
     assert want[0] in col and "nope" not in col
     with pytest.raises(TypeError):
         mapped["new"] = 1  # a write would break the order
+
+
+def test_lookups_read_the_writers_key_index_and_find_what_a_dict_finds(tmp_path):
+    # Two FactIds with one CRC-32 (the key index's hash for a str): both are found.
+    twins = ("fact.lhrsmlbcuu", "fact._kgzkrvjxt")
+    assert zlib.crc32(twins[0].encode()) == zlib.crc32(twins[1].encode())
+    words = {f"fact.{i:05d}": i for i in range(N)} | {twins[0]: "first", twins[1]: "second", "caf\u00e9 \ud800": "lone"}
+    ids = {i * 2**50: i for i in range(N)} | {2**64 - 1: "u64 max", 2**63: "past int64", -5: "negative", 1: "one"}
+    got_words, got_ids = round_trip(tmp_path, (words, ids))
+    assert got_words.indexed and got_ids.indexed  # nothing to index when read
+    for key, value in (*words.items(),):
+        assert got_words[key] == value
+    assert got_words[twins[0]] == "first" and got_words[twins[1]] == "second"
+    for key, value in ids.items():
+        assert got_ids[key] == value and key in got_ids
+    for missing in ("fact.99999", "", "fact.lhrsmlbcuv", 2**64, 2**64 - 2, -1, None, (1, 2)):
+        assert missing not in got_words and missing not in got_ids
+        assert got_words.get(missing) is None
+    assert got_ids[1.0] == "one" and got_ids[True] == "one"  # a dict's equal keys: float and bool too
+
+
+def test_bisections_read_one_chunk_and_agree_with_sorted_containers(tmp_path):
+    # Runs of equal keys across chunk edges, and probes before, between and after.
+    keys = SortedList(f"k{i // 300:04d}" for i in range(N))
+    facts = SortedDict((f"fact.{i:06d}", i) for i in range(0, 3 * N, 3))
+    col, mapped = round_trip(tmp_path, (keys, facts))
+    assert col.indexed and mapped.indexed
+    for probe in ("", "k", "k0000", "k0001", "k0003", "k0004x", "k0008", "k9999", "l"):
+        assert col.bisect_left(probe) == keys.bisect_left(probe), probe
+        assert col.bisect_right(probe) == keys.bisect_right(probe), probe
+        assert (probe in col) == (probe in keys)
+        assert list(col.irange(probe, "k0005", (True, False))) == list(keys.irange(probe, "k0005", (True, False)))
+    for i in (0, 1, 2, 3, 383, 384, 385, 3 * N - 1, 3 * N, 3 * N + 7):
+        probe = f"fact.{i:06d}"
+        assert mapped.bisect_left(probe) == facts.bisect_left(probe) and mapped.bisect_right(probe) == facts.bisect_right(probe)
+        assert list(mapped.irange(maximum=probe, reverse=True))[:5] == list(facts.irange(maximum=probe, reverse=True))[:5]
 
 
 def test_a_mapped_dict_keeps_a_readers_writes_beside_the_file(tmp_path):

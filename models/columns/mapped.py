@@ -10,12 +10,17 @@ the lists and dicts they replace, so the models read them unchanged:
   FactIds) held as pickled chunks of ``CHUNK`` items; an item is decoded when read,
   with a chunk read once kept while the next reads fall in it (a few chunks kept).
 - ``SortedColumn`` and ``MappedSortedDict``: a ``SortedList`` and a ``SortedDict``,
-  read in key order with their ``irange`` and bisections.
+  read in key order with their ``irange`` and bisections; the first key of each
+  chunk (written by the child) makes a bisection one chunk's.
 - ``MappedDict``: a dict held as a column of keys and a column of values, in the
-  dict's own order. Its keys and the key -> row table are made by ``index_keys``,
-  which ``transfer.read`` calls off the GUI thread (O(N) once), so a lookup or a
-  walk over the keys decodes no chunk. Writes go to an overlay (what a reader keeps
-  beside it, e.g. a memo), never to the file.
+  dict's own order, with a ``KeyIndex`` (the keys' hashes, sorted, and their rows:
+  int64 arrays the child wrote) for lookups. Writes go to an overlay (what a reader
+  keeps beside it, e.g. a memo), never to the file.
+
+Reading a file costs the window no work that grows with the save: no key is read
+until a lookup or a walk asks for it (issue 37: at 10 000 000 events, making the
+key tables took the loading thread 2.6 s of the window's interpreter, and the GUI
+thread stalled for ~300 ms while it did).
 
 Pickled (a value handed on to another process), a column is the list or dict it
 replaces, its items read out: the mapping stays behind.
@@ -32,6 +37,7 @@ from bisect import bisect_left, bisect_right
 import os
 import pickle
 import weakref
+import zlib
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 
@@ -43,6 +49,58 @@ CHUNK = 128
 #: Chunks a ``RecordColumn`` keeps decoded (the latest ones read): a step reads a few
 #: items of many chunks (an NPC's interactions, the facts a view lists).
 KEPT_CHUNKS = 32
+
+_U64 = 1 << 64
+_I64 = 1 << 63
+
+
+def key_hash(key) -> int | None:
+    """A hash of a dict key that is the same in every process (``hash`` of a str is
+    not: it is seeded per interpreter), as an int64: an int key itself (wrapped into
+    int64), a str key the CRC-32 of its UTF-8 bytes. None for any other kind of key.
+    Equal keys give equal hashes; unequal keys may too (``KeyIndex`` compares keys)."""
+    kind = type(key)
+    if kind is str:
+        return zlib.crc32(key.encode("utf-8", "surrogatepass"))
+    if kind is int or kind is bool:
+        return (key + _I64) % _U64 - _I64
+    return None
+
+
+class KeyIndex:
+    """Where each key of a mapped dict is, without reading the keys: ``hashes`` is the
+    ``key_hash`` of every key, ascending, and ``rows[k]`` the row of the key whose hash
+    is ``hashes[k]`` (int64 arrays of the file, made by the child that wrote it). A
+    lookup is a binary search in C and one key compared (a chunk decoded, or kept)."""
+
+    __slots__ = ("hashes", "rows")
+
+    def __init__(self, hashes: np.ndarray, rows: np.ndarray) -> None:
+        self.hashes = hashes
+        self.rows = rows
+
+    @staticmethod
+    def arrays_of(keys: list) -> tuple[np.ndarray, np.ndarray] | None:
+        """(hashes ascending, rows) of ``keys`` for a ``KeyIndex``; None when a key has no
+        ``key_hash`` (the reader then indexes the keys itself)."""
+        hashes = list(map(key_hash, keys))
+        if None in hashes:
+            return None
+        array = np.array(hashes, dtype=np.int64)
+        rows = np.argsort(array, kind="stable")
+        return array[rows], rows
+
+    def row_of(self, key, keys: Sequence) -> int | None:
+        """The row of ``key`` in ``keys`` (the dict's key column), or None."""
+        h = key_hash(key)
+        hashes = self.hashes
+        at = int(np.searchsorted(hashes, h)) if h is not None else len(hashes)
+        while at < len(hashes) and hashes[at] == h:
+            row = int(self.rows[at])
+            if keys[row] == key:
+                return row
+            at += 1
+        return None
 
 
 class MappedFile:
@@ -223,18 +281,27 @@ class RecordColumn(Sequence):
 
 class MappedDict(MutableMapping):
     """A dict held as a ``RecordColumn`` of keys and one of values, in the dict's
-    order. Lookups by key make the key -> row table on first use (O(N) once).
+    order. A lookup by key reads the ``KeyIndex`` the writer made (O(log N) in C, one
+    key compared); without one (keys that are not all str or int), it makes the
+    key -> row table on first use (O(N) once). A lookup by a key of another kind
+    (e.g. a float) also makes that table, so it finds what a dict would.
     ``overlay``: items set since (a reader's own), which win over the file's; a key
     of the file cannot be deleted."""
 
-    __slots__ = ("keys_column", "values_column", "_rows", "_keys", "overlay")
+    __slots__ = ("keys_column", "values_column", "_rows", "_keys", "_index", "overlay")
 
-    def __init__(self, keys: RecordColumn, values: RecordColumn) -> None:
+    def __init__(self, keys: RecordColumn, values: RecordColumn, index: KeyIndex | None = None) -> None:
         self.keys_column = keys
         self.values_column = values
         self._rows: dict | None = None
         self._keys: list | None = None
+        self._index = index
         self.overlay: dict = {}
+
+    @property
+    def indexed(self) -> bool:
+        """True when lookups need no O(N) table: the writer's ``KeyIndex``, or a table made."""
+        return self._index is not None or self._rows is not None
 
     def index_keys(self) -> None:
         """Make the key list and the key -> row table now (O(N)): what lookups and walks
@@ -246,6 +313,8 @@ class MappedDict(MutableMapping):
 
     def _row_of(self, key):
         if self._rows is None:
+            if self._index is not None and key_hash(key) is not None:
+                return self._index.row_of(key, self.keys_column)
             self.index_keys()
         return self._rows.get(key)
 
@@ -332,44 +401,66 @@ class _Values(_Items):
 
 class SortedColumn(RecordColumn):
     """A ``RecordColumn`` of keys in ascending order, read like the ``SortedList`` it was
-    (``irange``, ``bisect_left``, ``bisect_right``, ``in``). ``index_keys`` (called by
-    ``transfer.read``, off the GUI thread) keeps the keys as one list, which the
-    bisections then read in C; before it, O(log N) chunk reads."""
+    (``irange``, ``bisect_left``, ``bisect_right``, ``in``).
 
-    __slots__ = ("_keys",)
+    ``fences`` (the first key of each chunk, written by the child) make a bisection a
+    bisection of the fences in C plus one of a single chunk: one chunk decoded, or
+    kept, whatever N. Without fences (an older writer), ``index_keys`` keeps the keys
+    as one list (O(N)) and bisections read it."""
 
-    def __init__(self, file: MappedFile, starts: np.ndarray, length: int) -> None:
+    __slots__ = ("_keys", "_fences")
+
+    def __init__(self, file: MappedFile, starts: np.ndarray, length: int, fences: tuple | None = None) -> None:
         super().__init__(file, starts, length)
         self._keys: list | None = None
+        self._fences = fences
+
+    @property
+    def indexed(self) -> bool:
+        """True when a bisection reads one chunk at most (fences), or a list of the keys."""
+        return self._fences is not None or self._keys is not None
 
     def index_keys(self) -> None:
         """Keep the keys as one list now (O(N))."""
         if self._keys is None:
             self._keys = list(RecordColumn.__iter__(self))
 
-    def _sorted(self):
-        return self._keys if self._keys is not None else self
-
     def __iter__(self) -> Iterator:
         return iter(self._keys) if self._keys is not None else RecordColumn.__iter__(self)
 
+    def _bisect(self, value, side) -> int:
+        if self._keys is not None:
+            return side(self._keys, value)
+        fences = self._fences
+        if fences is None:
+            return side(self, value)  # O(log N) items read, each in its chunk
+        # Every key of the chunks from ``k`` on is past ``value`` on this side, and
+        # the first key of chunk ``k - 1`` is not: the answer is in chunk ``k - 1``.
+        k = side(fences, value)
+        if k == 0:
+            return 0
+        return (k - 1) * CHUNK + side(self._chunk(k - 1), value)
+
     def bisect_left(self, value) -> int:
-        return bisect_left(self._sorted(), value)
+        return self._bisect(value, bisect_left)
 
     def bisect_right(self, value) -> int:
-        return bisect_right(self._sorted(), value)
+        return self._bisect(value, bisect_right)
 
     def __contains__(self, value) -> bool:
-        keys = self._sorted()
-        k = bisect_left(keys, value)
-        return k < len(keys) and keys[k] == value
+        k = self.bisect_left(value)
+        return k < len(self) and self[k] == value
+
+    def __getitem__(self, key):
+        if self._keys is not None and not isinstance(key, slice):
+            return self._keys[key]
+        return RecordColumn.__getitem__(self, key)
 
     def irange(self, minimum=None, maximum=None, inclusive=(True, True), reverse=False) -> Iterator:
-        keys = self._sorted()
-        start = 0 if minimum is None else (bisect_left if inclusive[0] else bisect_right)(keys, minimum)
-        stop = len(keys) if maximum is None else (bisect_right if inclusive[1] else bisect_left)(keys, maximum)
+        start = 0 if minimum is None else (self.bisect_left if inclusive[0] else self.bisect_right)(minimum)
+        stop = len(self) if maximum is None else (self.bisect_right if inclusive[1] else self.bisect_left)(maximum)
         indices = range(stop - 1, start - 1, -1) if reverse else range(start, stop)
-        return (keys[i] for i in indices)
+        return (self[i] for i in indices)
 
     def __reduce__(self):
         return SortedList, (list(self),)
@@ -396,7 +487,7 @@ class MappedSortedDict(MappedDict):
         return self.keys_column.irange(minimum, maximum, inclusive, reverse)
 
     def bisect_left(self, key) -> int:
-        return bisect_left(self.keys_column, key)
+        return self.keys_column.bisect_left(key)
 
     def bisect_right(self, key) -> int:
-        return bisect_right(self.keys_column, key)
+        return self.keys_column.bisect_right(key)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, MappedDict, MappedFile, MappedSortedDict, RecordColumn, SortedColumn
+from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, KeyIndex, MappedDict, MappedFile, MappedSortedDict, RecordColumn, SortedColumn
 from sortedcontainers import SortedDict, SortedList
 
 #: Lists and dicts with fewer items stay in the pickle.
@@ -68,9 +68,27 @@ class _ColumnPickler(pickle.Pickler):
         if kind is list:
             return self._column(obj)
         if kind is SortedList:
-            return ("sorted", self._records(list(obj)))
-        keys = self._records(list(obj))
-        return ("sorteddict" if kind is SortedDict else "dict", keys, self._records(list(obj.values())))
+            return ("sorted", self._sorted(list(obj)))
+        keys = list(obj)
+        values = self._records(list(obj.values()))
+        if kind is SortedDict:
+            return ("sorteddict", self._sorted(keys), values, self._key_index(keys))
+        return ("dict", self._records(keys), values, self._key_index(keys))
+
+    def _sorted(self, keys: list) -> tuple:
+        """Records of sorted keys, with the first key of each chunk (the fences)."""
+        return (*self._records(keys), tuple(keys[::CHUNK]))
+
+    def _key_index(self, keys: list) -> tuple | None:
+        """Where the hashes and rows of a ``KeyIndex`` of ``keys`` are; None without one."""
+        arrays = KeyIndex.arrays_of(keys)
+        if arrays is None:
+            return None
+        hashes, rows = arrays
+        at = self._align()
+        self._out.write(hashes.tobytes())
+        self._out.write(rows.astype(_INT64).tobytes())
+        return ("keyindex", at, len(keys))
 
     def _align(self) -> int:
         out = self._out
@@ -155,17 +173,22 @@ class _ColumnUnpickler(pickle.Unpickler):
             _, offset, starts, length = ref
             return RecordColumn(self._file, self._file.array(offset, starts, _INT64), length)
         if kind == "dict":
-            return MappedDict(self._make(ref[1]), self._make(ref[2]))
+            return MappedDict(self._make(ref[1]), self._make(ref[2]), self._key_index(ref[3]))
         if kind == "sorteddict":
-            return MappedSortedDict(self._sorted(ref[1]), self._make(ref[2]))
+            return MappedSortedDict(self._sorted(ref[1]), self._make(ref[2]), self._key_index(ref[3]))
         if kind == "sorted":
             return self._sorted(ref[1])
         raise pickle.UnpicklingError(f"unknown column reference {kind!r}")
 
-
     def _sorted(self, ref) -> SortedColumn:
-        _, offset, starts, length = ref
-        return SortedColumn(self._file, self._file.array(offset, starts, _INT64), length)
+        _, offset, starts, length, fences = ref
+        return SortedColumn(self._file, self._file.array(offset, starts, _INT64), length, fences)
+
+    def _key_index(self, ref) -> KeyIndex | None:
+        if ref is None:
+            return None
+        _, offset, count = ref
+        return KeyIndex(self._file.array(offset, count, _INT64), self._file.array(offset + 8 * count, count, _INT64))
 
 
 def _plain(column):
@@ -183,8 +206,10 @@ def _plain(column):
 
 def read(path: Path, shared: dict | None = None, plain: bool = False):
     """The value ``write`` wrote to ``path``, its columns mapped from the file (which is
-    deleted once nothing reads it: see ``MappedFile``); the keys of each ``MappedDict``
-    and ``SortedColumn`` are indexed (``index_keys``) before it returns.
+    deleted once nothing reads it: see ``MappedFile``). Nothing that grows with the
+    file is read: lookups read the ``KeyIndex`` and fences the writer made. Only a
+    dict or sorted list whose keys are not all str or int is indexed here
+    (``index_keys``, O(N)).
 
     Args:
         shared: ``key -> object`` for the keys ``write`` was given in its ``shared``.
@@ -220,6 +245,6 @@ def load(source: Path | int, shared: dict | None = None, keep_open: bool = False
     unpickler = _ColumnUnpickler(io.BytesIO(body), file, shared, plain)
     value = unpickler.load()
     for made in unpickler.made():
-        if isinstance(made, (MappedDict, SortedColumn)):
+        if isinstance(made, (MappedDict, SortedColumn)) and not made.indexed:
             made.index_keys()  # here, off the GUI thread: its first lookup would be O(N)
     return value, file

@@ -5,7 +5,10 @@ opened, reloaded, stepped and closed in a loop while loads run."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from narrative_debugger.app.workers import loader as loader_module
@@ -285,3 +288,27 @@ def test_escape_cancels_the_newest_job_then_the_one_before_when_an_open_and_a_co
     assert window.session.playthrough.save.label == "evening.json" and window.session.comparison is None
     assert not progress.EscapeCancels.of(window).shortcut.isEnabled()  # Escape is the window's again
     qtbot.waitUntil(lambda: window.loader.running == 0 and window.compare.loader.running == 0, timeout=5000)
+
+
+_GONE_WINDOW = """
+import os, sys
+from pathlib import Path
+from narrative_debugger.app.workers.engine import OpenProcess
+
+if __name__ == "__main__":
+    child = OpenProcess(Path(sys.argv[1]), None)
+    print(child.folder, flush=True)
+    os._exit(0)  # as a window killed while its open runs: nothing closes the child
+"""
+
+
+def test_a_child_whose_window_is_gone_leaves_no_folder(qtbot, tmp_path):
+    """A window killed while its child process works: the child's next message cannot be
+    sent, so it stops and removes its private folder (the file it wrote or was writing
+    there would otherwise stay in the temp folder for good)."""
+    script = tmp_path / "gone_window.py"
+    script.write_text(_GONE_WINDOW, encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script), str(SAMPLES / "evening.json")], capture_output=True, text=True, check=True, timeout=60)
+    folder = Path(run.stdout.strip())
+    assert folder.name.startswith("narrative-debugger-")
+    qtbot.waitUntil(lambda: not folder.exists(), timeout=30000)

@@ -299,16 +299,29 @@ class WhatIfProcess(ChildProcess):
                          shared=recorded_parts(play))
 
 
-def _in_child(sender, holds: dict | None, work) -> None:
+class _WindowGone(BaseException):
+    """The window's end of the pipe is closed (the window closed or was killed): a
+    ``BaseException``, so that no ``except Exception`` of the work takes it for an error."""
+
+
+def _in_child(sender, folder: str, holds: dict | None, work) -> None:
     """Run ``work(send, wait_at)`` as a child process's whole life (``"failed"`` on an
-    unexpected error), then end the process without freeing anything."""
+    unexpected error), then end the process without freeing anything. A window gone
+    (a message that cannot be sent) ends the work, and the folder is removed: no file is
+    left for a window that will never map it."""
     # A process for one task, which ends with os._exit: what it makes is never freed
     # piece by piece, and it makes no cycles worth a collector's full passes over
     # millions of objects (1.5 s of a 7.0 s open of a 1 000 000-event save).
     gc.disable()
+    gone = False
 
     def send(*message) -> None:
-        sender.send(message)
+        nonlocal gone
+        try:
+            sender.send(message)
+        except OSError:  # BrokenPipeError, ConnectionResetError
+            gone = True
+            raise _WindowGone from None
 
     def wait_at(stage: str) -> None:
         hold = (holds or {}).get(stage)
@@ -321,9 +334,16 @@ def _in_child(sender, holds: dict | None, work) -> None:
 
     try:
         work(send, wait_at)
+    except _WindowGone:
+        pass
     except Exception as exc:  # noqa: BLE001 - a bug, not bad input: said to the window, which keeps working
-        send("failed", bug_message(exc))
+        try:
+            send("failed", bug_message(exc))
+        except _WindowGone:
+            pass
     finally:
+        if gone:
+            shutil.rmtree(folder, ignore_errors=True)
         sender.close()
         sys.stderr.flush()
         os._exit(0)  # nothing the child made is freed object by object: the process goes
@@ -362,7 +382,7 @@ def child_main(sender, folder: str, holds: dict | None, path: str, content: str 
             send("checked", "checked")
         send("done")
 
-    _in_child(sender, holds, work)
+    _in_child(sender, folder, holds, work)
 
 
 #: The share of a what-if's progress that ``what_if`` reports; B's tracks take the rest.
@@ -391,7 +411,7 @@ def whatif_main(sender, folder: str, holds: dict | None, handles: dict, path: st
         send("whatif", "whatif")
         send("done")
 
-    _in_child(sender, holds, work)
+    _in_child(sender, folder, holds, work)
 
 
 def _recorded(handles: dict, path: Path, content: Path | None) -> Playthrough:

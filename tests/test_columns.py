@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pickle
 import zlib
+from array import array
 from bisect import bisect_right
 
 import pytest
@@ -44,6 +45,22 @@ def test_large_lists_and_dicts_come_back_as_columns_equal_to_them(tmp_path):
     assert type(got["ordered"]) is MappedSortedDict and list(got["ordered"].items()) == list(ordered.items())
     assert type(got["keys"]) is SortedColumn and list(got["keys"]) == list(keys)
     assert got["small"] == small and type(got["small"]) is list  # small ones stay in the pickle
+
+
+def test_numeric_arrays_are_mapped_back_as_they_were(tmp_path):
+    import numpy as np
+
+    arrays = {"u64": np.arange(N, dtype=np.uint64) * (2**44), "f32": np.linspace(0, 1, N, dtype=np.float32),
+              "flags": np.arange(N) % 3 == 0, "grid": np.arange(2 * N, dtype=np.int16).reshape(2, N),
+              "small": np.arange(5), "text": np.array(["a", "b"] * N)}
+    positions = array("q", range(-3, 3 * N, 3))  # an index's dialogue positions
+    got, got_positions = round_trip(tmp_path, (arrays, positions))
+    for name, values in arrays.items():
+        assert got[name].dtype == values.dtype and got[name].shape == values.shape and np.array_equal(got[name], values), name
+    assert got_positions.dtype == np.int64 and got_positions.tolist() == positions.tolist()
+    assert bisect_right(got_positions, 300) == bisect_right(positions, 300) and got_positions[-1] == positions[-1]
+    assert not got["u64"].flags.writeable  # mapped from the file, never copied
+    assert got["u64"][-1] == (N - 1) * 2**44 and got["small"].flags.writeable
 
 
 def test_columns_read_like_the_lists_they_were(tmp_path):

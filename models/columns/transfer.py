@@ -1,10 +1,12 @@
 """Hand a value from the process that made it to another one, through one file, with
 its large lists and dicts left in the file as columns (issue 37).
 
-``write(path, value)`` pickles ``value``; every list, dict, ``SortedList`` or ``SortedDict`` of at least ``MIN_ITEMS``
-items it reaches, at any depth, is written as a column instead (a list of ints as an
-int64 array, any other list as pickled chunks, a dict as a column of keys and one of
-values) and the pickle holds only a reference to it. ``read(path)`` maps the file and
+``write(path, value)`` pickles ``value``; every list, dict, ``SortedList``, ``SortedDict``
+numeric numpy array or ``array.array`` of at least ``MIN_ITEMS`` items it reaches, at any
+depth, is written as a column instead (a list of ints as an int64 array, any other
+list as pickled chunks, a dict as a column of keys and one of values, an array as its
+bytes, mapped back as a read-only numpy array) and the pickle holds only a reference
+to it: reading the file copies nothing that grows with the save. ``read(path)`` maps the file and
 unpickles the rest: what it gives reads like the value written, its large parts
 decoded a chunk at a time as they are read (``models/columns/mapped.py``).
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import io
 import pickle
 import struct
+from array import array
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +41,7 @@ MIN_ITEMS = 2048
 #: The containers written as columns (``SortedList`` and ``SortedDict`` keep their order).
 _COLUMN_KINDS = (list, dict, SortedList, SortedDict)
 _INT64 = np.dtype("<i8")
+_JUST_INT = {int}
 
 
 class _ColumnPickler(pickle.Pickler):
@@ -56,6 +60,13 @@ class _ColumnPickler(pickle.Pickler):
             if key is not None:
                 return ("shared", key)
         kind = type(obj)
+        if (kind is np.ndarray and obj.size >= MIN_ITEMS and obj.dtype.kind in "biuf") or (
+                kind is array and len(obj) >= MIN_ITEMS and obj.typecode not in "uw"):
+            ref = self._refs.get(id(obj))
+            if ref is None:
+                ref = self._refs[id(obj)] = self._array(obj)
+                self._held.append(obj)
+            return ref
         if kind in _COLUMN_KINDS and len(obj) >= MIN_ITEMS:
             ref = self._refs.get(id(obj))
             if ref is None:
@@ -74,6 +85,16 @@ class _ColumnPickler(pickle.Pickler):
         if kind is SortedDict:
             return ("sorteddict", self._sorted(keys), values, self._key_index(keys))
         return ("dict", self._records(keys), values, self._key_index(keys))
+
+    def _array(self, values) -> tuple:
+        """A numeric numpy array, or an ``array.array``, as its bytes: read back as a
+        numpy array mapped from the file (read-only, no copy)."""
+        offset = self._align()
+        if type(values) is array:
+            self._out.write(values.tobytes())
+            return ("ndarray", offset, np.dtype(values.typecode).str, (len(values),))
+        self._out.write(np.ascontiguousarray(values).tobytes())
+        return ("ndarray", offset, values.dtype.str, values.shape)
 
     def _sorted(self, keys: list) -> tuple:
         """Records of sorted keys, with the first key of each chunk (the fences)."""
@@ -98,7 +119,7 @@ class _ColumnPickler(pickle.Pickler):
         return out.tell()
 
     def _column(self, values: list) -> tuple:
-        if all(type(v) is int for v in values):
+        if set(map(type, values)) == _JUST_INT:  # in C: bool and float are not ints here
             try:
                 array = np.array(values, dtype=_INT64)
             except OverflowError:  # a u64 past the int64 range: kept as records
@@ -169,6 +190,10 @@ class _ColumnUnpickler(pickle.Unpickler):
         if kind == "ints":
             _, offset, count = ref
             return IntColumn(self._file.array(offset, count, _INT64), self._file)
+        if kind == "ndarray":
+            _, offset, dtype, shape = ref
+            dtype = np.dtype(dtype)
+            return self._file.array(offset, int(np.prod(shape)), dtype).reshape(shape)
         if kind == "records":
             _, offset, starts, length = ref
             return RecordColumn(self._file, self._file.array(offset, starts, _INT64), length)
@@ -193,6 +218,8 @@ class _ColumnUnpickler(pickle.Unpickler):
 
 def _plain(column):
     """The list or dict a column stands for, every item decoded (``read``'s ``plain``)."""
+    if isinstance(column, np.ndarray):
+        return column.copy()
     if isinstance(column, IntColumn):
         return column.array.tolist()
     if isinstance(column, SortedColumn):

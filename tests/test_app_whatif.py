@@ -393,3 +393,18 @@ def test_a_playthrough_no_child_opened_is_opened_again_by_the_what_if(qtbot, win
     assert window.session.comparison.a is play
     expected = what_if(EVENING, None, [], DEFAULT_TUNING.with_value("relationship.sentiment_weight", 0.25), recorded=play)
     assert window.whatif.result.comparison.differences() == expected.comparison.differences()
+
+
+def test_an_entry_edits_journal_comes_back_as_the_commands(qtbot, window):
+    """B's journal is handed over as A's with the edited entry replaced (not written
+    again): it reads as the command's B journal, entry by entry, and A's is untouched."""
+    pointer = "/journal/62/event/RelationshipInteraction/sentiment"
+    play = window.session.playthrough
+    recorded = list(play.save.journal.data)
+    _applied(qtbot, window, lambda: window.whatif.add_edits([(pointer, -0.5)]))
+    b = window.session.comparison.b.save.journal
+    expected = what_if(EVENING, None, *split_edits([(pointer, -0.5)]), recorded=Playthrough.open(EVENING)).comparison.b.save.journal
+    assert len(b) == len(expected) == len(recorded)
+    assert list(b.data) == list(expected.data) and list(b.ticks) == list(expected.ticks) and list(b.kinds) == list(expected.kinds)
+    assert b.data[62].sentiment == -0.5 and b.data[60:64] == expected.data[60:64] and list(reversed(b.data))[-63] == b.data[62]
+    assert list(play.save.journal.data) == recorded and play.save.journal.data[62].sentiment != -0.5

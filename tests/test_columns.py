@@ -12,7 +12,7 @@ from bisect import bisect_right
 
 import pytest
 from narrative_debugger.models.columns import transfer
-from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, MappedDict, MappedSortedDict, RecordColumn, SortedColumn
+from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, MappedDict, MappedSortedDict, PatchedColumn, RecordColumn, SortedColumn
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_json import state_json
 from sortedcontainers import SortedDict, SortedList
@@ -174,6 +174,27 @@ def test_shared_objects_are_the_readers_own(tmp_path):
     transfer.write(path, made, shared={id(recorded): "play"})
     with pytest.raises(pickle.UnpicklingError, match="play"):
         transfer.read(path, shared={})
+
+
+def test_a_list_patched_from_a_shared_one_reads_as_itself(tmp_path):
+    """A list that is one the reader holds but for a few items (a what-if's journal) is
+    written as those items only, and read as the reader's list with them replaced."""
+    recorded = [f"e{i}" for i in range(N)]
+    edited = list(recorded)
+    edited[5], edited[N - 1] = "five", "last"
+    path = tmp_path / "value.bin"
+    transfer.write(path, {"journal": edited, "again": edited},
+                   shared={id(edited): transfer.Patched("journal", {5: "five", N - 1: "last"})})
+    assert path.stat().st_size < 1000  # the items replaced, not the list
+    readers = list(recorded)
+    got = transfer.read(path, shared={"journal": readers})
+    column = got["journal"]
+    assert isinstance(column, PatchedColumn) and column == edited and list(column) == edited and got["again"] == edited
+    assert column[5] == "five" and column[-1] == "last" and column[4] == "e4" and len(column) == N
+    assert column[3:7] == ["e3", "e4", "five", "e6"] and column[1:8:2] == ["e1", "e3", "five", "e7"]
+    assert list(reversed(column)) == edited[::-1] and column[::-1] == edited[::-1]
+    assert readers == recorded  # the reader's list is not changed
+    assert pickle.loads(pickle.dumps(column)) == edited
 
 
 def test_a_column_handed_on_is_the_list_or_dict_it_stands_for(tmp_path):

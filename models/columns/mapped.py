@@ -399,6 +399,61 @@ class _Values(_Items):
 
 
 
+class PatchedColumn(Sequence):
+    """A list read as another one the reader holds (``base``: a column or a list) with
+    some items replaced (``overrides``: index -> value): a what-if's journal, which is
+    the recorded one but for the edited entries (``transfer.Patched``). Read-only;
+    equal to a list of the same items."""
+
+    __slots__ = ("base", "overrides")
+
+    def __init__(self, base: Sequence, overrides: dict) -> None:
+        self.base = base
+        self.overrides = overrides
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self.base))
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            items = list(self.base[start:stop])
+            for i, value in self.overrides.items():
+                if start <= i < stop:
+                    items[i - start] = value
+            return items
+        i = key.__index__()
+        if i < 0:
+            i += len(self.base)
+        value = self.overrides.get(i, _NONE)
+        return self.base[i] if value is _NONE else value
+
+    def __iter__(self) -> Iterator:
+        overrides = self.overrides
+        for i, value in enumerate(self.base):
+            yield overrides[i] if i in overrides else value
+
+    def __reversed__(self) -> Iterator:
+        for i in range(len(self.base) - 1, -1, -1):
+            yield self[i]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"PatchedColumn({len(self)} items, {len(self.overrides)} replaced)"
+
+    def __reduce__(self):
+        return list, (list(self),)
+
+
+_NONE = object()
+
+
 class SortedColumn(RecordColumn):
     """A ``RecordColumn`` of keys in ascending order, read like the ``SortedList`` it was
     (``irange``, ``bisect_left``, ``bisect_right``, ``in``).

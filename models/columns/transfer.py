@@ -17,7 +17,9 @@ folder, never input from outside.
 Shared objects: a value made from one the reader holds already (the what-if's result,
 whose side A is the window's playthrough) names those parts instead of holding them:
 ``write(..., shared={id(obj): key})`` writes ``obj`` as the reference ``key`` and
-``read(..., shared={key: obj})`` puts the reader's own object there.
+``read(..., shared={key: obj})`` puts the reader's own object there. A list that is
+one the reader holds but for a few items is written as ``Patched(key, {index: item})``
+and read as a ``PatchedColumn`` over the reader's list (a what-if's journal).
 
 File layout: the columns, then the pickle of the rest, then that pickle's offset as
 8 little-endian bytes.
@@ -29,11 +31,12 @@ import io
 import pickle
 import struct
 from array import array
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, KeyIndex, MappedDict, MappedFile, MappedSortedDict, RecordColumn, SortedColumn
+from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, KeyIndex, MappedDict, MappedFile, MappedSortedDict, PatchedColumn, RecordColumn, SortedColumn
 from sortedcontainers import SortedDict, SortedList
 
 #: Lists and dicts with fewer items stay in the pickle.
@@ -42,6 +45,15 @@ MIN_ITEMS = 2048
 _COLUMN_KINDS = (list, dict, SortedList, SortedDict)
 _INT64 = np.dtype("<i8")
 _JUST_INT = {int}
+
+
+@dataclass(frozen=True)
+class Patched:
+    """A value of ``write``'s ``shared``: the list is the reader's ``shared[key]`` with
+    the items of ``overrides`` (index -> item) replaced; read as a ``PatchedColumn``."""
+
+    key: object
+    overrides: dict
 
 
 class _ColumnPickler(pickle.Pickler):
@@ -57,6 +69,8 @@ class _ColumnPickler(pickle.Pickler):
     def persistent_id(self, obj):
         if self._shared:
             key = self._shared.get(id(obj))
+            if type(key) is Patched:
+                return ("patched", key.key, key.overrides)
             if key is not None:
                 return ("shared", key)
         kind = type(obj)
@@ -147,8 +161,9 @@ def write(path: Path, value, shared: dict | None = None) -> None:
 
     Args:
         shared: ``id(obj) -> key`` of objects the reader has already: each is written as
-            its key (any picklable value but None), for ``read``'s ``shared``. The
-            objects must live until ``write`` returns (their ids are theirs alone).
+            its key (any picklable value but None), for ``read``'s ``shared``; or ``->
+            Patched(key, overrides)`` for a list that is the reader's but for a few items.
+            The objects must live until ``write`` returns (their ids are theirs alone).
 
     Raises:
         OSError: when the file cannot be written.
@@ -175,11 +190,12 @@ class _ColumnUnpickler(pickle.Unpickler):
         return list(self._made.values())
 
     def persistent_load(self, ref):
-        if ref[0] == "shared":
+        if ref[0] in ("shared", "patched"):
             try:
-                return self._shared[ref[1]]
+                base = self._shared[ref[1]]
             except KeyError:
                 raise pickle.UnpicklingError(f"the shared object {ref[1]!r} was not given") from None
+            return base if ref[0] == "shared" else PatchedColumn(base, ref[2])
         made = self._made.get(ref)
         if made is None:
             made = self._made[ref] = _plain(self._make(ref)) if self._plain else self._make(ref)

@@ -19,7 +19,7 @@ from narrative_debugger.models.session import Stepping  # noqa: E402
 from narrative_debugger.models.timeline.event_kinds import EVENT_KINDS  # noqa: E402
 from narrative_debugger.models.timeline.index import INTERACTION_SERIES, NPC_MOVES  # noqa: E402
 from narrative_debugger.widgets import session as session_module  # noqa: E402
-from narrative_debugger.widgets.docks.journal import JournalKinds  # noqa: E402
+from narrative_debugger.widgets.docks.journal import JournalKinds, JournalNpcRows  # noqa: E402
 from narrative_debugger.widgets.docks.monologues import FiredByLine  # noqa: E402
 from narrative_debugger.widgets.docks.npc_list import NpcChanges  # noqa: E402
 from narrative_debugger.widgets.docks.snapshot import SnapshotRows  # noqa: E402
@@ -63,7 +63,7 @@ def test_the_loader_prepares_session_and_timelines(qtbot, open_window, isolated_
                                                                and changes_on_gui_thread.append(p)) or real_changes(p, *rest))
     window.open_save(SAMPLES / "evening.json", wait=True)
     play, prepared = window.session.playthrough, window.session.prepared
-    assert all(kind in prepared for kind in (Stepping, NpcNames, TickLanes, FirstTracks, SnapshotRows, FactOrder, FiredByLine, JournalKinds, NpcChanges))
+    assert all(kind in prepared for kind in (Stepping, NpcNames, TickLanes, FirstTracks, SnapshotRows, FactOrder, FiredByLine, JournalKinds, JournalNpcRows, NpcChanges))
     assert computed_on_gui_thread == []  # the open's child process made it: the window computes none of it
     fresh = Playthrough.open(SAMPLES / "evening.json", CONTENT)
     stepping = real(fresh)
@@ -71,7 +71,7 @@ def test_the_loader_prepares_session_and_timelines(qtbot, open_window, isolated_
     assert window.session.event_ticks() == distinct == sorted(set(fresh.index.ticks))
     for name in EVENT_KINDS:
         assert window.session.event_ticks(name) == ticks[name]
-    assert len(preparers()) == 11 and len(preparers(checked=False)) + len(preparers(checked=True)) == 11
+    assert len(preparers()) == 12 and len(preparers(checked=False)) + len(preparers(checked=True)) == 12
     # Each NPC's interaction aggregates and move tables were made by the loader too.
     assert all(INTERACTION_SERIES.get(play.index, sid) is not None and NPC_MOVES.get(play.index, sid) is not None for sid in play.save.npcs)
     assert changes_on_gui_thread == []  # the NPC dock reads the loader's npc_changes
@@ -82,6 +82,12 @@ def test_the_loader_prepares_session_and_timelines(qtbot, open_window, isolated_
     # The Journal's event filter reads the loader's count (not one made on the GUI thread).
     assert prepared.get(JournalKinds).counts == Counter(fresh.save.journal.kinds)
     assert window.docks["journal"].widget().model.kind_counts() is prepared.get(JournalKinds).counts
+    # Its NPC filter reads the loader's rows, made after the first paint with the checks.
+    npc_rows = prepared.get(JournalNpcRows)
+    journal = window.docks["journal"].widget()
+    journal.npc_filter.setChecked(True)
+    assert journal.model.rowCount() == len(npc_rows.rows_of_npc[window.session.npc]) > 0
+    assert prepared.get(JournalNpcRows) is npc_rows
 
 
 def test_a_crowd_draws_the_first_curves_and_the_selected_npc(qtbot, crowd):
@@ -212,7 +218,7 @@ def test_the_prepared_container_keeps_one_entry_of_each_type_and_frees_in_steps(
         made = prepare(play, prepared)
         for entry in made if isinstance(made, tuple) else (made,):
             prepared.add(entry)
-    kinds = (Stepping, NpcNames, TickLanes, FirstTracks, SnapshotRows, FactOrder, SavedFactKeys, FiredByLine, JournalKinds, NpcChanges)
+    kinds = (Stepping, NpcNames, TickLanes, FirstTracks, SnapshotRows, FactOrder, SavedFactKeys, FiredByLine, JournalKinds, JournalNpcRows, NpcChanges)
     assert len(prepared) == len(kinds) and all(kind in prepared for kind in kinds)
     assert isinstance(prepared.get(NpcNames), NpcNames) and prepared.get(int) is None
     names = prepared.get(NpcNames).names

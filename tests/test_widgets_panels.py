@@ -240,6 +240,31 @@ def test_journal_filters_by_kind_and_npc(qtbot, generated):
     assert widget.model.rowCount() == len(kinds)
 
 
+def test_journal_npc_and_kind_filters_show_exactly_the_entries_naming_the_npc(qtbot, generated):
+    # The filters read arrays made off the GUI thread (JournalKinds); they must show
+    # what the rule says: an entry names an NPC by its target, speaker or entity, or by
+    # a fact id of the NPC's interactions.
+    session = load(qtbot, generated)
+    widget = show(qtbot, JournalView(session))
+    save = generated.save
+
+    def names(d, sid) -> bool:
+        return d is not None and (any(getattr(d, f, None) == sid for f in ("target", "speaker", "entity"))
+                                  or getattr(d, "fact_id", "").startswith(f"interaction.{save.npcs[sid].slug}_"))
+
+    kinds = ["", *sorted({k for k in save.journal.kinds if k is not None})]
+    for sid in save.npcs:
+        session.set_npc(sid)
+        widget.npc_filter.setChecked(True)
+        for kind in kinds:
+            widget.kind_filter.setCurrentIndex(max(0, widget.kind_filter.findData(kind or None)))
+            shown = [widget.model.journal_index(r) for r in range(widget.model.rowCount())]
+            want = [i for i, (k, d) in enumerate(zip(save.journal.kinds, save.journal.data)) if names(d, sid) and (not kind or k == kind)]
+            assert shown == want, (sid, kind)
+            assert all(type(i) is int for i in shown[:3])
+        widget.npc_filter.setChecked(False)
+
+
 def test_journal_lists_entries_with_findings(qtbot, penalty_fault):
     session = load(qtbot, penalty_fault)
     widget = show(qtbot, JournalView(session))

@@ -131,9 +131,9 @@ DOCKS: tuple[DockSpec, ...] = (
 #: NPC names several views list, the interaction tables of NPCs with long histories
 #: (the interactions view and the prompt read them), and the tick bar's marker lanes.
 SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "session:prepare_long_npc_tables", _W + "tickbar.bar:prepare")
-#: Session work the first paint does without, run once the window shows the save (with
-#: the checks): the other NPCs' interaction tables.
-SESSION_PREPARES_AFTER = (_W + "session:prepare_npc_tables",)
+#: Work the first paint does without, run once the window shows the save (with the
+#: checks): the other NPCs' interaction tables, the journal's NPC filter rows.
+PREPARES_AFTER = (_W + "session:prepare_npc_tables", _W + "docks.journal:prepare_npc_rows")
 
 
 def preparers(checked: bool | None = None) -> list:
@@ -146,7 +146,7 @@ def preparers(checked: bool | None = None) -> list:
 
     ``checked`` False: those to run before the window shows the replayed save; True:
     those run once it is shown and checked (those that read the findings, and
-    ``SESSION_PREPARES_AFTER``); None: all of them."""
+    ``PREPARES_AFTER``); None: all of them."""
     return [_load(name) for name in _preparer_names(checked)]
 
 
@@ -155,7 +155,7 @@ def _preparer_names(checked: bool | None) -> list[str]:
     if checked is not None:
         specs = [spec for spec in specs if getattr(spec, "prepare_reads_findings", False) == checked]
     names = ([*SESSION_PREPARES] if not checked else []) + [spec.prepare for spec in specs]
-    return names + ([*SESSION_PREPARES_AFTER] if checked is not False else [])
+    return names + ([*PREPARES_AFTER] if checked is not False else [])
 
 
 def preparer_modules() -> list[str]:

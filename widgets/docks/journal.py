@@ -11,15 +11,18 @@ after the tick are greyed. Ticks are game ticks.
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
+
+import numpy as np
 
 from narrative_debugger.models.domain.types import InteractionState, StableId
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.snapshot_diff import show
+from narrative_debugger.models.timeline.event_kinds import variant_positions
 from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.visibility import after_pause
@@ -119,16 +122,70 @@ def summarize(playthrough: Playthrough, kind: str | None, d: dict | None) -> str
 
 @dataclass(frozen=True)
 class JournalKinds:
-    """``counts``: journal entries of each variant (None for unreadable ones), for the
-    event filter (``prepare``)."""
+    """What the journal's event filter reads, made off the GUI thread (``prepare``).
+
+    Attributes:
+        counts: journal entries of each variant (None for unreadable ones).
+        rows_of_kind: the same keys -> the journal indices of those entries, ascending
+            (int64 array).
+    """
 
     counts: Counter
+    rows_of_kind: dict
+
+
+@dataclass(frozen=True)
+class JournalNpcRows:
+    """What the journal's NPC filter reads (``prepare_npc_rows``): StableId of each NPC
+    of the save -> the journal indices of the entries naming it (``target``,
+    ``speaker`` or ``entity`` equal to it, or a ``fact_id`` of its interactions),
+    ascending (int64 array; NPCs no entry names are left out)."""
+
+    rows_of_npc: dict
+
+
+#: The fields of an event that name an NPC by its StableId.
+_NAMING_FIELDS = ("target", "speaker", "entity")
 
 
 def prepare(playthrough, prepared: Prepared | None = None) -> JournalKinds:
-    """The ``JournalKinds`` of a playthrough: O(N) entries, so the loader counts them
-    off the GUI thread."""
-    return JournalKinds(Counter(playthrough.save.journal.kinds))
+    """The ``JournalKinds`` of a playthrough: O(N) entries, made in the open's child
+    process (a kind chosen in the window then reads one array, whatever N)."""
+    rows_of_kind = variant_positions(playthrough.save.journal.kinds)
+    return JournalKinds(Counter({kind: len(rows) for kind, rows in rows_of_kind.items()}), rows_of_kind)
+
+
+def prepare_npc_rows(playthrough, prepared: Prepared | None = None) -> JournalNpcRows:
+    """The ``JournalNpcRows`` of a playthrough: one pass over the journal (~0.5 s at
+    1 000 000 entries), so the open's child makes it after the first paint, with the
+    checks (``registry.PREPARES_AFTER``)."""
+    save = playthrough.save
+    made = prepared.get(JournalKinds) if prepared is not None else None
+    rows_of_kind = made.rows_of_kind if made is not None else variant_positions(save.journal.kinds)
+    data, npcs = list(save.journal.data), save.npcs  # one pass in file order (a mapped column's chunks once)
+    prefixes = {f"interaction.{npc.slug}_": sid for sid, npc in npcs.items()}
+    found: dict = {}
+    for kind, rows in rows_of_kind.items():
+        if kind is None or not len(rows):
+            continue
+        at = rows.tolist()
+        entries = list(map(data.__getitem__, at))
+        fields = type(entries[0]).__struct_fields__
+        for name in _NAMING_FIELDS:
+            if name in fields:
+                for i, value in zip(at, map(attrgetter(name), entries)):
+                    if value in npcs:
+                        found.setdefault(value, []).append(i)
+        if "fact_id" in fields:
+            for i, fact_id in zip(at, map(attrgetter("fact_id"), entries)):
+                # Every NPC whose "interaction.<slug>_" the id starts with.
+                cut = fact_id.find("_") if fact_id.startswith("interaction.") else -1
+                while cut >= 0:
+                    sid = prefixes.get(fact_id[: cut + 1])
+                    if sid is not None:
+                        found.setdefault(sid, []).append(i)
+                    cut = fact_id.find("_", cut + 1)
+    return JournalNpcRows({sid: np.unique(np.array(rows, dtype=np.int64)) for sid, rows in found.items()})
 
 
 class JournalModel(HeaderedTableModel):
@@ -149,11 +206,10 @@ class JournalModel(HeaderedTableModel):
         super().__init__(parent)
         self.playthrough: Playthrough | None = None
         self._prepared: Prepared | None = None
-        self._rows: array | None = None  # journal indices shown; None = every entry
+        self._rows: np.ndarray | None = None  # journal indices shown (ascending); None = every entry
         self._position = 0
         self._current_tick: int | None = None
         self._names: dict[StableId, str] = {}
-        self._npc_rows: dict[StableId, array] = {}
         self._findings: dict[int, list[Finding]] = {}
         self._culprit: frozenset[int] = frozenset()
         self._kind: str | None = None
@@ -172,7 +228,6 @@ class JournalModel(HeaderedTableModel):
         self._rows = None
         self._kind = self._npc = None
         self._names = {}
-        self._npc_rows = {}
         self._findings = {}
         self._position = 0
         self._current_tick = None
@@ -217,8 +272,7 @@ class JournalModel(HeaderedTableModel):
         count when it made one for this playthrough, else counted now."""
         if self.playthrough is None:
             return Counter()
-        made = self._prepared.get(JournalKinds) if self._prepared is not None else None
-        return (made if made is not None else prepare(self.playthrough)).counts
+        return self._kinds().counts
 
     def finding_count(self) -> int:
         """Entries that carry at least one finding."""
@@ -231,40 +285,33 @@ class JournalModel(HeaderedTableModel):
         self._rows = self._filtered(kind, npc)
         self.endResetModel()
 
-    def _filtered(self, kind, npc) -> array | None:
+    def _filtered(self, kind, npc) -> np.ndarray | None:
+        """The journal indices a filter shows, ascending (int64 array), from the
+        ``JournalKinds`` arrays: no pass over the journal here, on the GUI thread."""
         if self.playthrough is None or (kind is None and npc is None):
             return None
-        kinds = self.playthrough.save.journal.kinds
-        base = self._rows_naming(npc) if npc is not None else None
+        base = self._made(JournalNpcRows, prepare_npc_rows).rows_of_npc.get(npc, _NONE) if npc is not None else None
         if kind is None:
             return base
         if kind == WITH_FINDINGS:
-            wanted = sorted(self._findings)
-            return array("q", wanted if base is None else [i for i in wanted if _contains(base, i)])
-        target = None if kind == INVALID else kind
-        if base is None:
-            return array("q", [i for i, k in enumerate(kinds) if k == target])
-        return array("q", [i for i in base if kinds[i] == target])
+            wanted = np.array(sorted(self._findings), dtype=np.int64)
+        else:
+            wanted = self._kinds().rows_of_kind.get(None if kind == INVALID else kind, _NONE)
+        return wanted if base is None else np.intersect1d(base, wanted, assume_unique=True)
 
-    def _rows_naming(self, sid: StableId) -> array:
-        cached = self._npc_rows.get(sid)
-        if cached is not None:
-            return cached
-        save = self.playthrough.save
-        npc = save.npcs.get(sid)
-        prefix = f"interaction.{npc.slug}_" if npc is not None else "\0"
-        out = array("q")
-        append = out.append
-        for i, d in enumerate(save.journal.data):  # event structs: getattr, not a Python-level .get
-            if d is not None and (
-                getattr(d, "target", None) == sid
-                or getattr(d, "speaker", None) == sid
-                or getattr(d, "entity", None) == sid
-                or getattr(d, "fact_id", "").startswith(prefix)
-            ):
-                append(i)
-        self._npc_rows[sid] = out
-        return out
+    def _kinds(self) -> JournalKinds:
+        return self._made(JournalKinds, prepare)
+
+    def _made(self, kind, make):
+        """The loader's ``kind`` for this playthrough; made now (once, then kept) for a
+        playthrough it did not prepare, or before its after-paint work arrived."""
+        if self._prepared is None:
+            self._prepared = Prepared()
+        made = self._prepared.get(kind)
+        if made is None:
+            made = make(self.playthrough, self._prepared)
+            self._prepared.add(made)
+        return made
 
     def set_position(self, position: int) -> None:
         """Mark the entries applied at the tick: ``position`` entries have applied."""
@@ -303,7 +350,7 @@ class JournalModel(HeaderedTableModel):
     # ----- lookups -----
     def journal_index(self, row: int) -> int:
         """The journal index shown at ``row``."""
-        return self._rows[row] if self._rows is not None else row
+        return int(self._rows[row]) if self._rows is not None else row
 
     def row_of(self, journal_index: int) -> int:
         """The row of a journal entry, or -1 when the filter hides it."""
@@ -414,9 +461,7 @@ class JournalModel(HeaderedTableModel):
         return self._icons[worst]
 
 
-def _contains(rows: array, i: int) -> bool:
-    k = bisect_left(rows, i)
-    return k < len(rows) and rows[k] == i
+_NONE = np.empty(0, dtype=np.int64)
 
 
 class JournalView(QWidget):

@@ -142,6 +142,43 @@ def child_state(path: Path, content: Path, steps: int = 0) -> dict:
     return {"json_load": bare, "state": state_s, "state_exit": state_code}
 
 
+def child_state_both(path: Path, content: Path, steps: int = 0) -> dict:
+    """``state --tick T``'s work two ways, after a bare ``json.load``: in this process
+    (``Playthrough.open`` with its checks, as the command runs it) and through the
+    window's open process (``engine.OpenProcess``: the child opens and checks, this
+    process maps its files), each timed to the state's JSON text; the texts must be
+    equal. Issue 37: "the command line uses the same core in process, or the same
+    child: measure both"."""
+    import threading
+
+    from narrative_debugger.app.workers import engine
+    from narrative_debugger.models.playthrough import Playthrough
+    from narrative_debugger.models.report.json_text import dumps_indented
+    from narrative_debugger.models.timeline.state_json import state_json
+
+    bare = bare_json_load(path)
+    tick = saved_at_tick(path) // 2
+    gc.collect()
+    started = time.perf_counter()
+    play = Playthrough.open(path, content)
+    here = dumps_indented(state_json(play, tick))
+    in_process = time.perf_counter() - started
+    del play
+    gc.collect()
+    started = time.perf_counter()
+    with engine.OpenProcess(path, content) as process:
+        for message in process.messages(threading.Event()):
+            if message[0] == "replayed":
+                play = message[1][0]
+            elif message[0] == "checked":
+                play.take_checks(message[1][0])
+            elif message[0] in ("failed", "done"):
+                break
+        there = dumps_indented(state_json(play, tick))
+    through_child = time.perf_counter() - started
+    return {"json_load": bare, "state_in_process": in_process, "state_through_child": through_child, "same": here == there}
+
+
 def child_check(path: Path, content: Path, steps: int = 0) -> dict:
     bare = bare_json_load(path)
     gc.collect()
@@ -349,7 +386,7 @@ def child_cold(path: Path, content: Path, steps: int) -> dict:
     return child_gui(path, content, steps, cold=True)
 
 
-CHILDREN = {"state": child_state, "check": child_check, "load": child_load, "memory": child_memory, "gui": child_gui,
+CHILDREN = {"state": child_state, "state-both": child_state_both, "check": child_check, "load": child_load, "memory": child_memory, "gui": child_gui,
             "cold": child_cold}
 
 

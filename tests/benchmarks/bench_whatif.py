@@ -72,44 +72,45 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from narrative_debugger.app.window.main_window import MainWindow, make_app
 from PySide6.QtCore import QEventLoop, QTimer
 from tests.benchmarks.figures import ChildPeaks, peak_rss_mb
-path, content = Path(sys.argv[1]), Path(sys.argv[2])
-app = make_app()
-app.setApplicationName("narrative-debugger-bench")
-window = MainWindow(persist=False)
-window.resize(1600, 1000)
-window.show()
-window.open_save(path, content, wait=True)
-kinds = window.session.playthrough.save.journal.kinds
-at = [i for i, k in enumerate(kinds) if k == "RelationshipInteraction"]
-edit = (f"/journal/{at[len(at) // 2]}/event/RelationshipInteraction/sentiment", 0.8)
-gaps = {"last": 0.0, "max": 0.0, "at": 0.0, "over": []}
-def probe():
-    now = time.perf_counter()
-    if now - gaps["last"] > gaps["max"]:
-        gaps["max"], gaps["at"] = now - gaps["last"], gaps["last"]
-    if now - gaps["last"] > 0.05:
-        gaps["over"].append((round(gaps["last"] - started, 2), round((now - gaps["last"]) * 1000)))
-    gaps["last"] = now
-timer = QTimer(); timer.setInterval(5); timer.timeout.connect(probe)
-children = ChildPeaks()
-sampler = QTimer(); sampler.setInterval(50); sampler.timeout.connect(children.sample)
-loop = QEventLoop()
-marks = {}
-def compared():
-    marks["done"] = time.perf_counter()
-    QTimer.singleShot(500, loop.quit)
-window.session.comparisonChanged.connect(compared)
-started = gaps["last"] = time.perf_counter()
-timer.start()
-sampler.start()
-window.whatif.add_edits([edit])
-loop.exec()
-timer.stop()
-sampler.stop()
-print(json.dumps({"seconds": marks["done"] - started, "max_stall": gaps["max"], "max_stall_at": gaps["at"] - started,
-                  "stalls_over_50ms": gaps["over"], "changed": window.whatif.result.changed, "peak_mb": peak_rss_mb(),
-                  "child_peak_mb": max(children.peaks.values(), default=0.0)}))
-window.close()
+if __name__ == "__main__":  # forkserver and spawn import the main module
+    path, content = Path(sys.argv[1]), Path(sys.argv[2])
+    app = make_app()
+    app.setApplicationName("narrative-debugger-bench")
+    window = MainWindow(persist=False)
+    window.resize(1600, 1000)
+    window.show()
+    window.open_save(path, content, wait=True)
+    kinds = window.session.playthrough.save.journal.kinds
+    at = [i for i, k in enumerate(kinds) if k == "RelationshipInteraction"]
+    edit = (f"/journal/{at[len(at) // 2]}/event/RelationshipInteraction/sentiment", 0.8)
+    gaps = {"last": 0.0, "max": 0.0, "at": 0.0, "over": []}
+    def probe():
+        now = time.perf_counter()
+        if now - gaps["last"] > gaps["max"]:
+            gaps["max"], gaps["at"] = now - gaps["last"], gaps["last"]
+        if now - gaps["last"] > 0.05:
+            gaps["over"].append((round(gaps["last"] - started, 2), round((now - gaps["last"]) * 1000)))
+        gaps["last"] = now
+    timer = QTimer(); timer.setInterval(5); timer.timeout.connect(probe)
+    children = ChildPeaks()
+    sampler = QTimer(); sampler.setInterval(50); sampler.timeout.connect(children.sample)
+    loop = QEventLoop()
+    marks = {}
+    def compared():
+        marks["done"] = time.perf_counter()
+        QTimer.singleShot(500, loop.quit)
+    window.session.comparisonChanged.connect(compared)
+    started = gaps["last"] = time.perf_counter()
+    timer.start()
+    sampler.start()
+    window.whatif.add_edits([edit])
+    loop.exec()
+    timer.stop()
+    sampler.stop()
+    print(json.dumps({"seconds": marks["done"] - started, "max_stall": gaps["max"], "max_stall_at": gaps["at"] - started,
+                      "stalls_over_50ms": gaps["over"], "changed": window.whatif.result.changed, "peak_mb": peak_rss_mb(),
+                      "child_peak_mb": max(children.peaks.values(), default=0.0)}))
+    window.close()
 """
 
 

@@ -532,6 +532,17 @@ class MainWindow(QMainWindow):
             for widget in self._held:
                 widget.setUpdatesEnabled(False)
 
+    def with_paint_held(self, change) -> None:
+        """Call ``change()``, which hands the views new data (a what-if's comparison), with
+        the central area and the shown docks held from painting in this pass; they paint
+        in the passes after it, one a pass (``_hold_paint``): at 1 000 000 events the
+        views' refresh (~90 ms) and their paint (~80 ms) were one 166 ms stall together."""
+        self._hold_paint()
+        try:
+            change()
+        finally:
+            self._held_paint.start(_let_paint(self._held))
+
     @staticmethod
     def _npc_id(play: Playthrough, slug: str | None) -> int | None:
         if not slug:

@@ -163,7 +163,7 @@ class WhatIfController(QObject):
         self.edits = list(edits)
         self.result = result
         self.panel.show_edits(self.edits)
-        self.session.set_comparison(result.comparison)
+        self.window.with_paint_held(lambda: self.session.set_comparison(result.comparison))
         self.panel.show_result(result)
         self.window._update_status()
         self.window.statusBar().showMessage(one_line(f"What if: {self.panel.message.text()}"), 10000)

@@ -408,3 +408,16 @@ def test_an_entry_edits_journal_comes_back_as_the_commands(qtbot, window):
     assert list(b.data) == list(expected.data) and list(b.ticks) == list(expected.ticks) and list(b.kinds) == list(expected.kinds)
     assert b.data[62].sentiment == -0.5 and b.data[60:64] == expected.data[60:64] and list(reversed(b.data))[-63] == b.data[62]
     assert list(play.save.journal.data) == recorded and play.save.journal.data[62].sentiment != -0.5
+
+
+def test_the_comparison_paints_in_the_passes_after_it_is_handed_over(qtbot, window):
+    """The pass that hands the what-if's comparison to the views refreshes them; the
+    central area and the docks shown paint in the passes after it (one stall each, not
+    all in one), and all paint again in the end."""
+    shown = [d for d in window.docks.values() if d.isVisible()]
+    seen = []
+    window.session.comparisonChanged.connect(
+        lambda: seen.append((window.centralWidget().updatesEnabled(), [d.objectName() for d in shown if d.updatesEnabled()])))
+    _applied(qtbot, window, lambda: window.whatif.add_edits([("relationship.sentiment_weight", 0.25)]))
+    assert len(shown) >= 3 and seen == [(False, [])]
+    qtbot.waitUntil(lambda: window.centralWidget().updatesEnabled() and all(d.updatesEnabled() for d in window.docks.values()), timeout=10000)

@@ -192,10 +192,13 @@ def test_stepping_ticks_are_the_index_tick_objects(evening_playthrough):
 
 
 def test_dialogue_stepping_indices_are_the_line_records_own(evening_playthrough):
-    """The journal indices of the dialogue kind are the int objects the replay's line
-    records hold (no second int per line), equal to the entries of that kind."""
+    """The journal indices of the dialogue kind are the entries of that kind, and the
+    indices of the replay's line records (held as columns, issue 37), in order."""
     play = evening_playthrough
     lines = ev.prepare(play).indices["dialogue"]
     records = play.index.dialogue
     assert lines == [i for i, kind in enumerate(play.index.kinds) if kind == "DialogueLine"] and max(lines) > 256
-    assert all(a is record.index for a, record in zip(lines, records, strict=True))
+    assert lines == [record.index for record in records] and all(type(i) is int for i in lines)
+    journal = play.save.journal
+    assert all((r.tick, r.speaker, r.text) == (journal.ticks[r.index], journal.data[r.index].speaker, journal.data[r.index].text) for r in records)
+    assert records[-1] == list(records)[-1] and records[1:3] == list(records)[1:3]

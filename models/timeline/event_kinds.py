@@ -10,7 +10,6 @@ the first InteractionStarted with each NPC (its first meeting, schema §5.3).
 
 from __future__ import annotations
 
-from operator import attrgetter
 
 import numpy as np
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS
@@ -38,7 +37,6 @@ DERIVED_KINDS = {
 
 #: The levels' inclusive upper bounds (relationship seed; ``domain.types.LEVEL_BOUNDS``).
 _LEVEL_BOUNDS = tuple(bound for bound, _ in LEVEL_BOUNDS)
-_RECORD_INDEX = attrgetter("index")  # a DialogueRecord's journal index
 
 #: Kind (a key of EVENT_KINDS or DERIVED_KINDS) -> the journal indices of its entries,
 #: ascending (``event_indices``).
@@ -70,17 +68,6 @@ def _npc_changes(index) -> tuple[list[int], list[int]]:
     return crossings, levels
 
 
-def _line_indices(index, found: np.ndarray) -> list[int]:
-    """The journal indices of the DialogueLine entries (``found``), as the int objects
-    their records (``index.dialogue``, one per line, in order) hold already: a new int
-    for each of ~665 000 lines was ~21 MB of a 1 000 000-entry save. ``found`` as
-    Python ints when the records are not one per line (the replay stopped early)."""
-    records = index.dialogue
-    if len(records) != len(found):
-        return int_list(found)
-    return list(map(_RECORD_INDEX, records))
-
-
 def event_indices(index, kind: str) -> list[int]:
     """Journal indices of the entries of ``kind`` (a key of EVENT_KINDS or DERIVED_KINDS), in order.
 
@@ -99,7 +86,7 @@ def event_indices(index, kind: str) -> list[int]:
             parts = [buckets[v] for v in sorted(variants) if v in buckets]
             found = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0] if parts else np.empty(0, np.int64)
             EVENT_POSITIONS.publish(index, name, found)  # the same, as an int64 array
-            EVENT_INDICES.publish(index, name, _line_indices(index, found) if name == "dialogue" else int_list(found))
+            EVENT_INDICES.publish(index, name, int_list(found))
         return EVENT_INDICES.get(index, kind)
     if kind in ("threshold", "level"):
         crossings, levels = _npc_changes(index)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from itertools import compress
 from dataclasses import dataclass, field
 
@@ -65,6 +66,75 @@ class DialogueRecord(msgspec.Struct, frozen=True, gc=False):
     speaker: StableId
     text: str
     conversation: StableId | None
+
+
+class DialogueLines(Sequence):
+    """Every ``DialogueLine`` of the journal, in order, read as a list of
+    ``DialogueRecord`` but held as columns (issue 37): the journal index of each line
+    (``lines``, int64), and the conversation each run of lines belongs to
+    (``run_starts[k]``: the line where run k starts; ``run_values[k]``: its NPC's
+    StableId, or None). The tick, speaker and text are the journal's own: a record is
+    made when it is read. A line costs 8 bytes here, not a 72-byte record and its
+    index's int object (~55 MB of a 1 000 000-entry journal), and nothing to pickle.
+
+    Args:
+        journal: the ``Journal`` the lines are entries of.
+        ticks: the index's running-maximum tick of each entry (the tick of a line
+            whose own tick could not be read, as the replay has it).
+    """
+
+    __slots__ = ("journal", "ticks", "lines", "run_starts", "run_values")
+
+    def __init__(self, journal=None, ticks=None) -> None:
+        self.journal = journal
+        self.ticks = ticks
+        self.lines = array("q")
+        self.run_starts = array("q")
+        self.run_values: list = []
+
+    def add(self, i: int, conversation: StableId | None) -> None:
+        """Record the line at journal index ``i``, said in ``conversation`` (replay only)."""
+        values = self.run_values
+        if not values or values[-1] != conversation or (conversation is None) != (values[-1] is None):
+            self.run_starts.append(len(self.lines))
+            values.append(conversation)
+        self.lines.append(i)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def _record(self, k: int, run: int) -> DialogueRecord:
+        i = int(self.lines[k])
+        tick = self.journal.ticks[i]
+        data = self.journal.data[i]
+        return DialogueRecord(i, tick if tick is not None else self.ticks[i], data.speaker, data.text, self.run_values[run])
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        n = len(self.lines)
+        k = k.__index__()
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError("dialogue line out of range")
+        return self._record(k, bisect_right(self.run_starts, k) - 1)
+
+    def __iter__(self):
+        starts, run, following = self.run_starts, -1, 0
+        for k in range(len(self.lines)):
+            if k == following:  # the next run starts here (runs are never empty)
+                run += 1
+                following = starts[run + 1] if run + 1 < len(starts) else -1
+            yield self._record(k, run)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"DialogueLines({len(self)} lines)"
 
 
 class TransitionRecord(msgspec.Struct, frozen=True, gc=False):
@@ -230,8 +300,9 @@ class TimelineIndex:
         entities: StableId -> Versions of EntityKnowledge; ``entity_keys`` sorted.
         active: Versions of the FactId of the interaction in progress (or None).
         npcs: StableId -> Versions of NpcState (position 0 = the initial state).
-        dialogue: every DialogueLine in order (the replay appends them itself: three
-            entries in four of a long journal are lines).
+        dialogue: every DialogueLine in order, as ``DialogueRecord`` s held in columns
+            (``DialogueLines``; the replay adds them itself: three entries in four of
+            a long journal are lines).
         dialogue_by_npc: NPC -> positions in ``dialogue`` of the lines spoken while a
             conversation with it was in progress (the prompt history), ascending, as an
             ``array("q")`` (8 bytes a line, not a list of Python ints: ~18 MB of a
@@ -263,7 +334,7 @@ class TimelineIndex:
     entity_keys: SortedList = field(default_factory=SortedList)
     active: Versions = field(default_factory=lambda: Versions(0, None))
     npcs: dict[StableId, Versions] = field(default_factory=dict)
-    dialogue: list[DialogueRecord] = field(default_factory=list)
+    dialogue: DialogueLines = field(default_factory=DialogueLines)
     transitions: list[TransitionRecord] = field(default_factory=list)
     transitions_by_npc: dict[StableId, list[TransitionRecord]] = field(default_factory=dict)
     monologues_fired: list[tuple[int, int, str]] = field(default_factory=list)

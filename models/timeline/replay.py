@@ -39,7 +39,7 @@ from narrative_debugger.models.domain.types import (
 from msgspec.structs import replace as replace_struct
 from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.save.savefile import Save
-from narrative_debugger.models.timeline.index import DialogueRecord, TimelineIndex, TransitionRecord
+from narrative_debugger.models.timeline.index import DialogueLines, TimelineIndex, TransitionRecord
 
 I16_MIN, I16_MAX = -(2**15), 2**15 - 1
 S = InteractionState
@@ -270,8 +270,8 @@ class _Replayer:
         speakers = set(self.npcs) | {self.save.player.stable_id}
         active = self.index.active.values  # its last value is the interaction in progress
         facts = self.kg.facts
-        dialogue = self.index.dialogue
-        add_line = dialogue.append
+        dialogue = self.index.dialogue = DialogueLines(journal, self.index.ticks)
+        add_line = dialogue.add
         by_npc = self.index.dialogue_by_npc
         # The conversation lines belong to changes only when a handler runs: it is
         # looked up again on the first line after one, not on each of the 728 000.
@@ -309,7 +309,7 @@ class _Replayer:
                     stale = False
                 if add_to_conversation is not None:
                     add_to_conversation(len(dialogue))  # kept per conversation NPC for the prompt history
-                add_line(DialogueRecord(i, tick, data.speaker, data.text, conversation))
+                add_line(i, conversation)
             elif kind is not None:
                 handlers[kind](i, data)
                 stale = True

@@ -375,7 +375,7 @@ def previous_turn_tick(playthrough: Playthrough, npc: int, tick: int) -> int | N
     """Tick of the NPC's last ``DialogueLine`` before ``tick`` (its previous turn), or None."""
     if tick <= 0:
         return None
-    for record in reversed(playthrough.index.dialogue_with(npc, tick - 1)):
+    for record in playthrough.index.dialogue_newest_first(npc, tick - 1):
         if record.speaker == npc:
             return record.tick
     return None

@@ -19,9 +19,16 @@ are cancelled and nothing reaches its callbacks. ``Jobs.shutdown`` (the owner's
 close) cancels its jobs and, by default, waits for their threads; at interpreter
 exit every job still running is cancelled and waited for.
 
-Not jobs: the content folder's child process (``models/content/background.py``), part
-of the loader's sharing of the GIL, and ``check --jobs``'s process pool on the command
-line, where there is no GUI thread.
+Workers share the window's interpreter, and so its GIL, with the GUI thread: a job
+is short (a prompt preview, a why-chain) or follows a child process. The window's
+long work, an open and a what-if, runs in child processes (``app/workers/engine.py``);
+their jobs wait on the child's pipe and map the file it hands over. Work that grows
+with a save belongs in such a child (a ``prepare`` of ``widgets/registry.py``), not
+in a job.
+
+Not jobs: the child processes themselves (the open's and the what-if's; in them the
+content folder's, ``models/content/background.py``, while a large save is decoded),
+and ``check --jobs``'s process pool on the command line, where there is no GUI thread.
 
 Example::
 

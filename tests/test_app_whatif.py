@@ -421,3 +421,42 @@ def test_the_comparison_paints_in_the_passes_after_it_is_handed_over(qtbot, wind
     _applied(qtbot, window, lambda: window.whatif.add_edits([("relationship.sentiment_weight", 0.25)]))
     assert len(shown) >= 3 and seen == [(False, [])]
     qtbot.waitUntil(lambda: window.centralWidget().updatesEnabled() and all(d.updatesEnabled() for d in window.docks.values()), timeout=10000)
+
+
+def test_the_knowledge_views_b_rows_and_facts_come_from_the_child(qtbot, window, monkeypatch):
+    """The what-if's child prepares what the knowledge view reads of B at the hand-over
+    (B's rows merged with A's and B's facts at the tick shown, B's creation order): the
+    window computes none of it; a step to another tick, which the child did not
+    prepare, is computed here and agrees."""
+    import threading
+
+    from narrative_debugger.widgets.knowledge import fact_keys, view as knowledge_view
+
+    gui = []
+    for module, name in ((knowledge_view, "only_in_b"), (knowledge_view, "creation_order"), (fact_keys, "prepare"),
+                         (fact_keys, "prepare_comparison")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, _real=real, _name=name: (
+            threading.current_thread() is threading.main_thread() and gui.append(_name)) or _real(*args))
+    session = window.session
+    session.set_view("knowledge")
+    view = window.views["knowledge"]
+    _applied(qtbot, window, lambda: window.whatif.add_edits([("relationship.sentiment_weight", 0.25)]))
+    assert gui == []  # B's rows, facts and order were the child's
+    prepared = session.prepared_b
+    compared = prepared.get(fact_keys.ComparedFacts)
+    assert compared is not None and compared.tick == session.tick and fact_keys.FactOrder in prepared
+
+    def shown_matches_a_fresh_reading() -> None:
+        state, state_b = session.state, session.state_b
+        rows = [view.model.fact_id(row) for row in range(view.model.rowCount())]
+        assert rows == sorted(set(state.knowledge.facts) | set(state_b.knowledge.facts))
+        assert [view.model.fact_b(fact_id) for fact_id in rows] == [state_b.knowledge.facts.get(fact_id) for fact_id in rows]
+
+    shown_matches_a_fresh_reading()
+    assert [view.model.fact_id(row) for row in range(view.model.rowCount())] == list(compared.rows)
+    session.set_tick(session.first_tick)
+    assert "only_in_b" in gui  # not prepared for this tick: made here
+    shown_matches_a_fresh_reading()
+    session.set_comparison(None)
+    assert session.prepared_b.get(fact_keys.ComparedFacts) is None

@@ -136,6 +136,21 @@ SESSION_PREPARES = (_W + "session:prepare", _W + "session:prepare_names", _W + "
 PREPARES_AFTER = (_W + "session:prepare_npc_tables", _W + "docks.journal:prepare_npc_rows")
 
 
+#: What a what-if's child process prepares for the window's comparison (issue 38), so
+#: that its hand-over does no work that grows with the save on the GUI thread: the
+#: ``prepare`` functions of the open run on side B (``prepare(b, prepared_b)``, the same
+#: functions), then those of the comparison (``prepare(comparison, tick, prepared_b)``,
+#: ``tick`` the one the window shows).
+SIDE_B_PREPARES = (_W + "knowledge.fact_keys:prepare",)
+COMPARISON_PREPARES = (_W + "knowledge.fact_keys:prepare_comparison",)
+
+
+def comparison_preparers() -> tuple[list, list]:
+    """``(SIDE_B_PREPARES, COMPARISON_PREPARES)`` as functions: what a what-if's child
+    runs, in that order, into one ``kit.prepared.Prepared`` (``Session.prepared_b``)."""
+    return [_load(name) for name in SIDE_B_PREPARES], [_load(name) for name in COMPARISON_PREPARES]
+
+
 def preparers(checked: bool | None = None) -> list:
     """The functions the loader runs on a new Playthrough off the GUI thread, in order:
     ``SESSION_PREPARES``, then each view's and dock's ``prepare`` (see ``ViewSpec``).
@@ -161,7 +176,8 @@ def _preparer_names(checked: bool | None) -> list[str]:
 def preparer_modules() -> list[str]:
     """The modules that hold the ``preparers``: what the open's child process imports
     ahead (``app/workers/engine.py``)."""
-    return sorted({name.partition(":")[0] for name in _preparer_names(None)})
+    names = (*_preparer_names(None), *SIDE_B_PREPARES, *COMPARISON_PREPARES)
+    return sorted({name.partition(":")[0] for name in names})
 
 
 #: View names, in tab order.

@@ -98,7 +98,7 @@ _READ = (
 #: The model's methods the adapter offers as its own (their docstrings are the model's).
 _CALLS = (
     "refresh_findings", "state_at", "clamp", "set_tick", "event_ticks", "next_event_tick", "step_event",
-    "step_target", "neighbour_npcs", "set_comparison", "npc_b", "go_to", "set_npc", "npc_by_slug", "require_npc",
+    "step_target", "neighbour_npcs", "npc_b", "go_to", "set_npc", "npc_by_slug", "require_npc",
     "set_fact", "set_journal_index", "select_entry", "explain", "set_view", "request_dock", "set_culprit",
     "select_line", "notify",
 )
@@ -150,6 +150,10 @@ class Session(QObject):
         self.model = model if model is not None else events.Session()
         #: What the loader prepared for the open playthrough (empty when nothing was).
         self.prepared = Prepared()
+        #: What was prepared for the comparison's side B and the comparison itself, off
+        #: the GUI thread (a what-if's child process: ``set_comparison``); empty when
+        #: nothing was, or not comparing.
+        self.prepared_b = Prepared()
         self._unsubscribe = self.model.subscribe(self._relay)
         self.destroyed.connect(self._unsubscribe)
 
@@ -161,7 +165,18 @@ class Session(QObject):
         """``models.session.Session.load``, with what the loader prepared for
         ``playthrough`` (views read their entries from ``prepared`` on ``loaded``)."""
         self.prepared = prepared if prepared is not None else Prepared()
+        self.prepared_b = Prepared()
         self.model.load(playthrough, tick, npc, exact=exact, stepping=self.prepared.get(Stepping))
+
+    def set_comparison(self, comparison, prepared: Prepared | None = None) -> None:
+        """``models.session.Session.set_comparison``, with what was prepared for it
+        (``prepared_b``: the views read their entries on ``comparisonChanged``)."""
+        self.prepared_b = prepared if prepared is not None and comparison is not None else Prepared()
+        try:
+            self.model.set_comparison(comparison)
+        except ValueError:
+            self.prepared_b = Prepared()
+            raise
 
     @property
     def view(self) -> str:

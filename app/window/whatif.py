@@ -17,33 +17,36 @@ from narrative_debugger.app.workers.engine import ChildFailed, WhatIfProcess
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.whatif.run import PatchError, WhatIf, split_edits
 from narrative_debugger.widgets.kit.jobs import Jobs
+from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.timelines.compare import prebuild_tracks
 from PySide6.QtCore import QObject
 
 
-def _whatif_job(job, play, path, content, operations, tuning, sets) -> WhatIf | None:
+def _whatif_job(job, play, path, content, operations, tuning, sets, tick) -> tuple[WhatIf, Prepared] | None:
     """What the worker runs: the what-if against the open playthrough (side A) and B's
     timeline tracks, made by a child process (``WhatIfProcess``), so that the GUI thread
     only draws them. Its progress goes to ``job.report(fraction 0..1, stage)``.
 
     Returns:
         The ``WhatIf`` (its ``comparison.a`` is ``play``), B's tracks kept for the
-        overlay (``prebuild_tracks``); None once ``job`` is cancelled (the process ended).
+        overlay (``prebuild_tracks``), and the ``Prepared`` of what the views read of
+        the comparison at ``tick`` (``Session.prepared_b``); None once ``job`` is
+        cancelled (the process ended).
 
     Raises:
         PatchError: the edits cannot be applied (the child's message).
         ChildFailed: the child stopped on an unexpected error.
         ProcessEnded: the child ended without a word (killed, out of memory).
     """
-    with WhatIfProcess(play, path, content, operations, tuning, sets) as child:
+    with WhatIfProcess(play, path, content, operations, tuning, sets, tick) as child:
         for message in child.messages(job.stop):
             kind = message[0]
             if kind == "progress":
                 job.report(*message[1:])
             elif kind == "whatif":
-                result, tracks = message[1]
+                result, tracks, prepared = message[1]
                 prebuild_tracks(result.comparison, tracks)
-                return result
+                return result, prepared
             elif kind == "refused":
                 raise PatchError(message[1])
             elif kind == "failed":
@@ -152,18 +155,19 @@ class WhatIfController(QObject):
             self.panel.show_error(str(exc))
             return
         self.panel.show_busy(f"Replaying with {len(edits)} edit(s)…")
-        self._jobs.run(_whatif_job, play, path, self.window.content_dir, operations, tuning, sets, latest="whatif", takes_job=True,
-                       on_progress=self.panel.show_progress,
-                       on_done=lambda result: self._on_done(result, play, edits),
+        self._jobs.run(_whatif_job, play, path, self.window.content_dir, operations, tuning, sets, self.session.tick,
+                       latest="whatif", takes_job=True, on_progress=self.panel.show_progress,
+                       on_done=lambda done: self._on_done(done, play, edits),
                        on_error=lambda exc: self._on_error(exc, play, edits))
 
-    def _on_done(self, result: WhatIf | None, play, edits: list) -> None:
-        if result is None or play is not self.session.playthrough:
+    def _on_done(self, done: tuple[WhatIf, Prepared] | None, play, edits: list) -> None:
+        if done is None or play is not self.session.playthrough:
             return  # cancelled, or another save was opened meanwhile
+        result, prepared = done
         self.edits = list(edits)
         self.result = result
         self.panel.show_edits(self.edits)
-        self.window.with_paint_held(lambda: self.session.set_comparison(result.comparison))
+        self.window.with_paint_held(lambda: self.session.set_comparison(result.comparison, prepared))
         self.panel.show_result(result)
         self.window._update_status()
         self.window.statusBar().showMessage(one_line(f"What if: {self.panel.message.text()}"), 10000)

@@ -32,8 +32,8 @@ Messages, child to window (one ``Connection``, pickled tuples):
   are none; ``("checked", file name)``: ``(findings, Prepared of the entries that read
   them, the index's memo tables)``;
 - the what-if's: ``("whatif", file name)``: ``(WhatIf, (B's last tick, plot origin,
-  B's tracks))``; ``("refused", message)``: a ``PatchError`` (a bad edit, said in the
-  panel);
+  B's tracks), the Prepared of B and of the comparison (``_prepare_comparison``))``;
+  ``("refused", message)``: a ``PatchError`` (a bad edit, said in the panel);
 - ``("failed", message)``: an unexpected error (a bug; the traceback is on stderr);
 - ``("done",)``.
 """
@@ -62,7 +62,7 @@ from narrative_debugger.models.domain.tuning import Tuning
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.whatif.run import PatchError, what_if
 from narrative_debugger.widgets.kit.prepared import Prepared
-from narrative_debugger.widgets.registry import preparer_modules, preparers
+from narrative_debugger.widgets.registry import comparison_preparers, preparer_modules, preparers
 from narrative_debugger.widgets.timelines.compare import b_tracks
 
 #: How often the window's side looks at its cancel flag while it waits (s).
@@ -333,17 +333,20 @@ class WhatIfProcess(ChildProcess):
             ``comparison.a`` is this object.
         path, content: the save and its content folder (None: the default).
         operations, tuning, sets: as ``what_if`` takes them (``split_edits``).
+        tick: the tick the window shows (u64), for which the child prepares what the
+            views read at the hand-over; None: A's saved tick.
     """
 
     FILES = {"whatif": False}
     what = "what-if"
 
-    def __init__(self, play: Playthrough, path: Path, content: Path | None, operations: list, tuning: Tuning, sets: list) -> None:
+    def __init__(self, play: Playthrough, path: Path, content: Path | None, operations: list, tuning: Tuning, sets: list,
+                 tick: int | None = None) -> None:
         handles = {}
         for kind, file in sources_of(play).items():
             handle = file.handle()
             handles[kind] = _Descriptor(handle) if isinstance(handle, int) else handle
-        super().__init__(whatif_main, path, (handles, str(path), None if content is None else str(content), operations, tuning, sets),
+        super().__init__(whatif_main, path, (handles, str(path), None if content is None else str(content), operations, tuning, sets, tick),
                          shared=recorded_parts(play))
 
 
@@ -438,11 +441,12 @@ WHATIF_SHARE = 0.95
 
 
 def whatif_main(sender, folder: str, holds: dict | None, handles: dict, path: str, content: str | None,
-                operations: list, tuning: Tuning, sets: list) -> None:
+                operations: list, tuning: Tuning, sets: list, tick: int | None = None) -> None:
     """The what-if's child process (module doc): side A read from ``handles`` (``kind ->``
     a descriptor or path of the open's files, see ``WhatIfProcess``), or opened from
-    ``path`` when there are none; ``what_if``; B's tracks; the hand-over. A
-    ``PatchError`` is ``("refused", its message)``."""
+    ``path`` when there are none; ``what_if``; B's tracks and what the views read of
+    the comparison at ``tick`` (None: A's saved tick); the hand-over. A ``PatchError``
+    is ``("refused", its message)``."""
     out = Path(folder)
 
     def work(send, wait_at) -> None:
@@ -455,11 +459,25 @@ def whatif_main(sender, folder: str, holds: dict | None, handles: dict, path: st
             send("refused", str(exc))
             return
         send("progress", WHATIF_SHARE, "drawing the what-if")
-        transfer.write(out / "whatif", (result, b_tracks(result.comparison)), shared=_shared_ids(a, result.comparison.b))
+        comparison = result.comparison
+        prepared = _prepare_comparison(comparison, a.save.saved_at_tick if tick is None else tick)
+        transfer.write(out / "whatif", (result, b_tracks(comparison), prepared), shared=_shared_ids(a, comparison.b))
         send("whatif", "whatif")
         send("done")
 
     _in_child(sender, folder, holds, work)
+
+
+def _prepare_comparison(comparison, tick: int) -> Prepared:
+    """What the window's views read of a what-if at its hand-over (``Session.prepared_b``):
+    the registry's ``comparison_preparers``, side B's then the comparison's at ``tick``."""
+    prepared = Prepared()
+    side_b, compared = comparison_preparers()
+    for prepare in side_b:
+        _keep(prepared, prepare(comparison.b, prepared))
+    for prepare in compared:
+        _keep(prepared, prepare(comparison, tick, prepared))
+    return prepared
 
 
 def _recorded(handles: dict, path: Path, content: Path | None) -> Playthrough:

@@ -7,6 +7,9 @@ That container goes with the playthrough to the GUI thread (``SaveLoader.loaded`
 where the session adapter holds it (``widgets.session.Session.prepared``) and each
 view reads its own entry by its type. A model object never holds it: the playthrough
 knows nothing of views, and no Qt object (a track's ``QColor``) lives in ``models``.
+A what-if's child process fills a second one for the comparison it hands over (side
+B and the comparison at the tick shown: ``widgets/registry.py`` ``comparison_preparers``),
+which the session adapter holds as ``prepared_b`` while that comparison is shown.
 
 Threads: entries are only added, each once, by the loader's worker; the GUI thread
 reads an entry after the signal that follows its adding (``loaded`` for the entries

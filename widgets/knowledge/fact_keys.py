@@ -9,6 +9,7 @@ created between the last position and the new one: O(K log N) for K new facts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sortedcontainers import SortedList
@@ -56,6 +57,62 @@ def take_prepared(prepared: Prepared | None) -> "FactKeysAt | None":
     playthrough being shown), once: later calls get None."""
     saved = prepared.take(SavedFactKeys) if prepared is not None else None
     return saved.tracker if saved is not None else None
+
+
+def only_in_b(keys_a: Sequence[FactId], keys_b: Sequence[FactId]) -> tuple[Sequence[FactId], int]:
+    """The rows of a comparison's knowledge table: the FactIds of A (``keys_a``) and
+    those only B knows (of ``keys_b``), both in BTreeMap order. Returns ``(rows, how
+    many only B knows)``; ``rows`` is ``keys_a`` itself when B knows none A does not."""
+    extra = set(keys_b).difference(keys_a)
+    return (sorted([*keys_a, *extra]) if extra else keys_a), len(extra)
+
+
+@dataclass(frozen=True)
+class ComparedFacts:
+    """What the knowledge table of a comparison shows at one tick, made ahead by the
+    what-if's child process (``prepare_comparison``) for the tick the window showed
+    when the what-if started. Read-only: the view only reads it.
+
+    Attributes:
+        tick: that tick (u64).
+        position_a, position_b: each side's journal position at ``tick``.
+        rows: ``only_in_b``'s rows (A's FactIds and B's own, BTreeMap order).
+        only_b: how many of them only B knows.
+        facts_b: B's FactId -> FactKnowledge at ``position_b``, in BTreeMap order (rows
+            next to each other in the table are next to each other here, so a paint
+            reads one or two chunks of the what-if's file, not one a row).
+    """
+
+    tick: int
+    position_a: int
+    position_b: int
+    rows: Sequence[FactId]
+    only_b: int
+    facts_b: Mapping
+
+
+def prepare_comparison(comparison, tick: int, prepared: Prepared | None = None) -> ComparedFacts | None:
+    """The ``ComparedFacts`` of ``comparison`` at ``tick`` (O(N log N) for N facts), made
+    by the what-if's child process; ``prepared``: what B's own ``prepare`` made for it
+    (its ``FactOrder``). None when a side has no timeline."""
+    a, b = comparison.a, comparison.b
+    if a.index is None or b.index is None:
+        return None
+    state_a, state_b = a.state_at(tick), b.state_at(tick)
+    keys_a = FactKeysAt(creation_order(a, a.index)).move(len(state_a.knowledge.facts))
+    keys_b = FactKeysAt(creation_order(b, b.index, prepared)).move(len(state_b.knowledge.facts))
+    rows, only_b = only_in_b(keys_a, keys_b)
+    facts = state_b.knowledge.facts.as_dict()
+    return ComparedFacts(tick, state_a.position, state_b.position, list(rows), only_b, {key: facts[key] for key in keys_b})
+
+
+def compared_at(prepared: Prepared | None, state_a, state_b) -> ComparedFacts | None:
+    """The ``ComparedFacts`` of ``prepared`` (the comparison's, ``Session.prepared_b``)
+    when it was made for the positions of ``state_a`` and ``state_b``, else None."""
+    made = prepared.get(ComparedFacts) if prepared is not None else None
+    if made is None or (made.position_a, made.position_b) != (state_a.position, state_b.position):
+        return None
+    return made
 
 
 def creation_order(playthrough, index, prepared: Prepared | None = None) -> list[FactId]:

@@ -17,7 +17,7 @@ from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, 
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.plain_text import ElidedLabel, ElidingComboBox
 from narrative_debugger.widgets.kit.steady import SteadyLabel
-from narrative_debugger.widgets.knowledge.fact_keys import FactKeysAt, creation_order, take_prepared
+from narrative_debugger.widgets.knowledge.fact_keys import FactKeysAt, compared_at, creation_order, only_in_b, take_prepared
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.kit.fact_model import (
     COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, COL_STATE, FactFilterProxy, FactTableModel, b_samples, categories_in,
@@ -167,7 +167,7 @@ class KnowledgeView(QWidget):
         self.why_action = add_why_action(self.table, session, self.why_target)
 
         session.loaded.connect(self._on_loaded)
-        session.comparisonChanged.connect(self._on_loaded)  # the B column comes or goes
+        session.comparisonChanged.connect(self._on_comparison)  # the B column comes or goes
         session.tickChanged.connect(self._on_tick)
         session.tickPreview.connect(self._on_preview)
         session.npcChanged.connect(self._on_selection)
@@ -177,6 +177,12 @@ class KnowledgeView(QWidget):
     # ----- session events -----
     def _on_loaded(self) -> None:
         self._keys.clear()
+        self._on_comparison()
+
+    def _on_comparison(self) -> None:
+        # Side A's trackers still hold: only B's go (its timeline changed or went).
+        for key in [key for key in self._keys if key[1] == "b"]:
+            del self._keys[key]
         self._table_shows = None
         if obscured(self):
             self._shown = None  # behind another tab: showEvent refreshes
@@ -226,16 +232,23 @@ class KnowledgeView(QWidget):
         names = self._npc_names()
         state_b = session.state_b
         only_b = ""
+        facts_b = None
         if state_b is not None:
             # While comparing, facts only B knows are rows too (A's columns empty, in italics).
-            extra = set(self.keys_at(state_b, "b")).difference(keys)
+            # The what-if's child made them for the tick shown when it started.
+            compared = compared_at(session.prepared_b, state, state_b)
+            if compared is not None:
+                keys, extra, facts_b = compared.rows, compared.only_b, compared.facts_b
+            else:
+                keys, extra = only_in_b(keys, self.keys_at(state_b, "b"))
+                facts_b = state_b.knowledge.facts
             if extra:
-                keys = sorted([*keys, *extra])
-                only_b = f", <span style='color:#8a5a00'>{len(extra):,} only in B</span>"
+                only_b = f", <span style='color:#8a5a00'>{extra:,} only in B</span>"
         if not self._step_table(state, tracker.order):
-            rows = tracker.take_list() if keys is tracker.keys else keys  # B's rows: a new list
-            self.model.set_facts(state.knowledge.facts, rows, self._changed, names,
-                                 state_b.knowledge.facts if state_b is not None else None, owned=True)
+            # B's rows are a list of their own, or the child's (read-only: with B shown
+            # the model moves no row, ``step_facts``).
+            rows = tracker.take_list() if keys is tracker.keys else keys
+            self.model.set_facts(state.knowledge.facts, rows, self._changed, names, facts_b, owned=True)
         # Rows inserted or reset: lay the table out now, so that this pass paints it once
         # (Qt's zero-timer layout would paint it a second time in the next pass).
         self.table.executeDelayedItemsLayout()
@@ -293,7 +306,10 @@ class KnowledgeView(QWidget):
             if len(self._keys) >= 4:  # timelines of saves no longer open
                 self._keys.clear()
             play, prepared = self.session.playthrough, self.session.prepared
-            ours = play is not None and play.index is state.index  # the container is the open playthrough's
+            if side == "b":  # what the what-if's child made for B (none for a comparison of two saves)
+                comparison = self.session.comparison
+                play, prepared = (comparison.b if comparison is not None else None), self.session.prepared_b
+            ours = play is not None and play.index is state.index  # the container is that playthrough's
             tracker = take_prepared(prepared) if ours else None
             tracker = self._keys[key] = tracker or FactKeysAt(creation_order(play, state.index, prepared))
         return tracker

@@ -67,6 +67,31 @@ def test_prepared_fact_keys_hand_out_their_list_once_and_then_copies(generated):
     assert tracker.take_list() == sorted(islice(generated.index.facts, count // 2))
 
 
+def test_keys_handed_over_as_columns_move_and_their_rows_step(qtbot, generated, tmp_path, monkeypatch):
+    """A child process hands its sorted keys over as read-only mapped columns (the open's
+    ``prepare``, a what-if's side B): the tracker and the fact table make lists of their
+    own once rows come or go. A step back from the saved tick raised AttributeError
+    ('SortedColumn' object has no attribute 'remove') on a save of 2 048 facts or more."""
+    from narrative_debugger.models.columns import transfer
+    from narrative_debugger.widgets.kit.fact_model import FactTableModel
+    from narrative_debugger.widgets.knowledge import fact_keys
+
+    monkeypatch.setattr(transfer, "MIN_ITEMS", 16)  # this save's keys are columns too
+    transfer.write(tmp_path / "prepared", Prepared(*fact_keys.prepare(generated)))
+    tracker = fact_keys.take_prepared(transfer.read(tmp_path / "prepared"))
+    facts = generated.state_at(generated.save.saved_at_tick).knowledge.facts
+    count, order = len(facts), list(generated.index.facts)
+    assert count > 100 and not isinstance(tracker.keys, list) and list(tracker.move(count)) == sorted(order[:count])
+    model = FactTableModel()
+    model.set_facts(facts, tracker.take_list(), owned=True)
+    for fewer in (count - 1, count - 3, count - 2, count):
+        assert list(tracker.move(fewer)) == sorted(order[:fewer])
+    assert model.step_facts(facts, frozenset(), (), [order[count - 1]], ())
+    assert [model.fact_id(row) for row in range(model.rowCount())] == sorted(order[: count - 1])
+    assert model.step_facts(facts, frozenset(), [order[count - 1]], (), ())
+    assert [model.fact_id(row) for row in range(model.rowCount())] == sorted(order[:count])
+
+
 def test_monologue_counts_are_the_firings_up_to_the_tick(generated):
     index = generated.index
     assert len(index.monologues_fired) > 20, "the generated save fires monologue lines"

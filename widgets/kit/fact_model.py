@@ -206,6 +206,10 @@ class FactTableModel(QAbstractTableModel):
         self._changed = changed
         self._rows = None
         keys = self._natural
+        if (created or gone) and not isinstance(keys, list):
+            # The loader's rows, a read-only mapped column (``FactKeysAt.take_list``):
+            # a list of ours once a row comes or goes.
+            keys = self._natural = self._keys = list(keys)
         for fact_id in gone:
             row = bisect_left(keys, fact_id)
             if row < len(keys) and keys[row] == fact_id:

@@ -164,7 +164,13 @@ class FactKeysAt:
             return self.keys
         if delta * 8 > count:  # far away: sorting the prefix anew is cheaper
             self.keys = SortedList(self.order[:count])
-        elif count > self.count:
+            self.count = count
+            return self.keys
+        if not isinstance(self.keys, SortedList):
+            # Handed over by a child process (``prepare``), the keys are a read-only mapped
+            # column: the first move near them makes them a SortedList of ours (O(N), sorted).
+            self.keys = SortedList(self.keys)
+        if count > self.count:
             self.keys.update(self.order[self.count : count])
         else:
             for fact_id in self.order[count : self.count]:

@@ -433,7 +433,7 @@ def test_the_knowledge_views_b_rows_and_facts_come_from_the_child(qtbot, window,
     from narrative_debugger.widgets.knowledge import fact_keys, view as knowledge_view
 
     gui = []
-    for module, name in ((knowledge_view, "only_in_b"), (knowledge_view, "creation_order"), (fact_keys, "prepare"),
+    for module, name in ((fact_keys, "only_in_b"), (knowledge_view, "creation_order"), (fact_keys, "prepare"),
                          (fact_keys, "prepare_comparison")):
         real = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *args, _real=real, _name=name: (

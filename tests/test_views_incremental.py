@@ -67,6 +67,27 @@ def test_prepared_fact_keys_hand_out_their_list_once_and_then_copies(generated):
     assert tracker.take_list() == sorted(islice(generated.index.facts, count // 2))
 
 
+def test_both_sides_rows_follow_every_move_as_made_anew(generated, evening_playthrough):
+    """A comparison's rows moved step by step (``BothKeysAt``) are, at every pair of
+    positions, A's keys and B's own as ``only_in_b`` makes them from scratch."""
+    from narrative_debugger.widgets.knowledge.fact_keys import BothKeysAt, only_in_b
+
+    a, b = generated.index, evening_playthrough.index
+    order_a, order_b = list(a.facts), list(b.facts)
+    both = BothKeysAt(FactKeysAt(creation_order(generated, a)), FactKeysAt(creation_order(evening_playthrough, b)))
+    rng = random.Random(5)
+    ca, cb = len(order_a) // 2, len(order_b) // 2
+    seen_only_b = 0
+    for _ in range(120):
+        ca = max(0, min(len(order_a), ca + rng.choice((1, 2, -1, -3, 0, 25, -25, len(order_a) // 3, -len(order_a) // 3))))
+        cb = max(0, min(len(order_b), cb + rng.choice((1, 2, -1, -3, 0, 5, -5, len(order_b) // 3))))
+        rows, only_b = both.move(ca, cb)
+        expected, extra = only_in_b(sorted(order_a[:ca]), sorted(order_b[:cb]))
+        assert list(rows) == list(expected) and only_b == len(extra)
+        seen_only_b += only_b > 0
+    assert seen_only_b > 10  # B knew facts A did not, often
+
+
 def test_keys_handed_over_as_columns_move_and_their_rows_step(qtbot, generated, tmp_path, monkeypatch):
     """A child process hands its sorted keys over as read-only mapped columns (the open's
     ``prepare``, a what-if's side B): the tracker and the fact table make lists of their

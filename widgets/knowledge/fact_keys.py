@@ -59,12 +59,54 @@ def take_prepared(prepared: Prepared | None) -> "FactKeysAt | None":
     return saved.tracker if saved is not None else None
 
 
-def only_in_b(keys_a: Sequence[FactId], keys_b: Sequence[FactId]) -> tuple[Sequence[FactId], int]:
+def only_in_b(keys_a: Sequence[FactId], keys_b: Sequence[FactId]) -> tuple[Sequence[FactId], set[FactId]]:
     """The rows of a comparison's knowledge table: the FactIds of A (``keys_a``) and
-    those only B knows (of ``keys_b``), both in BTreeMap order. Returns ``(rows, how
-    many only B knows)``; ``rows`` is ``keys_a`` itself when B knows none A does not."""
+    those only B knows (of ``keys_b``), both in BTreeMap order. Returns ``(rows, the
+    FactIds only B knows)``; ``rows`` is ``keys_a`` itself when B knows none A does not."""
     extra = set(keys_b).difference(keys_a)
-    return (sorted([*keys_a, *extra]) if extra else keys_a), len(extra)
+    return (sorted([*keys_a, *extra]) if extra else keys_a), extra
+
+
+class BothKeysAt:
+    """The rows of a comparison's knowledge table (``only_in_b``) that follow a position
+    of each side, moved step by step as ``FactKeysAt`` moves one side's keys.
+
+    ``move(count_a, count_b)`` moves the trackers ``a`` and ``b`` and returns ``(rows, how
+    many only B knows)``: ``rows`` a SortedList that is the same object each time and
+    changes on the next ``move``. A step looks at the K facts created between the two
+    positions of either side, O(K log N); a far move (more than an eighth of the rows)
+    takes ``only_in_b`` anew, O(N log N)."""
+
+    def __init__(self, a: FactKeysAt, b: FactKeysAt) -> None:
+        self.a, self.b = a, b
+        self.counts: tuple[int, int] | None = None
+        self.rows: SortedList = SortedList()
+        self.extra: set[FactId] = set()
+
+    def move(self, count_a: int, count_b: int) -> tuple[SortedList, int]:
+        keys_a, keys_b = self.a.move(count_a), self.b.move(count_b)
+        count_a, count_b = self.a.count, self.b.count
+        old = self.counts
+        changed = None if old is None else (
+            self.a.order[min(old[0], count_a): max(old[0], count_a)], self.b.order[min(old[1], count_b): max(old[1], count_b)])
+        if changed is None or (len(changed[0]) + len(changed[1])) * 8 > len(self.rows):
+            rows, self.extra = only_in_b(keys_a, keys_b)
+            self.rows = SortedList(rows)
+        else:
+            rows, extra = self.rows, self.extra
+            for fact_id in {*changed[0], *changed[1]}:
+                in_a, in_b = fact_id in keys_a, fact_id in keys_b
+                if in_a or in_b:
+                    if fact_id not in rows:
+                        rows.add(fact_id)
+                else:
+                    rows.discard(fact_id)
+                if in_b and not in_a:
+                    extra.add(fact_id)
+                else:
+                    extra.discard(fact_id)
+        self.counts = (count_a, count_b)
+        return self.rows, len(self.extra)
 
 
 @dataclass(frozen=True)
@@ -103,7 +145,7 @@ def prepare_comparison(comparison, tick: int, prepared: Prepared | None = None) 
     keys_b = FactKeysAt(creation_order(b, b.index, prepared)).move(len(state_b.knowledge.facts))
     rows, only_b = only_in_b(keys_a, keys_b)
     facts = state_b.knowledge.facts.as_dict()
-    return ComparedFacts(tick, state_a.position, state_b.position, list(rows), only_b, {key: facts[key] for key in keys_b})
+    return ComparedFacts(tick, state_a.position, state_b.position, list(rows), len(only_b), {key: facts[key] for key in keys_b})
 
 
 def compared_at(prepared: Prepared | None, state_a, state_b) -> ComparedFacts | None:

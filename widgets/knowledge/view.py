@@ -17,7 +17,7 @@ from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, 
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.plain_text import ElidedLabel, ElidingComboBox
 from narrative_debugger.widgets.kit.steady import SteadyLabel
-from narrative_debugger.widgets.knowledge.fact_keys import FactKeysAt, compared_at, creation_order, only_in_b, take_prepared
+from narrative_debugger.widgets.knowledge.fact_keys import BothKeysAt, FactKeysAt, compared_at, creation_order, take_prepared
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.kit.fact_model import (
     COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, COL_STATE, FactFilterProxy, FactTableModel, b_samples, categories_in,
@@ -181,7 +181,7 @@ class KnowledgeView(QWidget):
 
     def _on_comparison(self) -> None:
         # Side A's trackers still hold: only B's go (its timeline changed or went).
-        for key in [key for key in self._keys if key[1] == "b"]:
+        for key in [key for key in self._keys if key[1] != "a"]:
             del self._keys[key]
         self._table_shows = None
         if obscured(self):
@@ -240,8 +240,8 @@ class KnowledgeView(QWidget):
             if compared is not None:
                 keys, extra, facts_b = compared.rows, compared.only_b, compared.facts_b
             else:
-                keys, extra = only_in_b(keys, self.keys_at(state_b, "b"))
-                facts_b = state_b.knowledge.facts
+                both, extra = self._both(state, state_b).move(len(state.knowledge.facts), len(state_b.knowledge.facts))
+                keys, facts_b = list(both), state_b.knowledge.facts  # the table's own copy (O(N), in C)
             if extra:
                 only_b = f", <span style='color:#8a5a00'>{extra:,} only in B</span>"
         if not self._step_table(state, tracker.order):
@@ -313,6 +313,15 @@ class KnowledgeView(QWidget):
             tracker = take_prepared(prepared) if ours else None
             tracker = self._keys[key] = tracker or FactKeysAt(creation_order(play, state.index, prepared))
         return tracker
+
+    def _both(self, state, state_b) -> BothKeysAt:
+        """The comparison's rows, following A's tick and B's (``BothKeysAt``)."""
+        key = (id(state.index), "both", id(state_b.index))
+        both = self._keys.get(key)
+        if both is None:
+            both = BothKeysAt(self._tracker(state), self._tracker(state_b, "b"))
+            self._keys[key] = both
+        return both
 
     def _npc_names(self) -> dict[int, str]:
         """StableId -> display name of every NPC of the open save (built once per save)."""

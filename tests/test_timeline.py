@@ -154,6 +154,7 @@ def test_indexed_interaction_queries_equal_the_slow_forms(any_play):
             assert state.interactions_exact(sid), (tick, sid)
             ids = state.interaction_ids(sid)
             assert ids == [fid for fid, _ in rows], (tick, sid)
+            assert list(state.index.interaction_ids_newest_first(sid, state.position)) == ids[::-1]
             assert [state.index.interaction_ordinal(sid, fid) for fid in ids] == list(range(len(ids)))
             summary = knowledge.summary(sid)
             assert summary.count == len(rows)

@@ -46,8 +46,12 @@ from sortedcontainers import SortedDict, SortedList
 
 #: Items pickled together in a ``RecordColumn`` chunk: decoding one takes ~20-60 µs.
 CHUNK = 128
-#: Chunks a ``RecordColumn`` keeps decoded (the latest ones read): a step reads a few
-#: items of many chunks (an NPC's interactions, the facts a view lists).
+#: Items pickled together in the values of a dict column: they are read one at a time,
+#: by key, in no order (a table's rows), so a smaller chunk decodes less for each.
+VALUE_CHUNK = 16
+#: Chunks of ``CHUNK`` items a ``RecordColumn`` keeps decoded (the latest ones read;
+#: as many items in smaller chunks): a step reads a few items of many chunks (an
+#: NPC's interactions, the facts a view lists).
 KEPT_CHUNKS = 32
 
 _U64 = 1 << 64
@@ -210,17 +214,20 @@ class IntColumn(Sequence):
 
 
 class RecordColumn(Sequence):
-    """A read-only list of values held as pickled chunks of ``CHUNK`` items of a
-    ``MappedFile``: ``starts[k]`` is where chunk k begins (bytes), ``starts[-1]`` its end.
-    Equal to a list of equal values."""
+    """A read-only list of values held as pickled chunks of ``size`` items (``CHUNK``
+    unless the writer chose fewer: a dict's values, read one by key, are in chunks of
+    ``VALUE_CHUNK``) of a ``MappedFile``: ``starts[k]`` is where chunk k begins (bytes),
+    ``starts[-1]`` its end. Equal to a list of equal values."""
 
-    __slots__ = ("_file", "_starts", "_length", "_kept", "__weakref__")
+    __slots__ = ("_file", "_starts", "_length", "_kept", "_size", "_keep", "__weakref__")
 
-    def __init__(self, file: MappedFile, starts: np.ndarray, length: int) -> None:
+    def __init__(self, file: MappedFile, starts: np.ndarray, length: int, size: int = CHUNK) -> None:
         self._file = file
         self._starts = starts
         self._length = length
         self._kept: dict[int, list] = {}
+        self._size = size
+        self._keep = max(KEPT_CHUNKS, KEPT_CHUNKS * CHUNK // size)  # about as many items kept
 
     def _chunk(self, k: int) -> list:
         kept = self._kept
@@ -228,7 +235,7 @@ class RecordColumn(Sequence):
         if chunk is None:
             start, end = int(self._starts[k]), int(self._starts[k + 1])
             chunk = pickle.loads(self._file.view(start, end - start))
-            if len(kept) >= KEPT_CHUNKS:
+            if len(kept) >= self._keep:
                 try:
                     del kept[next(iter(kept))]
                 except (KeyError, StopIteration, RuntimeError):  # another thread evicted it
@@ -248,23 +255,24 @@ class RecordColumn(Sequence):
             i += self._length
         if not 0 <= i < self._length:
             raise IndexError("column index out of range")
-        return self._chunk(i // CHUNK)[i % CHUNK]
+        size = self._size
+        return self._chunk(i // size)[i % size]
 
     def _slice(self, start: int, stop: int) -> list:
         out: list = []
         while start < stop:
-            k, at = divmod(start, CHUNK)
+            k, at = divmod(start, self._size)
             piece = self._chunk(k)[at: at + stop - start]
             out += piece
             start += len(piece)
         return out
 
     def __iter__(self) -> Iterator:
-        for k in range((self._length + CHUNK - 1) // CHUNK):
+        for k in range(-(-self._length // self._size)):
             yield from self._chunk(k)
 
     def __reversed__(self) -> Iterator:
-        for k in range((self._length + CHUNK - 1) // CHUNK - 1, -1, -1):
+        for k in range(-(-self._length // self._size) - 1, -1, -1):
             yield from reversed(self._chunk(k))
 
     def __eq__(self, other) -> bool:
@@ -465,8 +473,8 @@ class SortedColumn(RecordColumn):
 
     __slots__ = ("_keys", "_fences")
 
-    def __init__(self, file: MappedFile, starts: np.ndarray, length: int, fences: tuple | None = None) -> None:
-        super().__init__(file, starts, length)
+    def __init__(self, file: MappedFile, starts: np.ndarray, length: int, fences: tuple | None = None, size: int = CHUNK) -> None:
+        super().__init__(file, starts, length, size)
         self._keys: list | None = None
         self._fences = fences
 
@@ -494,7 +502,7 @@ class SortedColumn(RecordColumn):
         k = side(fences, value)
         if k == 0:
             return 0
-        return (k - 1) * CHUNK + side(self._chunk(k - 1), value)
+        return (k - 1) * self._size + side(self._chunk(k - 1), value)
 
     def bisect_left(self, value) -> int:
         return self._bisect(value, bisect_left)

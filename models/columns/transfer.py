@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, KeyIndex, MappedDict, MappedFile, MappedSortedDict, PatchedColumn, RecordColumn, SortedColumn
+from narrative_debugger.models.columns.mapped import CHUNK, VALUE_CHUNK, IntColumn, KeyIndex, MappedDict, MappedFile, MappedSortedDict, PatchedColumn, RecordColumn, SortedColumn
 from sortedcontainers import SortedDict, SortedList
 
 #: Lists and dicts with fewer items stay in the pickle.
@@ -95,7 +95,7 @@ class _ColumnPickler(pickle.Pickler):
         if kind is SortedList:
             return ("sorted", self._sorted(list(obj)))
         keys = list(obj)
-        values = self._records(list(obj.values()))
+        values = self._records(list(obj.values()), VALUE_CHUNK)
         if kind is SortedDict:
             return ("sorteddict", self._sorted(keys), values, self._key_index(keys))
         return ("dict", self._records(keys), values, self._key_index(keys))
@@ -144,16 +144,16 @@ class _ColumnPickler(pickle.Pickler):
                 return ("ints", offset, len(values))
         return self._records(values)
 
-    def _records(self, values: list) -> tuple:
+    def _records(self, values: list, size: int = CHUNK) -> tuple:
         out = self._out
         starts = []
-        for at in range(0, len(values), CHUNK):
+        for at in range(0, len(values), size):
             starts.append(out.tell())
-            pickle.dump(values[at: at + CHUNK], out, protocol=5)
+            pickle.dump(values[at: at + size], out, protocol=5)
         starts.append(out.tell())
         offset = self._align()
         out.write(np.array(starts, dtype=_INT64).tobytes())
-        return ("records", offset, len(starts), len(values))
+        return ("records", offset, len(starts), len(values), size)
 
 
 def write(path: Path, value, shared: dict | None = None) -> None:
@@ -211,8 +211,8 @@ class _ColumnUnpickler(pickle.Unpickler):
             dtype = np.dtype(dtype)
             return self._file.array(offset, int(np.prod(shape)), dtype).reshape(shape)
         if kind == "records":
-            _, offset, starts, length = ref
-            return RecordColumn(self._file, self._file.array(offset, starts, _INT64), length)
+            _, offset, starts, length, size = ref
+            return RecordColumn(self._file, self._file.array(offset, starts, _INT64), length, size)
         if kind == "dict":
             return MappedDict(self._make(ref[1]), self._make(ref[2]), self._key_index(ref[3]))
         if kind == "sorteddict":
@@ -222,8 +222,8 @@ class _ColumnUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unknown column reference {kind!r}")
 
     def _sorted(self, ref) -> SortedColumn:
-        _, offset, starts, length, fences = ref
-        return SortedColumn(self._file, self._file.array(offset, starts, _INT64), length, fences)
+        _, offset, starts, length, size, fences = ref
+        return SortedColumn(self._file, self._file.array(offset, starts, _INT64), length, fences, size)
 
     def _key_index(self, ref) -> KeyIndex | None:
         if ref is None:

@@ -476,9 +476,17 @@ class TimelineIndex:
 
         Creation order is the order the replay started them, which is started-tick
         order (ties by FactId sequence) unless ``interactions_exact`` says otherwise.
-        Costs O(log N) plus a C-level copy of the prefix.
+        Costs O(log N) plus a copy of the prefix (decoded chunk by chunk from a mapped
+        column: see ``interaction_ids_newest_first`` for the latest few).
         """
         return self.interactions_by_npc.get(npc, [])[: self.interaction_count(npc, position)]
+
+    def interaction_ids_newest_first(self, npc: StableId, position: int):
+        """``interaction_ids`` newest first, lazily: O(log N) to start, then one id a
+        step (a chunk read at most from a mapped column), however many the NPC has."""
+        ids = self.interactions_by_npc.get(npc, ())
+        for k in range(self.interaction_count(npc, position) - 1, -1, -1):
+            yield ids[k]
 
     def interactions_exact(self, npc: StableId, position: int) -> bool:
         """Whether ``interaction_ids`` (and the NPC's summary) equal the slow forms at ``position``.

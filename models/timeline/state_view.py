@@ -216,7 +216,7 @@ class StateAtTick:
         if not any(summary.in_state(s) for s in InteractionState if s.in_progress):
             return None
         knowledge = self.knowledge
-        for fact_id in reversed(self.interaction_ids(npc)):
+        for fact_id in self.index.interaction_ids_newest_first(npc, self.position):
             fact = knowledge.fact(fact_id)
             meta = fact.interaction if fact is not None else None
             if meta is not None and meta.interaction_state.in_progress:

@@ -455,8 +455,10 @@ def test_the_knowledge_views_b_rows_and_facts_come_from_the_child(qtbot, window,
 
     shown_matches_a_fresh_reading()
     assert [view.model.fact_id(row) for row in range(view.model.rowCount())] == list(compared.rows)
+    session.step_event(None, forward=False)  # a step from the child's rows
+    shown_matches_a_fresh_reading()
     session.set_tick(session.first_tick)
-    assert "only_in_b" in gui  # not prepared for this tick: made here
+    assert "only_in_b" in gui  # far from the tick prepared: made here
     shown_matches_a_fresh_reading()
     session.set_comparison(None)
     assert session.prepared_b.get(fact_keys.ComparedFacts) is None

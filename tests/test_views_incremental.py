@@ -70,21 +70,33 @@ def test_prepared_fact_keys_hand_out_their_list_once_and_then_copies(generated):
 def test_both_sides_rows_follow_every_move_as_made_anew(generated, evening_playthrough):
     """A comparison's rows moved step by step (``BothKeysAt``) are, at every pair of
     positions, A's keys and B's own as ``only_in_b`` makes them from scratch."""
-    from narrative_debugger.widgets.knowledge.fact_keys import BothKeysAt, only_in_b
+    from types import SimpleNamespace
+
+    from narrative_debugger.widgets.knowledge.fact_keys import BothKeysAt, only_in_b, prepare_comparison
 
     a, b = generated.index, evening_playthrough.index
     order_a, order_b = list(a.facts), list(b.facts)
-    both = BothKeysAt(FactKeysAt(creation_order(generated, a)), FactKeysAt(creation_order(evening_playthrough, b)))
+
+    def tracking() -> BothKeysAt:
+        return BothKeysAt(FactKeysAt(creation_order(generated, a)), FactKeysAt(creation_order(evening_playthrough, b)))
+
+    both = tracking()
+    # One started where a what-if's child made the rows (at B's saved tick) steps from there.
+    made = prepare_comparison(SimpleNamespace(a=generated, b=evening_playthrough), evening_playthrough.save.saved_at_tick)
+    started = tracking()
+    started.start_at(made)
+    assert made.only_b and list(made.rows) == list(only_in_b(sorted(order_a[:made.count_a]), sorted(order_b[:made.count_b]))[0])
     rng = random.Random(5)
-    ca, cb = len(order_a) // 2, len(order_b) // 2
+    ca, cb = made.count_a, made.count_b
     seen_only_b = 0
     for _ in range(120):
         ca = max(0, min(len(order_a), ca + rng.choice((1, 2, -1, -3, 0, 25, -25, len(order_a) // 3, -len(order_a) // 3))))
         cb = max(0, min(len(order_b), cb + rng.choice((1, 2, -1, -3, 0, 5, -5, len(order_b) // 3))))
-        rows, only_b = both.move(ca, cb)
         expected, extra = only_in_b(sorted(order_a[:ca]), sorted(order_b[:cb]))
-        assert list(rows) == list(expected) and only_b == len(extra)
-        seen_only_b += only_b > 0
+        for moved in (both, started):
+            rows, only_b = moved.move(ca, cb)
+            assert list(rows) == list(expected) and only_b == len(extra)
+        seen_only_b += len(extra) > 0
     assert seen_only_b > 10  # B knew facts A did not, often
 
 

@@ -209,7 +209,7 @@ class FactTableModel(QAbstractTableModel):
         if (created or gone) and not isinstance(keys, list):
             # The loader's rows, a read-only mapped column (``FactKeysAt.take_list``):
             # a list of ours once a row comes or goes.
-            keys = self._natural = self._keys = list(keys)
+            keys = self._natural = self._keys = list(keys[:])  # one slice, chunk by chunk
         for fact_id in gone:
             row = bisect_left(keys, fact_id)
             if row < len(keys) and keys[row] == fact_id:

@@ -83,6 +83,13 @@ class BothKeysAt:
         self.rows: SortedList = SortedList()
         self.extra: set[FactId] = set()
 
+    def start_at(self, made: "ComparedFacts") -> None:
+        """Start from the rows a what-if's child made (``prepare_comparison``): the next
+        ``move`` steps from its counts instead of making the rows anew (O(N), in C)."""
+        self.counts = (made.count_a, made.count_b)
+        self.rows = SortedList(made.rows[:])  # a slice of a mapped column is one list, chunk by chunk
+        self.extra = set(made.only_b)
+
     def move(self, count_a: int, count_b: int) -> tuple[SortedList, int]:
         keys_a, keys_b = self.a.move(count_a), self.b.move(count_b)
         count_a, count_b = self.a.count, self.b.count
@@ -118,8 +125,9 @@ class ComparedFacts:
     Attributes:
         tick: that tick (u64).
         position_a, position_b: each side's journal position at ``tick``.
+        count_a, count_b: how many facts each side knows there.
         rows: ``only_in_b``'s rows (A's FactIds and B's own, BTreeMap order).
-        only_b: how many of them only B knows.
+        only_b: the FactIds of them only B knows.
         facts_b: B's FactId -> FactKnowledge at ``position_b``, in BTreeMap order (rows
             next to each other in the table are next to each other here, so a paint
             reads one or two chunks of the what-if's file, not one a row).
@@ -128,8 +136,10 @@ class ComparedFacts:
     tick: int
     position_a: int
     position_b: int
+    count_a: int
+    count_b: int
     rows: Sequence[FactId]
-    only_b: int
+    only_b: frozenset[FactId]
     facts_b: Mapping
 
 
@@ -141,11 +151,13 @@ def prepare_comparison(comparison, tick: int, prepared: Prepared | None = None) 
     if a.index is None or b.index is None:
         return None
     state_a, state_b = a.state_at(tick), b.state_at(tick)
-    keys_a = FactKeysAt(creation_order(a, a.index)).move(len(state_a.knowledge.facts))
-    keys_b = FactKeysAt(creation_order(b, b.index, prepared)).move(len(state_b.knowledge.facts))
+    count_a, count_b = len(state_a.knowledge.facts), len(state_b.knowledge.facts)
+    keys_a = FactKeysAt(creation_order(a, a.index)).move(count_a)
+    keys_b = FactKeysAt(creation_order(b, b.index, prepared)).move(count_b)
     rows, only_b = only_in_b(keys_a, keys_b)
     facts = state_b.knowledge.facts.as_dict()
-    return ComparedFacts(tick, state_a.position, state_b.position, list(rows), len(only_b), {key: facts[key] for key in keys_b})
+    return ComparedFacts(tick, state_a.position, state_b.position, count_a, count_b, list(rows), frozenset(only_b),
+                         {key: facts[key] for key in keys_b})
 
 
 def compared_at(prepared: Prepared | None, state_a, state_b) -> ComparedFacts | None:
@@ -210,8 +222,9 @@ class FactKeysAt:
             return self.keys
         if not isinstance(self.keys, SortedList):
             # Handed over by a child process (``prepare``), the keys are a read-only mapped
-            # column: the first move near them makes them a SortedList of ours (O(N), sorted).
-            self.keys = SortedList(self.keys)
+            # column: the first move near them makes them a SortedList of ours (O(N):
+            # one slice, chunk by chunk, already sorted).
+            self.keys = SortedList(self.keys[:])
         if count > self.count:
             self.keys.update(self.order[self.count : count])
         else:

@@ -17,7 +17,7 @@ from narrative_debugger.models.domain.types import FactId, KnowledgeConfidence, 
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.plain_text import ElidedLabel, ElidingComboBox
 from narrative_debugger.widgets.kit.steady import SteadyLabel
-from narrative_debugger.widgets.knowledge.fact_keys import BothKeysAt, FactKeysAt, compared_at, creation_order, take_prepared
+from narrative_debugger.widgets.knowledge.fact_keys import BothKeysAt, ComparedFacts, FactKeysAt, compared_at, creation_order, take_prepared
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.kit.fact_model import (
     COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, COL_STATE, FactFilterProxy, FactTableModel, b_samples, categories_in,
@@ -238,7 +238,7 @@ class KnowledgeView(QWidget):
             # The what-if's child made them for the tick shown when it started.
             compared = compared_at(session.prepared_b, state, state_b)
             if compared is not None:
-                keys, extra, facts_b = compared.rows, compared.only_b, compared.facts_b
+                keys, extra, facts_b = compared.rows, len(compared.only_b), compared.facts_b
             else:
                 both, extra = self._both(state, state_b).move(len(state.knowledge.facts), len(state_b.knowledge.facts))
                 keys, facts_b = list(both), state_b.knowledge.facts  # the table's own copy (O(N), in C)
@@ -320,6 +320,9 @@ class KnowledgeView(QWidget):
         both = self._keys.get(key)
         if both is None:
             both = BothKeysAt(self._tracker(state), self._tracker(state_b, "b"))
+            made = self.session.prepared_b.get(ComparedFacts)
+            if made is not None:  # the what-if's child made them at its tick: step from there
+                both.start_at(made)
             self._keys[key] = both
         return both
 

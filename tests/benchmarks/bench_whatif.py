@@ -20,7 +20,8 @@ and checked: the ``middle`` edit applied through ``WhatIfController.add_edits``;
 the wall time until the session compares, the longest GUI stall from the edit until
 0.5 s after (a 5 ms QTimer's longest gap, as ``bench_core.py`` measures an open's) and
 every gap over 50 ms (with the GUI thread's CPU time in it: a gap with little is the
-machine's, not the window's work), the longest gap that ends once the session compares
+machine's, not the window's work) and every garbage collection over 10 ms, the
+longest gap that ends once the session compares
 (the hand-over's: the views' refresh and the paint passes after it), the window's peak
 memory and the largest peak of its child processes (the forkserver's, the what-if's;
 sampled every 50 ms).
@@ -69,7 +70,7 @@ print(json.dumps(out))
 
 
 _WINDOW_CHILD = r"""
-import json, os, sys, time
+import gc, json, os, sys, threading, time
 from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from narrative_debugger.app.window.main_window import MainWindow, make_app
@@ -95,6 +96,14 @@ if __name__ == "__main__":  # forkserver and spawn import the main module
             gaps["over"].append((round(gaps["last"] - started, 2), round((now - gaps["last"]) * 1000), round((cpu - gaps["cpu"]) * 1000)))
         gaps["ends"].append((now, now - gaps["last"]))
         gaps["last"], gaps["cpu"] = now, cpu
+    collections = {"start": 0.0, "long": []}
+    def collecting(phase, info):  # garbage collections over 10 ms: (s, generation, ms, thread)
+        now = time.perf_counter()
+        if phase == "start":
+            collections["start"] = now
+        elif now - collections["start"] > 0.01:
+            collections["long"].append((round(collections["start"] - started, 2), info["generation"],
+                                        round((now - collections["start"]) * 1000), threading.current_thread().name))
     timer = QTimer(); timer.setInterval(5); timer.timeout.connect(probe)
     children = ChildPeaks()
     sampler = QTimer(); sampler.setInterval(50); sampler.timeout.connect(children.sample)
@@ -105,6 +114,7 @@ if __name__ == "__main__":  # forkserver and spawn import the main module
         QTimer.singleShot(500, loop.quit)
     window.session.comparisonChanged.connect(compared)
     started = gaps["last"] = time.perf_counter()
+    gc.callbacks.append(collecting)
     timer.start()
     sampler.start()
     window.whatif.add_edits([edit])
@@ -113,7 +123,7 @@ if __name__ == "__main__":  # forkserver and spawn import the main module
     sampler.stop()
     handover = max((gap for end, gap in gaps["ends"] if end >= marks["done"]), default=0.0)
     print(json.dumps({"seconds": marks["done"] - started, "max_stall": gaps["max"], "max_stall_at": gaps["at"] - started,
-                      "handover_stall": handover,
+                      "handover_stall": handover, "collections": collections["long"],
                       "stalls_over_50ms": gaps["over"], "changed": window.whatif.result.changed, "peak_mb": peak_rss_mb(),
                       "child_peak_mb": max(children.peaks.values(), default=0.0)}))
     window.close()
@@ -143,7 +153,8 @@ def main() -> None:
             got = json.loads(run.stdout.strip().splitlines()[-1])
             print(f"{npcs} NPCs, {args.events:,} ev: what-if in the window {got['seconds']:.2f} s, longest GUI stall "
                   f"{got['max_stall'] * 1000:.0f} ms (at {got['max_stall_at']:.2f} s; over 50 ms, (s, ms, the GUI thread's CPU ms): "
-                  f"{got['stalls_over_50ms']}), the hand-over's {got['handover_stall'] * 1000:.0f} ms, "
+                  f"{got['stalls_over_50ms']}), the hand-over's {got['handover_stall'] * 1000:.0f} ms, garbage collections over "
+                  f"10 ms (s, generation, ms, thread): {got['collections']}, "
                   f"peak {got['peak_mb']:.0f} MB, a child process's peak {got['child_peak_mb']:.0f} MB", flush=True)
         return
     print(f"{'shape':<24}{'figure':<24}{'seconds':>9}{'ratio':>8}{'peak MB':>9}")

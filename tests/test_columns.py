@@ -12,7 +12,7 @@ from bisect import bisect_right
 
 import pytest
 from narrative_debugger.models.columns import transfer
-from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, MappedDict, MappedSortedDict, PatchedColumn, RecordColumn, SortedColumn
+from narrative_debugger.models.columns.mapped import CHUNK, IntColumn, LabelColumn, MappedDict, MappedSortedDict, PatchedColumn, RecordColumn, SortedColumn
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_json import state_json
 from sortedcontainers import SortedDict, SortedList
@@ -61,6 +61,19 @@ def test_numeric_arrays_are_mapped_back_as_they_were(tmp_path):
     assert bisect_right(got_positions, 300) == bisect_right(positions, 300) and got_positions[-1] == positions[-1]
     assert not got["u64"].flags.writeable  # mapped from the file, never copied
     assert got["u64"][-1] == (N - 1) * 2**44 and got["small"].flags.writeable
+
+
+def test_a_list_of_few_distinct_labels_is_one_byte_an_item(tmp_path):
+    kinds = (["DialogueLine", "InteractionStarted", None, "DialogueLine", "FactLearned"] * N)[:N]
+    many = [f"label{i % 300}" for i in range(N)]  # more than a byte's worth: records
+    got, got_many = round_trip(tmp_path, (kinds, many))
+    assert type(got) is LabelColumn and type(got_many) is RecordColumn
+    assert got == kinds and list(got) == kinds and list(reversed(got)) == kinds[::-1]
+    for k in (0, 2, N - 1, -1, -N):
+        assert got[k] == kinds[k]
+    assert got[3:11] == kinds[3:11] and got[::-7] == kinds[::-7]
+    with pytest.raises(IndexError):
+        got[N]
 
 
 def test_columns_read_like_the_lists_they_were(tmp_path):

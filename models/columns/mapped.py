@@ -213,6 +213,43 @@ class IntColumn(Sequence):
         return list, (self.array.tolist(),)
 
 
+class LabelColumn(Sequence):
+    """A read-only list of a few distinct strings (or None) held as one byte an item:
+    ``codes`` (a uint8 array of the file) index ``names``. Reading an item decodes
+    nothing; equal to a list of the same values."""
+
+    __slots__ = ("codes", "names")
+
+    def __init__(self, codes: np.ndarray, names: tuple) -> None:
+        self.codes = codes
+        self.names = names
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return list(map(self.names.__getitem__, self.codes[key].tolist()))
+        return self.names[self.codes[key]]
+
+    def __iter__(self) -> Iterator:
+        return map(self.names.__getitem__, self.codes.tolist())
+
+    def __reversed__(self) -> Iterator:
+        return map(self.names.__getitem__, self.codes[::-1].tolist())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and len(other) == len(self) and list(self) == list(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"LabelColumn({len(self)} items, {len(self.names)} labels)"
+
+    def __reduce__(self):
+        return list, (list(self),)
+
+
 class RecordColumn(Sequence):
     """A read-only list of values held as pickled chunks of ``size`` items (``CHUNK``
     unless the writer chose fewer: a dict's values, read one by key, are in chunks of

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from narrative_debugger.models.columns.mapped import CHUNK, VALUE_CHUNK, IntColumn, KeyIndex, MappedDict, MappedFile, MappedSortedDict, PatchedColumn, RecordColumn, SortedColumn
+from narrative_debugger.models.columns.mapped import CHUNK, VALUE_CHUNK, IntColumn, KeyIndex, LabelColumn, MappedDict, MappedFile, MappedSortedDict, PatchedColumn, RecordColumn, SortedColumn
 from sortedcontainers import SortedDict, SortedList
 
 #: Lists and dicts with fewer items stay in the pickle.
@@ -45,6 +45,10 @@ MIN_ITEMS = 2048
 _COLUMN_KINDS = (list, dict, SortedList, SortedDict)
 _INT64 = np.dtype("<i8")
 _JUST_INT = {int}
+#: A list of these with at most ``MAX_LABELS`` distinct values (a journal's event kinds)
+#: is written as one byte an item and the distinct values (``LabelColumn``).
+_LABEL_TYPES = {str, type(None)}
+MAX_LABELS = 256
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,8 @@ class _ColumnPickler(pickle.Pickler):
         return out.tell()
 
     def _column(self, values: list) -> tuple:
-        if set(map(type, values)) == _JUST_INT:  # in C: bool and float are not ints here
+        types = set(map(type, values))  # in C
+        if types == _JUST_INT:  # bool and float are not ints here
             try:
                 array = np.array(values, dtype=_INT64)
             except OverflowError:  # a u64 past the int64 range: kept as records
@@ -142,6 +147,14 @@ class _ColumnPickler(pickle.Pickler):
                 offset = self._align()
                 self._out.write(array.tobytes())
                 return ("ints", offset, len(values))
+        if types <= _LABEL_TYPES:
+            names = dict.fromkeys(values)  # in order of first use
+            if len(names) <= MAX_LABELS:
+                code_of = {name: k for k, name in enumerate(names)}
+                codes = np.fromiter(map(code_of.__getitem__, values), dtype=np.uint8, count=len(values))
+                offset = self._align()
+                self._out.write(codes.tobytes())
+                return ("labels", offset, len(values), tuple(names))
         return self._records(values)
 
     def _records(self, values: list, size: int = CHUNK) -> tuple:
@@ -206,6 +219,9 @@ class _ColumnUnpickler(pickle.Unpickler):
         if kind == "ints":
             _, offset, count = ref
             return IntColumn(self._file.array(offset, count, _INT64), self._file)
+        if kind == "labels":
+            _, offset, count, names = ref
+            return LabelColumn(self._file.array(offset, count, np.uint8), names)
         if kind == "ndarray":
             _, offset, dtype, shape = ref
             dtype = np.dtype(dtype)
@@ -236,6 +252,8 @@ def _plain(column):
     """The list or dict a column stands for, every item decoded (``read``'s ``plain``)."""
     if isinstance(column, np.ndarray):
         return column.copy()
+    if isinstance(column, LabelColumn):
+        return list(column)
     if isinstance(column, IntColumn):
         return column.array.tolist()
     if isinstance(column, SortedColumn):

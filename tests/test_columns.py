@@ -63,6 +63,32 @@ def test_numeric_arrays_are_mapped_back_as_they_were(tmp_path):
     assert got["u64"][-1] == (N - 1) * 2**44 and got["small"].flags.writeable
 
 
+def test_a_long_history_inside_a_dicts_value_is_a_column_of_its_own(tmp_path):
+    # A fact updated 50 000 times sits in a chunk of 16 facts: reading one of them must
+    # not decode its history, and reading it reads the history as a column.
+    from narrative_debugger.models.timeline.index import Versions
+
+    def versions(positions, values):
+        made = Versions(positions[0], values[0])
+        made.positions, made.values = positions, values
+        return made
+
+    def plain(v):
+        return list(v.positions), list(v.values)
+
+    facts = {f"fact.{i:05d}": versions([i], [f"v{i}"]) for i in range(N)}
+    facts["fact.00007"] = versions(list(range(50_000)), [("value", k) for k in range(50_000)])
+    got = round_trip(tmp_path, facts)
+    long = got["fact.00007"]
+    assert type(long.positions) is IntColumn and type(long.values) is RecordColumn
+    assert plain(long) == plain(facts["fact.00007"]) and plain(got["fact.00008"]) == plain(facts["fact.00008"])
+    assert all(plain(got[key]) == plain(value) for key, value in facts.items())
+    assert long.at(31_000) == ("value", 31_000)  # a bisection of the mapped positions
+    for i in range(0, N, 97):  # its chunk leaves the kept ones; read again, it is made again
+        got[f"fact.{i:05d}"]
+    assert got["fact.00007"].values[-1] == ("value", 49_999)
+
+
 def test_a_list_of_few_distinct_labels_is_one_byte_an_item(tmp_path):
     kinds = (["DialogueLine", "InteractionStarted", None, "DialogueLine", "FactLearned"] * N)[:N]
     many = [f"label{i % 300}" for i in range(N)]  # more than a byte's worth: records

@@ -32,6 +32,7 @@ of it goes (on Windows, where a mapped file cannot be deleted, when it is unmapp
 
 from __future__ import annotations
 
+import io
 import mmap
 from bisect import bisect_left, bisect_right
 import os
@@ -133,6 +134,7 @@ class MappedFile:
             self.fd = os.dup(handle.fileno()) if keep_open and os.name == "posix" else None
         if named and os.name == "posix":  # the mapping outlives the name; nothing is left behind on a crash
             _remove(self.path)
+        self.resolve = None  # what ``loads`` makes a chunk's own columns with (the reader sets it)
         self._finalizer = weakref.finalize(self, _close, self.buffer, self.path, self.fd)
 
     def handle(self) -> int | Path:
@@ -146,6 +148,11 @@ class MappedFile:
             raise ValueError("the mapped file was not kept open for another process")
         return self.path
 
+    def loads(self, data) -> object:
+        """Unpickle ``data`` (a chunk of this file) whose columns ``resolve`` makes (set
+        by the reader of the file: ``transfer.load``)."""
+        return _ChunkUnpickler(io.BytesIO(data), self.resolve).load()
+
     def view(self, offset: int, length: int) -> memoryview:
         """The bytes at ``offset`` (bytes) of the file, without a copy."""
         return memoryview(self.buffer)[offset: offset + length]
@@ -153,6 +160,12 @@ class MappedFile:
     def array(self, offset: int, count: int, dtype) -> np.ndarray:
         """``count`` items of ``dtype`` at ``offset`` (bytes), read-only, without a copy."""
         return np.frombuffer(self.buffer, dtype=dtype, count=count, offset=offset) if count else np.zeros(0, dtype)
+
+
+class _ChunkUnpickler(pickle.Unpickler):
+    def __init__(self, data, resolve) -> None:
+        super().__init__(data)
+        self.persistent_load = resolve
 
 
 def _remove(path: Path) -> None:
@@ -256,22 +269,24 @@ class RecordColumn(Sequence):
     ``VALUE_CHUNK``) of a ``MappedFile``: ``starts[k]`` is where chunk k begins (bytes),
     ``starts[-1]`` its end. Equal to a list of equal values."""
 
-    __slots__ = ("_file", "_starts", "_length", "_kept", "_size", "_keep", "__weakref__")
+    __slots__ = ("_file", "_starts", "_length", "_kept", "_size", "_keep", "_nested", "__weakref__")
 
-    def __init__(self, file: MappedFile, starts: np.ndarray, length: int, size: int = CHUNK) -> None:
+    def __init__(self, file: MappedFile, starts: np.ndarray, length: int, size: int = CHUNK, nested: bool = False) -> None:
         self._file = file
         self._starts = starts
         self._length = length
         self._kept: dict[int, list] = {}
         self._size = size
         self._keep = max(KEPT_CHUNKS, KEPT_CHUNKS * CHUNK // size)  # about as many items kept
+        self._nested = nested  # its chunks refer to columns of their own (``MappedFile.loads``)
 
     def _chunk(self, k: int) -> list:
         kept = self._kept
         chunk = kept.get(k)
         if chunk is None:
             start, end = int(self._starts[k]), int(self._starts[k + 1])
-            chunk = pickle.loads(self._file.view(start, end - start))
+            view = self._file.view(start, end - start)
+            chunk = self._file.loads(view) if self._nested else pickle.loads(view)
             if len(kept) >= self._keep:
                 try:
                     del kept[next(iter(kept))]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import io
 import pickle
 import struct
+import weakref
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,12 +64,16 @@ class Patched:
 class _ColumnPickler(pickle.Pickler):
     """Pickles into ``body``; large lists and dicts go to ``out`` as columns."""
 
-    def __init__(self, body, out, shared: dict | None = None) -> None:
+    def __init__(self, body, out, shared: dict | None = None, parent: "_ColumnPickler | None" = None) -> None:
         super().__init__(body, protocol=5)
         self._out = out
-        self._refs: dict[int, tuple] = {}
-        self._held: list = []  # what was referred to by id stays alive while writing
-        self._shared = shared or {}
+        if parent is None:
+            self._refs: dict[int, tuple] = {}
+            self._held: list = []  # what was referred to by id stays alive while writing
+            self._referred = [0]  # references written, by this pickler and those of its chunks
+            self._shared = shared or {}
+        else:  # a chunk's: the file's columns are the same ones; nothing is shared there
+            self._refs, self._held, self._referred, self._shared = parent._refs, parent._held, parent._referred, {}
 
     def persistent_id(self, obj):
         if self._shared:
@@ -84,12 +89,14 @@ class _ColumnPickler(pickle.Pickler):
             if ref is None:
                 ref = self._refs[id(obj)] = self._array(obj)
                 self._held.append(obj)
+            self._referred[0] += 1
             return ref
         if kind in _COLUMN_KINDS and len(obj) >= MIN_ITEMS:
             ref = self._refs.get(id(obj))
             if ref is None:
                 ref = self._refs[id(obj)] = self._reference(obj, kind)
                 self._held.append(obj)
+            self._referred[0] += 1
             return ref
         return None
 
@@ -99,7 +106,7 @@ class _ColumnPickler(pickle.Pickler):
         if kind is SortedList:
             return ("sorted", self._sorted(list(obj)))
         keys = list(obj)
-        values = self._records(list(obj.values()), VALUE_CHUNK)
+        values = self._records(list(obj.values()), VALUE_CHUNK, nested=True)
         if kind is SortedDict:
             return ("sorteddict", self._sorted(keys), values, self._key_index(keys))
         return ("dict", self._records(keys), values, self._key_index(keys))
@@ -157,16 +164,39 @@ class _ColumnPickler(pickle.Pickler):
                 return ("labels", offset, len(values), tuple(names))
         return self._records(values)
 
-    def _records(self, values: list, size: int = CHUNK) -> tuple:
+    def _records(self, values: list, size: int = CHUNK, nested: bool = False) -> tuple:
+        """Chunks of ``size`` items. ``nested``: a large list, dict or array held by an
+        item's attribute becomes a column of its own too (a fact's long version history:
+        read when that fact is, not with every fact of its chunk). A chunk with such an
+        item costs a Python call per object pickled, so only a dict's values (read one
+        by one) ask for it, and only the chunks that need it pay."""
         out = self._out
         starts = []
+        referred = self._referred[0]
         for at in range(0, len(values), size):
-            starts.append(out.tell())
-            pickle.dump(values[at: at + size], out, protocol=5)
+            if nested and any(map(_holds_large, values[at: at + size])):
+                body = io.BytesIO()
+                _ColumnPickler(body, out, parent=self).dump(values[at: at + size])  # its columns first
+                starts.append(out.tell())
+                out.write(body.getbuffer())
+            else:
+                starts.append(out.tell())
+                pickle.dump(values[at: at + size], out, protocol=5)
         starts.append(out.tell())
         offset = self._align()
         out.write(np.array(starts, dtype=_INT64).tobytes())
-        return ("records", offset, len(starts), len(values), size)
+        return ("records", offset, len(starts), len(values), size, self._referred[0] != referred)
+
+
+_SIZED = (list, dict, SortedList, SortedDict, array, np.ndarray)
+
+
+def _holds_large(item) -> bool:
+    """Whether an attribute of ``item`` (its slots or ``__dict__``) is a list, dict or
+    array of at least ``MIN_ITEMS`` items."""
+    names = getattr(type(item), "__slots__", ())
+    held = [getattr(item, name, None) for name in names] if names else list(getattr(item, "__dict__", {}).values())
+    return any(isinstance(value, _SIZED) and len(value) >= MIN_ITEMS for value in held)
 
 
 def write(path: Path, value, shared: dict | None = None) -> None:
@@ -227,8 +257,8 @@ class _ColumnUnpickler(pickle.Unpickler):
             dtype = np.dtype(dtype)
             return self._file.array(offset, int(np.prod(shape)), dtype).reshape(shape)
         if kind == "records":
-            _, offset, starts, length, size = ref
-            return RecordColumn(self._file, self._file.array(offset, starts, _INT64), length, size)
+            _, offset, starts, length, size, nested = ref
+            return RecordColumn(self._file, self._file.array(offset, starts, _INT64), length, size, nested)
         if kind == "dict":
             return MappedDict(self._make(ref[1]), self._make(ref[2]), self._key_index(ref[3]))
         if kind == "sorteddict":
@@ -238,7 +268,7 @@ class _ColumnUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unknown column reference {kind!r}")
 
     def _sorted(self, ref) -> SortedColumn:
-        _, offset, starts, length, size, fences = ref
+        _, offset, starts, length, size, _nested, fences = ref
         return SortedColumn(self._file, self._file.array(offset, starts, _INT64), length, fences, size)
 
     def _key_index(self, ref) -> KeyIndex | None:
@@ -246,6 +276,18 @@ class _ColumnUnpickler(pickle.Unpickler):
             return None
         _, offset, count = ref
         return KeyIndex(self._file.array(offset, count, _INT64), self._file.array(offset + 8 * count, count, _INT64))
+
+
+def _resolver(file: MappedFile, plain: bool):
+    """What a chunk that holds columns of its own reads them with (``MappedFile.loads``):
+    a column is made anew each time its chunk is decoded (a view of the mapping, no
+    copy), and the file is held weakly, so no cycle keeps the mapping alive."""
+    ref_to_file = weakref.ref(file)
+
+    def resolve(ref):
+        return _ColumnUnpickler(io.BytesIO(b""), ref_to_file(), None, plain).persistent_load(ref)
+
+    return resolve
 
 
 def _plain(column):
@@ -298,6 +340,7 @@ def load(source: Path | int, shared: dict | None = None, keep_open: bool = False
         As ``read``.
     """
     file = MappedFile(source, keep_open=keep_open)
+    file.resolve = _resolver(file, plain)
     size = len(file.buffer)
     if size < 8:
         raise pickle.UnpicklingError(f"{file.path or 'the file'}: not a columns file")

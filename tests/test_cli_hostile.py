@@ -151,6 +151,25 @@ def test_query_commands_on_every_hostile_file(tmp_path, capsys, command):
             json.loads(out, parse_constant=lambda constant: pytest.fail(f"{name}: {constant} in state output"))
 
 
+def test_whatif_reads_a_patch_file_as_guardedly_as_a_save(tmp_path, capsys):
+    """New-user trial, stop 44: ``--patch /dev/zero`` read until the machine ran out of
+    memory, a FIFO blocked for ever, a deeply nested patch gave a traceback. Every
+    hostile file is now refused with its name and line:col (exit 2), or is a patch."""
+    save = str(SAMPLES / "evening.json")
+    refused = {"empty.json", "truncated.json", "deep.json", "latin1.json", "nan.json", "dup.json", "utf16.json", "fifo.json",
+               "zero.json", "folder.json", "missing.json", "loop.json", "bigint.json", "notgz.json.gz", "random.json.gz"}
+    for name, path in _hostile_files(tmp_path).items():
+        status = main(["whatif", save, "--patch", str(path)])
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err, (name, err)
+        if name in refused:
+            assert status == 2, (name, status, err)
+            line = err.strip().splitlines()[-1]
+            assert line.startswith("narrative-debugger whatif: --patch ") and " (at " in line and path.name in line, (name, line)
+        else:  # valid JSON: a list is a patch (the empty one changes nothing), anything else is not
+            assert status in (0, 2), (name, status, err)
+
+
 def test_terminal_safe_output():
     from narrative_debugger.app.cli.terminal import terminal_safe
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -166,6 +167,26 @@ def _query(capsys, corpus: Path, sql: str):
     code, out, err = run(capsys, "query", str(corpus), sql, "--format", "json")
     assert code == 0, err
     return json.loads(out)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_or_a_device_among_the_saves_is_an_unreadable_row_not_a_hang(tmp_path, capsys):
+    # New-user trial, stop 44: corpus hashed each file before opening it, so a FIFO
+    # blocked for ever and a link to /dev/zero ran for ever. They are refused as check refuses them.
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    shutil.copy(ROOT / "sample_saves" / "evening.json", saves / "evening.json")
+    os.mkfifo(saves / "fifo.json")
+    if os.path.exists("/dev/zero"):
+        (saves / "zero.json").symlink_to("/dev/zero")
+    refused = ["fifo.json", *(["zero.json"] if os.path.exists("/dev/zero") else [])]
+    code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(tmp_path / "c"), "--no-prompts")
+    assert code == 0, err
+    rows = _query(capsys, tmp_path / "c", "SELECT path, readable, sha256 FROM saves ORDER BY path")
+    assert [(Path(r["path"]).name, r["readable"], r["sha256"] is None) for r in rows] == [
+        ("evening.json", True, False), *((name, False, True) for name in refused)]
+    found = _query(capsys, tmp_path / "c", "SELECT save FROM firings WHERE kind = 'finding' AND id = 'F001' ORDER BY save")
+    assert [Path(r["save"]).name for r in found] == refused
 
 
 def test_incremental_skips_the_unchanged_and_replaces_the_changed(tmp_path, capsys):

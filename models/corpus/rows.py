@@ -33,10 +33,12 @@ from pathlib import Path
 from narrative_debugger.models.content.loader import load_content
 from narrative_debugger.models.content.reuse import keep_content, kept_content
 from narrative_debugger.models.explain.lines import nearest_miss_in_save
+from narrative_debugger.models.fileio import FileRefused, iter_regular_file
 from narrative_debugger.models.playthrough import Playthrough, default_content_dir
 from narrative_debugger.models.prompt.builder import PromptBuilder, compare, encoding_of
 from narrative_debugger.models.prompt.tokens import get_encoder
 from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.models.save.jsonio import MAX_DOCUMENT_BYTES
 
 #: Column names and DuckDB types of each table, in order (the README's contract).
 SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
@@ -74,13 +76,14 @@ def transition_id(source, target) -> str:
 
 
 def file_sha256(path: Path) -> str | None:
-    """The SHA-256 of the file's bytes (hex), None when it cannot be read."""
+    """The SHA-256 of the file's bytes (hex), None when it is not read: not a regular
+    file (a FIFO would block, a device such as /dev/zero never end), over the save
+    size cap, or not readable. The open that follows says why (F001)."""
     digest = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
-    except OSError:
+        for block in iter_regular_file(path, MAX_DOCUMENT_BYTES, stage=None):
+            digest.update(block)
+    except (OSError, FileRefused):
         return None
     return digest.hexdigest()
 

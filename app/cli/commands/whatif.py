@@ -13,7 +13,6 @@ names the operation and the pointer) or misuse.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, tick_arg, unreadable_reasons, write_json
@@ -22,6 +21,7 @@ from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_value
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.report.json_text import dumps_strict
+from narrative_debugger.models.save.jsonio import decode_file
 from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, split_edits, what_if
 
 NAME = "whatif"
@@ -40,18 +40,26 @@ def add_arguments(p) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text")
 
 
+#: A JSON Patch larger than this is refused unread (a patch is a few operations).
+PATCH_MAX_BYTES = 64 * 1024 * 1024
+
+
 def _read_patch(path: Path) -> list:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--patch {path}: cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"--patch {path}: not JSON: {exc}") from None
-    if not isinstance(value, list):
+    """The operations of the JSON Patch file ``path``, read as a save is: a regular file
+    only (a FIFO or a device is refused unread), at most ``PATCH_MAX_BYTES``, strict
+    UTF-8 JSON with no duplicate key and a bounded depth (``jsonio.decode_file``).
+
+    Raises:
+        UsageError: the file cannot be read or is not such JSON (the message names the
+            file and the ``line:col``), or is not a list.
+    """
+    document, _ = decode_file(path, str(path), max_bytes=PATCH_MAX_BYTES)
+    if document.findings:
+        first = document.findings[0]
+        raise UsageError(f"--patch {first.message} (at {first.location})")
+    if not isinstance(document.value, list):
         raise UsageError(f"--patch {path}: a JSON Patch is a list of operations (RFC 6902)")
-    return value
+    return document.value
 
 
 def run(args) -> int:

@@ -226,7 +226,22 @@ class IntColumn(Sequence):
         return list, (self.array.tolist(),)
 
 
-class LabelColumn(Sequence):
+class _ReadOnlyList(Sequence):
+    """What the read-only lists of this module share: equal to a list of equal items,
+    and pickled (handed on to another process) as that list, its items read out."""
+
+    __slots__ = ()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def __reduce__(self):
+        return list, (list(self),)
+
+
+class LabelColumn(_ReadOnlyList):
     """A read-only list of a few distinct strings (or None) held as one byte an item:
     ``codes`` (a uint8 array of the file) index ``names``. Reading an item decodes
     nothing; equal to a list of the same values."""
@@ -251,19 +266,11 @@ class LabelColumn(Sequence):
     def __reversed__(self) -> Iterator:
         return map(self.names.__getitem__, self.codes[::-1].tolist())
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and len(other) == len(self) and list(self) == list(other)
-
-    __hash__ = None
-
     def __repr__(self) -> str:
         return f"LabelColumn({len(self)} items, {len(self.names)} labels)"
 
-    def __reduce__(self):
-        return list, (list(self),)
 
-
-class RecordColumn(Sequence):
+class RecordColumn(_ReadOnlyList):
     """A read-only list of values held as pickled chunks of ``size`` items (``CHUNK``
     unless the writer chose fewer: a dict's values, read one by key, are in chunks of
     ``VALUE_CHUNK``) of a ``MappedFile``: ``starts[k]`` is where chunk k begins (bytes),
@@ -327,16 +334,8 @@ class RecordColumn(Sequence):
         for k in range(-(-self._length // self._size) - 1, -1, -1):
             yield from reversed(self._chunk(k))
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None
-
     def __repr__(self) -> str:
         return f"RecordColumn({self._length} items)"
-
-    def __reduce__(self):
-        return list, (list(self),)
 
 
 class MappedDict(MutableMapping):
@@ -459,7 +458,7 @@ class _Values(_Items):
 
 
 
-class PatchedColumn(Sequence):
+class PatchedColumn(_ReadOnlyList):
     """A list read as another one the reader holds (``base``: a column or a list) with
     some items replaced (``overrides``: index -> value): a what-if's journal, which is
     the recorded one but for the edited entries (``transfer.Patched``). Read-only;
@@ -499,16 +498,8 @@ class PatchedColumn(Sequence):
         for i in range(len(self.base) - 1, -1, -1):
             yield self[i]
 
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and not isinstance(other, (str, bytes)) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None
-
     def __repr__(self) -> str:
         return f"PatchedColumn({len(self)} items, {len(self.overrides)} replaced)"
-
-    def __reduce__(self):
-        return list, (list(self),)
 
 
 _NONE = object()

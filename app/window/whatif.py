@@ -109,7 +109,7 @@ class WhatIfController(QObject):
             self.panel.show_error("Open a save first.")
             return False
         try:
-            split_edits(self.edits + list(pairs))
+            split_edits(self.edits + list(pairs), said="")
         except PatchError as exc:
             self.panel.show_error(str(exc))
             return False
@@ -150,7 +150,7 @@ class WhatIfController(QObject):
         play = self.session.playthrough
         path = self.window.save_path
         try:
-            operations, tuning, sets = split_edits(edits)
+            operations, tuning, sets = split_edits(edits, said="")
         except PatchError as exc:
             self.panel.show_error(str(exc))
             return

@@ -76,11 +76,15 @@ def parse_set(text: str) -> tuple[str, object]:
     return target, value
 
 
-def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING) -> tuple[list, Tuning, list]:
+def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set ") -> tuple[list, Tuning, list]:
     """Edits as ``--set`` gives them, ``(target, value)`` pairs in order, split into what
     ``what_if`` takes: ``(operations, tuning, sets)``. A target starting with ``/`` is a
     JSON pointer into the save (a ``replace`` operation); any other is a tuning name
     (``models/domain/tuning.py``), set on ``tuning`` (later pairs win).
+
+    Args:
+        said: what a message puts before the target: the command line's flag, or ""
+            (the window's What if panel, where no flag was typed).
 
     Raises:
         PatchError: a target that is neither, or a tuning value of the wrong type or out
@@ -95,9 +99,9 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING) -> tuple[list, Tun
         try:
             tuning = tuning.with_value(target, value)
         except KeyError:
-            raise PatchError(f"--set {target}: not a JSON pointer (they start with /) nor a tuning name (see whatif --list)") from None
+            raise PatchError(f"{said}{target}: not a JSON pointer (they start with /) nor a tuning name (see whatif --list)") from None
         except ValueError as exc:
-            raise PatchError(f"--set {target}: {exc}") from None
+            raise PatchError(f"{said}{target}: {exc}") from None
         sets.append((target, value))
     return operations, tuning, sets
 

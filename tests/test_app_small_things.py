@@ -193,3 +193,18 @@ def test_screenshot_names_the_save_in_the_status_bar(qtbot, tmp_path, monkeypatc
     ((name, tip),) = seen
     assert name == "walkaway-spiral.json"
     assert str(save) in tip and "content folder:" in tip
+
+
+def test_a_launch_tick_or_npc_the_save_lacks_is_said_not_ignored(qtbot, window):
+    # New-user trial (stop 44): `narrative-debugger SAVE --npc nobody --tick 999999999`
+    # opened at the last tick with the first NPC and said nothing (the commands exit 2).
+    window.open_save(SAMPLES / "evening.json", npc="nobody", tick=999_999_999, wait=True)
+    qtbot.waitUntil(lambda: not window.session.playthrough.checks_pending)
+    last = window.session.last_tick
+    message = window.statusBar().currentMessage()
+    assert message.startswith("No NPC 'nobody' in this save (NPCs: ") and "showing the first." in message
+    assert f"Tick 999,999,999 is outside 0 – {last:,} (past the save's end): went to the end, tick {last:,}." in message
+    assert window.session.tick == last and window.session.npc == next(iter(window.session.playthrough.save.npcs))
+    window.open_save(SAMPLES / "evening.json", npc="kael-davan", tick=100, wait=True)
+    qtbot.waitUntil(lambda: not window.session.playthrough.checks_pending)
+    assert "No NPC" not in window.statusBar().currentMessage() and "outside" not in window.statusBar().currentMessage()

@@ -26,6 +26,7 @@ from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, get_encode
 from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.report.plain_text import counted, one_line, terminal_safe
 from narrative_debugger.models.rules.findings import Severity
+from narrative_debugger.widgets.tickbar.field import past_end
 from narrative_debugger.widgets.kit import slices
 from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.kit.steady import SteadyLabel
@@ -106,6 +107,7 @@ class MainWindow(QMainWindow):
         self.save_path: Path | None = None
         self.content_dir: Path | None = None
         self._content_warning: str | None = None  # not_content_reason of the open save's content folder
+        self._asked_said: str | None = None  # the status message that said a launch tick or NPC was not as asked
         self.loader = SaveLoader(self)
         self.loader.progress.connect(self._on_progress)
         self.loader.loaded.connect(self._on_loaded)
@@ -453,6 +455,8 @@ class MainWindow(QMainWindow):
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
         keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
+        if not context.get("reload"):
+            context["asked"] = self._not_as_asked(play, context.get("tick"), context.get("npc"), keep_npc)
         previous = self.session.playthrough
         previous_content = previous.content.root if previous is not None else None
         del previous  # its large parts are a mapped file: letting go of it unmaps the file
@@ -503,7 +507,7 @@ class MainWindow(QMainWindow):
             self.docks["findings"].raise_()
         elif switched:
             self.statusBar().showMessage(f"Opened {name}.{switched}", 10000)
-        elif self.statusBar().currentMessage().startswith("Opened "):
+        elif self.statusBar().currentMessage().startswith("Opened ") or self.statusBar().currentMessage() == self._asked_said:
             self.statusBar().clearMessage()  # the word on the save opened before
         if uses_sample_content(play) and not errors:
             self.statusBar().showMessage(f"Opened {name} with the bundled sample content: there is no content/ folder beside it (C010).{switched}", 20000)
@@ -512,6 +516,10 @@ class MainWindow(QMainWindow):
             # the save name's tooltip keeps the whole reason.
             self.statusBar().showMessage(f"Warning: {one_line(Path(play.content.root).name)}/ is not a content folder (no prompt.yaml, npcs/, …): "
                                          "see the save name's tooltip.", 20000)
+        if context.get("asked"):  # the tick or NPC asked for at launch, not shown as asked: said first
+            shown = self.statusBar().currentMessage()
+            self._asked_said = context["asked"] + (f" {shown}" if shown else "")
+            self.statusBar().showMessage(self._asked_said, 20000)
 
     def _hold_paint(self) -> None:
         """Keep the central area and the shown docks from painting in this pass; they
@@ -542,6 +550,18 @@ class MainWindow(QMainWindow):
             change()
         finally:
             self._held_paint.start(_let_paint(self._held))
+
+    @staticmethod
+    def _not_as_asked(play: Playthrough, tick: int | None, slug: str | None, npc: int | None) -> str:
+        """What of an open's tick and NPC (``--tick``, ``--npc``) could not be shown as
+        asked, said in a sentence or two; "" when all could."""
+        said = []
+        if slug and npc is None:
+            known = ", ".join(sorted(n.slug for n in play.save.npcs.values())) or "none"
+            said.append(one_line(f"No NPC '{slug}' in this save (NPCs: {known}): showing the first."))
+        if tick is not None and tick > play.last_tick:
+            said.append(past_end(tick, play.last_tick, went=True))
+        return " ".join(said)
 
     @staticmethod
     def _npc_id(play: Playthrough, slug: str | None) -> int | None:

@@ -202,7 +202,8 @@ def test_a_launch_tick_or_npc_the_save_lacks_is_said_not_ignored(qtbot, window):
     qtbot.waitUntil(lambda: not window.session.playthrough.checks_pending)
     last = window.session.last_tick
     message = window.statusBar().currentMessage()
-    assert message.startswith("No NPC 'nobody' in this save (NPCs: ") and "showing the first." in message
+    first = next(iter(window.session.playthrough.save.npcs.values())).slug
+    assert message.startswith(f"No NPC 'nobody' in this save: showing {first}. Tick 999,999,999")
     assert f"Tick 999,999,999 is outside 0 – {last:,} (past the save's end): went to the end, tick {last:,}." in message
     assert window.session.tick == last and window.session.npc == next(iter(window.session.playthrough.save.npcs))
     window.open_save(SAMPLES / "evening.json", npc="kael-davan", tick=100, wait=True)

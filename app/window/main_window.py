@@ -556,9 +556,9 @@ class MainWindow(QMainWindow):
         """What of an open's tick and NPC (``--tick``, ``--npc``) could not be shown as
         asked, said in a sentence or two; "" when all could."""
         said = []
-        if slug and npc is None:
-            known = ", ".join(sorted(n.slug for n in play.save.npcs.values())) or "none"
-            said.append(one_line(f"No NPC '{slug}' in this save (NPCs: {known}): showing the first."))
+        if slug and npc is None:  # short: a save may have thousands of NPCs (the NPC dock lists them)
+            first = next(iter(play.save.npcs.values()), None)
+            said.append(one_line(f"No NPC '{slug}' in this save: showing {first.slug if first is not None else 'none'}."))
         if tick is not None and tick > play.last_tick:
             said.append(past_end(tick, play.last_tick, went=True))
         return " ".join(said)

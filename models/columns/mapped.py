@@ -95,11 +95,11 @@ class KeyIndex:
         rows = np.argsort(array, kind="stable")
         return array[rows], rows
 
-    def row_of(self, key, keys: Sequence) -> int | None:
-        """The row of ``key`` in ``keys`` (the dict's key column), or None."""
-        h = key_hash(key)
+    def row_of(self, key, h: int, keys: Sequence) -> int | None:
+        """The row of ``key``, whose ``key_hash`` is ``h``, in ``keys`` (the dict's key
+        column), or None."""
         hashes = self.hashes
-        at = int(np.searchsorted(hashes, h)) if h is not None else len(hashes)
+        at = int(np.searchsorted(hashes, h))
         while at < len(hashes) and hashes[at] == h:
             row = int(self.rows[at])
             if keys[row] == key:
@@ -372,8 +372,9 @@ class MappedDict(MutableMapping):
 
     def _row_of(self, key):
         if self._rows is None:
-            if self._index is not None and key_hash(key) is not None:
-                return self._index.row_of(key, self.keys_column)
+            h = key_hash(key) if self._index is not None else None
+            if h is not None:
+                return self._index.row_of(key, h, self.keys_column)
             self.index_keys()
         return self._rows.get(key)
 

@@ -85,22 +85,20 @@ class _ColumnPickler(pickle.Pickler):
         kind = type(obj)
         if (kind is np.ndarray and obj.size >= MIN_ITEMS and obj.dtype.kind in "biuf") or (
                 kind is array and len(obj) >= MIN_ITEMS and obj.typecode not in "uw"):
-            ref = self._refs.get(id(obj))
-            if ref is None:
-                ref = self._refs[id(obj)] = self._array(obj)
-                self._held.append(obj)
-            self._referred[0] += 1
-            return ref
-        if kind in _COLUMN_KINDS and len(obj) >= MIN_ITEMS:
-            ref = self._refs.get(id(obj))
-            if ref is None:
-                ref = self._refs[id(obj)] = self._reference(obj, kind)
-                self._held.append(obj)
-            self._referred[0] += 1
-            return ref
-        return None
+            write = self._array
+        elif kind in _COLUMN_KINDS and len(obj) >= MIN_ITEMS:
+            write = self._reference
+        else:
+            return None
+        ref = self._refs.get(id(obj))
+        if ref is None:
+            ref = self._refs[id(obj)] = write(obj)
+            self._held.append(obj)
+        self._referred[0] += 1
+        return ref
 
-    def _reference(self, obj, kind) -> tuple:
+    def _reference(self, obj) -> tuple:
+        kind = type(obj)
         if kind is list:
             return self._column(obj)
         if kind is SortedList:

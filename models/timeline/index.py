@@ -95,7 +95,7 @@ class DialogueLines(Sequence):
     def add(self, i: int, conversation: StableId | None) -> None:
         """Record the line at journal index ``i``, said in ``conversation`` (replay only)."""
         values = self.run_values
-        if not values or values[-1] != conversation or (conversation is None) != (values[-1] is None):
+        if not values or values[-1] != conversation:
             self.run_starts.append(len(self.lines))
             values.append(conversation)
         self.lines.append(i)

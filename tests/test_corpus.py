@@ -163,6 +163,27 @@ def test_never_fired_lines_are_the_content_minus_the_fired_and_their_misses_open
     assert "never fired:" in text and f"narrative-debugger why" in text
 
 
+def test_the_summaries_count_content_lines_and_name_a_fired_line_the_content_lacks(corpus, playtests, content, capsys):
+    """The QA sample fires harbor-nights_m_s_999, which no pool defines (M002): it has
+    its row in the JSON, but "N of M lines fired" counts the content's lines only (the
+    new-user trial read "17 of 18" for 17 lines)."""
+    content_lines = set()
+    for pool in sorted((content / "monologues").glob("*.yaml")):
+        content_lines |= {line["id"] for line in yaml.safe_load(pool.read_text(encoding="utf-8"))}
+    fired = {e["event"]["MonologueFired"]["line_id"] for _, j in _journals(playtests) for e in j if "MonologueFired" in e["event"]}
+    unknown = "harbor-nights_m_s_999"
+    assert unknown in fired and unknown not in content_lines
+    expected = f"monologue lines fired: {len(content_lines & fired)} of {len(content_lines)};"
+    _, text, _ = run(capsys, "coverage", str(corpus))
+    assert expected in text.splitlines()[0]
+    assert f"fired but in no content folder (M002): {unknown}" in text
+    _, page, _ = run(capsys, "coverage", str(corpus), "--format", "html")
+    assert f"Monologue lines fired: {len(content_lines & fired)} of {len(content_lines)}." in page
+    assert f"(M002): <code>{unknown}</code>" in page
+    _, out, _ = run(capsys, "coverage", str(corpus), "--format", "json")
+    assert json.loads(out)["lines"][unknown]["fired"] >= 1  # the row stays: the count is the journals'
+
+
 def _query(capsys, corpus: Path, sql: str):
     code, out, err = run(capsys, "query", str(corpus), sql, "--format", "json")
     assert code == 0, err

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from narrative_debugger.app.cli.main import main
 from narrative_debugger.widgets.docks.coverage import CoverageModel
 from PySide6.QtWidgets import QApplication
@@ -24,6 +25,8 @@ def corpus(tmp_path) -> tuple[Path, Path]:
     saves.mkdir()
     for k in range(2):
         write_save(generate_save(seed=40 + k, events=200, content_dir=CONTENT), saves / f"p{k}.json")
+    # The QA sample fires harbor-nights_m_s_999, a line no pool defines (M002).
+    shutil.copy(CONTENT.parent / "qa-faults.json", saves / "qa.json")
     out = tmp_path / "corpus"
     assert main(["corpus", str(saves), "--content", str(content), "--out", str(out), "--no-prompts"]) == 0
     return out, content
@@ -37,6 +40,10 @@ def test_open_corpus_then_a_never_fired_line_opens_at_its_nearest_miss(qtbot, op
     assert w.corpus.open(folder)
     assert w.docks["coverage"].isVisible()
     view = w.panels["coverage"][0]
+    # The heading counts the content's lines; the fired line it lacks is named apart.
+    content_lines = sum(len(yaml.safe_load(p.read_text(encoding="utf-8"))) for p in sorted((content / "monologues").glob("*.yaml")))
+    heading = view.heading.text()
+    assert f" of {content_lines} lines fired" in heading and "(M002): harbor-nights_m_s_999." in heading
     first = view.proxy.index(0, 0).data(CoverageModel.ROW_ROLE)
     assert first.fired == 0  # never-fired lines come first
     row = next(k for k in range(view.proxy.rowCount()) if view.proxy.index(k, 0).data() == "corpus-test_never_010")

@@ -43,12 +43,12 @@ class CorpusController:
         import duckdb
 
         from narrative_debugger.models.corpus import store
-        from narrative_debugger.models.corpus.coverage import coverage, save_contents
+        from narrative_debugger.models.corpus.coverage import coverage, line_files, save_contents
 
         try:
             con = store.connect(corpus)
             try:
-                doc, contents = coverage(con), save_contents(con)
+                doc, contents, content_ids = coverage(con), save_contents(con), line_files(con)
             finally:
                 con.close()
         except (store.CorpusError, duckdb.Error, OSError) as exc:
@@ -57,7 +57,7 @@ class CorpusController:
             show_message(self.window, "warning", "Cannot open this corpus", text)
             return False
         self.corpus, self.contents = Path(corpus), contents
-        self.view.set_coverage(doc, str(corpus))
+        self.view.set_coverage(doc, str(corpus), content_ids)
         dock = self.window.docks["coverage"]
         dock.show()
         dock.raise_()

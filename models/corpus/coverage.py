@@ -26,6 +26,8 @@ with the JSON shape of ``narrative-debugger coverage --format json``::
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from narrative_debugger.models.corpus.rows import transition_id
 from narrative_debugger.models.domain.types import TRANSITIONS
 from narrative_debugger.models.rules.catalogue import RULES
@@ -69,6 +71,38 @@ def coverage(con) -> dict:
         cards.setdefault(card_id, {"included": 0, "dropped": 0, "saves": 0})["dropped"] = dropped
     return {"saves": saves, "lines": _sorted_keys(lines), "cards": _sorted_keys(cards),
             "transitions": _sorted_keys(transitions), "codes": _sorted_keys(codes)}
+
+
+@dataclass(frozen=True)
+class LineTally:
+    """How the content's monologue lines fared across a corpus.
+
+    Attributes:
+        fired: content lines that fired at least once.
+        total: the monologue lines of the corpus's content folders.
+        not_in_content: ids that journals fired but no content folder defines (each is an
+            M002 finding), sorted; counted in neither ``fired`` nor ``total``.
+    """
+
+    fired: int
+    total: int
+    not_in_content: tuple[str, ...]
+
+    @property
+    def never(self) -> int:
+        """Content lines that never fired."""
+        return self.total - self.fired
+
+
+def line_tally(doc: dict, content_ids) -> LineTally:
+    """``doc``'s lines (``coverage()``) tallied against ``content_ids``, the line ids the
+    content folders define (``line_files(con)``'s keys): a line a journal fired that the
+    content lacks is listed apart, not counted as a content line."""
+    content_ids = set(content_ids)
+    lines = doc["lines"]
+    fired = sum(1 for k, e in lines.items() if k in content_ids and e["fired"] > 0)
+    total = sum(1 for k in lines if k in content_ids)
+    return LineTally(fired, total, tuple(sorted(k for k in lines if k not in content_ids)))
 
 
 def saves_without_prompts(con) -> tuple[int, int]:

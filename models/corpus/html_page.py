@@ -9,6 +9,7 @@ of ten points), findings per code.
 
 from __future__ import annotations
 
+from narrative_debugger.models.corpus.coverage import LineTally
 from narrative_debugger.models.report.sinks import html
 
 _STYLE = """
@@ -67,7 +68,7 @@ def _histograms(scores: dict[str, list[float]]) -> str:
 
 
 def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, str], scores: dict[str, list[float]],
-                  commands: dict[str, tuple[str, str]], unprompted: tuple[int, int] = (0, 0)) -> str:
+                  commands: dict[str, tuple[str, str]], unprompted: tuple[int, int], tally: LineTally) -> str:
     """The page: summary, the three plots, the never-fired lines with their nearest
     misses and the commands that open them, and the tables of cards and transitions.
 
@@ -79,6 +80,8 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
         unprompted: ``(without, readable)`` saves indexed with ``--no-prompts``, whose
             story cards were not counted (``coverage.saves_without_prompts``): said above
             the cards' table.
+        tally: ``coverage.line_tally``: the summary counts content lines; ids fired that
+            no content folder defines are named beside it.
     """
     per_file: dict[str, list[int]] = {}
     for line_id, e in doc["lines"].items():
@@ -97,8 +100,10 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', "<title>Coverage</title>",
              f"<style>{_STYLE}</style></head><body>",
              f"<h1>Coverage of {doc['saves']} save(s)</h1>",
-             f"<p>Monologue lines fired: {len(doc['lines']) - len(never)} of {len(doc['lines'])}. "
+             f"<p>Monologue lines fired: {tally.fired} of {tally.total}. "
              f"Story cards included: {sum(1 for e in doc['cards'].values() if e['included'])} of {len(doc['cards'])}.</p>",
+             *([f"<p>Fired but in no content folder (M002): {', '.join(f'<code>{html(k)}</code>' for k in tally.not_in_content)}.</p>"]
+               if tally.not_in_content else []),
              "<h2>Coverage per content file</h2>", _bars(file_rows) if file_rows else '<p class="muted">No content.</p>',
              "<h2>Final relationship score per NPC</h2>", _histograms(scores),
              "<h2>Findings per code</h2>", _bars(code_rows) if code_rows else '<p class="muted">No findings.</p>',

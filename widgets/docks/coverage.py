@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+from narrative_debugger.models.corpus.coverage import line_tally
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.widgets.kit.plain_text import plain_tip
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
@@ -87,16 +88,19 @@ class CoverageView(QWidget):
         self.view.activated.connect(lambda index: self.activate_row(index.row()))
         self.set_coverage(None)
 
-    def set_coverage(self, doc: dict | None, corpus: str = "") -> None:
-        """Show a coverage document (None: no corpus open)."""
+    def set_coverage(self, doc: dict | None, corpus: str = "", content_ids=()) -> None:
+        """Show a coverage document (None: no corpus open); ``content_ids``: the line ids its
+        content folders define (``coverage.line_files``), which the heading counts: a line
+        fired that no folder defines (M002) is named apart."""
         if doc is None:
             self.model.set_rows([])
             self.heading.setText("No corpus open. File › Open corpus… shows one made by 'narrative-debugger corpus'.")
             return
         rows = coverage_rows(doc)
         self.model.set_rows(rows)
-        never = sum(1 for r in rows if r.fired == 0)
-        self.heading.setText(one_line(f"{corpus}: {doc['saves']:,} save(s); {len(rows) - never} of {len(rows)} lines fired, {never} never. "
+        tally = line_tally(doc, content_ids)
+        unknown = f" Fired but in no content folder (M002): {', '.join(tally.not_in_content)}." if tally.not_in_content else ""
+        self.heading.setText(one_line(f"{corpus}: {doc['saves']:,} save(s); {tally.fired} of {tally.total} lines fired, {tally.never} never.{unknown} "
                                       "Double-click a line that never fired to open its nearest miss."))
 
     def activate_row(self, row: int) -> CoverageRow | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, folder_arg
 from narrative_debugger.models.corpus import store
-from narrative_debugger.models.corpus.coverage import card_files, coverage, final_scores, line_files, save_contents, saves_without_prompts
+from narrative_debugger.models.corpus.coverage import LineTally, card_files, coverage, final_scores, line_files, line_tally, save_contents, saves_without_prompts
 from narrative_debugger.models.corpus.html_page import coverage_page
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.json_text import dump_strict
@@ -50,9 +50,11 @@ def run(args) -> int:
         if args.format == "html":
             commands = {line_id: open_command(e["nearest_miss"]["save"], e["nearest_miss"]["tick"], line_id, contents.get(e["nearest_miss"]["save"]))
                         for line_id, e in doc["lines"].items() if e["nearest_miss"] is not None}
-            page = coverage_page(doc, line_files(con), card_files(con), final_scores(con), commands, unprompted=saves_without_prompts(con))
+            files = line_files(con)
+            page = coverage_page(doc, files, card_files(con), final_scores(con), commands, unprompted=saves_without_prompts(con),
+                                 tally=line_tally(doc, files))
         elif args.format == "text":
-            page = format_text(doc, contents, saves_without_prompts(con)) + "\n"
+            page = format_text(doc, contents, saves_without_prompts(con), line_tally(doc, line_files(con))) + "\n"
     except duckdb.Error as exc:
         raise UsageError(str(store.damaged(args.corpus, exc))) from None
     finally:
@@ -74,14 +76,17 @@ def cards_not_counted(unprompted: tuple[int, int]) -> str | None:
             "(run corpus again without it)")
 
 
-def format_text(doc: dict, contents: dict[str, str], unprompted: tuple[int, int] = (0, 0)) -> str:
+def format_text(doc: dict, contents: dict[str, str], unprompted: tuple[int, int], tally: LineTally) -> str:
     """The summary, then each never-fired line with its nearest miss and the commands that show it.
     ``unprompted``: ``saves_without_prompts``; when no save's cards were counted, no card
-    is said to be never matched or always dropped."""
+    is said to be never matched or always dropped. ``tally``: ``line_tally`` (the lines
+    fired that no content folder defines are named apart, not counted as content lines)."""
     lines, cards = doc["lines"], doc["cards"]
     never = [k for k, e in lines.items() if e["fired"] == 0]
-    out = [f"{doc['saves']} save(s); monologue lines fired: {len(lines) - len(never)} of {len(lines)}; "
+    out = [f"{doc['saves']} save(s); monologue lines fired: {tally.fired} of {tally.total}; "
            f"story cards included: {sum(1 for e in cards.values() if e['included'])} of {len(cards)}"]
+    if tally.not_in_content:
+        out.append(f"fired but in no content folder (M002): {', '.join(one_line(k) for k in tally.not_in_content)}")
     if never:
         out.append("")
         out.append("never fired:")

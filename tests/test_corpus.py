@@ -253,6 +253,33 @@ def test_incremental_skips_the_unchanged_and_replaces_the_changed(tmp_path, caps
     assert _query(capsys, tmp_path / "bare", "SELECT count(*) > 0 AS some FROM prompts") == [{"some": True}]
 
 
+def test_a_part_damaged_by_hand_is_indexed_again_not_skipped(tmp_path, capsys):
+    """New-user trial, stop 44: a part cut short by hand went unnoticed (``tables/``
+    still held its rows) and the next run skipped its save as unchanged."""
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    for k in range(2):
+        write_save(generate_save(seed=k, events=120, content_dir=CONTENT), saves / f"s{k}.json")
+    out_dir = tmp_path / "corpus"
+    index = ("corpus", str(saves), "--content", str(CONTENT), "--out", str(out_dir), "--no-prompts")
+    assert run(capsys, *index)[0] == 0
+    sql = "SELECT save, kind, id, count(*) AS n FROM firings GROUP BY ALL ORDER BY ALL"
+    before = _query(capsys, out_dir, sql)
+    damaged = next((out_dir / "parts").glob("*/firings.parquet"))
+    damaged.write_bytes(damaged.read_bytes()[:100])
+    missing = next(p for p in (out_dir / "parts").glob("*/npcs.parquet") if p.parent != damaged.parent)
+    missing.unlink()
+    code, out, err = run(capsys, *index)
+    assert code == 0 and "indexed 2 save(s) (2 replaced), skipped 0 unchanged" in out
+    assert err.count("is missing or damaged; indexing it again") == 2
+    assert _query(capsys, out_dir, sql) == before
+    # The parts are whole again: the views over them alone answer the same.
+    (out_dir / "tables" / "stale").touch()
+    assert _query(capsys, out_dir, sql) == before
+    code, out, err = run(capsys, *index)
+    assert "skipped 2 unchanged" in out and not err
+
+
 def test_an_unreadable_save_is_a_row_with_its_findings(corpus, capsys):
     rows = _query(capsys, corpus, "SELECT readable, events, errors, findings FROM saves WHERE path LIKE '%broken.json'")
     assert len(rows) == 1 and rows[0]["readable"] is False and rows[0]["errors"] >= 1

@@ -123,6 +123,32 @@ def write_part(corpus: Path, path: str, tables: dict[str, dict[str, list]]) -> N
         shutil.rmtree(old, ignore_errors=True)
 
 
+#: What begins and ends every Parquet file (its magic number).
+_PARQUET_MAGIC = b"PAR1"
+
+
+def part_is_whole(corpus: Path, path: str) -> bool:
+    """Whether the part of the save at ``path`` has each table's file, each beginning and
+    ending as a Parquet file does: a part deleted or cut short by hand (``tables/`` may
+    still hold its rows, so the views would not tell) is then indexed again. Reads 8
+    bytes a file, not the rows."""
+    folder = corpus / PARTS / part_key(path)
+    for name in SCHEMA:
+        try:
+            with open(folder / f"{name}.parquet", "rb") as f:
+                head = f.read(4)
+                f.seek(0, os.SEEK_END)
+                if f.tell() < 12:
+                    return False
+                f.seek(-4, os.SEEK_END)
+                tail = f.read(4)
+        except OSError:
+            return False
+        if head != _PARQUET_MAGIC or tail != _PARQUET_MAGIC:
+            return False
+    return True
+
+
 def write_content(corpus: Path, stamp: str, columns: dict[str, list]) -> None:
     """Write a content folder's lines and cards once per stamp."""
     folder = corpus / CONTENT

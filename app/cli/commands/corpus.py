@@ -5,8 +5,8 @@ in ``models.corpus.rows``), in ``--jobs`` processes as ``check --jobs`` runs the
 (``check.results_in_order``); each worker writes its save's Parquet part
 (``models.corpus.store``) and hands back one line of summary, so memory stays flat
 in the number of saves. A save whose sha256 and content stamp are in the corpus
-already is skipped (and indexed as asked: with or without ``--no-prompts``); a
-changed one is replaced. A save that cannot be read is a row of
+already is skipped (and indexed as asked: with or without ``--no-prompts``), unless
+its part is missing or cut short (``store.part_is_whole``); a changed one is replaced. A save that cannot be read is a row of
 ``saves`` (readable false) with its findings; the run goes on.
 """
 
@@ -130,8 +130,11 @@ def run(args) -> int:
         if path in known:
             old_sha, old_stamp, had_prompts = known[path]
             if sha is not None and (old_sha, old_stamp) == (sha, stamps[folder]) and (had_prompts or args.no_prompts):
-                skipped += 1
-                continue
+                if store.part_is_whole(corpus, path):
+                    skipped += 1
+                    continue
+                print(f"narrative-debugger corpus: {one_line(path)}: its part in {one_line(corpus)} is missing or damaged; "
+                      "indexing it again", file=sys.stderr)
             replaced += 1
         work.append((path, sha, stamps[folder], str(corpus), not args.no_prompts))
         folders.add(folder)

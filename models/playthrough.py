@@ -21,7 +21,7 @@ from narrative_debugger.models.rules.findings import Finding, FindingSink, Sever
 from narrative_debugger.models.save.savefile import Save, load_save
 from narrative_debugger.models.timeline.index import TimelineIndex
 from narrative_debugger.models.timeline.state_view import StateAtTick
-from narrative_debugger.models.timeline.replay import Recompute, replay
+from narrative_debugger.models.timeline.replay import Recompute, Resume, replay
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 
 #: The installed sample campaign (``sample_saves/`` in the checkout), found as
@@ -78,6 +78,11 @@ class Playthrough:
     tuning: Tuning = DEFAULT_TUNING
     #: A what-if's ``Recompute`` (which score changes the replay derived anew), else None.
     recompute: Recompute | None = None
+    #: Where a what-if of this run may resume its replay (``replay.ReplayCheckpoint``,
+    #: a few dozen at most; none for a what-if's own run).
+    checkpoints: tuple = field(default=(), repr=False, compare=False)
+    #: The replay's own findings in the order it made them: a checkpoint counts them.
+    replay_findings: list = field(default_factory=list, repr=False, compare=False)
     # What ``finish_checks`` needs when ``build`` left the checks: (the reading's sink,
     # the replay's sink, the confrontations the replay saw); None once checked.
     _pending: tuple | None = field(default=None, repr=False, compare=False)
@@ -185,7 +190,7 @@ class Playthrough:
 
     @classmethod
     def build(cls, save: Save, content: Content, report=None, *, defer_checks: bool = False, notes=(),
-              tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None) -> "Playthrough":
+              tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, resume: Resume | None = None) -> "Playthrough":
         """Replay and check an already parsed save against content.
 
         With ``defer_checks`` the snapshot, replay-versus-snapshot and content checks
@@ -195,6 +200,9 @@ class Playthrough:
         ``notes`` are findings about how the save was opened (``open``'s C010), kept
         with those of reading it. ``tuning`` and ``recompute`` go to the replay (a
         what-if, issue 38: ``models/whatif``); ``tuning`` is kept as ``play.tuning``.
+        ``resume``: the recorded run's checkpoint a what-if's replay starts at (the
+        result is the same as from the start); a run replayed from the start keeps
+        its own checkpoints (``checkpoints``).
         """
         report = report or (lambda fraction, message: None)
         # Merged from the save's own sink: its closed list holds a capped code's note,
@@ -212,8 +220,9 @@ class Playthrough:
         report(0.35, "replaying the journal")
         replayed = FindingSink()
         result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"),
-                        tuning=tuning, recompute=recompute)
-        play = cls(save, content, result.index, tuning=tuning, recompute=recompute)
+                        tuning=tuning, recompute=recompute, checkpoints=resume is None, resume=resume)
+        play = cls(save, content, result.index, tuning=tuning, recompute=recompute, checkpoints=result.checkpoints,
+                   replay_findings=list(replayed.items))
         play._pending = (read, replayed, result.confrontation_seen)
         if defer_checks:
             play.findings = _ordered(content.findings + FindingSink.merged(read, replayed).close())

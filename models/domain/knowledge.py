@@ -294,6 +294,11 @@ class KnowledgeGraph(InteractionQueries):
     def active_fact_id(self) -> FactId | None:
         return self._active
 
+    def set_active_fact(self, fact_id: FactId | None) -> None:
+        """Say which interaction is in progress: a graph rebuilt from a replay's index at
+        a checkpoint (issue 38) takes the replay's own, which its order of changes set."""
+        self._active = fact_id
+
     def next_interaction_sequence(self, slug: str) -> int:
         """Existing interaction facts with ``slug`` + 1 (schema §7.3): O(1) from the
         counts ``set_fact`` keeps per prefix (every NPC's from the start); a slug of no

@@ -155,6 +155,19 @@ class FindingSink:
         for f in findings:
             self.add(f.code, f.message, f.location, f.tick, f.target, f.values)
 
+    def state(self) -> tuple[int, tuple, tuple]:
+        """``(held, counts, last_locations)``: how many findings it holds, and its count
+        and last suppressed location by code, as pairs: what ``restore`` takes back
+        (a replay's checkpoint, issue 38)."""
+        return len(self.items), tuple(self._counts.items()), tuple(self._last_location.items())
+
+    def restore(self, items, counts, last_locations) -> None:
+        """Hold ``items`` (the first findings ``state`` counted, in order) with those
+        counts and locations, as the sink ``state`` was read from did then."""
+        self.items = list(items)
+        self._counts = dict(counts)
+        self._last_location = dict(last_locations)
+
     def count(self, code: str) -> int:
         """How many findings of ``code`` were seen, including suppressed ones."""
         return self._counts.get(code, 0)

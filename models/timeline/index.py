@@ -13,6 +13,7 @@ maximum tick so that the timeline stays ordered.
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -45,6 +46,17 @@ class Versions:
         else:
             self.positions.append(position)
             self.values.append(value)
+
+    def upto(self, position: int) -> "Versions | None":
+        """A new ``Versions`` of the values that began at or before ``position`` (None
+        when the first began after it)."""
+        k = bisect_right(self.positions, position)
+        if k == 0:
+            return None
+        out = Versions.__new__(Versions)
+        out.positions = list(self.positions[:k])
+        out.values = list(self.values[:k])
+        return out
 
     def at(self, position: int):
         """The value at ``position``; None before the first version."""
@@ -102,6 +114,19 @@ class DialogueLines(Sequence):
 
     def __len__(self) -> int:
         return len(self.lines)
+
+    def truncated(self, position: int, journal, ticks) -> "DialogueLines":
+        """The lines of the entries before ``position``, read from ``journal`` and
+        ``ticks`` (a what-if's, which agree with this one's before ``position``): where a
+        replay resumed at ``position`` continues them (issue 38). O(log N) plus a copy
+        of the kept columns."""
+        out = DialogueLines(journal, ticks)
+        k = bisect_left(self.lines, position)
+        runs = bisect_left(self.run_starts, k)
+        out.lines = array("q", self.lines[:k])
+        out.run_starts = array("q", self.run_starts[:runs])
+        out.run_values = list(self.run_values[:runs])
+        return out
 
     def _record(self, k: int, run: int) -> DialogueRecord:
         i = int(self.lines[k])
@@ -567,6 +592,62 @@ class TimelineIndex:
             self.npcs[npc.stable_id] = Versions(position, npc)
         else:
             versions.set(position, npc)
+
+    def truncated(self, position: int, journal) -> "TimelineIndex":
+        """A new index of what this one recorded up to ``position`` (entries before it
+        applied, and what the end of the tick before it settled): the index a replay
+        stopped there had, which a what-if's replay resumed at a checkpoint continues
+        (issue 38; ``replay.ReplayCheckpoint``). ``journal``: the what-if's, which
+        agrees with this one's before ``position``.
+
+        Plain lists throughout, also when this index is read from mapped columns;
+        O(what is kept), about a tenth of replaying it. Memos are not carried over."""
+        p = position
+        out = TimelineIndex(slugs=self.slugs)
+        out.ticks = list(self.ticks[:p])
+        created = bisect_right(self.fact_created, p)
+        out.fact_created = list(self.fact_created[:created])
+        facts = self.facts
+        for fact_id in list(itertools.islice(iter(facts), created)):  # creation order
+            out.facts[fact_id] = facts[fact_id].upto(p)
+        out.fact_keys = SortedList(out.facts)
+        for entity, versions in self.entities.items():
+            kept = versions.upto(p)
+            if kept is not None:
+                out.entities[entity] = kept
+        out.entity_keys = SortedList(out.entities)
+        out.active = self.active.upto(p)
+        out.npcs = {sid: versions.upto(p) for sid, versions in self.npcs.items()}
+        out.dialogue = self.dialogue.truncated(p, journal, out.ticks)
+        lines = len(out.dialogue)
+        for npc, at in self.dialogue_by_npc.items():
+            k = bisect_left(at, lines)
+            if k:
+                out.dialogue_by_npc[npc] = array("q", at[:k])
+        by_index = lambda record: record.index  # noqa: E731 - moves of entries before p
+        out.transitions = list(self.transitions[:bisect_left(self.transitions, p, key=by_index)])
+        for npc, moves in self.transitions_by_npc.items():
+            k = bisect_left(moves, p, key=by_index)
+            if k:
+                out.transitions_by_npc[npc] = list(moves[:k])
+        fired = self.monologues_fired
+        out.monologues_fired = list(fired[:bisect_left(fired, p, key=lambda item: item[0])])
+        for npc, changes in self.interaction_changes.items():
+            k = bisect_right(changes, p)
+            if k:
+                out.interaction_changes[npc] = list(changes[:k])
+                out._interaction_log[npc] = list(self._interaction_log[npc][:k])
+        k = bisect_right(self.change_positions, p)
+        out.change_positions = list(self.change_positions[:k])
+        out.change_facts = list(self.change_facts[:k])
+        for npc, created_at in self.interactions_created.items():
+            k = bisect_right(created_at, p)
+            if k:
+                out.interactions_created[npc] = list(created_at[:k])
+                out.interactions_by_npc[npc] = list(self.interactions_by_npc[npc][:k])
+        out._interaction_lost = {npc: at for npc, at in self._interaction_lost.items() if at <= p}
+        out._interaction_disorder = {npc: k for npc, k in self._interaction_disorder.items() if k < len(out.interactions_by_npc.get(npc, ()))}
+        return out
 
     # ----- queries -----
     @property

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from copy import copy
 from dataclasses import dataclass
 
 from narrative_debugger.models.content.loader import Content
@@ -112,12 +113,14 @@ class Recompute:
 
 @dataclass
 class ReplayResult:
-    """What a replay produced: the index, the findings and the final live graph."""
+    """What a replay produced: the index, the findings and the final live graph, and
+    the checkpoints a what-if can resume at (``replay(checkpoints=True)``)."""
 
     index: TimelineIndex
     knowledge: KnowledgeGraph
     npcs: dict[int, NpcState]
     confrontation_seen: set[str]
+    checkpoints: tuple = ()
 
 
 def initial_npc(snapshot: NpcState, tuning: Tuning = DEFAULT_TUNING) -> NpcState:
@@ -169,6 +172,56 @@ class _Repeated:
     count: int = 1
     high: int | None = None
     high_index: int | None = None
+
+
+@dataclass(frozen=True)
+class ReplayCheckpoint:
+    """What a replay held, beside its index, before journal entry ``position`` (the
+    first entry of a tick, once the tick before it settled): where a what-if's replay
+    of an edit at or after ``position`` resumes instead of replaying from the start
+    (issue 38). The rest of the state is read from the recorded run's index
+    (``TimelineIndex.truncated``, ``resume``).
+
+    Attributes:
+        position: journal entries applied (the entry the replay resumes at).
+        current: the running maximum tick of the entries before ``position``.
+        current_index: the entry that set ``current``.
+        in_progress: (NPC StableId, FactId) of each interaction in progress, in the
+            replay's order.
+        active_fact: the knowledge graph's interaction in progress (its last set).
+        behind, unknown_speakers, unknown_targets: the repeated causes counted so far
+            (J001, J004, I010; copies).
+        findings: how many findings the replay's sink held.
+        counts, last_locations: the sink's count and last location by code.
+    """
+
+    position: int
+    current: int | None
+    current_index: int | None
+    in_progress: tuple
+    active_fact: str | None
+    behind: _Repeated | None
+    unknown_speakers: tuple
+    unknown_targets: tuple
+    findings: int
+    counts: tuple
+    last_locations: tuple
+
+
+#: Entries between two checkpoints of a replay (``replay(checkpoints=True)``): at
+#: least this many, and at most 32 checkpoints a journal.
+CHECKPOINT_SPACING = 20_000
+CHECKPOINTS_MAX = 32
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a what-if's replay starts: ``checkpoint`` of the recorded run, whose
+    ``index`` and replay ``findings`` (its sink's, in order) hold the rest."""
+
+    checkpoint: ReplayCheckpoint
+    index: TimelineIndex
+    findings: tuple
 
 
 class _Replayer:
@@ -255,8 +308,43 @@ class _Replayer:
         self.index.record_transition(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
         return legal
 
+    # ----- checkpoints (issue 38) -----
+    def checkpoint(self, position: int, current: int | None, current_index: int | None) -> ReplayCheckpoint:
+        """The state beside the index before entry ``position`` (see ``ReplayCheckpoint``)."""
+        held, counts, last_locations = self.sink.state()
+        return ReplayCheckpoint(
+            position, current, current_index, tuple(self.in_progress.items()), self.kg.active_fact_id(),
+            copy(self.behind), tuple((k, copy(v)) for k, v in self.unknown_speakers.items()),
+            tuple((k, copy(v)) for k, v in self.unknown_targets.items()), held, counts, last_locations)
+
+    def resume(self, resume: Resume) -> None:
+        """Take the state of the recorded run at ``resume.checkpoint``: its index up to
+        there, the knowledge graph and NPCs that index holds there, the findings its
+        replay had made, and the rest from the checkpoint. ``run`` then goes on from
+        the checkpoint's entry, as a replay from the start would have."""
+        c = resume.checkpoint
+        self.index = index = resume.index.truncated(c.position, self.save.journal)
+        index.slugs = self.save.slugs
+        self.npcs = {sid: index.npcs[sid].values[-1] for sid in self.save.npcs}
+        kg = self.kg = KnowledgeGraph(self.save.slugs, ordered=False)
+        kg.set_facts((fact_id, versions.values[-1]) for fact_id, versions in index.facts.items())
+        for entity, versions in index.entities.items():
+            kg.set_entity(entity, versions.values[-1])
+        kg.set_active_fact(c.active_fact)
+        self.in_progress = dict(c.in_progress)
+        self.confronted = {record.fact_id for record in index.transitions if record.target is S.Confrontation}
+        self.behind = copy(c.behind)
+        self.unknown_speakers = {k: copy(v) for k, v in c.unknown_speakers}
+        self.unknown_targets = {k: copy(v) for k, v in c.unknown_targets}
+        self.sink.restore(resume.findings[:c.findings], c.counts, c.last_locations)
+        self.tick = c.current if c.current is not None else 0
+
     # ----- the loop -----
-    def run(self) -> None:
+    def run(self, resume: ReplayCheckpoint | None = None, checkpoints: list | None = None) -> None:
+        """Apply the journal's entries from the first (from ``resume``'s position, the
+        state taken by ``resume``); with ``checkpoints``, append a ``ReplayCheckpoint``
+        to it at the first tick boundary past every ``CHECKPOINT_SPACING`` entries (at
+        most ``CHECKPOINTS_MAX``)."""
         journal = self.save.journal
         saved_at = self.save.saved_at_tick
         ticks_out = self.index.ticks
@@ -264,13 +352,18 @@ class _Replayer:
         handlers = {name: getattr(self, "on_" + name) for name in _HANDLED}
         total = len(journal)
         step = max(1, total // 100)
-        current = None
-        current_index = None  # the entry that set ``current``
+        start = resume.position if resume is not None else 0
+        current = resume.current if resume is not None else None
+        current_index = resume.current_index if resume is not None else None  # the entry that set ``current``
+        spacing = max(CHECKPOINT_SPACING, -(-total // CHECKPOINTS_MAX))
+        next_checkpoint = spacing if checkpoints is not None else total + 1
         # DialogueLine is most of a long journal: it is recorded here, without a handler call.
         speakers = set(self.npcs) | {self.save.player.stable_id}
         active = self.index.active.values  # its last value is the interaction in progress
         facts = self.kg.facts
-        dialogue = self.index.dialogue = DialogueLines(journal, self.index.ticks)
+        if resume is None:
+            self.index.dialogue = DialogueLines(journal, self.index.ticks)
+        dialogue = self.index.dialogue
         add_line = dialogue.add
         by_npc = self.index.dialogue_by_npc
         # The conversation lines belong to changes only when a handler runs: it is
@@ -279,7 +372,8 @@ class _Replayer:
         conversation = add_to_conversation = None
         add_tick = ticks_out.append
         progress = self.progress
-        for i, (tick, kind, data) in enumerate(zip(journal.ticks, journal.kinds, journal.data)):
+        entries = zip(journal.ticks, journal.kinds, journal.data) if not start else zip(journal.ticks[start:], journal.kinds[start:], journal.data[start:])
+        for i, (tick, kind, data) in enumerate(entries, start):
             if tick is None:
                 tick = current if current is not None else 0
             elif current is not None and tick < current:
@@ -293,6 +387,9 @@ class _Replayer:
                 if self.due or self.monologue_due:
                     self.position = i
                     self.settle()
+                if i >= next_checkpoint:
+                    checkpoints.append(self.checkpoint(i, current, current_index))
+                    next_checkpoint = i + spacing
                 current = tick
                 current_index = i
             self.tick = tick
@@ -698,7 +795,8 @@ _HANDLED = (
 
 
 def replay(save: Save, content: Content | None, sink: FindingSink | None = None, progress=None,
-           tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None) -> ReplayResult:
+           tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, *,
+           checkpoints: bool = False, resume: Resume | None = None) -> ReplayResult:
     """Replay a save's journal from the initial state, indexing every change.
 
     Args:
@@ -709,12 +807,22 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
         tuning: the rules' constants (``models/domain/tuning.py``; the seeds' by default).
         recompute: for a what-if (issue 38), which values are derived anew rather than
             taken as recorded (``Recompute``); None replays the journal as recorded.
+        checkpoints: keep a ``ReplayCheckpoint`` every ``CHECKPOINT_SPACING`` entries or
+            more (``ReplayResult.checkpoints``; a few hundred bytes each).
+        resume: start at a checkpoint of the recorded run rather than from the initial
+            state (a what-if whose journal agrees with the recorded one before the
+            checkpoint, and whose ``tuning`` is the recorded run's); the result is the
+            one a replay from the start gives (issue 38: "replays only from the nearest
+            checkpoint before t").
 
     Returns:
         ReplayResult with the TimelineIndex. Never raises on bad input.
     """
     sink = sink if sink is not None else FindingSink()
     r = _Replayer(save, content, sink, progress, tuning, recompute)
-    r.run()
+    if resume is not None:
+        r.resume(resume)
+    kept: list | None = [] if checkpoints else None
+    r.run(resume.checkpoint if resume is not None else None, kept)
     r.index.finish()
-    return ReplayResult(r.index, r.kg, r.npcs, r.confronted)
+    return ReplayResult(r.index, r.kg, r.npcs, r.confronted, tuple(kept or ()))

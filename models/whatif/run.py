@@ -38,7 +38,7 @@ from narrative_debugger.models.rules.findings import FindingSink
 from narrative_debugger.models.save.savefile import Save, save_from_document
 from narrative_debugger.models.save.saveshape import Journal, Shape, parse_journal
 from narrative_debugger.models.timeline.index import TimelineIndex
-from narrative_debugger.models.timeline.replay import Recompute
+from narrative_debugger.models.timeline.replay import Recompute, Resume
 
 _WALK_AWAYS = (InteractionState.WalkedAway, InteractionState.ConflictAbandoned)
 #: T004 messages the replay writes about a penalty (``replay.on_WalkAwayPenalty``, ``settle``).
@@ -250,7 +250,8 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
     span = 1.0 - opened
     replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
-    b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc)
+    b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc,
+                          resume=resume_point(a, save_b, changed_from, tuning))
     report(opened + span * 0.6, "comparing with the recorded run")
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
     _derived_divergence(comparison, b, rc, tuning)
@@ -262,6 +263,23 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     _prompts(result, a, b, changed_from, changed_to, tuning)
     report(1.0, "done")
     return result
+
+
+def resume_point(a: Playthrough, save_b: Save, changed_from: int, tuning: Tuning) -> Resume | None:
+    """Where B's replay can start instead of at the first entry (issue 38: "replays only
+    from the nearest checkpoint before t"): A's last checkpoint at or before the first
+    changed entry, when B is A's save with journal entries changed (the snapshot, the
+    NPCs and every entry before it are A's) and the replay's rules are A's (a tuned
+    constant of the formula or a threshold acts from tick 0; the prompt's do not act on
+    the replay). None: B is replayed from the start."""
+    prompt_only = replace(tuning, prompt_budget=DEFAULT_TUNING.prompt_budget, min_available=DEFAULT_TUNING.min_available,
+                          card_share=DEFAULT_TUNING.card_share)  # the prompt's values: the replay never reads them
+    if prompt_only != DEFAULT_TUNING or a.tuning != DEFAULT_TUNING or a.recompute is not None or not a.checkpoints:
+        return None
+    if save_b.npcs is not a.save.npcs or save_b.player is not a.save.player or save_b.saved_at_tick != a.save.saved_at_tick:
+        return None
+    before = [c for c in a.checkpoints if c.position <= changed_from]
+    return Resume(before[-1], a.index, a.replay_findings) if before else None
 
 
 def _derived_divergence(comparison: Comparison, b: Playthrough, rc: Recompute, tuning: Tuning) -> None:

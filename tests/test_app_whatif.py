@@ -189,6 +189,19 @@ def test_bad_entry_value_is_a_message_naming_the_operation(qtbot, window):
     assert window.session.comparison is None and window.whatif.edits == []
 
 
+def test_a_sentiment_out_of_range_is_a_message_not_a_what_if(qtbot, window):
+    """New-user trial, stop 44: the Journal's edit took sentiment 7 and replayed it."""
+    journal = window.panels["journal"][0]
+    dialog = journal.edit_entry(62)
+    dialog.edit.setText("7")
+    with qtbot.waitSignal(journal.whatIfRequested):
+        dialog.accept()
+    panel = window.panels["whatif"][0]
+    qtbot.waitUntil(lambda: not window.whatif.busy and "outside -1..1" in panel.message.text())
+    assert panel.message.text().startswith("operation 0 (replace /journal/62/event/RelationshipInteraction/sentiment): sentiment 7 at journal[62]")
+    assert window.session.comparison is None and window.whatif.edits == []
+
+
 def test_explain_dock_explains_either_side(qtbot, window):
     """Issue 38: in a what-if the Explain dock's A | B buttons explain the recorded run
     or the what-if; B's steps are the tuned formula's (0.25), A's the seed's (0.5)."""

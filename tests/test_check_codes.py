@@ -140,6 +140,8 @@ MUTATIONS = {
     "R003": _mut_r003,
     "R004": lambda d: npc(d)["relationship"]["shared_references"].update(jokes=[f"j{i}" for i in range(11)]),
     "R005": lambda d: npc(d)["relationship"].update(positive_interactions=2),
+    # Delta and score_after as the formula gives them for 1.5: only the range is wrong.
+    "R006": lambda d: d["journal"].append(ev(168, "RelationshipInteraction", target=17, sentiment=1.5, message_length=100, conversation_turns=1, delta=1.1, score_after=1.45)),
     "T001": lambda d: d["journal"][-1]["event"]["StressChanged"].update(current_stress=9),
     "T002": lambda d: npc(d)["interaction_tolerance"].update(walk_away_threshold=9),
     "T003": _mut_t003,

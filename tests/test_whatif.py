@@ -179,6 +179,11 @@ def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
     (["--set", "/journal/62/event/RelationshipInteraction/nothing=1"], "operation 0 (replace /journal/62/event/RelationshipInteraction/nothing)"),
     (["--set", "/journal/62/event/RelationshipInteraction/sentiment=\"kind\""], "operation 0 (replace /journal/62/event/RelationshipInteraction/sentiment) makes the save invalid: F002"),
     (["--set", "/npcs/17/tolerance/threshold=70000"], "operation 0 (replace /npcs/17/tolerance/threshold) makes the save invalid: F002"),
+    # A sentiment outside -1..1 (save-format §5): refused, as check reports it (R006); new-user trial, stop 44.
+    (["--set", "/journal/62/event/RelationshipInteraction/sentiment=5"],
+     "operation 0 (replace /journal/62/event/RelationshipInteraction/sentiment): sentiment 5 at journal[62] is outside -1..1"),
+    (["--set", "/journal/62/event/RelationshipInteraction/message_length=3", "--set", "/journal/62/event/RelationshipInteraction/sentiment=-1.01"],
+     "operation 1 (replace /journal/62/event/RelationshipInteraction/sentiment): sentiment -1.01 at journal[62] is outside -1..1"),
     (["--set", "relationship.sentiment_weight=x"], "--set relationship.sentiment_weight: expected a number"),
     (["--set", "relationship.nothing=1"], "not a JSON pointer"),
 ])

@@ -21,6 +21,9 @@ SCORE_MAX = 100.0
 MAX_REFERENCES_PER_KIND = 10
 #: Sentiment above this counts as a positive interaction, below its negative as negative.
 SENTIMENT_BAND = 0.2
+#: The range of a RelationshipInteraction's sentiment (save-format §5; the seed's base
+#: delta ``sentiment * 0.5`` spans -0.5..+0.5).
+SENTIMENT_MIN, SENTIMENT_MAX = -1.0, 1.0
 #: Written f32 values are compared with recomputed ones at this tolerance (save-format §1).
 FLOAT_TOLERANCE = 1e-4
 
@@ -39,6 +42,11 @@ def score_delta(sentiment: float, message_length: float, conversation_turns: flo
     0.55; (-0.3, 20, 1) -> 0.04; (0.8, 800, 5) -> 1.0.
     """
     return max(-1.0, min(1.0, tuning.unclamped_delta(sentiment, message_length, conversation_turns)))
+
+
+def sentiment_in_range(sentiment: float) -> bool:
+    """Whether ``sentiment`` lies in -1..1 (save-format §5; R006 where it does not)."""
+    return SENTIMENT_MIN <= sentiment <= SENTIMENT_MAX
 
 
 def clamp_score(score: float) -> float:

@@ -4,7 +4,7 @@
 knowledge graph; each NPC at stress 0, score 0, counters 0, tolerance and interaction
 tolerance as in the snapshot), applies every journal entry in file order, records
 each change in a ``TimelineIndex`` and reports what breaks a rule: I001/I005/I009-I011
-(interactions, schema §3.2), R001-R004 (relationship seed), T001/T003/T004 (tolerance,
+(interactions, schema §3.2), R001-R004 and R006 (relationship seed), T001/T003/T004 (tolerance,
 schema §8.1), J001/J002/J004 (journal), K001/K002 (fact ids) and M001/M002 (monologues).
 Faulty entries are applied where the journal shows the game did so, so views show
 what the game did; entries naming unknown things are skipped.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from narrative_debugger.models.content.loader import Content
 from narrative_debugger.models.content.monologue import evaluate
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE, KnowledgeGraph, interaction_fact_id
-from narrative_debugger.models.domain.relationship import add_shared_reference, apply_penalty, clamp_score, close_enough, record_interaction, score_delta
+from narrative_debugger.models.domain.relationship import add_shared_reference, apply_penalty, clamp_score, close_enough, record_interaction, score_delta, sentiment_in_range
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 from narrative_debugger.models.domain.types import (
     SHARED_REFERENCE_KINDS,
@@ -644,6 +644,8 @@ class _Replayer:
         npc = self.target_npc(i, d.target)
         if npc is None:
             return
+        if not sentiment_in_range(d.sentiment):
+            self.add("R006", f"{npc.slug}: sentiment {d.sentiment:g} is outside -1..1", self.where(i, ".sentiment"), i=i, npc=npc)
         rel = npc.relationship
         rc = self.recompute
         if rc is not None and (rc.formula or npc.stable_id in rc.drifted or rc.changed(i)):

@@ -24,13 +24,13 @@ import jsonpatch
 import jsonpointer
 
 from narrative_debugger.models.compare.comparison import Comparison, compare
-from narrative_debugger.models.domain.relationship import score_delta
+from narrative_debugger.models.domain.relationship import score_delta, sentiment_in_range
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
 from narrative_debugger.models.domain.types import InteractionState
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.prompt.sections import SECTIONS, SectionContext
-from narrative_debugger.models.rules.findings import Finding, Severity
+from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.save.jsonio import decode_file
 from narrative_debugger.models.compare.journal import entry_json
@@ -245,6 +245,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     _check_still_valid(a.save, save_b, operations)
     save_b.sha256 = ""  # not the file's bytes
     changed_from, changed_to = _changed_span(a.save, save_b)
+    _check_edited_sentiments(a.save, save_b, changed_from, changed_to, operations)
     rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
                    recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()})
     notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
@@ -365,18 +366,34 @@ def _check_still_valid(a: Save, b: Save, operations: list) -> None:
     if not new:
         return
     f = new[0]
-    k, op = _operation_at(f, operations)
+    k, op = _operation_at(f.location, operations)
     where = describe(k, op) if op is not None else "the patch"
     raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
+
+
+def _check_edited_sentiments(a: Save, b: Save, changed_from: int, changed_to: int, operations: list) -> None:
+    """Refuse an edit that sets a RelationshipInteraction's sentiment outside -1..1
+    (save-format §5; ``check`` reports such a recorded value as R006): a value out of
+    range is a bad patch, not a what-if. A recorded value left as it was is not refused."""
+    ka, kb = a.journal.kinds, b.journal.kinds
+    for i in range(changed_from, changed_to):
+        if kb[i] != "RelationshipInteraction":
+            continue
+        sentiment = b.journal.data[i].sentiment
+        if sentiment_in_range(sentiment) or (i < len(ka) and ka[i] == kb[i] and a.journal.data[i].sentiment == sentiment):
+            continue
+        k, op = _operation_at(f"journal[{i}].event.RelationshipInteraction.sentiment", operations)
+        where = describe(k, op) if op is not None else "the patch"
+        raise PatchError(f"{where}: sentiment {sentiment:g} at journal[{i}] is outside -1..1 (save-format §5; check reports it as R006)")
 
 
 def _tokens(text: str) -> list[str]:
     return [t for t in re.split(r"[.\[\]/]+", text) if t]
 
 
-def _operation_at(f: Finding, operations: list) -> tuple[int, object]:
-    """The operation whose pointer is the longest prefix of the finding's location."""
-    where = _tokens(f.location or "")
+def _operation_at(location: str, operations: list) -> tuple[int, object]:
+    """The operation whose pointer is the longest prefix of ``location`` (a finding's)."""
+    where = _tokens(location or "")
     best, found = -1, (0, None)
     for k, op in enumerate(operations):
         pointer = op.get("path", "") if isinstance(op, dict) else ""

@@ -161,6 +161,10 @@ def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
     assert status == 1
     assert doc["crossings"]["kael-davan"] == {"a": [16598], "b": [4914]}
     assert [(e["tick"], e["event"]) for e in doc["would_happen"]] == [(4914, "InteractionWalkedAway")]
+    # The entry named is the one after which the stress is over: its reason says so (trial, stop 44).
+    assert doc["would_happen"][0]["journal_index"] == 87
+    assert doc["would_happen"][0]["reason"] == ("kael-davan: stress 6 is over the threshold 5 once journal[87] (StressChanged) applied: "
+                                                "a walk-away would follow")
     # Walk-aways before a penalty: 1 recorded; 3 makes the penalties of walk-aways 2 and 3 not follow.
     status, out, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.walk_away_threshold=3", "--format", "json")
     doc = json.loads(out)

@@ -519,8 +519,10 @@ def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, s
         for position, t, over in cb:
             if over and t not in ups_a:
                 npc = ib.npcs[nb.stable_id].at(position)
+                kind = sb.journal.kinds[position - 1] if 0 < position <= len(sb.journal) else None
                 result.would_happen.append({"journal_index": position - 1, "tick": t, "event": "InteractionWalkedAway",
-                                            "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold {npc.tolerance.threshold} from here"})
+                                            "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold {npc.tolerance.threshold} "
+                                                      f"once journal[{position - 1}] ({kind or 'an invalid entry'}) applied: a walk-away would follow"})
     result.would_happen.sort(key=lambda e: (e["tick"] if e["tick"] is not None else -1, e["journal_index"]))
 
 

@@ -312,3 +312,27 @@ def test_a_child_whose_window_is_gone_leaves_no_folder(qtbot, tmp_path):
     folder = Path(run.stdout.strip())
     assert folder.name.startswith("narrative-debugger-")
     qtbot.waitUntil(lambda: not folder.exists(), timeout=30000)
+
+
+
+def test_a_timelines_layer_says_when_its_items_are_gone(qtbot):
+    """The timelines view warms the layers of the NPCs a step would select, a job that
+    pauses between slices and hides its layer when it ends. A window deleted meanwhile
+    left that job to the collector (the job and the view refer to each other), which
+    ended it after Qt had deleted the plots: "RuntimeError: Internal C++ object
+    (PassiveScatter) already deleted", an unraisable exception at the end of some runs of
+    the suite. The job now asks the layer whether its items are alive first."""
+    import pyqtgraph as pg
+    from narrative_debugger.widgets.timelines.layer import NpcLayer
+    from PySide6.QtCore import QEvent
+
+    score, stress = pg.PlotWidget(), pg.PlotWidget()
+    layer = NpcLayer(score.getPlotItem(), stress.getPlotItem())
+    assert layer.alive
+    layer.set_visible(False)
+    score.deleteLater()
+    stress.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    assert not layer.alive
+    with pytest.raises(RuntimeError):
+        layer.set_visible(False)  # what the job's clean-up did

@@ -30,6 +30,7 @@ from narrative_debugger.widgets.timelines.tracks import (
     tune_curve,
 )
 from PySide6.QtCore import Qt
+from shiboken6 import isValid
 
 #: The highest stress or threshold sits this far below the top of the stress plot.
 STRESS_HEADROOM = 1.1
@@ -102,6 +103,11 @@ class NpcLayer:
     def set_opacity(self, opacity: float) -> None:
         for item in self.items:
             item.setOpacity(opacity)
+
+    @property
+    def alive(self) -> bool:
+        """False once Qt deleted the layer's items (its view was destroyed)."""
+        return all(map(isValid, self.items))
 
     @property
     def shown(self) -> bool:

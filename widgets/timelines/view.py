@@ -516,7 +516,7 @@ class TimelinesView(QWidget):
         try:
             yield slices.END_SLICE  # the plots paint it, and its items keep the pixmaps
         finally:  # also when the job is dropped for a newer one
-            if layer is not self.layer:
+            if layer is not self.layer and layer.alive:  # not once the view's items are gone
                 layer.set_visible(False)
 
     def _plan_ahead(self, *_args) -> None:

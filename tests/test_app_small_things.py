@@ -25,7 +25,7 @@ def test_counts_are_in_the_right_number(qtbot, window):
     assert "1 fact," in knowledge.heading.text()
     assert window.status_findings.text() == "0 errors, 0 warnings"
     journal = window.panels["journal"][0]
-    assert "of 4 entries applied" in journal.caption.text()
+    assert "of 4 applied" in journal.caption.text() and "of 4 entries applied at tick" in journal.caption.toolTip()
 
 
 def test_status_bar_shows_the_save_name_whole_or_elided_with_a_tooltip(qtbot, window, tmp_path):

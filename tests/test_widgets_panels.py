@@ -216,7 +216,7 @@ def test_journal_marks_the_current_tick_and_greys_the_future(qtbot, minimal):
     session.set_tick(164)
     assert model.current_row() == 3
     assert model.index(2, 0).data(Qt.BackgroundRole) is not None, "entries of the same tick are marked too"
-    assert "4 of 4 entries" in widget.caption.text()
+    assert "4 of 4 applied" in widget.caption.text() and "4 of 4 entries applied at tick 164" in widget.caption.toolTip()
     assert_not_blank(widget)
 
 

@@ -80,8 +80,9 @@ class ComparisonOverlay:
             line.setVisible(False)
             plot.addItem(line, ignoreBounds=True)
             self.divergence_lines.append(line)
+        # Near the top: scores start at 0, so at the bottom the label hid the start of the A curves.
         self.divergence_lines[0].label = pg.InfLineLabel(
-            self.divergence_lines[0], text="A/B part", position=0.08, color=DIVERGENCE_COLOUR, fill=(255, 255, 255, 220)
+            self.divergence_lines[0], text="A/B part", position=0.84, color=DIVERGENCE_COLOUR, fill=(255, 255, 255, 220)
         )
         self.session.comparisonChanged.connect(self.refresh)
         self.session.loaded.connect(self._forget)  # the view has rebuilt itself for the new save

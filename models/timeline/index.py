@@ -128,6 +128,13 @@ class DialogueLines(Sequence):
         out.run_values = list(self.run_values[:runs])
         return out
 
+    def tick_of(self, k: int) -> int:
+        """The tick of line ``k`` (its record's ``tick``), without making the record: a
+        bisection over an NPC's lines by tick reads ~20 of them a step."""
+        i = int(self.lines[k])
+        tick = self.journal.ticks[i]
+        return tick if tick is not None else self.ticks[i]
+
     def _record(self, k: int, run: int) -> DialogueRecord:
         i = int(self.lines[k])
         tick = self.journal.ticks[i]
@@ -688,7 +695,7 @@ class TimelineIndex:
         """Dialogue lines spoken while a conversation with ``npc`` was in progress, up to ``tick``."""
         idx = self.dialogue_by_npc.get(npc, [])
         records = self.dialogue
-        hi = bisect_right(idx, tick, key=lambda i: records[i].tick)
+        hi = bisect_right(idx, tick, key=records.tick_of)
         return [records[i] for i in idx[:hi]]
 
     def dialogue_newest_first(self, npc: StableId, tick: int):
@@ -700,9 +707,7 @@ class TimelineIndex:
 
     def dialogue_count_with(self, npc: StableId, tick: int) -> int:
         """How many lines ``dialogue_with`` would return, in O(log N)."""
-        idx = self.dialogue_by_npc.get(npc, [])
-        records = self.dialogue
-        return bisect_right(idx, tick, key=lambda i: records[i].tick)
+        return bisect_right(self.dialogue_by_npc.get(npc, []), tick, key=self.dialogue.tick_of)
 
     def npc_signature(self, npc: StableId, tick: int) -> tuple[int, int, int]:
         """A value that changes whenever anything the NPC's prompt depends on changed by

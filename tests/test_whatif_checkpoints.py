@@ -194,3 +194,48 @@ def test_a_replay_resumed_at_any_checkpoint_ends_as_the_whole_replay(saves, monk
             assert got.knowledge.active_fact_id() == whole.knowledge.active_fact_id(), (path.name, point.position)
             assert got.npcs == whole.npcs and got.confrontation_seen == whole.confrontation_seen
             assert again.close() == sink.close(), (path.name, point.position)
+
+
+def _resumed_equals_whole(play: Playthrough, every: int) -> int:
+    """Replay ``play``'s save with a checkpoint every ``every`` entries, then resume at
+    each and compare with the whole replay: index, live state and findings. Returns how
+    many checkpoints it had (it tries about ten of them, the last two among them)."""
+    from narrative_debugger.models.rules.findings import FindingSink
+    from narrative_debugger.models.timeline.replay import Resume, replay
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(replay_module, "CHECKPOINT_SPACING", every)
+        m.setattr(replay_module, "CHECKPOINTS_MAX", 10_000)
+        sink = FindingSink()
+        whole = replay(play.save, play.content, sink, checkpoints=True)
+    points = whole.checkpoints
+    for point in (*points[:: max(1, len(points) // 8)], *points[-2:]):
+        again = FindingSink()
+        got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)))
+        assert_same_index(got.index, whole.index)
+        assert got.knowledge.facts == whole.knowledge.facts and got.knowledge.active_fact_id() == whole.knowledge.active_fact_id()
+        assert got.npcs == whole.npcs and got.confrontation_seen == whole.confrontation_seen
+        assert again.close() == sink.close(), point.position
+    return len(whole.checkpoints)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from tests.test_fuzz import ALL_SAVES, _lay_out, cases  # noqa: E402
+
+
+@settings(max_examples=25, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(case=cases(ALL_SAVES))
+def test_a_resumed_replay_of_a_mutated_save_equals_the_whole_replay(tmp_path_factory, case):
+    """The fuzzer's hostile saves (values out of range, keys renamed, entries dropped,
+    duplicated or reordered, ticks that go back, unknown speakers and targets): a
+    replay resumed at any checkpoint ends as the replay from the start does."""
+    folder = tmp_path_factory.mktemp("resumed")
+    save, content = _lay_out(case, folder)
+    try:
+        play = Playthrough.open(save, content, defer_checks=True)
+    except OSError:
+        return
+    if not play.readable:
+        return
+    _resumed_equals_whole(play, 7)

@@ -178,6 +178,21 @@ def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
     assert late and all(e["tick"] >= 16598 and "not over the threshold 1000" in e["reason"] for e in late)
 
 
+@pytest.mark.parametrize("op, words", [
+    ({"op": "replace", "path": "", "value": []}, 'operation 0 (replace "" (the whole save)) makes the save invalid: F002 at $'),
+    ({"op": "replace", "path": "", "value": None}, 'operation 0 (replace "" (the whole save)) makes the save invalid: F002 at $'),
+    ({"op": "replace", "path": "", "value": {}}, 'operation 0 (replace "" (the whole save)) makes the save invalid: F003'),
+    ({"op": "remove", "path": ""}, 'operation 0 (remove "" (the whole save)): the whole save cannot be removed'),
+])
+def test_a_patch_of_the_whole_save_is_applied_not_ignored(capsys, tmp_path, op, words):
+    """New-user trial, stop 45: ``replace ""`` with [] said "Nothing changes", exit 0 (the
+    patched whole was dropped: jsonpatch returns a new root, it cannot replace one in place)."""
+    patch = tmp_path / "whole.json"
+    patch.write_text(json.dumps([op]), encoding="utf-8")
+    status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--patch", str(patch))
+    assert status == 2 and out == "" and words in err, err
+
+
 @pytest.mark.parametrize("args, words", [
     (["--set", "/journal/99999/event/RelationshipInteraction/sentiment=0.5"], "operation 0 (replace /journal/99999/event/RelationshipInteraction/sentiment)"),
     (["--set", "/journal/62/event/RelationshipInteraction/nothing=1"], "operation 0 (replace /journal/62/event/RelationshipInteraction/nothing)"),

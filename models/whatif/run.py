@@ -54,7 +54,9 @@ class PatchError(ValueError):
 def describe(k: int, op: object) -> str:
     """``operation K (OP POINTER)`` for messages; K counts from 0 as the patch does."""
     if isinstance(op, dict):
-        return f"operation {k} ({op.get('op', '?')} {op.get('path', '?')})"
+        path = op.get("path", "?")
+        where = path if path != "" else '"" (the whole save)'
+        return f"operation {k} ({op.get('op', '?')} {where})"
     return f"operation {k}"
 
 
@@ -106,8 +108,10 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
     return operations, tuning, sets
 
 
-def apply_patch(document: object, operations: list) -> None:
-    """Apply ``operations`` (RFC 6902) to ``document`` in place, one at a time.
+def apply_patch(document: object, operations: list) -> object:
+    """Apply ``operations`` (RFC 6902) to ``document``, one at a time, in place where
+    they can be: returns the patched document (a new one when an operation replaces the
+    whole, pointer ``""``).
 
     Raises:
         PatchError: a malformed operation, a pointer that does not exist (past the end
@@ -116,12 +120,15 @@ def apply_patch(document: object, operations: list) -> None:
     if not isinstance(operations, list):
         raise PatchError("a JSON Patch is a list of operations (RFC 6902)")
     for k, op in enumerate(operations):
+        if isinstance(op, dict) and op.get("op") == "remove" and op.get("path") == "":
+            raise PatchError(f"{describe(k, op)}: the whole save cannot be removed")
         try:
-            jsonpatch.JsonPatch([op]).apply(document, in_place=True)
+            document = jsonpatch.JsonPatch([op]).apply(document, in_place=True)
         except jsonpatch.JsonPatchTestFailed as exc:
             raise PatchError(f"{describe(k, op)}: the test failed: {_test_failure(document, op, exc)}") from None
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, IndexError, TypeError) as exc:
             raise PatchError(f"{describe(k, op)}: {_reason(exc)}") from None
+    return document
 
 
 #: The JSON names of the Python types jsonpatch and jsonpointer name in their messages.
@@ -240,7 +247,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
         document, sha256 = decode_file(path, path.name)
         if not document.parsed:
             raise PatchError(f"{path.name} cannot be read")
-        apply_patch(document.value, operations)
+        document.value = apply_patch(document.value, operations)  # "" replaces the whole
         save_b = save_from_document(document, f"{path.name} (what if)", path)
     _check_still_valid(a.save, save_b, operations)
     save_b.sha256 = ""  # not the file's bytes
@@ -334,7 +341,7 @@ def _patched_entries(a: Save, operations: list) -> Save | None:
             return None
         wanted.add(int(m.group(1)))
     document = {"journal": {str(i): entry_json(a, i) for i in wanted}}
-    apply_patch(document, operations)
+    document = apply_patch(document, operations)
     new = Journal(list(journal.ticks), list(journal.kinds), list(journal.data)) if wanted else journal
     sink = FindingSink()
     shape = Shape(sink, f"{a.label} (what if)")

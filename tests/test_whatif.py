@@ -178,6 +178,32 @@ def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
     assert late and all(e["tick"] >= 16598 and "not over the threshold 1000" in e["reason"] for e in late)
 
 
+def test_removing_or_retargeting_an_interaction_derives_the_npcs_later_scores(capsys, tmp_path):
+    """New-user trial, stop 45: with Mira's first RelationshipInteraction (journal[43],
+    delta 0.285) removed, B kept every later recorded score_after (21.074, as A) and
+    flagged its own run with R003. Her later deltas are the recorded ones (the formula's),
+    so B ends 0.285 lower; moved to Kael (17), she ends as lower and he gains the entry."""
+    save = SAMPLES / "evening.json"
+    entry = json.loads(save.read_text(encoding="utf-8"))["journal"][43]["event"]["RelationshipInteraction"]
+    assert entry["target"] == 42 and entry["delta"] == 0.285  # Mira Holt
+    patch = tmp_path / "remove.json"
+    patch.write_text(json.dumps([{"op": "remove", "path": "/journal/43"}]), encoding="utf-8")
+    status, out, _ = run_whatif(capsys, save, "--patch", str(patch), "--format", "json")
+    doc = json.loads(out)
+    mira = doc["npcs"]["mira-holt"]
+    assert status == 1 and mira["b"]["score"] == pytest.approx(mira["a"]["score"] - 0.285, abs=1e-3)
+    assert doc["findings"]["only_b"] == []
+    assert all(d["a"] == d["b"] for slug, d in doc["npcs"].items() if slug != "mira-holt")
+    status, out, _ = run_whatif(capsys, save, "--set", "/journal/43/event/RelationshipInteraction/target=17", "--format", "json")
+    doc = json.loads(out)
+    assert doc["npcs"]["mira-holt"]["b"]["score"] == pytest.approx(mira["b"]["score"], abs=1e-3)
+    kael = doc["npcs"]["kael-davan"]
+    assert kael["b"]["score"] > kael["a"]["score"] and not any(f["code"] == "R003" for f in doc["findings"]["only_b"])
+    # To no NPC at all: the edit makes the journal invalid (I010), exit 2.
+    status, out, err = run_whatif(capsys, save, "--set", "/journal/43/event/RelationshipInteraction/target=99")
+    assert status == 2 and "makes the save invalid: I010 at journal[43].event.RelationshipInteraction.target" in err
+
+
 @pytest.mark.parametrize("op, words", [
     ({"op": "replace", "path": "", "value": []}, 'operation 0 (replace "" (the whole save)) makes the save invalid: F002 at $'),
     ({"op": "replace", "path": "", "value": None}, 'operation 0 (replace "" (the whole save)) makes the save invalid: F002 at $'),

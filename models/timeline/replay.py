@@ -85,6 +85,10 @@ class Recompute:
     drifted: set = None
     stress_drifted: set = None
     drift_from: dict = None
+    #: StableId -> the journal index from which the NPC's score and stress are derived
+    #: anew although no entry of B about it changed there: an entry about it was removed
+    #: or now names another NPC (the recorded values after it no longer add up).
+    pending: dict | None = None
 
     def __post_init__(self) -> None:
         self.drifted = set() if self.drifted is None else self.drifted
@@ -95,6 +99,27 @@ class Recompute:
         """The score of NPC ``npc`` (StableId) is derived anew from journal index ``i`` on."""
         self.drifted.add(npc)
         self.drift_from.setdefault(npc, i)
+
+    def drifting(self, npc: int, i: int) -> bool:
+        """Whether entry ``i``'s score change for ``npc`` is derived anew because an
+        earlier one was (or ``pending`` says so from here): then it is, from ``i`` on."""
+        if npc in self.drifted:
+            return True
+        start = self.pending.get(npc) if self.pending else None
+        if start is not None and start <= i:
+            self.drift(npc, i)
+            return True
+        return False
+
+    def stress_drifting(self, npc: int, i: int) -> bool:
+        """``drifting`` for the stress: True once derived anew, from the deltas."""
+        if npc in self.stress_drifted:
+            return True
+        start = self.pending.get(npc) if self.pending else None
+        if start is not None and start <= i:
+            self.stress_drifted.add(npc)
+            return True
+        return False
 
     def derived(self, npc: int, i: int) -> bool:
         """True when journal entry ``i``'s score change for ``npc`` was derived anew
@@ -648,7 +673,7 @@ class _Replayer:
             self.add("R006", f"{npc.slug}: sentiment {d.sentiment:g} is outside -1..1", self.where(i, ".sentiment"), i=i, npc=npc)
         rel = npc.relationship
         rc = self.recompute
-        if rc is not None and (rc.formula or npc.stable_id in rc.drifted or rc.changed(i)):
+        if rc is not None and (rc.formula or rc.changed(i) or rc.drifting(npc.stable_id, i)):
             # What if: the delta and score_after follow from the formula and the new score.
             rc.drift(npc.stable_id, i)
             rel = record_interaction(rel, tick=self.tick, sentiment=d.sentiment, message_length=d.message_length,
@@ -716,7 +741,7 @@ class _Replayer:
             self.add("T004", f"{npc.slug}: penalty {d.penalty:g} is not walk_away_penalty {tol.walk_away_penalty:g}", self.where(i, ".penalty"), i=i, npc=npc)
         rel = npc.relationship
         rc = self.recompute
-        if rc is not None and (npc.stable_id in rc.drifted or rc.changed(i) or (due is not None and due.ordinal <= tol.walk_away_threshold and rc.walk_rule_changed(npc))):
+        if rc is not None and (rc.changed(i) or rc.drifting(npc.stable_id, i) or (due is not None and due.ordinal <= tol.walk_away_threshold and rc.walk_rule_changed(npc))):
             # What if: the penalty applies to the new score, and only where the threshold calls for it.
             rc.drift(npc.stable_id, i)
             if due is None or due.ordinal > tol.walk_away_threshold or not rc.walk_rule_changed(npc):
@@ -733,7 +758,7 @@ class _Replayer:
         before = npc.tolerance.current_stress
         after = d.current_stress
         rc = self.recompute
-        if rc is not None and (npc.stable_id in rc.stress_drifted or rc.changed(i)):
+        if rc is not None and (rc.changed(i) or rc.stress_drifting(npc.stable_id, i)):
             rc.stress_drifted.add(npc.stable_id)  # what if: the stress follows from the deltas
             after = max(I16_MIN, min(I16_MAX, before + d.delta))
         if not I16_MIN <= after <= I16_MAX:

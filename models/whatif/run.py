@@ -254,12 +254,14 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     changed_from, changed_to = _changed_span(a.save, save_b)
     _check_edited_sentiments(a.save, save_b, changed_from, changed_to, operations)
     rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
-                   recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()})
+                   recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()},
+                   pending=_npcs_edited_away(a.save, save_b, changed_from, changed_to))
     notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
     span = 1.0 - opened
     replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
     b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc,
                           resume=resume_point(a, save_b, changed_from, tuning))
+    _check_replay_valid(a, b, changed_from, changed_to, operations)
     report(opened + span * 0.6, "comparing with the recorded run")
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
     _derived_divergence(comparison, b, rc, tuning)
@@ -376,6 +378,39 @@ def _check_still_valid(a: Save, b: Save, operations: list) -> None:
     k, op = _operation_at(f.location, operations)
     where = describe(k, op) if op is not None else "the patch"
     raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
+
+
+def _npcs_edited_away(a: Save, b: Save, changed_from: int, changed_to: int) -> dict:
+    """NPC -> ``changed_from`` for each NPC that A's changed entries name (removed, or
+    now about another NPC): its recorded scores and stresses after the edit no longer
+    follow, so B derives them anew from there (``Recompute.pending``). An entry about it
+    that B changes in place is derived anew anyway."""
+    ja = a.journal
+    a_to = max(changed_from, len(ja) - (len(b.journal) - changed_to))
+    out = {}
+    for i in range(changed_from, a_to):
+        target = getattr(ja.data[i], "target", None) if ja.kinds[i] is not None else None
+        if isinstance(target, int) and target in a.npcs:
+            out.setdefault(target, changed_from)
+    return out
+
+
+#: Rules whose finding on an edited entry means the edit made the journal invalid (an
+#: event about no NPC of the save, a tick out of order or after the save, a speaker or
+#: fact id that cannot be), not a consequence to report.
+_INVALIDATING = frozenset({"I010", "J001", "J002", "J004", "K001"})
+
+
+def _check_replay_valid(a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, operations: list) -> None:
+    """Refuse a patch whose edited entries break a rule of ``_INVALIDATING`` in B's replay
+    where A's did not (issue 38: "a patch that makes the save invalid (with the finding)")."""
+    seen = {(f.code, f.message) for f in a.findings}
+    for f in b.findings:
+        i = f.target.journal_index if f.target is not None else None
+        if f.code in _INVALIDATING and i is not None and changed_from <= i < changed_to and (f.code, f.message) not in seen:
+            k, op = _operation_at(f.location, operations)
+            where = describe(k, op) if op is not None else "the patch"
+            raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
 
 
 def _check_edited_sentiments(a: Save, b: Save, changed_from: int, changed_to: int, operations: list) -> None:

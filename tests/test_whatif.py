@@ -178,6 +178,19 @@ def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
     assert late and all(e["tick"] >= 16598 and "not over the threshold 1000" in e["reason"] for e in late)
 
 
+def test_tick_bounds_the_prompts_to_regenerate(capsys):
+    """New-user trial, stop 45: with --tick 5000 the NPCs were compared at 5000 but the
+    prompts listed turns up to the end (lera-sessik from 76 948, 220 turns)."""
+    save = SAMPLES / "evening.json"
+    whole = json.loads(run_whatif(capsys, save, "--set", "relationship.sentiment_weight=0.25", "--format", "json")[1])["prompts_regenerate"]
+    assert whole["lera-sessik"] == {"first_tick": 76948, "turns": 220}
+    bounded = json.loads(run_whatif(capsys, save, "--set", "relationship.sentiment_weight=0.25", "--tick", "100000", "--format", "json")[1])
+    assert bounded["prompts_regenerate"]["lera-sessik"]["first_tick"] == 76948
+    assert 0 < bounded["prompts_regenerate"]["lera-sessik"]["turns"] < 220
+    assert all(v["first_tick"] <= 100000 for v in bounded["prompts_regenerate"].values())
+    assert json.loads(run_whatif(capsys, save, "--set", "relationship.sentiment_weight=0.25", "--tick", "5000", "--format", "json")[1])["prompts_regenerate"] == {}
+
+
 def test_removing_or_retargeting_an_interaction_derives_the_npcs_later_scores(capsys, tmp_path):
     """New-user trial, stop 45: with Mira's first RelationshipInteraction (journal[43],
     delta 0.285) removed, B kept every later recorded score_after (21.074, as A) and

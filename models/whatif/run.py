@@ -270,7 +270,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     _decisions(result, a, b)
     _crossings(result, a.index, b.index, a.save, b.save)
     report(opened + span * 0.85, "rebuilding the prompts")
-    _prompts(result, a, b, changed_from, changed_to, tuning)
+    _prompts(result, a, b, changed_from, changed_to, tuning, until=tick)
     report(1.0, "done")
     return result
 
@@ -592,9 +592,11 @@ def _counted_texts(play: Playthrough, sid: int, tick: int) -> tuple[str, ...]:
     return tuple(spec.text(context) for spec in SECTIONS if spec.counted)
 
 
-def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning) -> None:
+def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning,
+             until: int | None = None) -> None:
     """Each NPC's prompt at each of its lines (a turn the game asked the LLM for) from
-    the first changed entry on: where A's and B's texts differ it needs a new response.
+    the first changed entry on, up to tick ``until`` (the compared tick; None: the end):
+    where A's and B's texts differ it needs a new response.
 
     When only NPC state can differ (``_only_state``), history and lore differ only where
     the counted sections do (they take what those leave of the budget), so a turn is
@@ -607,8 +609,9 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
     builder_a, builder_b = (None, None) if only_state else (PromptBuilder(a), PromptBuilder(b))
     slugs = {n.stable_id: n.slug for n in b.save.npcs.values()}
     turns: dict[int, list[int]] = {}
+    last_tick = b.last_tick if until is None else until
     for record in b.index.dialogue:
-        if record.tick >= start_tick and record.speaker in slugs:
+        if start_tick <= record.tick <= last_tick and record.speaker in slugs:
             ticks = turns.setdefault(record.speaker, [])
             if not ticks or ticks[-1] != record.tick:
                 ticks.append(record.tick)

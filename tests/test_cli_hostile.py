@@ -419,3 +419,27 @@ def test_prompt_header_and_cards_escape_a_hostile_slug_even_when_piped(tmp_path)
     header = out.stdout.splitlines()[0]
     assert header == "hostile-slug.json: prompt for kael\\u000a\\u001b[2J\\u202edavan at tick 170 (cl100k_base)", header
     assert not any(c in out.stdout.split("\n\n", 1)[0] for c in "\x1b\u202e"), out.stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads the command's CPU time from /proc")
+def test_ctrl_c_during_a_long_query_exits_130(tmp_path):
+    """New-user trial, stop 45: DuckDB runs a query in C, so Ctrl+C waited for its end (a
+    cross join ran on for 14 minutes of CPU after two SIGINTs). The query is cancelled."""
+    corpus = tmp_path / "corpus"
+    subprocess.run([sys.executable, "-m", "narrative_debugger.app", "corpus", str(ROOT / "sample_saves" / "evening.json"),
+                    "--out", str(corpus), "--no-prompts"], check=True, cwd=tmp_path, capture_output=True, timeout=300)
+    proc = _popen([sys.executable, "-m", "narrative_debugger.app", "query", str(corpus),
+                   "SELECT count(*) FROM range(100000000) t, range(100000000) u"], cwd=tmp_path)
+    ticks = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # until it has run the query a while: 4 s of CPU (the start takes ~1.5)
+        with open(f"/proc/{proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / ticks >= 4.0 or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    started = time.monotonic()
+    _, err = _interrupt(proc)
+    assert time.monotonic() - started < 10
+    assert proc.returncode == EXIT_INTERRUPTED
+    assert err.strip() == "narrative-debugger: interrupted"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import threading
 import uuid
 from pathlib import Path
 
@@ -338,14 +339,51 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
                 if statement.type in _WRITING:
                     raise CorpusError(f"{statement.type.name.replace('_', ' ')} is refused: a query writes no file, in the corpus "
                                       "or elsewhere (print the rows with --format csv or json and redirect them)")
-            cursor = con.execute(sql)
+            cursor, names, rows = _interruptible(con, lambda: _run(con, sql))
         except duckdb.Error as exc:
             raise CorpusError(str(exc).strip()) from None
         if cursor is None:  # DuckDB returns no cursor for SQL without a statement ('', ';', a comment)
             raise CorpusError("the SQL holds no statement to run")
-        if cursor.description is None:
-            return [], []
-        names = [d[0] for d in cursor.description]
-        return names, cursor.fetchall()
+        return names, rows
     finally:
         con.close()
+
+
+def _run(con, sql: str):
+    """(cursor, column names, rows) of ``sql``: names and rows empty for a statement that
+    gives no result."""
+    cursor = con.execute(sql)
+    if cursor is None or cursor.description is None:
+        return cursor, [], []
+    return cursor, [d[0] for d in cursor.description], cursor.fetchall()
+
+
+def _interruptible(con, work):
+    """``work()``'s result, run on another thread while this one waits: DuckDB runs a query
+    in C without returning to Python, so Ctrl+C (KeyboardInterrupt, raised on the main
+    thread) would wait for the query's end, minutes for a large join. Interrupted, the
+    query is cancelled (``con.interrupt``) and the KeyboardInterrupt goes on.
+
+    Raises:
+        duckdb.Error: what ``work`` raised; KeyboardInterrupt: Ctrl+C while it ran."""
+    done: list = []
+
+    def run() -> None:
+        try:
+            done.append((True, work()))
+        except BaseException as exc:  # handed to the waiting thread, raised there
+            done.append((False, exc))
+
+    thread = threading.Thread(target=run, name="corpus-query", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.1)
+    except KeyboardInterrupt:
+        con.interrupt()
+        thread.join(5.0)
+        raise
+    ok, value = done[0]
+    if not ok:
+        raise value
+    return value

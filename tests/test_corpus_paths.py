@@ -125,12 +125,18 @@ def test_a_damaged_corpus_is_a_message_naming_it_not_a_traceback(relative_corpus
     (relative_corpus / part).write_bytes(b"PAR1")
     table = part.split("/")[1].split(".")[0]
     for args in (["coverage", str(relative_corpus)], ["coverage", str(relative_corpus), "--format", "html"],
-                 ["query", str(relative_corpus), "SELECT 1"],
-                 ["corpus", str(relative_corpus.parent / "plays"), "--out", str(relative_corpus), "--no-prompts"]):
+                 ["query", str(relative_corpus), "SELECT 1"]):
         code, out, err = run(capsys, *args)
         assert (code, out) == (2, ""), args
         assert f"{relative_corpus} cannot be read: its {table} table: " in err and "Traceback" not in err, args
-        assert "index the saves again into a new folder" in err
+        assert "run 'narrative-debugger corpus' with its saves and --out it again" in err
+    # As the message says: corpus makes tables/ again from the parts (the trial, stop 45,
+    # was told to index into a new folder), and the corpus answers again.
+    code, out, err = run(capsys, "corpus", "plays", "--content", "mine", "--out", "qa", "--no-prompts")
+    assert code == 0 and "skipped 1 unchanged" in out, out
+    assert "its tables/ could not be read" in err and "they are made again from the parts" in err
+    code, out, _ = run(capsys, "query", str(relative_corpus), "SELECT count(*) AS n FROM saves", "--format", "json")
+    assert code == 0 and json.loads(out) == [{"n": 1}]
 
 
 def test_the_window_says_a_damaged_corpus_cannot_be_read(relative_corpus, open_window, monkeypatch):

@@ -301,7 +301,8 @@ def damaged(corpus: Path, exc: Exception, table: str | None = None) -> CorpusErr
     first line of DuckDB's message (it names the file when it knows it) and what to do."""
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     where = f"its {table} table: " if table else ""
-    return CorpusError(f"{corpus} cannot be read: {where}{first} (index the saves again into a new folder)")
+    return CorpusError(f"{corpus} cannot be read: {where}{first} (run 'narrative-debugger corpus' with its saves and "
+                       "--out it again: what is damaged is made again)")
 
 
 def indexed(corpus: Path) -> dict[str, tuple[str | None, str | None, bool]]:

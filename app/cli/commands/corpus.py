@@ -115,7 +115,16 @@ def run(args) -> int:
     try:
         known = store.indexed(corpus)
     except store.CorpusError as exc:  # a damaged corpus: its tables cannot be read
-        raise UsageError(f"--out {exc}") from None
+        if not store.has_compacted(corpus):
+            raise UsageError(f"--out {exc}") from None
+        # tables/ is made from the parts: read them instead, and make it again at the end.
+        store.mark_stale(corpus)
+        try:
+            known = store.indexed(corpus)
+        except store.CorpusError:
+            raise UsageError(f"--out {exc}") from None
+        print(f"narrative-debugger corpus: {one_line(corpus)}: its tables/ could not be read ({one_line(exc)}); "
+              "they are made again from the parts", file=sys.stderr)
     stamps: dict[str, str] = {}
     work, skipped, replaced = [], 0, 0
     folders: set[str] = set()  # the content folders of the saves to index

@@ -170,7 +170,25 @@ def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
     doc = json.loads(out)
     assert status == 1
     assert [(e["journal_index"], e["tick"], e["event"]) for e in doc["would_not_happen"]] == [(133, 7652, "WalkAwayPenalty"), (152, 8969, "WalkAwayPenalty")]
-    assert "within the threshold of 3" in doc["would_not_happen"][0]["reason"]
+    # Consequences, not faults of B (trial, stop 45: "T004 only in B: … yet it is penalised"
+    # beside the same penalty under "would not have happened", whose reason was that message).
+    assert doc["would_not_happen"][0]["reason"] == ("kael-davan: walk-away #2 is within the walk-away threshold of 3: "
+                                                    "no WalkAwayPenalty follows it")
+    assert not [f for f in doc["findings"]["only_b"] if f["code"] == "T004"]
+    # Lowered to 0, walk-away #1 (journal[86], tick 4914) calls for a penalty of its NPC's walk_away_penalty.
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.walk_away_threshold=0", "--format", "json")
+    doc = json.loads(out)
+    assert status == 1 and not [f for f in doc["findings"]["only_b"] if f["code"] == "T004"]
+    assert doc["would_happen"] == [{"journal_index": 86, "tick": 4914, "event": "WalkAwayPenalty",
+                                    "reason": "kael-davan: walk-away #1 is past the walk-away threshold of 0: a WalkAwayPenalty of 0.43 would follow"}]
+    # A stress threshold below the initial stress 0: over from the start (trial, stop 45: -1 listed
+    # no crossing and nothing that would happen), so a walk-away follows the first conversation.
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.threshold=-1", "--format", "json")
+    doc = json.loads(out)
+    assert status == 1 and doc["crossings"]["kael-davan"] == {"a": [16598], "b": [0]}
+    assert doc["would_happen"] == [{"journal_index": 1, "tick": 217, "event": "InteractionWalkedAway",
+                                    "reason": "kael-davan: stress 0 is over the threshold -1 from the start: a walk-away "
+                                              "would follow at the first conversation (journal[1])"}]
     # Raising the stress threshold over every recorded stress: the walk-aways made over it no longer follow.
     status, out, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.threshold=1000", "--format", "json")
     doc = json.loads(out)

@@ -501,20 +501,48 @@ def _entry(play: Playthrough, i: int, reason: str, event: str | None = None) -> 
             "event": event or (journal.kinds[i] if 0 <= i < len(journal) else None), "reason": reason}
 
 
+def _walk_away_rule(b: Playthrough, i: int, stable_id) -> tuple[str, int, int, float] | None:
+    """``(slug, walk-away ordinal, walk_away_threshold, walk_away_penalty)`` of the NPC
+    in B's state after journal entry ``i`` (a walk-away, or the penalty at its tick)."""
+    versions = b.index.npcs.get(stable_id) if stable_id is not None else None
+    npc = versions.at(i + 1) if versions is not None else None
+    if npc is None:
+        return None
+    tol = npc.interaction_tolerance
+    return npc.slug, npc.walk_aways, tol.walk_away_threshold, tol.walk_away_penalty
+
+
 def _decisions(result: WhatIf, a: Playthrough, b: Playthrough) -> None:
     """Recorded decisions B no longer supports, and those B calls for: the replay's own
     rules (M001 a line fired while a prerequisite fails, T004 a penalty) found in B and
-    not in A, and walk-aways from an NPC whose stress is no longer over its threshold."""
+    not in A, and walk-aways from an NPC whose stress is no longer over its threshold.
+
+    Those findings are consequences of the edit, reported here and no longer as
+    findings only in B (the trial read "T004 only in B: … yet it is penalised" beside
+    "would not have happened" for the same penalty). A penalty's reason says what the
+    walk-away rule (interaction seed: walk_away_threshold) calls for in B."""
     c = result.comparison
+    kept = []
     for f in c.findings_only_b:
         target = f.target
         i = target.journal_index if target is not None else None
-        if i is None:
-            continue
-        if f.code == "M001" or (f.code == "T004" and _PENALISED_WITHIN in f.message):
+        within, missing = f.code == "T004" and _PENALISED_WITHIN in f.message, f.code == "T004" and _PENALTY_MISSING in f.message
+        rule = _walk_away_rule(b, i, target.stable_id) if i is not None and (within or missing) else None
+        if i is not None and f.code == "M001":
             result.would_not_happen.append(_entry(b, i, f.message))
-        elif f.code == "T004" and _PENALTY_MISSING in f.message:
-            result.would_happen.append(_entry(b, i, f.message, "WalkAwayPenalty"))
+        elif rule is not None and within:
+            slug, n, threshold, _ = rule
+            result.would_not_happen.append(_entry(b, i, f"{slug}: walk-away #{n} is within the walk-away threshold of {threshold}: "
+                                                     "no WalkAwayPenalty follows it"))
+        elif rule is not None and missing:
+            slug, n, threshold, penalty = rule
+            result.would_happen.append(_entry(b, i, f"{slug}: walk-away #{n} is past the walk-away threshold of {threshold}: "
+                                                 f"a WalkAwayPenalty of {penalty:g} would follow", "WalkAwayPenalty"))
+        else:
+            kept.append(f)
+    if len(kept) != len(c.findings_only_b):
+        c.findings_only_b = tuple(kept)
+        c._differences = None
     ia, ib = a.index, b.index
     for record in ib.transitions:
         if record.target not in _WALK_AWAYS:
@@ -537,10 +565,10 @@ def _crossing_ticks(index: TimelineIndex, sid: int) -> list[tuple[int, int, bool
     out = []
     if versions is None:
         return out
-    over = None
+    over = False  # before the first state: an NPC over its threshold from the start crosses at position 0
     for position, npc in zip(versions.positions, versions.values):
         now = npc.tolerance.current_stress > npc.tolerance.threshold
-        if over is not None and now != over:
+        if now != over:
             out.append((position, index.tick_at_position(position), now))
         over = now
     return out
@@ -559,7 +587,16 @@ def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, s
         result.crossings[slug] = {"a": [t for _, t, _ in ca], "b": [t for _, t, _ in cb]}
         ups_a = {t for _, t, over in ca if over}
         for position, t, over in cb:
-            if over and t not in ups_a:
+            if over and t not in ups_a and position == 0:  # over from the start (a threshold below the initial stress)
+                npc = ib.npcs[nb.stable_id].at(0)
+                started = ib.interactions_created.get(nb.stable_id)
+                if started:
+                    first = started[0] - 1
+                    result.would_happen.append({"journal_index": first, "tick": sb.journal.ticks[first], "event": "InteractionWalkedAway",
+                                                "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold "
+                                                          f"{npc.tolerance.threshold} from the start: a walk-away would follow at "
+                                                          f"the first conversation (journal[{first}])"})
+            elif over and t not in ups_a:
                 npc = ib.npcs[nb.stable_id].at(position)
                 kind = sb.journal.kinds[position - 1] if 0 < position <= len(sb.journal) else None
                 result.would_happen.append({"journal_index": position - 1, "tick": t, "event": "InteractionWalkedAway",

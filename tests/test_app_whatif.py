@@ -12,7 +12,8 @@ from narrative_debugger.app.workers import engine
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.whatif.run import split_edits, what_if
-from narrative_debugger.widgets.docks.whatif import EntryEditDialog, show_value
+from narrative_debugger.widgets.docks.whatif import show_value
+from narrative_debugger.widgets.kit.entry_edit import EntryEditDialog
 from PySide6.QtCore import Qt
 
 from tests.conftest import SAMPLES
@@ -183,14 +184,37 @@ def test_panel_lists_what_would_not_happen(qtbot, window):
     ("7", "operation 0 (replace /journal/62/event/RelationshipInteraction/sentiment): sentiment 7 at journal[62] is outside -1..1"),
 ])
 def test_bad_entry_value_is_a_message_naming_the_operation(qtbot, window, value, words):
+    # New-user trial, stop 45: the dialog closed, and the message went to the What if
+    # panel, scrolled away. The dialog stays open with it, to correct the value.
     journal = window.panels["journal"][0]
     dialog = journal.edit_entry(62)
     dialog.edit.setText(value)
+    with qtbot.assertNotEmitted(journal.whatIfRequested):
+        dialog.accept()
+    assert dialog.isVisible() and words in dialog.error.text()
+    dialog.edit.setText("0.5")
+    with qtbot.waitSignal(journal.whatIfRequested) as sent:
+        dialog.accept()
+    assert sent.args == ["/journal/62/event/RelationshipInteraction/sentiment", 0.5] and not dialog.isVisible()
+    window.whatif.wait(120)
+    qtbot.waitUntil(lambda: window.session.comparison is not None)
+
+
+def test_an_edit_the_replay_refuses_is_in_sight(qtbot, window):
+    """What only the replay finds (an entry about no NPC: I010) is refused in the What if
+    panel's message, brought to the front, and in the status bar."""
+    journal = window.panels["journal"][0]
+    dialog = journal.edit_entry(62)
+    dialog.field.setCurrentText("target")
+    dialog.edit.setText("99")
     with qtbot.waitSignal(journal.whatIfRequested):
         dialog.accept()
     panel = window.panels["whatif"][0]
-    qtbot.waitUntil(lambda: not window.whatif.busy and words in panel.message.text())
+    words = "operation 0 (replace /journal/62/event/RelationshipInteraction/target) makes the save invalid: I010"
+    qtbot.waitUntil(lambda: not window.whatif.busy and words in panel.message.text(), timeout=60000)
     assert window.session.comparison is None and window.whatif.edits == []
+    assert panel.message.isVisibleTo(window) and not window.docks["whatif"].visibleRegion().isEmpty()
+    assert window.statusBar().currentMessage().startswith("What if: " + words)
 
 
 def test_explain_dock_explains_either_side(qtbot, window):
@@ -467,3 +491,77 @@ def test_the_knowledge_views_b_rows_and_facts_come_from_the_child(qtbot, window,
     shown_matches_a_fresh_reading()
     session.set_comparison(None)
     assert session.prepared_b.get(fact_keys.ComparedFacts) is None
+
+
+def _type(qtbot, text: str) -> None:
+    """Type ``text`` as a user does: each key to the widget with the keyboard focus."""
+    from PySide6.QtWidgets import QApplication
+
+    for ch in text:
+        qtbot.keyClick(QApplication.focusWidget(), ch)
+
+
+def test_three_keys_answer_what_if_the_formula_weighed_sentiment_less(qtbot, window):
+    """Issue 38, in a real window: "what if the delta formula weighed sentiment less" in
+    at most 4 actions (the trial's took 8: open, double-click, type, Enter, Apply, two
+    scrolls). Ctrl+Shift+W, type 0.25, Enter: the levels reached and the prompts to
+    regenerate are in sight, and the cell shows the value in force."""
+    from PySide6.QtWidgets import QApplication
+    from narrative_debugger.widgets.docks.whatif import OUTCOME_TAB
+
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    panel = window.panels["whatif"][0]
+    qtbot.keyClick(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)  # 1
+    assert window.docks["whatif"].isVisible() and panel.table.hasFocus()
+    _type(qtbot, "0.25")  # 2: the first What if cell is the sentiment weight's
+    with qtbot.waitSignal(window.session.comparisonChanged, timeout=120_000):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Return)  # 3
+    assert window.whatif.edits == [("relationship.sentiment_weight", 0.25)]
+    assert panel.tabs.currentIndex() == OUTCOME_TAB and panel.outcome.isVisibleTo(window)
+    text = panel.outcome.toPlainText()
+    assert text.startswith("Scores at tick 302,029 (A → B):\n  kael-davan: 21.78 → 21.00\n")
+    assert "Levels reached (A → B):\n  mira-holt: Acquaintance → Stranger" in text and "Prompts that need a new LLM response:" in text
+    assert panel.message.text().startswith("B differs from the recorded run in ")
+    row = panel.row_of("relationship.sentiment_weight")
+    cell = panel.model.index(row, 2)
+    assert cell.data() == "0.25" and cell.data(Qt.FontRole).bold() and "in the what-if shown" in cell.data(Qt.ToolTipRole)
+    # Committing the value shown unchanged adds no second edit.
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    panel.apply()
+    assert panel.message.text() == "Nothing to apply: type a value in the What if column first." and len(window.whatif.edits) == 1
+
+
+def test_four_actions_answer_what_if_the_player_had_been_kinder(qtbot, window):
+    """Issue 38: "what if the player had been kinder in this conversation" from the
+    Interactions view (the trial's took 9 actions through the Journal's filters): right-click
+    the conversation, What if… this conversation's sentiment, type 0.5, Enter. B's
+    score follows the seed formula from that entry (delta -0.63 → 0.5: 0.285 → 0.85)."""
+    from PySide6.QtWidgets import QApplication
+
+    s = window.session
+    mira = s.playthrough.save.npc_by_slug("mira-holt").stable_id
+    s.set_npc(mira)
+    s.set_tick(s.playthrough.save.saved_at_tick)
+    s.set_view("interactions")
+    view = window.views["interactions"]
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0)
+    row = view.model.row_of("interaction.mira-holt_001")
+    view.table.setCurrentIndex(view.model.index(row, 0))  # 1: the right-click selects the row
+    assert view.whatif_action in view.table.actions() and view.whatif_action.isEnabled()
+    dialog = view.edit_conversation()  # 2: the context menu's entry
+    assert dialog.pointer() == "/journal/43/event/RelationshipInteraction/sentiment" and dialog.edit.text() == "-0.63"
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.edit)
+    _type(qtbot, "0.5")  # 3: the recorded value is selected, typing replaces it
+    assert dialog.edit.text() == "0.5"
+    with qtbot.waitSignal(s.comparisonChanged, timeout=120_000):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Return)  # 4
+    assert window.whatif.edits == [("/journal/43/event/RelationshipInteraction/sentiment", 0.5)]
+    c = s.comparison
+    assert c.divergence.tick == 3438 and round(c.npcs["mira-holt"].b.score, 3) == 21.639
+    assert [slug for slug, d in c.npcs.items() if d.a != d.b] == ["mira-holt"]
+    assert window.panels["whatif"][0].outcome.toPlainText().startswith("Scores at tick 302,029 (A → B):\n  mira-holt: 21.07 → 21.64\n")
+    # A conversation walked away from was not scored: nothing to make kinder.
+    walked = next(f for f in s.playthrough.index.interactions_by_npc[mira] if view.conversation_entry(f) is None)
+    view.table.setCurrentIndex(view.model.index(view.model.row_of(walked), 0))
+    assert not view.whatif_action.isEnabled() and view.edit_conversation() is None

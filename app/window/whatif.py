@@ -3,7 +3,8 @@
 ``WhatIfController`` belongs to the main window. It keeps the list of edits (``(target,
 value)`` pairs as ``whatif --set`` takes them: a JSON pointer into the save, or a tuning
 name), takes new ones from the What if… panel and from the Journal dock's "What if…
-edit this entry", runs ``models.whatif.run.what_if`` (the command's engine) in a child
+edit this entry" and the Interactions view's "What if… this conversation's
+sentiment", runs ``models.whatif.run.what_if`` (the command's engine) in a child
 process (``app/workers/engine.py`` ``WhatIfProcess``, followed by a worker thread of
 ``Jobs``), and hands the result to the session as a comparison with A = as recorded
 (the open playthrough itself) and B = what if: the views draw B dashed and the
@@ -76,6 +77,7 @@ class WhatIfController(QObject):
         self.panel.revertRequested.connect(self.revert)
         journal = window.panels["journal"][0]
         journal.whatIfRequested.connect(self._on_entry_edit)
+        window.views["interactions"].whatIfRequested.connect(self._on_entry_edit)
         self.session.loaded.connect(self._on_loaded)
         self.session.comparisonChanged.connect(self._on_comparison)
 
@@ -111,7 +113,7 @@ class WhatIfController(QObject):
         try:
             split_edits(self.edits + list(pairs), said="")
         except PatchError as exc:
-            self.panel.show_error(str(exc))
+            self._refused(str(exc))
             return False
         self._run(self.edits + list(pairs))
         return True
@@ -179,11 +181,21 @@ class WhatIfController(QObject):
         if play is not self.session.playthrough:
             return
         if isinstance(exc, PatchError):
-            self.panel.show_error(str(exc))
+            self._refused(str(exc))
         elif isinstance(exc, ChildFailed):
-            self.panel.show_error(f"The what-if stopped on an unexpected error: {exc}")
+            self._refused(f"The what-if stopped on an unexpected error: {exc}")
         else:
-            self.panel.show_error(f"The what-if stopped on an unexpected error: {type(exc).__name__}: {exc}")
+            self._refused(f"The what-if stopped on an unexpected error: {type(exc).__name__}: {exc}")
+
+    def _refused(self, text: str) -> None:
+        """A refusal or a failure: in the panel's message line (brought to the front: the
+        trial's was behind the Monologues or scrolled away) and in the status bar."""
+        self.panel.show_error(text)
+        dock = self.window.docks.get("whatif")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        self.window.statusBar().showMessage(one_line(f"What if: {text}"), 15000)
 
     def _leave(self) -> None:
         shown, self.result = self.result, None

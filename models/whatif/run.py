@@ -328,11 +328,11 @@ def _rising(progress):
 _ENTRY_FIELD = re.compile(r"/journal/(0|[1-9][0-9]*)/.+")
 
 
-def _patched_entries(a: Save, operations: list) -> Save | None:
-    """B's save without reading the file again, when every operation replaces or tests
-    a field inside existing journal entries (or there are none): A's save with those
-    entries rebuilt as JSON (``compare.journal.entry_json``), patched, and read again by
-    the one journal reader (``saveshape.parse_journal``). None when the patch does more."""
+def _reread(a: Save, operations: list) -> tuple[dict[int, tuple], list] | None:
+    """The journal entries ``operations`` change, patched and read again by the one
+    journal reader (``saveshape.parse_journal``): ``({index: (tick, kind, data)},
+    reading findings)``, when every operation replaces or tests a field inside an
+    existing entry; None when the patch does more."""
     journal = a.journal
     wanted = set()
     for op in operations:
@@ -344,15 +344,75 @@ def _patched_entries(a: Save, operations: list) -> Save | None:
         wanted.add(int(m.group(1)))
     document = {"journal": {str(i): entry_json(a, i) for i in wanted}}
     document = apply_patch(document, operations)
-    new = Journal(list(journal.ticks), list(journal.kinds), list(journal.data)) if wanted else journal
     sink = FindingSink()
     shape = Shape(sink, f"{a.label} (what if)")
+    rows = {}
     for i in sorted(wanted):
         one = parse_journal([document["journal"][str(i)]], shape, first=i)
-        new.ticks[i], new.kinds[i], new.data[i] = one.ticks[0], one.kinds[0], one.data[0]
-    if not sink.items:  # the same reading findings as A's, counted the same
+        rows[i] = (one.ticks[0], one.kinds[0], one.data[0])
+    return rows, sink.close() if sink.items else []
+
+
+def _patched_entries(a: Save, operations: list) -> Save | None:
+    """B's save without reading the file again, when every operation replaces or tests
+    a field inside existing journal entries (or there are none): A's save with those
+    entries rebuilt as JSON (``compare.journal.entry_json``), patched, and read again
+    (``_reread``). None when the patch does more."""
+    reread = _reread(a, operations)
+    if reread is None:
+        return None
+    rows, findings = reread
+    journal = a.journal
+    new = Journal(list(journal.ticks), list(journal.kinds), list(journal.data)) if rows else journal
+    for i, (tick, kind, data) in rows.items():
+        new.ticks[i], new.kinds[i], new.data[i] = tick, kind, data
+    if not findings:  # the same reading findings as A's, counted the same
         return replace(a, label=f"{a.label} (what if)", journal=new)
-    return replace(a, label=f"{a.label} (what if)", journal=new, findings=list(a.findings) + sink.close(), finding_sink=None)
+    return replace(a, label=f"{a.label} (what if)", journal=new, findings=list(a.findings) + findings, finding_sink=None)
+
+
+class _OneChanged:
+    """A journal column with one slot changed, read through (``check_entry_edit``: no
+    copy of a long journal on the GUI thread)."""
+
+    def __init__(self, base, i: int, value) -> None:
+        self.base, self.i, self.value = base, i, value
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def __getitem__(self, k: int):
+        return self.value if k == self.i else self.base[k]
+
+
+def check_entry_edit(save: Save, pointer: str, value: object) -> None:
+    """Refuse one journal-entry edit before any replay, as ``what_if`` would: the window's
+    "What if… edit this entry" asks it so that a bad value keeps its dialog open with the
+    message (the trial's dialog closed, and the message went to a panel scrolled away).
+    Reads the one entry (no copy of the journal).
+
+    Args:
+        save: the save as recorded (side A).
+        pointer: ``/journal/N/event/<Kind>/<field>``.
+        value: the new value.
+
+    Raises:
+        PatchError: the pointer is not a field of an entry of ``save``, the value makes
+            the entry unreadable or adds a reading error (the finding is named), or it
+            sets a sentiment outside -1..1 (save-format §5). What only the replay finds
+            (I010, J001, …) is left to ``what_if``.
+    """
+    operations = [{"op": "replace", "path": pointer, "value": value}]
+    reread = _reread(save, operations)
+    if reread is None or len(reread[0]) != 1:
+        raise PatchError(f"{describe(0, operations[0])}: not a field of a journal entry of {save.label}")
+    rows, findings = reread
+    (i, (tick, kind, data)), = rows.items()
+    j = save.journal
+    journal = Journal(_OneChanged(j.ticks, i, tick), _OneChanged(j.kinds, i, kind), _OneChanged(j.data, i, data))
+    save_b = replace(save, label=f"{save.label} (what if)", journal=journal, findings=list(save.findings) + findings, finding_sink=None)
+    _check_still_valid(save, save_b, operations)
+    _check_edited_sentiments(save, save_b, i, i + 1, operations)
 
 
 def _check_npc_names(save: Save, name: str, tuning: Tuning) -> None:

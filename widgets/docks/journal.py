@@ -35,7 +35,7 @@ from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_
 from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGNMENT, BACKGROUND as _BACKGROUND, DECORATION as _DECORATION
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
 from narrative_debugger.widgets.kit.roles import TOOLTIP as _TOOLTIP, USER as _USER
-from narrative_debugger.widgets.docks.whatif import EntryEditDialog
+from narrative_debugger.widgets.kit.entry_edit import EntryEditDialog
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont
 from PySide6.QtWidgets import (

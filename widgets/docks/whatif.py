@@ -11,20 +11,21 @@ and which prompts need a new LLM response.
 
 from __future__ import annotations
 
-from narrative_debugger.models.compare.journal import entry_json
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
-from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.whatif.run import PatchError, parse_set
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY
 from narrative_debugger.widgets.kit.tables import RowsTableModel
-from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QFrame, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QListWidget, QPlainTextEdit, QProgressBar, QPushButton, QScrollArea, QTableView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal
+from PySide6.QtGui import QFont, QTextCursor
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QListWidget, QPlainTextEdit, QProgressBar,
+                               QPushButton, QStyledItemDelegate, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
 NAME, RECORDED, WHAT_IF = 0, 1, 2
+#: The message line while no what-if runs or is shown: how to make one.
+HINT = "Type a value in the What if column, then Enter; or right-click a conversation or a Journal entry › What if…"
+TUNING_TAB, OUTCOME_TAB = 0, 1
 
 
 def show_value(value: object) -> str:
@@ -51,14 +52,23 @@ class TuningModel(RowsTableModel):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.typed: list[str] = []
+        self.in_force: dict[str, object] = {}
         self._row_of: dict[str, int] = {}
 
     def set_rows(self, rows) -> None:
         """Show ``rows`` (``(name, value)`` pairs) with every What if cell empty."""
         rows = list(rows)
         self.typed = [""] * len(rows)
+        self.in_force = {}
         self._row_of = {name: r for r, (name, _) in enumerate(rows)}
         super().set_rows(rows)
+
+    def set_in_force(self, values: dict[str, object]) -> None:
+        """The tuning values the what-if shown applies (name -> value): their What if
+        cells show them while nothing is typed there (the trial's emptied on Apply)."""
+        self.in_force = dict(values)
+        if self.rows:
+            self.dataChanged.emit(self.index(0, WHAT_IF), self.index(len(self.rows) - 1, WHAT_IF))
 
     def row_of(self, name: str) -> int:
         """The row of tuning value ``name`` (-1 if absent)."""
@@ -69,10 +79,21 @@ class TuningModel(RowsTableModel):
             return None
         name, value = self.rows[index.row()]
         role, col = int(role), index.column()
+        typed = self.typed[index.row()]
         if role in (_DISPLAY, int(Qt.EditRole)):
-            return (name, show_value(value), self.typed[index.row()])[col]
-        if role == int(Qt.ToolTipRole) and col != WHAT_IF:
-            return f"{name}: {show_value(value)} as recorded"
+            if col == WHAT_IF and not typed and name in self.in_force:
+                return show_value(self.in_force[name])
+            return (name, show_value(value), typed)[col]
+        if role == int(Qt.ToolTipRole):
+            if col != WHAT_IF:
+                return f"{name}: {show_value(value)} as recorded"
+            if name in self.in_force:
+                return f"{name}: {show_value(self.in_force[name])} in the what-if shown (Undo or Revert to remove it)"
+            return f"Type the value {name} should have had, then Enter"
+        if role == int(Qt.FontRole) and col == WHAT_IF and not typed and name in self.in_force:
+            font = QFont()
+            font.setBold(True)
+            return font
         return None
 
     def flags(self, index: QModelIndex):
@@ -91,6 +112,21 @@ class TuningModel(RowsTableModel):
         if any(self.typed):
             self.typed = [""] * len(self.rows)
             self.dataChanged.emit(self.index(0, WHAT_IF), self.index(len(self.rows) - 1, WHAT_IF))
+
+
+class _EnterApplies(QStyledItemDelegate):
+    """The What if cells' editor: Enter commits the value typed and asks to apply
+    (``entered``); Tab commits it and moves on, to type another before applying."""
+
+    entered = Signal()
+
+    def eventFilter(self, editor, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Return, Qt.Key_Enter) and not event.modifiers() & Qt.ControlModifier:
+            self.commitData.emit(editor)
+            self.closeEditor.emit(editor, QStyledItemDelegate.NoHint)
+            self.entered.emit()
+            return True
+        return super().eventFilter(editor, event)
 
 
 def _at(tick: int | None) -> str:
@@ -124,10 +160,6 @@ class WhatIfPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("whatIfPanel")
         self.session = session
-        hint = QLabel("Type a value in the What if column and Apply; or right-click a Journal entry › What if… "
-                      "The views then compare A (as recorded) with B (what if).", self)
-        hint.setWordWrap(True)
-        hint.setTextFormat(Qt.PlainText)
         self.model = TuningModel(self)
         self.table = QTableView(self)
         self.table.setObjectName("whatIfTuning")
@@ -143,6 +175,9 @@ class WhatIfPanel(QWidget):
         self.table.setTextElideMode(Qt.ElideMiddle)  # "relationship.…_weight": the ends tell the names apart
         header.setSectionResizeMode(WHAT_IF, QHeaderView.Fixed)
         self.table.setColumnWidth(WHAT_IF, self.fontMetrics().horizontalAdvance("What if: 0.000") + 8)
+        self._enter = _EnterApplies(self.table)
+        self._enter.entered.connect(self.apply)
+        self.table.setItemDelegateForColumn(WHAT_IF, self._enter)
         self.apply_button = QPushButton("&Apply", self)
         self.apply_button.setObjectName("whatIfApply")
         self.apply_button.setToolTip("Replay the save with the values typed and compare it with the recorded run (Ctrl+Return)")
@@ -171,37 +206,35 @@ class WhatIfPanel(QWidget):
         self.edits = QListWidget(self)
         self.edits.setObjectName("whatIfEdits")
         self.edits.setWordWrap(True)  # a journal pointer is long
-        self.edits.setMaximumHeight(3 * (self.fontMetrics().height() + 6))
         self.outcome = QPlainTextEdit(self)
         self.outcome.setObjectName("whatIfOutcome")
         self.outcome.setReadOnly(True)
         self.outcome.setLineWrapMode(QPlainTextEdit.WidgetWidth)
-        self.outcome.setPlaceholderText("What would not have happened, and the prompts that need a new LLM response, show here.")
-        # The panel is tabbed with the Monologues: at 1040x700 that tab is ~170 px tall,
-        # less than the panel's rows need, so they scroll rather than overlap.
-        body = QWidget(self)
-        body.setObjectName("whatIfBody")
-        scroll = QScrollArea(self)
-        scroll.setObjectName("whatIfScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        scroll.setWidget(body)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
-        layout = QVBoxLayout(body)
+        self.outcome.setPlaceholderText("The levels reached, what would not have happened, what now would, and the prompts "
+                                        "that need a new LLM response show here.")
+        # The edits beside the values they set; the outcome alone in its tab (at 1040x700
+        # the edits' rows left it two lines).
+        tuning = QWidget(self)
+        tuning_layout = QVBoxLayout(tuning)
+        tuning_layout.setContentsMargins(0, 2, 0, 0)
+        tuning_layout.addWidget(self.table, 1)
+        self._edits_label = QLabel("Edits applied:", tuning)
+        tuning_layout.addWidget(self._edits_label)
+        tuning_layout.addWidget(self.edits)
+        # The buttons and the message never scroll away (the trial's panel was one scroll
+        # area: after Apply the message or the results were out of sight); the tuning
+        # values and the outcome share the rest, and a result brings its tab to the front.
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("whatIfTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(tuning, "Tuning values")
+        self.tabs.addTab(self.outcome, "Outcome")
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(hint)
-        # Apply and its message above the table: in a short tab they stay in sight, the
-        # table's rows and the edits below scroll.
         layout.addLayout(buttons)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
-        layout.addWidget(self.table, 3)
-        layout.addWidget(QLabel("Edits:", body))
-        layout.addWidget(self.edits)
-        layout.addWidget(self.outcome, 2)
+        layout.addWidget(self.tabs, 1)
         self.apply_button.clicked.connect(self.apply)
         self.undo_button.clicked.connect(self.undoRequested)
         self.revert_button.clicked.connect(self.revertRequested)
@@ -217,7 +250,8 @@ class WhatIfPanel(QWidget):
         self.model.set_rows(rows)
         self.show_edits([])
         self.outcome.clear()
-        self.message.clear()
+        self.show_idle()
+        self.tabs.setCurrentIndex(TUNING_TAB)
 
     def row_of(self, name: str) -> int:
         """The table row of tuning value ``name`` (-1 if absent)."""
@@ -234,6 +268,7 @@ class WhatIfPanel(QWidget):
         """Put the keyboard in the first What if cell (the sentiment weight): typing a
         value there and pressing Ctrl+Return applies it."""
         if self.model.rowCount():
+            self.tabs.setCurrentIndex(TUNING_TAB)
             self.table.setCurrentIndex(self.model.index(0, WHAT_IF))
             self.table.setFocus()
 
@@ -243,7 +278,9 @@ class WhatIfPanel(QWidget):
         out = []
         for (name, _), typed in zip(self.model.rows, self.model.typed):
             if typed.strip():
-                out.append(parse_set(f"{name}={typed.strip()}"))
+                pair = parse_set(f"{name}={typed.strip()}")
+                if name not in self.model.in_force or self.model.in_force[name] != pair[1]:  # the value shown, committed unchanged
+                    out.append(pair)
         return out
 
     def apply(self) -> None:
@@ -267,13 +304,19 @@ class WhatIfPanel(QWidget):
 
     # ----- app -> panel -----
     def show_edits(self, edits: list[tuple[str, object]]) -> None:
-        """List ``edits`` (``(target, value)`` pairs, in order) and enable Undo and Revert."""
+        """List ``edits`` (``(target, value)`` pairs, in order), show the tuning values
+        among them in their What if cells, and enable Undo and Revert."""
+        self.model.set_in_force({target: value for target, value in edits if not target.startswith("/")})
         self.edits.clear()
         for target, value in edits:
             self.edits.addItem(one_line(f"{target} = {show_value(value)}"))
             self.edits.item(self.edits.count() - 1).setToolTip(one_line(f"{target} = {show_value(value)}"))
-        if not edits:
-            self.edits.addItem("(none: the recorded run)")
+        # Shown with edits only (the table needs the rows in a short dock), as tall as they
+        # are, up to three (then it scrolls).
+        self.edits.setVisible(bool(edits))
+        self._edits_label.setVisible(bool(edits))
+        rows = max(1, min(self.edits.count(), 3))
+        self.edits.setFixedHeight(rows * (self.fontMetrics().height() + 6) + 2 * self.edits.frameWidth() + 2)
         self.undo_button.setEnabled(bool(edits))
         self.revert_button.setEnabled(bool(edits))
 
@@ -302,10 +345,11 @@ class WhatIfPanel(QWidget):
 
     def show_idle(self, text: str = "") -> None:
         """Nothing runs and no what-if is shown (reverted, or the comparison ended):
-        ``text`` says where things stand, and the last what-if's outcome is cleared."""
+        ``text`` says where things stand (default ``HINT``: how to make one), and the last
+        what-if's outcome is cleared."""
         self.progress.hide()
         self.message.setStyleSheet("")
-        self.message.setText(text)
+        self.message.setText(text or HINT)
         self.outcome.clear()
 
     def show_result(self, result) -> None:
@@ -321,6 +365,11 @@ class WhatIfPanel(QWidget):
             first = f", the first at tick {d.tick:,}" if d is not None and d.tick is not None else ""
             self.message.setText(f"B differs from the recorded run in {count:,} way{'s' * (count != 1)}{first}: see Differences and the dashed curves.")
         lines = []
+        scores = [(slug, d.a.score, d.b.score) for slug, d in sorted(result.comparison.npcs.items())
+                  if d.a is not None and d.b is not None and round(d.a.score, 2) != round(d.b.score, 2)]
+        if scores:
+            lines.append(f"Scores at tick {result.comparison.tick_b:,} (A → B):")
+            lines += [f"  {slug}: {a:.2f} → {b:.2f}" for slug, a, b in scores]
         if result.end_levels:
             lines.append("Levels reached (A → B):")
             lines += [f"  {slug}: {v['a']} → {v['b']}" for slug, v in sorted(result.end_levels.items())]
@@ -334,81 +383,6 @@ class WhatIfPanel(QWidget):
             lines.append("Prompts that need a new LLM response:")
             lines += [f"  {slug}: from tick {p['first_tick']:,}, {p['turns']} turn(s)" for slug, p in sorted(result.prompts_regenerate.items())]
         self.outcome.setPlainText("\n".join(one_line(t) if not t.startswith("  ") else "  " + one_line(t[2:]) for t in lines))
-
-
-class EntryEditDialog(QDialog):
-    """What if… edit this entry: one field of journal entry ``index`` and its new value.
-
-    On OK, ``pointer()`` is ``/journal/N/event/<Kind>/<field>`` and ``value()`` the
-    value typed (parsed as JSON, else text): a JSON Patch ``replace`` for the what-if.
-
-    Attributes:
-        field: the entry's fields (its scalar ones: a list's items are not offered).
-        edit: the new value, prefilled with the recorded one.
-        error: why the value cannot be taken (empty when it can).
-    """
-
-    def __init__(self, playthrough, index: int, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("whatIfEntryDialog")
-        self.setWindowTitle("What if… edit this entry")
-        entry = entry_json(playthrough.save, index) or {}
-        event = entry.get("event") or {}
-        self.index = index
-        self.kind, fields = next(iter(event.items()), (None, {}))
-        self._recorded = {k: v for k, v in (fields or {}).items() if not isinstance(v, list | dict)}
-        tick = entry.get("tick")
-        about = QLabel(one_line(f"Entry #{index:,} at tick {'—' if tick is None else f'{tick:,}'}: {self.kind or '(unreadable)'}. "
-                                "Change one field; the save is replayed from here and compared with the recorded run."), self)
-        about.setTextFormat(Qt.PlainText)
-        about.setWordWrap(True)
-        self.field = QComboBox(self)
-        self.field.setObjectName("whatIfEntryField")
-        for name in self._recorded:
-            self.field.addItem(name)
-        self.edit = QLineEdit(self)
-        self.edit.setObjectName("whatIfEntryValue")
-        self.error = QLabel("", self)
-        self.error.setTextFormat(Qt.PlainText)
-        self.error.setStyleSheet("color: #b00020;")
-        form = QFormLayout()
-        form.addRow("Field:", self.field)
-        form.addRow("What if:", self.edit)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
-        self.buttons.button(QDialogButtonBox.Ok).setText("Replay")
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(about)
-        layout.addLayout(form)
-        layout.addWidget(self.error)
-        layout.addWidget(self.buttons)
-        self.field.currentTextChanged.connect(self._prefill)
-        preferred = "sentiment" if "sentiment" in self._recorded else None
-        if preferred:
-            self.field.setCurrentText(preferred)
-        self._prefill(self.field.currentText())
-
-    def _prefill(self, name: str) -> None:
-        if name in self._recorded:
-            value = self._recorded[name]
-            self.edit.setText(dumps_strict(value) if not isinstance(value, str) else value)
-            self.edit.selectAll()
-            self.edit.setFocus()
-
-    def pointer(self) -> str:
-        """The JSON pointer of the chosen field (``/journal/N/event/<Kind>/<field>``)."""
-        return f"/journal/{self.index}/event/{self.kind}/{self.field.currentText()}"
-
-    def value(self) -> object:
-        """The value typed, as JSON, else as text."""
-        return parse_set(f"x={self.edit.text().strip()}")[1]
-
-    def accept(self) -> None:
-        if self.kind is None or not self.field.currentText():
-            self.error.setText("This entry has no field to edit.")
-            return
-        if not self.edit.text().strip():
-            self.error.setText("Type the value the field should have had.")
-            return
-        super().accept()
+        self.tabs.setCurrentIndex(OUTCOME_TAB)  # the result in sight, from its first line
+        self.outcome.moveCursor(QTextCursor.Start)
+        self.outcome.verticalScrollBar().setValue(0)

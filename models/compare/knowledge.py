@@ -93,17 +93,34 @@ def _fact_json(fact: FactKnowledge) -> dict:
     return {"confidence": fact.confidence.name, "state": fact.state.name, "acquired_tick": fact.acquired_tick}
 
 
-def _split(knowledge: KnowledgeAtTick) -> tuple[dict, dict]:
-    """(ordinary facts by FactId, interactions by (slug, sequence)) of one side."""
-    facts, interactions = {}, {}
+def _split(knowledge: KnowledgeAtTick, parsed_ids: dict) -> tuple[dict, dict, dict]:
+    """(ordinary facts by FactId, interaction facts and their FactIds by (slug,
+    sequence)) of one side. ``parsed_ids`` (FactId -> ``parse_interaction_id``) is shared by both
+    sides: they mostly hold the same FactIds (a what-if at 1M events: 134 000 each),
+    parsed once. No object is made per interaction: at 1M events a record each, on both
+    sides, cost the collector a full pass (0.5 s) in every what-if."""
+    facts, interactions, ids = {}, {}, {}
     for fact_id, fact in knowledge.facts.items():
-        meta = fact.interaction
-        parsed = parse_interaction_id(fact_id) if meta is not None else None
+        if fact.interaction is None:
+            parsed = None
+        else:
+            parsed = parsed_ids.get(fact_id, parsed_ids)
+            if parsed is parsed_ids:
+                parsed = parsed_ids[fact_id] = parse_interaction_id(fact_id)
         if parsed is None:
             facts[fact_id] = fact
         else:
-            interactions[parsed] = InteractionEnd(fact_id, meta.interaction_state.name, meta.started_tick, meta.ended_tick)
-    return facts, interactions
+            interactions[parsed] = fact
+            ids[parsed] = fact_id
+    return facts, interactions, ids
+
+
+def _end(key: tuple, interactions: dict, ids: dict) -> InteractionEnd | None:
+    fact = interactions.get(key)
+    if fact is None:
+        return None
+    meta = fact.interaction
+    return InteractionEnd(ids[key], meta.interaction_state.name, meta.started_tick, meta.ended_tick)
 
 
 def compare_knowledge(a: KnowledgeAtTick, b: KnowledgeAtTick) -> tuple[FactsDiff, tuple[InteractionChange, ...]]:
@@ -112,8 +129,9 @@ def compare_knowledge(a: KnowledgeAtTick, b: KnowledgeAtTick) -> tuple[FactsDiff
     Returns:
         (FactsDiff, interaction changes ordered by NPC slug then sequence number).
     """
-    facts_a, inter_a = _split(a)
-    facts_b, inter_b = _split(b)
+    parsed_ids: dict = {}
+    facts_a, inter_a, ids_a = _split(a, parsed_ids)
+    facts_b, inter_b, ids_b = _split(b, parsed_ids)
     only_a = tuple((f, k) for f, k in facts_a.items() if f not in facts_b)
     only_b = tuple((f, k) for f, k in facts_b.items() if f not in facts_a)
     changed = tuple(
@@ -123,7 +141,7 @@ def compare_knowledge(a: KnowledgeAtTick, b: KnowledgeAtTick) -> tuple[FactsDiff
     )
     inter = []
     for key in sorted(inter_a.keys() | inter_b.keys()):
-        ea, eb = inter_a.get(key), inter_b.get(key)
-        if ea is None or eb is None or ea.state != eb.state:
-            inter.append(InteractionChange(key[0], key[1], ea, eb))
+        fa, fb = inter_a.get(key), inter_b.get(key)
+        if fa is None or fb is None or fa.interaction.interaction_state is not fb.interaction.interaction_state:
+            inter.append(InteractionChange(key[0], key[1], _end(key, inter_a, ids_a), _end(key, inter_b, ids_b)))
     return FactsDiff(only_a, only_b, changed), tuple(inter)

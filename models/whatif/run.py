@@ -17,11 +17,13 @@ Each NPC whose assembled prompt text differs at one of its lines is listed in
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import jsonpatch
 import jsonpointer
+import numpy as np
 
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.domain.relationship import score_delta, sentiment_in_range
@@ -689,6 +691,26 @@ def _counted_texts(play: Playthrough, sid: int, tick: int) -> tuple[str, ...]:
     return tuple(spec.text(context) for spec in SECTIONS if spec.counted)
 
 
+def _same_state(a: Playthrough, b: Playthrough, versions_a, versions_b, positions_a, positions_b, ticks: list[int]) -> list[bool]:
+    """For each tick of ``ticks`` (ascending), whether the NPC's state is the same on
+    both sides there, its level under each side's bounds too. The versions in force at
+    each tick are found as columns (numpy bisections), and each pair of versions is
+    compared once: an early edit at 1M events has ~300 000 turns and few pairs."""
+    at = np.asarray(ticks, np.int64)
+    ka = np.searchsorted(np.asarray(versions_a.positions, np.int64), np.searchsorted(positions_a, at, "right"), "right") - 1
+    kb = np.searchsorted(np.asarray(versions_b.positions, np.int64), np.searchsorted(positions_b, at, "right"), "right") - 1
+    pairs: dict[tuple[int, int], bool] = {}
+    out = []
+    for pair in zip(ka.tolist(), kb.tolist()):
+        same = pairs.get(pair)
+        if same is None:
+            na = versions_a.values[pair[0]] if pair[0] >= 0 else None
+            nb = versions_b.values[pair[1]] if pair[1] >= 0 else None
+            same = pairs[pair] = na == nb and (na is None or a.tuning.level_for(na.relationship.score) is b.tuning.level_for(nb.relationship.score))
+        out.append(same)
+    return out
+
+
 def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning,
              until: int | None = None) -> None:
     """Each NPC's prompt at each of its lines (a turn the game asked the LLM for) from
@@ -707,11 +729,23 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
     slugs = {n.stable_id: n.slug for n in b.save.npcs.values()}
     turns: dict[int, list[int]] = {}
     last_tick = b.last_tick if until is None else until
-    for record in b.index.dialogue:
-        if start_tick <= record.tick <= last_tick and record.speaker in slugs:
-            ticks = turns.setdefault(record.speaker, [])
-            if not ticks or ticks[-1] != record.tick:
-                ticks.append(record.tick)
+    dialogue = b.index.dialogue
+    journal_ticks, data, index_ticks = b.save.journal.ticks, b.save.journal.data, b.index.ticks
+    # The lines from start_tick on (their ticks never decrease), read from the columns:
+    # a record each was 0.8 s of an early edit's what-if at 1M events.
+    lo = bisect_left(range(len(dialogue)), start_tick, key=dialogue.tick_of)
+    for i in dialogue.lines[lo:]:
+        tick = journal_ticks[i]
+        tick = index_ticks[i] if tick is None else tick
+        if tick > last_tick:
+            break
+        speaker = data[i].speaker
+        if speaker in slugs:
+            ticks = turns.setdefault(speaker, [])
+            if not ticks or ticks[-1] != tick:
+                ticks.append(tick)
+    if only_state:  # positions as columns, for the turns' NPC versions (``_same_state``)
+        positions_a, positions_b = np.asarray(a.index.ticks, np.int64), np.asarray(index_ticks, np.int64)
     for sid, ticks in sorted(turns.items(), key=lambda item: slugs[item[0]]):
         slug = slugs[sid]
         if a.save.npc_by_slug(slug) is None:
@@ -722,10 +756,10 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
         # The counted sections read the NPC's state and its interactions, never the
         # dialogue: the builder's npc_signature without the line count keys them.
         seen: dict[tuple, bool] = {}
-        for t in ticks:
+        same = _same_state(a, b, versions_a, versions_b, positions_a, positions_b, ticks) if only_state else None
+        for n, t in enumerate(ticks):
             if only_state:
-                na, nb = versions_a.at(a.index.position_for_tick(t)), versions_b.at(b.index.position_for_tick(t))
-                if na == nb and a.tuning.level_for(na.relationship.score) is b.tuning.level_for(nb.relationship.score):
+                if same[n]:
                     continue
                 sa, sb = a.index.npc_signature(sid_a, t), b.index.npc_signature(sid, t)
                 key = (sa[0], sa[2], sb[0], sb[2])

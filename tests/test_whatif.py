@@ -361,3 +361,15 @@ def test_the_edited_entry_shows_the_delta_and_score_b_derived():
     assert b_fields["score_after"] == pytest.approx(before + 0.35, abs=1e-6)
     assert {k: v for k, v in b_fields.items() if k not in ("sentiment", "delta", "score_after")} == \
         {k: v for k, v in recorded.items() if k not in ("sentiment", "delta", "score_after")}
+
+
+def test_text_edits_name_a_moves_source_and_cut_a_long_value(capsys, tmp_path):
+    """New-user trial, stop 45: a copy read "copy /journal/44" (its source left out), and a
+    5 000-digit value was echoed whole."""
+    patch = tmp_path / "p.json"
+    patch.write_text(json.dumps([{"op": "copy", "from": "/journal/43", "path": "/journal/44"},
+                                 {"op": "add", "path": "/note", "value": "x" * 300}]), encoding="utf-8")
+    _, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--patch", patch)
+    lines = out.splitlines()
+    assert lines[1] == "  copy from /journal/43 to /journal/44"
+    assert lines[2] == '  add /note "' + "x" * 99 + "… (302 characters)"

@@ -115,6 +115,14 @@ def _list(args) -> int:
     return EXIT_OK
 
 
+#: A value longer than this is shown cut, with its length (the trial's 5 000-digit value filled the screen).
+SHOWN_VALUE_MAX = 120
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHOWN_VALUE_MAX else f"{text[:SHOWN_VALUE_MAX - 20]}… ({len(text):,} characters)"
+
+
 def format_whatif_text(w: WhatIf) -> str:
     """The ``diff`` text with A = as recorded and B = what if, then what follows."""
     out = [f"edits: {len(w.edits)}"]
@@ -122,8 +130,9 @@ def format_whatif_text(w: WhatIf) -> str:
         if e.get("op") == "set" and "name" in e:
             out.append(f"  set {e['name']} = {dumps_strict(e['value'])}")
         else:
-            value = f" {dumps_strict(e['value'])}" if "value" in e else ""
-            out.append(f"  {e.get('op')} {one_line(str(e.get('path')))}{one_line(value)}")
+            value = f" {_short(dumps_strict(e['value']))}" if "value" in e else ""
+            source = f"from {one_line(str(e['from']))} to " if "from" in e else ""  # move, copy (RFC 6902)
+            out.append(f"  {e.get('op')} {source}{one_line(str(e.get('path')))}{one_line(value)}")
     out.append(format_diff_text(w.comparison))
     if w.end_levels:
         out.append("levels at the end:")

@@ -207,7 +207,8 @@ def _shown(text: object) -> str:
         return repr(cut)
     if type(text) is float:
         return repr(text)
-    return f"{text!r:.40}"
+    shown = repr(text)
+    return shown if len(shown) <= 40 else f"{shown[:30]}… ({len(shown):,} characters)"  # cut, and said so
 
 
 def _article(name: str) -> str:

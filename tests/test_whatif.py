@@ -373,3 +373,10 @@ def test_text_edits_name_a_moves_source_and_cut_a_long_value(capsys, tmp_path):
     lines = out.splitlines()
     assert lines[1] == "  copy from /journal/43 to /journal/44"
     assert lines[2] == '  add /note "' + "x" * 99 + "… (302 characters)"
+
+
+def test_a_long_integer_is_not_shown_shortened(capsys):
+    """New-user trial, stop 45: a 41-digit value was reported as 'an integer
+    (9999999999999999999999999999999999999999)', 40 digits, as if that were the value."""
+    status, _, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", "/journal/43/event/RelationshipInteraction/sentiment=" + "9" * 41)
+    assert status == 2 and "found an integer of 41 digits (" + "9" * 30 + "…)" in err

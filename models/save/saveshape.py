@@ -141,7 +141,10 @@ def _describe(value) -> str:
     if type(value) is float and not math.isfinite(value):
         return f"a number that overflows to {value!r}"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{kind_name(value)} ({value!r:.40})"
+        text = repr(value)
+        if len(text) > 40:  # cut, and said so (a 41-digit integer read as 40 digits)
+            return f"{kind_name(value)} of {len(text.lstrip('-')):,} digits ({text[:30]}…)"
+        return f"{kind_name(value)} ({text})"
     if isinstance(value, str):
         return f"the string {value[:40]!r}"
     return kind_name(value)

@@ -380,3 +380,15 @@ def test_a_long_integer_is_not_shown_shortened(capsys):
     (9999999999999999999999999999999999999999)', 40 digits, as if that were the value."""
     status, _, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", "/journal/43/event/RelationshipInteraction/sentiment=" + "9" * 41)
     assert status == 2 and "found an integer of 41 digits (" + "9" * 30 + "…)" in err
+
+
+@pytest.mark.parametrize("value, words", [
+    ("1e999", "--set relationship.base: 1e999 is out of range: not a finite number"),
+    ("NaN", "--set relationship.base: NaN is out of range: not a finite number"),
+    ("9" * 5000, "--set relationship.base: a number of 5,000 characters is out of range for any value of a save"),
+])
+def test_a_number_out_of_any_range_is_refused_as_a_number(capsys, value, words):
+    """New-user trial, stop 45: 1e999 said "expected a number, found inf", and a 5 000-digit
+    number passed JSON's digit limit and was taken as a string (echoed whole)."""
+    status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"relationship.base={value}")
+    assert (status, out) == (2, "") and err.strip() == f"narrative-debugger whatif: {words}"

@@ -292,7 +292,7 @@ def parse_document(text: str, label: str, found: list[Finding]) -> tuple[bool, o
         return False, None
     except RecursionError:
         pos = deepest_offset(text, 900)
-        found.append(finding("F001", f"{label}: nested too deeply to be a save", where(text, pos)))
+        found.append(finding("F001", f"{label}: nested too deeply to be read (a save or a JSON Patch nests a few levels)", where(text, pos)))
         return False, None
     except (ValueError, MemoryError) as exc:  # e.g. int digit limits
         found.append(finding("F001", f"{label}: cannot be read as JSON ({exc})", "1:1"))

@@ -16,6 +16,7 @@ Each NPC whose assembled prompt text differs at one of its lines is listed in
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
@@ -76,8 +77,16 @@ def parse_set(text: str) -> tuple[str, object]:
     try:
         value = json.loads(raw)
     except ValueError:
+        if _NUMERAL.fullmatch(raw.strip()):  # past Python's digit limit: a number all the same, not text
+            raise PatchError(f"--set {target}: a number of {len(raw.strip()):,} characters is out of range for any value of a save") from None
         value = raw
+    if isinstance(value, float) and not math.isfinite(value):  # 1e999 reads as inf; NaN and Infinity are not JSON numbers
+        raise PatchError(f"--set {target}: {raw.strip()[:40]} is out of range: not a finite number")
     return target, value
+
+
+#: A JSON number (RFC 8259), as ``--set`` values are read.
+_NUMERAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 
 def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set ") -> tuple[list, Tuning, list]:

@@ -54,6 +54,8 @@ def test_open_corpus_then_a_never_fired_line_opens_at_its_nearest_miss(qtbot, op
     assert w.save_path == Path(miss["save"]) and w.session.tick == miss["tick"]
     assert w.session.playthrough.content.root == content
     assert w.docks["explain"].isVisible()
+    # The NPC its failing clause is about is the one chosen (the trial's was the first NPC).
+    assert w.session.npc == w.session.playthrough.save.npc_by_slug("kael-davan").stable_id
     QApplication.processEvents()
 
 

@@ -454,7 +454,7 @@ class MainWindow(QMainWindow):
             self._open_ended_unshown()
             return
         keep_tick = self.session.tick if context.get("reload") else context.get("tick")
-        keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc")))
+        keep_npc = self.session.npc if context.get("reload") else (self._npc_id(play, context.get("npc") or self._line_npc(play, context.get("explain"))))
         if not context.get("reload"):
             context["asked"] = self._not_as_asked(play, context.get("tick"), context.get("npc"), keep_npc)
         previous = self.session.playthrough
@@ -562,6 +562,16 @@ class MainWindow(QMainWindow):
         if tick is not None and tick > play.last_tick:
             said.append(past_end(tick, play.last_tick, went=True))
         return " ".join(said)
+
+    @staticmethod
+    def _line_npc(play: Playthrough, target: str | None) -> str | None:
+        """The slug of the NPC a ``line:ID`` target's interaction clause names: the
+        Coverage dock's nearest miss opens with that NPC chosen (the trial's opened with
+        the first NPC, not the one the failing clause is about)."""
+        if not target or not target.startswith("line:"):
+            return None
+        line = play.content.monologues.get(target.removeprefix("line:"))
+        return line.interaction.target_slug if line is not None and line.interaction is not None else None
 
     @staticmethod
     def _npc_id(play: Playthrough, slug: str | None) -> int | None:

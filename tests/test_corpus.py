@@ -42,6 +42,14 @@ EXTRA_LINES = never_fired_line("corpus-test_never_010", "A line gated on fifty a
   text: "A line with no prerequisites that the game never showed."
   trigger: on_arrival
   tags: [test]
+- id: corpus-test_eligible_030
+  text: "A line whose one prerequisite held, that the game never chose."
+  trigger: on_arrival
+  prerequisites:
+    interaction:
+      target: "npc:kael-davan"
+      min_count: 1
+  tags: [test]
 """
 
 
@@ -156,11 +164,22 @@ def test_never_fired_lines_are_the_content_minus_the_fired_and_their_misses_open
         # Opened there, ``why`` shows the same failing clauses at that tick.
         code, why_out, err = run(capsys, "why", miss["save"], f"line:{line_id}", "--tick", str(miss["tick"]), "--content", str(content), "--format", "json")
         assert code == 0, err
-        assert json.loads(why_out)["nearest_miss"]["failing"] == miss["failing"]
+        if miss["failing"]:
+            assert json.loads(why_out)["nearest_miss"]["failing"] == miss["failing"]
+        else:  # nothing failed there: the line was eligible, and why says so
+            assert json.loads(why_out)["eligible"] is True
         checked += 1
     assert checked
     _, text, _ = run(capsys, "coverage", str(corpus))
     assert "never fired:" in text and f"narrative-debugger why" in text
+    # Eligible, never chosen: said so, not "0 failing: every prerequisite held" (trial, stop 45).
+    eligible = doc["lines"]["corpus-test_eligible_030"]["nearest_miss"]
+    assert eligible["failing"] == []
+    assert (f"  corpus-test_eligible_030: eligible in {eligible['save']} at tick {eligible['tick']}: "
+            "every prerequisite held there, yet the game never chose the line") in text.splitlines()
+    assert "0 failing" not in text
+    _, page, _ = run(capsys, "coverage", str(corpus), "--format", "html")
+    assert "none: every prerequisite held there, yet the game never chose the line" in page
 
 
 def test_the_summaries_count_content_lines_and_name_a_fired_line_the_content_lacks(corpus, playtests, content, capsys):

@@ -94,6 +94,16 @@ class LineTally:
         return self.total - self.fired
 
 
+#: What a nearest miss with no failing clause says: the line could have fired there.
+ELIGIBLE_UNCHOSEN = "none: every prerequisite held there, yet the game never chose the line"
+
+
+def failing_clauses(miss: dict, sep: str = "; ") -> str:
+    """A nearest miss's failing clauses joined by ``sep``, or ``ELIGIBLE_UNCHOSEN`` when
+    none failed (the trial read "0 failing: every prerequisite held" as a contradiction)."""
+    return sep.join(miss["failing"]) or ELIGIBLE_UNCHOSEN
+
+
 def line_tally(doc: dict, content_ids) -> LineTally:
     """``doc``'s lines (``coverage()``) tallied against ``content_ids``, the line ids the
     content folders define (``line_files(con)``'s keys): a line a journal fired that the

@@ -9,7 +9,7 @@ of ten points), findings per code.
 
 from __future__ import annotations
 
-from narrative_debugger.models.corpus.coverage import LineTally
+from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LineTally
 from narrative_debugger.models.report.sinks import html
 
 _STYLE = """
@@ -115,7 +115,7 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
             if miss is None:
                 parts.append(f"<tr><td><code>{html(line_id)}</code></td><td colspan=3 class=muted>none (no prerequisites, or no readable save)</td></tr>")
                 continue
-            failing = "<br>".join(html(c) for c in miss["failing"]) or "every prerequisite held"
+            failing = "<br>".join(html(c) for c in miss["failing"]) or html(ELIGIBLE_UNCHOSEN)
             opened = "<br>".join(f"<code>{html(c)}</code>" for c in commands.get(line_id, ()))
             parts.append(f"<tr><td><code>{html(line_id)}</code></td><td>{html(miss['save'])} at tick {miss['tick']}</td>"
                          f"<td>{failing}</td><td>{opened}</td></tr>")

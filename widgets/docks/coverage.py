@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from narrative_debugger.models.corpus.coverage import line_tally
+from narrative_debugger.models.corpus.coverage import failing_clauses, line_tally
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.widgets.kit.plain_text import plain_tip
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
@@ -61,7 +61,7 @@ class CoverageModel(RowsTableModel):
                 return one_line(PurePath(r.miss["save"]).name)
             if col == 4:
                 return f"{r.miss['tick']:,}"
-            return one_line("; ".join(r.miss["failing"]) or "every prerequisite held")
+            return one_line(failing_clauses(r.miss))
         if role == _TOOLTIP and r.miss is not None and col >= 3:
             return plain_tip(f"{r.miss['save']} at tick {r.miss['tick']}\n" + "\n".join(r.miss["failing"]) + "\n\nDouble-click to open it there.")
         if role == self.ROW_ROLE:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, folder_arg
 from narrative_debugger.models.corpus import store
-from narrative_debugger.models.corpus.coverage import LineTally, card_files, coverage, final_scores, line_files, line_tally, save_contents, saves_without_prompts
+from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LineTally, card_files, failing_clauses, coverage, final_scores, line_files, line_tally, save_contents, saves_without_prompts
 from narrative_debugger.models.corpus.html_page import coverage_page
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.json_text import dump_strict
@@ -95,9 +95,11 @@ def format_text(doc: dict, contents: dict[str, str], unprompted: tuple[int, int]
         if miss is None:
             out.append(f"  {one_line(line_id)}: no nearest miss (no prerequisites, or no readable save)")
             continue
-        failing = "; ".join(one_line(c) for c in miss["failing"]) or "every prerequisite held"
-        out.append(f"  {one_line(line_id)}: closest in {one_line(miss['save'])} at tick {miss['tick']}, "
-                   f"{len(miss['failing'])} failing: {failing}")
+        if miss["failing"]:
+            out.append(f"  {one_line(line_id)}: closest in {one_line(miss['save'])} at tick {miss['tick']}, "
+                       f"{len(miss['failing'])} failing: {one_line(failing_clauses(miss))}")
+        else:
+            out.append(f"  {one_line(line_id)}: eligible in {one_line(miss['save'])} at tick {miss['tick']}: {ELIGIBLE_UNCHOSEN.removeprefix('none: ')}")
         for command in open_command(miss["save"], miss["tick"], line_id, contents.get(miss["save"])):
             out.append(f"      {command}")
     note = cards_not_counted(unprompted)

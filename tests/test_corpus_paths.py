@@ -69,6 +69,15 @@ def test_sql_without_a_statement_is_a_message(relative_corpus, capsys, sql):
     assert err.strip() == "narrative-debugger query: the SQL holds no statement to run"
 
 
+def test_sql_with_two_statements_is_a_message(relative_corpus, capsys):
+    # New-user trial, stop 45: "SELECT 1; SELECT 2" printed the second's rows alone.
+    code, out, err = run(capsys, "query", str(relative_corpus), "SELECT 1; SELECT 2")
+    assert (code, out) == (2, "")
+    assert err.strip() == "narrative-debugger query: the SQL holds 2 statements: give one at a time"
+    code, out, _ = run(capsys, "query", str(relative_corpus), "SELECT 1 AS n;", "--format", "json")
+    assert code == 0 and json.loads(out) == [{"n": 1}]  # one statement and its ';'
+
+
 @pytest.mark.parametrize("args, flag", [
     (["corpus", "", "--out", "qa"], "SAVE_OR_DIR"),
     (["corpus", "plays", "--out", ""], "--out"),

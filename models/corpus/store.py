@@ -330,16 +330,19 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
 
     Raises:
         CorpusError: the corpus cannot be read, DuckDB refused the query (its message),
-            ``sql`` holds no statement (empty, blank, only ``;`` or a comment), or one
-            that writes files (COPY, EXPORT DATABASE, ATTACH: ``_WRITING``).
+            ``sql`` holds no statement (empty, blank, only ``;`` or a comment), more than
+            one, or one that writes files (COPY, EXPORT DATABASE, ATTACH: ``_WRITING``).
     """
     con = connect(corpus)
     try:
         try:
-            for statement in con.extract_statements(sql):
+            statements = con.extract_statements(sql)
+            for statement in statements:
                 if statement.type in _WRITING:
                     raise CorpusError(f"{statement.type.name.replace('_', ' ')} is refused: a query writes no file, in the corpus "
                                       "or elsewhere (print the rows with --format csv or json and redirect them)")
+            if len(statements) > 1:  # DuckDB would run them all and give the last one's rows alone
+                raise CorpusError(f"the SQL holds {len(statements)} statements: give one at a time")
             cursor, names, rows = _interruptible(con, lambda: _run(con, sql))
         except duckdb.Error as exc:
             raise CorpusError(str(exc).strip()) from None

@@ -345,7 +345,7 @@ def test_a_refused_value_stays_in_its_cell_to_be_corrected(qtbot, window):
     panel.set_value("relationship.sentiment_weight", "abc")
     panel.apply()
     # The panel's message names the value as the panel does, not by a command-line flag (trial, stop 44).
-    assert panel.message.text() == "relationship.sentiment_weight: expected a number, found 'abc'"
+    assert panel.message.text() == "relationship.sentiment_weight: expected a number, found \"abc\""
     assert panel.pending() == [("relationship.sentiment_weight", "abc")] and window.whatif.edits == []
     panel.set_value("relationship.sentiment_weight", "0.25")
     _applied(qtbot, window, panel.apply)
@@ -529,7 +529,7 @@ def test_three_keys_answer_what_if_the_formula_weighed_sentiment_less(qtbot, win
     # Committing the value shown unchanged adds no second edit.
     panel.set_value("relationship.sentiment_weight", "0.25")
     panel.apply()
-    assert panel.message.text() == "Nothing to apply: type a value in the What if column first." and len(window.whatif.edits) == 1
+    assert panel.message.text() == "Nothing to apply: the values typed are in force already (bold in the What if column)." and len(window.whatif.edits) == 1
 
 
 def test_four_actions_answer_what_if_the_player_had_been_kinder(qtbot, window):
@@ -565,3 +565,44 @@ def test_four_actions_answer_what_if_the_player_had_been_kinder(qtbot, window):
     walked = next(f for f in s.playthrough.index.interactions_by_npc[mira] if view.conversation_entry(f) is None)
     view.table.setCurrentIndex(view.model.index(view.model.row_of(walked), 0))
     assert not view.whatif_action.isEnabled() and view.edit_conversation() is None
+
+
+def test_undo_while_a_what_if_runs_stops_it_and_keeps_the_edits_in_force(qtbot, window):
+    """New-user trial, stop 46: Undo during the second run dropped the first edit too, and
+    nothing could stop the first run (Undo and Revert were greyed)."""
+    panel = window.panels["whatif"][0]
+    panel.set_value("relationship.sentiment_weight", "0.4")
+    panel.apply()
+    assert window.whatif.busy and panel.undo_button.isEnabled() and panel.revert_button.isEnabled()
+    qtbot.mouseClick(panel.undo_button, Qt.LeftButton)  # the first run: stopped
+    assert not window.whatif.busy and window.whatif.edits == [] and window.session.comparison is None
+    assert panel.message.text() == "Stopped before it ended: the recorded run."
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, panel.apply)
+    shown = window.session.comparison
+    panel.set_value("relationship.sentiment_weight", "0.3")
+    panel.apply()
+    assert window.whatif.busy
+    qtbot.mouseClick(panel.undo_button, Qt.LeftButton)  # the second: stopped, the first stays
+    assert not window.whatif.busy and window.whatif.edits == [("relationship.sentiment_weight", 0.25)]
+    assert window.session.comparison is shown and panel.message.text() == "Stopped before it ended: the what-if of 1 edit(s) stays."
+    assert panel.model.index(panel.row_of("relationship.sentiment_weight"), 2).data() == "0.25"
+
+
+def test_the_entry_dialog_offers_no_derived_field_and_forgets_a_refusal_on_another_field(window):
+    dialog = window.panels["journal"][0].edit_entry(43)
+    fields = [dialog.field.itemText(k) for k in range(dialog.field.count())]
+    assert "sentiment" in fields and "delta" not in fields and "score_after" not in fields
+    dialog.edit.setText("5")
+    dialog.accept()
+    assert "outside -1..1" in dialog.error.text()
+    dialog.field.setCurrentText("message_length")
+    assert dialog.error.text() == ""
+
+
+def test_a_huge_number_in_a_what_if_cell_is_out_of_range(window):
+    """New-user trial, stop 46: 1 200 nines said "Nothing to apply" (an OverflowError on stderr)."""
+    panel = window.panels["whatif"][0]
+    panel.set_value("relationship.sentiment_weight", "9" * 1200)
+    panel.apply()
+    assert panel.message.text().startswith("relationship.sentiment_weight: 999999999999999999999999999999… (1,200 characters) is out of range")

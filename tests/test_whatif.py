@@ -392,3 +392,22 @@ def test_a_number_out_of_any_range_is_refused_as_a_number(capsys, value, words):
     number passed JSON's digit limit and was taken as a string (echoed whole)."""
     status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"relationship.base={value}")
     assert (status, out) == (2, "") and err.strip() == f"narrative-debugger whatif: {words}"
+
+
+def test_a_field_the_replay_derives_is_refused(capsys):
+    """New-user trial, stop 46: delta=50 was replaced by the formula's 0.285 and left float
+    noise as "1 difference" (exit 1). A derived field is refused, naming what to change."""
+    for pointer, words in (("/journal/43/event/RelationshipInteraction/delta", "delta is derived by the replay from its sentiment, "
+                            "message_length and conversation_turns (relationship seed, delta formula): change sentiment, "
+                            "message_length or conversation_turns instead"),
+                           ("/journal/43/event/RelationshipInteraction/score_after", "score_after is derived by the replay")):
+        status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"{pointer}=50")
+        assert (status, out) == (2, "") and f"operation 0 (replace {pointer}): {words}" in err
+
+
+@pytest.mark.parametrize("name", ["relationship.base", "levels.stranger", "prompt.card_share"])
+def test_a_huge_integer_tuning_value_is_out_of_range(capsys, name):
+    """New-user trial, stop 46: a 309-digit integer crashed with OverflowError (exit 1)."""
+    status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"{name}=2{'0' * 308}")
+    assert (status, out) == (2, "") and "Traceback" not in err
+    assert f"--set {name}: 200000000000000000000000000000… (309 characters) is out of range: " in err

@@ -124,7 +124,15 @@ class WhatIfController(QObject):
             self.panel.clear_typed()
 
     def undo(self) -> None:
-        """Remove the last edit (and replay; with none left, back to the recorded run)."""
+        """Remove the last edit (and replay; with none left, back to the recorded run).
+        While a what-if runs, Undo stops it: the edits in force stay as they were (the
+        trial's Undo during a run dropped the edit shown too)."""
+        if self.busy:
+            self._jobs.cancel()
+            self.panel.show_edits(self.edits)
+            shown = f"the what-if of {len(self.edits)} edit(s) stays" if self.edits else "the recorded run"
+            self.panel.show_stopped(f"Stopped before it ended: {shown}.")
+            return
         if not self.edits:
             return
         if len(self.edits) == 1:

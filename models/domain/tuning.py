@@ -24,6 +24,7 @@ Names and what they hold:
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, replace
 
@@ -127,20 +128,30 @@ def _set_pair(pairs: tuple[tuple[str, int], ...], slug: str, value: int) -> tupl
     return tuple(sorted({**dict(pairs), slug: value}.items()))
 
 
+def _shown(raw: object) -> str:
+    """A JSON value as the user typed it (``true``, ``"abc"``), a long one cut and said so."""
+    if isinstance(raw, bool):
+        return "true" if raw else "false"
+    if raw is None:
+        return "null"
+    text = repr(raw) if not isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+    return text if len(text) <= 40 else f"{text[:30]}… ({len(text):,} characters)"
+
+
 def _number(raw: object, low: float, high: float, *, above_low: bool = False) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
-        raise ValueError(f"expected a number, found {raw!r}")
-    if raw < low or raw > high or (above_low and raw == low):
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (isinstance(raw, float) and not math.isfinite(raw)):
+        raise ValueError(f"expected a number, found {_shown(raw)}")
+    if raw < low or raw > high or (above_low and raw == low):  # an int of any size compares exactly with a float
         side = "above" if above_low else "from"
-        raise ValueError(f"{raw!r} is out of range: {side} {low:g} to {high:g}")
+        raise ValueError(f"{_shown(raw)} is out of range: {side} {low:g} to {high:g}")
     return float(raw)
 
 
 def _integer(raw: object, low: int, high: int, what: str) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int):
-        raise ValueError(f"expected an integer ({what}), found {raw!r}")
+        raise ValueError(f"expected an integer ({what}), found {_shown(raw)}")
     if not low <= raw <= high:
-        raise ValueError(f"{raw!r} is out of range for {what}: {low} to {high}")
+        raise ValueError(f"{_shown(raw)} is out of range for {what}: {low} to {high}")
     return raw
 
 

@@ -49,6 +49,21 @@ _PENALISED_WITHIN = "yet it is penalised"
 _PENALTY_MISSING = "but no WalkAwayPenalty"
 
 
+#: Entry fields the replay derives from an edited entry (issue 38: delta and score_after
+#: by the seed formula, the score after a penalty, the stress after its delta) -> the
+#: fields they follow from. An edit of one would be replaced by the derived value and
+#: leave only float noise behind (the trial's delta 50 "differed in 1 way"): refused.
+DERIVED_FIELDS: dict[str, dict[str, tuple[str, str]]] = {
+    "RelationshipInteraction": {
+        "delta": ("its sentiment, message_length and conversation_turns (relationship seed, delta formula)",
+                  "sentiment, message_length or conversation_turns"),
+        "score_after": ("the score before it and its delta, clamped to 0..100", "sentiment, message_length or conversation_turns"),
+    },
+    "WalkAwayPenalty": {"score_after": ("the score before it and its penalty, clamped at 0", "penalty")},
+    "StressChanged": {"current_stress": ("the stress before it and its delta", "delta")},
+}
+
+
 class PatchError(ValueError):
     """A patch that cannot be applied, or that leaves the save unreadable or invalid.
     The message names the operation (its number, op and pointer) and why."""
@@ -253,6 +268,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     if not a.readable:
         raise PatchError(f"{path.name} cannot be read: " + "; ".join(f"{f.code} {f.location}: {f.message}" for f in a.findings[:3]))
     _check_npc_names(a.save, path.name, tuning)
+    _check_derived(a.save, operations)
     save_b = _patched_entries(a.save, operations)
     if save_b is None:  # the patch reaches beyond journal entries' fields: the whole document
         document, sha256 = decode_file(path, path.name)
@@ -339,6 +355,26 @@ def _rising(progress):
 _ENTRY_FIELD = re.compile(r"/journal/(0|[1-9][0-9]*)/.+")
 
 
+def _check_derived(a: Save, operations: list) -> None:
+    """Refuse an operation that sets a field the replay derives (``DERIVED_FIELDS``) of
+    an existing journal entry: the message names the operation and what to change."""
+    journal = a.journal
+    for k, op in enumerate(operations):
+        if not isinstance(op, dict) or op.get("op") == "test" or not isinstance(op.get("path"), str):
+            continue
+        m = _DERIVED_PATH.fullmatch(op["path"])
+        if m is None or int(m.group(1)) >= len(journal):
+            continue
+        kind, name = m.group(2), m.group(3)
+        derived = DERIVED_FIELDS.get(kind, {}).get(name)
+        if derived is not None and journal.kinds[int(m.group(1))] == kind:
+            source, change = derived
+            raise PatchError(f"{describe(k, op)}: {name} is derived by the replay from {source}: change {change} instead")
+
+
+_DERIVED_PATH = re.compile(r"/journal/(0|[1-9][0-9]*)/event/([A-Za-z]+)/([a-z_]+)")
+
+
 def _reread(a: Save, operations: list) -> tuple[dict[int, tuple], list] | None:
     """The journal entries ``operations`` change, patched and read again by the one
     journal reader (``saveshape.parse_journal``): ``({index: (tick, kind, data)},
@@ -410,10 +446,12 @@ def check_entry_edit(save: Save, pointer: str, value: object) -> None:
     Raises:
         PatchError: the pointer is not a field of an entry of ``save``, the value makes
             the entry unreadable or adds a reading error (the finding is named), or it
-            sets a sentiment outside -1..1 (save-format §5). What only the replay finds
+            sets a sentiment outside -1..1 (save-format §5), or sets a field the replay
+            derives (``DERIVED_FIELDS``). What only the replay finds
             (I010, J001, …) is left to ``what_if``.
     """
     operations = [{"op": "replace", "path": pointer, "value": value}]
+    _check_derived(save, operations)
     reread = _reread(save, operations)
     if reread is None or len(reread[0]) != 1:
         raise PatchError(f"{describe(0, operations[0])}: not a field of a journal entry of {save.label}")

@@ -120,6 +120,10 @@ class _EnterApplies(QStyledItemDelegate):
 
     entered = Signal()
 
+    def setEditorData(self, editor, index) -> None:  # noqa: N802 (Qt override)
+        super().setEditorData(editor, index)
+        editor.selectAll()  # typing replaces the value shown (it was appended to: "1e3080.75")
+
     def eventFilter(self, editor, event) -> bool:  # noqa: N802 (Qt override)
         if event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Return, Qt.Key_Enter) and not event.modifiers() & Qt.ControlModifier:
             self.commitData.emit(editor)
@@ -166,7 +170,11 @@ class WhatIfPanel(QWidget):
         self.table.setModel(self.model)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        self.table.setEditTriggers(QAbstractItemView.AllEditTriggers)
+        # No SelectedClicked: its editor opens after the double-click interval, and keys typed
+        # meanwhile opened another (the trial's "1e308" became "308"). A What if cell edits as
+        # soon as it is current, its text selected, so typing replaces it.
+        self.table.setEditTriggers(QAbstractItemView.CurrentChanged | QAbstractItemView.DoubleClicked
+                                   | QAbstractItemView.EditKeyPressed | QAbstractItemView.AnyKeyPressed)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(NAME, QHeaderView.Stretch)
@@ -184,10 +192,10 @@ class WhatIfPanel(QWidget):
         self.apply_button.setShortcut("Ctrl+Return")
         self.undo_button = QPushButton("&Undo", self)
         self.undo_button.setObjectName("whatIfUndo")
-        self.undo_button.setToolTip("Remove the last edit and replay")
+        self.undo_button.setToolTip("Remove the last edit and replay; while a what-if runs, stop it (the edits in force stay)")
         self.revert_button = QPushButton("&Revert", self)
         self.revert_button.setObjectName("whatIfRevert")
-        self.revert_button.setToolTip("Drop every edit: back to the recorded run")
+        self.revert_button.setToolTip("Drop every edit (and stop a what-if running): back to the recorded run")
         buttons = QHBoxLayout()
         buttons.addWidget(self.apply_button)
         buttons.addWidget(self.undo_button)
@@ -293,7 +301,10 @@ class WhatIfPanel(QWidget):
             self.show_error(str(exc))
             return
         if not pairs:
-            self.show_error("Nothing to apply: type a value in the What if column first.")
+            if any(t.strip() for t in self.model.typed):  # what was typed is what is in force
+                self.show_error("Nothing to apply: the values typed are in force already (bold in the What if column).")
+            else:
+                self.show_error("Nothing to apply: type a value in the What if column first.")
             return
         self.applyRequested.emit(pairs)  # the app empties the column once it takes them
 
@@ -321,7 +332,11 @@ class WhatIfPanel(QWidget):
         self.revert_button.setEnabled(bool(edits))
 
     def show_busy(self, text: str) -> None:
-        """The what-if runs: the busy bar (until its first ``show_progress``) and ``text``."""
+        """The what-if runs: the busy bar (until its first ``show_progress``) and ``text``.
+        Undo (stop this run) and Revert (stop, and drop every edit) can end it, the
+        first run too (with no edit in force they were greyed, and nothing stopped it)."""
+        self.undo_button.setEnabled(True)
+        self.revert_button.setEnabled(True)
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
         self.progress.show()
@@ -342,6 +357,13 @@ class WhatIfPanel(QWidget):
         self.progress.hide()
         self.message.setStyleSheet("color: #b00020;")
         self.message.setText(one_line(text))
+
+    def show_stopped(self, text: str) -> None:
+        """A run was stopped before it ended: ``text`` says what is shown; the outcome of
+        the what-if still shown stays."""
+        self.progress.hide()
+        self.message.setStyleSheet("")
+        self.message.setText(text)
 
     def show_idle(self, text: str = "") -> None:
         """Nothing runs and no what-if is shown (reverted, or the comparison ended):

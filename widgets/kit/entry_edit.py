@@ -8,7 +8,7 @@ from __future__ import annotations
 from narrative_debugger.models.compare.journal import entry_json
 from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.report.plain_text import one_line
-from narrative_debugger.models.whatif.run import PatchError, check_entry_edit, parse_set
+from narrative_debugger.models.whatif.run import DERIVED_FIELDS, PatchError, check_entry_edit, parse_set
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
@@ -38,7 +38,8 @@ class EntryEditDialog(QDialog):
         event = entry.get("event") or {}
         self.index = index
         self.kind, fields = next(iter(event.items()), (None, {}))
-        self._recorded = {k: v for k, v in (fields or {}).items() if not isinstance(v, list | dict)}
+        derived = DERIVED_FIELDS.get(self.kind or "", {})  # the replay derives them: not offered
+        self._recorded = {k: v for k, v in (fields or {}).items() if not isinstance(v, list | dict) and k not in derived}
         tick = entry.get("tick")
         about = QLabel(one_line(f"Entry #{index:,} at tick {'—' if tick is None else f'{tick:,}'}: {self.kind or '(unreadable)'}{about}. "
                                 "Change one field; the save is replayed from here and compared with the recorded run."), self)
@@ -71,6 +72,7 @@ class EntryEditDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         self.field.currentTextChanged.connect(self._prefill)
+        self.field.currentTextChanged.connect(lambda _name: self.error.clear())  # a refusal was about the field before
         preferred = field if field in self._recorded else "sentiment" if "sentiment" in self._recorded else None
         if preferred:
             self.field.setCurrentText(preferred)

@@ -606,3 +606,16 @@ def test_a_huge_number_in_a_what_if_cell_is_out_of_range(window):
     panel.set_value("relationship.sentiment_weight", "9" * 1200)
     panel.apply()
     assert panel.message.text().startswith("relationship.sentiment_weight: 999999999999999999999999999999… (1,200 characters) is out of range")
+
+
+@pytest.mark.parametrize("typed, words", [
+    ("NaN", "/journal/43/event/RelationshipInteraction/sentiment: NaN is out of range: not a finite number"),
+    ("1.0000001", "sentiment 1.0000001 at journal[43] is outside -1..1"),
+])
+def test_the_entry_dialog_says_a_value_as_typed(window, typed, words):
+    """New-user trial, stop 46: NaN read "a number that overflows to nan", and 1.0000001
+    "sentiment 1 … is outside -1..1"."""
+    dialog = window.panels["journal"][0].edit_entry(43)
+    dialog.edit.setText(typed)
+    dialog.accept()
+    assert dialog.isVisible() and words in dialog.error.text() and "--set" not in dialog.error.text()

@@ -139,7 +139,7 @@ def kind_name(value) -> str:
 
 def _describe(value) -> str:
     if type(value) is float and not math.isfinite(value):
-        return f"a number that overflows to {value!r}"
+        return "NaN (not a number)" if math.isnan(value) else f"a number that overflows to {value!r}"
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         text = repr(value)
         if len(text) > 40:  # cut, and said so (a 41-digit integer read as 40 digits)

@@ -78,11 +78,15 @@ def describe(k: int, op: object) -> str:
     return f"operation {k}"
 
 
-def parse_set(text: str) -> tuple[str, object]:
+def parse_set(text: str, said: str = "--set ") -> tuple[str, object]:
     """``POINTER=VALUE`` or ``NAME=VALUE`` of ``--set``: VALUE as JSON, else as a string.
 
+    Args:
+        said: what a message puts before the target (the flag; "" in the window).
+
     Raises:
-        PatchError: no ``=`` in ``text``.
+        PatchError: no ``=`` in ``text``, or a number out of any range (``1e999``,
+            ``NaN``, more digits than Python reads).
     """
     import json
 
@@ -93,10 +97,10 @@ def parse_set(text: str) -> tuple[str, object]:
         value = json.loads(raw)
     except ValueError:
         if _NUMERAL.fullmatch(raw.strip()):  # past Python's digit limit: a number all the same, not text
-            raise PatchError(f"--set {target}: a number of {len(raw.strip()):,} characters is out of range for any value of a save") from None
+            raise PatchError(f"{said}{target}: a number of {len(raw.strip()):,} characters is out of range for any value of a save") from None
         value = raw
     if isinstance(value, float) and not math.isfinite(value):  # 1e999 reads as inf; NaN and Infinity are not JSON numbers
-        raise PatchError(f"--set {target}: {raw.strip()[:40]} is out of range: not a finite number")
+        raise PatchError(f"{said}{target}: {raw.strip()[:40]} is out of range: not a finite number")
     return target, value
 
 
@@ -535,7 +539,9 @@ def _check_edited_sentiments(a: Save, b: Save, changed_from: int, changed_to: in
             continue
         k, op = _operation_at(f"journal[{i}].event.RelationshipInteraction.sentiment", operations)
         where = describe(k, op) if op is not None else "the patch"
-        raise PatchError(f"{where}: sentiment {sentiment:g} at journal[{i}] is outside -1..1 (save-format §5; check reports it as R006)")
+        typed = op.get("value") if isinstance(op, dict) and isinstance(op.get("value"), (int, float)) else sentiment
+        shown = f"{sentiment:g}" if f"{sentiment:g}" == repr(typed) else repr(typed)  # 1.0000001 read "1" with :g
+        raise PatchError(f"{where}: sentiment {shown} at journal[{i}] is outside -1..1 (save-format §5; check reports it as R006)")
 
 
 def _tokens(text: str) -> list[str]:

@@ -286,7 +286,7 @@ class WhatIfPanel(QWidget):
         out = []
         for (name, _), typed in zip(self.model.rows, self.model.typed):
             if typed.strip():
-                pair = parse_set(f"{name}={typed.strip()}")
+                pair = parse_set(f"{name}={typed.strip()}", said="")
                 if name not in self.model.in_force or self.model.in_force[name] != pair[1]:  # the value shown, committed unchanged
                     out.append(pair)
         return out

@@ -97,7 +97,7 @@ class EntryEditDialog(QDialog):
 
     def value(self) -> object:
         """The value typed, as JSON, else as text."""
-        return parse_set(f"x={self.edit.text().strip()}")[1]
+        return parse_set(f"{self.pointer()}={self.edit.text().strip()}", said="")[1]
 
     def accept(self) -> None:
         if self.kind is None or not self.field.currentText():

@@ -160,11 +160,12 @@ def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
     doc = json.loads(out)
     assert status == 1
     assert doc["crossings"]["kael-davan"] == {"a": [16598], "b": [4914]}
-    assert [(e["tick"], e["event"]) for e in doc["would_happen"]] == [(4914, "InteractionWalkedAway")]
-    # The entry named is the one after which the stress is over: its reason says so (trial, stop 44).
-    assert doc["would_happen"][0]["journal_index"] == 87
-    assert doc["would_happen"][0]["reason"] == ("kael-davan: stress 6 is over the threshold 5 once journal[87] (StressChanged) applied: "
-                                                "a walk-away would follow")
+    # Over by the stress of walk-away journal[86] (StressChanged journal[87]): that conversation
+    # has ended, so the walk-away would follow at Kael's next one, journal[123] (trials, stops 44, 46).
+    assert doc["would_happen"] == [{"journal_index": 123, "tick": 7250, "event": "InteractionWalkedAway",
+                                    "reason": "kael-davan: stress 6 is over the threshold 5 once journal[87] (the stress of a "
+                                              "walk-away, as recorded) applied: a walk-away would follow at the next conversation "
+                                              "(journal[123])"}]
     # Walk-aways before a penalty: 1 recorded; 3 makes the penalties of walk-aways 2 and 3 not follow.
     status, out, _ = run_whatif(capsys, save, "--set", "npc.kael-davan.walk_away_threshold=3", "--format", "json")
     doc = json.loads(out)

@@ -689,6 +689,19 @@ def _crossing_ticks(index: TimelineIndex, sid: int) -> list[tuple[int, int, bool
     return out
 
 
+def _next_conversation(index: TimelineIndex, sid: int, position: int, threshold: int) -> int | None:
+    """The journal index of the NPC's first InteractionStarted after ``position``, when its
+    stress is still over ``threshold`` there; None when it has no later conversation or
+    is no longer over."""
+    created = index.interactions_created.get(sid, ())
+    k = bisect_left(created, position + 1)
+    if k == len(created):
+        return None
+    start = created[k] - 1  # the journal index of the entry that started it
+    npc = index.npcs[sid].at(start)
+    return start if npc is not None and npc.tolerance.current_stress > threshold else None
+
+
 def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, sb: Save) -> None:
     """Where the stress threshold crossings moved, and the crossings over it that B has
     and A has not at that tick: a walk-away would now follow from the state there."""
@@ -714,6 +727,18 @@ def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, s
             elif over and t not in ups_a:
                 npc = ib.npcs[nb.stable_id].at(position)
                 kind = sb.journal.kinds[position - 1] if 0 < position <= len(sb.journal) else None
+                if kind == "StressChanged" and getattr(sb.journal.data[position - 1], "cause", None) == "walk_away":
+                    # Over by a walk-away's own stress: that conversation has ended; a walk-away
+                    # would follow at the NPC's next one (the trial read a walk-away "following"
+                    # the StressChanged of the walk-away listed as not happening).
+                    following = _next_conversation(ib, nb.stable_id, position, npc.tolerance.threshold)
+                    if following is not None:
+                        result.would_happen.append({
+                            "journal_index": following, "tick": sb.journal.ticks[following], "event": "InteractionWalkedAway",
+                            "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold {npc.tolerance.threshold} once "
+                                      f"journal[{position - 1}] (the stress of a walk-away, as recorded) applied: a walk-away would "
+                                      f"follow at the next conversation (journal[{following}])"})
+                    continue
                 result.would_happen.append({"journal_index": position - 1, "tick": t, "event": "InteractionWalkedAway",
                                             "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold {npc.tolerance.threshold} "
                                                       f"once journal[{position - 1}] ({kind or 'an invalid entry'}) applied: a walk-away would follow"})

@@ -396,7 +396,7 @@ class WhatIfPanel(QWidget):
             lines.append("Levels reached (A → B):")
             lines += [f"  {slug}: {v['a']} → {v['b']}" for slug, v in sorted(result.end_levels.items())]
         if result.would_not_happen:
-            lines.append(f"Would not have happened ({len(result.would_not_happen)}):")
+            lines.append(f"Would not have happened ({len(result.would_not_happen)}; kept in B as recorded, with what follows from them):")
             lines += [f"  {_at(w['tick'])} #{w['journal_index']} {w['event']}: {w['reason']}" for w in result.would_not_happen]
         if result.would_happen:
             lines.append(f"Would now happen ({len(result.would_happen)}):")

@@ -140,7 +140,10 @@ def format_whatif_text(w: WhatIf) -> str:
     if w.crossings:
         out.append("stress threshold crossings moved:")
         out += [f"  {slug}: A ticks {v['a']} / B ticks {v['b']}" for slug, v in w.crossings.items()]
-    for title, items in (("would not have happened", w.would_not_happen), ("would now happen", w.would_happen)):
+    # The game's decisions stay in B as recorded (issue 38), and so does what follows from
+    # them (a walk-away's stress and penalty): the trial read the unchanged counts as a contradiction.
+    for title, items in (("would not have happened (kept in B as recorded, with what follows from them)", w.would_not_happen),
+                         ("would now happen", w.would_happen)):
         if items:
             out.append(f"{title}:")
             out += [f"  journal[{e['journal_index']}] tick {e['tick']} {e['event']}: {one_line(e['reason'])}" for e in items]

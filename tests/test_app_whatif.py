@@ -65,7 +65,7 @@ def test_panel_sentiment_weight_matches_the_command(qtbot, window):
     diffs = window.panels["differences"][0]
     assert diffs.model.rowCount() == len(c.differences()) > 0 and window.docks["differences"].isVisible()
     assert "differs from the recorded run" in panel.message.text()
-    assert "mira-holt: Acquaintance → Stranger" in panel.outcome.toPlainText()
+    assert "mira-holt Acquaintance → Stranger" in panel.outcome.toPlainText()
     assert panel.edits.item(0).text() == "relationship.sentiment_weight = 0.25"
     # Revert: the recorded run alone.
     with qtbot.waitSignal(window.session.comparisonChanged):
@@ -285,7 +285,7 @@ def test_revert_and_stop_comparing_clear_the_last_outcome(qtbot, window):
     for leave in (lambda: qtbot.mouseClick(panel.revert_button, Qt.LeftButton), window.compare.stop):
         panel.set_value("relationship.sentiment_weight", "0.25")
         _applied(qtbot, window, panel.apply)
-        assert "mira-holt: Acquaintance → Stranger" in panel.outcome.toPlainText()
+        assert "mira-holt Acquaintance → Stranger" in panel.outcome.toPlainText()
         with qtbot.waitSignal(window.session.comparisonChanged):
             leave()
         assert window.session.comparison is None
@@ -520,8 +520,10 @@ def test_three_keys_answer_what_if_the_formula_weighed_sentiment_less(qtbot, win
     assert window.whatif.edits == [("relationship.sentiment_weight", 0.25)]
     assert panel.tabs.currentIndex() == OUTCOME_TAB and panel.outcome.isVisibleTo(window)
     text = panel.outcome.toPlainText()
-    assert text.startswith("Scores at tick 302,029 (A → B):\n  kael-davan: 21.78 → 21.00\n")
-    assert "Levels reached (A → B):\n  mira-holt: Acquaintance → Stranger" in text and "Prompts that need a new LLM response:" in text
+    first, second, third = text.splitlines()[:3]
+    assert first == "Levels reached (A → B): mira-holt Acquaintance → Stranger"
+    assert second.startswith("Scores at tick 302,029 (A → B): kael-davan 21.78 → 21.00; ")
+    assert third.startswith("Prompts that need a new LLM response: kael-davan from tick ")
     assert panel.message.text().startswith("B differs from the recorded run in ")
     row = panel.row_of("relationship.sentiment_weight")
     cell = panel.model.index(row, 2)
@@ -560,7 +562,7 @@ def test_four_actions_answer_what_if_the_player_had_been_kinder(qtbot, window):
     c = s.comparison
     assert c.divergence.tick == 3438 and round(c.npcs["mira-holt"].b.score, 3) == 21.639
     assert [slug for slug, d in c.npcs.items() if d.a != d.b] == ["mira-holt"]
-    assert window.panels["whatif"][0].outcome.toPlainText().startswith("Scores at tick 302,029 (A → B):\n  mira-holt: 21.07 → 21.64\n")
+    assert window.panels["whatif"][0].outcome.toPlainText().startswith("Scores at tick 302,029 (A → B): mira-holt 21.07 → 21.64\n")
     # A conversation walked away from was not scored: nothing to make kinder.
     walked = next(f for f in s.playthrough.index.interactions_by_npc[mira] if view.conversation_entry(f) is None)
     view.table.setCurrentIndex(view.model.index(view.model.row_of(walked), 0))

@@ -386,24 +386,24 @@ class WhatIfPanel(QWidget):
             d = result.comparison.divergence
             first = f", the first at tick {d.tick:,}" if d is not None and d.tick is not None else ""
             self.message.setText(f"B differs from the recorded run in {count:,} way{'s' * (count != 1)}{first}: see Differences and the dashed curves.")
+        # The levels, scores and prompts one paragraph each (wrapped), so that a designer's
+        # answer fits the box: one line an NPC cut the prompts off at 1440x900 (trial, stop 46).
         lines = []
+        if result.end_levels:
+            lines.append("Levels reached (A → B): " + "; ".join(f"{slug} {v['a']} → {v['b']}" for slug, v in sorted(result.end_levels.items())))
         scores = [(slug, d.a.score, d.b.score) for slug, d in sorted(result.comparison.npcs.items())
                   if d.a is not None and d.b is not None and round(d.a.score, 2) != round(d.b.score, 2)]
         if scores:
-            lines.append(f"Scores at tick {result.comparison.tick_b:,} (A → B):")
-            lines += [f"  {slug}: {a:.2f} → {b:.2f}" for slug, a, b in scores]
-        if result.end_levels:
-            lines.append("Levels reached (A → B):")
-            lines += [f"  {slug}: {v['a']} → {v['b']}" for slug, v in sorted(result.end_levels.items())]
+            lines.append(f"Scores at tick {result.comparison.tick_b:,} (A → B): " + "; ".join(f"{slug} {a:.2f} → {b:.2f}" for slug, a, b in scores))
+        if result.prompts_regenerate:
+            lines.append("Prompts that need a new LLM response: " + "; ".join(
+                f"{slug} from tick {p['first_tick']:,} ({p['turns']} turn{'s' * (p['turns'] != 1)})" for slug, p in sorted(result.prompts_regenerate.items())))
         if result.would_not_happen:
             lines.append(f"Would not have happened ({len(result.would_not_happen)}; kept in B as recorded, with what follows from them):")
             lines += [f"  {_at(w['tick'])} #{w['journal_index']} {w['event']}: {w['reason']}" for w in result.would_not_happen]
         if result.would_happen:
             lines.append(f"Would now happen ({len(result.would_happen)}):")
             lines += [f"  {_at(w['tick'])} {w['event']}: {w['reason']}" for w in result.would_happen]
-        if result.prompts_regenerate:
-            lines.append("Prompts that need a new LLM response:")
-            lines += [f"  {slug}: from tick {p['first_tick']:,}, {p['turns']} turn(s)" for slug, p in sorted(result.prompts_regenerate.items())]
         self.outcome.setPlainText("\n".join(one_line(t) if not t.startswith("  ") else "  " + one_line(t[2:]) for t in lines))
         self.tabs.setCurrentIndex(OUTCOME_TAB)  # the result in sight, from its first line
         self.outcome.moveCursor(QTextCursor.Start)

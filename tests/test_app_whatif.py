@@ -621,3 +621,24 @@ def test_the_entry_dialog_says_a_value_as_typed(window, typed, words):
     dialog.edit.setText(typed)
     dialog.accept()
     assert dialog.isVisible() and words in dialog.error.text() and "--set" not in dialog.error.text()
+
+
+def test_the_knowledge_table_asks_what_if_of_an_interaction_fact(qtbot, window):
+    """The Knowledge graph (in front when a save opens) lists the conversations as
+    interaction facts: filter, right-click the row, What if…, type, Enter."""
+    s = window.session
+    view = window.views["knowledge"]
+    view.search.setText("mira-holt_001")
+    qtbot.waitUntil(lambda: view.proxy.rowCount() == 1)
+    view.table.setCurrentIndex(view.proxy.index(0, 0))
+    assert view.conversation_whatif.action in view.table.actions() and view.conversation_whatif.action.isEnabled()
+    dialog = view.conversation_whatif.edit()
+    assert dialog.pointer() == "/journal/43/event/RelationshipInteraction/sentiment"
+    dialog.edit.setText("0.5")
+    with qtbot.waitSignal(s.comparisonChanged, timeout=120_000):
+        dialog.accept()
+    assert round(s.comparison.npcs["mira-holt"].b.score, 3) == 21.639
+    view.search.setText("harbor.dues_raised")  # not a conversation: nothing to make kinder
+    qtbot.waitUntil(lambda: view.proxy.rowCount() == 1)
+    view.table.setCurrentIndex(view.proxy.index(0, 0))
+    assert not view.conversation_whatif.action.isEnabled()

@@ -3,8 +3,8 @@
 ``WhatIfController`` belongs to the main window. It keeps the list of edits (``(target,
 value)`` pairs as ``whatif --set`` takes them: a JSON pointer into the save, or a tuning
 name), takes new ones from the What if… panel and from the Journal dock's "What if…
-edit this entry" and the Interactions view's "What if… this conversation's
-sentiment", runs ``models.whatif.run.what_if`` (the command's engine) in a child
+edit this entry" and the Interactions and Knowledge views' "What if… this
+conversation's sentiment", runs ``models.whatif.run.what_if`` (the command's engine) in a child
 process (``app/workers/engine.py`` ``WhatIfProcess``, followed by a worker thread of
 ``Jobs``), and hands the result to the session as a comparison with A = as recorded
 (the open playthrough itself) and B = what if: the views draw B dashed and the
@@ -77,7 +77,8 @@ class WhatIfController(QObject):
         self.panel.revertRequested.connect(self.revert)
         journal = window.panels["journal"][0]
         journal.whatIfRequested.connect(self._on_entry_edit)
-        window.views["interactions"].whatIfRequested.connect(self._on_entry_edit)
+        for view in ("interactions", "knowledge"):  # "What if… this conversation's sentiment"
+            window.views[view].whatIfRequested.connect(self._on_entry_edit)
         self.session.loaded.connect(self._on_loaded)
         self.session.comparisonChanged.connect(self._on_comparison)
 

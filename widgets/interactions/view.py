@@ -26,12 +26,11 @@ from narrative_debugger.widgets.kit.plain_text import esc, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.kit.visibility import obscured
 from narrative_debugger.widgets.kit.why import add_why_action
-from narrative_debugger.widgets.kit.entry_edit import EntryEditDialog
-from narrative_debugger.models.whatif.entries import SENTIMENT, conversation_entry
+from narrative_debugger.widgets.kit.entry_edit import ConversationWhatIf
 from narrative_debugger.widgets.kit.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
 from narrative_debugger.widgets.kit.roles import FOREGROUND as _FOREGROUND, HORIZONTAL as _HORIZONTAL, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -455,11 +454,8 @@ class InteractionView(QWidget):
         self.why_action = add_why_action(self.table, session, self.why_target)
         # "What if the player had been kinder here": the sentiment of the RelationshipInteraction
         # that scored the conversation (the trial took 9 actions through the Journal's filters).
-        self.whatif_action = QAction("What if… this conversation's sentiment", self.table)
-        self.whatif_action.setObjectName("action-whatif-conversation")
-        self.whatif_action.triggered.connect(lambda: self.edit_conversation())
-        self.table.addAction(self.whatif_action)
-        self._update_whatif(None)
+        self.conversation_whatif = ConversationWhatIf(self.table, session, self._current_fact, self.whatIfRequested)
+        self.whatif_action = self.conversation_whatif.action
         # The diagram's nodes and edges are the moves of the selected interaction.
         self.diagram_why_action = add_why_action(self.diagram, session, lambda: f"fact:{session.fact}" if session.fact and session.fact.startswith("interaction.") else None)
         session.loaded.connect(self._on_loaded)
@@ -690,39 +686,21 @@ class InteractionView(QWidget):
         return f"fact:{self.model.fact_id(current.row())}" if current.isValid() else None
 
     def _row_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        self._update_whatif(self.model.fact_id(current.row()) if current.isValid() else None)
+        self.conversation_whatif.update()
         if not self._syncing and current.isValid():
             self.session.set_fact(self.model.fact_id(current.row()))
+
+    def _current_fact(self) -> FactId | None:
+        current = self.table.currentIndex()
+        return self.model.fact_id(current.row()) if current.isValid() else None
 
     def conversation_entry(self, fact_id: FactId | None = None) -> int | None:
         """The journal index of the RelationshipInteraction that scored conversation
         ``fact_id`` (default: the current row's), or None (``whatif.entries``)."""
-        if fact_id is None:
-            current = self.table.currentIndex()
-            fact_id = self.model.fact_id(current.row()) if current.isValid() else None
-        play = self.session.playthrough
-        return conversation_entry(play, fact_id) if play is not None and fact_id is not None else None
-
-    def _update_whatif(self, fact_id: FactId | None) -> None:
-        entry = self.conversation_entry(fact_id) if fact_id is not None else None
-        self.whatif_action.setEnabled(entry is not None)
-        self.whatif_action.setToolTip(
-            f"Change the sentiment of journal entry #{entry:,} (the RelationshipInteraction that scored it) and replay" if entry is not None
-            else "Choose a completed conversation: one walked away from was not scored, so it has no sentiment to change")
+        return self.conversation_whatif.entry(fact_id)
 
     def edit_conversation(self, fact_id: FactId | None = None):
         """Open "What if… edit this entry" on the sentiment of conversation ``fact_id``
         (default: the current row's); on Replay, ``whatIfRequested`` carries the pointer
-        and value. Returns the dialog (window-modal, not blocking), or None when the
-        conversation was not scored."""
-        if fact_id is None:
-            current = self.table.currentIndex()
-            fact_id = self.model.fact_id(current.row()) if current.isValid() else None
-        entry = self.conversation_entry(fact_id) if fact_id is not None else None
-        if entry is None:
-            return None
-        dialog = EntryEditDialog(self.session.playthrough, entry, self, field=SENTIMENT, about=f" (the conversation {fact_id})")
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.whatIfRequested.emit(dialog.pointer(), dialog.value()))
-        dialog.open()
-        return dialog
+        and value. Returns the dialog, or None when the conversation was not scored."""
+        return self.conversation_whatif.edit(fact_id)

@@ -1,15 +1,19 @@
 """What if… edit this entry (issue 38): the dialog that changes one field of one journal
 entry. The Journal dock opens it on any entry, the Interactions view on the sentiment
 of the RelationshipInteraction that scored a conversation; both emit the pointer and
-the value it gives as their ``whatIfRequested``."""
+the value it gives as their ``whatIfRequested``. ``ConversationWhatIf`` puts the
+conversation's action on a view (the Interactions and Knowledge tables)."""
 
 from __future__ import annotations
 
 from narrative_debugger.models.compare.journal import entry_json
 from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.domain.types import FactId
+from narrative_debugger.models.whatif.entries import SENTIMENT, conversation_entry
 from narrative_debugger.models.whatif.run import DERIVED_FIELDS, PatchError, check_entry_edit, parse_set
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 
@@ -113,3 +117,58 @@ class EntryEditDialog(QDialog):
             self.adjustSize()  # the message's lines, whole
             return
         super().accept()
+
+
+class ConversationWhatIf:
+    """"What if… this conversation's sentiment" on a view that lists conversations (issue
+    38: "what if the player had been kinder here"): a context-menu action, enabled on a
+    conversation the game scored, that opens ``EntryEditDialog`` on the sentiment of its
+    RelationshipInteraction (``whatif.entries.conversation_entry``) and emits the pointer
+    and value through ``requested`` (the view's ``whatIfRequested``).
+
+    Args:
+        view: the item view; its context menu gains the action.
+        session: the session (its ``playthrough``).
+        current_fact: the FactId of the view's current row (None: no row).
+        requested: the signal ``(pointer, value)`` is emitted on.
+
+    Attributes:
+        action: the QAction (``action-whatif-conversation``).
+    """
+
+    def __init__(self, view, session, current_fact, requested) -> None:
+        self.view, self.session, self.current_fact, self.requested = view, session, current_fact, requested
+        self.action = QAction("What if… this conversation's sentiment", view)
+        self.action.setObjectName("action-whatif-conversation")
+        self.action.triggered.connect(lambda: self.edit())
+        view.addAction(self.action)
+        self.update()
+
+    def entry(self, fact_id: FactId | None = None) -> int | None:
+        """The journal index of the RelationshipInteraction that scored conversation
+        ``fact_id`` (default: the current row's), or None."""
+        fact_id = self.current_fact() if fact_id is None else fact_id
+        play = self.session.playthrough
+        return conversation_entry(play, fact_id) if play is not None and fact_id is not None else None
+
+    def update(self) -> None:
+        """Enable the action for the current row (call it when the current row changes)."""
+        entry = self.entry()
+        self.action.setEnabled(entry is not None)
+        self.action.setToolTip(
+            f"Change the sentiment of journal entry #{entry:,} (the RelationshipInteraction that scored it) and replay" if entry is not None
+            else "Choose a completed conversation: one walked away from was not scored, so it has no sentiment to change")
+
+    def edit(self, fact_id: FactId | None = None) -> EntryEditDialog | None:
+        """Open the dialog on the sentiment of conversation ``fact_id`` (default: the
+        current row's). Returns it (window-modal, not blocking), or None when the
+        conversation was not scored."""
+        fact_id = self.current_fact() if fact_id is None else fact_id
+        entry = self.entry(fact_id) if fact_id is not None else None
+        if entry is None:
+            return None
+        dialog = EntryEditDialog(self.session.playthrough, entry, self.view, field=SENTIMENT, about=f" (the conversation {fact_id})")
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.requested.emit(dialog.pointer(), dialog.value()))
+        dialog.open()
+        return dialog

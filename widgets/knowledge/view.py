@@ -27,7 +27,8 @@ from narrative_debugger.widgets.kit.tables import hot_table, show_column
 from narrative_debugger.widgets.kit.state_colors import confidence_label, state_label
 from narrative_debugger.widgets.kit.visibility import obscured
 from narrative_debugger.widgets.kit.why import add_why_action
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from narrative_debugger.widgets.kit.entry_edit import ConversationWhatIf
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -56,9 +57,16 @@ class KnowledgeView(QWidget):
         table: the ``QTableView``.
         graph: the ``KnowledgeGraph`` tab.
         tabs: the ``QTabWidget`` holding both.
+        conversation_whatif: "What if… this conversation's sentiment" on an interaction
+            fact's row (issue 38; ``kit.entry_edit.ConversationWhatIf``).
+
+    Signals:
+        whatIfRequested(str, object): a JSON pointer into the save and the value typed
+            in the dialog that action opened.
     """
 
     TABLE_TAB, GRAPH_TAB = 0, 1
+    whatIfRequested = Signal(str, object)
 
     def __init__(self, session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -165,6 +173,7 @@ class KnowledgeView(QWidget):
         self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
         self.tabs.currentChanged.connect(self._tab_shown)
         self.why_action = add_why_action(self.table, session, self.why_target)
+        self.conversation_whatif = ConversationWhatIf(self.table, session, self._current_fact, self.whatIfRequested)
 
         session.loaded.connect(self._on_loaded)
         session.comparisonChanged.connect(self._on_comparison)  # the B column comes or goes
@@ -426,7 +435,12 @@ class KnowledgeView(QWidget):
         current = self.table.currentIndex()
         return f"fact:{self.model.fact_id(self._source_row(current))}" if current.isValid() else None
 
+    def _current_fact(self) -> FactId | None:
+        current = self.table.currentIndex()
+        return self.model.fact_id(self._source_row(current)) if current.isValid() else None
+
     def _row_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.conversation_whatif.update()
         if self._syncing or not current.isValid():
             return
         row = self._source_row(current)

@@ -24,7 +24,6 @@ Names and what they hold:
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, replace
 
@@ -134,7 +133,7 @@ def _shown(raw: object) -> str:
         return "true" if raw else "false"
     if raw is None:
         return "null"
-    text = repr(raw) if not isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+    text = repr(raw) if not isinstance(raw, str) else '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return text if len(text) <= 40 else f"{text[:30]}… ({len(text):,} characters)"
 
 

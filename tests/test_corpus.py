@@ -227,6 +227,10 @@ def test_a_fifo_or_a_device_among_the_saves_is_an_unreadable_row_not_a_hang(tmp_
         ("evening.json", True, False), *((name, False, True) for name in refused)]
     found = _query(capsys, tmp_path / "c", "SELECT save FROM firings WHERE kind = 'finding' AND id = 'F001' ORDER BY save")
     assert [Path(r["save"]).name for r in found] == refused
+    # Run again: read again and unreadable again, not "replaced" (trial, stop 45).
+    code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(tmp_path / "c"), "--no-prompts")
+    assert code == 0, err
+    assert f"indexed {len(refused)} save(s) (0 replaced), skipped 1 unchanged, {len(refused)} unreadable" in out
 
 
 def test_incremental_skips_the_unchanged_and_replaces_the_changed(tmp_path, capsys):

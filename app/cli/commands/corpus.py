@@ -144,7 +144,9 @@ def run(args) -> int:
                     continue
                 print(f"narrative-debugger corpus: {one_line(path)}: its part in {one_line(corpus)} is missing or damaged; "
                       "indexing it again", file=sys.stderr)
-            replaced += 1
+            # A file that cannot be read whole (no SHA-256: a FIFO, no permission) is read
+            # again each run and counted unreadable, not "replaced" (the trial's FIFO was, every run).
+            replaced += sha is not None
         work.append((path, sha, stamps[folder], str(corpus), not args.no_prompts))
         folders.add(folder)
     unreadable = failed = 0

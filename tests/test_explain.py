@@ -789,3 +789,18 @@ def test_explaining_tuned_level_bounds_names_them():
     assert 10 < score <= 40  # 21.78: the crossing into Acquaintance is at the tuned 10, not the seed's 20
     assert exp.value == "Acquaintance"
     assert any("crosses 10 (the top of Stranger, inclusive)" in s.detail for s in exp.steps)
+
+
+def test_a_tuned_formulas_rows_take_the_decimals_they_need(tmp_path):
+    """New-user trial, stop 46: with sentiment_weight 0.25 B's rows read "18.796500 +
+    0.582500 = 19.379000" (6 decimals): 0.69×0.25 + 0.3 + 0.25 + 0.1 = 0.7725 needs 4."""
+    from pathlib import Path
+
+    from narrative_debugger.models.domain.tuning import DEFAULT_TUNING
+    from narrative_debugger.models.whatif.run import what_if
+
+    root = Path(__file__).resolve().parents[1]
+    b = what_if(root / "sample_saves" / "evening.json", None, [], DEFAULT_TUNING.with_value("relationship.sentiment_weight", 0.25)).comparison.b
+    steps = explain(b, "npc:mira-holt.score", b.last_tick).steps
+    assert steps[-2].detail.endswith("= 0.7725 (relationship seed formula, tuned); derived anew by the what-if's replay; 18.0240 + 0.7725 = 18.7965")
+    assert steps[-1].detail.endswith("; 18.7965 + 0.5825 = 19.3790")

@@ -128,8 +128,13 @@ def _row_places(before: float, recorded: float, result: float, sentiment, length
     while the formula's 0.445 prints 0.44, and "= 1.00, clamped to 1.00" hides 1.002."""
     raw = unclamped_delta(sentiment, length, turns, tuning)
 
-    def exact(x: float, places: int) -> bool:  # written whole to the game's 3 decimals (sentiment×0.5, length/500)
-        return Decimal(f"{x:.{places}f}") == Decimal(f"{x:.3f}")
+    # Written whole to the game's 3 decimals (sentiment×0.5, length/500); a tuned formula's
+    # constants give more (a weight of 0.25: 0.7725), which compared to 3 decimals made
+    # every row 6 ("18.796500 + 0.582500"): to 6 then, past float noise.
+    whole = 3 if tuning.formula_is_default else 6
+
+    def exact(x: float, places: int) -> bool:
+        return Decimal(f"{x:.{places}f}") == Decimal(f"{x:.{whole}f}")
 
     for places in range(2, 6):
         if adds_up(before, recorded, result, places) and exact(raw, places) and exact(recorded, places):

@@ -39,8 +39,3 @@ def conversation_entry(play: Playthrough, fact_id: FactId | None) -> int | None:
         i += 1
     return None
 
-
-def sentiment_pointer(journal_index: int) -> str:
-    """``/journal/N/event/RelationshipInteraction/sentiment``: the ``--set`` pointer of
-    the sentiment of entry ``journal_index``."""
-    return f"/journal/{journal_index}/event/RelationshipInteraction/{SENTIMENT}"

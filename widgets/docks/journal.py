@@ -35,7 +35,7 @@ from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_
 from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGNMENT, BACKGROUND as _BACKGROUND, DECORATION as _DECORATION
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
 from narrative_debugger.widgets.kit.roles import TOOLTIP as _TOOLTIP, USER as _USER
-from narrative_debugger.widgets.kit.entry_edit import EntryEditDialog
+from narrative_debugger.widgets.kit.entry_edit import EntryEditDialog, open_entry_dialog
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont
 from PySide6.QtWidgets import (
@@ -677,11 +677,7 @@ class JournalView(QWidget):
             journal_index = self.model.journal_index(row) if row >= 0 else None
         if play is None or journal_index is None:
             return None
-        dialog = EntryEditDialog(play, journal_index, self)
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.whatIfRequested.emit(dialog.pointer(), dialog.value()))
-        dialog.open()
-        return dialog
+        return open_entry_dialog(play, journal_index, self, self.whatIfRequested)
 
     # ----- a finding's culprit -----
     def _on_culprit(self, finding) -> None:

@@ -119,6 +119,17 @@ class EntryEditDialog(QDialog):
         super().accept()
 
 
+def open_entry_dialog(playthrough, index: int, parent: QWidget, requested, **options) -> EntryEditDialog:
+    """Open an ``EntryEditDialog`` on journal entry ``index`` (window-modal, not blocking,
+    deleted on close); on Replay it emits ``(pointer, value)`` through ``requested``.
+    ``options`` go to the dialog (``field``, ``about``). Returns the dialog."""
+    dialog = EntryEditDialog(playthrough, index, parent, **options)
+    dialog.setAttribute(Qt.WA_DeleteOnClose)
+    dialog.accepted.connect(lambda: requested.emit(dialog.pointer(), dialog.value()))
+    dialog.open()
+    return dialog
+
+
 class ConversationWhatIf:
     """"What if… this conversation's sentiment" on a view that lists conversations (issue
     38: "what if the player had been kinder here"): a context-menu action, enabled on a
@@ -167,8 +178,5 @@ class ConversationWhatIf:
         entry = self.entry(fact_id) if fact_id is not None else None
         if entry is None:
             return None
-        dialog = EntryEditDialog(self.session.playthrough, entry, self.view, field=SENTIMENT, about=f" (the conversation {fact_id})")
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.requested.emit(dialog.pointer(), dialog.value()))
-        dialog.open()
-        return dialog
+        return open_entry_dialog(self.session.playthrough, entry, self.view, self.requested, field=SENTIMENT,
+                                 about=f" (the conversation {fact_id})")

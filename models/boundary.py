@@ -201,14 +201,23 @@ def _first_fault(text: str, kind: IntType) -> str:
     return "it has no digits"
 
 
+def cut(text: str, limit: int = 40) -> str:
+    """``text`` as it is, or, over ``limit`` characters, its first ``limit`` - 10 (at
+    least 20 fewer past 100) and its length: "999… (41 characters)". A long value in a
+    message is cut and says so (one cut silently to 40 digits read as the value)."""
+    if len(text) <= limit:
+        return text
+    keep = limit - (20 if limit > 100 else 10)
+    return f"{text[:keep]}… ({len(text):,} characters)"
+
+
 def _shown(text: object) -> str:
     if type(text) is str:
-        cut = text if len(text) <= MAX_NUMERAL_CHARS else text[:MAX_NUMERAL_CHARS] + "…"
-        return repr(cut)
+        cut_text = text if len(text) <= MAX_NUMERAL_CHARS else text[:MAX_NUMERAL_CHARS] + "…"
+        return repr(cut_text)
     if type(text) is float:
         return repr(text)
-    shown = repr(text)
-    return shown if len(shown) <= 40 else f"{shown[:30]}… ({len(shown):,} characters)"  # cut, and said so
+    return cut(repr(text))
 
 
 def _article(name: str) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from narrative_debugger.models.boundary import cut
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
 
 #: The formula's constants by name (relationship seed, "Delta Formula"): field, default.
@@ -133,8 +134,7 @@ def _shown(raw: object) -> str:
         return "true" if raw else "false"
     if raw is None:
         return "null"
-    text = repr(raw) if not isinstance(raw, str) else '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return text if len(text) <= 40 else f"{text[:30]}… ({len(text):,} characters)"
+    return cut(repr(raw) if not isinstance(raw, str) else '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"')
 
 
 def _number(raw: object, low: float, high: float, *, above_low: bool = False) -> float:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, tick_arg, unreadable_reasons, write_json
 from narrative_debugger.app.cli.commands.diff import format_diff_text
+from narrative_debugger.models.boundary import cut
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
@@ -119,10 +120,6 @@ def _list(args) -> int:
 SHOWN_VALUE_MAX = 120
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= SHOWN_VALUE_MAX else f"{text[:SHOWN_VALUE_MAX - 20]}… ({len(text):,} characters)"
-
-
 def format_whatif_text(w: WhatIf) -> str:
     """The ``diff`` text with A = as recorded and B = what if, then what follows."""
     out = [f"edits: {len(w.edits)}"]
@@ -130,7 +127,7 @@ def format_whatif_text(w: WhatIf) -> str:
         if e.get("op") == "set" and "name" in e:
             out.append(f"  set {e['name']} = {dumps_strict(e['value'])}")
         else:
-            value = f" {_short(dumps_strict(e['value']))}" if "value" in e else ""
+            value = f" {cut(dumps_strict(e['value']), SHOWN_VALUE_MAX)}" if "value" in e else ""
             source = f"from {one_line(str(e['from']))} to " if "from" in e else ""  # move, copy (RFC 6902)
             out.append(f"  {e.get('op')} {source}{one_line(str(e.get('path')))}{one_line(value)}")
     out.append(format_diff_text(w.comparison))

@@ -98,10 +98,10 @@ class LineTally:
 ELIGIBLE_UNCHOSEN = "none: every prerequisite held there, yet the game never chose the line"
 
 
-def failing_clauses(miss: dict, sep: str = "; ") -> str:
-    """A nearest miss's failing clauses joined by ``sep``, or ``ELIGIBLE_UNCHOSEN`` when
+def failing_clauses(miss: dict) -> str:
+    """A nearest miss's failing clauses joined by "; ", or ``ELIGIBLE_UNCHOSEN`` when
     none failed (the trial read "0 failing: every prerequisite held" as a contradiction)."""
-    return sep.join(miss["failing"]) or ELIGIBLE_UNCHOSEN
+    return "; ".join(miss["failing"]) or ELIGIBLE_UNCHOSEN
 
 
 def line_tally(doc: dict, content_ids) -> LineTally:

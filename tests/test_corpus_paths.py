@@ -156,3 +156,34 @@ def test_the_window_says_a_damaged_corpus_cannot_be_read(relative_corpus, open_w
     assert not w.corpus.open(relative_corpus)
     assert shown == [shown[0]] and shown[0].startswith(f"{relative_corpus} cannot be read: its saves table: ")
     assert w.docks["coverage"].isHidden()
+
+
+@pytest.mark.parametrize("sql, word", [
+    ("DROP VIEW saves", "DROP"),
+    ("CREATE TABLE t AS SELECT 1 AS x", "CREATE"),
+    ("INSERT INTO saves SELECT * FROM saves", "INSERT"),
+    ("SET threads = 1", "SET"),
+    ("INSTALL httpfs", "INSTALL"),
+    ("BEGIN", "BEGIN"),
+])
+def test_a_query_that_does_not_read_is_refused_not_a_success(relative_corpus, capsys, sql, word):
+    # New-user trial, stop 45: 'DROP VIEW saves' printed "Success" (each query has a
+    # connection of its own, so nothing was dropped, yet it said it had been).
+    code, out, err = run(capsys, "query", str(relative_corpus), sql)
+    assert (code, out) == (2, "")
+    assert err.strip() == (f"narrative-debugger query: {word} is refused: a query reads the corpus's tables "
+                           "(SELECT, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN, PRAGMA) and changes nothing")
+
+
+@pytest.mark.parametrize("sql, rows", [
+    ("SHOW TABLES", None),
+    ("DESCRIBE saves", None),
+    ("EXPLAIN SELECT 1", None),
+    ("PIVOT (SELECT readable FROM saves) ON readable", [{"true": 1}]),  # DuckDB makes it two statements of its own
+    ("CALL pragma_version()", None),
+])
+def test_reading_statements_still_answer(relative_corpus, capsys, sql, rows):
+    code, out, err = run(capsys, "query", str(relative_corpus), sql, "--format", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got if rows is None else got == rows

@@ -324,6 +324,10 @@ def indexed(corpus: Path) -> dict[str, tuple[str | None, str | None, bool]]:
 _WRITING = frozenset({duckdb.StatementType.COPY, duckdb.StatementType.COPY_DATABASE, duckdb.StatementType.EXPORT,
                       duckdb.StatementType.ATTACH})
 
+#: What a query may be: a statement that reads. DuckDB gives SELECT for SHOW, DESCRIBE,
+#: SUMMARIZE, VALUES and PRAGMA too; CALL runs a table function (``CALL pragma_version()``).
+_READING = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN, duckdb.StatementType.CALL})
+
 
 def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
     """Run ``sql`` over the corpus's views: (column names, rows).
@@ -331,18 +335,26 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
     Raises:
         CorpusError: the corpus cannot be read, DuckDB refused the query (its message),
             ``sql`` holds no statement (empty, blank, only ``;`` or a comment), more than
-            one, or one that writes files (COPY, EXPORT DATABASE, ATTACH: ``_WRITING``).
+            one, one that writes files (COPY, EXPORT DATABASE, ATTACH: ``_WRITING``) or
+            one that does not read (DROP, CREATE, INSERT, SET, INSTALL ...: each query has
+            a connection of its own, so what they did was never kept, yet they printed
+            nothing but success).
     """
     con = connect(corpus)
     try:
         try:
             statements = con.extract_statements(sql)
+            given = [s for s in statements if s.query.strip()]  # DuckDB's own expansion of a PIVOT has no text
             for statement in statements:
                 if statement.type in _WRITING:
-                    raise CorpusError(f"{statement.type.name.replace('_', ' ')} is refused: a query writes no file, in the corpus "
+                    raise CorpusError(f"{_statement_name(statement)} is refused: a query writes no file, in the corpus "
                                       "or elsewhere (print the rows with --format csv or json and redirect them)")
-            if len(statements) > 1:  # DuckDB would run them all and give the last one's rows alone
-                raise CorpusError(f"the SQL holds {len(statements)} statements: give one at a time")
+            if len(given) > 1:  # DuckDB would run them all and give the last one's rows alone
+                raise CorpusError(f"the SQL holds {len(given)} statements: give one at a time")
+            for statement in given:
+                if statement.type not in _READING:
+                    raise CorpusError(f"{_statement_name(statement)} is refused: a query reads the corpus's tables "
+                                      "(SELECT, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN, PRAGMA) and changes nothing")
             cursor, names, rows = _interruptible(con, lambda: _run(con, sql))
         except duckdb.Error as exc:
             raise CorpusError(str(exc).strip()) from None
@@ -351,6 +363,12 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
         return names, rows
     finally:
         con.close()
+
+
+def _statement_name(statement) -> str:
+    """The statement's first word as typed (``INSTALL``, not DuckDB's type LOAD), or its type."""
+    words = statement.query.split()
+    return words[0].upper() if words and words[0].isalpha() else statement.type.name.replace("_", " ")
 
 
 def _run(con, sql: str):

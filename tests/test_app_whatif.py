@@ -642,3 +642,16 @@ def test_the_knowledge_table_asks_what_if_of_an_interaction_fact(qtbot, window):
     qtbot.waitUntil(lambda: view.proxy.rowCount() == 1)
     view.table.setCurrentIndex(view.proxy.index(0, 0))
     assert not view.conversation_whatif.action.isEnabled()
+
+
+def test_a_tuning_value_set_again_marks_the_earlier_edit_replaced(qtbot, window):
+    # New-user trial, stop 46: both edits were listed alike; the later one is in force,
+    # and Undo comes back to the earlier one.
+    panel = window.panels["whatif"][0]
+    for typed in ("0.3", "0.25"):
+        panel.set_value("relationship.sentiment_weight", typed)
+        _applied(qtbot, window, panel.apply)
+    shown = [panel.edits.item(k).text() for k in range(panel.edits.count())]
+    assert shown == ["relationship.sentiment_weight = 0.3 (replaced below)", "relationship.sentiment_weight = 0.25"]
+    _applied(qtbot, window, lambda: qtbot.mouseClick(panel.undo_button, Qt.LeftButton))
+    assert [panel.edits.item(k).text() for k in range(panel.edits.count())] == ["relationship.sentiment_weight = 0.3"]

@@ -412,3 +412,33 @@ def test_a_huge_integer_tuning_value_is_out_of_range(capsys, name):
     status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"{name}=2{'0' * 308}")
     assert (status, out) == (2, "") and "Traceback" not in err
     assert f"--set {name}: 200000000000000000000000000000… (309 characters) is out of range: " in err
+
+
+@pytest.mark.parametrize("typed, words", [
+    (".5", 'expected a number, found ".5" (write it as a JSON number: 0.5)'),
+    ("+0.25", 'expected a number, found "+0.25" (write it as a JSON number: 0.25)'),
+    ('"0.5"', 'expected a number, found "0.5" (write it as a JSON number: 0.5)'),
+    ("abc", 'expected a number, found "abc"'),
+])
+def test_a_number_json_does_not_read_says_how_to_write_it(capsys, typed, words):
+    # New-user trial, stop 46: '.5' and '+0.25' were refused without saying a JSON number was wanted.
+    status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"relationship.sentiment_weight={typed}")
+    assert (status, out) == (2, "")
+    assert err.strip() == f"narrative-debugger whatif: --set relationship.sentiment_weight: {words}"
+
+
+@pytest.mark.parametrize("typed", ["sentiment_weight", "relationship.sentimnt_weight"])
+def test_a_tuning_name_half_typed_is_named_in_full(capsys, typed):
+    status, _, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"{typed}=0.3")
+    assert status == 2
+    assert f"--set {typed}: not a JSON pointer (they start with /) nor a tuning name: did you mean relationship.sentiment_weight? (see whatif --list)" in err
+
+
+def test_a_tuning_value_set_twice_is_listed_once_with_the_later_value(capsys):
+    # New-user trial, stop 46: both edits were listed; the later one was in force.
+    status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", "relationship.sentiment_weight=0.3",
+                                "--set", "relationship.sentiment_weight=0.25", "--format", "json")
+    assert status == 1
+    assert json.loads(out)["edits"] == [{"op": "set", "name": "relationship.sentiment_weight", "value": 0.25}]
+    _, once, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", "relationship.sentiment_weight=0.25", "--format", "json")
+    assert once == out

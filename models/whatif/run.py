@@ -28,7 +28,7 @@ import numpy as np
 
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.domain.relationship import score_delta, sentiment_in_range
-from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
+from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, NAMES as TUNING_NAMES, Tuning
 from narrative_debugger.models.domain.types import InteractionState
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder
@@ -131,11 +131,39 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
         try:
             tuning = tuning.with_value(target, value)
         except KeyError:
-            raise PatchError(f"{said}{target}: not a JSON pointer (they start with /) nor a tuning name (see whatif --list)") from None
+            raise PatchError(f"{said}{target}: not a JSON pointer (they start with /) nor a tuning name"
+                             f"{_nearest_name(target)} (see whatif --list)") from None
         except ValueError as exc:
-            raise PatchError(f"{said}{target}: {exc}") from None
+            raise PatchError(f"{said}{target}: {exc}{_as_json_number(value)}") from None
+        sets = [(name, v) for name, v in sets if name != target]  # set twice: the later value, listed once
         sets.append((target, value))
     return operations, tuning, sets
+
+
+def _nearest_name(target: str) -> str:
+    """``": did you mean NAME?"`` for the tuning name ``target`` most likely meant (its
+    last part: ``sentiment_weight`` for ``relationship.sentiment_weight``), or ""."""
+    import difflib
+
+    names = list(TUNING_NAMES)
+    tail = [n for n in names if n.rsplit(".", 1)[-1] == target.rsplit(".", 1)[-1]]
+    close = tail or difflib.get_close_matches(target, names, n=1, cutoff=0.75)
+    return f": did you mean {close[0]}?" if close else ""
+
+
+def _as_json_number(value: object) -> str:
+    """A hint for a number typed in a form JSON does not read (``.5``, ``+0.25``, ``"0.5"``):
+    ``" (write it as a JSON number: 0.5)"``, else ""."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return ""
+    if not math.isfinite(number):
+        return ""
+    shown = str(int(number)) if number.is_integer() and "." not in value and "e" not in value.lower() else repr(number)
+    return f" (write it as a JSON number: {shown})"
 
 
 def apply_patch(document: object, operations: list) -> object:

@@ -18,7 +18,7 @@ from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY
 from narrative_debugger.widgets.kit.tables import RowsTableModel
 from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal
-from PySide6.QtGui import QFont, QTextCursor
+from PySide6.QtGui import QFont, QPalette, QTextCursor
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QListWidget, QPlainTextEdit, QProgressBar,
                                QPushButton, QStyledItemDelegate, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
@@ -319,9 +319,15 @@ class WhatIfPanel(QWidget):
         among them in their What if cells, and enable Undo and Revert."""
         self.model.set_in_force({target: value for target, value in edits if not target.startswith("/")})
         self.edits.clear()
-        for target, value in edits:
-            self.edits.addItem(one_line(f"{target} = {show_value(value)}"))
-            self.edits.item(self.edits.count() - 1).setToolTip(one_line(f"{target} = {show_value(value)}"))
+        later = [t for t, _ in edits]
+        for k, (target, value) in enumerate(edits):
+            replaced = target in later[k + 1:]  # set again below: Undo comes back to it, but it is not in force
+            text = one_line(f"{target} = {show_value(value)}") + (" (replaced below)" if replaced else "")
+            self.edits.addItem(text)
+            item = self.edits.item(self.edits.count() - 1)
+            item.setToolTip(text)
+            if replaced:
+                item.setForeground(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
         # Shown with edits only (the table needs the rows in a short dock), as tall as they
         # are, up to three (then it scrolls).
         self.edits.setVisible(bool(edits))

@@ -655,3 +655,29 @@ def test_a_tuning_value_set_again_marks_the_earlier_edit_replaced(qtbot, window)
     assert shown == ["relationship.sentiment_weight = 0.3 (replaced below)", "relationship.sentiment_weight = 0.25"]
     _applied(qtbot, window, lambda: qtbot.mouseClick(panel.undo_button, Qt.LeftButton))
     assert [panel.edits.item(k).text() for k in range(panel.edits.count())] == ["relationship.sentiment_weight = 0.3"]
+
+
+def test_file_stop_comparing_stops_a_first_what_if_run(qtbot, window, monkeypatch):
+    # New-user trial, stop 46: File > Stop comparing was greyed while the first what-if
+    # ran (nothing was compared yet), so only the panel could stop it.
+    hold = _held(monkeypatch)
+    panel = window.panels["whatif"][0]
+    stop = window.compare.stop_action
+    assert not stop.isEnabled()
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    panel.apply()
+    qtbot.waitUntil(hold.entered.is_set, timeout=20000)
+    assert window.whatif.busy and stop.isEnabled()
+    stop.trigger()
+    assert not window.whatif.busy and window.whatif.edits == [] and window.session.comparison is None
+    assert panel.message.text() == "Stopped comparing: the edits were dropped."
+    assert not stop.isEnabled()
+    qtbot.waitUntil(lambda: not _what_if_children(), timeout=10000)
+
+
+def test_stop_comparing_is_greyed_again_after_a_refused_run(qtbot, window):
+    panel = window.panels["whatif"][0]
+    window.whatif.add_edits([("/journal/5/event/RelationshipInteraction/sentiment", 0.5)])
+    qtbot.waitUntil(lambda: not window.whatif.busy, timeout=20000)
+    qtbot.waitUntil(lambda: not window.compare.stop_action.isEnabled(), timeout=5000)
+    assert window.session.comparison is None and panel.message.text()

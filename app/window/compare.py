@@ -53,10 +53,13 @@ class CompareController(QObject):
         self.compare_save_action = window._action("Another &save…", self.choose_save, "Ctrl+Shift+D", "action-compare-save")
         self.compare_content_action = window._action("Another &content folder…", self.choose_content, None, "action-compare-content")
         self.stop_action = window._action("Stop &comparing", self.stop, None, "action-stop-comparing")
-        self.session.loaded.connect(self._update_actions)
-        self.session.comparisonChanged.connect(self._update_actions)
+        #: Callables that say another comparison is being made (the What if's run, whose
+        #: own handler of ``stop_action`` stops it): Stop comparing is offered then too.
+        self.others_running: list = []
+        self.session.loaded.connect(self.update_actions)
+        self.session.comparisonChanged.connect(self.update_actions)
         self.session.comparisonChanged.connect(self.sync_dock)
-        self._update_actions()
+        self.update_actions()
 
     @property
     def window(self):
@@ -75,11 +78,13 @@ class CompareController(QObject):
         sub.addAction(self.compare_content_action)
         menu.addAction(self.stop_action)
 
-    def _update_actions(self) -> None:
+    def update_actions(self) -> None:
+        """Enable the menu's actions for the session as it is: Stop comparing while a
+        comparison is shown or another one is being made (``others_running``)."""
         ready = self.session.ready
         self.compare_save_action.setEnabled(ready)
         self.compare_content_action.setEnabled(ready)
-        self.stop_action.setEnabled(self.session.comparison is not None)
+        self.stop_action.setEnabled(self.session.comparison is not None or any(running() for running in self.others_running))
 
     def sync_dock(self) -> None:
         """Show the Differences dock while comparing and hide it otherwise (README: the

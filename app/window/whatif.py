@@ -20,7 +20,7 @@ from narrative_debugger.models.whatif.run import PatchError, WhatIf, split_edits
 from narrative_debugger.widgets.kit.jobs import Jobs
 from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.timelines.compare import prebuild_tracks
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 
 
 def _whatif_job(job, play, path, content, operations, tuning, sets, tick) -> tuple[WhatIf, Prepared] | None:
@@ -81,6 +81,10 @@ class WhatIfController(QObject):
             window.views[view].whatIfRequested.connect(self._on_entry_edit)
         self.session.loaded.connect(self._on_loaded)
         self.session.comparisonChanged.connect(self._on_comparison)
+        # File > Stop comparing ends a what-if that runs too (a first run has nothing
+        # compared yet: the trial found the action greyed while it ran).
+        window.compare.others_running.append(lambda: self.busy)
+        window.compare.stop_action.triggered.connect(self._on_stop_comparing)
 
     @property
     def window(self):
@@ -133,6 +137,7 @@ class WhatIfController(QObject):
             self.panel.show_edits(self.edits)
             shown = f"the what-if of {len(self.edits)} edit(s) stays" if self.edits else "the recorded run"
             self.panel.show_stopped(f"Stopped before it ended: {shown}.")
+            self.window.compare.update_actions()
             return
         if not self.edits:
             return
@@ -147,6 +152,7 @@ class WhatIfController(QObject):
         self.edits = []
         self.panel.show_edits(self.edits)
         self._leave()
+        self.window.compare.update_actions()
         self.panel.show_idle("Reverted: the recorded run.")
 
     def _on_entry_edit(self, pointer: str, value: object) -> None:
@@ -170,8 +176,10 @@ class WhatIfController(QObject):
                        latest="whatif", takes_job=True, on_progress=self.panel.show_progress,
                        on_done=lambda done: self._on_done(done, play, edits),
                        on_error=lambda exc: self._on_error(exc, play, edits))
+        self.window.compare.update_actions()  # Stop comparing stops it
 
     def _on_done(self, done: tuple[WhatIf, Prepared] | None, play, edits: list) -> None:
+        QTimer.singleShot(0, self.window.compare.update_actions)  # once the job counts as delivered
         if done is None or play is not self.session.playthrough:
             return  # cancelled, or another save was opened meanwhile
         result, prepared = done
@@ -187,6 +195,7 @@ class WhatIfController(QObject):
             dock.raise_()
 
     def _on_error(self, exc: Exception, play, edits: list) -> None:
+        QTimer.singleShot(0, self.window.compare.update_actions)  # once the job counts as delivered
         if play is not self.session.playthrough:
             return
         if isinstance(exc, PatchError):
@@ -205,6 +214,14 @@ class WhatIfController(QObject):
             dock.show()
             dock.raise_()
         self.window.statusBar().showMessage(one_line(f"What if: {text}"), 15000)
+
+    def _on_stop_comparing(self) -> None:
+        """File > Stop comparing: a what-if that runs is stopped and its edits dropped, as
+        a shown one's are (``_on_comparison``)."""
+        if self.busy:
+            self.revert()
+            self.panel.show_idle("Stopped comparing: the edits were dropped.")
+        self.window.compare.update_actions()
 
     def _leave(self) -> None:
         shown, self.result = self.result, None

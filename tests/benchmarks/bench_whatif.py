@@ -13,7 +13,9 @@ For each shape, each figure in a fresh process (nothing warmed by the one before
 Each what-if is timed twice: as the ``whatif`` command runs it (the save opened, then the
 what-if), and as the window runs it (``(open)``: the save is open already; only the
 what-if is timed). Each is printed as seconds and as a ratio to ``open`` (issue 38: at
-most 1.5x).
+most 1.5x). Then the commands as QA runs them, each a fresh ``narrative-debugger``
+process: ``check`` (the save opened and checked) and ``whatif`` for each case, as
+a ratio to ``check``.
 
 ``--window``: the What if panel's run instead, in a window (offscreen) with the save open
 and checked: the ``middle`` edit applied through ``WhatIfController.add_edits``; printed:
@@ -33,6 +35,7 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,6 +174,21 @@ def main() -> None:
             for where, extra in (("", ()), (" (open)", ("window",))):
                 got = child(path, content, edits, *extra)
                 print(f"{shape:<24}{name + where:<24}{got['seconds']:>9.2f}{got['seconds'] / opened['seconds']:>8.2f}{got['peak_mb']:>9.0f}", flush=True)
+        # The commands as QA runs them (a fresh process each, start-up and output included;
+        # ``cli.main.entry`` runs them without the collector): whatif against check.
+        check = command("check", str(path), "--content", str(content), "--format", "json")
+        print(f"{shape:<24}{'command: check':<24}{check:>9.2f}{1.0:>8.2f}", flush=True)
+        for name, edits in cases.items():
+            sets = [arg for target, value in edits for arg in ("--set", f"{target}={json.dumps(value)}")]
+            took = command("whatif", str(path), "--content", str(content), *sets, "--format", "json")
+            print(f"{shape:<24}{'command: ' + name:<24}{took:>9.2f}{took / check:>8.2f}", flush=True)
+
+
+def command(*args: str) -> float:
+    """Wall seconds of ``narrative-debugger ARGS`` in a fresh process (output discarded)."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
 
 
 if __name__ == "__main__":

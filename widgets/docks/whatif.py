@@ -329,11 +329,15 @@ class WhatIfPanel(QWidget):
             if replaced:
                 item.setForeground(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
         # Shown with edits only (the table needs the rows in a short dock), as tall as they
-        # are, up to three (then it scrolls).
+        # are, up to three (then it scrolls); in a short dock down to one row, never cut
+        # off below the dock's edge (at 1040x700 a fixed three rows were).
         self.edits.setVisible(bool(edits))
         self._edits_label.setVisible(bool(edits))
         rows = max(1, min(self.edits.count(), 3))
-        self.edits.setFixedHeight(rows * (self.fontMetrics().height() + 6) + 2 * self.edits.frameWidth() + 2)
+        row = max(self.edits.sizeHintForRow(0), self.fontMetrics().height())  # the style's row height
+        frame = 2 * self.edits.frameWidth() + 2
+        self.edits.setMinimumHeight(row + frame)
+        self.edits.setMaximumHeight(rows * row + frame)
         self.undo_button.setEnabled(bool(edits))
         self.revert_button.setEnabled(bool(edits))
 

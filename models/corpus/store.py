@@ -354,7 +354,7 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
             for statement in given:
                 if statement.type not in _READING:
                     raise CorpusError(f"{_statement_name(statement)} is refused: a query reads the corpus's tables "
-                                      "(SELECT, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN, PRAGMA) and changes nothing")
+                                      "(SELECT, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN, or a PRAGMA that only reads) and changes nothing")
             cursor, names, rows = _interruptible(con, lambda: _run(con, sql))
         except duckdb.Error as exc:
             raise CorpusError(str(exc).strip()) from None

@@ -2,7 +2,9 @@
 
 JSON is a list of rows, one object per row (keys: the result's column names); CSV
 has a header row, lists written as JSON text; text is an aligned table. SQL DuckDB
-refuses is one message and exit 2.
+refuses is one message and exit 2, and so is a result that cannot be printed whole in
+the format asked (a value nested deeper than ``MAX_NESTING``; for JSON, two columns of
+one name): nothing is printed then.
 """
 
 from __future__ import annotations
@@ -20,6 +22,13 @@ from narrative_debugger.models.report.plain_text import one_line
 NAME = "query"
 HELP = "run DuckDB SQL over a corpus's tables (saves, npcs, firings, firing_counts, near_misses, prompts, content)"
 FORMATS = ("text", "json", "csv")
+#: How deep lists and maps may nest in a value printed (``plain`` and the JSON writer
+#: recurse once a level: a value hundreds deep ran out of Python's stack).
+MAX_NESTING = 256
+
+
+class TooDeep(Exception):
+    """A result value nested deeper than ``MAX_NESTING``."""
 
 
 def add_arguments(p) -> None:
@@ -28,12 +37,18 @@ def add_arguments(p) -> None:
     p.add_argument("--format", choices=FORMATS, default="text")
 
 
-def plain(value):
-    """A result value as JSON can hold it: lists and maps within, dates and decimals as text."""
+def plain(value, depth: int = 0):
+    """A result value as JSON can hold it: lists and maps within, dates and decimals as text.
+
+    Raises:
+        TooDeep: lists and maps nest more than ``MAX_NESTING`` deep in it.
+    """
+    if isinstance(value, (list, tuple, dict)) and depth >= MAX_NESTING:
+        raise TooDeep
     if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+        return [plain(v, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
         return str(value)
     if isinstance(value, (decimal.Decimal, datetime.date, datetime.time, datetime.timedelta)):
@@ -46,8 +61,7 @@ def plain(value):
 
 
 def cell(value) -> str:
-    """A value as one CSV or text cell: NULL empty, lists and maps as JSON."""
-    value = plain(value)
+    """A ``plain`` value as one CSV or text cell: NULL empty, lists and maps as JSON."""
     if value is None:
         return ""
     if isinstance(value, (list, dict)):
@@ -57,21 +71,56 @@ def cell(value) -> str:
     return str(value)
 
 
+def plain_rows(names: list[str], rows: list[tuple]) -> list[list]:
+    """Every row's values ``plain``, made before anything is printed.
+
+    Raises:
+        UsageError: a value nests deeper than ``MAX_NESTING`` (its row and column named).
+    """
+    out = []
+    for number, row in enumerate(rows, 1):
+        try:
+            out.append([plain(v) for v in row])
+        except TooDeep:
+            column = next(name for name, v in zip(names, row) if _too_deep(v))
+            raise UsageError(f"row {number}, column {column!r}: a value with lists or maps nested more than {MAX_NESTING} deep "
+                             "cannot be printed (select less of it, or flatten it)") from None
+    return out
+
+
+def _too_deep(value) -> bool:
+    """Whether ``value`` nests lists and maps more than ``MAX_NESTING`` deep (no recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple, dict)):
+            if depth >= MAX_NESTING:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def run(args) -> int:
     try:
         names, rows = store.query(args.corpus, args.sql)
     except store.CorpusError as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
-        dump_strict([{name: plain(v) for name, v in zip(names, row)} for row in rows], sys.stdout)
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:  # a JSON object keeps one value a key: the other column was dropped
+            raise UsageError(f"the result has more than one column named {', '.join(repr(n) for n in repeated)}: "
+                             "a JSON row is an object, one value per name (name them apart with AS, or use --format csv or text)")
+    values = plain_rows(names, rows)
+    if args.format == "json":
+        dump_strict([dict(zip(names, row)) for row in values], sys.stdout)
         sys.stdout.write("\n")
     elif args.format == "csv":
+        lines = [[cell(v) for v in row] for row in values]
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(names)
-        for row in rows:
-            writer.writerow([cell(v) for v in row])
+        writer.writerows(lines)
     else:
-        table = [names] + [[one_line(cell(v)) for v in row] for row in rows]
+        table = [names] + [[one_line(cell(v)) for v in row] for row in values]
         widths = [max(len(r[k]) for r in table) for k in range(len(names))]
         for r in table:
             print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())

@@ -433,7 +433,8 @@ def test_a_dask_local_cluster_gives_the_same_tables(tmp_path, capsys):
     (saves / "bad.json").write_text("[", encoding="utf-8")
     pool, cluster_out = tmp_path / "pool", tmp_path / "cluster"
     assert main(["corpus", str(saves), "--content", str(CONTENT), "--out", str(pool), "--jobs", "2"]) == 0
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    # tcp:// (--scheduler takes no other transport; in one process LocalCluster would use inproc://).
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, protocol="tcp://") as cluster:
         code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(cluster_out), "--scheduler", cluster.scheduler_address)
     assert code == 0 and "indexed 4 save(s)" in out and "1 unreadable" in out, err
     for table in ("saves", "npcs", "firings", "firing_counts", "near_misses", "prompts", "content"):

@@ -64,3 +64,27 @@ def test_json_refuses_two_columns_of_one_name(small_corpus, capsys):
                            "one value per name (name them apart with AS, or use --format csv or text)")
     code, out, _ = run(capsys, "query", str(small_corpus), "SELECT 1 AS a, 2 AS a", "--format", "csv")
     assert code == 0 and out == "a,a\n1,2\n"
+
+
+@pytest.mark.parametrize("address, says", [
+    ("", "--scheduler: an empty address (give tcp://HOST:PORT, as 'dask scheduler' prints it)"),
+    ("garbage", "--scheduler garbage: not an address (give tcp://HOST:PORT, as 'dask scheduler' prints it)"),
+    ("ucx://127.0.0.1:1", "--scheduler ucx://127.0.0.1:1: only tcp:// addresses are supported, not ucx:// (give tcp://HOST:PORT)"),
+    ("tls://127.0.0.1:1", "--scheduler tls://127.0.0.1:1: only tcp:// addresses are supported, not tls:// (give tcp://HOST:PORT)"),
+    ("inproc://x", "--scheduler inproc://x: only tcp:// addresses are supported, not inproc:// (give tcp://HOST:PORT)"),
+    ("tcp://127.0.0.1:notaport", "--scheduler tcp://127.0.0.1:notaport: the port 'notaport' is not a number from 1 to 65535"),
+    ("tcp://127.0.0.1:-5", "--scheduler tcp://127.0.0.1:-5: the port '-5' is not a number from 1 to 65535"),
+    ("tcp://host:99999", "--scheduler tcp://host:99999: the port '99999' is not a number from 1 to 65535"),
+    ("tcp://host:0", "--scheduler tcp://host:0: the port '0' is not a number from 1 to 65535"),
+    ("tcp://127.0.0.1", "--scheduler tcp://127.0.0.1: no port (give tcp://HOST:PORT; 'dask scheduler' listens on 8786)"),
+    ("tcp://[::1]", "--scheduler tcp://[::1]: no port (give tcp://HOST:PORT; 'dask scheduler' listens on 8786)"),
+    ("tcp://:8786", "--scheduler tcp://:8786: no host name or address before the port (give tcp://HOST:PORT)"),
+])
+def test_a_scheduler_address_that_cannot_be_valid_is_refused_at_once(tmp_path, capsys, address, says):
+    # Trial 47, 1.4 and 2.9: ucx:// and tls:// were Dask tracebacks, '' ran locally, a bad
+    # port said "invalid literal for int()" (or waited Dask's 30 s connect timeout), and
+    # inproc://x "not enough values to unpack". Refused before anything is made or read.
+    code, out, err = run(capsys, "corpus", str(SAMPLES / "evening.json"), "--out", str(tmp_path / "c"), "--scheduler", address)
+    assert (code, out) == (2, "")
+    assert err.strip() == f"narrative-debugger corpus: {says}"
+    assert not (tmp_path / "c").exists()

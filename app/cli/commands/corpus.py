@@ -37,9 +37,33 @@ def add_arguments(p) -> None:
     p.add_argument("--no-prompts", action="store_true",
                    help="leave out the prompts table and the story-card firings (building each conversation's prompt is most of the indexing time)")
     p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
+    p.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
                    help="run the per-save work on a Dask distributed cluster (tcp://HOST:PORT); its workers must see the saves, "
                         "the content and CORPUS at the same paths (--jobs is then ignored)")
+
+
+def scheduler_arg(text: str) -> str:
+    """An argparse ``type`` for ``--scheduler``: ``tcp://HOST:PORT`` (HOST a name or an
+    address, ``[...]`` for IPv6; PORT 1 to 65535), refused at once otherwise (UsageError:
+    one line, exit 2). Dask's other transports made tracebacks (``ucx://``, ``tls://``
+    without certificates), ``inproc://`` lives in one process only, and an address that
+    cannot be valid was tried for Dask's whole connect timeout."""
+    if not text:
+        raise UsageError("--scheduler: an empty address (give tcp://HOST:PORT, as 'dask scheduler' prints it)")
+    said = f"--scheduler {one_line(text)}"
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        raise UsageError(f"{said}: not an address (give tcp://HOST:PORT, as 'dask scheduler' prints it)")
+    if scheme != "tcp":
+        raise UsageError(f"{said}: only tcp:// addresses are supported, not {one_line(scheme)}:// (give tcp://HOST:PORT)")
+    host, colon, port = rest.rpartition(":")
+    if not colon or host.endswith("[") or "]" in port:  # tcp://HOST, tcp://[::1]
+        raise UsageError(f"{said}: no port (give tcp://HOST:PORT; 'dask scheduler' listens on 8786)")
+    if not host.strip("[]") or any(c.isspace() or c in "/?#@" for c in host):
+        raise UsageError(f"{said}: no host name or address before the port (give tcp://HOST:PORT)")
+    if not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+        raise UsageError(f"{said}: the port {one_line(port)!r} is not a number from 1 to 65535")
+    return text
 
 
 def saves_in(inputs: list[Path], corpus: Path) -> list[Path]:

@@ -5,7 +5,10 @@ value made up."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,13 +28,35 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def small_corpus(tmp_path_factory) -> Path:
-    """A corpus of two sample saves, without prompts (quick to make); tests copy it to change it."""
-    saves = tmp_path_factory.mktemp("saves")
+def saves(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("saves")
     for name in ("evening.json", "walkaway-spiral.json"):
-        shutil.copy(SAMPLES / name, saves / name)
+        shutil.copy(SAMPLES / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def small_corpus(saves, tmp_path_factory) -> Path:
+    """A corpus of two sample saves, without prompts (quick to make); tests copy it to change it."""
     out = tmp_path_factory.mktemp("corpus") / "c"
     assert main(["corpus", str(saves), "--content", str(CONTENT), "--out", str(out), "--no-prompts"]) == 0
+    return out
+
+
+def _index(saves: Path, out: Path, *more: str) -> list[str]:
+    return ["corpus", str(saves), "--content", str(CONTENT), "--out", str(out), "--no-prompts", *more]
+
+
+#: Every row of every table, in order: what a corpus answers.
+EVERYTHING = [f"SELECT * FROM {table} ORDER BY ALL" for table in ("saves", "npcs", "firings", "firing_counts", "near_misses", "content")]
+
+
+def _answers(capsys, corpus: Path) -> list:
+    out = []
+    for sql in EVERYTHING:
+        code, text, err = run(capsys, "query", str(corpus), sql, "--format", "json")
+        assert code == 0, err
+        out.append(json.loads(text))
     return out
 
 
@@ -88,3 +113,58 @@ def test_a_scheduler_address_that_cannot_be_valid_is_refused_at_once(tmp_path, c
     assert (code, out) == (2, "")
     assert err.strip() == f"narrative-debugger corpus: {says}"
     assert not (tmp_path / "c").exists()
+
+
+def _replace_by(file: Path, kind: str) -> None:
+    """Make the part file ``file`` something that is not a regular file (or nothing)."""
+    file.unlink()
+    if kind == "fifo":
+        os.mkfifo(file)
+    elif kind == "zero":
+        file.symlink_to("/dev/zero")
+    elif kind == "folder":
+        file.mkdir()
+
+
+KINDS = ["missing", "folder", *(["fifo"] if hasattr(os, "mkfifo") else []), *(["zero"] if os.path.exists("/dev/zero") else [])]
+SAYS = {"missing": "is missing", "folder": "is a folder, not a regular file", "fifo": "is a FIFO (named pipe), not a regular file",
+        "zero": "is a character device, not a regular file"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_part_that_is_not_a_regular_file_is_indexed_again_never_opened(saves, small_corpus, tmp_path, capsys, kind):
+    # Trial 47, 1.7: a FIFO in place of a part's file hung corpus for ever (part_is_whole
+    # opened it to read its magic number). Run in a child with a time limit: a hang fails.
+    corpus = tmp_path / "c"
+    shutil.copytree(small_corpus, corpus)
+    before = _answers(capsys, corpus)
+    part = sorted((corpus / "parts").glob("*/npcs.parquet"))[0]
+    _replace_by(part, kind)
+    done = subprocess.run([sys.executable, "-m", "narrative_debugger.app", *_index(saves, corpus)],
+                          capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "indexed 1 save(s) (1 replaced), skipped 1 unchanged, 0 unreadable" in done.stdout
+    assert done.stderr.count("is missing or damaged; indexing it again") == 1
+    assert part.is_file() and not part.is_symlink()
+    assert _answers(capsys, corpus) == before
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stale_corpus_with_a_part_missing_or_not_a_file_is_a_message_not_fewer_rows(saves, small_corpus, tmp_path, capsys, kind):
+    # Trial 47, 2.6: while tables/ is stale the views read the parts, and a missing part
+    # (or a FIFO, a link to /dev/zero) was skipped: 18 NPC rows of 24, exit 0.
+    corpus = tmp_path / "c"
+    shutil.copytree(small_corpus, corpus)
+    before = _answers(capsys, corpus)
+    (corpus / "tables" / "stale").touch()  # as a stopped run leaves it
+    part = sorted((corpus / "parts").glob("*/npcs.parquet"))[0]
+    _replace_by(part, kind)
+    for args in (["query", str(corpus), "SELECT count(*) FROM saves"], ["coverage", str(corpus)], ["coverage", str(corpus), "--format", "json"]):
+        code, out, err = run(capsys, *args)
+        assert (code, out) == (2, ""), args
+        assert err.strip() == (f"narrative-debugger {args[0]}: {corpus} cannot be read: its npcs table: {part.parent.resolve() / part.name} {SAYS[kind]} "
+                               "(run 'narrative-debugger corpus' with its saves and --out it again: what is damaged is made again)")
+    # As the message says: corpus indexes that save again, and the corpus answers as before.
+    code, out, err = run(capsys, *_index(saves, corpus))
+    assert code == 0 and "indexed 1 save(s) (1 replaced), skipped 1 unchanged" in out, err
+    assert _answers(capsys, corpus) == before

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import threading
 import uuid
 from pathlib import Path
@@ -37,6 +38,7 @@ import duckdb
 import msgspec
 
 from narrative_debugger.models.corpus.rows import CONTENT_SCHEMA, SCHEMA
+from narrative_debugger.models.fileio import FileRefused, kind_of, open_regular_file
 
 DATABASE = "corpus.duckdb"
 PARTS = "parts"
@@ -129,25 +131,38 @@ _PARQUET_MAGIC = b"PAR1"
 
 
 def part_is_whole(corpus: Path, path: str) -> bool:
-    """Whether the part of the save at ``path`` has each table's file, each beginning and
-    ending as a Parquet file does: a part deleted or cut short by hand (``tables/`` may
-    still hold its rows, so the views would not tell) is then indexed again. Reads 8
-    bytes a file, not the rows."""
+    """Whether the part of the save at ``path`` has each table's file, each a regular
+    file beginning and ending as a Parquet file does: a part deleted, cut short or
+    replaced by hand (``tables/`` may still hold its rows, so the views would not tell)
+    is then indexed again. Reads 8 bytes a file, not the rows; a file that is not a
+    regular one (a FIFO, a device, a folder) is never opened to wait or read on."""
     folder = corpus / PARTS / part_key(path)
-    for name in SCHEMA:
-        try:
-            with open(folder / f"{name}.parquet", "rb") as f:
-                head = f.read(4)
-                f.seek(0, os.SEEK_END)
-                if f.tell() < 12:
-                    return False
-                f.seek(-4, os.SEEK_END)
-                tail = f.read(4)
-        except OSError:
-            return False
-        if head != _PARQUET_MAGIC or tail != _PARQUET_MAGIC:
-            return False
-    return True
+    return all(_parquet_file_whole(folder / f"{name}.parquet") for name in SCHEMA)
+
+
+def _parquet_file_whole(file: Path) -> bool:
+    """Whether ``file`` is a regular file with Parquet's magic number at both ends."""
+    try:
+        with open_regular_file(file) as f:
+            head = f.read(4)
+            f.seek(0, os.SEEK_END)
+            if f.tell() < 12:
+                return False
+            f.seek(-4, os.SEEK_END)
+            tail = f.read(4)
+    except (OSError, FileRefused):
+        return False
+    return head == _PARQUET_MAGIC and tail == _PARQUET_MAGIC
+
+
+def _part_file_problem(file: Path) -> str | None:
+    """What is wrong with a part's table file that its view would skip or wait on (missing,
+    or not a regular file), in words; None when it is a regular file."""
+    try:
+        mode = os.stat(file).st_mode
+    except OSError as exc:
+        return "is missing" if isinstance(exc, FileNotFoundError) else f"cannot be read ({exc.strerror or exc})"
+    return None if stat.S_ISREG(mode) else f"is {kind_of(mode)}, not a regular file"
 
 
 def write_content(corpus: Path, stamp: str, columns: dict[str, list]) -> None:
@@ -182,24 +197,41 @@ def has_content(corpus: Path, stamp: str) -> bool:
     return (corpus / CONTENT / f"{stamp}.parquet").exists()
 
 
-def _view_sql(corpus: Path, name: str) -> str:
+def _view_sql(corpus: Path, name: str, whole_parts_only: bool = False) -> str:
     schema = CONTENT_SCHEMA if name == "content" else SCHEMA[name]
     columns = ", ".join(f'"{c}"' for c, _ in schema)
     compacted = corpus.resolve() / COMPACT / f"{name}.parquet"
     if name != "content" and compacted.is_file() and not is_stale(corpus):
         return f'CREATE OR REPLACE VIEW "{name}" AS SELECT {columns} FROM read_parquet({_sql_text(str(compacted))})'
-    return f'CREATE OR REPLACE VIEW "{name}" AS {_parts_view(corpus, name, schema)}'
+    return f'CREATE OR REPLACE VIEW "{name}" AS {_parts_view(corpus, name, schema, whole_parts_only)}'
 
 
-def _parts_view(corpus: Path, name: str, schema) -> str:
-    """A SELECT of the table's columns over its parts (or the content files)."""
+def _parts_view(corpus: Path, name: str, schema, whole_parts_only: bool = False) -> str:
+    """A SELECT of the table's columns over its parts (or the content files).
+
+    Every part folder must hold the table's file, a regular file (a glob would skip a
+    missing one, or one DuckDB cannot read as a file, and answer with fewer rows): else
+    ``damaged``'s CorpusError naming it. ``whole_parts_only``: read the parts that pass
+    ``part_is_whole``'s test of the file and leave the others out (``corpus`` indexes
+    their saves again)."""
     columns = ", ".join(f'"{c}"' for c, _ in schema)
-    pattern = corpus.resolve() / (CONTENT + "/*.parquet" if name == "content" else f"{PARTS}/*/{name}.parquet")
-    files = list((corpus / CONTENT).glob("*.parquet")) if name == "content" else list((corpus / PARTS).glob(f"*/{name}.parquet"))
-    if not files:  # an empty corpus: the view still has its columns
+    if name == "content":
+        pattern = corpus.resolve() / CONTENT / "*.parquet"
+        source = _sql_text(str(pattern)) if list((corpus / CONTENT).glob("*.parquet")) else None
+    else:
+        folders = sorted(f for f in (corpus / PARTS).glob("*") if f.is_dir() and not f.name.startswith(".")) if (corpus / PARTS).is_dir() else []
+        files = [f.resolve() / f"{name}.parquet" for f in folders]
+        if whole_parts_only:
+            files = [f for f in files if _parquet_file_whole(f)]
+        for file in files:
+            problem = _part_file_problem(file)
+            if problem is not None:
+                raise damaged(corpus, Exception(f"{file} {problem}"), name)
+        source = "[" + ", ".join(_sql_text(str(f)) for f in files) + "]" if files else None
+    if source is None:  # an empty corpus: the view still has its columns
         empty = ", ".join(f'NULL::{t} AS "{c}"' for c, t in schema)
         return f"SELECT {empty} WHERE false"
-    return f"SELECT {columns} FROM read_parquet({_sql_text(str(pattern))})"
+    return f"SELECT {columns} FROM read_parquet({source})"
 
 
 def is_stale(corpus: Path) -> bool:
@@ -266,10 +298,12 @@ def is_corpus(corpus: Path) -> bool:
     return (corpus / DATABASE).is_file() or (corpus / PARTS).is_dir()
 
 
-def connect(corpus: Path):
+def connect(corpus: Path, whole_parts_only: bool = False):
     """An in-memory DuckDB connection with the corpus's views (made from the folder as
     it is now, so a moved corpus still answers). It can read files under ``corpus``
     only, and write none outside it (DuckDB's ``enable_external_access`` off).
+    ``whole_parts_only``: views over the parts leave out a damaged one (``_parts_view``)
+    rather than refuse the corpus.
 
     Raises:
         CorpusError: ``corpus`` is not a corpus folder, or one of its tables cannot be
@@ -284,10 +318,13 @@ def connect(corpus: Path):
     name = None
     try:
         for name in TABLES:
-            con.execute(_view_sql(corpus, name))
+            con.execute(_view_sql(corpus, name, whole_parts_only))
     except duckdb.Error as exc:
         con.close()
         raise damaged(corpus, exc, name) from None
+    except BaseException:
+        con.close()
+        raise
     # SQL from the command line reads the corpus only: no file elsewhere is read or
     # written (a COPY ... TO over a save, read_csv of any file), and the setting is locked.
     con.execute(f"SET allowed_directories = [{_sql_text(str(corpus.resolve()) + os.sep)}]")
@@ -307,10 +344,11 @@ def damaged(corpus: Path, exc: Exception, table: str | None = None) -> CorpusErr
 
 def indexed(corpus: Path) -> dict[str, tuple[str | None, str | None, bool]]:
     """path -> (sha256, content_stamp, prompts) of each save already in the corpus
-    (``prompts``: whether its prompts were built; an unreadable save counts as built)."""
+    (``prompts``: whether its prompts were built; an unreadable save counts as built).
+    While ``tables/`` is stale, a save whose part is damaged is not in it (indexed again)."""
     if not (corpus / PARTS).is_dir():
         return {}
-    con = connect(corpus)
+    con = connect(corpus, whole_parts_only=True)
     try:
         rows = con.execute("SELECT path, sha256, content_stamp, prompts OR NOT readable FROM saves").fetchall()
         return {path: (sha, stamp, bool(prompts)) for path, sha, stamp, prompts in rows}

@@ -168,3 +168,27 @@ def test_a_stale_corpus_with_a_part_missing_or_not_a_file_is_a_message_not_fewer
     code, out, err = run(capsys, *_index(saves, corpus))
     assert code == 0 and "indexed 1 save(s) (1 replaced), skipped 1 unchanged" in out, err
     assert _answers(capsys, corpus) == before
+
+
+def test_a_saved_at_tick_that_cannot_be_read_is_null_not_the_last_journal_tick(tmp_path, capsys):
+    # Trial 47, 2.7: saved_at_tick 2^64, -1, "37113" and 37113.0 were stored as the last
+    # journal tick (what the reader stands in for it); the F002 showed only in errors.
+    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    given = {"big": 2**64, "negative": -1, "text": '"37113"', "float": "37113.0", "max": 2**64 - 1, "same": doc["saved_at_tick"]}
+    for name, value in given.items():
+        text = json.dumps({**doc, "saved_at_tick": "@"})
+        (folder / f"{name}.json").write_text(text.replace('"@"', str(value)), encoding="utf-8")
+    (folder / "missing.json").write_text(json.dumps({k: v for k, v in doc.items() if k != "saved_at_tick"}), encoding="utf-8")
+    out = tmp_path / "c"
+    code, _, err = run(capsys, *_index(folder, out))
+    assert code == 0, err
+    code, text, err = run(capsys, "query", str(out), "SELECT regexp_replace(path, '.*/', '') AS name, saved_at_tick, readable FROM saves "
+                                                     "ORDER BY name", "--format", "json")
+    assert code == 0, err
+    assert json.loads(text) == [{"name": f"{name}.json", "saved_at_tick": tick, "readable": True} for name, tick in sorted({
+        "big": None, "negative": None, "text": None, "float": None, "missing": None, "max": 2**64 - 1, "same": doc["saved_at_tick"]}.items())]
+    code, text, _ = run(capsys, "query", str(out), "SELECT DISTINCT regexp_replace(save, '.*/', '') AS name FROM firings "
+                                                   "WHERE kind = 'finding' AND id = 'F002' ORDER BY name", "--format", "json")
+    assert [r["name"] for r in json.loads(text)] == ["big.json", "float.json", "missing.json", "negative.json", "text.json"]

@@ -127,7 +127,7 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
     tables = empty_tables()
     errors = sum(f.severity is Severity.ERROR for f in play.findings)
     add(tables["saves"], path=path, sha256=sha256, readable=play.readable, events=len(play.save.journal),
-        saved_at_tick=play.save.saved_at_tick if play.readable else None, content=str(play.content.root),
+        saved_at_tick=saved_at_tick(play), content=str(play.content.root),
         content_stamp=stamp, errors=errors, warnings=len(play.findings) - errors, findings=len(play.findings),
         prompts=prompts and play.readable)
     firings = tables["firings"]
@@ -159,6 +159,16 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
         _prompts(play, path, tables)
     _count_firings(tables)
     return tables
+
+
+def saved_at_tick(play: Playthrough) -> int | None:
+    """The save's ``saved_at_tick`` as its file holds it; None when it was not read: an
+    unreadable save, or one whose value is missing or not a u64 (the reader's F002 at
+    ``saved_at_tick``: the reader stands the last journal tick in for it, which the
+    corpus does not store as the save's)."""
+    if not play.readable or any(f.code == "F002" and f.location == "saved_at_tick" for f in play.save.findings):
+        return None
+    return play.save.saved_at_tick
 
 
 def load_encoder(folder: Path) -> None:

@@ -192,3 +192,87 @@ def test_a_saved_at_tick_that_cannot_be_read_is_null_not_the_last_journal_tick(t
     code, text, _ = run(capsys, "query", str(out), "SELECT DISTINCT regexp_replace(save, '.*/', '') AS name FROM firings "
                                                    "WHERE kind = 'finding' AND id = 'F002' ORDER BY name", "--format", "json")
     assert [r["name"] for r in json.loads(text)] == ["big.json", "float.json", "missing.json", "negative.json", "text.json"]
+
+
+def test_a_save_or_folder_that_does_not_exist_is_misuse(saves, tmp_path, capsys):
+    # Trial 47, 2.9: /nonexistent became a saves row ("1 unreadable") and the run exited 0.
+    code, out, err = run(capsys, "corpus", str(saves), str(tmp_path / "typo"), "--out", str(tmp_path / "c"))
+    assert (code, out) == (2, "")
+    assert err.strip() == f"narrative-debugger corpus: SAVE_OR_DIR {tmp_path / 'typo'}: no such file or folder"
+    assert not (tmp_path / "c").exists()
+
+
+def test_a_run_that_finds_no_save_says_so_and_writes_nothing(small_corpus, tmp_path, capsys):
+    # Trial 47, 2.9: an empty folder gave "indexed 0 save(s)", exit 0, and an empty corpus.
+    empty = tmp_path / "empty"
+    (empty / "content").mkdir(parents=True)
+    (empty / "content" / "ignored.json").write_text("{}", encoding="utf-8")  # content/ folders are not searched
+    (empty / "notes.txt").write_text("no saves here", encoding="utf-8")
+    says = (f"narrative-debugger corpus: no save found in {empty} (saves are *.json or *.json.gz files; folders are searched "
+            "at any depth); nothing written")
+    code, out, err = run(capsys, "corpus", str(empty), "--out", str(tmp_path / "c"))
+    assert (code, out, err.strip()) == (2, "", says)
+    assert not (tmp_path / "c").exists()
+    corpus = tmp_path / "old"
+    shutil.copytree(small_corpus, corpus)
+    before = sorted((p.relative_to(corpus), p.stat().st_mtime_ns) for p in corpus.rglob("*"))
+    code, out, err = run(capsys, "corpus", str(empty), "--out", str(corpus))
+    assert (code, out, err.strip()) == (2, "", says.replace(str(tmp_path / "c"), str(corpus)))
+    assert sorted((p.relative_to(corpus), p.stat().st_mtime_ns) for p in corpus.rglob("*")) == before
+
+
+def test_an_out_folder_that_cannot_be_made_names_the_flag(saves, tmp_path, capsys):
+    # Trial 47: '--out /proc/cproc' said "/proc/cproc: No such file or directory", no flag named.
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    out_dir = tmp_path / "file" / "corpus"
+    code, out, err = run(capsys, *_index(saves, out_dir))
+    assert (code, out) == (2, "")
+    assert err.strip() == f"narrative-debugger corpus: --out {out_dir}: the folder cannot be made (Not a directory)"
+
+
+def _leftovers(corpus: Path) -> list[str]:
+    return sorted(str(p.relative_to(corpus)) for p in corpus.rglob(".*"))
+
+
+def test_a_table_file_that_cannot_be_written_is_named_and_no_temporary_file_is_left(saves, small_corpus, tmp_path, capsys):
+    # Trial 47: with tables/npcs.parquet a folder, corpus named '.npcs.XXXX.tmp' and left
+    # one more of them behind at each run.
+    corpus = tmp_path / "c"
+    shutil.copytree(small_corpus, corpus)
+    (corpus / "tables" / "npcs.parquet").unlink()
+    (corpus / "tables" / "npcs.parquet").mkdir()
+    for _ in range(2):
+        code, out, err = run(capsys, *_index(saves, corpus))
+        assert (code, out) == (2, "")
+        assert err.strip() == f"narrative-debugger corpus: {corpus / 'tables' / 'npcs.parquet'}: cannot be written (Is a directory)"
+        assert _leftovers(corpus) == []
+
+
+def test_a_corpus_database_that_cannot_be_written_is_a_message(saves, small_corpus, tmp_path, capsys, monkeypatch):
+    # Trial 47, 1.5: into a read-only corpus whose saves were all unchanged, write_database
+    # fell over with DuckDB's IOException (a traceback, exit 1). chattr +i is not at hand
+    # in a test: corpus.duckdb made a folder, and DuckDB refusing to open the file.
+    corpus = tmp_path / "c"
+    shutil.copytree(small_corpus, corpus)
+    database = corpus / "corpus.duckdb"
+    database.unlink()
+    database.mkdir()
+    code, out, err = run(capsys, *_index(saves, corpus))
+    assert (code, out) == (2, "")
+    assert err.strip() == f"narrative-debugger corpus: {database}: cannot be written (Is a directory)"
+    assert _leftovers(corpus) == []
+    database.rmdir()
+    import duckdb
+
+    connect = duckdb.connect
+
+    def refused(database=":memory:", *args, **kwargs):
+        if database != ":memory:":
+            raise duckdb.IOException(f'IO Error: Cannot open file "{database}": Operation not permitted')
+        return connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(duckdb, "connect", refused)
+    code, out, err = run(capsys, *_index(saves, corpus))
+    assert (code, out) == (2, "")
+    assert err.strip() == f"narrative-debugger corpus: {database}: cannot be written (Operation not permitted)"
+    assert _leftovers(corpus) == []

@@ -20,8 +20,9 @@ that stops midway leaves each save either whole or absent. DuckDB writes the
 Parquet itself (``COPY ... TO (FORMAT parquet)``) from the column lists, scanned
 from newline-delimited JSON: no other dependency.
 
-Errors: ``CorpusError`` (a folder that is not a corpus, bad SQL) with a message
-that names the corpus or the query's problem.
+Errors: ``CorpusError`` (a folder that is not a corpus, bad SQL, a file of the corpus
+that cannot be written) with a message that names the corpus, the file or the query's
+problem. A file that cannot be written leaves no temporary file behind.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import shutil
 import stat
 import threading
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -107,6 +109,40 @@ def _copy(con, name: str, columns: dict[str, list], schema, target: Path) -> Non
 _ENCODE = msgspec.json.Encoder().encode
 
 
+@contextmanager
+def _written_as(temp: Path, target: Path):
+    """Around writing ``temp`` and renaming it to ``target``: when either fails, ``temp``
+    (and what DuckDB wrote beside it) is removed and the CorpusError names ``target``,
+    the file that could not be written, not the temporary name.
+
+    Raises:
+        CorpusError: ``{target}: cannot be written ({reason})``.
+    """
+    try:
+        yield
+    except (OSError, duckdb.Error) as exc:
+        for leftover in (temp, temp.with_name(temp.name + ".wal"), temp.with_name(temp.name + ".jsonl")):
+            try:
+                if leftover.is_dir() and not leftover.is_symlink():
+                    shutil.rmtree(leftover, ignore_errors=True)
+                else:
+                    leftover.unlink(missing_ok=True)
+            except OSError:
+                pass
+        raise CorpusError(f"{target}: cannot be written ({_reason(exc, temp)})") from None
+
+
+def _reason(exc: Exception, temp: Path) -> str:
+    """Why writing ``temp`` failed, in one line, without its temporary name."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    quoted = f'"{temp}": '
+    if quoted in first:  # DuckDB: 'IO Error: Cannot open file "TEMP": Permission denied'
+        return first.split(quoted, 1)[1]
+    return first.replace(str(temp), "the file")
+
+
 def write_part(corpus: Path, path: str, tables: dict[str, dict[str, list]]) -> None:
     """Write one save's tables as its part folder, replacing the one it had."""
     parts = corpus / PARTS
@@ -173,12 +209,13 @@ def write_content(corpus: Path, stamp: str, columns: dict[str, list]) -> None:
     if target.exists():
         return
     temp = folder / f".{stamp}.{uuid.uuid4().hex[:8]}.tmp"
-    con = _connection()
-    try:
-        _copy(con, "content", columns, CONTENT_SCHEMA, temp)
-    finally:
-        con.close()
-    os.replace(temp, target)
+    with _written_as(temp, target):
+        con = _connection()
+        try:
+            _copy(con, "content", columns, CONTENT_SCHEMA, temp)
+        finally:
+            con.close()
+        os.replace(temp, target)
 
 
 def clear_leftovers(corpus: Path) -> None:
@@ -273,24 +310,30 @@ def compact(corpus: Path, changed: list[str] | None = None) -> None:
             else:
                 source = _parts_view(corpus, name, schema)
             temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
-            con.execute(f"COPY ({source}) TO {_sql_text(str(temp))} (FORMAT parquet)")
-            os.replace(temp, folder / f"{name}.parquet")
+            with _written_as(temp, folder / f"{name}.parquet"):
+                con.execute(f"COPY ({source}) TO {_sql_text(str(temp))} (FORMAT parquet)")
+                os.replace(temp, folder / f"{name}.parquet")
     finally:
         con.close()
     (folder / STALE).unlink(missing_ok=True)
 
 
 def write_database(corpus: Path) -> Path:
-    """(Re)write ``corpus.duckdb``: one view per table over the parts (absolute paths)."""
+    """(Re)write ``corpus.duckdb``: one view per table over the parts (absolute paths).
+
+    Raises:
+        CorpusError: it cannot be written (``_written_as``: a read-only folder).
+    """
     target = corpus / DATABASE
     temp = corpus / f".{DATABASE}.{uuid.uuid4().hex[:8]}.tmp"
-    con = _connection(str(temp))
-    try:
-        for name in TABLES:
-            con.execute(_view_sql(corpus, name))
-    finally:
-        con.close()
-    os.replace(temp, target)
+    with _written_as(temp, target):
+        con = _connection(str(temp))
+        try:
+            for name in TABLES:
+                con.execute(_view_sql(corpus, name))
+        finally:
+            con.close()
+        os.replace(temp, target)
     return target
 
 

@@ -130,11 +130,29 @@ def run(args) -> int:
     # commands and the app's nearest-miss open run from any folder.
     content = Path(os.path.abspath(args.content)) if args.content is not None else None
     corpus: Path = args.out
+    for item in args.inputs:  # a typo is misuse, not a save that cannot be read
+        if not os.path.lexists(item):
+            raise UsageError(f"SAVE_OR_DIR {one_line(item)}: no such file or folder")
     if corpus.exists() and not corpus.is_dir():
         raise UsageError(f"--out {corpus} is not a folder")
     if corpus.is_dir() and any(corpus.iterdir()) and not store.is_corpus(corpus):
         raise UsageError(f"--out {corpus} is a folder with other files in it, not a corpus (give a new or empty folder)")
-    corpus.mkdir(parents=True, exist_ok=True)
+    found = saves_in(args.inputs, corpus)
+    if not found:
+        raise UsageError(f"no save found in {', '.join(one_line(item) for item in args.inputs)} "
+                         f"(saves are {' or '.join('*' + s for s in SAVE_SUFFIXES)} files; folders are searched at any depth); "
+                         "nothing written")
+    try:
+        return _index(args, content, corpus, found)
+    except store.CorpusError as exc:  # a file of the corpus that cannot be written, or read
+        raise UsageError(str(exc)) from None
+
+
+def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
+    try:
+        corpus.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {one_line(corpus)}: the folder cannot be made ({exc.strerror or exc})") from None
     store.clear_leftovers(corpus)
     try:
         known = store.indexed(corpus)
@@ -152,7 +170,7 @@ def run(args) -> int:
     stamps: dict[str, str] = {}
     work, skipped, replaced = [], 0, 0
     folders: set[str] = set()  # the content folders of the saves to index
-    for save in saves_in(args.inputs, corpus):
+    for save in found:
         path = os.path.abspath(save)
         folder = str(content if content is not None else default_content_dir(Path(path)))
         if folder not in stamps:

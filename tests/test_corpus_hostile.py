@@ -276,3 +276,36 @@ def test_a_corpus_database_that_cannot_be_written_is_a_message(saves, small_corp
     assert (code, out) == (2, "")
     assert err.strip() == f"narrative-debugger corpus: {database}: cannot be written (Operation not permitted)"
     assert _leftovers(corpus) == []
+
+
+def test_a_first_run_that_failed_is_resumed_not_refused(saves, tmp_path, capsys):
+    # Trial 47, 3.1: a first run that failed (a scheduler it could not reach) or was
+    # stopped before its first part left content/ and tables/stale; every later run then
+    # said "a folder with other files in it, not a corpus", and query "not a corpus".
+    import dask
+
+    corpus = tmp_path / "c"
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, _, err = run(capsys, *_index(saves, corpus, "--scheduler", "tcp://127.0.0.1:1"))
+    assert code == 2 and "--scheduler tcp://127.0.0.1:1: cannot reach it" in err
+    assert (corpus / "content").is_dir() and not (corpus / "parts").exists()
+    for args in (["query", str(corpus), "SELECT 1"], ["coverage", str(corpus)]):
+        code, out, err = run(capsys, *args)
+        assert (code, out) == (2, "")
+        assert err.strip() == (f"narrative-debugger {args[0]}: {corpus} is a corpus whose first run stopped before any save was "
+                               "indexed (run 'narrative-debugger corpus' with its saves and --out it again)")
+    code, out, err = run(capsys, *_index(saves, corpus))
+    assert code == 0 and "indexed 2 save(s) (0 replaced), skipped 0 unchanged, 0 unreadable" in out, err
+    code, out, _ = run(capsys, "query", str(corpus), "SELECT count(*) AS n FROM saves", "--format", "json")
+    assert code == 0 and json.loads(out) == [{"n": 2}]
+
+
+def test_a_folder_of_saves_with_its_content_is_still_not_taken_for_a_corpus(saves, tmp_path, capsys):
+    # What a half-made corpus holds is its own: a folder with a content/ of YAML is refused as before.
+    folder = tmp_path / "game"
+    shutil.copytree(CONTENT, folder / "content")
+    (folder / "tables").mkdir()
+    code, out, err = run(capsys, *_index(saves, folder))
+    assert (code, out) == (2, "")
+    assert err.strip() == (f"narrative-debugger corpus: --out {folder} is a folder with other files in it, not a corpus "
+                           "(give a new or empty folder)")

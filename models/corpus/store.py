@@ -341,6 +341,25 @@ def is_corpus(corpus: Path) -> bool:
     return (corpus / DATABASE).is_file() or (corpus / PARTS).is_dir()
 
 
+def is_unfinished(corpus: Path) -> bool:
+    """Whether ``corpus`` holds only what a first ``corpus`` run makes before it writes
+    its first part: ``content/`` (its Parquet files), ``tables/`` (the stale mark) and
+    files under temporary names. A run that failed there (a scheduler it could not
+    reach) or was stopped (Ctrl+C) leaves that; ``corpus`` goes on with it."""
+    try:
+        entries = list(corpus.iterdir())
+        for entry in entries:
+            if entry.name in (CONTENT, COMPACT) and entry.is_dir() and not entry.is_symlink():
+                allowed = (lambda n: n.endswith(".parquet")) if entry.name == CONTENT else (lambda n: n == STALE or n.endswith(".parquet"))
+                if not all(f.name.startswith(".") or (allowed(f.name) and f.is_file()) for f in entry.iterdir()):
+                    return False
+            elif not (entry.name.startswith(f".{DATABASE}.") and entry.is_file()):
+                return False
+    except OSError:
+        return False
+    return any(entry.name in (CONTENT, COMPACT) for entry in entries)
+
+
 def connect(corpus: Path, whole_parts_only: bool = False):
     """An in-memory DuckDB connection with the corpus's views (made from the folder as
     it is now, so a moved corpus still answers). It can read files under ``corpus``
@@ -356,6 +375,9 @@ def connect(corpus: Path, whole_parts_only: bool = False):
     if not corpus.is_dir():
         raise CorpusError(f"{corpus} is not a folder")
     if not is_corpus(corpus):
+        if is_unfinished(corpus):
+            raise CorpusError(f"{corpus} is a corpus whose first run stopped before any save was indexed "
+                              "(run 'narrative-debugger corpus' with its saves and --out it again)")
         raise CorpusError(f"{corpus} is not a corpus (no {DATABASE} or {PARTS}/ in it; make one with 'narrative-debugger corpus')")
     con = _connection()
     name = None

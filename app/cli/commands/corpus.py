@@ -135,7 +135,7 @@ def run(args) -> int:
             raise UsageError(f"SAVE_OR_DIR {one_line(item)}: no such file or folder")
     if corpus.exists() and not corpus.is_dir():
         raise UsageError(f"--out {corpus} is not a folder")
-    if corpus.is_dir() and any(corpus.iterdir()) and not store.is_corpus(corpus):
+    if corpus.is_dir() and any(corpus.iterdir()) and not store.is_corpus(corpus) and not store.is_unfinished(corpus):
         raise UsageError(f"--out {corpus} is a folder with other files in it, not a corpus (give a new or empty folder)")
     found = saves_in(args.inputs, corpus)
     if not found:

@@ -294,10 +294,12 @@ def test_a_first_run_that_failed_is_resumed_not_refused(saves, tmp_path, capsys)
         assert (code, out) == (2, "")
         assert err.strip() == (f"narrative-debugger {args[0]}: {corpus} is a corpus whose first run stopped before any save was "
                                "indexed (run 'narrative-debugger corpus' with its saves and --out it again)")
+    (corpus / ".corpus.duckdb.0123abcd.tmp").write_bytes(b"")  # as a run stopped while it wrote the database leaves it
     code, out, err = run(capsys, *_index(saves, corpus))
     assert code == 0 and "indexed 2 save(s) (0 replaced), skipped 0 unchanged, 0 unreadable" in out, err
     code, out, _ = run(capsys, "query", str(corpus), "SELECT count(*) AS n FROM saves", "--format", "json")
     assert code == 0 and json.loads(out) == [{"n": 2}]
+    assert _leftovers(corpus) == []
 
 
 def test_a_folder_of_saves_with_its_content_is_still_not_taken_for_a_corpus(saves, tmp_path, capsys):

@@ -220,7 +220,10 @@ def write_content(corpus: Path, stamp: str, columns: dict[str, list]) -> None:
 
 def clear_leftovers(corpus: Path) -> None:
     """Remove what a run that stopped midway left: part folders and files still under
-    their temporary names (the views' globs would read them)."""
+    their temporary names (the views' globs would read them), and a database half written."""
+    for leftover in corpus.glob(f".{DATABASE}.*.tmp*"):
+        if leftover.is_file():
+            leftover.unlink(missing_ok=True)
     for folder in (corpus / PARTS, corpus / CONTENT, corpus / COMPACT):
         if folder.is_dir():
             for leftover in folder.glob(".*"):

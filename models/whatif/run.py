@@ -26,6 +26,7 @@ import jsonpatch
 import jsonpointer
 import numpy as np
 
+from narrative_debugger.models.boundary import cut
 from narrative_debugger.models.compare.comparison import Comparison, compare
 from narrative_debugger.models.domain.relationship import score_delta, sentiment_in_range
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, NAMES as TUNING_NAMES, Tuning
@@ -38,8 +39,10 @@ from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.save.jsonio import decode_file
 from narrative_debugger.models.compare.journal import entry_json
 from narrative_debugger.models.rules.findings import FindingSink
+from narrative_debugger.models.rules.snapshot_diff import differences as snapshot_differences, saved_differences
 from narrative_debugger.models.save.savefile import Save, save_from_document
 from narrative_debugger.models.save.saveshape import Journal, Shape, parse_journal
+from narrative_debugger.models.timeline.event_kinds import tick_array
 from narrative_debugger.models.timeline.index import TimelineIndex
 from narrative_debugger.models.timeline.replay import Recompute, Resume
 
@@ -95,12 +98,17 @@ def parse_set(text: str, said: str = "--set ") -> tuple[str, object]:
         raise PatchError(f"--set {text!r}: expected POINTER=VALUE or NAME=VALUE")
     try:
         value = json.loads(raw)
+    except RecursionError:  # a value nested past the interpreter's depth (trial 47: a traceback)
+        raise PatchError(f"{said}{target}: the value is nested too deep to read (a save's values are a few levels deep)") from None
     except ValueError:
         if _NUMERAL.fullmatch(raw.strip()):  # past Python's digit limit: a number all the same, not text
             raise PatchError(f"{said}{target}: a number of {len(raw.strip()):,} characters is out of range for any value of a save") from None
         value = raw
     if isinstance(value, float) and not math.isfinite(value):  # 1e999 reads as inf; NaN and Infinity are not JSON numbers
         raise PatchError(f"{said}{target}: {raw.strip()[:40]} is out of range: not a finite number")
+    if isinstance(value, float) and value == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", raw.strip())[0]):
+        # 1e-99999 read as 0.0 without a word (trial 47), where 1e999 is refused
+        raise PatchError(f"{said}{target}: {cut(raw.strip(), 40)} is too small for a number a save holds: it would read as 0")
     return target, value
 
 
@@ -177,9 +185,17 @@ def apply_patch(document: object, operations: list) -> object:
     """
     if not isinstance(operations, list):
         raise PatchError("a JSON Patch is a list of operations (RFC 6902)")
+    copied = 0
     for k, op in enumerate(operations):
-        if isinstance(op, dict) and op.get("op") == "remove" and op.get("path") == "":
+        if not isinstance(op, dict):  # jsonpatch said "argument of type 'int' is not iterable" (trial 47)
+            raise PatchError(f"{describe(k, op)}: an operation is an object with \"op\" and \"path\", not {_JSON_TYPES.get(type(op).__name__, 'that')}")
+        if op.get("op") == "remove" and op.get("path") == "":
             raise PatchError(f"{describe(k, op)}: the whole save cannot be removed")
+        if op.get("op") == "copy":
+            copied += _values_in(document, op.get("from"), MAX_COPIED_VALUES - copied)
+            if copied > MAX_COPIED_VALUES:
+                raise PatchError(f"{describe(k, op)}: the patch's copies hold more than {MAX_COPIED_VALUES:,} values in all "
+                                 "(copies of copies double the save each time: a 7 KB patch ran out of memory)")
         try:
             document = jsonpatch.JsonPatch([op]).apply(document, in_place=True)
         except jsonpatch.JsonPatchTestFailed as exc:
@@ -187,6 +203,29 @@ def apply_patch(document: object, operations: list) -> object:
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, IndexError, TypeError) as exc:
             raise PatchError(f"{describe(k, op)}: {_reason(exc)}") from None
     return document
+
+
+#: The most values (each number, string, array and object counts one) a patch's ``copy``
+#: operations may copy in all: a journal entry is about ten, a whole NPC a few hundred.
+MAX_COPIED_VALUES = 5_000_000
+
+
+def _values_in(document: object, pointer: object, limit: int) -> int:
+    """How many values the member at ``pointer`` holds, itself included (counting stops
+    past ``limit``); 0 when the pointer does not resolve (the copy then says why)."""
+    try:
+        value = jsonpointer.resolve_pointer(document, pointer) if isinstance(pointer, str) else None
+    except (jsonpointer.JsonPointerException, TypeError):
+        return 0
+    count, stack = 0, [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
 
 
 #: The JSON names of the Python types jsonpatch and jsonpointer name in their messages.
@@ -201,6 +240,8 @@ def _reason(exc: BaseException) -> str:
     quotes the whole object a missing member was looked up in, the save's 600 KB for
     ``/nosuch``) and JSON type names, not Python's ``<class 'str'>``."""
     text = str(exc) or type(exc).__name__
+    if "EndOfList" in text:  # "/journal/-/tick": '-' names the place after the last item, which holds nothing yet
+        return "'-' (after the last item) can only be added to, not read or replaced inside"
     text = re.sub(r"(member '.*?' not found) in .*", r"\1", text, flags=re.S)
     return re.sub(r"<class '(\w+)'>", lambda m: _JSON_TYPES.get(m.group(1), m.group(1)), text)
 
@@ -300,18 +341,23 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     if not a.readable:
         raise PatchError(f"{path.name} cannot be read: " + "; ".join(f"{f.code} {f.location}: {f.message}" for f in a.findings[:3]))
     _check_npc_names(a.save, path.name, tuning)
+    _check_one_threshold(a.save, operations, tuning)
     _check_derived(a.save, operations)
     save_b = _patched_entries(a.save, operations)
-    if save_b is None:  # the patch reaches beyond journal entries' fields: the whole document
+    whole = save_b is None
+    if whole:  # the patch reaches beyond journal entries' fields: the whole document
         document, sha256 = decode_file(path, path.name)
         if not document.parsed:
             raise PatchError(f"{path.name} cannot be read")
         document.value = apply_patch(document.value, operations)  # "" replaces the whole
         save_b = save_from_document(document, f"{path.name} (what if)", path)
     _check_still_valid(a.save, save_b, operations)
+    if whole:
+        _check_snapshot_edits(a, save_b, operations)
     save_b.sha256 = ""  # not the file's bytes
     changed_from, changed_to = _changed_span(a.save, save_b)
     _check_edited_sentiments(a.save, save_b, changed_from, changed_to, operations)
+    _check_derived_inside(a.save, save_b, changed_from, changed_to, operations)
     rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
                    recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()},
                    pending=_npcs_edited_away(a.save, save_b, changed_from, changed_to))
@@ -320,7 +366,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
     b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc,
                           resume=resume_point(a, save_b, changed_from, tuning))
-    _check_replay_valid(a, b, changed_from, changed_to, operations)
+    _check_replay_valid(a, b, changed_from, changed_to, operations, anywhere=whole)
     report(opened + span * 0.6, "comparing with the recorded run")
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
     _derived_divergence(comparison, b, rc, tuning)
@@ -506,6 +552,45 @@ def _check_npc_names(save: Save, name: str, tuning: Tuning) -> None:
                 raise PatchError(f"--set npc.{slug}.{what}: {name} has no NPC '{slug}' (see whatif --list {name})")
 
 
+def _check_snapshot_edits(a: Playthrough, save_b: Save, operations: list) -> None:
+    """Refuse a patch that sets a value of the snapshot the replay derives (a score, a
+    stress, a fact's state at ``saved_at_tick``): the what-if replays the journal, so B's
+    state would not take it, and B's snapshot is not checked against B's replay (it is
+    the recorded run's record): the what-if said "Nothing changes" (trial 47). Found as a
+    snapshot-versus-replay difference (J003's, ``snapshot_diff``) of B's snapshot against
+    A's replay that A's own snapshot does not have."""
+    recorded = {d.path for d in saved_differences(a.save, a.index)}
+    for d in snapshot_differences(save_b, a.index.at(save_b.saved_at_tick)):
+        if d.path not in recorded:
+            k, op = _operation_at(d.path.replace(".", "/"), operations)
+            where = describe(k, op) if op is not None else "the patch"
+            raise PatchError(f"{where}: {d.path} of the snapshot is what the replay derives at saved_at_tick (the patch "
+                             f"gives {d.saved}, the replay {d.replayed}): change a journal entry or a tuning value instead")
+
+
+def _check_one_threshold(save: Save, operations: list, tuning: Tuning) -> None:
+    """Refuse a tuned NPC threshold (``npc.SLUG.threshold``, ``…walk_away_threshold``)
+    beside a patch operation that sets the same value in the save (or a whole part that
+    holds it): the tuned value acts either way, so the operation listed among the edits
+    would have changed nothing (trial 47)."""
+    by_slug = {npc.slug: sid for sid, npc in save.npcs.items()}
+    for what, place, pairs in (("threshold", ("tolerance", "threshold"), tuning.thresholds),
+                               ("walk_away_threshold", ("interaction_tolerance", "walk_away_threshold"), tuning.walk_away_thresholds)):
+        for slug, _ in pairs:
+            target = ["npcs", str(by_slug.get(slug)), *place]
+            for k, op in enumerate(operations):
+                if not isinstance(op, dict) or op.get("op") == "test":
+                    continue
+                for pointer in (op.get("path"), op.get("from") if op.get("op") == "move" else None):
+                    if not isinstance(pointer, str):
+                        continue
+                    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+                    n = min(len(tokens), len(target))
+                    if tokens[:n] == target[:n]:
+                        raise PatchError(f"{describe(k, op)}: sets {slug}'s {what} in the save, which the tuning value npc.{slug}.{what} "
+                                         "sets too: give one of them")
+
+
 def _check_still_valid(a: Save, b: Save, operations: list) -> None:
     """Refuse a patch that leaves the save unreadable, or that adds a reading error."""
     seen = {(f.code, f.location) for f in a.findings}
@@ -542,13 +627,18 @@ def _npcs_edited_away(a: Save, b: Save, changed_from: int, changed_to: int) -> d
 _INVALIDATING = frozenset({"I010", "J001", "J002", "J004", "K001"})
 
 
-def _check_replay_valid(a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, operations: list) -> None:
+def _check_replay_valid(a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, operations: list,
+                        anywhere: bool = False) -> None:
     """Refuse a patch whose edited entries break a rule of ``_INVALIDATING`` in B's replay
-    where A's did not (issue 38: "a patch that makes the save invalid (with the finding)")."""
+    where A's did not (issue 38: "a patch that makes the save invalid (with the finding)").
+    ``anywhere``: the patch changed more than journal entries (the NPCs, the player), so a
+    new finding at any entry counts (trial 47: ``/npcs={}`` left every entry about no NPC
+    and was taken, where one entry retargeted at no NPC was refused)."""
     seen = {(f.code, f.message) for f in a.findings}
     for f in b.findings:
         i = f.target.journal_index if f.target is not None else None
-        if f.code in _INVALIDATING and i is not None and changed_from <= i < changed_to and (f.code, f.message) not in seen:
+        edited = anywhere or changed_from <= i < changed_to if i is not None else False
+        if f.code in _INVALIDATING and edited and (f.code, f.message) not in seen:
             k, op = _operation_at(f.location, operations)
             where = describe(k, op) if op is not None else "the patch"
             raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
@@ -570,6 +660,28 @@ def _check_edited_sentiments(a: Save, b: Save, changed_from: int, changed_to: in
         typed = op.get("value") if isinstance(op, dict) and isinstance(op.get("value"), (int, float)) else sentiment
         shown = f"{sentiment:g}" if f"{sentiment:g}" == repr(typed) else repr(typed)  # 1.0000001 read "1" with :g
         raise PatchError(f"{where}: sentiment {shown} at journal[{i}] is outside -1..1 (save-format §5; check reports it as R006)")
+
+
+def _check_derived_inside(a: Save, b: Save, changed_from: int, changed_to: int, operations: list) -> None:
+    """Refuse a whole entry or event given with a derived field (``DERIVED_FIELDS``) that
+    differs from the recorded one, as ``_check_derived`` refuses the field's own pointer:
+    the replay would put its own value there without a word (trial 47: a whole event with
+    delta 50 and score_after 50 showed only float noise). Checked where the journal kept
+    its length (entries replaced, none added or removed: an added entry's fields are
+    its own)."""
+    if len(a.journal) != len(b.journal):
+        return
+    ka, kb, da, db = a.journal.kinds, b.journal.kinds, a.journal.data, b.journal.data
+    for i in range(changed_from, min(changed_to, len(kb))):
+        fields = DERIVED_FIELDS.get(kb[i])
+        if not fields or ka[i] != kb[i]:
+            continue
+        for name, (source, change) in fields.items():
+            if getattr(da[i], name) != getattr(db[i], name):
+                k, op = _operation_at(f"journal[{i}].event.{kb[i]}.{name}", operations)
+                where = describe(k, op) if op is not None else "the patch"
+                raise PatchError(f"{where}: {name} of journal[{i}] is derived by the replay from {source}: keep the recorded "
+                                 f"{_quote(getattr(da[i], name))} and change {change} instead")
 
 
 def _tokens(text: str) -> list[str]:
@@ -802,7 +914,7 @@ def _same_state(a: Playthrough, b: Playthrough, versions_a, versions_b, position
     both sides there, its level under each side's bounds too. The versions in force at
     each tick are found as columns (numpy bisections), and each pair of versions is
     compared once: an early edit at 1M events has ~300 000 turns and few pairs."""
-    at = np.asarray(ticks, np.int64)
+    at = tick_array(ticks)  # u64: a tick of 2^63 or past overflowed int64 (trial 47)
     ka = np.searchsorted(np.asarray(versions_a.positions, np.int64), np.searchsorted(positions_a, at, "right"), "right") - 1
     kb = np.searchsorted(np.asarray(versions_b.positions, np.int64), np.searchsorted(positions_b, at, "right"), "right") - 1
     pairs: dict[tuple[int, int], bool] = {}
@@ -851,7 +963,7 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
             if not ticks or ticks[-1] != tick:
                 ticks.append(tick)
     if only_state:  # positions as columns, for the turns' NPC versions (``_same_state``)
-        positions_a, positions_b = np.asarray(a.index.ticks, np.int64), np.asarray(index_ticks, np.int64)
+        positions_a, positions_b = tick_array(a.index.ticks), tick_array(index_ticks)
     for sid, ticks in sorted(turns.items(), key=lambda item: slugs[item[0]]):
         slug = slugs[sid]
         if a.save.npc_by_slug(slug) is None:

@@ -87,6 +87,19 @@ def folder_arg(flag: str):
     return convert
 
 
+def file_arg(flag: str):
+    """An argparse ``type`` for a file flag: an empty value is misuse, as ``folder_arg``
+    (``--patch ''`` read as ``.`` and said "is a folder": trial 47)."""
+
+    def convert(text: str) -> Path:
+        if not text:
+            raise UsageError(f"{flag}: an empty file name (give a file)")
+        return Path(text)
+
+    convert.__name__ = "file"
+    return convert
+
+
 def content_arg(p) -> None:
     """Add the ``--content DIR`` flag every command that opens a save takes."""
     p.add_argument("--content", type=folder_arg("--content"), metavar="DIR", help="content folder (default: content/ beside the save, else the bundled sample content)")

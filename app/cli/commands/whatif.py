@@ -13,9 +13,11 @@ names the operation and the pointer) or misuse.
 
 from __future__ import annotations
 
+import argparse
+import re
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, keep, tick_arg, unreadable_reasons, write_json
+from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, UsageError, check_content_arg, content_arg, file_arg, keep, tick_arg, unreadable_reasons, warn_about_errors, write_json
 from narrative_debugger.app.cli.commands.diff import format_diff_text
 from narrative_debugger.models.boundary import cut
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
@@ -32,13 +34,23 @@ HELP = "change an event or a tuning value, replay, and compare with the recorded
 def add_arguments(p) -> None:
     p.add_argument("save", type=Path, nargs="?", metavar="SAVE")
     content_arg(p)
-    p.add_argument("--patch", type=Path, metavar="FILE", help="a JSON Patch (RFC 6902) against the save document")
+    p.add_argument("--patch", type=file_arg("--patch"), action=_Once, metavar="FILE", help="a JSON Patch (RFC 6902) against the save document")
     p.add_argument("--set", action="append", default=[], metavar="POINTER=VALUE",
                    help="replace the value at a JSON pointer (/journal/3/event/RelationshipInteraction/sentiment=0.8), "
                         "or set a tuning value by name (relationship.sentiment_weight=0.3; see --list); VALUE is JSON, else a string")
     p.add_argument("--list", action="store_true", help="print the tuning names and their values (the save's NPCs' too when SAVE is given)")
     tick_arg(p, "compare the states at tick T (default: each side's last tick)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+class _Once(argparse.Action):
+    """A flag given at most once: a second ``--patch`` replaced the first without a word
+    (trial 47); UsageError leaves ``parse_args`` as one line naming the flag, exit 2."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            raise UsageError(f"{option_string}: given twice (give one file; it may hold any number of operations)")
+        setattr(namespace, self.dest, values)
 
 
 #: A JSON Patch larger than this is refused unread (a patch is a few operations).
@@ -57,7 +69,10 @@ def _read_patch(path: Path) -> list:
     document, _ = decode_file(path, str(path), max_bytes=PATCH_MAX_BYTES)
     if document.findings:
         first = document.findings[0]
-        raise UsageError(f"--patch {first.message} (at {first.location})")
+        # The reader says how it goes on with a save ("read past it", "the last value is
+        # used"); a patch is refused instead, so that clause would say what did not happen.
+        said = re.sub(r"; (read past it|the last value is used)$", "", first.message)
+        raise UsageError(f"--patch {said} (at {first.location}): a patch is read as strict JSON")
     if not isinstance(document.value, list):
         raise UsageError(f"--patch {path}: a JSON Patch is a list of operations (RFC 6902)")
     return document.value
@@ -81,6 +96,7 @@ def run(args) -> int:
         recorded = keep(Playthrough.open(args.save, args.content, defer_checks=True))
         if not recorded.readable:
             raise UsageError(unreadable_reasons(recorded))
+        warn_about_errors(recorded)  # as state and prompt say it (trial 47: whatif said nothing)
         if args.tick is not None and args.tick > recorded.last_tick:
             raise UsageError(f"--tick {args.tick} is beyond the end of {one_line(recorded.save.label)} (tick {recorded.last_tick})")
         result = what_if(args.save, args.content, operations, tuning, sets, args.tick, recorded=recorded)
@@ -101,6 +117,7 @@ def _list(args) -> int:
         play = keep(Playthrough.open(args.save, args.content, defer_checks=True))
         if not play.readable:
             raise UsageError(unreadable_reasons(play))
+        warn_about_errors(play)
         npcs, budget = list(play.save.npcs.values()), play.content.prompt.context_token_budget
     rows = tuning_values(DEFAULT_TUNING, npcs, budget)
     if args.format == "json":

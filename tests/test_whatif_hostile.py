@@ -1,0 +1,132 @@
+"""``whatif`` against hostile input (issue 38; hostile-input trial 47): every bad edit
+is one message and exit 2, a save's errors are said, and ticks are u64 throughout."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from narrative_debugger.app.cli.main import main
+from tests.conftest import SAMPLES
+
+SPIRAL = SAMPLES / "walkaway-spiral.json"
+KAEL = 17  # kael-davan's StableId in walkaway-spiral.json
+
+
+def run_whatif(capsys, *args) -> tuple[int, str, str]:
+    status = main(["whatif", *map(str, args)])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _save(tmp_path, change) -> str:
+    doc = json.loads(SPIRAL.read_text(encoding="utf-8"))
+    change(doc)
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return str(path)
+
+
+def _patch(tmp_path, text: str) -> str:
+    path = tmp_path / "patch.json"
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def test_ticks_of_2_63_and_past_are_u64_in_the_what_if(tmp_path, capsys):
+    # The prompts stage put the ticks in int64 columns: OverflowError and a traceback.
+    def late(doc):
+        doc["journal"][-1]["tick"] = doc["saved_at_tick"] = 2**63
+    status, out, err = run_whatif(capsys, _save(tmp_path, late), "--set", "relationship.sentiment_weight=0.25", "--format", "json")
+    assert status == 1 and "Traceback" not in err
+    sera = json.loads(out)["npcs"]["sera-venn"]  # the prompts stage ran over ticks past 2^63 (its columns are u64 now)
+    assert sera["a"]["score"] == pytest.approx(3.18, abs=0.01) and sera["b"]["score"] == pytest.approx(2.76, abs=0.01)
+
+
+def test_a_value_nested_too_deep_is_a_message(capsys):
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", "/journal/13/event/RelationshipInteraction/sentiment=" + "[" * 1000 + "]" * 1000)
+    assert (status, out) == (2, "")
+    assert err.strip() == ("narrative-debugger whatif: --set /journal/13/event/RelationshipInteraction/sentiment: "
+                           "the value is nested too deep to read (a save's values are a few levels deep)")
+
+
+@pytest.mark.parametrize("typed", ["1e-99999", "-1e-400"])
+def test_a_number_too_small_to_hold_is_refused_not_zero(capsys, typed):
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", f"/journal/13/event/RelationshipInteraction/sentiment={typed}")
+    assert (status, out) == (2, "")
+    assert f"sentiment: {typed} is too small for a number a save holds: it would read as 0" in err
+    assert run_whatif(capsys, SPIRAL, "--set", "/journal/13/event/RelationshipInteraction/sentiment=0e5")[0] == 1  # a zero is a zero
+
+
+def test_copies_of_copies_are_refused_before_they_fill_the_memory(tmp_path, capsys):
+    # A 7 KB patch doubling the document at each copy ran a minute and ended in MemoryError.
+    ops = [{"op": "add", "path": "/bomb", "value": [1, 2]}] + [{"op": "copy", "from": "/bomb", "path": "/bomb/-"}] * 40
+    status, out, err = run_whatif(capsys, SPIRAL, "--patch", _patch(tmp_path, json.dumps(ops)))
+    assert (status, out) == (2, "")
+    assert "(copy /bomb/-): the patch's copies hold more than 5,000,000 values in all" in err
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--set", "/journal/-/tick=5"], "operation 0 (replace /journal/-/tick): '-' (after the last item) can only be added to, not read or replaced inside"),
+    (["--patch", "{ops}"], 'operation 0: an operation is an object with "op" and "path", not an integer'),
+    (["--patch", ""], "--patch: an empty file name (give a file)"),
+    (["--patch", "{ops}", "--patch", "{ops}"], "--patch: given twice (give one file; it may hold any number of operations)"),
+])
+def test_misuse_is_said_in_the_tools_words(tmp_path, capsys, args, said):
+    ops = _patch(tmp_path, "[1, 2, 3]")
+    status, out, err = run_whatif(capsys, SPIRAL, *[a.format(ops=ops) for a in args])
+    assert (status, out) == (2, "")
+    assert err.strip() == f"narrative-debugger whatif: {said}"
+
+
+@pytest.mark.parametrize("text, said", [
+    ("\ufeff[]", "starts with a UTF-8 byte-order mark, which the game never writes (at 1:1): a patch is read as strict JSON"),
+    ('[{"op": "test", "path": "/saved_at_tick", "value": 1, "value": 2}]', "duplicate key 'value' at 1:55; first at 1:43 (at 1:55): a patch is read as strict JSON"),
+])
+def test_a_patch_that_is_not_strict_json_says_it_is_refused(tmp_path, capsys, text, said):
+    # The save reader's words said "read past it" and "the last value is used" of a patch that was refused.
+    status, out, err = run_whatif(capsys, SPIRAL, "--patch", _patch(tmp_path, text))
+    assert (status, out) == (2, "")
+    assert said in err and "read past it" not in err and "the last value is used" not in err
+
+
+def test_a_save_with_errors_is_said_as_state_says_it(tmp_path, capsys):
+    def past_u64(doc):
+        doc["saved_at_tick"] = 2**64
+    status, _, err = run_whatif(capsys, _save(tmp_path, past_u64), "--set", "relationship.sentiment_weight=0.25")
+    assert status == 1
+    assert "narrative-debugger: warning: save.json has 1 error finding(s); results use what could be read (first: F002 at saved_at_tick" in err
+
+
+@pytest.mark.parametrize("args, said", [
+    # A snapshot value the replay derives: B's replay never takes it ("Nothing changes").
+    (["--set", f"/npcs/{KAEL}/relationship/score=5"],
+     f"operation 0 (replace /npcs/{KAEL}/relationship/score): npcs.{KAEL}.relationship.score of the snapshot is what the replay derives"),
+    # The tuned threshold acts either way: the operation listed among the edits did nothing.
+    (["--set", "npc.kael-davan.threshold=5", "--set", f"/npcs/{KAEL}/tolerance/threshold=7"],
+     f"operation 0 (replace /npcs/{KAEL}/tolerance/threshold): sets kael-davan's threshold in the save, which the tuning value npc.kael-davan.threshold sets too"),
+    # Every entry about an NPC left about none, where one retargeted entry is refused.
+    (["--set", "/npcs={}"], "operation 0 (replace /npcs) makes the save invalid: I010 at journal[1]"),
+])
+def test_an_edit_that_would_do_nothing_or_break_the_save_is_refused(capsys, args, said):
+    status, out, err = run_whatif(capsys, SPIRAL, *args)
+    assert (status, out) == (2, "")
+    assert said in err
+
+
+def test_a_derived_field_inside_a_whole_event_is_refused_as_its_own_pointer_is(tmp_path, capsys):
+    doc = json.loads(SPIRAL.read_text(encoding="utf-8"))
+    event = doc["journal"][13]["event"]
+    recorded = event["RelationshipInteraction"]["delta"]
+    event["RelationshipInteraction"].update(delta=50.0, score_after=50.0)
+    patch = _patch(tmp_path, json.dumps([{"op": "replace", "path": "/journal/13/event", "value": event}]))
+    status, out, err = run_whatif(capsys, SPIRAL, "--patch", patch)
+    assert (status, out) == (2, "")
+    assert (f"operation 0 (replace /journal/13/event): delta of journal[13] is derived by the replay from its sentiment, "
+            f"message_length and conversation_turns (relationship seed, delta formula): keep the recorded {recorded}") in err
+    kept = json.loads(SPIRAL.read_text(encoding="utf-8"))["journal"][13]["event"]
+    kept["RelationshipInteraction"]["sentiment"] = -0.5  # the recorded derived values kept: taken, and derived anew
+    patch = _patch(tmp_path, json.dumps([{"op": "replace", "path": "/journal/13/event", "value": kept}]))
+    status, out, _ = run_whatif(capsys, SPIRAL, "--patch", patch, "--format", "json")
+    assert status == 1 and json.loads(out)["divergence"]["b_event"]["event"]["RelationshipInteraction"]["delta"] == 0.35

@@ -77,26 +77,22 @@ def folder_arg(flag: str):
 
     ``Path("")`` is ``.``: ``--content ''`` (an unset shell variable) read the current
     folder as content, silently (issue 35)."""
-
-    def convert(text: str) -> Path:
-        if not text:
-            raise UsageError(f"{flag}: an empty folder name (give a folder; '.' is the current one)")
-        return Path(text)
-
-    convert.__name__ = "folder"
-    return convert
+    return _path_arg(flag, "folder", "give a folder; '.' is the current one")
 
 
 def file_arg(flag: str):
     """An argparse ``type`` for a file flag: an empty value is misuse, as ``folder_arg``
     (``--patch ''`` read as ``.`` and said "is a folder": trial 47)."""
+    return _path_arg(flag, "file", "give a file")
 
+
+def _path_arg(flag: str, kind: str, hint: str):
     def convert(text: str) -> Path:
         if not text:
-            raise UsageError(f"{flag}: an empty file name (give a file)")
+            raise UsageError(f"{flag}: an empty {kind} name ({hint})")
         return Path(text)
 
-    convert.__name__ = "file"
+    convert.__name__ = kind
     return convert
 
 

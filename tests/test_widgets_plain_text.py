@@ -134,3 +134,19 @@ def test_plain_tip_and_elided_label(qtbot):
     assert rendered(label.toolTip()) == "a-rather-long-save-name-evening.json"
     label.resize(label.sizeHint())
     assert label.text() == label.full_text() and label.toolTip() == ""
+
+
+def test_a_fact_known_in_b_only_is_shown_literally_in_its_tooltip(qtbot, open_window):
+    # Trial 47: a what-if giving an NPC a slug of markup made B's interaction facts
+    # (interaction.<slug>_001, known in B only); their tooltip rendered the FactId as HTML.
+    window = open_window(None, (1440, 900), persist=False)
+    window.open_save(SAMPLES / "evening.json", None, wait=True)
+    s = window.session
+    sid = s.playthrough.save.npc_by_slug("lera-sessik").stable_id
+    with qtbot.waitSignal(s.comparisonChanged, timeout=60_000):
+        assert window.whatif.add_edits([(f"/npcs/{sid}/slug", HOSTILE)])
+    s.set_view("knowledge")
+    qtbot.waitUntil(lambda: not any_busy(window), timeout=30_000)
+    tips = [text for _, text in shown_texts(window) if "not known in A" in text]
+    assert tips
+    assert all(HOSTILE in text for text in tips if MARK in text), tips[:3]

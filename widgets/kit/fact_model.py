@@ -368,7 +368,7 @@ class FactTableModel(QAbstractTableModel):
     def _tooltip(self, fact_id: FactId) -> str:
         fact = self._fact_by_id(fact_id)
         if fact is None:
-            return f"<b>{fact_id}</b><br>not known in A; B: {self._b_text(fact_id)}"
+            return f"<b>{esc(fact_id)}</b><br>not known in A; B: {esc(self._b_text(fact_id))}"  # text from a save is text (trial 47)
         lines = [f"<b>{esc(fact_id)}</b>",
                  f"{confidence_label(fact.confidence)} · {source_label(fact.source)} · {state_label(fact.state)}",
                  f"learned at tick {fact.acquired_tick}"]

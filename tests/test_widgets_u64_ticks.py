@@ -355,3 +355,34 @@ def test_go_to_tick_refuses_thousands_of_digits_in_words():
     assert judge_tick("9" * 5000, 100) == (None, "A number of 5,000 digits is refused: past the largest tick, 2^64 − 1 = 18,446,744,073,709,551,615 (ticks are u64).")
     assert judge_tick("18446744073709551616", 100)[0] is None
     assert judge_tick("1_000", 100) == (100, judge_tick("1000", 100)[1])
+
+
+def test_tick_field_says_why_a_typed_tick_was_refused_or_moved_and_never_stays_blank(qtbot):
+    # Trial 47: a tick past u64 went back to the old tick without a word, one past the
+    # end went to the end without one, and an emptied box stayed blank (the validator
+    # kept editingFinished from coming).
+    field = TickField()
+    qtbot.addWidget(field)
+    field.setRange(0, 37_113)
+    field.setValue(1_000)
+    got, said = [], []
+    field.valueChanged.connect(got.append)
+    field.said.connect(said.append)
+
+    def typed(text: str) -> None:
+        field.selectAll()
+        qtbot.keyClick(field, Qt.Key_Backspace)
+        qtbot.keyClicks(field, text)
+        qtbot.keyClick(field, Qt.Key_Return)
+
+    typed("")
+    assert field.text() == "1,000" and got == [] and said == []
+    typed("18446744073709551616")
+    assert field.text() == "1,000" and got == []
+    assert said[-1] == ("18,446,744,073,709,551,616 is refused: past the largest tick, 2^64 − 1 = 18,446,744,073,709,551,615 "
+                        "(ticks are u64). Still at tick 1,000.")
+    typed("40000")
+    assert got == [37_113] and field.text() == "37,113"
+    assert said[-1] == "Tick 40,000 is outside 0 – 37,113 (past the save's end): went to the end, tick 37,113."
+    typed("12")
+    assert got == [37_113, 12] and len(said) == 2

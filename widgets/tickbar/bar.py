@@ -462,6 +462,7 @@ class TickBar(QWidget):
         self.tick_field.setObjectName("tickBarTick")
         self.tick_field.setToolTip("Current tick (type a tick and press Enter; Up/Down step by one)")
         self.tick_field.valueChanged.connect(self._on_tick_field)
+        self.tick_field.said.connect(lambda text: self.session.notify(text))
         self.time_label = GameTimeLabel(self)
         self.time_label.setObjectName("tickBarTime")
 

@@ -73,9 +73,12 @@ class TickField(QLineEdit):
     Signals:
         valueChanged(object): the tick the user committed (a Python ``int``; emitted on
             Enter, focus out or a step, never by ``setValue``).
+        said(str): why a typed tick was refused (past u64) or moved (past the save's
+            end), for the status bar: the go-to dialog says it; the field said nothing.
     """
 
     valueChanged = Signal(object)
+    said = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,7 +87,7 @@ class TickField(QLineEdit):
         self._value = 0
         self.setValidator(QRegularExpressionValidator(QRegularExpression(_TYPED), self))
         self.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
-        self.editingFinished.connect(self._commit)
+        self.editingFinished.connect(self._commit)  # a commit after Enter or focus out finds the tick shown: nothing more
         self._show()
 
     def value(self) -> int:
@@ -114,11 +117,27 @@ class TickField(QLineEdit):
         self.setText(f"{self._value:,}")
 
     def _commit(self) -> None:
-        tick = parse_tick(self.text())
+        """Enter or focus out: go to the tick typed. Text that is no tick (cleared, past
+        u64) shows the current tick again, and ``said`` tells why when there was text; a
+        tick past the end goes to the end, and ``said`` says so. Committed whatever the
+        validator thinks of the text: ``editingFinished`` never came for an emptied box,
+        which then stayed blank (trial 47)."""
+        text = self.text()
+        if text == f"{self._value:,}":
+            return
+        tick, message = judge_tick(text, self._maximum)
         if tick is None:
             self._show()
+            if text.strip():
+                self.said.emit(f"{message} Still at tick {self._value:,}.")
             return
+        if message:
+            self.said.emit(past_end(parse_tick(text), tick, went=True))
         self._commit_value(tick)
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self._commit()
+        super().focusOutEvent(event)
 
     def _commit_value(self, tick: int) -> None:
         tick = min(max(tick, self._minimum), self._maximum)
@@ -129,6 +148,10 @@ class TickField(QLineEdit):
             self.valueChanged.emit(tick)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if event.key() in (Qt.Key_Return, Qt.Key_Enter):
+            self._commit()
+            event.accept()
+            return
         steps = {Qt.Key_Up: 1, Qt.Key_Down: -1}.get(event.key())
         if steps is not None:
             self.stepBy(steps)

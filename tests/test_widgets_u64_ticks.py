@@ -386,3 +386,20 @@ def test_tick_field_says_why_a_typed_tick_was_refused_or_moved_and_never_stays_b
     assert said[-1] == "Tick 40,000 is outside 0 – 37,113 (past the save's end): went to the end, tick 37,113."
     typed("12")
     assert got == [37_113, 12] and len(said) == 2
+
+
+def test_a_u64_tick_shows_whole_in_the_tick_field_at_the_smallest_size(open_window, tmp_path):
+    # Trial 47: at 1040 x 700 the game time (512409557603043:…) was painted over the
+    # tick field, which then read "18,446,744,07" and "51240955…" on top of each other.
+    path, _ = shifted_save(tmp_path, "evening.json", None, to_max=True)
+    window = open_window(None, (1040, 700), persist=False)
+    window.open_save(path, wait=True)
+    window.session.set_view("timelines")
+    bar = window.tickbar
+    field, label = bar.tick_field, bar.time_label
+    assert field.text() == f"{U64_MAX:,}"
+    assert field.width() >= field.fontMetrics().horizontalAdvance(field.text())
+    at = field.mapTo(window, field.rect().topLeft())
+    field_rect = field.rect().translated(at)
+    label_rect = label.rect().translated(label.mapTo(window, label.rect().topLeft()))
+    assert label.width() == 0 or not field_rect.intersects(label_rect)

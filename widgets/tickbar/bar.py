@@ -395,7 +395,11 @@ class GameTimeLabel(QLabel):
         return QSize(self._pair_px, super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        return QSize(self._min_px, super().minimumSizeHint().height())
+        # A time longer than MIN_TIME (ticks near 2^64 are 512409557603043:06:01.5) is cut
+        # anyway: it gives way down to nothing, so the layout never paints it over the tick
+        # field that a u64 tick widens (1040 x 700, trial 47); the tooltip keeps both times.
+        width = 0 if self._one_px > self._min_px else self._min_px
+        return QSize(width, super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)

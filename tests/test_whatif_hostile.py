@@ -106,6 +106,9 @@ def test_a_save_with_errors_is_said_as_state_says_it(tmp_path, capsys):
     # The tuned threshold acts either way: the operation listed among the edits did nothing.
     (["--set", "npc.kael-davan.threshold=5", "--set", f"/npcs/{KAEL}/tolerance/threshold=7"],
      f"operation 0 (replace /npcs/{KAEL}/tolerance/threshold): sets kael-davan's threshold in the save, which the tuning value npc.kael-davan.threshold sets too"),
+    # When the game saved is not a value of the past: moved to 2^64 - 1 it stretched the
+    # window's axis while the what-if said "Nothing changes".
+    (["--set", f"/saved_at_tick={2**64 - 1}"], "operation 0 (replace /saved_at_tick): saved_at_tick is when the game saved"),
     # Every entry about an NPC left about none, where one retargeted entry is refused.
     (["--set", "/npcs={}"], "operation 0 (replace /npcs) makes the save invalid: I010 at journal[1]"),
 ])

@@ -353,6 +353,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
         save_b = save_from_document(document, f"{path.name} (what if)", path)
     _check_still_valid(a.save, save_b, operations)
     if whole:
+        _check_saved_at(a.save, save_b, operations)
         _check_snapshot_edits(a, save_b, operations)
     save_b.sha256 = ""  # not the file's bytes
     changed_from, changed_to = _changed_span(a.save, save_b)
@@ -550,6 +551,18 @@ def _check_npc_names(save: Save, name: str, tuning: Tuning) -> None:
         for slug, _ in pairs:
             if slug not in slugs:
                 raise PatchError(f"--set npc.{slug}.{what}: {name} has no NPC '{slug}' (see whatif --list {name})")
+
+
+def _check_saved_at(a: Save, b: Save, operations: list) -> None:
+    """Refuse a patch that moves ``saved_at_tick``: it is when the game saved, the tick the
+    snapshot describes (save-format §2), not a value of the past a what-if replays. Moved
+    to 2^64 - 1 it stretched the window's axis over the whole u64 range while the what-if
+    said "Nothing changes" (trial 47)."""
+    if b.saved_at_tick != a.saved_at_tick:
+        k, op = _operation_at("saved_at_tick", operations)
+        where = describe(k, op) if op is not None else "the patch"
+        raise PatchError(f"{where}: saved_at_tick is when the game saved (the tick the snapshot describes), not a value "
+                         "of the past a what-if replays: change journal entries or tuning values instead")
 
 
 def _check_snapshot_edits(a: Playthrough, save_b: Save, operations: list) -> None:

@@ -681,3 +681,20 @@ def test_stop_comparing_is_greyed_again_after_a_refused_run(qtbot, window):
     qtbot.waitUntil(lambda: not window.whatif.busy, timeout=20000)
     qtbot.waitUntil(lambda: not window.compare.stop_action.isEnabled(), timeout=5000)
     assert window.session.comparison is None and panel.message.text()
+
+
+def test_revert_clears_a_refused_value_too(qtbot, window):
+    # Trial 47: 'nan' refused stayed in its cell after Revert, and every later Apply
+    # failed with its message again.
+    panel = window.panels["whatif"][0]
+    panel.set_value("relationship.sentiment_weight", "0.25")
+    _applied(qtbot, window, panel.apply)
+    panel.set_value("relationship.base", "nan")
+    panel.apply()
+    assert "relationship.base" in panel.message.text()
+    with qtbot.waitSignal(window.session.comparisonChanged):
+        qtbot.mouseClick(panel.revert_button, Qt.LeftButton)
+    assert panel.model.index(panel.row_of("relationship.base"), 2).data() in ("", None)
+    panel.set_value("relationship.length_cap", "0.2")
+    _applied(qtbot, window, panel.apply)
+    assert window.whatif.edits == [("relationship.length_cap", 0.2)]

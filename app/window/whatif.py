@@ -150,6 +150,7 @@ class WhatIfController(QObject):
         """Drop every edit: the views show the recorded run alone."""
         self._jobs.cancel()
         self.edits = []
+        self.panel.clear_typed()  # a refused value too: every later Apply said its message again (trial 47)
         self.panel.show_edits(self.edits)
         self._leave()
         self.window.compare.update_actions()

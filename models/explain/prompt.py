@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from narrative_debugger.models.explain.chain import Explanation, Step, fold_list
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.prompt.builder import CARD_BUDGET_SHARE, MIN_AVAILABLE, PromptBuilder, PromptPreview
+from narrative_debugger.models.prompt.builder import MIN_AVAILABLE, PromptBuilder, PromptPreview
 
 RULE_CARD = "story cards ≤ 40 % of available (prompt-preview §8)"
 RULE_HISTORY = "history newest first within its budget (prompt-preview §7)"
@@ -30,7 +30,7 @@ def budget_json(preview: PromptPreview) -> dict:
         "lore_budget": preview.card_budget,
         "arithmetic": (
             f"available = max({MIN_AVAILABLE}, {preview.budget} − ({terms})) = max({MIN_AVAILABLE}, {preview.budget - total}) = {preview.available}; "
-            f"lore budget = int({CARD_BUDGET_SHARE:g} × {preview.available}) = {preview.card_budget}"
+            f"lore budget = int({preview.card_share:g} × {preview.available}) = {preview.card_budget}"
         ),
     }
 
@@ -90,9 +90,9 @@ def explain_card(play: Playthrough, builder: PromptBuilder, slug: str, card_id: 
         return exp
     total = used_before + record.tokens
     if record.included:
-        reason = f"{used_before} + {record.tokens} = {total} ≤ lore budget {lore_budget} (int(40 % of {preview.available}))"
+        reason = f"{used_before} + {record.tokens} = {total} ≤ lore budget {lore_budget} (int({preview.card_share * 100:g} % of {preview.available}))"
     else:
-        reason = f"{used_before} + {record.tokens} = {total} > lore budget {lore_budget} (int(40 % of {preview.available})): dropped"
+        reason = f"{used_before} + {record.tokens} = {total} > lore budget {lore_budget} (int({preview.card_share * 100:g} % of {preview.available})): dropped"
     rec, text = line
     summary = (
         f"Card {card_id} is {'included in' if record.included else 'dropped from'} {name}'s prompt at tick {tick}: "

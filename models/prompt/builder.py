@@ -8,6 +8,8 @@ counts are tokens of one tiktoken encoding.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import functools
 import re
 from array import array
@@ -26,6 +28,14 @@ from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCount
 
 SEPARATOR = "\n\n"
 CARD_BUDGET_SHARE = 0.4  # lore may take at most this share of the available budget
+
+
+def lore_budget(available: int, share: float) -> int:
+    """Tokens story cards may take of ``available`` tokens: ``int(available × share)``
+    (prompt-preview §8: at most 40 %), exact, with ``share`` the decimal it is written as:
+    in floats a budget past 2^53 came out hundreds of tokens off, and the Explain dock's
+    arithmetic was false (trial 47)."""
+    return int(Fraction(repr(share)) * available)
 MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections cost
 #: History lines rendered forward to reach a later tick from an NPC's kept lines; a
 #: tick further on starts afresh (its window rarely reaches back that far).
@@ -111,10 +121,13 @@ class PromptPreview:
     chunks: tuple[array, ...] = field(default=(), repr=False)
     reserved: tuple[tuple[str, int], ...] = ()
 
+    card_share: float = CARD_BUDGET_SHARE
+
     @property
     def card_budget(self) -> int:
-        """Tokens story cards may take: ``int(available × 0.4)`` (prompt-preview §8)."""
-        return int(self.available * CARD_BUDGET_SHARE)
+        """Tokens story cards may take: ``int(available × card_share)`` (prompt-preview §8;
+        0.4 unless a what-if tunes it), as the builder spent it (``lore_budget``)."""
+        return lore_budget(self.available, self.card_share)
 
     @property
     def token_ids(self) -> list[int]:
@@ -494,7 +507,7 @@ class PromptBuilder:
             return texts[kept:end], False, total - cum[kept]
 
         window = LINE_SEPARATOR.join(window_lines)
-        card_budget = int(available * self.card_share)
+        card_budget = lore_budget(available, self.card_share)
         used = 0
         lore_lines: list[str] = []
         card_records: list[CardRecord] = []
@@ -527,4 +540,5 @@ class PromptBuilder:
             system_tokens=count(system_text),
             chunks=chunks,
             reserved=tuple(reserved_parts),
+            card_share=self.card_share,
         )

@@ -98,6 +98,25 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
             sink.add("K004", f"entity {key}: last_seen_tick {ent.last_seen_tick} is after saved_at_tick {saved_at}", f"player.knowledge.entities.{key}.last_seen_tick", ent.last_seen_tick, target=entity_target(save, key, "last_seen_tick"))
     for sid, npc in save.npcs.items():
         _check_npc(npc, f"npcs.{sid}", sink)
+    _check_identities(save, sink)
+
+
+def _check_identities(save: Save, sink: FindingSink) -> None:
+    """I012: two NPCs with one slug (their interaction FactIds ``interaction.{slug}_NNN``
+    and every lookup by slug collide: ``state`` showed one of them, ``why`` the other),
+    or a player whose StableId is an NPC's (the NPC's lines read as the player's). Each
+    is found on the later NPC, naming the first (schema §3.1; save-format §2, §4)."""
+    first: dict[str, int] = {}
+    for sid, npc in save.npcs.items():
+        other = first.setdefault(npc.slug, sid)
+        if other != sid:
+            sink.add("I012", f"NPCs {other} and {sid} both have the slug {npc.slug!r}: their interactions and every lookup by "
+                     "slug cannot tell them apart", f"npcs.{sid}.slug", target=npc_target(npc, "slug"))
+    player = save.player.stable_id
+    if player in save.npcs:
+        npc = save.npcs[player]
+        sink.add("I012", f"the player's stable_id {player} is also NPC {npc.slug}'s: their lines cannot be told apart",
+                 "player.stable_id", target=npc_target(npc, "stable_id"))
 
 
 def _check_interaction(fact_id, fact, meta, parsed, save: Save, content, sink: FindingSink) -> None:

@@ -237,14 +237,7 @@ def _load_prompt(root: Path, path: Path | None, sink: FindingSink) -> PromptConf
     if not isinstance(data, dict):
         sink.add("C001", f"{rel}: expected a mapping at the top", location_of(rel, data))
         return PromptConfig()
-    canon = data.get("campaign_canon") or {}
-    rules: list[str] = []
-    forbidden: list[tuple[str, str]] = []
-    if isinstance(canon, dict):
-        rules = [r for r in str_list(canon.get("rules")) if r.strip()]
-        for item in canon.get("forbidden_status_changes") or []:
-            if isinstance(item, dict) and item.get("from") and item.get("to"):
-                forbidden.append((text_of(item["from"]), text_of(item["to"])))
+    rules, forbidden = _canon(data, rel, sink)
 
     def positive_int(key: str, default: int) -> int:
         v = data.get(key, default)
@@ -278,6 +271,60 @@ def _load_prompt(root: Path, path: Path | None, sink: FindingSink) -> PromptConf
         max_output_tokens=positive_int("max_output_tokens", DEFAULT_MAX_OUTPUT),
         encoding=encoding,
     )
+
+
+def _kind(value) -> str:
+    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else type(value).__name__
+
+
+def _scalar_text(value, what: str, rel: str, obj, key, sink: FindingSink) -> str | None:
+    """``value`` as the text an author typed (``text_of``) when it is one value; a list
+    or a mapping is C001 at ``obj``'s ``key`` and None: it is left out, never put in a
+    prompt as Python's ``['drowned']`` (trial 47)."""
+    if isinstance(value, (list, dict)):
+        sink.add("C001", f"{rel}: {what} must be text, found {_kind(value)}; left out", location_of(rel, obj, key))
+        return None
+    return text_of(value)
+
+
+def _canon(data: dict, rel: str, sink: FindingSink) -> tuple[list[str], list[tuple[str, str]]]:
+    """``campaign_canon``'s rules and forbidden status changes (prompt-preview §3). What
+    cannot be read is C001 with ``file:line:col`` and left out: a canon that is not a
+    mapping, rules or changes that are not lists, an item that is not text, a change
+    without ``from`` and ``to`` (each was dropped without a word, trial 47)."""
+    canon = data.get("campaign_canon")
+    if canon is None:
+        return [], []
+    if not isinstance(canon, dict):
+        sink.add("C001", f"{rel}: campaign_canon must be a mapping (rules:, forbidden_status_changes:), found {_kind(canon)}; left out",
+                 location_of(rel, data, "campaign_canon"))
+        return [], []
+    rules: list[str] = []
+    items = canon.get("rules")
+    if items is not None and not isinstance(items, list):
+        sink.add("C001", f"{rel}: campaign_canon.rules must be a list of rules, found {_kind(items)}; left out", location_of(rel, canon, "rules"))
+        items = None
+    for k, item in enumerate(items or []):
+        text = _scalar_text(item, "a campaign_canon rule", rel, items, k, sink) if item is not None else None
+        if item is None:
+            sink.add("C001", f"{rel}: a campaign_canon rule is empty; left out", location_of(rel, items, k))
+        elif text is not None and text.strip():
+            rules.append(text)
+    forbidden: list[tuple[str, str]] = []
+    changes = canon.get("forbidden_status_changes")
+    if changes is not None and not isinstance(changes, list):
+        sink.add("C001", f"{rel}: campaign_canon.forbidden_status_changes must be a list of {{from:, to:}}, found {_kind(changes)}; left out",
+                 location_of(rel, canon, "forbidden_status_changes"))
+        changes = None
+    for k, item in enumerate(changes or []):
+        if not isinstance(item, dict) or not item.get("from") or not item.get("to"):
+            sink.add("C001", f"{rel}: a forbidden status change needs from: and to: (like from: drowned, to: alive); left out",
+                     location_of(rel, item if isinstance(item, dict) else changes, None if isinstance(item, dict) else k))
+            continue
+        old, new = (_scalar_text(item[k], f"a forbidden status change's {k}", rel, item, k, sink) for k in ("from", "to"))
+        if old is not None and new is not None:
+            forbidden.append((old, new))
+    return rules, forbidden
 
 
 def _load_list(root: Path, path: Path | None, sink: FindingSink) -> list[str]:
@@ -369,10 +416,12 @@ def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCa
         if not isinstance(item, dict):
             sink.add("C001", f"{rel}: story card {i + 1} is not a mapping", location_of(rel, items))
             continue
-        card_id = text_of(item.get("id")) or f"{path.stem}-{i + 1}"
+        card_id = _scalar_text(item.get("id"), "a story card's id", rel, item, "id", sink) or f"{path.stem}-{i + 1}"
         keys = item.get("keys")
-        keys = ", ".join(str_list(keys)) if isinstance(keys, list) else text_of(keys)
-        card = StoryCard(card_id, text_of(item.get("name")) or card_id, keys, text_of(item.get("entry")).strip(), rel)
+        keys = ", ".join(str_list(keys)) if isinstance(keys, list) else _scalar_text(keys, f"story card {card_id}'s keys", rel, item, "keys", sink) or ""
+        name = _scalar_text(item.get("name"), f"story card {card_id}'s name", rel, item, "name", sink)
+        entry = _scalar_text(item.get("entry"), f"story card {card_id}'s entry", rel, item, "entry", sink)
+        card = StoryCard(card_id, name or card_id, keys, (entry or "").strip(), rel)
         cards.append((card, location_of(rel, item, "id" if "id" in item else None)))
     return cards
 

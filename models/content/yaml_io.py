@@ -299,9 +299,12 @@ def text_of(value) -> str:
 
 
 def location_of(rel: str, obj, key=None) -> str:
-    """``file:line:col`` of ``obj`` (of its ``key`` when given and marked); 1:1 when unknown."""
+    """``file:line:col`` of ``obj`` (of its ``key``, or a list's item ``key``, when given and
+    marked); 1:1 when unknown."""
     if key is not None and isinstance(obj, MarkedDict) and key in obj.key_marks:
         line, col = obj.key_marks[key]
+    elif isinstance(key, int) and isinstance(obj, MarkedList) and 0 <= key < len(obj.item_marks):
+        line, col = obj.item_marks[key]  # a list's item: its own place
     elif isinstance(obj, (MarkedDict, MarkedList)):
         line, col = obj.mark
     else:

@@ -1,0 +1,78 @@
+"""Content values of the wrong type in prompt.yaml's campaign canon and in story cards:
+each is C001 at its ``file:line:col`` and left out, never dropped without a word or put
+in a prompt as Python's ``['drowned']`` (hostile-input trial 47)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from narrative_debugger.models.content.loader import load_content
+from tests.conftest import CONTENT
+
+CANON = '''campaign_canon:
+  rules:
+    - {rule: 1}
+    - null
+    - 3.5
+    - "The ring moves its cargo on moonless nights."
+  forbidden_status_changes:
+    - from: [drowned]
+      to: alive
+    - from: Hostile
+    - from: lost
+      to: found
+'''
+
+
+def _folder(tmp_path, prompt: str | None = None, harbor: str | None = None):
+    root = tmp_path / "content"
+    shutil.copytree(CONTENT, root)
+    if prompt is not None:  # the sample's campaign_canon block (up to the next top-level key) replaced
+        path = root / "prompt.yaml"
+        path.write_text(re.sub(r"^campaign_canon:\n(?:[ \t].*\n|\n)*", prompt, path.read_text(encoding="utf-8"), count=1, flags=re.M),
+                        encoding="utf-8")
+    if harbor is not None:
+        (root / "lore" / "harbor.yaml").write_text(harbor, encoding="utf-8")
+    return root
+
+
+def test_canon_items_of_the_wrong_shape_are_c001_at_their_place_and_left_out(tmp_path):
+    content = load_content(_folder(tmp_path, prompt=CANON))
+    said = [(f.location.split(":", 1)[1], f.message.split(": ", 1)[1]) for f in content.findings if f.code == "C001"]
+    line = next(n for n, text in enumerate((tmp_path / "content" / "prompt.yaml").read_text().splitlines(), 1) if text.startswith("campaign_canon:"))
+    assert said == [
+        (f"{line + 2}:7", "a campaign_canon rule must be text, found a mapping; left out"),
+        (f"{line + 3}:7", "a campaign_canon rule is empty; left out"),
+        (f"{line + 7}:7", "a forbidden status change's from must be text, found a list; left out"),
+        (f"{line + 9}:7", "a forbidden status change needs from: and to: (like from: drowned, to: alive); left out"),
+    ]
+    assert content.prompt.canon_rules == ("3.5", "The ring moves its cargo on moonless nights.")
+    assert content.prompt.forbidden_status_changes == (("lost", "found"),)
+
+
+@pytest.mark.parametrize("canon, said", [
+    ("campaign_canon: hello\n", "campaign_canon must be a mapping (rules:, forbidden_status_changes:), found str; left out"),
+    ("campaign_canon: [a, b]\n", "campaign_canon must be a mapping (rules:, forbidden_status_changes:), found a list; left out"),
+    ("campaign_canon:\n  forbidden_status_changes: nope\n", "campaign_canon.forbidden_status_changes must be a list of {from:, to:}, found str; left out"),
+    ("campaign_canon:\n  rules: {a: b}\n", "campaign_canon.rules must be a list of rules, found a mapping; left out"),
+])
+def test_a_canon_of_the_wrong_shape_is_said_not_dropped(tmp_path, canon, said):
+    content = load_content(_folder(tmp_path, prompt=canon))
+    assert [f.message.split(": ", 1)[1] for f in content.findings if f.code == "C001"] == [said]
+
+
+@pytest.mark.parametrize("field, written, said", [
+    ("entry", "[x, y]", "story card dock-ward's entry must be text, found a list; left out"),
+    ("name", "{a: b}", "story card dock-ward's name must be text, found a mapping; left out"),
+])
+def test_a_story_cards_text_of_the_wrong_shape_is_c001_and_never_a_python_repr(tmp_path, field, written, said):
+    harbor = f"- id: dock-ward\n  name: The Dock Ward\n  keys: dock\n  entry: The dock ward.\n".replace(
+        f"  {field}: " + ("The dock ward." if field == "entry" else "The Dock Ward"), f"  {field}: {written}")
+    content = load_content(_folder(tmp_path, harbor=harbor))
+    assert [(f.location, f.message.split(": ", 1)[1]) for f in content.findings if f.code == "C001"] == [
+        (f"lore/harbor.yaml:{2 if field == 'name' else 4}:3", said)]
+    card = next(c for c in content.cards if c.id == "dock-ward")
+    assert "[" not in card.entry and "{" not in card.name

@@ -32,6 +32,10 @@ SUSPECT_BYTES = 32 << 20
 #: ...and only counts the rest of one that inflates more than this many times its gzip
 #: size (a save's JSON: about 10; deflate's most: 1032).
 SUSPECT_RATIO = 100
+#: A stream that inflates past ``SUSPECT_BYTES`` at more than this many times its gzip size
+#: is refused even within the cap: a 1.9 MB file of 1.9 GB of whitespace took 4 GB and 26 s to read (trial 47).
+#: A save's JSON compresses about 10 times; deflate's most is 1032.
+BOMB_RATIO = 500
 #: Compressed bytes given to zlib at a time by ``inflate_gzip_guarded``.
 FEED_BYTES = 16 << 10
 
@@ -142,7 +146,8 @@ def inflate_gzip_guarded(open_chunks: Callable[[], Iterable[bytes]], max_bytes: 
     came out at more than ``SUSPECT_RATIO`` times the gzip bytes read so far, what
     was inflated is dropped and the rest only counted, a step at a time: past
     the cap it is refused, having held at most ``suspect_bytes`` and one step; within
-    the cap (a save that compresses very well) it is read again and inflated for real.
+    the cap, past ``SUSPECT_BYTES`` at ``BOMB_RATIO`` times its gzip size, it is refused too; else (a
+    save that compresses very well) it is read again and inflated for real.
     A 2.2 MB file that inflates past 2 GiB is refused at a peak of about 60 MB
     resident, not 2.1 GB (``tests/benchmarks/bench_gzip_bomb.py``), and a plain save
     is inflated once.
@@ -170,8 +175,12 @@ def inflate_gzip_guarded(open_chunks: Callable[[], Iterable[bytes]], max_bytes: 
         held = len(out) + len(piece)
         if held > limit and held > SUSPECT_RATIO * fed:
             out = piece = None  # drop what was held, then count the rest of the same stream
-            for _ in pieces:
-                pass  # FileRefused past the cap
+            total = held
+            for rest in pieces:  # FileRefused past the cap
+                total += len(rest)
+            if total > SUSPECT_BYTES and total > BOMB_RATIO * fed:  # a few MiB of white space cost nothing
+                raise FileRefused(f"inflates to {total:,} bytes from {fed:,}, {total // max(1, fed):,} times its size: no save "
+                                  f"compresses past {BOMB_RATIO} times (its JSON about 10); refused unread as a gzip bomb")
             return inflate_gzip(open_chunks(), max_bytes)
         out += piece
     return out

@@ -583,3 +583,18 @@ def test_record_text_reader_stops_at_iend():
     stream = io.BytesIO(_png() + _chunk(b"iTXt", REPORT_KEY.encode() + b"\x00\x00\x00\x00\x00{}"))
     with pytest.raises(ReportError, match="carries no"):
         read_record(stream.getvalue())
+
+
+def test_a_bomb_within_the_cap_is_refused_by_its_ratio_holding_little(tmp_path):
+    """Trial 47: a 1.9 MB file of 1.9 GB of white space (within the 2 GiB cap) was read
+    again whole: 4 GB and 26 s. Past 32 MiB at more than 500 times its gzip size it is
+    refused, holding what the ratio test holds; 40 MiB of spaces stand in for it."""
+    bomb = _spaces_gzip(40, head=RAW[:-1])
+    path = tmp_path / "airy-bomb.json.gz"
+    path.write_bytes(bomb)
+    (document, _), peak = _peak_while(lambda: decode_file(path, "airy-bomb.json.gz"))
+    assert not document.parsed
+    (f,) = document.findings
+    assert (f.code, f.location) == ("F001", "1:1")
+    assert f"from {len(bomb):,}" in f.message and "no save compresses past 500 times (its JSON about 10); refused unread as a gzip bomb" in f.message
+    assert peak < 40 * 1024 * 1024, peak

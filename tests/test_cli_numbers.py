@@ -84,9 +84,13 @@ def test_a_5000_digit_tick_from_the_console_script_has_no_traceback():
     assert result.stderr.startswith("narrative-debugger state: --tick: ") and result.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("size", ["１２８０x800", "1_280x800", "1280x-800", "9" * 5000 + "x800"])
-def test_screenshot_size_takes_ascii_digits(capsys, tmp_path, size):
+@pytest.mark.parametrize("size, said", [
+    ("１２８０x800", "must look like 1280x800"), ("1_280x800", "must look like 1280x800"), ("1280x-800", "must look like 1280x800"),
+    # Digits that look like a size but are out of its range say so (trial 47: "must look like 1280x800").
+    ("9" * 5000 + "x800", "must be between 200x200 and 8000x8000"), ("18446744073709551615x10", "must be between 200x200 and 8000x8000"),
+])
+def test_screenshot_size_takes_ascii_digits(capsys, tmp_path, size, said):
     assert main(["screenshot", EVENING, "--out", str(tmp_path), "--size", size]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("narrative-debugger screenshot: --size must look like 1280x800") and len(err) < 250, err
+    assert err.startswith(f"narrative-debugger screenshot: --size {said}") and len(err) < 250, err
     assert not any(tmp_path.iterdir())

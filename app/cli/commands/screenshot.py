@@ -239,10 +239,13 @@ def finding_screenshots(path: Path, content: Path | None, folder: Path, limit: i
 
 def _parse_size(text: str) -> tuple[int, int]:
     shown = repr(text if len(text) <= 40 else text[:40] + "…")
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts):
+        raise UsageError(f"--size must look like 1280x800 (WIDTHxHEIGHT in pixels), not {shown}")
     try:
-        w, h = (parse_int(v, U32) for v in text.lower().split("x"))
-    except ValueError:  # ConversionError too: ASCII digits only, bounded before int()
-        raise UsageError(f"--size must look like 1280x800, not {shown}") from None
+        w, h = (parse_int(v, U32) for v in parts)
+    except ValueError:  # ConversionError too: bounded before int()
+        raise UsageError(f"--size must be between 200x200 and 8000x8000, not {shown}") from None
     if not (200 <= w <= 8000 and 200 <= h <= 8000):
         raise UsageError(f"--size must be between 200x200 and 8000x8000, not {shown}")
     return w, h

@@ -59,16 +59,22 @@ def _close(word: str, choices) -> list[str]:
     return list(dict.fromkeys(out))[:5]
 
 
+def _said(text: str) -> str:
+    """``text`` quoted for a message, cut past 80 characters with its length (a
+    100 000-character target was echoed whole: trial 47)."""
+    return repr(text) if len(text) <= 80 else f"{text[:60]!r}… ({len(text):,} characters)"
+
+
 def _malformed(target: str, why: str, matches: list[str] | None = None) -> UnknownTarget:
     """A target that is no target form: say why, and name every form (one line)."""
-    return UnknownTarget(f"{target!r} is not a target: {why}; use one of {', '.join(TARGET_FORMS)}", matches)
+    return UnknownTarget(f"{_said(target)} is not a target: {why}; use one of {', '.join(TARGET_FORMS)}", matches)
 
 
 def _unknown(what: str, word: str, where: str, choices: list[str], form: str, plural: str, as_target) -> UnknownTarget:
     """No ``what`` ``word`` ``where`` (``choices`` lacks it): close matches (as targets),
     or else the form and one example, so that the message always says what is accepted."""
     matches = [as_target(x) for x in _close(word, choices)]
-    message = f"no {what} {word!r} {where}"
+    message = f"no {what} {_said(word)} {where}"
     if matches:
         return UnknownTarget(message, matches)
     if not choices:
@@ -84,7 +90,7 @@ def _npc(play: Playthrough, slug: str, also: str = "") -> int:
         slugs = [n.slug for n in play.save.npcs.values()]
         matches = _close(slug, slugs)
         known = "" if matches else f" (NPCs: {', '.join(sorted(slugs)) or 'none'})"
-        raise UnknownTarget(f"no NPC {slug!r} in {play.save.label}{known}{also}", matches)
+        raise UnknownTarget(f"no NPC {_said(slug)} in {play.save.label}{known}{also}", matches)
     return npc.stable_id
 
 
@@ -147,7 +153,7 @@ def _explain(play: Playthrough, target: str, tick: int, limit: int, builder) -> 
         if not attr:
             raise _malformed(target, "npc: takes SLUG.ATTR", [f"npc:{slug}.{a}" for a in NPC_ATTRIBUTES])
         if attr not in NPC_ATTRIBUTES:
-            raise UnknownTarget(f"{attr!r} is not an NPC value (one of {', '.join(NPC_ATTRIBUTES)})", [f"npc:{slug}.{a}" for a in _close(attr, NPC_ATTRIBUTES)])
+            raise UnknownTarget(f"{_said(attr)} is not an NPC value (one of {', '.join(NPC_ATTRIBUTES)})", [f"npc:{slug}.{a}" for a in _close(attr, NPC_ATTRIBUTES)])
         if attr == "level":
             return explain_level(play, npc, tick, limit, target)
         return explain_attribute(play, npc, attr, tick, limit, target)

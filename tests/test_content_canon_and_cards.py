@@ -76,3 +76,11 @@ def test_a_story_cards_text_of_the_wrong_shape_is_c001_and_never_a_python_repr(t
         (f"lore/harbor.yaml:{2 if field == 'name' else 4}:3", said)]
     card = next(c for c in content.cards if c.id == "dock-ward")
     assert "[" not in card.entry and "{" not in card.name
+
+
+def test_a_content_file_not_utf8_is_found_at_its_line_and_column(tmp_path):
+    # Trial 47: the column was always 1 (prompt.yaml:5:1 for a byte far along line 5).
+    root = _folder(tmp_path)
+    (root / "npcs" / "kael-davan.yaml").write_bytes("name: Kaël\ndescription: Café \xe9t\xe9\n".encode("utf-8").replace(b"\xc3\xa9t", b"\xe9t"))
+    found = [f for f in load_content(root).findings if f.code == "C001"]
+    assert [(f.location, f.message) for f in found] == [("npcs/kael-davan.yaml:2:19", "npcs/kael-davan.yaml: not UTF-8 (byte offset 31)")]

@@ -250,7 +250,9 @@ def load_yaml(path: Path, root: Path, sink: FindingSink):
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        sink.add("C001", f"{rel}: not UTF-8 (byte offset {exc.start})", f"{rel}:{line}:1")
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[start : exc.start].decode("utf-8-sig" if start == 0 else "utf-8")) + 1  # what precedes it reads (trial 47: always 1)
+        sink.add("C001", f"{rel}: not UTF-8 (byte offset {exc.start})", f"{rel}:{line}:{col}")
         return None
     fast = _load_fast(text)
     value, duplicates = fast if fast is not None else _load_careful(text, rel, sink)

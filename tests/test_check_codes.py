@@ -135,6 +135,7 @@ MUTATIONS = {
     "I009": lambda d: meta(d).update(topics=["gossip-about-eels"]),
     "I010": lambda d: meta(d).update(target_entity=99),
     "I011": lambda d: d["journal"].append(ev(166, "InteractionCompleted", target=17, topics=[])) if False else d["journal"].insert(0, ev(100, "InteractionWalkedAway", target=17)),
+    "I012": lambda d: d["npcs"].update({"18": copy.deepcopy(npc(d))}),  # a second NPC with kael-davan's slug
     "R001": lambda d: npc(d)["relationship"].update(score=150.0),
     "R002": _mut_r002,
     "R003": _mut_r003,

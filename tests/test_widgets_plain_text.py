@@ -150,3 +150,20 @@ def test_a_fact_known_in_b_only_is_shown_literally_in_its_tooltip(qtbot, open_wi
     tips = [text for _, text in shown_texts(window) if "not known in A" in text]
     assert tips
     assert all(HOSTILE in text for text in tips if MARK in text), tips[:3]
+
+
+def test_a_name_with_a_line_break_or_a_bidi_override_is_one_line_of_visible_text(qtbot, open_window, tmp_path):
+    # Trial 47: a name's newline broke the NPC rows and headings in two, and a
+    # right-to-left override showed '\u202emira' as "arim" (the command line escapes both).
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    for slug, name in (("lera-sessik", "Lera\nSessik"), ("mira-holt", "\u202eMira Holt")):
+        profile = content / "npcs" / f"{slug}.yaml"
+        first = profile.read_text(encoding="utf-8").split("\n", 1)
+        profile.write_text(f"name: {json.dumps(name)}\n" + first[1], encoding="utf-8")
+    window = open_window(None, (1440, 900), persist=False)
+    window.open_save(SAMPLES / "evening.json", content, npc="lera-sessik", wait=True)
+    qtbot.waitUntil(lambda: not any_busy(window), timeout=30_000)
+    texts = [text for _, text in shown_texts(window)]
+    assert any("Lera\\u000aSessik" in t for t in texts) and any("\\u202eMira Holt" in t for t in texts)
+    assert not any("Lera\nSessik" in t or "\u202e" in t for t in texts)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from narrative_debugger.widgets.kit.plain_text import name_text
 from narrative_debugger.models import session as events
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.session import Stepping
@@ -62,7 +63,7 @@ class NpcNames:
 
 def prepare_names(playthrough: Playthrough, prepared: Prepared | None = None) -> NpcNames:
     """The ``NpcNames`` of a playthrough: O(NPCs), so the loader makes it off the GUI thread."""
-    return NpcNames({sid: playthrough.npc_name(sid) for sid in playthrough.save.npcs})
+    return NpcNames({sid: name_text(playthrough, sid) for sid in playthrough.save.npcs})
 
 
 def npc_names(playthrough: Playthrough, prepared: Prepared | None = None) -> dict[int, str]:

@@ -28,7 +28,7 @@ from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.visibility import after_pause
 from narrative_debugger.widgets.kit.culprit import CULPRIT_BG, PairsModel, row_visible, select_rows
 from narrative_debugger.models.report.plain_text import counted
-from narrative_debugger.widgets.kit.plain_text import ElidedLabel, plain_tip
+from narrative_debugger.widgets.kit.plain_text import ElidedLabel, name_text, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.state_colors import INTERACTION_COLORS, brush_of, row_tint
 from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_table, signal_all
@@ -99,7 +99,7 @@ def summarize(playthrough: Playthrough, kind: str | None, d: dict | None) -> str
         parts = [p.name for p in (d.get("confidence"), d.get("state")) if p is not None]
         return f"updated {d['fact_id']} → {', '.join(parts) or 'no change'}"
     if kind == "EntityObserved":
-        name = playthrough.npc_name(d["entity"])
+        name = name_text(playthrough, d["entity"])
         return f"observed {name}: {d['confidence'].name}, {d['relationship'].name} ({d['source'].name})"
     if kind == "RelationshipInteraction":
         return (
@@ -378,7 +378,7 @@ class JournalModel(HeaderedTableModel):
         """Display name of an NPC or the player (cached)."""
         name = self._names.get(sid)
         if name is None:
-            name = self._names[sid] = self.playthrough.npc_name(sid)
+            name = self._names[sid] = name_text(self.playthrough, sid)
         return name
 
     # ----- QAbstractTableModel -----
@@ -729,7 +729,7 @@ def entry_fields(playthrough: Playthrough, i: int, field: str | None, topic: str
             if not value:
                 rows.append((name, "[]", leaf == name))
         else:
-            shown = playthrough.npc_name(value) if name in ("target", "speaker", "entity") and isinstance(value, int) else value
+            shown = name_text(playthrough, value) if name in ("target", "speaker", "entity") and isinstance(value, int) else value
             text = f"{shown} ({value})" if shown != value else show(value)
             rows.append((name, text, leaf == name))
     return rows

@@ -26,7 +26,7 @@ from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.state_colors import brush_of, ink_tint, row_tint
 from narrative_debugger.widgets.kit.cell_text import StaticTextDelegate, draw_item
 from narrative_debugger.widgets.kit.tables import HeaderedTableModel, fit_columns, read_only_table, set_section_sizes, signal_all, signal_rows
-from narrative_debugger.widgets.kit.plain_text import esc, plain_tip
+from narrative_debugger.widgets.kit.plain_text import esc, name_text, plain_tip
 from narrative_debugger.widgets.kit.visibility import held
 from narrative_debugger.widgets.kit.why import add_why_action
 from narrative_debugger.widgets.kit.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, FONT as _FONT
@@ -154,7 +154,7 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
     npc_state = playthrough.save.npcs.get(npc) if npc is not None else None
     groups: list[tuple[str, list[MonologueRow]]] = []
     if npc_state is not None:
-        name = playthrough.npc_name(npc)
+        name = name_text(playthrough, npc)
         about = [judged(x) for x in lines if line_concerns(x, npc_state.slug, name)]
         ids = {r.line_id for r in about}
         groups.append((f"About {name}", about))
@@ -497,7 +497,7 @@ class MonologueView(QWidget):
         self._rows_of = (rows_of, state.position)
         judged = [r for r in rows if r.kind == "line"]
         eligible = sum(r.eligible for r in judged)
-        who = esc(playthrough.npc_name(self.session.npc)) if self.session.npc is not None else "no NPC selected"
+        who = esc(name_text(playthrough, self.session.npc)) if self.session.npc is not None else "no NPC selected"
         caption = (
             f"<b>Monologues at tick {state.tick:,}</b> ({who}): "
             f"<span style='color:#2e7d32'>{eligible} eligible</span> · "

@@ -22,7 +22,7 @@ from narrative_debugger.widgets.kit.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interactions.diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.kit.state_colors import INTERACTION_COLORS, brush_of, ink_on_canvas, ink_tint, palette_colors, row_tint, state_label
 from narrative_debugger.widgets.kit.tables import ElideDelegate, fit_columns, hot_table, show_column, signal_all, signal_rows
-from narrative_debugger.widgets.kit.plain_text import esc, plain_tip
+from narrative_debugger.widgets.kit.plain_text import esc, name_text, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.kit.visibility import obscured
 from narrative_debugger.widgets.kit.why import add_why_action
@@ -569,7 +569,7 @@ class InteractionView(QWidget):
         self._show_heading(npc, self._count, state.tick)
         self.caption.setTextFormat(Qt.PlainText)  # names an NPC
         self.caption.setText(
-            f"Badges count the transitions {self.session.playthrough.npc_name(npc_id)}'s conversations took up to tick "
+            f"Badges count the transitions {name_text(self.session.playthrough, npc_id)}'s conversations took up to tick "
             f"{state.tick}. Filled node: a conversation in progress now. Blue: the selected conversation's path. "
             "Red dashed: a move schema §3.2 forbids.")
 
@@ -631,7 +631,7 @@ class InteractionView(QWidget):
         self._show_faults(data)
 
     def _show_heading(self, npc, count: int, tick: int) -> None:
-        name = esc(self.session.playthrough.npc_name(npc.stable_id))
+        name = esc(name_text(self.session.playthrough, npc.stable_id))
         rel = npc.relationship
         tol, itol = npc.tolerance, npc.interaction_tolerance
         pal = self.palette()  # light or dark: the numbers were #1d232a, unseen on a dark palette

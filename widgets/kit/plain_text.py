@@ -16,7 +16,7 @@ from PySide6.QtGui import QFontMetrics, QGuiApplication
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
-from narrative_debugger.models.report.sinks import html
+from narrative_debugger.models.report.sinks import html, one_line
 
 #: Pixels of a message box beside its text: the icon, its gap and the margins.
 MESSAGE_ICON_ROOM_PX = 120
@@ -28,6 +28,14 @@ def esc(value) -> str:
     """``str(value)`` escaped for insertion into rich text (``<``, ``>``, ``&``, quotes;
     invisible characters as ``\\uXXXX``): the HTML sink, ``models.report.sinks.html``."""
     return html(value)
+
+
+def name_text(playthrough, stable_id) -> str:
+    """The name of NPC (or player) ``stable_id`` as the window shows it: one line of
+    visible text, a line break or an invisible character (a right-to-left override that
+    showed ``\\u202emira`` as "arim") written ``\\uXXXX``, as the command line writes
+    it (trial 47: a name's newline broke rows and headings in two)."""
+    return one_line(playthrough.npc_name(stable_id))
 
 
 def plain_tip(text: str) -> str:

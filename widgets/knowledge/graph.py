@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from narrative_debugger.widgets.kit.plain_text import name_text
 from narrative_debugger.models.domain.types import FactId
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.kit.fact_model import category_of
@@ -256,7 +257,7 @@ class KnowledgeGraph(QWidget):
             return
         self._completion_key = key
         play = self.session.playthrough
-        names = [play.npc_name(sid) for sid in state.npcs]
+        names = [name_text(play, sid) for sid in state.npcs]
         categories = [k for k in dict.fromkeys(category_of(fid) for fid in keys[:MAX_COMPLETIONS])]
         self._completions.setStringList(names + categories + list(keys[:MAX_COMPLETIONS]))
 
@@ -288,7 +289,7 @@ class KnowledgeGraph(QWidget):
             rect = self.scene.npc_rect(sid)
             if rect is not None:
                 self.view.show_rect(rect)
-            self.message.setText(f"{play.npc_name(sid)}")
+            self.message.setText(f"{name_text(play, sid)}")
             return True
         self.message.setText(f"Nothing in the graph matches “{text}”.")
         return False

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 
+from narrative_debugger.widgets.kit.plain_text import name_text
 from narrative_debugger.models.domain.types import FactId, KnowledgeState, RelationshipState
 from narrative_debugger.models.rules.catalogue import rule
 from narrative_debugger.models.timeline.state_view import StateAtTick
@@ -237,7 +238,7 @@ class GraphScene(QGraphicsScene):
             entity = entities.get(npc.stable_id)
             rel = entity.relationship if entity is not None else RelationshipState.Unknown
             color = RELATIONSHIP_COLORS[rel]
-            name = playthrough.npc_name(npc.stable_id)
+            name = name_text(playthrough, npc.stable_id)
             if entity is not None:
                 edge = self.addLine(0, 0, center.x(), center.y(), confidence_pen(entity.confidence, QColor(150, 160, 170, 90)))
                 edge.setZValue(0)

@@ -30,7 +30,7 @@ from narrative_debugger.widgets.prompt.parts import (
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.state_colors import palette_colors, row_tint, text_on
 from narrative_debugger.models.report.plain_text import counted
-from narrative_debugger.widgets.kit.plain_text import ElidedLabel, WrappedLabel, esc
+from narrative_debugger.widgets.kit.plain_text import ElidedLabel, WrappedLabel, esc, name_text
 from narrative_debugger.widgets.kit.tables import ShareColumns, hot_table
 from narrative_debugger.widgets.kit.jobs import Jobs
 from narrative_debugger.widgets.kit.visibility import obscured
@@ -574,7 +574,7 @@ class PromptView(QWidget):
 
     def _fill(self, result: PreviewResult) -> None:
         p, diff = result.preview, result.diff
-        name = self.session.playthrough.npc_name(result.request.npc)
+        name = name_text(self.session.playthrough, result.request.npc)
         self.title_label.setText(f"Prompt for {name} at tick {p.tick:,}")
         self._arrange_header()
         self.budget_bar.set_preview(p, diff.common_prefix_tokens if diff else None)
@@ -624,7 +624,7 @@ class PromptView(QWidget):
         diff = result.diff
         if diff is None:
             if result.request.compare == "turn":
-                return f"{esc(self.session.playthrough.npc_name(result.request.npc))} has no earlier line to compare with."
+                return f"{esc(name_text(self.session.playthrough, result.request.npc))} has no earlier line to compare with."
             return "No earlier tick viewed yet: commit another tick to compare."
         what = "the NPC's previous line" if result.request.compare == "turn" else "the previous tick viewed"
         lines = [f"Compared with tick {result.before_tick:,} ({what})"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
+from narrative_debugger.widgets.kit.plain_text import name_text
 from narrative_debugger.models.timeline.event_kinds import tick_array
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPolygonF, QTransform
@@ -197,7 +198,7 @@ def build_tracks(playthrough, end: int, origin: int = 0, npcs=None, markers=None
         walk_aways = np.asarray([s.walk_aways for s in states], dtype=np.float64)
         colour = QColor(PALETTE[n]) if n < len(PALETTE) else pg.intColor(n, hues=12)
         tracks.append(NpcTrack(
-            sid, playthrough.npc_name(sid), colour,
+            sid, name_text(playthrough, sid), colour,
             score=Step.build(ticks, score, x_end),
             stress=Step.build(ticks, stress, x_end),
             threshold=Step.build(ticks, threshold, x_end),

@@ -167,3 +167,17 @@ def test_a_name_with_a_line_break_or_a_bidi_override_is_one_line_of_visible_text
     texts = [text for _, text in shown_texts(window)]
     assert any("Lera\\u000aSessik" in t for t in texts) and any("\\u202eMira Holt" in t for t in texts)
     assert not any("Lera\nSessik" in t or "\u202e" in t for t in texts)
+
+
+def test_a_long_name_is_cut_in_the_timelines_legend(qtbot, open_window, tmp_path):
+    # Trial 47: a 200-character name ran off the legend's edge (one word: it cannot wrap).
+    content = tmp_path / "content"
+    shutil.copytree(CONTENT, content)
+    profile = content / "npcs" / "lera-sessik.yaml"
+    profile.write_text(f"name: {'K' * 200}\n" + profile.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    window = open_window(None, (1440, 900), persist=False)
+    window.open_save(SAMPLES / "evening.json", content, npc="lera-sessik", wait=True)
+    window.session.set_view("timelines")
+    qtbot.waitUntil(lambda: not any_busy(window), timeout=30_000)
+    legend = window.views["timelines"].legend.text()
+    assert "K" * 39 + "…" in legend and "K" * 40 not in legend

@@ -77,6 +77,11 @@ LAYERS_KEPT = 8
 timelines keep, hidden, for when they are selected again."""
 
 
+
+#: The longest NPC name the legend shows whole; a longer one ends in "…" (a 200-character
+#: name ran off the legend's edge and pushed the next NPC out of it: trial 47).
+LEGEND_NAME_CHARS = 40
+
 class _CursorLabel:
     """The cursor label's format: pyqtgraph calls ``format(value=x)``; this writes the exact tick."""
 
@@ -797,7 +802,8 @@ class TimelinesView(QWidget):
         for sid in listed:
             track = self.tracks[sid]
             colour = track.colour.name() if sid == npc else faded(track.colour).name()
-            name = f"<b>{escape(track.name)}</b>" if sid == npc else escape(track.name)
+            shown = track.name if len(track.name) <= LEGEND_NAME_CHARS else track.name[:LEGEND_NAME_CHARS - 1] + "…"
+            name = f"<b>{escape(shown)}</b>" if sid == npc else escape(shown)
             parts.append(f"<span style='color:{colour}'>━━</span>&nbsp;<a href='npc:{sid}' "
                          f"style='color:{ink}; text-decoration:none'>{name}</a>")
         hidden = self.npc_count - len(listed)

@@ -855,6 +855,21 @@ def _next_conversation(index: TimelineIndex, sid: int, position: int, threshold:
     return start if npc is not None and npc.tolerance.current_stress > threshold else None
 
 
+def _walked_away(index: TimelineIndex, sid: int, start: int) -> bool:
+    """True when the conversation the NPC started at journal index ``start`` ended in a
+    walk-away in the journal (WalkedAway, or ConflictAbandoned after a confrontation)."""
+    moves = index.transitions_by_npc.get(sid, [])
+    k = bisect_left(moves, start, key=lambda move: move.index)
+    for move in moves[k + 1:]:
+        if move.source is None:  # the next conversation began: this one never ended
+            return False
+        if move.target in _WALK_AWAYS:
+            return True
+        if not move.target.in_progress:
+            return False
+    return False
+
+
 def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, sb: Save) -> None:
     """Where the stress threshold crossings moved, and the crossings over it that B has
     and A has not at that tick: a walk-away would now follow from the state there."""
@@ -871,7 +886,7 @@ def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, s
             if over and t not in ups_a and position == 0:  # over from the start (a threshold below the initial stress)
                 npc = ib.npcs[nb.stable_id].at(0)
                 started = ib.interactions_created.get(nb.stable_id)
-                if started:
+                if started and not _walked_away(ib, nb.stable_id, started[0] - 1):  # recorded already: nothing new
                     first = started[0] - 1
                     result.would_happen.append({"journal_index": first, "tick": sb.journal.ticks[first], "event": "InteractionWalkedAway",
                                                 "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold "
@@ -885,7 +900,9 @@ def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, s
                     # would follow at the NPC's next one (the trial read a walk-away "following"
                     # the StressChanged of the walk-away listed as not happening).
                     following = _next_conversation(ib, nb.stable_id, position, npc.tolerance.threshold)
-                    if following is not None:
+                    # A conversation recorded as walked away from already is no new walk-away
+                    # (trial 47: the only consequence listed was one that happened anyway).
+                    if following is not None and not _walked_away(ib, nb.stable_id, following):
                         result.would_happen.append({
                             "journal_index": following, "tick": sb.journal.ticks[following], "event": "InteractionWalkedAway",
                             "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold {npc.tolerance.threshold} once "

@@ -133,3 +133,11 @@ def test_a_derived_field_inside_a_whole_event_is_refused_as_its_own_pointer_is(t
     patch = _patch(tmp_path, json.dumps([{"op": "replace", "path": "/journal/13/event", "value": kept}]))
     status, out, _ = run_whatif(capsys, SPIRAL, "--patch", patch, "--format", "json")
     assert status == 1 and json.loads(out)["divergence"]["b_event"]["event"]["RelationshipInteraction"]["delta"] == 0.35
+
+
+def test_a_threshold_edited_in_the_snapshot_lists_the_prompts_the_tuning_name_lists(capsys):
+    # Trial 47: '/npcs/17/tolerance/threshold=3' listed no prompt to regenerate, while
+    # 'npc.kael-davan.threshold=3' (the same value, by name) listed 89 turns.
+    outs = [json.loads(run_whatif(capsys, SPIRAL, "--set", edit, "--format", "json")[1])
+            for edit in (f"/npcs/{KAEL}/tolerance/threshold=3", "npc.kael-davan.threshold=3")]
+    assert outs[0]["prompts_regenerate"] == outs[1]["prompts_regenerate"] == {"kael-davan": {"first_tick": 261, "turns": 89}}

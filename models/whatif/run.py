@@ -969,10 +969,14 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
     the counted sections do (they take what those leave of the budget), so a turn is
     compared by its counted sections, and only where the NPC's state or level differs;
     otherwise each turn's whole prompt is built on both sides."""
-    start_tick = 0 if tuning != DEFAULT_TUNING else (b.index.tick_at_position(changed_from + 1) if changed_from < len(b.save.journal) else None)
+    # The NPCs' or the player's values edited in the snapshot (a threshold, a name) act from tick 0, as a tuned value
+    # does (trial 47: '/npcs/17/tolerance/threshold=3' listed no prompt, the tuning name 89 turns).
+    snapshot_edited = b.save.player != a.save.player or (b.save.npcs is not a.save.npcs and b.save.npcs != a.save.npcs)
+    start_tick = 0 if tuning != DEFAULT_TUNING or snapshot_edited else (
+        b.index.tick_at_position(changed_from + 1) if changed_from < len(b.save.journal) else None)
     if start_tick is None:
         return
-    only_state = _only_state(a, b, changed_from, changed_to, tuning)
+    only_state = _only_state(a, b, changed_from, changed_to, tuning) and b.save.player == a.save.player
     builder_a, builder_b = (None, None) if only_state else (PromptBuilder(a), PromptBuilder(b))
     slugs = {n.stable_id: n.slug for n in b.save.npcs.values()}
     turns: dict[int, list[int]] = {}

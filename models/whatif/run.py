@@ -354,6 +354,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     _check_still_valid(a.save, save_b, operations)
     if whole:
         _check_saved_at(a.save, save_b, operations)
+        _check_recorded_sizes(a.save, save_b, operations)
         _check_snapshot_edits(a, save_b, operations)
     save_b.sha256 = ""  # not the file's bytes
     changed_from, changed_to = _changed_span(a.save, save_b)
@@ -563,6 +564,28 @@ def _check_saved_at(a: Save, b: Save, operations: list) -> None:
         where = describe(k, op) if op is not None else "the patch"
         raise PatchError(f"{where}: saved_at_tick is when the game saved (the tick the snapshot describes), not a value "
                          "of the past a what-if replays: change journal entries or tuning values instead")
+
+
+#: An NPC's values that the journal's entries carry as recorded: each WalkAwayPenalty's
+#: ``penalty`` and each walk-away's StressChanged ``delta`` -> the entries to edit instead.
+_RECORDED_SIZES = {"walk_away_penalty": "each WalkAwayPenalty's penalty", "walk_away_stress_delta": "each walk-away's StressChanged delta"}
+
+
+def _check_recorded_sizes(a: Save, b: Save, operations: list) -> None:
+    """Refuse a patch that changes an NPC's ``walk_away_penalty`` or ``walk_away_stress_delta``
+    (``interaction_tolerance``): the journal's penalties and stress changes keep their
+    recorded sizes, so B's scores and stress did not move and each recorded entry only
+    became a T004 or T003 finding of B's, a dozen alike (trial 47)."""
+    for sid, nb in b.npcs.items():
+        na = a.npcs.get(sid)
+        if na is None:
+            continue
+        for name, entries in _RECORDED_SIZES.items():
+            if getattr(na.interaction_tolerance, name) != getattr(nb.interaction_tolerance, name):
+                k, op = _operation_at(f"npcs.{sid}.interaction_tolerance.{name}", operations)
+                where = describe(k, op) if op is not None else "the patch"
+                raise PatchError(f"{where}: {nb.slug}'s {name} is the size of what the journal records ({entries}), which a "
+                                 f"what-if keeps as recorded: change those entries instead")
 
 
 def _check_snapshot_edits(a: Playthrough, save_b: Save, operations: list) -> None:

@@ -695,6 +695,7 @@ def test_revert_clears_a_refused_value_too(qtbot, window):
     with qtbot.waitSignal(window.session.comparisonChanged):
         qtbot.mouseClick(panel.revert_button, Qt.LeftButton)
     assert panel.model.index(panel.row_of("relationship.base"), 2).data() in ("", None)
+    assert window.statusBar().currentMessage() == "What if: reverted: the recorded run."  # not the outcome's any more
     panel.set_value("relationship.length_cap", "0.2")
     _applied(qtbot, window, panel.apply)
     assert window.whatif.edits == [("relationship.length_cap", 0.2)]

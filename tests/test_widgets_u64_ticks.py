@@ -384,8 +384,10 @@ def test_tick_field_says_why_a_typed_tick_was_refused_or_moved_and_never_stays_b
     typed("40000")
     assert got == [37_113] and field.text() == "37,113"
     assert said[-1] == "Tick 40,000 is outside 0 – 37,113 (past the save's end): went to the end, tick 37,113."
-    typed("12")
-    assert got == [37_113, 12] and len(said) == 2
+    typed("12")  # taken as typed: what was said of the tick before is taken back (trial 47)
+    assert got == [37_113, 12] and said[2:] == [""]
+    typed("13")
+    assert got[-1] == 13 and len(said) == 3  # nothing more to take back
 
 
 def test_a_u64_tick_shows_whole_in_the_tick_field_at_the_smallest_size(open_window, tmp_path):

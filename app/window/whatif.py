@@ -155,6 +155,7 @@ class WhatIfController(QObject):
         self._leave()
         self.window.compare.update_actions()
         self.panel.show_idle("Reverted: the recorded run.")
+        self.window.statusBar().showMessage("What if: reverted: the recorded run.", 6000)  # not the outcome's any more (trial 47)
 
     def _on_entry_edit(self, pointer: str, value: object) -> None:
         dock = self.window.docks.get("whatif")

@@ -75,6 +75,7 @@ class TickField(QLineEdit):
             Enter, focus out or a step, never by ``setValue``).
         said(str): why a typed tick was refused (past u64) or moved (past the save's
             end), for the status bar: the go-to dialog says it; the field said nothing.
+            "" when a tick taken as typed follows one of those (clears the message).
     """
 
     valueChanged = Signal(object)
@@ -85,6 +86,7 @@ class TickField(QLineEdit):
         self._minimum = 0
         self._maximum = 0
         self._value = 0
+        self._said = False  # the last commit said something (``said``)
         self.setValidator(QRegularExpressionValidator(QRegularExpression(_TYPED), self))
         self.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         self.editingFinished.connect(self._commit)  # a commit after Enter or focus out finds the tick shown: nothing more
@@ -129,11 +131,18 @@ class TickField(QLineEdit):
         if tick is None:
             self._show()
             if text.strip():
-                self.said.emit(f"{message} Still at tick {self._value:,}.")
+                self._say(f"{message} Still at tick {self._value:,}.")
             return
-        if message:
-            self.said.emit(past_end(parse_tick(text), tick, went=True))
+        # A tick taken as typed takes back what was said of an earlier one (trial 47: "went
+        # to the end" stayed in the status bar after a move to tick 5 000).
+        self._say(past_end(parse_tick(text), tick, went=True) if message else "")
         self._commit_value(tick)
+
+    def _say(self, text: str) -> None:
+        """``said`` ``text``; "" only when something was said before (it clears that)."""
+        if text or self._said:
+            self.said.emit(text)
+        self._said = bool(text)
 
     def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt override)
         self._commit()

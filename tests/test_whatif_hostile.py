@@ -146,3 +146,16 @@ def test_a_threshold_edited_in_the_snapshot_lists_the_prompts_the_tuning_name_li
     outs = [json.loads(run_whatif(capsys, SPIRAL, "--set", edit, "--format", "json")[1])
             for edit in (f"/npcs/{KAEL}/tolerance/threshold=3", "npc.kael-davan.threshold=3")]
     assert outs[0]["prompts_regenerate"] == outs[1]["prompts_regenerate"] == {"kael-davan": {"first_tick": 261, "turns": 89}}
+
+
+def test_the_edited_conversation_shows_its_fields_before_and_after(capsys):
+    # Trial 47: the text said only "A tick 3438 RelationshipInteraction / B tick 3438
+    # RelationshipInteraction", and B's score_after read 0.9999999999999999 (the first
+    # conversation with Mira: score_after is the delta, f32 1.0).
+    evening = SAMPLES / "evening.json"
+    status, out, _ = run_whatif(capsys, evening, "--set", "/journal/43/event/RelationshipInteraction/sentiment=0.8")
+    assert status == 1
+    assert ("journals part at entry 43: A tick 3438 RelationshipInteraction / B tick 3438 RelationshipInteraction: "
+            "sentiment -0.63 → 0.8, delta 0.285 → 1.0, score_after 0.285 → 1.0") in out
+    _, out, _ = run_whatif(capsys, evening, "--set", "/journal/43/event/RelationshipInteraction/sentiment=0.8", "--format", "json")
+    assert json.loads(out)["divergence"]["b_event"]["event"]["RelationshipInteraction"]["score_after"] == 1.0

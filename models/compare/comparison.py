@@ -20,6 +20,7 @@ from narrative_debugger.models.compare.npcs import NpcDiff, compare_npc
 from narrative_debugger.models.compare.prompts import PromptChange, compare_prompts
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.rules.findings import Finding
 from narrative_debugger.models.timeline.state_view import KnowledgeAtTick
 
@@ -182,6 +183,28 @@ def _event_words(event: dict | None) -> str:
     return f"tick {event['tick']} {kind}"
 
 
+def _field_changes(a: dict | None, b: dict | None) -> str:
+    """``": sentiment -0.63 → 0.8, delta 0.285 → 1.0"`` for two entries of one kind at one
+    tick: the fields that differ (a what-if's edited conversation said only its kind:
+    trial 47); "" otherwise."""
+    if a is None or b is None or a.get("tick") != b.get("tick"):
+        return ""
+    ea, eb = a.get("event") or {}, b.get("event") or {}
+    if len(ea) != 1 or ea.keys() != eb.keys():
+        return ""
+    kind = next(iter(ea))
+    fa, fb = ea[kind], eb[kind]
+    if not isinstance(fa, dict) or not isinstance(fb, dict):
+        return ""
+    changed = [f"{name} {_value_words(fa.get(name))} → {_value_words(fb.get(name))}" for name in dict.fromkeys([*fa, *fb]) if fa.get(name) != fb.get(name)]
+    return ": " + ", ".join(changed[:6]) + (f" and {len(changed) - 6} more" if len(changed) > 6 else "") if changed else ""
+
+
+def _value_words(value) -> str:
+    text = value if isinstance(value, str) else dumps_strict(value)
+    return text if len(text) <= 40 else text[:30] + f"… ({len(text):,} characters)"
+
+
 def _npc_words(end) -> str:
     if end is None:
         return "absent"
@@ -192,7 +215,8 @@ def _differences(c: Comparison) -> list[Difference]:
     out: list[Difference] = []
     d = c.divergence
     if d is not None:
-        out.append(Difference("journal", f"journals part at entry {d.a_index}: A {_event_words(d.a_event)} / B {_event_words(d.b_event)}", d.tick, None, "timelines"))
+        out.append(Difference("journal", f"journals part at entry {d.a_index}: A {_event_words(d.a_event)} / B {_event_words(d.b_event)}"
+                              f"{_field_changes(d.a_event, d.b_event)}", d.tick, None, "timelines"))
     for slug, n in c.npcs.items():
         if n.differs:
             tick = n.score_first_differs_tick

@@ -418,7 +418,7 @@ def _derived_divergence(comparison: Comparison, b: Playthrough, rc: Recompute, t
         return
     delta = score_delta(fields["sentiment"], fields["message_length"], fields["conversation_turns"], tuning)
     derived = dict(fields, delta=round(delta, 6),  # f32 values: 1.0, not 0.9999999999999999
-                   score_after=after.relationship.score)
+                   score_after=round(after.relationship.score, 6))  # and the score after it (trial 47: 0.9999999999999999)
     comparison.divergence = replace(d, b_event={**d.b_event, "event": {"RelationshipInteraction": derived}})
 
 

@@ -413,10 +413,13 @@ def test_a_huge_integer_tuning_value_is_out_of_range(capsys, name):
     assert f"--set {name}: 200000000000000000000000000000… (309 characters) is out of range: " in err
 
 
+HINT = " with no quotes, no leading '+' or '.')"
+
+
 @pytest.mark.parametrize("typed, words", [
-    (".5", 'expected a number, found ".5" (write it as a JSON number: 0.5)'),
-    ("+0.25", 'expected a number, found "+0.25" (write it as a JSON number: 0.25)'),
-    ('"0.5"', 'expected a number, found "0.5" (write it as a JSON number: 0.5)'),
+    (".5", 'expected a number, found ".5" (write it as a JSON number: 0.5,' + HINT),
+    ("+0.25", 'expected a number, found "+0.25" (write it as a JSON number: 0.25,' + HINT),
+    ('"0.5"', 'expected a number, found "0.5" (write it as a JSON number: 0.5,' + HINT),
     ("abc", 'expected a number, found "abc"'),
 ])
 def test_a_number_json_does_not_read_says_how_to_write_it(capsys, typed, words):

@@ -159,3 +159,10 @@ def test_the_edited_conversation_shows_its_fields_before_and_after(capsys):
             "sentiment -0.63 → 0.8, delta 0.285 → 1.0, score_after 0.285 → 1.0") in out
     _, out, _ = run_whatif(capsys, evening, "--set", "/journal/43/event/RelationshipInteraction/sentiment=0.8", "--format", "json")
     assert json.loads(out)["divergence"]["b_event"]["event"]["RelationshipInteraction"]["score_after"] == 1.0
+
+
+def test_a_name_with_spaces_around_the_equals_sign_says_so(capsys):
+    # Trial 47: "relationship.sentiment_weight = 0.25" was told "did you mean relationship.sentiment_weight?".
+    status, _, err = run_whatif(capsys, SPIRAL, "--set", "relationship.sentiment_weight = 0.25")
+    assert status == 2
+    assert err.strip() == "narrative-debugger whatif: --set 'relationship.sentiment_weight ': write NAME=VALUE without spaces around '='"

@@ -139,6 +139,8 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
         try:
             tuning = tuning.with_value(target, value)
         except KeyError:
+            if target.strip() != target and target.strip() in TUNING_NAMES:  # "NAME = VALUE" (trial 47: "did you mean NAME?")
+                raise PatchError(f"{said}{target!r}: write NAME=VALUE without spaces around '='") from None
             raise PatchError(f"{said}{target}: not a JSON pointer (they start with /) nor a tuning name"
                              f"{_nearest_name(target)} (see whatif --list)") from None
         except ValueError as exc:
@@ -171,7 +173,7 @@ def _as_json_number(value: object) -> str:
     if not math.isfinite(number):
         return ""
     shown = str(int(number)) if number.is_integer() and "." not in value and "e" not in value.lower() else repr(number)
-    return f" (write it as a JSON number: {shown})"
+    return f" (write it as a JSON number: {shown}, with no quotes, no leading '+' or '.')"
 
 
 def apply_patch(document: object, operations: list) -> object:

@@ -166,3 +166,15 @@ def test_a_name_with_spaces_around_the_equals_sign_says_so(capsys):
     status, _, err = run_whatif(capsys, SPIRAL, "--set", "relationship.sentiment_weight = 0.25")
     assert status == 2
     assert err.strip() == "narrative-debugger whatif: --set 'relationship.sentiment_weight ': write NAME=VALUE without spaces around '='"
+
+
+@pytest.mark.parametrize("pointer, said", [
+    # A pointer's value that JSON does not read as a number is text: the F002 says how to write it.
+    ("/journal/13/event/RelationshipInteraction/sentiment=.8", "found the string '.8' (write it as a JSON number: 0.8,"),
+    # A member named much like an existing one (trial 47: jsonpatch's words alone).
+    ("/journal/13/event/RelationshipInteraction/sentimnt=0.8",
+     "can't replace a non-existent object 'sentimnt'; did you mean /journal/13/event/RelationshipInteraction/sentiment?"),
+])
+def test_a_pointers_typo_is_helped(capsys, pointer, said):
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", pointer)
+    assert (status, out) == (2, "") and said in err

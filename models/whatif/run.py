@@ -203,7 +203,7 @@ def apply_patch(document: object, operations: list) -> object:
         except jsonpatch.JsonPatchTestFailed as exc:
             raise PatchError(f"{describe(k, op)}: the test failed: {_test_failure(document, op, exc)}") from None
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, IndexError, TypeError) as exc:
-            raise PatchError(f"{describe(k, op)}: {_reason(exc)}") from None
+            raise PatchError(f"{describe(k, op)}: {_reason(exc)}{_nearest_member(document, op.get('path'))}") from None
     return document
 
 
@@ -228,6 +228,25 @@ def _values_in(document: object, pointer: object, limit: int) -> int:
         elif isinstance(item, list):
             stack.extend(item)
     return count
+
+
+def _nearest_member(document: object, pointer: object) -> str:
+    """``"; did you mean /…/sentiment?"`` when ``pointer``'s last member is missing from an
+    object that holds one named much like it (trial 47: a typo got jsonpatch's words alone)."""
+    import difflib
+
+    if not isinstance(pointer, str) or "/" not in pointer:
+        return ""
+    parent, _, last = pointer.rpartition("/")
+    try:
+        holder = jsonpointer.resolve_pointer(document, parent)
+    except (jsonpointer.JsonPointerException, TypeError):
+        return ""
+    name = last.replace("~1", "/").replace("~0", "~")
+    if not isinstance(holder, dict) or name in holder:
+        return ""
+    close = difflib.get_close_matches(name, [key for key in holder if isinstance(key, str)], n=1, cutoff=0.75)
+    return f"; did you mean {parent}/{close[0].replace('~', '~0').replace('/', '~1')}?" if close else ""
 
 
 #: The JSON names of the Python types jsonpatch and jsonpointer name in their messages.
@@ -641,7 +660,8 @@ def _check_still_valid(a: Save, b: Save, operations: list) -> None:
     f = new[0]
     k, op = _operation_at(f.location, operations)
     where = describe(k, op) if op is not None else "the patch"
-    raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
+    hint = _as_json_number(op.get("value")) if isinstance(op, dict) and f.code == "F002" else ""  # '.8' read as text (trial 47)
+    raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}{hint}")
 
 
 def _npcs_edited_away(a: Save, b: Save, changed_from: int, changed_to: int) -> dict:

@@ -188,3 +188,16 @@ def test_reading_statements_still_answer(relative_corpus, capsys, sql, rows):
     assert code == 0, err
     got = json.loads(out)
     assert got if rows is None else got == rows
+
+
+def test_coverage_text_names_the_codes_never_found_and_marks_forbidden_moves(tmp_path, capsys):
+    # Trial 47: the text listed only the codes found (the JSON has all, 36 with count 0),
+    # and Active->ConflictAbandoned (forbidden, I001) read like any other transition.
+    code, _, err = run(capsys, "corpus", str(ROOT / "sample_saves"), "--out", str(tmp_path / "qa"), "--no-prompts")
+    assert code == 0, err
+    _, text, _ = run(capsys, "coverage", str(tmp_path / "qa"))
+    _, doc, _ = run(capsys, "coverage", str(tmp_path / "qa"), "--format", "json")
+    never = sorted(k for k, e in json.loads(doc)["codes"].items() if not e["count"])
+    assert never and f"never found ({len(never)}): " + ", ".join(never) in text
+    forbidden = [line for line in text.splitlines() if "(forbidden by schema §3.2: I001)" in line]
+    assert [line.split()[0] for line in forbidden] == ["Active->ConflictAbandoned"]

@@ -163,7 +163,7 @@ def _nearest_name(target: str) -> str:
 
 def _as_json_number(value: object) -> str:
     """A hint for a number typed in a form JSON does not read (``.5``, ``+0.25``, ``"0.5"``):
-    ``" (write it as a JSON number: 0.5)"``, else ""."""
+    ``" (write it as a JSON number: 0.5, with no quotes, no leading '+' or '.')"``, else ""."""
     if not isinstance(value, str):
         return ""
     try:

@@ -581,8 +581,7 @@ def _check_saved_at(a: Save, b: Save, operations: list) -> None:
     to 2^64 - 1 it stretched the window's axis over the whole u64 range while the what-if
     said "Nothing changes" (trial 47)."""
     if b.saved_at_tick != a.saved_at_tick:
-        k, op = _operation_at("saved_at_tick", operations)
-        where = describe(k, op) if op is not None else "the patch"
+        where, op = _operation_at("saved_at_tick", operations)
         raise PatchError(f"{where}: saved_at_tick is when the game saved (the tick the snapshot describes), not a value "
                          "of the past a what-if replays: change journal entries or tuning values instead")
 
@@ -603,8 +602,7 @@ def _check_recorded_sizes(a: Save, b: Save, operations: list) -> None:
             continue
         for name, entries in _RECORDED_SIZES.items():
             if getattr(na.interaction_tolerance, name) != getattr(nb.interaction_tolerance, name):
-                k, op = _operation_at(f"npcs.{sid}.interaction_tolerance.{name}", operations)
-                where = describe(k, op) if op is not None else "the patch"
+                where, op = _operation_at(f"npcs.{sid}.interaction_tolerance.{name}", operations)
                 raise PatchError(f"{where}: {nb.slug}'s {name} is the size of what the journal records ({entries}), which a "
                                  f"what-if keeps as recorded: change those entries instead")
 
@@ -619,8 +617,7 @@ def _check_snapshot_edits(a: Playthrough, save_b: Save, operations: list) -> Non
     recorded = {d.path for d in saved_differences(a.save, a.index)}
     for d in snapshot_differences(save_b, a.index.at(save_b.saved_at_tick)):
         if d.path not in recorded:
-            k, op = _operation_at(d.path.replace(".", "/"), operations)
-            where = describe(k, op) if op is not None else "the patch"
+            where, op = _operation_at(d.path, operations)
             raise PatchError(f"{where}: {d.path} of the snapshot is what the replay derives at saved_at_tick (the patch "
                              f"gives {d.saved}, the replay {d.replayed}): change a journal entry or a tuning value instead")
 
@@ -658,8 +655,7 @@ def _check_still_valid(a: Save, b: Save, operations: list) -> None:
     if not new:
         return
     f = new[0]
-    k, op = _operation_at(f.location, operations)
-    where = describe(k, op) if op is not None else "the patch"
+    where, op = _operation_at(f.location, operations)
     hint = _as_json_number(op.get("value")) if isinstance(op, dict) and f.code == "F002" else ""  # '.8' read as text (trial 47)
     raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}{hint}")
 
@@ -697,8 +693,7 @@ def _check_replay_valid(a: Playthrough, b: Playthrough, changed_from: int, chang
         i = f.target.journal_index if f.target is not None else None
         edited = anywhere or changed_from <= i < changed_to if i is not None else False
         if f.code in _INVALIDATING and edited and (f.code, f.message) not in seen:
-            k, op = _operation_at(f.location, operations)
-            where = describe(k, op) if op is not None else "the patch"
+            where, op = _operation_at(f.location, operations)
             raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
 
 
@@ -713,8 +708,7 @@ def _check_edited_sentiments(a: Save, b: Save, changed_from: int, changed_to: in
         sentiment = b.journal.data[i].sentiment
         if sentiment_in_range(sentiment) or (i < len(ka) and ka[i] == kb[i] and a.journal.data[i].sentiment == sentiment):
             continue
-        k, op = _operation_at(f"journal[{i}].event.RelationshipInteraction.sentiment", operations)
-        where = describe(k, op) if op is not None else "the patch"
+        where, op = _operation_at(f"journal[{i}].event.RelationshipInteraction.sentiment", operations)
         typed = op.get("value") if isinstance(op, dict) and isinstance(op.get("value"), (int, float)) else sentiment
         shown = f"{sentiment:g}" if f"{sentiment:g}" == repr(typed) else repr(typed)  # 1.0000001 read "1" with :g
         raise PatchError(f"{where}: sentiment {shown} at journal[{i}] is outside -1..1 (save-format §5; check reports it as R006)")
@@ -736,8 +730,7 @@ def _check_derived_inside(a: Save, b: Save, changed_from: int, changed_to: int, 
             continue
         for name, (source, change) in fields.items():
             if getattr(da[i], name) != getattr(db[i], name):
-                k, op = _operation_at(f"journal[{i}].event.{kb[i]}.{name}", operations)
-                where = describe(k, op) if op is not None else "the patch"
+                where, op = _operation_at(f"journal[{i}].event.{kb[i]}.{name}", operations)
                 raise PatchError(f"{where}: {name} of journal[{i}] is derived by the replay from {source}: keep the recorded "
                                  f"{_quote(getattr(da[i], name))} and change {change} instead")
 
@@ -746,8 +739,10 @@ def _tokens(text: str) -> list[str]:
     return [t for t in re.split(r"[.\[\]/]+", text) if t]
 
 
-def _operation_at(location: str, operations: list) -> tuple[int, object]:
-    """The operation whose pointer is the longest prefix of ``location`` (a finding's)."""
+def _operation_at(location: str, operations: list) -> tuple[str, object]:
+    """The operation whose pointer is the longest prefix of ``location`` (a finding's, or a
+    path): how a message names it (``describe``; "the patch" when there is none) and the
+    operation itself (None then)."""
     where = _tokens(location or "")
     best, found = -1, (0, None)
     for k, op in enumerate(operations):
@@ -758,7 +753,8 @@ def _operation_at(location: str, operations: list) -> tuple[int, object]:
             n += 1
         if n > best:
             best, found = n, (k, op)
-    return found
+    k, op = found
+    return (describe(k, op) if op is not None else "the patch"), op
 
 
 def _changed_span(a: Save, b: Save) -> tuple[int, int]:

@@ -79,25 +79,15 @@ def plain_rows(names: list[str], rows: list[tuple]) -> list[list]:
     """
     out = []
     for number, row in enumerate(rows, 1):
-        try:
-            out.append([plain(v) for v in row])
-        except TooDeep:
-            column = next(name for name, v in zip(names, row) if _too_deep(v))
-            raise UsageError(f"row {number}, column {column!r}: a value with lists or maps nested more than {MAX_NESTING} deep "
-                             "cannot be printed (select less of it, or flatten it)") from None
+        values = []
+        for name, value in zip(names, row):
+            try:
+                values.append(plain(value))
+            except TooDeep:
+                raise UsageError(f"row {number}, column {name!r}: a value with lists or maps nested more than {MAX_NESTING} deep "
+                                 "cannot be printed (select less of it, or flatten it)") from None
+        out.append(values)
     return out
-
-
-def _too_deep(value) -> bool:
-    """Whether ``value`` nests lists and maps more than ``MAX_NESTING`` deep (no recursion)."""
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (list, tuple, dict)):
-            if depth >= MAX_NESTING:
-                return True
-            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
-    return False
 
 
 def run(args) -> int:

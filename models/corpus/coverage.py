@@ -34,6 +34,9 @@ from narrative_debugger.models.rules.catalogue import RULES
 
 _IN_CORPUS = "content_stamp IN (SELECT DISTINCT content_stamp FROM saves)"
 
+#: The ids (``From->To``) of every move schema §3.2 allows, in its table's order.
+LEGAL_TRANSITIONS = tuple(transition_id(source, target) for source, target in TRANSITIONS)
+
 
 def _sorted_keys(mapping: dict) -> dict:
     return {key: mapping[key] for key in sorted(mapping)}
@@ -46,7 +49,7 @@ def coverage(con) -> dict:
              for (line_id,) in con.execute(f"SELECT DISTINCT id FROM content WHERE kind = 'monologue_line' AND {_IN_CORPUS}").fetchall()}
     cards = {card_id: {"included": 0, "dropped": 0, "saves": 0}
              for (card_id,) in con.execute(f"SELECT DISTINCT id FROM content WHERE kind = 'story_card' AND {_IN_CORPUS}").fetchall()}
-    transitions = {transition_id(source, target): {"count": 0, "saves": 0} for source, target in TRANSITIONS}
+    transitions = {move: {"count": 0, "saves": 0} for move in LEGAL_TRANSITIONS}
     codes = {code: {"count": 0, "saves": 0} for code in RULES}
     # One scan of the per-save counts for every kind (a story card's firing is its
     # inclusion in a prompt): ~100 rows a save where firings has thousands.

@@ -11,10 +11,8 @@ from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, folder_arg
 from narrative_debugger.models.corpus import store
-from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LineTally, card_files, failing_clauses, coverage, final_scores, line_files, line_tally, save_contents, saves_without_prompts
+from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LEGAL_TRANSITIONS, LineTally, card_files, failing_clauses, coverage, final_scores, line_files, line_tally, save_contents, saves_without_prompts
 from narrative_debugger.models.corpus.html_page import coverage_page
-from narrative_debugger.models.corpus.rows import START
-from narrative_debugger.models.domain.types import InteractionState, is_legal_transition
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.json_text import dump_strict
 from narrative_debugger.models.report.plain_text import one_line
@@ -118,7 +116,7 @@ def format_text(doc: dict, contents: dict[str, str], unprompted: tuple[int, int]
         out.append("story cards never matched: " + ", ".join(one_line(k) for k in unseen))
     out.append("")
     out.append("transitions:")
-    out += [f"  {one_line(k):34} {e['count']:>8} in {e['saves']} save(s)" + ("" if _legal(k) else "  (forbidden by schema §3.2: I001)")
+    out += [f"  {one_line(k):34} {e['count']:>8} in {e['saves']} save(s)" + ("" if k in LEGAL_TRANSITIONS else "  (forbidden by schema §3.2: I001)")
             for k, e in doc["transitions"].items()]
     found = {k: e for k, e in doc["codes"].items() if e["count"]}
     out.append("")
@@ -128,13 +126,3 @@ def format_text(doc: dict, contents: dict[str, str], unprompted: tuple[int, int]
     if never:  # the JSON lists them with 0; the text said nothing of them (trial 47)
         out.append(f"never found ({len(never)}): " + ", ".join(one_line(k) for k in never))
     return "\n".join(out)
-
-
-def _legal(move: str) -> bool:
-    """Whether the ``From->To`` transition id is one schema §3.2 allows (``Start`` is a new
-    conversation); an id that names no state counts as allowed (nothing to mark)."""
-    source, _, target = move.partition("->")
-    try:
-        return is_legal_transition(None if source == START else InteractionState(source), InteractionState(target))
-    except ValueError:
-        return True

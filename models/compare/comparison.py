@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from narrative_debugger.models.boundary import cut
 from narrative_debugger.models.compare.journal import Divergence, first_divergence
 from narrative_debugger.models.compare.knowledge import FactsDiff, InteractionChange, compare_knowledge
 from narrative_debugger.models.compare.monologues import MonologuesDiff, compare_monologues
@@ -201,8 +202,7 @@ def _field_changes(a: dict | None, b: dict | None) -> str:
 
 
 def _value_words(value) -> str:
-    text = value if isinstance(value, str) else dumps_strict(value)
-    return text if len(text) <= 40 else text[:30] + f"… ({len(text):,} characters)"
+    return cut(value if isinstance(value, str) else dumps_strict(value))
 
 
 def _npc_words(end) -> str:

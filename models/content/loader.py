@@ -305,10 +305,11 @@ def _canon(data: dict, rel: str, sink: FindingSink) -> tuple[list[str], list[tup
         sink.add("C001", f"{rel}: campaign_canon.rules must be a list of rules, found {_kind(items)}; left out", location_of(rel, canon, "rules"))
         items = None
     for k, item in enumerate(items or []):
-        text = _scalar_text(item, "a campaign_canon rule", rel, items, k, sink) if item is not None else None
         if item is None:
             sink.add("C001", f"{rel}: a campaign_canon rule is empty; left out", location_of(rel, items, k))
-        elif text is not None and text.strip():
+            continue
+        text = _scalar_text(item, "a campaign_canon rule", rel, items, k, sink)
+        if text is not None and text.strip():
             rules.append(text)
     forbidden: list[tuple[str, str]] = []
     changes = canon.get("forbidden_status_changes")
@@ -321,7 +322,7 @@ def _canon(data: dict, rel: str, sink: FindingSink) -> tuple[list[str], list[tup
             sink.add("C001", f"{rel}: a forbidden status change needs from: and to: (like from: drowned, to: alive); left out",
                      location_of(rel, item if isinstance(item, dict) else changes, None if isinstance(item, dict) else k))
             continue
-        old, new = (_scalar_text(item[k], f"a forbidden status change's {k}", rel, item, k, sink) for k in ("from", "to"))
+        old, new = (_scalar_text(item[key], f"a forbidden status change's {key}", rel, item, key, sink) for key in ("from", "to"))
         if old is not None and new is not None:
             forbidden.append((old, new))
     return rules, forbidden

@@ -267,3 +267,22 @@ def test_diff_tick_at_the_last_tick_of_the_shorter_save_still_compares(capsys):
     assert status == 1 and json.loads(out)["npcs"]
     assert main(["diff", str(SAMPLES / "evening.json"), "--content-b", str(CONTENT), "--tick", "302030"]) == 2
     assert "beyond the end of the save: evening.json (A and B) ends at tick 302029" in capsys.readouterr().err
+
+
+def test_score_curves_part_at_the_first_step_that_differs_beyond_the_tolerance():
+    """Step curves as ``score_steps`` gives them (uint64 ticks, float64 scores): a step of
+    the same value, a difference within 1e-4, and ticks past 2^63 never count; the first
+    tick where they do is the answer, and the later first tick when they start apart."""
+    import numpy as np
+
+    from narrative_debugger.models.compare.npcs import first_score_difference
+
+    def curve(ticks, scores):
+        return np.array(ticks, dtype=np.uint64), np.array(scores, dtype=np.float64)
+
+    big = 2**63 + 5
+    a = curve([0, 10, 20, big], [1.0, 2.0, 2.0, 3.0])
+    assert first_score_difference(a, curve([0, 10, big], [1.0, 2.00005, 3.0])) is None
+    assert first_score_difference(a, curve([0, 10, big + 1], [1.0, 2.0, 3.0])) == big
+    assert first_score_difference(a, curve([0, 15], [1.0, 2.0])) == 10
+    assert first_score_difference(curve([4], [1.0]), curve([7], [1.5])) == 7

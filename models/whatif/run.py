@@ -982,15 +982,15 @@ def _counted_texts(play: Playthrough, sid: int, tick: int) -> tuple[str, ...]:
     return tuple(spec.text(context) for spec in SECTIONS if spec.counted)
 
 
-def _same_state(a: Playthrough, b: Playthrough, versions_a, versions_b, positions_a, positions_b, ticks: list[int]) -> list[bool]:
+def _same_state(a: Playthrough, b: Playthrough, versions_a, versions_b, ticks: list[int]) -> list[bool]:
     """For each tick of ``ticks`` (ascending), whether the NPC's state is the same on
     both sides there, its level under each side's bounds too. The versions in force at
-    each tick are found as columns (numpy bisections), and compared pair by pair in C
-    (``map``): an early edit at 1M events has ~300 000 turns, most of them a pair of
-    versions of their own."""
+    each tick are found as columns (a numpy bisection into the versions' ticks), and
+    compared pair by pair in C (``map``): an early edit at 1M events has ~300 000
+    turns, most of them a pair of versions of their own."""
     at = tick_array(ticks)  # u64: a tick of 2^63 or past overflowed int64 (trial 47)
-    ka = np.searchsorted(np.asarray(versions_a.positions, np.int64), np.searchsorted(positions_a, at, "right"), "right") - 1
-    kb = np.searchsorted(np.asarray(versions_b.positions, np.int64), np.searchsorted(positions_b, at, "right"), "right") - 1
+    ka = np.searchsorted(_version_ticks(a.index, versions_a), at, "right") - 1
+    kb = np.searchsorted(_version_ticks(b.index, versions_b), at, "right") - 1
     values_a, values_b = [*versions_a.values, None], [*versions_b.values, None]  # index -1: no version yet
     out = list(map(eq, map(values_a.__getitem__, ka.tolist()), map(values_b.__getitem__, kb.tolist())))
     if a.tuning.level_bounds != b.tuning.level_bounds:  # equal states, and so scores, may still sit at two levels
@@ -1000,6 +1000,16 @@ def _same_state(a: Playthrough, b: Playthrough, versions_a, versions_b, position
             if na is not None:
                 out[n] = level_a(na.relationship.score) is level_b(na.relationship.score)
     return out
+
+
+def _version_ticks(index, versions) -> np.ndarray:
+    """The tick each version begins at (u64): its entry's, the one before its position
+    (0 for the snapshot's, at position 0). The index's ticks never decrease, so the
+    version in force at tick T is the last one whose tick is at most T, as it is the
+    last one at or before ``position_for_tick(T)``; only the versions' ticks are
+    gathered, not the 1 000 000 of the journal."""
+    ticks = index.ticks
+    return np.fromiter((ticks[p - 1] if p else 0 for p in versions.positions), dtype=np.uint64, count=len(versions.positions))
 
 
 def _turns(b: Playthrough, start_tick: int, last_tick: int, npcs) -> dict[int, list[int]]:
@@ -1053,9 +1063,6 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
     slugs = {n.stable_id: n.slug for n in b.save.npcs.values()}
     last_tick = b.last_tick if until is None else until
     turns = _turns(b, start_tick, last_tick, slugs)
-    index_ticks = b.index.ticks
-    if only_state:  # positions as columns, for the turns' NPC versions (``_same_state``)
-        positions_a, positions_b = tick_array(a.index.ticks), tick_array(index_ticks)
     for sid, ticks in sorted(turns.items(), key=lambda item: slugs[item[0]]):
         slug = slugs[sid]
         if a.save.npc_by_slug(slug) is None:
@@ -1066,7 +1073,7 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
         # The counted sections read the NPC's state and its interactions, never the
         # dialogue: the builder's npc_signature without the line count keys them.
         seen: dict[tuple, bool] = {}
-        same = _same_state(a, b, versions_a, versions_b, positions_a, positions_b, ticks) if only_state else None
+        same = _same_state(a, b, versions_a, versions_b, ticks) if only_state else None
         for n, t in enumerate(ticks):
             if only_state:
                 if same[n]:

@@ -719,12 +719,23 @@ class _Replayer:
                 values=(("recorded score_after", f"{after:g}"), ("computed", f"{expected:.4f}"), ("from", how)),
             )
 
+    def _penalised_walk_away(self, npc: NpcState) -> _WalkAwayDue | None:
+        """The walk-away of this tick a WalkAwayPenalty of ``npc`` pays for (save-format §5,
+        interaction seed §8: a walk-away whose ordinal exceeds ``walk_away_threshold`` is
+        followed at the same tick by a penalty): the NPC's earliest one past the threshold
+        not paid for yet. A tick may hold several walk-aways, of one NPC or of several, before
+        their penalties: one within the threshold is not owed one, so it is paired only when
+        no walk-away past it is left (the penalty is then the one T004 reports as unexpected)."""
+        open_ = [x for x in self.due if x.npc == npc.stable_id and not x.penalty_seen]
+        threshold = npc.interaction_tolerance.walk_away_threshold
+        return next((x for x in open_ if x.ordinal > threshold), open_[0] if open_ else None)
+
     def on_WalkAwayPenalty(self, i, d):
         npc = self.target_npc(i, d.target)
         if npc is None:
             return
         tol = npc.interaction_tolerance
-        due = next((x for x in self.due if x.npc == npc.stable_id and not x.penalty_seen), None)
+        due = self._penalised_walk_away(npc)
         if due is None:
             self.add("T004", f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick", self.where(i), i=i, npc=npc)
         else:

@@ -1,0 +1,126 @@
+"""Walk-aways and penalties that share one tick (T004; save-format §5, interaction seed §8).
+
+A walk-away whose ordinal for its NPC exceeds ``walk_away_threshold`` is followed at the
+same tick by a WalkAwayPenalty. A tick may hold several walk-aways, of one NPC or of two,
+before their penalties: each penalty pays for its NPC's earliest walk-away past the
+threshold not paid for yet. It was paired with the NPC's first walk-away of the tick,
+so a walk-away within the threshold followed by one past it, then the penalty, read as
+"#2 is within the threshold, yet it is penalised" and "#3 ... no WalkAwayPenalty follows".
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from narrative_debugger.app.cli.main import main
+from tests.test_check_codes import BASE, CONTENT_FILES, ev
+
+SLUGS = {17: "kael-davan", 9: "sera-venn"}
+T = 169  # the shared tick
+
+
+@pytest.fixture(scope="module")
+def content(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("content")
+    files = CONTENT_FILES | {"npcs/sera-venn.yaml": "name: Sera Venn\npronouns: she/her\ndescription: A clerk.\ntolerance: {threshold: 40}\n"}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def save(tmp_path: Path, threshold: int, plan: list[tuple[str, int]], penalty: float = 0.3) -> Path:
+    """The minimal save (Kael's walk-away #1 at 164) with Sera Venn (her #1 at 166), both
+    at ``walk_away_threshold``, then ``plan`` at tick 169: ``("walk", npc)`` a conversation
+    walked away from with its stress change, ``("pen", npc)`` a penalty. The snapshot
+    follows, so a save whose penalties pair up is clean."""
+    d = copy.deepcopy(BASE)
+    facts = d["player"]["knowledge"]["facts"]
+    template = facts["interaction.kael-davan_001"]
+    d["npcs"] = {"9": copy.deepcopy(d["npcs"]["17"]) | {"slug": "sera-venn"}, "17": d["npcs"]["17"]}
+    seq, walks, stress = {17: 1, 9: 0}, {17: 1, 9: 0}, {17: 6, 9: 0}
+
+    def walk(tick, npc, started):
+        seq[npc] += 1
+        walks[npc] += 1
+        stress[npc] += 6
+        f = copy.deepcopy(template)
+        f["acquired_tick"] = started
+        f["metadata"]["Interaction"].update(target_entity=npc, started_tick=started, ended_tick=tick)
+        facts[f"interaction.{SLUGS[npc]}_{seq[npc]:03d}"] = f
+        d["journal"] += [ev(started, "InteractionStarted", target=npc, player_initiated=True, location="dock-ward"),
+                         ev(tick, "InteractionWalkedAway", target=npc),
+                         ev(tick, "StressChanged", target=npc, delta=6, current_stress=stress[npc], cause="walk_away")]
+
+    walk(166, 9, 165)
+    for kind, npc in plan:
+        if kind == "walk":
+            walk(T, npc, T)
+        else:
+            d["journal"].append(ev(T, "WalkAwayPenalty", target=npc, penalty=penalty, score_after=0.0))
+    for sid, npc in d["npcs"].items():
+        npc["interaction_tolerance"]["walk_away_threshold"] = threshold
+        npc["walk_aways"] = walks[int(sid)]
+        npc["tolerance"]["current_stress"] = stress[int(sid)]
+    d["player"]["knowledge"]["facts"] = dict(sorted(facts.items(), key=lambda kv: kv[0].encode()))
+    path = tmp_path / "same-tick.json"
+    path.write_text(json.dumps(d))
+    return path
+
+
+def check(capsys, path: Path, content: Path) -> list[str]:
+    """``check --format json``: each finding as ``CODE location: message``."""
+    main(["check", str(path), "--content", str(content), "--format", "json"])
+    (doc,) = json.loads(capsys.readouterr().out)["files"]
+    return [f"{f['code']} {f['location']}: {f['message']}" for f in doc["findings"]]
+
+
+W17, W9, P17, P9 = ("walk", 17), ("walk", 9), ("pen", 17), ("pen", 9)
+
+
+@pytest.mark.parametrize("threshold, plan", [
+    (2, [W17, W17, P17]),            # Kael's #2 (within) and #3 (past), then the one penalty (was a false T004, twice)
+    (2, [W17, W17, W17, P17, P17]),  # #2 within, #3 and #4 past, both penalties at the end
+    (1, [W17, W17, P17, P17]),       # two walk-aways past the threshold, then two penalties
+    (1, [W17, W9, P17, P9]),         # Kael walks, Sera walks, then both penalties
+    (1, [W17, W9, P9, P17]),         # the same, penalties the other way round
+    (2, [W17, W9, W17, W9, P17, P9]),  # each NPC: one within, one past
+], ids=["within-then-past", "within-then-two-past", "two-then-two", "two-npcs", "two-npcs-swapped", "two-npcs-mixed"])
+def test_walk_aways_and_penalties_at_one_tick_are_clean(capsys, tmp_path, content, threshold, plan):
+    assert check(capsys, save(tmp_path, threshold, plan), content) == []
+
+
+@pytest.mark.parametrize("threshold, plan, penalty, expected", [
+    # A penalty with no walk-away of its NPC at the tick.
+    (1, [W17, P17, P9], 0.3, ["T004 journal[11].event.WalkAwayPenalty: sera-venn: a WalkAwayPenalty with no walk-away at this tick"]),
+    # Two past the threshold, one penalty: the second walk-away's is missing.
+    (1, [W17, W17, P17], 0.3, ["T004 journal[11]: kael-davan: walk-away #3 is past the threshold of 1 but no WalkAwayPenalty of 0.3 follows at tick 169"]),
+    # Both within the threshold: the penalty is not owed (paired with the first).
+    (3, [W17, W17, P17], 0.3, ["T004 journal[13].event.WalkAwayPenalty: kael-davan: walk-away #2 is within the threshold of 3, yet it is penalised"]),
+    # One within, one past, and a penalty too many.
+    (2, [W17, W17, P17, P17], 0.3, ["T004 journal[14].event.WalkAwayPenalty: kael-davan: walk-away #2 is within the threshold of 2, yet it is penalised"]),
+    # Two NPCs, one penalty: Sera's is missing.
+    (1, [W17, W9, P17], 0.3, ["T004 journal[11]: sera-venn: walk-away #2 is past the threshold of 1 but no WalkAwayPenalty of 0.3 follows at tick 169"]),
+    # The wrong size, paired right.
+    (2, [W17, W17, P17], 0.5, ["T004 journal[13].event.WalkAwayPenalty.penalty: kael-davan: penalty 0.5 is not walk_away_penalty 0.3"]),
+])
+def test_penalties_at_one_tick_that_do_not_pair_are_t004(capsys, tmp_path, content, threshold, plan, penalty, expected):
+    assert check(capsys, save(tmp_path, threshold, plan, penalty), content) == expected
+
+
+def test_whatif_names_the_walk_away_each_penalty_pays_for(capsys, tmp_path, content):
+    """A what-if threshold of 3 over two penalties at one tick: each would-not-happen
+    reason names its own walk-away (#2, #3), not the NPC's count after both (#3 twice)."""
+    path = save(tmp_path, 1, [W17, W17, P17, P17])
+    status = main(["whatif", str(path), "--content", str(content), "--set", "npc.kael-davan.walk_away_threshold=3", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert [(e["journal_index"], e["reason"]) for e in doc["would_not_happen"]] == [
+        (13, "kael-davan: walk-away #2 is within the walk-away threshold of 3: no WalkAwayPenalty follows it"),
+        (14, "kael-davan: walk-away #3 is within the walk-away threshold of 3: no WalkAwayPenalty follows it"),
+    ]
+    assert not [f for f in doc["findings"]["only_b"] if f["code"] == "T004"]

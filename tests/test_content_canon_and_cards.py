@@ -84,3 +84,42 @@ def test_a_content_file_not_utf8_is_found_at_its_line_and_column(tmp_path):
     (root / "npcs" / "kael-davan.yaml").write_bytes("name: Kaël\ndescription: Café \xe9t\xe9\n".encode("utf-8").replace(b"\xc3\xa9t", b"\xe9t"))
     found = [f for f in load_content(root).findings if f.code == "C001"]
     assert [(f.location, f.message) for f in found] == [("npcs/kael-davan.yaml:2:19", "npcs/kael-davan.yaml: not UTF-8 (byte offset 31)")]
+
+
+@pytest.mark.parametrize("written, name, said", [
+    ('"Kael\\nDavan"', "Kael\nDavan", "'Kael\\nDavan' holds a line break (U+000A)"),
+    ("|\n  Kael\n  Davan\n", "Kael\nDavan", "'Kael\\nDavan' holds a line break (U+000A)"),  # a block scalar: the last line break is stripped, not the inner one
+    ('"Kael\\tDavan\\e[31m"', "Kael\tDavan\x1b[31m", "'Kael\\tDavan\\x1b[31m' holds a control character (U+0009, U+001B)"),
+    ('"Kael\\LDavan"', "Kael\u2028Davan", "'Kael\\u2028Davan' holds a line break (U+2028)"),
+])
+def test_an_npc_name_that_is_not_one_line_is_c001_at_its_key(tmp_path, capsys, written, name, said):
+    """A display name with a line break or another control character had no finding
+    (the window shows it on one line, escaped): C001 at the name's file:line:col, the
+    name used as written, in the open's findings and ``check --format json``."""
+    import json
+
+    from narrative_debugger.app.cli.main import main
+    from tests.conftest import SAMPLES
+
+    root = _folder(tmp_path)
+    profile = root / "npcs" / "kael-davan.yaml"
+    profile.write_text(profile.read_text(encoding="utf-8").replace("name: Kael Davan\n", f"# the dockhand\nname: {written}\n", 1), encoding="utf-8")
+    content = load_content(root)
+    assert [(f.location, f.message) for f in content.findings] == [(
+        "npcs/kael-davan.yaml:2:1",
+        f"npcs/kael-davan.yaml: the NPC's name {said}: a name is one line of text, with no control characters; used as written")]
+    assert content.npc_name("kael-davan") == name
+    assert main(["check", str(SAMPLES / "evening.json"), "--content", str(root), "--format", "json"]) == 1
+    (doc,) = json.loads(capsys.readouterr().out)["files"]
+    (c001,) = [f for f in doc["findings"] if f["code"] == "C001"]
+    assert c001["location"] == "npcs/kael-davan.yaml:2:1" and c001["severity"] == "error"
+    assert c001["target"] == {"kind": "content", "file": "npcs/kael-davan.yaml", "line": 2, "col": 1, "snapshot": False}
+
+
+def test_a_story_card_name_that_is_not_one_line_is_c001(tmp_path):
+    harbor = "- id: dock-ward\n  name: >\n    The Dock\n\n    Ward\n  keys: dock\n  entry: The dock ward.\n- id: tide\n  name: Tide\n  keys: tide\n  entry: Tides.\n"
+    content = load_content(_folder(tmp_path, harbor=harbor))
+    assert [(f.code, f.location, f.message.split(": ", 1)[1]) for f in content.findings] == [(
+        "C001", "lore/harbor.yaml:2:3",
+        "story card dock-ward's name 'The Dock\\nWard\\n' holds a line break (U+000A): a name is one line of text, with no control characters; used as written")]
+    assert [c.name for c in content.cards if c.id in ("dock-ward", "tide")] == ["The Dock\nWard\n", "Tide"]

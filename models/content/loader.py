@@ -9,6 +9,7 @@ is a C-code finding; nothing raises, and content that could be read is kept.
 from __future__ import annotations
 
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -277,6 +278,27 @@ def _kind(value) -> str:
     return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else type(value).__name__
 
 
+#: The Unicode categories a name may not hold: controls (C0, DEL, C1: a line feed, a tab,
+#: an escape), and the line and paragraph separators.
+_NOT_IN_A_NAME = frozenset({"Cc", "Zl", "Zp"})
+#: Those of them that break a line.
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def _check_one_line(name: str, what: str, rel: str, obj, key, sink: FindingSink) -> None:
+    """A name (an NPC's, a story card's) is one line of text: one that holds a line break
+    or another control character is C001 at its ``file:line:col``, each such character
+    named. The name is kept as written (the prompt gets it so)."""
+    if name.isprintable():
+        return
+    odd = sorted({ch for ch in name if unicodedata.category(ch) in _NOT_IN_A_NAME})
+    if odd:
+        kind = "a line break" if any(ch in _LINE_BREAKS for ch in odd) else "a control character"
+        codes = ", ".join(f"U+{ord(ch):04X}" for ch in odd)
+        sink.add("C001", f"{rel}: {what} {name!r} holds {kind} ({codes}): a name is one line of text, with no control "
+                 "characters; used as written", location_of(rel, obj, key))
+
+
 def _scalar_text(value, what: str, rel: str, obj, key, sink: FindingSink) -> str | None:
     """``value`` as the text an author typed (``text_of``) when it is one value; a list
     or a mapping is C001 at ``obj``'s ``key`` and None: it is left out, never put in a
@@ -368,10 +390,12 @@ def _load_npc(root: Path, path: Path, sink: FindingSink) -> NpcProfile | None:
     if not isinstance(name, str) or not name.strip():
         sink.add("C002", f"{rel}: the NPC profile has no name", location_of(rel, data, "name" if "name" in data else None))
         name = ""
+    name = name.strip()
+    _check_one_line(name, "the NPC's name", rel, data, "name", sink)
     threshold = _threshold(rel, data, sink)
     return NpcProfile(
         slug=slug,
-        name=name.strip(),
+        name=name,
         pronouns=text_of(data.get("pronouns")).strip(),
         description=text_of(data.get("description")).strip(),
         triggers=tuple(t.lower() for t in str_list(data.get("triggers")) if t.strip()),
@@ -421,6 +445,8 @@ def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCa
         keys = item.get("keys")
         keys = ", ".join(str_list(keys)) if isinstance(keys, list) else _scalar_text(keys, f"story card {card_id}'s keys", rel, item, "keys", sink) or ""
         name = _scalar_text(item.get("name"), f"story card {card_id}'s name", rel, item, "name", sink)
+        if name:
+            _check_one_line(name, f"story card {card_id}'s name", rel, item, "name", sink)
         entry = _scalar_text(item.get("entry"), f"story card {card_id}'s entry", rel, item, "entry", sink)
         card = StoryCard(card_id, name or card_id, keys, (entry or "").strip(), rel)
         cards.append((card, location_of(rel, item, "id" if "id" in item else None)))

@@ -699,3 +699,20 @@ def test_revert_clears_a_refused_value_too(qtbot, window):
     panel.set_value("relationship.length_cap", "0.2")
     _applied(qtbot, window, panel.apply)
     assert window.whatif.edits == [("relationship.length_cap", 0.2)]
+
+
+def test_a_pointer_edited_again_marks_the_earlier_edit_replaced(qtbot, window):
+    """The same entry field edited twice (the Journal's "What if… edit this entry"): the
+    panel lists both, the earlier "(replaced below)", Undo comes back to it; the run
+    takes the later value only, as ``whatif --set P=V --set P=W`` does."""
+    pointer = "/journal/62/event/RelationshipInteraction/sentiment"
+    panel = window.panels["whatif"][0]
+    _applied(qtbot, window, lambda: window.whatif.add_edits([(pointer, -0.5)]))
+    _applied(qtbot, window, lambda: window.whatif.add_edits([(pointer, 0.9)]))
+    shown = [panel.edits.item(k).text() for k in range(panel.edits.count())]
+    assert shown == [f"{pointer} = -0.5 (replaced below)", f"{pointer} = 0.9"]
+    assert window.whatif.result.edits == [{"op": "replace", "path": pointer, "value": 0.9}]
+    assert window.session.comparison.b.save.journal.data[62].sentiment == 0.9
+    _applied(qtbot, window, lambda: qtbot.mouseClick(panel.undo_button, Qt.LeftButton))
+    assert [panel.edits.item(k).text() for k in range(panel.edits.count())] == [f"{pointer} = -0.5"]
+    assert window.whatif.result.edits == [{"op": "replace", "path": pointer, "value": -0.5}]

@@ -54,7 +54,7 @@ def test_unknown_tuning_name():
 import json  # noqa: E402
 
 from narrative_debugger.app.cli.main import main  # noqa: E402
-from narrative_debugger.models.whatif.run import what_if  # noqa: E402
+from narrative_debugger.models.whatif.run import split_edits, what_if  # noqa: E402
 from tests.conftest import SAMPLES  # noqa: E402
 
 SAVES = sorted(SAMPLES.glob("*.json"))
@@ -444,3 +444,26 @@ def test_a_tuning_value_set_twice_is_listed_once_with_the_later_value(capsys):
     assert json.loads(out)["edits"] == [{"op": "set", "name": "relationship.sentiment_weight", "value": 0.25}]
     _, once, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", "relationship.sentiment_weight=0.25", "--format", "json")
     assert once == out
+
+
+def test_a_pointer_set_twice_is_listed_once_with_the_later_value(capsys):
+    """``--set P=V --set P=W`` listed both replace operations among the edits (a tuning
+    name set twice is listed once): the later value counts, listed once, in its place,
+    and the output is that of ``--set P=W`` alone."""
+    pointer = "/journal/62/event/RelationshipInteraction/sentiment"
+    status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"{pointer}=-0.5", "--set", f"{pointer}=0.9", "--format", "json")
+    assert status == 1
+    assert json.loads(out)["edits"] == [{"op": "replace", "path": pointer, "value": 0.9}]
+    _, once, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"{pointer}=0.9", "--format", "json")
+    assert once == out
+    status, text, _ = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"{pointer}=-0.5", "--set", f"{pointer}=0.9")
+    assert text.startswith(f"edits: 1\n  replace {pointer} 0.9\n")
+
+
+def test_split_edits_keeps_the_later_of_a_target_given_twice_in_its_place():
+    """Pointers and tuning names alike: the earlier one is dropped (not applied, then
+    overwritten), the later one stays where it was given, the others keep their order."""
+    a, b = "/journal/62/event/RelationshipInteraction/sentiment", "/journal/43/event/RelationshipInteraction/sentiment"
+    operations, tuning, sets = split_edits([(a, -0.5), ("relationship.base", 0.2), (b, 0.1), (a, 0.9), ("relationship.base", 0.3)])
+    assert operations == [{"op": "replace", "path": b, "value": 0.1}, {"op": "replace", "path": a, "value": 0.9}]
+    assert sets == [("relationship.base", 0.3)] and tuning == DEFAULT_TUNING.with_value("relationship.base", 0.3)

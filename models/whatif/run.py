@@ -125,7 +125,9 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
     """Edits as ``--set`` gives them, ``(target, value)`` pairs in order, split into what
     ``what_if`` takes: ``(operations, tuning, sets)``. A target starting with ``/`` is a
     JSON pointer into the save (a ``replace`` operation); any other is a tuning name
-    (``models/domain/tuning.py``), set on ``tuning`` (later pairs win).
+    (``models/domain/tuning.py``), set on ``tuning``. A target given twice counts with
+    its later value, listed once, at the later place (a pointer as a tuning name: the
+    earlier ``replace`` of that pointer is dropped, not applied and overwritten).
 
     Args:
         said: what a message puts before the target: the command line's flag, or ""
@@ -139,6 +141,7 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
     sets: list = []
     for target, value in edits:
         if target.startswith("/"):
+            operations = [op for op in operations if op["path"] != target]  # set twice: the later value, listed once
             operations.append({"op": "replace", "path": target, "value": value})
             continue
         try:

@@ -124,3 +124,45 @@ def test_whatif_names_the_walk_away_each_penalty_pays_for(capsys, tmp_path, cont
         (14, "kael-davan: walk-away #3 is within the walk-away threshold of 3: no WalkAwayPenalty follows it"),
     ]
     assert not [f for f in doc["findings"]["only_b"] if f["code"] == "T004"]
+
+
+def why_details(capsys, path: Path, content: Path, slug: str = "kael-davan") -> list[tuple[int, str]]:
+    """``why npc:SLUG.score --format json`` at the shared tick: each step's journal index and detail."""
+    assert main(["why", str(path), f"npc:{slug}.score", "--content", str(content), "--tick", str(T), "--format", "json"]) == 0
+    return [(s["journal_index"], s["detail"]) for s in json.loads(capsys.readouterr().out)["steps"]]
+
+
+CLAMPED = "0.00 − 0.30 = -0.30, clamped to 0.00 (score never below 0)"
+
+
+@pytest.mark.parametrize("threshold, plan, slug, expected", [
+    # Two penalties at one tick: each names its own walk-away, not the count after both (#3 twice).
+    (1, [W17, W17, P17, P17], "kael-davan", [(13, f"walk-away #2 is past walk_away_threshold 1: {CLAMPED}"),
+                                             (14, f"walk-away #3 is past walk_away_threshold 1: {CLAMPED}")]),
+    # #2 within, #3 and #4 past: the penalties pay for #3 and #4 (not #4 twice).
+    (2, [W17, W17, W17, P17, P17], "kael-davan", [(16, f"walk-away #3 is past walk_away_threshold 2: {CLAMPED}"),
+                                                  (17, f"walk-away #4 is past walk_away_threshold 2: {CLAMPED}")]),
+    # A penalty too many: the second pays for #2, within the threshold, as check's T004 says.
+    (2, [W17, W17, P17, P17], "kael-davan", [(13, f"walk-away #3 is past walk_away_threshold 2: {CLAMPED}"),
+                                             (14, f"walk-away #2 is within walk_away_threshold 2, yet the save applies a penalty (T004): {CLAMPED}")]),
+    # Sera's penalty has no walk-away of hers at the tick (T004): no walk-away number to name.
+    (1, [W17, P17, P9], "sera-venn", [(11, f"no walk-away of Sera Venn at tick 169 for it to pay for (T004): {CLAMPED}")]),
+], ids=["two-then-two", "within-then-two-past", "one-too-many", "none-to-pay-for"])
+def test_why_score_names_the_walk_away_each_penalty_pays_for(capsys, tmp_path, content, threshold, plan, slug, expected):
+    """``why npc:SLUG.score`` pairs each penalty with the walk-away the replay (and check) pairs it with."""
+    assert why_details(capsys, save(tmp_path, threshold, plan), content, slug) == expected
+
+
+@pytest.mark.usefixtures("message_boxes")
+def test_the_explain_dock_names_the_same_walk_aways(qtbot, open_window, tmp_path, content):
+    """The window's Explain dock shows the steps ``why`` prints: #3 and #4, not #4 twice."""
+    path = save(tmp_path, 2, [W17, W17, W17, P17, P17])
+    window = open_window(save=path, content=content)
+    s = window.session
+    s.set_tick(T)
+    s.explain("npc:kael-davan.score")
+    view = window.panels["explain"][0]
+    qtbot.waitUntil(lambda: view.explanation is not None and view.explanation.tick == T, timeout=20000)
+    rows = [(view.model.index(r, 0).data(), view.model.index(r, 5).data()) for r in range(view.model.rowCount())]
+    assert rows == [("16", f"walk-away #3 is past walk_away_threshold 2: {CLAMPED}"),
+                    ("17", f"walk-away #4 is past walk_away_threshold 2: {CLAMPED}")]

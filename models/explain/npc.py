@@ -108,14 +108,21 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     penalty = d.get("penalty", before - after)
     tol = as_.interaction_tolerance
     result = before - penalty if not close_enough(before - penalty, after) else after
-    if ctx.derived(i) and as_.walk_aways <= tol.walk_away_threshold:
-        return (f"walk-away #{as_.walk_aways} is within walk_away_threshold {tol.walk_away_threshold}: the what-if's replay "
-                f"does not apply the recorded penalty {fmt_num(penalty)}; {fmt_num(before)} → {fmt_num(after)}")
-    if as_.walk_aways > tol.walk_away_threshold:
-        text = f"walk-away #{as_.walk_aways} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_sum(before, -penalty, result)}"
-    else:  # check's T004: "within" the threshold, as check says, never "past"
-        text = (f"walk-away #{as_.walk_aways} is within walk_away_threshold {tol.walk_away_threshold}, yet the save "
-                f"applies a penalty (T004): {fmt_sum(before, -penalty, result)}")
+    # The walk-away the penalty pays for is the one the replay paired it with (its T004s
+    # name the same): with several at one tick, the NPC's count is that of the last.
+    paid = ctx.index.penalty_pairs.get(i)
+    if paid is None:  # check's T004: no walk-away of the NPC at this tick to pay for
+        text = f"no walk-away of {ctx.name} at tick {ctx.index.ticks[i]} for it to pay for (T004): {fmt_sum(before, -penalty, result)}"
+    else:
+        ordinal = paid[1]
+        if ctx.derived(i) and ordinal <= tol.walk_away_threshold:
+            return (f"walk-away #{ordinal} is within walk_away_threshold {tol.walk_away_threshold}: the what-if's replay "
+                    f"does not apply the recorded penalty {fmt_num(penalty)}; {fmt_num(before)} → {fmt_num(after)}")
+        if ordinal > tol.walk_away_threshold:
+            text = f"walk-away #{ordinal} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_sum(before, -penalty, result)}"
+        else:  # check's T004: "within" the threshold, as check says, never "past"
+            text = (f"walk-away #{ordinal} is within walk_away_threshold {tol.walk_away_threshold}, yet the save "
+                    f"applies a penalty (T004): {fmt_sum(before, -penalty, result)}")
     if result != after:
         return text + f", clamped to {fmt_num(after)} (score never below 0)"
     return text

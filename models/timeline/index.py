@@ -341,6 +341,9 @@ class TimelineIndex:
             1 000 000-entry save); indexing it gives Python ints.
         transitions: every interaction state move in order.
         monologues_fired: (journal index, tick, line_id) in order.
+        penalty_pairs: journal index of a WalkAwayPenalty -> (journal index, ordinal for
+            its NPC) of the walk-away the replay paired it with (save-format §5;
+            ``replay._penalised_walk_away``); a penalty paired with none is not in it.
         kinds: variant name of each entry (None for invalid entries).
         interactions_by_npc: NPC -> FactIds of its interactions in creation order (the
             order the replay started them), each listed once, when it first holds
@@ -370,6 +373,7 @@ class TimelineIndex:
     transitions: list[TransitionRecord] = field(default_factory=list)
     transitions_by_npc: dict[StableId, list[TransitionRecord]] = field(default_factory=dict)
     monologues_fired: list[tuple[int, int, str]] = field(default_factory=list)
+    penalty_pairs: dict[int, tuple[int, int]] = field(default_factory=dict)
     kinds: list = field(default_factory=list)
     slugs: dict[StableId, str] = field(default_factory=dict)
     interaction_changes: dict[StableId, list[int]] = field(default_factory=dict)
@@ -639,6 +643,7 @@ class TimelineIndex:
                 out.transitions_by_npc[npc] = list(moves[:k])
         fired = self.monologues_fired
         out.monologues_fired = list(fired[:bisect_left(fired, p, key=lambda item: item[0])])
+        out.penalty_pairs = {i: paid for i, paid in self.penalty_pairs.items() if i < p}
         for npc, changes in self.interaction_changes.items():
             k = bisect_right(changes, p)
             if k:

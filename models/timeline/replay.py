@@ -730,6 +730,12 @@ class _Replayer:
         threshold = npc.interaction_tolerance.walk_away_threshold
         return next((x for x in open_ if x.ordinal > threshold), open_[0] if open_ else None)
 
+    def _pay(self, i: int, due: _WalkAwayDue) -> None:
+        """WalkAwayPenalty ``i`` pays for ``due``: recorded in the index (``penalty_pairs``),
+        where the Explain dock and ``why`` read which walk-away a penalty is for."""
+        due.penalty_seen = True
+        self.index.penalty_pairs[i] = (due.index, due.ordinal)
+
     def on_WalkAwayPenalty(self, i, d):
         npc = self.target_npc(i, d.target)
         if npc is None:
@@ -739,7 +745,7 @@ class _Replayer:
         if due is None:
             self.add("T004", f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick", self.where(i), i=i, npc=npc)
         else:
-            due.penalty_seen = True
+            self._pay(i, due)
             if due.ordinal <= tol.walk_away_threshold:
                 self.add(
                     "T004",

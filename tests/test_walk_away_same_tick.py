@@ -166,3 +166,33 @@ def test_the_explain_dock_names_the_same_walk_aways(qtbot, open_window, tmp_path
     rows = [(view.model.index(r, 0).data(), view.model.index(r, 5).data()) for r in range(view.model.rowCount())]
     assert rows == [("16", f"walk-away #3 is past walk_away_threshold 2: {CLAMPED}"),
                     ("17", f"walk-away #4 is past walk_away_threshold 2: {CLAMPED}")]
+
+
+@pytest.mark.parametrize("threshold, plan, expected", [
+    # The penalty, then its walk-away: one T004 on the penalty, naming the walk-away (not
+    # "no walk-away at this tick" and a missing penalty on the walk-away).
+    (1, [P17, W17], "kael-davan: this WalkAwayPenalty comes before the walk-away it pays for (#2, at journal[9]); "
+                    "a penalty follows its walk-away at the same tick"),
+    # A penalty written after its walk-away keeps it: the one before pays for the walk-away left (#3).
+    (1, [P17, W17, W17, P17], "kael-davan: this WalkAwayPenalty comes before the walk-away it pays for (#3, at journal[12]); "
+                              "a penalty follows its walk-away at the same tick"),
+    # Another NPC's walk-away between them changes nothing.
+    (1, [P17, W9, W17, P9], "kael-davan: this WalkAwayPenalty comes before the walk-away it pays for (#2, at journal[12]); "
+                            "a penalty follows its walk-away at the same tick"),
+    # Before a walk-away within the threshold: not owed, and written before it.
+    (2, [P17, W17], "kael-davan: walk-away #2 is within the threshold of 2, yet it is penalised, by a WalkAwayPenalty "
+                    "that comes before it (the walk-away is at journal[9])"),
+], ids=["penalty-first", "penalty-first-then-a-pair", "between-another-npc", "penalty-first-within"])
+def test_a_penalty_written_before_its_walk_away_is_one_t004_that_says_so(capsys, tmp_path, content, threshold, plan, expected):
+    """Save-format §5: a penalty follows its walk-away at the same tick. One written before
+    it is T004 on the penalty (where a double-click lands: its journal entry and NPC)."""
+    path = save(tmp_path, threshold, plan)
+    assert check(capsys, path, content) == [f"T004 journal[7].event.WalkAwayPenalty: {expected}"]
+    main(["check", str(path), "--content", str(content), "--format", "json"])
+    (finding,) = json.loads(capsys.readouterr().out)["files"][0]["findings"]
+    assert (finding["tick"], finding["target"]["journal_index"], finding["target"]["npc"]) == (T, 7, "kael-davan")
+
+
+def test_why_score_names_the_walk_away_written_after_its_penalty(capsys, tmp_path, content):
+    assert why_details(capsys, save(tmp_path, 1, [P17, W17]), content) == [
+        (7, f"walk-away #2 (journal #9) is past walk_away_threshold 1, but written after this penalty (T004): {CLAMPED}")]

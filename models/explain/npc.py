@@ -114,15 +114,18 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     if paid is None:  # check's T004: no walk-away of the NPC at this tick to pay for
         text = f"no walk-away of {ctx.name} at tick {ctx.index.ticks[i]} for it to pay for (T004): {fmt_sum(before, -penalty, result)}"
     else:
-        ordinal = paid[1]
+        walk, ordinal = paid
         if ctx.derived(i) and ordinal <= tol.walk_away_threshold:
             return (f"walk-away #{ordinal} is within walk_away_threshold {tol.walk_away_threshold}: the what-if's replay "
                     f"does not apply the recorded penalty {fmt_num(penalty)}; {fmt_num(before)} → {fmt_num(after)}")
+        early = walk > i  # check's T004: the save format writes a penalty after its walk-away (§5)
         if ordinal > tol.walk_away_threshold:
-            text = f"walk-away #{ordinal} is past walk_away_threshold {tol.walk_away_threshold}: {fmt_sum(before, -penalty, result)}"
+            text = (f"walk-away #{ordinal} (journal #{walk}) is past walk_away_threshold {tol.walk_away_threshold}, but written after "
+                    f"this penalty (T004): " if early else f"walk-away #{ordinal} is past walk_away_threshold {tol.walk_away_threshold}: ")
+            text += fmt_sum(before, -penalty, result)
         else:  # check's T004: "within" the threshold, as check says, never "past"
-            text = (f"walk-away #{ordinal} is within walk_away_threshold {tol.walk_away_threshold}, yet the save "
-                    f"applies a penalty (T004): {fmt_sum(before, -penalty, result)}")
+            text = (f"walk-away #{ordinal}{f' (journal #{walk}, written after this penalty)' if early else ''} is within walk_away_threshold "
+                    f"{tol.walk_away_threshold}, yet the save applies a penalty (T004): {fmt_sum(before, -penalty, result)}")
     if result != after:
         return text + f", clamped to {fmt_num(after)} (score never below 0)"
     return text

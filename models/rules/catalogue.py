@@ -291,7 +291,7 @@ _RULES = (
          "schema §8.1 steps 1-2; save-format §5 game rules",
          "T004 journal[883].event.WalkAwayPenalty  sera-venn: walk-away #1 is within the threshold of 1, yet it is penalised",
          LAND_JOURNAL,
-         (_REPLAY + "settle", _REPLAY + "on_WalkAwayPenalty")),
+         (_REPLAY + "settle", _REPLAY + "on_WalkAwayPenalty", _REPLAY + "_pay_early")),
     Rule("J001", E, "journal ticks decrease",
          "Journal ticks that decrease. The entries behind one earlier, higher tick give one J001, on the first, with how many there are.",
          "save-format §5 Journal (ticks never decrease)",

@@ -265,6 +265,9 @@ class _Replayer:
         self.in_progress: dict[int, str] = {}  # NPC -> FactId of its interaction in progress
         self.confronted: set[str] = set()
         self.due: list[_WalkAwayDue] = []
+        # (journal index, NPC, tick) of each WalkAwayPenalty of this tick that came before
+        # any walk-away of its NPC it could pay for: paired when the tick settles.
+        self.early_penalties: list[tuple[int, int, int]] = []
         self.monologue_due: list[tuple[int, int, str]] = []
         # Causes repeated over many entries, reported once each (_Repeated): unknown
         # speakers (J004), unknown event targets (I010), entries behind one higher tick (J001).
@@ -409,7 +412,7 @@ class _Replayer:
                     self._report_behind()
                     self.behind = _Repeated(i, tick, f"journal[{i}].tick", high=current, high_index=current_index)
             if current is None or tick > current:
-                if self.due or self.monologue_due:
+                if self.due or self.early_penalties or self.monologue_due:
                     self.position = i
                     self.settle()
                 if i >= next_checkpoint:
@@ -475,6 +478,9 @@ class _Replayer:
 
     def settle(self) -> None:
         """End of a tick: walk-away obligations and monologue prerequisites are judged."""
+        for i, sid, tick in self.early_penalties:
+            self._pay_early(i, self.npcs[sid], tick)
+        self.early_penalties.clear()
         for due in self.due:
             npc = self.npcs[due.npc]
             tol = npc.interaction_tolerance
@@ -736,14 +742,34 @@ class _Replayer:
         due.penalty_seen = True
         self.index.penalty_pairs[i] = (due.index, due.ordinal)
 
+    def _pay_early(self, i: int, npc: NpcState, tick: int) -> None:
+        """T004 for WalkAwayPenalty ``i``, which no walk-away of ``npc`` came before at its
+        tick: the walk-away it pays for is the one ``_penalised_walk_away`` gives once the
+        tick's penalties written after their walk-aways have been paired (so a misplaced
+        penalty never takes the walk-away of one in its place), if any is left. The save
+        format writes a penalty after its walk-away (save-format §5), so that is the fault."""
+        due = self._penalised_walk_away(npc)
+        threshold = npc.interaction_tolerance.walk_away_threshold
+        if due is None:
+            message = f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick"
+        else:
+            self._pay(i, due)
+            if due.ordinal > threshold:
+                message = (f"{npc.slug}: this WalkAwayPenalty comes before the walk-away it pays for "
+                           f"(#{due.ordinal}, at journal[{due.index}]); a penalty follows its walk-away at the same tick")
+            else:
+                message = (f"{npc.slug}: walk-away #{due.ordinal} is within the threshold of {threshold}, yet it is penalised, "
+                           f"by a WalkAwayPenalty that comes before it (the walk-away is at journal[{due.index}])")
+        self.add("T004", message, self.where(i), tick, i=i, npc=npc)
+
     def on_WalkAwayPenalty(self, i, d):
         npc = self.target_npc(i, d.target)
         if npc is None:
             return
         tol = npc.interaction_tolerance
         due = self._penalised_walk_away(npc)
-        if due is None:
-            self.add("T004", f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick", self.where(i), i=i, npc=npc)
+        if due is None:  # judged when the tick settles: its walk-away may come after it
+            self.early_penalties.append((i, npc.stable_id, self.tick))
         else:
             self._pay(i, due)
             if due.ordinal <= tol.walk_away_threshold:

@@ -49,7 +49,7 @@ from narrative_debugger.models.timeline.index import TimelineIndex
 from narrative_debugger.models.timeline.replay import Recompute, Resume
 
 _WALK_AWAYS = (InteractionState.WalkedAway, InteractionState.ConflictAbandoned)
-#: T004 messages the replay writes about a penalty (``replay.on_WalkAwayPenalty``, ``settle``).
+#: T004 messages the replay writes about a penalty (``replay.on_WalkAwayPenalty``, ``_pay_early``, ``settle``).
 _PENALISED_WITHIN = "yet it is penalised"
 _PENALTY_MISSING = "but no WalkAwayPenalty"
 #: The walk-away a T004 of either kind is about, by its ordinal for the NPC: with several at

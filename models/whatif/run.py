@@ -52,9 +52,6 @@ _WALK_AWAYS = (InteractionState.WalkedAway, InteractionState.ConflictAbandoned)
 #: T004 messages the replay writes about a penalty (``replay.on_WalkAwayPenalty``, ``_pay_early``, ``settle``).
 _PENALISED_WITHIN = "yet it is penalised"
 _PENALTY_MISSING = "but no WalkAwayPenalty"
-#: The walk-away a T004 of either kind is about, by its ordinal for the NPC: with several at
-#: one tick, the NPC's count after the penalty is that of the tick's last walk-away.
-_WALK_AWAY_ORDINAL = re.compile(r"walk-away #([0-9]{1,20}) ")
 
 
 #: Entry fields the replay derives from an edited entry (issue 38: delta and score_after
@@ -818,18 +815,18 @@ def _entry(play: Playthrough, i: int, reason: str, event: str | None = None) -> 
             "event": event or (journal.kinds[i] if 0 <= i < len(journal) else None), "reason": reason}
 
 
-def _walk_away_rule(b: Playthrough, i: int, stable_id, message: str) -> tuple[str, int, int, float] | None:
+def _walk_away_rule(b: Playthrough, i: int, stable_id) -> tuple[str, int, int, float] | None:
     """``(slug, walk-away ordinal, walk_away_threshold, walk_away_penalty)`` of the NPC
-    in B's state after journal entry ``i`` (a walk-away, or the penalty at its tick); the
-    ordinal is the one the T004 ``message`` names (the replay paired the penalty with it),
-    else the NPC's walk-aways so far."""
+    in B's state after journal entry ``i`` (a walk-away, or the penalty at its tick). A
+    penalty's walk-away is the one B's replay paired it with (``penalty_pairs``): with
+    several at one tick, the NPC's count after the penalty is that of the tick's last."""
     versions = b.index.npcs.get(stable_id) if stable_id is not None else None
     npc = versions.at(i + 1) if versions is not None else None
     if npc is None:
         return None
     tol = npc.interaction_tolerance
-    named = _WALK_AWAY_ORDINAL.findall(message)  # the last: the slug before it is the save's text
-    return npc.slug, int(named[-1]) if named else npc.walk_aways, tol.walk_away_threshold, tol.walk_away_penalty
+    paid = b.index.penalty_pairs.get(i)
+    return npc.slug, paid[1] if paid is not None else npc.walk_aways, tol.walk_away_threshold, tol.walk_away_penalty
 
 
 def _decisions(result: WhatIf, a: Playthrough, b: Playthrough) -> None:
@@ -847,7 +844,7 @@ def _decisions(result: WhatIf, a: Playthrough, b: Playthrough) -> None:
         target = f.target
         i = target.journal_index if target is not None else None
         within, missing = f.code == "T004" and _PENALISED_WITHIN in f.message, f.code == "T004" and _PENALTY_MISSING in f.message
-        rule = _walk_away_rule(b, i, target.stable_id, f.message) if i is not None and (within or missing) else None
+        rule = _walk_away_rule(b, i, target.stable_id) if i is not None and (within or missing) else None
         if i is not None and f.code == "M001":
             result.would_not_happen.append(_entry(b, i, f.message))
         elif rule is not None and within:

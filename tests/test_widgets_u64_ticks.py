@@ -14,7 +14,7 @@ from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.widgets.tickbar import bar as tickbar_module
 from narrative_debugger.widgets.docks.findings import FindingsModel
 from narrative_debugger.widgets.tickbar.field import TICK_MAX, GoToTickDialog, TickField, judge_tick, parse_tick
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from tests.conftest import CONTENT, SAMPLES
 
@@ -213,8 +213,60 @@ def test_ticks_display_step_and_seek_exactly(qtbot, big_window, monkeypatch):
     # The track maps pixels to ticks within the save's events, and back.
     track = bar.track
     assert track.first_tick == events[0] + offset
-    assert track.tick_at(track.MARGIN) == track.first_tick
+    assert track.tick_at(track.x_for(track.first_tick)) == track.first_tick
+    assert track.tick_at(track.MARGIN) == 0  # the lead-in before the first event: tick 0
     assert track.tick_at(track.width() - track.MARGIN) == s.last_tick
+
+
+def squeezed_save(tmp_path, name: str, first: int, last: int):
+    """The sample ``name`` with its journal's ticks spread over ``first`` .. ``last`` in
+    their order (the snapshot's ticks mapped alike) and saved at ``last``."""
+    doc = json.loads((SAMPLES / name).read_text(encoding="utf-8"))
+    low, high = doc["journal"][0]["tick"], doc["journal"][-1]["tick"]
+
+    def squeeze(node):
+        if isinstance(node, dict):
+            return {k: first + max(0, min(v, high) - low) * (last - first) // (high - low)
+                    if (k == "tick" or k.endswith("_tick")) and type(v) is int else squeeze(v) for k, v in node.items()}
+        return [squeeze(v) for v in node] if isinstance(node, list) else node
+
+    path = tmp_path / f"squeezed-{name}"
+    path.write_text(json.dumps(squeeze(doc)), encoding="utf-8")
+    return path
+
+
+def _handle_x(track) -> float:
+    """Where the handle's line is in the track's picture (the only thing drawn above the
+    marker lanes but the divergence mark, which no single save has): the middle of its
+    dark pixels (a 1.5 px antialiased line covers two)."""
+    image = track.grab().toImage()
+    dark = [x for x in range(image.width()) if image.pixelColor(x, 2).lightness() < 100]
+    assert dark, "no handle drawn"
+    return (min(dark) + max(dark) + 1) / 2
+
+
+def test_tick_bar_draws_tick_0_apart_from_the_first_event_when_every_tick_is_near_u64_max(qtbot, open_window, tmp_path):
+    """A journal at ticks 18446744073709551000 .. 2^64 - 1: the bar's range starts at the
+    first event, and tick 0 (Home: the state before any event) was drawn on the first
+    event's marker, where a click gave the first event's tick (carried bug)."""
+    first = 18446744073709551000
+    path = squeezed_save(tmp_path, "walkaway-spiral.json", first, U64_MAX)
+    window = open_window(path, (1400, 900), persist=False)
+    s, bar, track = window.session, window.tickbar, window.tickbar.track
+    assert (s.view_start, s.last_tick) == (first, U64_MAX) == (track.first_tick, track.last_tick)
+    bar.go_first()
+    assert s.tick == 0 == track.tick
+    at_zero, at_first = track.x_for(0), track.x_for(first)
+    assert at_zero == track.MARGIN and at_first == track.MARGIN + track.LEAD_PX
+    assert track.x_for(U64_MAX) == track.width() - track.MARGIN
+    # One way and back: tick 0, the first event, the middle of the range, the last tick.
+    middle = first + (U64_MAX - first) // 2
+    assert [track.tick_at(track.x_for(t)) for t in (0, first, middle, U64_MAX)] == [0, first, middle, U64_MAX]
+    assert abs(_handle_x(track) - at_zero) <= 1
+    bar.next_event()
+    assert s.tick == first and abs(_handle_x(track) - at_first) <= 1
+    qtbot.mouseClick(track, Qt.LeftButton, pos=QPoint(track.MARGIN, track.height() // 2))
+    assert s.tick == 0
 
 
 def test_timelines_plot_exactly(qtbot, big_window):

@@ -8,7 +8,9 @@ QActions (see ``TickBar.actions``) so the main window can list them in a menu.
 
 Ticks are game ticks (u64, kept as Python ``int``: no Qt signal or widget here holds
 one in 32 bits); game time is ``save.game_time(tick)``. The track spans the
-session's ``view_start`` .. last tick.
+session's ``view_start`` .. last tick; when that starts past 0 (ticks near 1e15 or
+2^64), a short lead-in at its left holds the ticks before it, tick 0 among them, so
+tick 0 is never drawn where the first event is.
 """
 
 from __future__ import annotations
@@ -148,12 +150,23 @@ class _Track(QWidget):
     shows the last picture stretched to the new width (or no markers after a load).
     Emits ``dragged`` while the mouse moves with the button held and ``released``
     when it is let go.
+
+    Ticks ``first_tick`` .. ``last_tick`` lie in proportion along the groove. When
+    ``first_tick`` is past 0 (the session's ``view_start``: the first event of a save whose
+    ticks start far from 0), the ``LEAD_PX`` at the groove's left, cut off from the rest by a
+    break, stand for the ticks before it: tick 0 and the others there (which all show the
+    state before the first event) are drawn at the groove's left end, and a click there goes
+    to tick 0. ``x_for`` and ``tick_at`` map one way and back.
     """
 
     dragged = Signal(object)  # a tick: u64, never Signal(int) (32-bit in PySide6)
     released = Signal(object)
 
     MARGIN = 7
+    LEAD_PX = 12
+    """Width of the lead-in that stands for the ticks before ``first_tick`` (when past 0)."""
+    BREAK_PX = 3
+    """Width of the break that ends the lead-in."""
     LANE_H = 4
     LANE_GAP = 1
     TOP = 4
@@ -206,17 +219,42 @@ class _Track(QWidget):
         return self._cache is not None and self._cache_key == self._marker_key()
 
     # ----- geometry -----
-    def _x_for(self, tick: int) -> float:
-        span = self.width() - 2 * self.MARGIN
+    @property
+    def lead(self) -> int:
+        """Pixels of the lead-in before ``first_tick`` (0 when the track starts at tick 0)."""
+        return self.LEAD_PX if self.first_tick > 0 else 0
+
+    def _span(self) -> int:
+        """Pixels over which ``first_tick`` .. ``last_tick`` lie in proportion (at least 1)."""
+        return max(1, self.width() - 2 * self.MARGIN - self.lead)
+
+    def x_for(self, tick: int) -> float:
+        """The pixel column where ``tick`` is drawn: a tick before ``first_tick`` (tick 0 of a
+        save whose ticks start far from 0) at the lead-in's left end, the others in
+        proportion from the lead-in's right end on (exact integer arithmetic)."""
+        tick = int(tick)
+        if tick < self.first_tick:
+            return float(self.MARGIN)
         width = self.last_tick - self.first_tick
-        offset = max(0, int(tick) - self.first_tick)
-        return self.MARGIN + (offset / width * span if width else 0.0)  # int / int: correctly rounded
+        offset = min(tick, self.last_tick) - self.first_tick
+        return self.MARGIN + self.lead + (offset / width * self._span() if width else 0.0)  # int / int: correctly rounded
 
     def tick_at(self, x: float) -> int:
-        """The tick under pixel column ``x`` (clamped to first..last; exact integer arithmetic)."""
-        span = max(1, self.width() - 2 * self.MARGIN)
-        offset = round(Fraction(x - self.MARGIN) * (self.last_tick - self.first_tick) / span)
+        """The tick under pixel column ``x`` (clamped to 0..last; exact integer arithmetic):
+        the left half of the lead-in is tick 0, the rest first..last in proportion."""
+        lead = self.lead
+        if lead and x < self.MARGIN + lead / 2:
+            return 0
+        offset = round(Fraction(x - self.MARGIN - lead) * (self.last_tick - self.first_tick) / self._span())
         return max(self.first_tick, min(self.last_tick, self.first_tick + offset))
+
+    def _pieces(self, span: int) -> list[tuple[int, int]]:
+        """The groove's pieces (left, right pixel): the lead-in and first..last with a
+        ``BREAK_PX`` gap between them, or one piece when there is no lead-in."""
+        lead = self.lead
+        if not lead:
+            return [(self.MARGIN, self.MARGIN + span)]
+        return [(self.MARGIN, self.MARGIN + lead - self.BREAK_PX), (self.MARGIN + lead, self.MARGIN + span)]
 
     def _lane_top(self, lane: int) -> int:
         return self.TOP + lane * (self.LANE_H + self.LANE_GAP)
@@ -240,21 +278,28 @@ class _Track(QWidget):
         """The sliced job: bins each lane (``BIN_STEP`` ticks a step), then draws one
         lane a step into a new pixmap, which replaces the cache when it is done."""
         width, height, dpr = key
+        lead = self.lead
         span = width - 2 * self.MARGIN
-        columns = max(1, span)
+        columns = max(1, span - lead)
         binned = []
         for _, colour, ticks in self.lanes:
             counts = np.zeros(columns, dtype=np.int64)
-            if len(ticks):
-                yield from bin_into(counts, ticks, self.last_tick, self.first_tick)
+            # Ticks before first_tick (a finding's, say) are drawn where tick 0 is: at the lead-in's left end.
+            before = int(np.searchsorted(ticks, np.uint64(self.first_tick))) if lead else 0
+            if len(ticks) > before:
+                yield from bin_into(counts, ticks[before:], self.last_tick, self.first_tick)
             cols = np.flatnonzero(counts)
-            binned.append((colour, cols, counts[cols]))
+            xs, counts = cols + lead, counts[cols]
+            if before:
+                xs, counts = np.r_[0, xs], np.r_[before, counts]
+            binned.append((colour, xs, counts))
         pix = QPixmap(int(width * dpr), int(height * dpr))
         pix.setDevicePixelRatio(dpr)
         pix.fill(Qt.transparent)
         p = QPainter(pix)
-        groove = QRectF(self.MARGIN, self.TOP - 1, span, len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 1)
-        p.fillRect(groove, self.palette().color(self.palette().ColorRole.AlternateBase).darker(104))
+        groove = self.palette().color(self.palette().ColorRole.AlternateBase).darker(104)
+        for left, right in self._pieces(span):  # the lead-in and first..last, a break between them
+            p.fillRect(QRectF(left, self.TOP - 1, right - left, len(KIND_STYLE) * (self.LANE_H + self.LANE_GAP) + 1), groove)
         p.end()
         for lane, (colour, cols, counts) in enumerate(binned):
             if len(cols) == 0:
@@ -285,18 +330,22 @@ class _Track(QWidget):
         pal = self.palette()
         p.setPen(Qt.NoPen)
         p.setBrush(pal.color(pal.ColorRole.Mid))
-        p.drawRoundedRect(QRectF(self.MARGIN, base_y, span, 4), 2, 2)
+        pieces = self._pieces(span)
+        for left, right in pieces:
+            p.drawRoundedRect(QRectF(left, base_y, right - left, 4), 2, 2)
         if self.mark is not None and self.last_tick:
-            mx = self._x_for(min(self.mark, self.last_tick))
+            mx = self.x_for(min(self.mark, self.last_tick))
             p.setPen(QPen(QColor(MARK_COLOUR), 2))
             p.drawLine(QPointF(mx, 0), QPointF(mx, base_y + 4))
             p.setPen(Qt.NoPen)
             p.setBrush(QColor(MARK_COLOUR))
             p.drawPolygon(QPolygonF([QPointF(mx - 4, 0), QPointF(mx + 4, 0), QPointF(mx, 5)]))
-        x = self._x_for(self.tick)
+        x = self.x_for(self.tick)
         accent = pal.color(pal.ColorRole.Highlight)
         p.setBrush(accent)
-        p.drawRoundedRect(QRectF(self.MARGIN, base_y, x - self.MARGIN, 4), 2, 2)
+        for left, right in pieces:
+            if x > left:
+                p.drawRoundedRect(QRectF(left, base_y, min(x, right) - left, 4), 2, 2)
         p.setPen(QPen(QColor(30, 30, 30), 1.5))
         p.drawLine(QPointF(x, 1), QPointF(x, base_y + 4))
         p.setPen(QPen(QColor(30, 30, 30), 1))
@@ -331,7 +380,7 @@ class _Track(QWidget):
     def _tooltip(self, x: float, y: float) -> str:
         """Names the nearest event (within 4 px) of the lane under the mouse, else the tick."""
         tick = self.tick_at(x)
-        if self.mark is not None and self.last_tick and abs(self._x_for(self.mark) - x) <= 4:
+        if self.mark is not None and self.last_tick and abs(self.x_for(self.mark) - x) <= 4:
             return f"A and B part here: tick {self.mark:,} ({self.game_time(self.mark)})"
         lane = int((y - self.TOP) // (self.LANE_H + self.LANE_GAP))
         if 0 <= lane < len(self.lanes) and self.last_tick:
@@ -340,11 +389,13 @@ class _Track(QWidget):
                 k = int(np.searchsorted(ticks, np.uint64(tick)))
                 near = [int(ticks[i]) for i in (k - 1, k) if 0 <= i < len(ticks)]
                 best = min(near, key=lambda t: abs(t - tick))
-                px = abs(self._x_for(best) - x)
+                px = abs(self.x_for(best) - x)
                 if px <= 4:
                     count = int(np.count_nonzero(ticks == np.uint64(best)))
                     many = f" ×{count}" if count > 1 else ""
                     return f"{label}{many} at tick {best:,} ({self.game_time(best)})"
+        if tick < self.first_tick:
+            return f"tick {tick:,} ({self.game_time(tick)}), before the first event at tick {self.first_tick:,}"
         return f"tick {tick:,} ({self.game_time(tick)})"
 
 

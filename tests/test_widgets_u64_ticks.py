@@ -269,6 +269,36 @@ def test_tick_bar_draws_tick_0_apart_from_the_first_event_when_every_tick_is_nea
     assert s.tick == 0
 
 
+def test_timelines_draw_tick_0_left_of_the_first_event_when_every_tick_is_near_u64_max(qtbot, open_window, tmp_path):
+    """The axis starts at the first event (18446744073709551000): at tick 0 the cursors
+    stood at x_of(0), ~1.8e19 left of the axis, so none was drawn, and the range moved
+    off the full range's margin, where the curves show the state before any event."""
+    first = 18446744073709551000
+    path = squeezed_save(tmp_path, "walkaway-spiral.json", first, U64_MAX)
+    window = open_window(path, (1400, 900), persist=False)
+    s, view = window.session, window.views["timelines"]
+    s.set_view("timelines")
+    full = view.score_plot.vb.viewRange()[0]
+    window.tickbar.go_first()
+    assert s.tick == 0
+    assert view.score_plot.vb.viewRange()[0] == full  # the axis keeps the whole save in view
+    lo, hi = full
+    for line in view.cursors:
+        assert lo < line.value() < view.x_of(first)  # in view, left of the first event
+        assert view.tick_of(line.value()) == 0
+    assert view.cursors[0].label.textItem.toPlainText() == "0"
+    assert "tick 0 " in view.readout.text()
+    window.tickbar.next_event()
+    assert [view.tick_of(line.value()) for line in view.cursors] == [first, first]
+    assert view.cursors[0].value() == view.x_of(first) and view.tick_of(view.x_of(first) - 1) == 0
+    # Compared with itself: zooming out still stops at the first event, not at tick 0.
+    window.compare.compare_with(path, wait=True)
+    for plot in (view.score_plot, view.stress_plot):
+        plot.vb.scaleBy(x=1000.0)
+        lo, hi = plot.vb.viewRange()[0]
+        assert lo >= view.x_of(first) - 0.03 * (view.x_of(U64_MAX) - view.x_of(first)), lo
+
+
 def test_timelines_plot_exactly(qtbot, big_window):
     window, base, offset = big_window
     s = window.session

@@ -135,11 +135,13 @@ class ComparisonOverlay:
             self.tracks[key] = track
         # Both sides on one axis (ticks aligned by value): the whole range, and scores up to
         # the highest of either side, rounded up to a level bound as the view does.
+        # Zooming out stops at the first event, as for one save (``TimelinesView._on_loaded``):
+        # from tick 0, a comparison near 2^64 zoomed out to a 1 px sliver at the right edge.
         start, stop = view.x_of(s.view_start), view.x_of(end)
-        span = max(stop - view.x_of(0), 10.0)
+        span = max(stop - start, 10.0)
         for plot in (view.score_plot, view.stress_plot):
-            plot.setLimits(xMin=view.x_of(0) - 0.02 * span, xMax=stop + 0.02 * span)
-        view.score_plot.setXRange(start, max(stop, start + 10), padding=0.01)
+            plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
+        view.score_plot.setXRange(*view.full_range_to(stop), padding=0)
         highest = [float(np.nanmax(t.score.y)) for t in (*view.tracks.values(), *self.tracks.values())
                    if len(t.score.y) and np.isfinite(t.score.y).any()]
         top = min(100.0, 20.0 * math.ceil((max(highest, default=0.0) + 0.5) / 20.0))

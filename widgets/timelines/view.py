@@ -17,7 +17,10 @@ arrays are built once per load; a tick change only moves two lines.
 Ticks are u64. The plots' x is ``tick - origin`` in float64, where ``origin`` is 0 for a
 save whose ticks fit in 2^53 (floats hold them exactly) and the first journal tick
 otherwise, so ticks past 2^53 still plot, seek and read back exactly
-(``TickAxis``, ``tick_of``/``x_of``); every tick shown is a Python ``int``.
+(``TickAxis``, ``tick_of``/``x_of``); every tick shown is a Python ``int``. When the
+axis starts at the first event (the session's ``view_start``, past 0 for ticks that
+start far from 0), the margin left of it stands for the ticks before it: a cursor at
+tick 0 is drawn there, and a click there goes to tick 0.
 """
 
 from __future__ import annotations
@@ -62,6 +65,11 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVB
 
 HOVER_RATE = 30
 """Hover and cursor-drag updates per second (SignalProxy rate limit)."""
+
+FULL_PADDING = 0.01
+"""The margin the full range shows on each side, as a fraction of the save's width. When
+the axis starts at the first event, the left margin is twice that, and tick 0 is drawn in
+its middle (``TimelinesView.cursor_x``)."""
 
 WARM_OPACITY = 1 / 255
 """Opacity at which a prefilled layer is painted once into its pixmaps: at most one
@@ -211,6 +219,8 @@ class TimelinesView(QWidget):
         self.curves: dict[int, pg.PlotDataItem] = {}
         self._behind = False  # a tick or NPC came while another tab was in front
         self.origin = 0
+        self._view_start = 0  # the session's view_start at the load
+        self._before_x: float | None = None  # where ticks before a view_start past 0 are drawn
         self.npc_count = 0
         self._prepared: FirstTracks | None = None
         self._drawn = False  # the curves and selected NPC of the load are drawn
@@ -598,6 +608,7 @@ class TimelinesView(QWidget):
         scores = [float(np.nanmax(t.score.y)) for t in self.tracks.values() if len(t.score.y) and np.isfinite(t.score.y).any()]
         top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
         self.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
+        self._view_start, self._before_x = s.view_start, None
         start, stop = self.x_of(s.view_start), self.x_of(end)
         # Zooming out stops at the first tick the axis shows (0, or the first event when
         # the ticks start far from 0): a save near 2^64 zoomed out to tick 0 and showed
@@ -605,8 +616,10 @@ class TimelinesView(QWidget):
         span = max(stop - start, 10.0)
         for plot in (self.score_plot, self.stress_plot):
             plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
-        self._full_range = (start, max(stop, start + 10))
-        self.score_plot.setXRange(*self._full_range, padding=0.01)
+        if s.view_start > 0:  # tick 0 and the ticks up to the first event: in the margin left of it
+            self._before_x = start - FULL_PADDING * span
+        self._full_range = self.full_range_to(stop)
+        self.score_plot.setXRange(*self._full_range, padding=0)
         self._drawn = False
         self._behind = False
         self._draw()
@@ -716,8 +729,20 @@ class TimelinesView(QWidget):
         """The plot x of a tick: ``tick - origin`` (exact integer subtraction, then float)."""
         return float(int(tick) - self.origin)
 
+    def cursor_x(self, tick: int) -> float:
+        """Where the cursors stand at ``tick``: ``x_of(tick)``, but when the axis starts at
+        the first event (``view_start`` past 0) a tick before it (tick 0, the state before
+        any event) is in the margin left of the first event, where the curves hold that
+        state: at ``x_of(0)``, far off the axis, the cursor was never drawn."""
+        if self._before_x is not None and int(tick) < self._view_start:
+            return self._before_x
+        return self.x_of(tick)
+
     def tick_of(self, x: float) -> int:
-        """The tick at plot x (nearest, clamped to the save's ticks)."""
+        """The tick at plot x (nearest, clamped to the save's ticks); left of the first
+        event of an axis that starts there (``cursor_x``), tick 0."""
+        if self._before_x is not None and x < self.x_of(self._view_start) - 0.5:
+            return 0
         return self.session.clamp(self.origin + round(x))
 
     def _on_tick(self, tick: int) -> None:
@@ -727,7 +752,7 @@ class TimelinesView(QWidget):
         self._show_values(tick, self.session.npc)
 
     def _move_cursors(self, tick: int) -> None:
-        x = self.x_of(tick)
+        x = self.cursor_x(tick)
         for line in self.cursors:
             if not line.moving and line.value() != x:
                 line.setValue(x)
@@ -743,9 +768,18 @@ class TimelinesView(QWidget):
         start = min(max(x - width / 2, full_lo), max(full_lo, full_hi - width))
         self.score_plot.setXRange(start, start + width, padding=0)
 
+    def full_range_to(self, stop: float) -> tuple[float, float]:
+        """The x range that shows the axis's first tick (``view_start``) .. ``stop`` (an x)
+        whole: a margin of ``FULL_PADDING`` of its width each side, twice that on the left
+        when the axis starts at the first event, where tick 0 is drawn (``cursor_x``)."""
+        start = self.x_of(self._view_start)
+        span = max(stop - start, 10.0)
+        left = 2 * FULL_PADDING if self._before_x is not None else FULL_PADDING
+        return start - left * span, start + span + FULL_PADDING * span
+
     def show_full_range(self) -> None:
         """Zoom out to the whole save (the button, or a double-click on a plot)."""
-        self.score_plot.setXRange(*self._full_range, padding=0.01)
+        self.score_plot.setXRange(*self._full_range, padding=0)
 
     def _on_scene_clicked(self, event) -> None:
         """A click on a plot seeks to its tick; a double-click restores the full range."""
@@ -768,7 +802,7 @@ class TimelinesView(QWidget):
         tick = self.tick_of(line.value())
         for other in self.cursors:
             if other is not line:
-                other.setValue(self.x_of(tick))
+                other.setValue(self.cursor_x(tick))
         self.session.set_tick(tick, live=True)
 
     def why_target(self, value: str | None = None) -> str | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import functools
 import re
 from array import array
 from bisect import bisect_left
@@ -23,6 +22,7 @@ from operator import or_
 from narrative_debugger.models.content.loader import Content, StoryCard
 from narrative_debugger.models.domain.types import NpcState
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.prompt.card_keys import CardKeys
 from narrative_debugger.models.prompt.sections import HISTORY_LABELS, LINE_SEPARATOR, SECTIONS, SYSTEM_LABELS, SectionContext, fill_with
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCounter, get_encoder
 
@@ -249,25 +249,20 @@ def split_lines(text: str) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=1024)
-def _keys_of(card: StoryCard) -> tuple[str, ...]:
-    """``card.key_list()``, kept: a card's keys are matched in every build."""
-    return tuple(card.key_list())
-
-
 def match_cards(cards: list[StoryCard], window: str, occurs: Callable[[str], bool] | None = None) -> list[tuple[StoryCard, str]]:
     """Cards whose keys occur in ``window``: literal, case-insensitive substrings, in card order.
 
     Keys are comma-separated; blank keys (and a key list such as " , ") never match;
     "c++" is text, not a pattern. Returns (card, the key that matched first).
     ``occurs(key)``, when given, answers "is this lowercased key in ``window.lower()``"
-    in its own faster way (the builder's per-line masks); the default searches.
+    in its own faster way; the default searches. (The builder matches with
+    ``CardKeys.match``, which gives the same from its per-line masks.)
     """
     if occurs is None:
         occurs = window.lower().__contains__
     out = []
     for card in cards:
-        for key in _keys_of(card):
+        for key in card.key_list():
             if occurs(key):
                 out.append((card, key))
                 break
@@ -283,8 +278,8 @@ def encoding_of(content: Content) -> str:
 @dataclass(slots=True)
 class _Span:
     """An NPC's history lines rendered so far: from line ``start``, their texts, running
-    costs (``cum[k]``: tokens of ``texts[:k]``) and the card keys each holds (bits of
-    ``PromptBuilder._key_bits``)."""
+    costs (``cum[k]``: tokens of ``texts[:k]``) and the card keys each holds (a
+    ``CardKeys.mask``)."""
 
     start: int
     texts: list[str]
@@ -320,12 +315,8 @@ class PromptBuilder:
         self._clear_ids()
         self._last: dict[str, tuple[tuple, PromptPreview]] = {}
         self._spans: dict[int, _Span] = {}
-        #: A bit for each card key without a newline (keys with one are searched in the window).
-        self._key_bits: dict[str, int] = {}
-        for card in playthrough.content.cards:
-            for key in _keys_of(card):
-                if "\n" not in key and key not in self._key_bits:
-                    self._key_bits[key] = 1 << len(self._key_bits)
+        #: The cards' keys, and a bit for each key without a newline (keys with one are searched in the window).
+        self._card_keys = CardKeys(playthrough.content.cards)
 
     def _count(self, text: str) -> int:
         return self.counter.count(text) if text else 0
@@ -403,7 +394,7 @@ class PromptBuilder:
         span = self._spans.get(npc)
         if span is None or count < span.start or count > span.start + len(span.texts) + SPAN_GAP:
             span = self._spans[npc] = _Span(count, [], [0], [])
-        texts, cum, masks, keys_in = span.texts, span.cum, span.masks, self._keys_in
+        texts, cum, masks, keys_in = span.texts, span.cum, span.masks, self._card_keys.mask
         for k in range(span.start + len(texts), count):  # lines added since
             rec = records[positions[k]]
             text, cost = known.get(rec.index) or rendered(rec)
@@ -419,15 +410,6 @@ class PromptBuilder:
             cum[:] = [0, *accumulate(costs)]
             span.start = lo
         return span, count - span.start
-
-    def _keys_in(self, text: str) -> int:
-        """The bits of the card keys (``_key_bits``) that occur in ``text``, case-insensitively."""
-        low = text.lower()
-        mask = 0
-        for key, bit in self._key_bits.items():
-            if key in low:
-                mask |= bit
-        return mask
 
     def build(self, npc_slug: str, tick: int) -> PromptPreview:
         """Assemble the prompt for ``npc_slug`` at ``tick``.
@@ -490,12 +472,8 @@ class PromptBuilder:
         # The keys in the window: a key without a newline lies within one of its lines
         # (and lowercasing the joined lines is joining the lowercased ones: a newline
         # is neither cased nor case-ignorable), so the lines' key bits tell.
-        in_window = reduce(or_, span.masks[first:end], self._keys_in(window_lines[0]) if first else 0)
-        key_bits = self._key_bits
-
-        def occurs(key: str) -> bool:
-            bit = key_bits.get(key)
-            return bool(in_window & bit) if bit is not None else key in window.lower()
+        card_keys = self._card_keys
+        in_window = reduce(or_, span.masks[first:end], card_keys.mask(window_lines[0]) if first else 0)
 
         def fit(budget: int) -> tuple[list[str], bool, int]:
             """The lines kept (reading order), whether the newest was cut, the tokens spent.
@@ -511,7 +489,7 @@ class PromptBuilder:
         used = 0
         lore_lines: list[str] = []
         card_records: list[CardRecord] = []
-        for card, keyword in match_cards(play.content.cards, window, occurs):
+        for card, keyword in card_keys.match(play.content.cards, in_window, window):
             line = f"World lore ({card.name}): {card.entry}"
             tokens = count(line) + sep_tokens
             included = used + tokens <= card_budget

@@ -17,7 +17,8 @@ import itertools
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from itertools import compress
+from itertools import compress, repeat
+from operator import attrgetter, is_, itemgetter
 from dataclasses import dataclass, field
 
 import msgspec
@@ -212,6 +213,8 @@ _EMPTY_SUMMARY = InteractionSummary()
 _NO_STATE = len(InteractionState)  # the slot of "no value before": a new interaction
 _WALKS = np.array([state.is_walk_away for state in InteractionState] + [False])
 _IN_PROGRESS = np.array([state.in_progress for state in InteractionState] + [True])
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_SLOT, _CONFRONTED = attrgetter("interaction_state.slot"), attrgetter("confrontation")
 
 
 class InteractionSeries:
@@ -231,10 +234,16 @@ class InteractionSeries:
 
     def __init__(self, positions: list[int], log: list[tuple]) -> None:
         n = self.changes = len(log)
-        after = np.fromiter((meta.interaction_state.slot for _, _, meta in log), np.intp, n)
-        before = np.fromiter((_NO_STATE if old is None else old.interaction_state.slot for _, old, _ in log), np.intp, n)
-        confronted = np.fromiter((meta.confrontation - (old is not None and old.confrontation) for _, old, meta in log), np.int64, n)
-        started = before == _NO_STATE
+        # Read in C (``map``): an NPC of a 1M-event save has ~90 000 changes, and a
+        # what-if's comparison makes this for each NPC of both sides.
+        olds, metas = list(map(_SECOND, log)), list(map(_THIRD, log))
+        started = np.fromiter(map(is_, olds, repeat(None)), bool, n)  # no state before: a new interaction
+        known = list(filter(None, olds))  # the old states that exist, in order (metadata is never falsy)
+        after = np.fromiter(map(_SLOT, metas), np.intp, n)
+        before = np.full(n, _NO_STATE, np.intp)
+        before[~started] = np.fromiter(map(_SLOT, known), np.intp, len(known))
+        confronted = np.fromiter(map(_CONFRONTED, metas), np.int64, n)
+        confronted[~started] -= np.fromiter(map(_CONFRONTED, known), np.int64, len(known))
         ended = ~_IN_PROGRESS[after] & _IN_PROGRESS[before]
         delta = np.zeros((n, _NO_STATE + 1), np.int64)
         rows = np.arange(n)
@@ -253,7 +262,7 @@ class InteractionSeries:
         self._by_state = np.cumsum(delta[:, :_NO_STATE], axis=0)[keep]
         self._last = np.maximum.accumulate(np.where(started, rows, -1))[keep]
         self._last_ended = np.maximum.accumulate(np.where(ended, rows, -1))[keep]
-        self._ids = [fact_id for fact_id, _, _ in log]
+        self._ids = list(map(_FIRST, log))
         self._made: dict[int, InteractionSummary] = {}
 
     def at(self, position: int) -> InteractionSummary:

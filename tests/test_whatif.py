@@ -467,3 +467,18 @@ def test_split_edits_keeps_the_later_of_a_target_given_twice_in_its_place():
     operations, tuning, sets = split_edits([(a, -0.5), ("relationship.base", 0.2), (b, 0.1), (a, 0.9), ("relationship.base", 0.3)])
     assert operations == [{"op": "replace", "path": b, "value": 0.1}, {"op": "replace", "path": a, "value": 0.9}]
     assert sets == [("relationship.base", 0.3)] and tuning == DEFAULT_TUNING.with_value("relationship.base", 0.3)
+
+
+def test_tick_limits_what_would_and_would_not_happen(capsys):
+    """``--tick T`` compares the states at T, so a consequence past T is none (trial 48:
+    "A and B agree on everything compared" beside a penalty at tick 210 712, and exit 1)."""
+    save = SAMPLES / "evening.json"
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.sera-venn.walk_away_threshold=3", "--format", "json")
+    later = json.loads(out)
+    assert status == 1 and [e["tick"] for e in later["would_happen"]] == [210712]
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.sera-venn.walk_away_threshold=3", "--tick", "20000", "--format", "json")
+    doc = json.loads(out)
+    assert status == 0 and doc["would_not_happen"] == [] and doc["would_happen"] == [] and doc["crossings"] == {}
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.sera-venn.walk_away_threshold=0", "--tick", "20000", "--format", "json")
+    doc = json.loads(out)
+    assert status == 1 and [(e["tick"], e["event"]) for e in doc["would_happen"]] == [(10243, "WalkAwayPenalty")]

@@ -401,7 +401,8 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
     _relevel(result, tuning)
     _decisions(result, a, b)
-    _crossings(result, a.index, b.index, a.save, b.save)
+    _crossings(result, a.index, b.index, a.save, b.save, until=tick)
+    _up_to(result, tick)
     report(opened + span * 0.85, "rebuilding the prompts")
     _prompts(result, a, b, changed_from, changed_to, tuning, until=tick)
     report(1.0, "done")
@@ -919,14 +920,28 @@ def _walked_away(index: TimelineIndex, sid: int, start: int) -> bool:
     return False
 
 
-def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, sb: Save) -> None:
+def _up_to(result: WhatIf, tick: int | None) -> None:
+    """Keep the decisions that would (not) happen at or before ``tick`` (``whatif
+    --tick``: the states are compared there, so a consequence past it is not one; trial
+    48 read "A and B agree" beside a penalty at a later tick, and exit 1)."""
+    if tick is None:
+        return
+    for name in ("would_happen", "would_not_happen"):
+        entries = getattr(result, name)
+        setattr(result, name, [e for e in entries if e["tick"] is None or e["tick"] <= tick])
+
+
+def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, sb: Save, until: int | None = None) -> None:
     """Where the stress threshold crossings moved, and the crossings over it that B has
-    and A has not at that tick: a walk-away would now follow from the state there."""
+    and A has not at that tick: a walk-away would now follow from the state there.
+    ``until``: only the crossings at or before this tick (``whatif --tick``)."""
     for slug in sorted({n.slug for n in sb.npcs.values()}):
         na, nb = sa.npc_by_slug(slug), sb.npc_by_slug(slug)
         if na is None or nb is None:
             continue
         ca, cb = _crossing_ticks(ia, na.stable_id), _crossing_ticks(ib, nb.stable_id)
+        if until is not None:
+            ca, cb = [c for c in ca if c[1] <= until], [c for c in cb if c[1] <= until]
         if [(t, o) for _, t, o in ca] == [(t, o) for _, t, o in cb]:
             continue
         result.crossings[slug] = {"a": [t for _, t, _ in ca], "b": [t for _, t, _ in cb]}

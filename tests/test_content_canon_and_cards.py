@@ -89,6 +89,8 @@ def test_a_content_file_not_utf8_is_found_at_its_line_and_column(tmp_path):
 @pytest.mark.parametrize("written, name, said", [
     ('"Kael\\nDavan"', "Kael\nDavan", "'Kael\\nDavan' holds a line break (U+000A)"),
     ("|\n  Kael\n  Davan\n", "Kael\nDavan", "'Kael\\nDavan' holds a line break (U+000A)"),  # a block scalar: the last line break is stripped, not the inner one
+    ('"Kael\\tDa\\nvan"', "Kael\tDa\nvan", "'Kael\\tDa\\nvan' holds a line break (U+000A) and a control character (U+0009)"),  # trial 48: a tab is no line break
+    ('"\\u202eKael"', "\u202eKael", "'\\u202eKael' holds a direction control (U+202E)"),  # trial 48: shown as "leaK"
     ('"Kael\\tDavan\\e[31m"', "Kael\tDavan\x1b[31m", "'Kael\\tDavan\\x1b[31m' holds a control character (U+0009, U+001B)"),
     ('"Kael\\LDavan"', "Kael\u2028Davan", "'Kael\\u2028Davan' holds a line break (U+2028)"),
 ])

@@ -283,20 +283,28 @@ def _kind(value) -> str:
 _NOT_IN_A_NAME = frozenset({"Cc", "Zl", "Zp"})
 #: Those of them that break a line.
 _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+#: The bidirectional embeddings, overrides and isolates: they reorder how the rest of a
+#: line is shown ("\u202emira" reads "arim"). Other format characters (the zero-width
+#: joiners, which some scripts' names need) are allowed.
+_DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def _check_one_line(name: str, what: str, rel: str, obj, key, sink: FindingSink) -> None:
-    """A name (an NPC's, a story card's) is one line of text: one that holds a line break
-    or another control character is C001 at its ``file:line:col``, each such character
-    named. The name is kept as written (the prompt gets it so)."""
-    if name.isprintable():
+    """A name (an NPC's, a story card's) is one line of text: one that holds a line break,
+    another control character or a direction control is C001 at its ``file:line:col``,
+    each such character named under what it is. The name is kept as written (the prompt
+    gets it so)."""
+    if name.isprintable() and not _DIRECTION_CONTROLS.intersection(name):
         return
-    odd = sorted({ch for ch in name if unicodedata.category(ch) in _NOT_IN_A_NAME})
-    if odd:
-        kind = "a line break" if any(ch in _LINE_BREAKS for ch in odd) else "a control character"
-        codes = ", ".join(f"U+{ord(ch):04X}" for ch in odd)
-        sink.add("C001", f"{rel}: {what} {name!r} holds {kind} ({codes}): a name is one line of text, with no control "
-                 "characters; used as written", location_of(rel, obj, key))
+    odd = sorted({ch for ch in name if unicodedata.category(ch) in _NOT_IN_A_NAME or ch in _DIRECTION_CONTROLS})
+    if not odd:
+        return
+    kinds = (("a line break", [ch for ch in odd if ch in _LINE_BREAKS]),
+             ("a control character", [ch for ch in odd if ch not in _LINE_BREAKS and ch not in _DIRECTION_CONTROLS]),
+             ("a direction control", [ch for ch in odd if ch in _DIRECTION_CONTROLS]))
+    held = " and ".join(f"{kind} ({', '.join(f'U+{ord(ch):04X}' for ch in chars)})" for kind, chars in kinds if chars)
+    sink.add("C001", f"{rel}: {what} {name!r} holds {held}: a name is one line of text, with no control "
+             "characters; used as written", location_of(rel, obj, key))
 
 
 def _scalar_text(value, what: str, rel: str, obj, key, sink: FindingSink) -> str | None:

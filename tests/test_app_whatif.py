@@ -174,7 +174,7 @@ def test_panel_lists_what_would_not_happen(qtbot, window):
     _applied(qtbot, window, panel.apply)
     text = panel.outcome.toPlainText()
     # As the command finds (tests/test_whatif.py): the penalties of walk-aways 2 and 3.
-    assert "Would not have happened (2; kept in B as recorded, with what follows from them):" in text
+    assert "Would not have happened (2; lines and walk-aways kept in B as recorded, with what follows; penalties not applied in B):" in text
     assert "tick 7,652 #133 WalkAwayPenalty" in text and "tick 8,969 #152 WalkAwayPenalty" in text
 
 

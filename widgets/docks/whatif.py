@@ -409,7 +409,7 @@ class WhatIfPanel(QWidget):
             lines.append("Prompts that need a new LLM response: " + "; ".join(
                 f"{slug} from tick {p['first_tick']:,} ({p['turns']} turn{'s' * (p['turns'] != 1)})" for slug, p in sorted(result.prompts_regenerate.items())))
         if result.would_not_happen:
-            lines.append(f"Would not have happened ({len(result.would_not_happen)}; kept in B as recorded, with what follows from them):")
+            lines.append(f"Would not have happened ({len(result.would_not_happen)}; lines and walk-aways kept in B as recorded, with what follows; penalties not applied in B):")
             lines += [f"  {_at(w['tick'])} #{w['journal_index']} {w['event']}: {w['reason']}" for w in result.would_not_happen]
         if result.would_happen:
             lines.append(f"Would now happen ({len(result.would_happen)}):")

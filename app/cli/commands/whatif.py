@@ -156,7 +156,7 @@ def format_whatif_text(w: WhatIf) -> str:
         out += [f"  {slug}: A ticks {v['a']} / B ticks {v['b']}" for slug, v in w.crossings.items()]
     # The game's decisions stay in B as recorded (issue 38), and so does what follows from
     # them (a walk-away's stress and penalty): the trial read the unchanged counts as a contradiction.
-    for title, items in (("would not have happened (kept in B as recorded, with what follows from them)", w.would_not_happen),
+    for title, items in (("would not have happened (lines and walk-aways kept in B as recorded, with what follows from them; penalties not applied in B)", w.would_not_happen),
                          ("would now happen", w.would_happen)):
         if items:
             out.append(f"{title}:")

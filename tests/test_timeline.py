@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from bisect import bisect_right
 import random
 from pathlib import Path
 
@@ -236,7 +237,12 @@ def _eager_summaries(index):
     out = {}
     for npc, log in index._interaction_log.items():
         s, rows = InteractionSummary(), []
-        for position, (fact_id, before, meta) in zip(index.interaction_changes[npc], log):
+        for position, fact_id in zip(index.interaction_changes[npc], log):
+            # The change's values: the fact's version from ``position`` on, and the one before it.
+            versions = index.facts[fact_id]
+            k = bisect_right(versions.positions, position) - 1
+            meta = versions.values[k].interaction
+            before = versions.values[k - 1].interaction if k > 0 else None
             by_state = list(s.by_state)
             if before is not None:
                 by_state[before.interaction_state.slot] -= 1

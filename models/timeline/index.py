@@ -17,8 +17,7 @@ import itertools
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from itertools import compress, repeat
-from operator import attrgetter, is_, itemgetter
+from itertools import compress
 from dataclasses import dataclass, field
 
 import msgspec
@@ -213,8 +212,15 @@ _EMPTY_SUMMARY = InteractionSummary()
 _NO_STATE = len(InteractionState)  # the slot of "no value before": a new interaction
 _WALKS = np.array([state.is_walk_away for state in InteractionState] + [False])
 _IN_PROGRESS = np.array([state.in_progress for state in InteractionState] + [True])
-_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
-_SLOT, _CONFRONTED = attrgetter("interaction_state.slot"), attrgetter("confrontation")
+
+
+def change_code(before, after) -> int:
+    """One change of an interaction's metadata (``before`` None: it starts) as one int,
+    what ``InteractionSeries`` sums: the new state's slot, the old one's (``_NO_STATE``
+    for none) times 16, and the change in ``confrontation`` plus one, times 256."""
+    if before is None:
+        return after.interaction_state.slot | _NO_STATE << 4 | (after.confrontation + 1) << 8
+    return after.interaction_state.slot | before.interaction_state.slot << 4 | (after.confrontation - before.confrontation + 1) << 8
 
 
 class InteractionSeries:
@@ -232,18 +238,13 @@ class InteractionSeries:
         changes: how many changes of the log it was made from.
     """
 
-    def __init__(self, positions: list[int], log: list[tuple]) -> None:
-        n = self.changes = len(log)
-        # Read in C (``map``): an NPC of a 1M-event save has ~90 000 changes, and a
-        # what-if's comparison makes this for each NPC of both sides.
-        olds, metas = list(map(_SECOND, log)), list(map(_THIRD, log))
-        started = np.fromiter(map(is_, olds, repeat(None)), bool, n)  # no state before: a new interaction
-        known = list(filter(None, olds))  # the old states that exist, in order (metadata is never falsy)
-        after = np.fromiter(map(_SLOT, metas), np.intp, n)
-        before = np.full(n, _NO_STATE, np.intp)
-        before[~started] = np.fromiter(map(_SLOT, known), np.intp, len(known))
-        confronted = np.fromiter(map(_CONFRONTED, metas), np.int64, n)
-        confronted[~started] -= np.fromiter(map(_CONFRONTED, known), np.int64, len(known))
+    def __init__(self, positions: list[int], ids: list[FactId], codes) -> None:
+        n = self.changes = len(ids)
+        # The replay's code of each change (``change_code``), a copy: the replay may
+        # still be appending to its column.
+        c = np.array(codes[:n], dtype=np.int64)
+        after, before, confronted = c & 15, (c >> 4) & 15, (c >> 8) - 1
+        started = before == _NO_STATE
         ended = ~_IN_PROGRESS[after] & _IN_PROGRESS[before]
         delta = np.zeros((n, _NO_STATE + 1), np.int64)
         rows = np.arange(n)
@@ -262,7 +263,7 @@ class InteractionSeries:
         self._by_state = np.cumsum(delta[:, :_NO_STATE], axis=0)[keep]
         self._last = np.maximum.accumulate(np.where(started, rows, -1))[keep]
         self._last_ended = np.maximum.accumulate(np.where(ended, rows, -1))[keep]
-        self._ids = list(map(_FIRST, log))
+        self._ids = ids[:n]
         self._made: dict[int, InteractionSummary] = {}
 
     def at(self, position: int) -> InteractionSummary:
@@ -390,9 +391,11 @@ class TimelineIndex:
     change_facts: list[FactId] = field(default_factory=list)
     interactions_by_npc: dict[StableId, list[FactId]] = field(default_factory=dict)
     interactions_created: dict[StableId, list[int]] = field(default_factory=dict)
-    # NPC -> (FactId, value before, value after) of each change to its interactions'
-    # metadata, parallel to ``interaction_changes``: what ``series_of`` is made from.
-    _interaction_log: dict[StableId, list[tuple]] = field(default_factory=dict, repr=False)
+    # NPC -> the FactId of each change to its interactions' metadata, parallel to
+    # ``interaction_changes``: with the codes below, what ``series_of`` is made from.
+    _interaction_log: dict[StableId, list[FactId]] = field(default_factory=dict, repr=False)
+    # NPC -> ``change_code`` of each of those changes (int64), what ``series_of`` sums.
+    _interaction_codes: dict[StableId, array] = field(default_factory=dict, repr=False)
     # NPC -> first position where one of its interaction facts lost its metadata.
     _interaction_lost: dict[StableId, int] = field(default_factory=dict)
     # NPC -> ordinal of the first interaction started before the one created ahead of it.
@@ -417,7 +420,11 @@ class TimelineIndex:
         if meta is not None:
             npc = meta.target_entity
             self.interaction_changes.setdefault(npc, []).append(position)
-            self._interaction_log.setdefault(npc, []).append((fact_id, before, meta))
+            self._interaction_log.setdefault(npc, []).append(fact_id)
+            codes = self._interaction_codes.get(npc)
+            if codes is None:
+                codes = self._interaction_codes[npc] = array("q")
+            codes.append(change_code(before, meta))
             if before is None and (versions is None or not any(v.interaction for v in versions.values)):
                 self._list_interaction(position, fact_id, meta)
         elif before is not None:
@@ -458,9 +465,9 @@ class TimelineIndex:
         log = self._interaction_log.get(npc, ())
         kept = INTERACTION_SERIES.get(self, npc)
         if kept is None:
-            kept = INTERACTION_SERIES.publish(self, npc, InteractionSeries(self.interaction_changes.get(npc, []), log))
+            kept = INTERACTION_SERIES.publish(self, npc, InteractionSeries(self.interaction_changes.get(npc, []), log, self._interaction_codes.get(npc, ())))
         if kept.changes != len(log):  # made while the replay was recording
-            kept = INTERACTION_SERIES.replace(self, npc, InteractionSeries(self.interaction_changes.get(npc, []), log))
+            kept = INTERACTION_SERIES.replace(self, npc, InteractionSeries(self.interaction_changes.get(npc, []), log, self._interaction_codes.get(npc, ())))
         return kept
 
     def summary(self, npc: StableId, position: int) -> InteractionSummary:
@@ -658,6 +665,7 @@ class TimelineIndex:
             if k:
                 out.interaction_changes[npc] = list(changes[:k])
                 out._interaction_log[npc] = list(self._interaction_log[npc][:k])
+                out._interaction_codes[npc] = array("q", self._interaction_codes[npc][:k])
         k = bisect_right(self.change_positions, p)
         out.change_positions = list(self.change_positions[:k])
         out.change_facts = list(self.change_facts[:k])

@@ -196,3 +196,38 @@ def test_a_penalty_written_before_its_walk_away_is_one_t004_that_says_so(capsys,
 def test_why_score_names_the_walk_away_written_after_its_penalty(capsys, tmp_path, content):
     assert why_details(capsys, save(tmp_path, 1, [P17, W17]), content) == [
         (7, f"walk-away #2 (journal #9) is past walk_away_threshold 1, but written after this penalty (T004): {CLAMPED}")]
+
+
+def with_score(path: Path) -> Path:
+    """``path`` with a RelationshipInteraction of Kael at tick 165 (score 0.55, so a penalty
+    of 0.3 shows: 0.25), its penalties' ``score_after`` and the snapshot to match."""
+    d = json.loads(path.read_text())
+    d["journal"].insert(4, ev(165, "RelationshipInteraction", target=17, sentiment=0.4, message_length=100, conversation_turns=1, delta=0.55, score_after=0.55))
+    score = 0.55
+    for entry in d["journal"]:
+        penalty = entry["event"].get("WalkAwayPenalty")
+        if penalty is not None and penalty["target"] == 17:
+            score = round(max(0.0, score - penalty["penalty"]), 6)
+            penalty["score_after"] = score
+    d["npcs"]["17"]["relationship"].update(score=score, total_interactions=1, positive_interactions=1, avg_message_length=100.0,
+                                           conversation_depth_avg=1.0, first_interaction_tick=165, last_interaction_tick=165)
+    path.write_text(json.dumps(d))
+    return path
+
+
+@pytest.mark.parametrize("plan", [[W17, P17], [P17, W17]], ids=["in-order", "penalty-first"])
+@pytest.mark.parametrize("walk_threshold, b_score", [(3, 0.55), (0, 0.25)], ids=["within", "still-past"])
+def test_whatif_drops_a_penalty_written_before_its_walk_away_as_one_written_after(capsys, tmp_path, content, plan, walk_threshold, b_score):
+    """A what-if threshold that puts the walk-away within it drops its penalty, also when the
+    penalty is written before the walk-away (T004): B's score follows the would-not-happen
+    it lists. It was listed, yet still applied (0.25 in B, as in A)."""
+    path = with_score(save(tmp_path, 1, plan))
+    status = main(["whatif", str(path), "--content", str(content), "--set", f"npc.kael-davan.walk_away_threshold={walk_threshold}", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    kael = doc["npcs"]["kael-davan"]
+    assert (kael["a"]["score"], kael["b"]["score"]) == (0.25, pytest.approx(b_score))
+    if walk_threshold == 3:
+        assert kael["score_first_differs_tick"] == T
+        assert [e["reason"] for e in doc["would_not_happen"]] == [
+            "kael-davan: walk-away #2 is within the walk-away threshold of 3: no WalkAwayPenalty follows it"]
+    assert status == 1

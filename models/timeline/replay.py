@@ -70,7 +70,8 @@ class Recompute:
     the previous stress plus the entry's delta once an entry about the NPC changed.
     A walk-away past the tuned ``walk_away_threshold`` that the journal did not
     penalise is penalised at the end of its tick; a recorded penalty the threshold no
-    longer calls for is not applied (both are also reported, T004).
+    longer calls for is not applied (both are also reported, T004); one written before
+    its walk-away (T004) is held until the tick settles and then judged the same way.
 
     ``recorded_walk_thresholds`` (StableId -> walk_away_threshold of the recorded
     run) says where the penalty rule changed; ``drifted`` and ``stress_drifted``
@@ -265,9 +266,11 @@ class _Replayer:
         self.in_progress: dict[int, str] = {}  # NPC -> FactId of its interaction in progress
         self.confronted: set[str] = set()
         self.due: list[_WalkAwayDue] = []
-        # (journal index, NPC, tick) of each WalkAwayPenalty of this tick that came before
-        # any walk-away of its NPC it could pay for: paired when the tick settles.
-        self.early_penalties: list[tuple[int, int, int]] = []
+        # (journal index, NPC, tick, penalty held) of each WalkAwayPenalty of this tick that
+        # came before any walk-away of its NPC it could pay for: paired when the tick settles.
+        # A what-if's replay whose walk-away rule changed holds the penalty (its size) until
+        # then, when the walk-away it pays for says whether it applies; else None (applied).
+        self.early_penalties: list[tuple[int, int, int, float | None]] = []
         self.monologue_due: list[tuple[int, int, str]] = []
         # Causes repeated over many entries, reported once each (_Repeated): unknown
         # speakers (J004), unknown event targets (I010), entries behind one higher tick (J001).
@@ -478,8 +481,13 @@ class _Replayer:
 
     def settle(self) -> None:
         """End of a tick: walk-away obligations and monologue prerequisites are judged."""
-        for i, sid, tick in self.early_penalties:
-            self._pay_early(i, self.npcs[sid], tick)
+        for i, sid, tick, held in self.early_penalties:
+            due = self._pay_early(i, self.npcs[sid], tick)
+            npc = self.npcs[sid]
+            if held is not None and (due is None or due.ordinal > npc.interaction_tolerance.walk_away_threshold):
+                # What if: the penalty held for its walk-away applies; one the tuned threshold
+                # no longer calls for is dropped, as one written after its walk-away is.
+                self.set_npc(self.position, _npc_with(npc, relationship=apply_penalty(npc.relationship, held)))
         self.early_penalties.clear()
         for due in self.due:
             npc = self.npcs[due.npc]
@@ -742,12 +750,13 @@ class _Replayer:
         due.penalty_seen = True
         self.index.penalty_pairs[i] = (due.index, due.ordinal)
 
-    def _pay_early(self, i: int, npc: NpcState, tick: int) -> None:
+    def _pay_early(self, i: int, npc: NpcState, tick: int) -> _WalkAwayDue | None:
         """T004 for WalkAwayPenalty ``i``, which no walk-away of ``npc`` came before at its
         tick: the walk-away it pays for is the one ``_penalised_walk_away`` gives once the
         tick's penalties written after their walk-aways have been paired (so a misplaced
         penalty never takes the walk-away of one in its place), if any is left. The save
-        format writes a penalty after its walk-away (save-format §5), so that is the fault."""
+        format writes a penalty after its walk-away (save-format §5), so that is the fault.
+        Returns the walk-away it pays for, if any."""
         due = self._penalised_walk_away(npc)
         threshold = npc.interaction_tolerance.walk_away_threshold
         if due is None:
@@ -761,6 +770,7 @@ class _Replayer:
                 message = (f"{npc.slug}: walk-away #{due.ordinal} is within the threshold of {threshold}, yet it is penalised, "
                            f"by a WalkAwayPenalty that comes before it (the walk-away is at journal[{due.index}])")
         self.add("T004", message, self.where(i), tick, i=i, npc=npc)
+        return due
 
     def on_WalkAwayPenalty(self, i, d):
         npc = self.target_npc(i, d.target)
@@ -768,8 +778,12 @@ class _Replayer:
             return
         tol = npc.interaction_tolerance
         due = self._penalised_walk_away(npc)
+        rc = self.recompute
+        # A what-if with a changed walk-away rule: a penalty before its walk-away is held
+        # until the tick settles, where that walk-away says whether the penalty applies.
+        held = due is None and rc is not None and rc.walk_rule_changed(npc)
         if due is None:  # judged when the tick settles: its walk-away may come after it
-            self.early_penalties.append((i, npc.stable_id, self.tick))
+            self.early_penalties.append((i, npc.stable_id, self.tick, d.penalty if held else None))
         else:
             self._pay(i, due)
             if due.ordinal <= tol.walk_away_threshold:
@@ -783,11 +797,10 @@ class _Replayer:
         if not close_enough(d.penalty, tol.walk_away_penalty):
             self.add("T004", f"{npc.slug}: penalty {d.penalty:g} is not walk_away_penalty {tol.walk_away_penalty:g}", self.where(i, ".penalty"), i=i, npc=npc)
         rel = npc.relationship
-        rc = self.recompute
-        if rc is not None and (rc.changed(i) or rc.drifting(npc.stable_id, i) or (due is not None and due.ordinal <= tol.walk_away_threshold and rc.walk_rule_changed(npc))):
+        if held or rc is not None and (rc.changed(i) or rc.drifting(npc.stable_id, i) or (due is not None and due.ordinal <= tol.walk_away_threshold and rc.walk_rule_changed(npc))):
             # What if: the penalty applies to the new score, and only where the threshold calls for it.
             rc.drift(npc.stable_id, i)
-            if due is None or due.ordinal > tol.walk_away_threshold or not rc.walk_rule_changed(npc):
+            if not held and (due is None or due.ordinal > tol.walk_away_threshold or not rc.walk_rule_changed(npc)):
                 rel = apply_penalty(rel, d.penalty)
             self.set_npc(i + 1, _npc_with(npc, relationship=rel))
             return

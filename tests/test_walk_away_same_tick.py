@@ -231,3 +231,20 @@ def test_whatif_drops_a_penalty_written_before_its_walk_away_as_one_written_afte
         assert [e["reason"] for e in doc["would_not_happen"]] == [
             "kael-davan: walk-away #2 is within the walk-away threshold of 3: no WalkAwayPenalty follows it"]
     assert status == 1
+
+
+def test_why_stress_names_the_walk_away_each_stress_change_follows(capsys, tmp_path, content):
+    """Kael's walk-aways #2 and #3, then both StressChanged, at one tick: the first is #2's,
+    as check pairs them (the save is clean). Both were credited to #3, the nearest before."""
+    path = save(tmp_path, 3, [W17, W17])
+    d = json.loads(path.read_text())
+    started, walked, stress = d["journal"][7:10]
+    d["journal"][7:13] = [started, walked, d["journal"][10], d["journal"][11], stress, d["journal"][12]]
+    path.write_text(json.dumps(d))
+    assert check(capsys, path, content) == []
+    assert main(["why", str(path), "npc:kael-davan.stress", "--content", str(content), "--tick", str(T), "--format", "json"]) == 0
+    steps = [(s["journal_index"], s["detail"]) for s in json.loads(capsys.readouterr().out)["steps"]]
+    assert steps[-2:] == [
+        (11, "6 + 6 = 12 (cause walk_away: walk-away #2, InteractionWalkedAway #8 at tick 169: interaction.kael-davan_002 Active → WalkedAway); walk_away_stress_delta 6"),
+        (12, "12 + 6 = 18 (cause walk_away: walk-away #3, InteractionWalkedAway #10 at tick 169: interaction.kael-davan_003 Active → WalkedAway); walk_away_stress_delta 6"),
+    ]

@@ -157,7 +157,7 @@ def _stress_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     threshold = as_.tolerance.threshold
     cause = d.get("cause", "?")
     if cause == "walk_away":
-        cause = f"walk_away: {_walk_away_named(ctx, i, as_.walk_aways)}"
+        cause = f"walk_away: {_walk_away_named(ctx, i)}"
     delta = d.get("delta", after - before)
     text = f"{fmt_plain(before)} {'+' if delta >= 0 else '−'} {fmt_plain(abs(delta))} = {fmt_plain(after)} (cause {cause})"
     if d.get("cause") == "walk_away":
@@ -169,28 +169,31 @@ def _stress_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     return text
 
 
-def _walk_away_named(ctx: NpcContext, i: int, ordinal: int) -> str:
+def _walk_away_named(ctx: NpcContext, i: int) -> str:
     """The walk-away a ``StressChanged`` with cause ``walk_away`` at journal index ``i`` follows.
 
     Schema §7.2 / save-format: each walk-away (``InteractionWalkedAway`` or
     ``InteractionConflictAbandoned``) is followed at the same tick by ``StressChanged``
-    with cause ``walk_away``. Returns e.g. ``walk-away #13, InteractionWalkedAway #491 at
-    tick 36630: interaction.kael-davan_013 Active → WalkedAway``; ``ordinal`` is the NPC's
-    ``walk_aways`` after it. Says so when no walk-away of the NPC precedes it at that tick.
+    with cause ``walk_away``. The walk-away is the one the replay paired it with
+    (``TimelineIndex.stress_pairs``, as check's T003 does): with several at one tick, not
+    the nearest before it. Returns e.g. ``walk-away #13, InteractionWalkedAway #491 at
+    tick 36630: interaction.kael-davan_013 Active → WalkedAway``. Says so when the replay
+    paired it with none.
     """
     from bisect import bisect_left
 
-    tick = ctx.index.ticks[i]
+    paired = ctx.index.stress_pairs.get(i)
+    if paired is None:
+        return f"no walk-away of {ctx.name} precedes it at tick {ctx.index.ticks[i]}"
+    walk, ordinal = paired
     moves = ctx.index.transitions_by_npc.get(ctx.npc, [])
-    k = bisect_left(moves, i, key=lambda r: r.index) - 1
-    while k >= 0 and moves[k].tick == tick:
-        move = moves[k]
-        if move.target.is_walk_away:
-            source = move.source.name if move.source is not None else "(nothing)"
-            return (f"walk-away #{ordinal}, {ctx.index.kinds[move.index]} #{move.index} at tick {move.tick}: "
-                    f"{move.fact_id} {source} → {move.target.name}")
-        k -= 1
-    return f"no walk-away of {ctx.name} precedes it at tick {tick}"
+    k = bisect_left(moves, walk, key=lambda r: r.index)
+    head = f"walk-away #{ordinal}, {ctx.index.kinds[walk]} #{walk}"
+    if k == len(moves) or moves[k].index != walk:
+        return head
+    move = moves[k]
+    source = move.source.name if move.source is not None else "(nothing)"
+    return f"{head} at tick {move.tick}: {move.fact_id} {source} → {move.target.name}"
 
 
 def _walk_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
@@ -308,7 +311,7 @@ def _crossings(ctx: NpcContext, track: Track, n: int, attr: str, limit: int) -> 
         crossing = {"journal_index": step.journal_index, "tick": step.tick, "before": step.before, "after": step.after, "direction": "up" if step.after > step.before else "down"}
         if (ctx.data[step.journal_index] or {}).get("cause") == "walk_away":
             # Schema §8.1: a walk-away adds walk_away_stress_delta; name the walk-away behind this crossing.
-            crossing["walk_away"] = _walk_away_named(ctx, step.journal_index, ctx.versions.values[track.versions[k]].walk_aways)
+            crossing["walk_away"] = _walk_away_named(ctx, step.journal_index)
         out.append(crossing)
     return out, count
 

@@ -354,6 +354,10 @@ class TimelineIndex:
         penalty_pairs: journal index of a WalkAwayPenalty -> (journal index, ordinal for
             its NPC) of the walk-away the replay paired it with (save-format §5;
             ``replay._penalised_walk_away``); a penalty paired with none is not in it.
+        stress_pairs: journal index of a StressChanged with cause ``walk_away`` ->
+            (journal index, ordinal for its NPC) of the walk-away the replay paired it
+            with (save-format §5: its NPC's earliest one at the tick without one yet);
+            one paired with none is not in it.
         kinds: variant name of each entry (None for invalid entries).
         interactions_by_npc: NPC -> FactIds of its interactions in creation order (the
             order the replay started them), each listed once, when it first holds
@@ -384,6 +388,7 @@ class TimelineIndex:
     transitions_by_npc: dict[StableId, list[TransitionRecord]] = field(default_factory=dict)
     monologues_fired: list[tuple[int, int, str]] = field(default_factory=list)
     penalty_pairs: dict[int, tuple[int, int]] = field(default_factory=dict)
+    stress_pairs: dict[int, tuple[int, int]] = field(default_factory=dict)
     kinds: list = field(default_factory=list)
     slugs: dict[StableId, str] = field(default_factory=dict)
     interaction_changes: dict[StableId, list[int]] = field(default_factory=dict)
@@ -660,6 +665,7 @@ class TimelineIndex:
         fired = self.monologues_fired
         out.monologues_fired = list(fired[:bisect_left(fired, p, key=lambda item: item[0])])
         out.penalty_pairs = {i: paid for i, paid in self.penalty_pairs.items() if i < p}
+        out.stress_pairs = {i: paired for i, paired in self.stress_pairs.items() if i < p}
         for npc, changes in self.interaction_changes.items():
             k = bisect_right(changes, p)
             if k:

@@ -827,6 +827,7 @@ class _Replayer:
             due = next((x for x in self.due if x.npc == npc.stable_id and not x.stress_seen), None)
             if due is not None:
                 due.stress_seen = True
+                self.index.stress_pairs[i] = (due.index, due.ordinal)  # read by why / the Explain dock
                 if d.delta != tol.walk_away_stress_delta:
                     self.add("T003", f"{npc.slug}: walk-away stress delta {d.delta} is not walk_away_stress_delta {tol.walk_away_stress_delta}", self.where(i, ".delta"), i=i, npc=npc)
         self.set_npc(i + 1, _npc_with(npc, tolerance=ToleranceThreshold(after, npc.tolerance.threshold)))

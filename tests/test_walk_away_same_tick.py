@@ -248,3 +248,21 @@ def test_why_stress_names_the_walk_away_each_stress_change_follows(capsys, tmp_p
         (11, "6 + 6 = 12 (cause walk_away: walk-away #2, InteractionWalkedAway #8 at tick 169: interaction.kael-davan_002 Active → WalkedAway); walk_away_stress_delta 6"),
         (12, "12 + 6 = 18 (cause walk_away: walk-away #3, InteractionWalkedAway #10 at tick 169: interaction.kael-davan_003 Active → WalkedAway); walk_away_stress_delta 6"),
     ]
+
+
+def test_a_stress_change_written_before_its_walk_away_is_one_t003_that_says_so(capsys, tmp_path, content):
+    """Save-format §5: a walk-away's StressChanged follows it at the same tick. One written
+    before it is T003 on the walk-away (where it landed) saying so, not "has no StressChanged
+    ... at the same tick", which was false: it is there, in the wrong order."""
+    path = save(tmp_path, 3, [W17])
+    d = json.loads(path.read_text())
+    d["journal"][8:10] = d["journal"][9:7:-1]  # the StressChanged, then the walk-away
+    path.write_text(json.dumps(d))
+    assert check(capsys, path, content) == [
+        "T003 journal[9]: kael-davan: walk-away #2 at tick 169: its StressChanged (cause walk_away) comes before it, "
+        "at journal[8]; a StressChanged follows its walk-away at the same tick"]
+    assert main(["why", str(path), "npc:kael-davan.stress", "--content", str(content), "--tick", str(T), "--format", "json"]) == 0
+    step = json.loads(capsys.readouterr().out)["steps"][-1]
+    assert (step["journal_index"], step["detail"]) == (8, "6 + 6 = 12 (cause walk_away: walk-away #2, InteractionWalkedAway #9 at tick 169: "
+                                                          "interaction.kael-davan_002 Active → WalkedAway, written after this stress change (T003)); "
+                                                          "walk_away_stress_delta 6")

@@ -189,11 +189,12 @@ def _walk_away_named(ctx: NpcContext, i: int) -> str:
     moves = ctx.index.transitions_by_npc.get(ctx.npc, [])
     k = bisect_left(moves, walk, key=lambda r: r.index)
     head = f"walk-away #{ordinal}, {ctx.index.kinds[walk]} #{walk}"
+    early = ", written after this stress change (T003)" if walk > i else ""
     if k == len(moves) or moves[k].index != walk:
-        return head
+        return head + early
     move = moves[k]
     source = move.source.name if move.source is not None else "(nothing)"
-    return f"{head} at tick {move.tick}: {move.fact_id} {source} → {move.target.name}"
+    return f"{head} at tick {move.tick}: {move.fact_id} {source} → {move.target.name}{early}"
 
 
 def _walk_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:

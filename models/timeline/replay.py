@@ -55,6 +55,8 @@ class _WalkAwayDue:
     ordinal: int
     stress_seen: bool = False
     penalty_seen: bool = False
+    #: The journal index of its StressChanged when that came before it at the tick (T003).
+    stress_before: int | None = None
 
 
 @dataclass
@@ -271,6 +273,9 @@ class _Replayer:
         # A what-if's replay whose walk-away rule changed holds the penalty (its size) until
         # then, when the walk-away it pays for says whether it applies; else None (applied).
         self.early_penalties: list[tuple[int, int, int, float | None]] = []
+        # (journal index, NPC, delta) of each StressChanged with cause walk_away of this tick that
+        # came before any walk-away of its NPC without one: paired when the tick settles.
+        self.early_stress: list[tuple[int, int, int]] = []
         self.monologue_due: list[tuple[int, int, str]] = []
         # Causes repeated over many entries, reported once each (_Repeated): unknown
         # speakers (J004), unknown event targets (I010), entries behind one higher tick (J001).
@@ -415,7 +420,7 @@ class _Replayer:
                     self._report_behind()
                     self.behind = _Repeated(i, tick, f"journal[{i}].tick", high=current, high_index=current_index)
             if current is None or tick > current:
-                if self.due or self.early_penalties or self.monologue_due:
+                if self.due or self.early_penalties or self.early_stress or self.monologue_due:
                     self.position = i
                     self.settle()
                 if i >= next_checkpoint:
@@ -489,11 +494,20 @@ class _Replayer:
                 # no longer calls for is dropped, as one written after its walk-away is.
                 self.set_npc(self.position, _npc_with(npc, relationship=apply_penalty(npc.relationship, held)))
         self.early_penalties.clear()
+        for i, sid, delta in self.early_stress:
+            due = self._stress_walk_away(i, self.npcs[sid], delta)
+            if due is not None:
+                due.stress_before = i
+        self.early_stress.clear()
         for due in self.due:
             npc = self.npcs[due.npc]
             tol = npc.interaction_tolerance
             where = f"journal[{due.index}]"
-            if not due.stress_seen:
+            if due.stress_before is not None:  # save-format §5: the stress change follows its walk-away
+                self.add("T003", f"{npc.slug}: walk-away #{due.ordinal} at tick {due.tick}: its StressChanged (cause walk_away) comes "
+                         f"before it, at journal[{due.stress_before}]; a StressChanged follows its walk-away at the same tick",
+                         where, due.tick, i=due.index, npc=npc)
+            elif not due.stress_seen:
                 self.add(
                     "T003",
                     f"{npc.slug}: walk-away #{due.ordinal} at tick {due.tick} has no StressChanged (cause walk_away, "
@@ -822,15 +836,23 @@ class _Replayer:
         elif after != before + d.delta and (rc is None or npc.stable_id not in rc.stress_drifted):
             self.add("T001", f"{npc.slug}: stress {before} + delta {d.delta} is {before + d.delta}, but the entry says {after}", self.where(i, ".current_stress"), i=i, npc=npc,
                      values=(("recorded current_stress", str(after)), ("previous + delta", str(before + d.delta))))
-        if d.cause == "walk_away":
-            tol = npc.interaction_tolerance
-            due = next((x for x in self.due if x.npc == npc.stable_id and not x.stress_seen), None)
-            if due is not None:
-                due.stress_seen = True
-                self.index.stress_pairs[i] = (due.index, due.ordinal)  # read by why / the Explain dock
-                if d.delta != tol.walk_away_stress_delta:
-                    self.add("T003", f"{npc.slug}: walk-away stress delta {d.delta} is not walk_away_stress_delta {tol.walk_away_stress_delta}", self.where(i, ".delta"), i=i, npc=npc)
+        if d.cause == "walk_away" and self._stress_walk_away(i, npc, d.delta) is None:
+            self.early_stress.append((i, npc.stable_id, d.delta))  # its walk-away may come after it at the tick
         self.set_npc(i + 1, _npc_with(npc, tolerance=ToleranceThreshold(after, npc.tolerance.threshold)))
+
+    def _stress_walk_away(self, i: int, npc: NpcState, delta: int) -> _WalkAwayDue | None:
+        """Pair StressChanged ``i`` (cause walk_away, ``delta``) with the walk-away of ``npc`` it belongs
+        to at this tick, the earliest without one yet (recorded in ``stress_pairs``, where
+        ``why`` reads it), and check its delta (T003); None when there is none."""
+        due = next((x for x in self.due if x.npc == npc.stable_id and not x.stress_seen), None)
+        if due is None:
+            return None
+        due.stress_seen = True
+        self.index.stress_pairs[i] = (due.index, due.ordinal)
+        tol = npc.interaction_tolerance
+        if delta != tol.walk_away_stress_delta:
+            self.add("T003", f"{npc.slug}: walk-away stress delta {delta} is not walk_away_stress_delta {tol.walk_away_stress_delta}", self.where(i, ".delta"), i=i, npc=npc)
+        return due
 
     def on_SharedReferenceAdded(self, i, d):
         npc = self.target_npc(i, d.target)

@@ -285,7 +285,7 @@ _RULES = (
          "schema §8.1 step 3; save-format §5 game rules",
          "T003 journal[161]  lera-sessik: walk-away #1 at tick 11054 has no StressChanged (cause walk_away, delta 2) at the same tick",
          LAND_JOURNAL + " (the walk-away)",
-         (_REPLAY + "settle", _REPLAY + "on_StressChanged")),
+         (_REPLAY + "settle", _REPLAY + "_stress_walk_away")),
     Rule("T004", E, "walk-away penalty missing, unexpected or of the wrong size",
          "A walk-away penalty missing beyond the threshold, present within it, or of the wrong size.",
          "schema §8.1 steps 1-2; save-format §5 game rules",

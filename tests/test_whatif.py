@@ -35,7 +35,8 @@ def test_level_bounds_and_npc_values():
 @pytest.mark.parametrize("name, value, words", [
     ("relationship.length_divisor", 0, "out of range"),
     ("relationship.base", "x", "expected a number"),
-    ("levels.friend", 10, "must rise"),
+    ("levels.friend", 10, "must not fall"),
+    ("levels.stranger", 40.5, "each at least the one before"),
     ("npc.kael.threshold", 1.5, "expected an integer"),
     ("npc.kael.walk_away_threshold", 300, "out of range"),
 ])

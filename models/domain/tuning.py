@@ -119,7 +119,7 @@ class Tuning:
             bounds = list(self.level_bounds)
             bounds[k] = value
             if any(a > b for a, b in zip(bounds, bounds[1:])):
-                raise ValueError(f"level bounds must rise: {', '.join(f'{b:g}' for b in bounds)}")
+                raise ValueError(f"level bounds must not fall (each at least the one before): {', '.join(f'{b:g}' for b in bounds)}")
             return replace(self, level_bounds=tuple(bounds))
         return replace(self, **{field_name: check(raw)})
 

@@ -97,6 +97,9 @@ def test_walk_aways_and_penalties_at_one_tick_are_clean(capsys, tmp_path, conten
 @pytest.mark.parametrize("threshold, plan, penalty, expected", [
     # A penalty with no walk-away of its NPC at the tick.
     (1, [W17, P17, P9], 0.3, ["T004 journal[11].event.WalkAwayPenalty: sera-venn: a WalkAwayPenalty with no walk-away at this tick"]),
+    # One walk-away past the threshold and two penalties: the second has none left (trial 48: it said "no walk-away at this tick").
+    (1, [W17, P17, P17], 0.3, ["T004 journal[11].event.WalkAwayPenalty: kael-davan: a WalkAwayPenalty too many: the walk-aways at this tick "
+                               "(#2 at journal[8]) are paid for already"]),
     # Two past the threshold, one penalty: the second walk-away's is missing.
     (1, [W17, W17, P17], 0.3, ["T004 journal[11]: kael-davan: walk-away #3 is past the threshold of 1 but no WalkAwayPenalty of 0.3 follows at tick 169"]),
     # Both within the threshold: the penalty is not owed (paired with the first).
@@ -146,7 +149,7 @@ CLAMPED = "0.00 − 0.30 = -0.30, clamped to 0.00 (score never below 0)"
     (2, [W17, W17, P17, P17], "kael-davan", [(13, f"walk-away #3 is past walk_away_threshold 2: {CLAMPED}"),
                                              (14, f"walk-away #2 is within walk_away_threshold 2, yet the save applies a penalty (T004): {CLAMPED}")]),
     # Sera's penalty has no walk-away of hers at the tick (T004): no walk-away number to name.
-    (1, [W17, P17, P9], "sera-venn", [(11, f"no walk-away of Sera Venn at tick 169 for it to pay for (T004): {CLAMPED}")]),
+    (1, [W17, P17, P9], "sera-venn", [(11, f"no walk-away of Sera Venn at tick 169 left for it to pay for (T004): {CLAMPED}")]),
 ], ids=["two-then-two", "within-then-two-past", "one-too-many", "none-to-pay-for"])
 def test_why_score_names_the_walk_away_each_penalty_pays_for(capsys, tmp_path, content, threshold, plan, slug, expected):
     """``why npc:SLUG.score`` pairs each penalty with the walk-away the replay (and check) pairs it with."""

@@ -112,7 +112,7 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
     # name the same): with several at one tick, the NPC's count is that of the last.
     paid = ctx.index.penalty_pairs.get(i)
     if paid is None:  # check's T004: no walk-away of the NPC at this tick to pay for
-        text = f"no walk-away of {ctx.name} at tick {ctx.index.ticks[i]} for it to pay for (T004): {fmt_sum(before, -penalty, result)}"
+        text = f"no walk-away of {ctx.name} at tick {ctx.index.ticks[i]} left for it to pay for (T004): {fmt_sum(before, -penalty, result)}"
     else:
         walk, ordinal = paid
         if ctx.derived(i) and ordinal <= tol.walk_away_threshold:

@@ -774,7 +774,12 @@ class _Replayer:
         due = self._penalised_walk_away(npc)
         threshold = npc.interaction_tolerance.walk_away_threshold
         if due is None:
-            message = f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick"
+            paid = [x for x in self.due if x.npc == npc.stable_id]
+            if paid:  # trial 48: "no walk-away at this tick" read false where there is one, paid for
+                walks = ", ".join(f"#{x.ordinal} at journal[{x.index}]" for x in paid)
+                message = f"{npc.slug}: a WalkAwayPenalty too many: the walk-aways at this tick ({walks}) are paid for already"
+            else:
+                message = f"{npc.slug}: a WalkAwayPenalty with no walk-away at this tick"
         else:
             self._pay(i, due)
             if due.ordinal > threshold:

@@ -190,7 +190,8 @@ class Playthrough:
 
     @classmethod
     def build(cls, save: Save, content: Content, report=None, *, defer_checks: bool = False, notes=(),
-              tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, resume: Resume | None = None) -> "Playthrough":
+              tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, resume: Resume | None = None,
+              dialogue_of: TimelineIndex | None = None) -> "Playthrough":
         """Replay and check an already parsed save against content.
 
         With ``defer_checks`` the snapshot, replay-versus-snapshot and content checks
@@ -202,7 +203,8 @@ class Playthrough:
         what-if, issue 38: ``models/whatif``); ``tuning`` is kept as ``play.tuning``.
         ``resume``: the recorded run's checkpoint a what-if's replay starts at (the
         result is the same as from the start); a run replayed from the start keeps
-        its own checkpoints (``checkpoints``).
+        its own checkpoints (``checkpoints``). ``dialogue_of``: the recorded index whose
+        dialogue lines and ticks the replay takes (``replay``'s).
         """
         report = report or (lambda fraction, message: None)
         # Merged from the save's own sink: its closed list holds a capped code's note,
@@ -220,7 +222,8 @@ class Playthrough:
         report(0.35, "replaying the journal")
         replayed = FindingSink()
         result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"),
-                        tuning=tuning, recompute=recompute, checkpoints=resume is None, resume=resume)
+                        tuning=tuning, recompute=recompute, checkpoints=resume is None and dialogue_of is None, resume=resume,
+                        dialogue_of=dialogue_of)
         play = cls(save, content, result.index, tuning=tuning, recompute=recompute, checkpoints=result.checkpoints,
                    replay_findings=list(replayed.items))
         play._pending = (read, replayed, result.confrontation_seen)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from itertools import product
 from array import array
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from narrative_debugger.models.columns import transfer
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline import replay as replay_module
 from narrative_debugger.models.timeline.index import Versions
+from narrative_debugger.models.whatif import run as whatif_run
 from narrative_debugger.models.whatif.run import resume_point, what_if
 from tests.support.savegen.generator import generate_save, inject_faults, write_save
 
@@ -126,9 +128,14 @@ def test_a_resumed_what_if_equals_one_replayed_from_the_start(saves, monkeypatch
         stepped = _open(path, 40, monkeypatch)
         assert len(stepped.checkpoints) >= 3, path.name
         for ops in _edits(whole):
-            want = what_if(path, CONTENT, ops, recorded=whole)
+            with monkeypatch.context() as m:  # the reference: every entry applied, from the first
+                m.setattr(whatif_run, "_dialogue_as_recorded", lambda *args: False)
+                want = what_if(path, CONTENT, ops, recorded=whole)
             before = len(resumed)
             got = what_if(path, CONTENT, ops, recorded=stepped)
+            from_start = what_if(path, CONTENT, ops, recorded=whole)  # the lines taken from A where they may be
+            assert json.dumps(from_start.to_json(), sort_keys=True) == json.dumps(want.to_json(), sort_keys=True), (path.name, ops)
+            assert_same_index(from_start.comparison.b.index, want.comparison.b.index)
             resumed_somewhere += len(resumed) > before
             assert got.comparison.b.index is not None
             assert json.dumps(got.to_json(), sort_keys=True) == json.dumps(want.to_json(), sort_keys=True), (path.name, ops)
@@ -185,15 +192,23 @@ def test_a_replay_resumed_at_any_checkpoint_ends_as_the_whole_replay(saves, monk
         sink = FindingSink()
         whole = replay(play.save, play.content, sink, checkpoints=True)
         assert whole.checkpoints
-        for point in (*whole.checkpoints[:: max(1, len(whole.checkpoints) // 12)], whole.checkpoints[-1]):
+        for point, lines in product((*whole.checkpoints[:: max(1, len(whole.checkpoints) // 12)], whole.checkpoints[-1]), _line_modes(sink)):
             again = FindingSink()
-            got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)))
+            got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)), dialogue_of=whole.index if lines else None)
             assert_same_index(got.index, whole.index)
             assert got.knowledge.facts == whole.knowledge.facts and list(got.knowledge.facts) == list(whole.knowledge.facts)
             assert got.knowledge.entities == whole.knowledge.entities
             assert got.knowledge.active_fact_id() == whole.knowledge.active_fact_id(), (path.name, point.position)
             assert got.npcs == whole.npcs and got.confrontation_seen == whole.confrontation_seen
             assert again.close() == sink.close(), (path.name, point.position)
+
+
+def _line_modes(sink) -> tuple[bool, ...]:
+    """How a resumed replay may run: applying every entry, and, where the whole replay
+    found no tick or speaker fault (what ``whatif`` asks before it lets B take A's
+    lines), taking the dialogue lines and ticks from the recorded index."""
+    clean = not any(f.code in ("J001", "J002", "J004") for f in sink.items)
+    return (False, True) if clean else (False,)
 
 
 def _resumed_equals_whole(play: Playthrough, every: int) -> int:
@@ -209,13 +224,18 @@ def _resumed_equals_whole(play: Playthrough, every: int) -> int:
         sink = FindingSink()
         whole = replay(play.save, play.content, sink, checkpoints=True)
     points = whole.checkpoints
-    for point in (*points[:: max(1, len(points) // 8)], *points[-2:]):
+    for point, lines in product((*points[:: max(1, len(points) // 8)], *points[-2:]), _line_modes(sink)):
         again = FindingSink()
-        got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)))
+        got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)), dialogue_of=whole.index if lines else None)
         assert_same_index(got.index, whole.index)
         assert got.knowledge.facts == whole.knowledge.facts and got.knowledge.active_fact_id() == whole.knowledge.active_fact_id()
         assert got.npcs == whole.npcs and got.confrontation_seen == whole.confrontation_seen
         assert again.close() == sink.close(), point.position
+    if True in _line_modes(sink):  # from the first entry, the lines and ticks taken from the whole replay
+        again = FindingSink()
+        got = replay(play.save, play.content, again, dialogue_of=whole.index)
+        assert_same_index(got.index, whole.index)
+        assert got.npcs == whole.npcs and again.close() == sink.close()
     return len(whole.checkpoints)
 
 

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import math
 from array import array
+from bisect import bisect_right
 from copy import copy
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import ne
 
 from narrative_debugger.models.content.loader import Content
 from narrative_debugger.models.content.monologue import evaluate
@@ -262,6 +265,7 @@ class _Replayer:
         self.content = content
         self.sink = sink
         self.progress = progress
+        self.reuse: TimelineIndex | None = None  # the recorded index whose lines and ticks ``run`` takes (``replay``'s ``dialogue_of``)
         self.index = TimelineIndex(slugs=save.slugs)
         self.kg = KnowledgeGraph(save.slugs, ordered=False)
         self.npcs: dict[int, NpcState] = {}
@@ -381,6 +385,9 @@ class _Replayer:
         state taken by ``resume``); with ``checkpoints``, append a ``ReplayCheckpoint``
         to it at the first tick boundary past every ``CHECKPOINT_SPACING`` entries (at
         most ``CHECKPOINTS_MAX``)."""
+        if self.reuse is not None:
+            self._run_without_dialogue(resume.position if resume is not None else 0, resume.current if resume is not None else None)
+            return
         journal = self.save.journal
         saved_at = self.save.saved_at_tick
         ticks_out = self.index.ticks
@@ -448,6 +455,54 @@ class _Replayer:
                 stale = True
             if progress is not None and i % step == 0:
                 progress(i, total)
+        self.position = total
+        self.settle()
+        self._report_behind()
+        self._report_unknown_names()
+
+    def _run_without_dialogue(self, start: int, current: int | None) -> None:
+        """``run`` from entry ``start`` (at tick ``current``: a checkpoint's, or None at the
+        first entry) for a journal whose dialogue is the recorded run's (``replay``'s
+        ``dialogue_of``): the ticks, the dialogue lines and each NPC's lines are the
+        recorded index's, and only the entries that are not lines are applied. The end of each tick (``settle``) falls where ``run`` puts it: at the
+        first entry of the next tick, found by a bisection into the ticks, which never
+        decrease and hold each entry's own tick (no J001, no tick left out). The index
+        and findings are those ``run`` gives (the what-if's checkpoint tests hold them equal)."""
+        journal, recorded = self.save.journal, self.reuse
+        index = self.index
+        index.kinds = journal.kinds
+        ticks = index.ticks = list(recorded.ticks)
+        index.dialogue = recorded.dialogue.truncated(len(journal), journal, ticks)
+        index.dialogue_by_npc = {npc: array("q", at) for npc, at in recorded.dialogue_by_npc.items()}
+        handlers = {name: getattr(self, "on_" + name) for name in _HANDLED}
+        total = len(journal)
+        step = max(1, total // 100)
+        kinds, data = journal.kinds, journal.data
+        last = start - 1  # the last entry visited
+        progress, reported = self.progress, start
+        # Every entry but the lines (an unreadable one too, kind None).
+        for i in compress(range(start, total), map(ne, kinds[start:], repeat("DialogueLine"))):
+            tick = ticks[i]
+            if current is None or tick > current:
+                boundary = bisect_right(ticks, current, last + 1, i + 1) if current is not None else i
+                if self.due or self.early_penalties or self.early_stress or self.monologue_due:
+                    self.position = boundary
+                    self.settle()
+                current = tick
+            self.tick = tick
+            kind = kinds[i]
+            if kind is not None:
+                handlers[kind](i, data[i])
+            last = i
+            if progress is not None and i - reported >= step:
+                reported = i
+                progress(i, total)
+        if total and last + 1 < total and ticks[-1] > current:  # the next tick begins among the lines after the last entry
+            if self.due or self.early_penalties or self.early_stress or self.monologue_due:
+                self.position = bisect_right(ticks, current, last + 1, total)
+                self.settle()
+        if total:
+            self.tick = ticks[-1]
         self.position = total
         self.settle()
         self._report_behind()
@@ -907,7 +962,7 @@ _HANDLED = (
 
 def replay(save: Save, content: Content | None, sink: FindingSink | None = None, progress=None,
            tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, *,
-           checkpoints: bool = False, resume: Resume | None = None) -> ReplayResult:
+           checkpoints: bool = False, resume: Resume | None = None, dialogue_of: TimelineIndex | None = None) -> ReplayResult:
     """Replay a save's journal from the initial state, indexing every change.
 
     Args:
@@ -925,6 +980,12 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
             checkpoint, and whose ``tuning`` is the recorded run's); the result is the
             one a replay from the start gives (issue 38: "replays only from the nearest
             checkpoint before t").
+        dialogue_of: the recorded run's index, for a what-if whose journal has its ticks,
+            kinds and speakers, whose changed entries never start, end or move a
+            conversation, and whose recorded replay found no tick or speaker fault (J001,
+            J002, J004): the dialogue lines, their conversations and the ticks are then
+            the recorded run's, and only the other entries are applied (a third of a long
+            journal); no checkpoints are kept. The result is the same.
 
     Returns:
         ReplayResult with the TimelineIndex. Never raises on bad input.
@@ -933,6 +994,7 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
     r = _Replayer(save, content, sink, progress, tuning, recompute)
     if resume is not None:
         r.resume(resume)
+    r.reuse = dialogue_of
     kept: list | None = [] if checkpoints else None
     r.run(resume.checkpoint if resume is not None else None, kept)
     r.index.finish()

@@ -393,7 +393,8 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     span = 1.0 - opened
     replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
     b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc,
-                          resume=resume_point(a, save_b, changed_from, tuning))
+                          resume=resume_point(a, save_b, changed_from, tuning),
+                          dialogue_of=a.index if _dialogue_as_recorded(a, save_b, changed_from, changed_to) else None)
     _check_replay_valid(a, b, changed_from, changed_to, operations, anywhere=whole)
     report(opened + span * 0.6, "comparing with the recorded run")
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
@@ -424,6 +425,27 @@ def resume_point(a: Playthrough, save_b: Save, changed_from: int, tuning: Tuning
         return None
     before = [c for c in a.checkpoints if c.position <= changed_from]
     return Resume(before[-1], a.index, a.replay_findings) if before else None
+
+
+#: Journal kinds whose edited fields never start, end or move a conversation, nor a line.
+_OUTSIDE_DIALOGUE = frozenset({"RelationshipInteraction", "StressChanged", "WalkAwayPenalty"})
+#: The recorded run's findings that say a tick or a speaker could not be taken as written.
+_TICK_OR_SPEAKER_FAULTS = frozenset({"J001", "J002", "J004"})
+
+
+def _dialogue_as_recorded(a: Playthrough, save_b: Save, changed_from: int, changed_to: int) -> bool:
+    """Whether B's replay may take A's dialogue lines and ticks (``replay``'s ``dialogue_of``):
+    the same ticks, kinds, player and NPCs (the speakers), only RelationshipInteraction,
+    StressChanged or WalkAwayPenalty entries changed (a tuned value changes none), and no
+    J001, J002 or J004 in A's replay."""
+    ja, jb = a.save.journal, save_b.journal
+    if a.index is None or save_b.player.stable_id != a.save.player.stable_id or save_b.npcs.keys() != a.save.npcs.keys():
+        return False
+    if any(f.code in _TICK_OR_SPEAKER_FAULTS for f in a.replay_findings):
+        return False
+    if any(jb.kinds[i] not in _OUTSIDE_DIALOGUE for i in range(changed_from, min(changed_to, len(jb)))):
+        return False
+    return len(ja) == len(jb) and (ja.kinds is jb.kinds or ja.kinds == jb.kinds) and (ja.ticks is jb.ticks or ja.ticks == jb.ticks)
 
 
 def _derived_divergence(comparison: Comparison, b: Playthrough, rc: Recompute, tuning: Tuning) -> None:

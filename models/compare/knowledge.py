@@ -94,7 +94,7 @@ def _fact_json(fact: FactKnowledge) -> dict:
     return {"confidence": fact.confidence.name, "state": fact.state.name, "acquired_tick": fact.acquired_tick}
 
 
-def _split(knowledge: KnowledgeAtTick, parsed_ids: dict) -> tuple[dict, dict, dict]:
+def _split(known: dict, parsed_ids: dict) -> tuple[dict, dict, dict]:
     """(ordinary facts by FactId, interaction facts and their FactIds by (slug,
     sequence)) of one side, in creation order. ``parsed_ids`` (FactId ->
     ``parse_interaction_id``) is shared by both sides: they mostly hold the same FactIds
@@ -104,7 +104,7 @@ def _split(knowledge: KnowledgeAtTick, parsed_ids: dict) -> tuple[dict, dict, di
     journal's end, each fact's last version, with no bisection), not in key order: only
     the differences are sorted."""
     facts, interactions, ids = {}, {}, {}
-    for fact_id, fact in knowledge.facts.as_dict().items():
+    for fact_id, fact in known.items():
         if fact.interaction is None:
             parsed = None
         else:
@@ -133,9 +133,12 @@ def compare_knowledge(a: KnowledgeAtTick, b: KnowledgeAtTick) -> tuple[FactsDiff
     Returns:
         (FactsDiff, interaction changes ordered by NPC slug then sequence number).
     """
+    known_a, known_b = a.facts.as_dict(), b.facts.as_dict()
+    if known_a == known_b:  # in C: a what-if that changes no fact (most of them) is done here
+        return FactsDiff(), ()
     parsed_ids: dict = {}
-    facts_a, inter_a, ids_a = _split(a, parsed_ids)
-    facts_b, inter_b, ids_b = _split(b, parsed_ids)
+    facts_a, inter_a, ids_a = _split(known_a, parsed_ids)
+    facts_b, inter_b, ids_b = _split(known_b, parsed_ids)
     first = itemgetter(0)
     only_a = tuple(sorted(((f, k) for f, k in facts_a.items() if f not in facts_b), key=first))
     only_b = tuple(sorted(((f, k) for f, k in facts_b.items() if f not in facts_a), key=first))

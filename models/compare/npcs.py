@@ -97,7 +97,11 @@ def score_steps(index: TimelineIndex, npc: int, start: int, limit: int) -> tuple
     # Read in C (``map``): a what-if at 1M events walks ~100 000 versions an NPC, on both sides.
     before = map((-1).__add__, positions[k + 1:end])  # the tick of a version is its entry's: the one before its position
     ticks = np.fromiter(chain((ticks_of[start - 1] if start > 0 else 0,), map(ticks_of.__getitem__, before)), dtype=np.uint64, count=end - k)
-    scores = np.fromiter(map(_SCORE, values[k:end]), dtype=np.float64, count=end - k)
+    column = index.score_column(npc)
+    if column is not None:  # kept by the replay, in step with the versions
+        scores = np.array(column[k:end], dtype=np.float64)
+    else:
+        scores = np.fromiter(map(_SCORE, values[k:end]), dtype=np.float64, count=end - k)
     last = np.append(ticks[1:] != ticks[:-1], True)  # the last version of each tick
     return ticks[last], scores[last]
 

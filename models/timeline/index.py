@@ -383,6 +383,9 @@ class TimelineIndex:
     entity_keys: SortedList = field(default_factory=SortedList)
     active: Versions = field(default_factory=lambda: Versions(0, None))
     npcs: dict[StableId, Versions] = field(default_factory=dict)
+    #: StableId -> each of ``npcs``'s versions' score points (float64), in step with them:
+    #: the score curves a comparison walks, read as a column (``score_column``).
+    npc_scores: dict[StableId, array] = field(default_factory=dict, repr=False)
     dialogue: DialogueLines = field(default_factory=DialogueLines)
     transitions: list[TransitionRecord] = field(default_factory=list)
     transitions_by_npc: dict[StableId, list[TransitionRecord]] = field(default_factory=dict)
@@ -620,10 +623,25 @@ class TimelineIndex:
     def record_npc(self, position: int, npc: NpcState) -> None:
         """Record an NPC's state from ``position`` on."""
         versions = self.npcs.get(npc.stable_id)
+        score = npc.relationship.score
         if versions is None:
             self.npcs[npc.stable_id] = Versions(position, npc)
+            self.npc_scores[npc.stable_id] = array("d", (score,))
         else:
             versions.set(position, npc)
+            scores = self.npc_scores[npc.stable_id]
+            if len(scores) == len(versions.values):  # the version at this position was replaced
+                scores[-1] = score
+            else:
+                scores.append(score)
+
+    def score_column(self, npc: StableId):
+        """The NPC's versions' score points as a float64 column (one a version of
+        ``npcs[npc]``), or None where none was kept in step (an index read in another way)."""
+        scores, versions = self.npc_scores.get(npc), self.npcs.get(npc)
+        if scores is None or versions is None or len(scores) != len(versions.values):
+            return None
+        return scores
 
     def truncated(self, position: int, journal) -> "TimelineIndex":
         """A new index of what this one recorded up to ``position`` (entries before it
@@ -650,6 +668,8 @@ class TimelineIndex:
         out.entity_keys = SortedList(out.entities)
         out.active = self.active.upto(p)
         out.npcs = {sid: versions.upto(p) for sid, versions in self.npcs.items()}
+        out.npc_scores = {sid: array("d", self.npc_scores[sid][:len(versions.values)]) for sid, versions in out.npcs.items()
+                          if versions is not None and sid in self.npc_scores}
         out.dialogue = self.dialogue.truncated(p, journal, out.ticks)
         lines = len(out.dialogue)
         for npc, at in self.dialogue_by_npc.items():

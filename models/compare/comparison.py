@@ -122,7 +122,8 @@ class Comparison:
         return self._differences
 
 
-def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=None, parted_from: int | None = None) -> Comparison:
+def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=None, parted_from: int | None = None,
+            same_lines: bool = False) -> Comparison:
     """Compare two readable playthroughs at ``tick`` (default: each side's last tick).
 
     Args:
@@ -132,6 +133,9 @@ def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=No
         progress: optional callable(fraction 0..1, message).
         parted_from: a tick from which the replays may differ where the journals agree
             (a what-if's tuned rules: 0); the score curves are walked from there.
+        same_lines: B's dialogue lines, their speakers' names and its content are A's (a
+            what-if whose replay took A's lines): B's prompts share A's rendered lines
+            (``PromptBuilder``'s ``lines_from``).
 
     Raises:
         ValueError: when a side could not be read.
@@ -168,7 +172,8 @@ def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=No
     only_b = tuple(f for f in b.findings if key(f) not in keys_a)
 
     report(0.6, "comparing prompts")
-    builder_a, builder_b = PromptBuilder(a), PromptBuilder(b)
+    builder_a = PromptBuilder(a)
+    builder_b = PromptBuilder(b, lines_from=builder_a if same_lines else None)
     prompts = {}
     for slug in slugs:
         if npcs[slug].a is not None and npcs[slug].b is not None:

@@ -392,12 +392,13 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
     span = 1.0 - opened
     replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
+    lines_as_recorded = _dialogue_as_recorded(a, save_b, changed_from, changed_to)
     b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc,
-                          resume=resume_point(a, save_b, changed_from, tuning),
-                          dialogue_of=a.index if _dialogue_as_recorded(a, save_b, changed_from, changed_to) else None)
+                          resume=resume_point(a, save_b, changed_from, tuning), dialogue_of=a.index if lines_as_recorded else None)
     _check_replay_valid(a, b, changed_from, changed_to, operations, anywhere=whole)
     report(opened + span * 0.6, "comparing with the recorded run")
-    comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None)
+    comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None,
+                         same_lines=lines_as_recorded and save_b.player == a.save.player)  # the speakers' names: the content's and the player's
     _derived_divergence(comparison, b, rc, tuning)
     result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
     _relevel(result, tuning)

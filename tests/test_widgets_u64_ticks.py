@@ -487,3 +487,20 @@ def test_a_u64_tick_shows_whole_in_the_tick_field_at_the_smallest_size(open_wind
     field_rect = field.rect().translated(at)
     label_rect = label.rect().translated(label.mapTo(window, label.rect().topLeft()))
     assert label.width() == 0 or not field_rect.intersects(label_rect)
+
+
+def test_tick_columns_keep_a_u64_ticks_last_digits(open_window, tmp_path):
+    """Trial 48: ticks near 2^64 filled the Journal's Tick column (and the Interactions
+    table's Started and Ended) with "18,446,744,0…" on every row: the digits that differ
+    were the ones elided. Those columns now elide on the left."""
+    from narrative_debugger.widgets.docks.journal import JournalModel, JournalView
+    from narrative_debugger.widgets.interactions.view import INTERACTION_COLUMNS
+    from narrative_debugger.widgets.kit.tables import ElideDelegate
+
+    path = squeezed_save(tmp_path, "walkaway-spiral.json", 18446744073709551000, U64_MAX)
+    window = open_window(path, (1040, 700), persist=False)
+    journal = window.findChild(JournalView)
+    tables = [(journal.view, JournalModel.TICK), *((window.views["interactions"].table, INTERACTION_COLUMNS.index(name)) for name in ("Started", "Ended"))]
+    for view, column in tables:
+        delegate = view.itemDelegateForColumn(column)
+        assert isinstance(delegate, ElideDelegate) and delegate.elide == Qt.ElideLeft, column

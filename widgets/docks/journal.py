@@ -31,7 +31,7 @@ from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.plain_text import ElidedLabel, name_text, plain_tip
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.state_colors import INTERACTION_COLORS, brush_of, row_tint
-from narrative_debugger.widgets.kit.tables import HeaderedTableModel, read_only_table, signal_all
+from narrative_debugger.widgets.kit.tables import ElideDelegate, HeaderedTableModel, read_only_table, signal_all
 from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGNMENT, BACKGROUND as _BACKGROUND, DECORATION as _DECORATION
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
 from narrative_debugger.widgets.kit.roles import TOOLTIP as _TOOLTIP, USER as _USER
@@ -501,6 +501,9 @@ class JournalView(QWidget):
         hh.setStretchLastSection(True)
         for col, width in ((JournalModel.NUMBER, 84), (JournalModel.TICK, 96), (JournalModel.KIND, 196), (JournalModel.NPC, 120)):
             self.view.setColumnWidth(col, width)
+        # A tick past the column's width keeps its last digits, which differ from row to
+        # row (trial 48: ticks near 2^64 all read "18,446,744,0…").
+        self.view.setItemDelegateForColumn(JournalModel.TICK, ElideDelegate(Qt.ElideLeft, self.view))
 
         self.kind_filter = QComboBox(self)
         self.kind_filter.setObjectName("journalKindFilter")

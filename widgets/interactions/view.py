@@ -417,6 +417,8 @@ class InteractionView(QWidget):
         self.table.setSortingEnabled(True)
         # The FactId keeps its distinct end ("…lera-sessik_012"); its tooltip has it whole.
         self.table.setItemDelegateForColumn(0, ElideDelegate(Qt.ElideLeft, self.table))
+        for col in (INTERACTION_COLUMNS.index("Started"), INTERACTION_COLUMNS.index("Ended")):  # a tick keeps its last digits
+            self.table.setItemDelegateForColumn(col, ElideDelegate(Qt.ElideLeft, self.table))
         fit_columns(self.table, dict(enumerate(("…lera-sessik_012", "302029", "302029", "Walked away", "fishing, weather",
                                                 "harbor_office", "player", "yes"))))
         self.table.horizontalHeader().setStretchLastSection(True)

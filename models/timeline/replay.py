@@ -427,7 +427,7 @@ class _Replayer:
                     self._report_behind()
                     self.behind = _Repeated(i, tick, f"journal[{i}].tick", high=current, high_index=current_index)
             if current is None or tick > current:
-                if self.due or self.early_penalties or self.early_stress or self.monologue_due:
+                if self._unsettled():
                     self.position = i
                     self.settle()
                 if i >= next_checkpoint:
@@ -455,19 +455,17 @@ class _Replayer:
                 stale = True
             if progress is not None and i % step == 0:
                 progress(i, total)
-        self.position = total
-        self.settle()
-        self._report_behind()
-        self._report_unknown_names()
+        self._finish_journal(total)
 
     def _run_without_dialogue(self, start: int, current: int | None) -> None:
         """``run`` from entry ``start`` (at tick ``current``: a checkpoint's, or None at the
         first entry) for a journal whose dialogue is the recorded run's (``replay``'s
         ``dialogue_of``): the ticks, the dialogue lines and each NPC's lines are the
-        recorded index's, and only the entries that are not lines are applied. The end of each tick (``settle``) falls where ``run`` puts it: at the
-        first entry of the next tick, found by a bisection into the ticks, which never
-        decrease and hold each entry's own tick (no J001, no tick left out). The index
-        and findings are those ``run`` gives (the what-if's checkpoint tests hold them equal)."""
+        recorded index's, and only the entries that are not lines are applied. The end of
+        each tick (``settle``) falls where ``run`` puts it: at the first entry of the next
+        tick, found by a bisection into the ticks, which never decrease and hold each
+        entry's own tick (no J001, no tick left out). The index and findings are those
+        ``run`` gives (the what-if's checkpoint tests hold them equal)."""
         journal, recorded = self.save.journal, self.reuse
         index = self.index
         index.kinds = journal.kinds
@@ -485,7 +483,7 @@ class _Replayer:
             tick = ticks[i]
             if current is None or tick > current:
                 boundary = bisect_right(ticks, current, last + 1, i + 1) if current is not None else i
-                if self.due or self.early_penalties or self.early_stress or self.monologue_due:
+                if self._unsettled():
                     self.position = boundary
                     self.settle()
                 current = tick
@@ -498,11 +496,21 @@ class _Replayer:
                 reported = i
                 progress(i, total)
         if total and last + 1 < total and ticks[-1] > current:  # the next tick begins among the lines after the last entry
-            if self.due or self.early_penalties or self.early_stress or self.monologue_due:
+            if self._unsettled():
                 self.position = bisect_right(ticks, current, last + 1, total)
                 self.settle()
         if total:
             self.tick = ticks[-1]
+        self._finish_journal(total)
+
+    def _unsettled(self) -> bool:
+        """Whether the tick has something ``settle`` judges at its end: walk-aways, penalties
+        and stress changes not paired yet, monologue lines fired."""
+        return bool(self.due or self.early_penalties or self.early_stress or self.monologue_due)
+
+    def _finish_journal(self, total: int) -> None:
+        """The journal's end: its last tick settles, and the causes repeated over many
+        entries are reported once each."""
         self.position = total
         self.settle()
         self._report_behind()

@@ -17,7 +17,7 @@ import itertools
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from itertools import compress
+from itertools import chain, compress
 from dataclasses import dataclass, field
 
 import msgspec
@@ -472,10 +472,9 @@ class TimelineIndex:
         (remade when the replay has recorded more since). O(changes) once, in numpy."""
         log = self._interaction_log.get(npc, ())
         kept = INTERACTION_SERIES.get(self, npc)
-        if kept is None:
-            kept = INTERACTION_SERIES.publish(self, npc, InteractionSeries(self.interaction_changes.get(npc, []), log, self._interaction_codes.get(npc, ())))
-        if kept.changes != len(log):  # made while the replay was recording
-            kept = INTERACTION_SERIES.replace(self, npc, InteractionSeries(self.interaction_changes.get(npc, []), log, self._interaction_codes.get(npc, ())))
+        if kept is None or kept.changes != len(log):  # none yet, or made while the replay was recording
+            made = InteractionSeries(self.interaction_changes.get(npc, []), log, self._interaction_codes.get(npc, ()))
+            kept = INTERACTION_SERIES.publish(self, npc, made) if kept is None else INTERACTION_SERIES.replace(self, npc, made)
         return kept
 
     def summary(self, npc: StableId, position: int) -> InteractionSummary:
@@ -634,6 +633,17 @@ class TimelineIndex:
                 scores[-1] = score
             else:
                 scores.append(score)
+
+    def version_ticks(self, versions: Versions, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """The tick each of ``versions``' values ``lo``..``hi`` begins at (uint64): its entry's,
+        the one before its position (0 for the snapshot's, at position 0). ``ticks`` never
+        decrease, so the value in force at tick T is the last whose tick is at most T, as it
+        is the last at or before ``position_for_tick(T)``. Gathered in C (``map``): only the
+        versions' ticks, not the journal's."""
+        positions = versions.positions[lo:hi]
+        first = [0] if positions and positions[0] == 0 else []  # only a first version starts at position 0
+        before = map((-1).__add__, positions[len(first):])
+        return np.fromiter(chain(first, map(self.ticks.__getitem__, before)), dtype=np.uint64, count=len(positions))
 
     def score_column(self, npc: StableId):
         """The NPC's versions' score points as a float64 column (one a version of

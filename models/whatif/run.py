@@ -247,11 +247,11 @@ def _nearest_member(document: object, pointer: object) -> str:
         holder = jsonpointer.resolve_pointer(document, parent)
     except (jsonpointer.JsonPointerException, TypeError):
         return ""
-    name = last.replace("~1", "/").replace("~0", "~")
+    name = jsonpointer.unescape(last)
     if not isinstance(holder, dict) or name in holder:
         return ""
     close = difflib.get_close_matches(name, [key for key in holder if isinstance(key, str)], n=1, cutoff=0.75)
-    return f"; did you mean {parent}/{close[0].replace('~', '~0').replace('/', '~1')}?" if close else ""
+    return f"; did you mean {parent}/{jsonpointer.escape(close[0])}?" if close else ""
 
 
 #: The JSON names of the Python types jsonpatch and jsonpointer name in their messages.
@@ -667,7 +667,7 @@ def _check_one_threshold(save: Save, operations: list, tuning: Tuning) -> None:
                 for pointer in (op.get("path"), op.get("from") if op.get("op") == "move" else None):
                     if not isinstance(pointer, str):
                         continue
-                    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+                    tokens = _pointer_tokens(pointer)
                     n = min(len(tokens), len(target))
                     if tokens[:n] == target[:n]:
                         raise PatchError(f"{describe(k, op)}: sets {slug}'s {what} in the save, which the tuning value npc.{slug}.{what} "
@@ -764,6 +764,11 @@ def _check_derived_inside(a: Save, b: Save, changed_from: int, changed_to: int, 
                                  f"{_quote(getattr(da[i], name))} and change {change} instead")
 
 
+def _pointer_tokens(pointer: str) -> list[str]:
+    """A JSON pointer's member names, unescaped (RFC 6901: ``~1`` is "/", ``~0`` is "~")."""
+    return [jsonpointer.unescape(token) for token in pointer.split("/")[1:]]
+
+
 def _tokens(text: str) -> list[str]:
     return [t for t in re.split(r"[.\[\]/]+", text) if t]
 
@@ -776,7 +781,7 @@ def _operation_at(location: str, operations: list) -> tuple[str, object]:
     best, found = -1, (0, None)
     for k, op in enumerate(operations):
         pointer = op.get("path", "") if isinstance(op, dict) else ""
-        tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+        tokens = _pointer_tokens(pointer)
         n = 0
         while n < min(len(tokens), len(where)) and tokens[n] == where[n]:
             n += 1
@@ -1033,7 +1038,7 @@ def _same_state(a: Playthrough, b: Playthrough, versions_a, versions_b, ticks: l
     compared pair by pair in C (``map``): an early edit at 1M events has ~300 000
     turns, most of them a pair of versions of their own."""
     at = tick_array(ticks)  # u64: a tick of 2^63 or past overflowed int64 (trial 47)
-    ticks_a, ticks_b = _version_ticks(a.index, versions_a), _version_ticks(b.index, versions_b)
+    ticks_a, ticks_b = a.index.version_ticks(versions_a), b.index.version_ticks(versions_b)
     ka = np.searchsorted(ticks_a, at, "right") - 1
     values_a, values_b = [*versions_a.values, None], [*versions_b.values, None]  # index -1: no version yet
     if np.array_equal(ticks_a, ticks_b):
@@ -1052,16 +1057,6 @@ def _same_state(a: Playthrough, b: Playthrough, versions_a, versions_b, ticks: l
             if na is not None:
                 out[n] = level_a(na.relationship.score) is level_b(na.relationship.score)
     return out
-
-
-def _version_ticks(index, versions) -> np.ndarray:
-    """The tick each version begins at (u64): its entry's, the one before its position
-    (0 for the snapshot's, at position 0). The index's ticks never decrease, so the
-    version in force at tick T is the last one whose tick is at most T, as it is the
-    last one at or before ``position_for_tick(T)``; only the versions' ticks are
-    gathered, not the 1 000 000 of the journal."""
-    ticks = index.ticks
-    return np.fromiter((ticks[p - 1] if p else 0 for p in versions.positions), dtype=np.uint64, count=len(versions.positions))
 
 
 def _turns(b: Playthrough, start_tick: int, last_tick: int, npcs) -> dict[int, list[int]]:

@@ -100,9 +100,9 @@ def _split(known: dict, parsed_ids: dict) -> tuple[dict, dict, dict]:
     ``parse_interaction_id``) is shared by both sides: they mostly hold the same FactIds
     (a what-if at 1M events: 134 000 each), parsed once. No object is made per
     interaction: at 1M events a record each, on both sides, cost the collector a full
-    pass (0.5 s) in every what-if. The facts are read as ``as_dict`` reads them (at the
-    journal's end, each fact's last version, with no bisection), not in key order: only
-    the differences are sorted."""
+    pass (0.5 s) in every what-if. ``known`` is the side's ``FactsAtTick.as_dict()`` (at
+    the journal's end, each fact's last version, with no bisection), not in key order:
+    only the differences are sorted."""
     facts, interactions, ids = {}, {}, {}
     for fact_id, fact in known.items():
         if fact.interaction is None:

@@ -8,13 +8,12 @@ counts are tokens of one tiktoken encoding.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from functools import reduce
 from itertools import accumulate, chain
 from operator import or_
@@ -28,14 +27,6 @@ from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCount
 
 SEPARATOR = "\n\n"
 CARD_BUDGET_SHARE = 0.4  # lore may take at most this share of the available budget
-
-
-def lore_budget(available: int, share: float) -> int:
-    """Tokens story cards may take of ``available`` tokens: ``int(available × share)``
-    (prompt-preview §8: at most 40 %), exact, with ``share`` the decimal it is written as:
-    in floats a budget past 2^53 came out hundreds of tokens off, and the Explain dock's
-    arithmetic was false (trial 47)."""
-    return int(Fraction(repr(share)) * available)
 MIN_AVAILABLE = 256  # tokens the story always gets, whatever the fixed sections cost
 #: History lines rendered forward to reach a later tick from an NPC's kept lines; a
 #: tick further on starts afresh (its window rarely reaches back that far).
@@ -46,6 +37,14 @@ IDS_CACHE_ENTRIES = 4096  # pieces of sections (mostly history lines) whose toke
 #: ids a few previews make would cost a collection inside a tick step. The collector
 #: never walks an array's items.
 TOKEN_ID_TYPECODE = "I"
+
+
+def lore_budget(available: int, share: float) -> int:
+    """Tokens story cards may take of ``available`` tokens: ``int(available × share)``
+    (prompt-preview §8: at most 40 %), exact, with ``share`` the decimal it is written as:
+    in floats a budget past 2^53 came out hundreds of tokens off, and the Explain dock's
+    arithmetic was false (trial 47)."""
+    return int(Fraction(repr(share)) * available)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ the end of the longer side. Ticks are aligned by value. It follows ``comparisonC
 
 from __future__ import annotations
 
-import math
 import weakref
 from html import escape
 
@@ -133,19 +132,12 @@ class ComparisonOverlay:
             view._tune(curve)
             self.curves[key] = curve
             self.tracks[key] = track
-        # Both sides on one axis (ticks aligned by value): the whole range, and scores up to
-        # the highest of either side, rounded up to a level bound as the view does.
-        # Zooming out stops at the first event, as for one save (``TimelinesView._on_loaded``):
-        # from tick 0, a comparison near 2^64 zoomed out to a 1 px sliver at the right edge.
-        start, stop = view.x_of(s.view_start), view.x_of(end)
-        span = max(stop - start, 10.0)
-        for plot in (view.score_plot, view.stress_plot):
-            plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
+        # Both sides on one axis (ticks aligned by value): the whole range, zoomed out no
+        # further than the first event, as for one save, and scores up to the highest of either side.
+        stop = view.x_of(end)
+        view.limit_x(stop)
         view.score_plot.setXRange(*view.full_range_to(stop), padding=0)
-        highest = [float(np.nanmax(t.score.y)) for t in (*view.tracks.values(), *self.tracks.values())
-                   if len(t.score.y) and np.isfinite(t.score.y).any()]
-        top = min(100.0, 20.0 * math.ceil((max(highest, default=0.0) + 0.5) / 20.0))
-        view.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
+        view.fit_scores((*view.tracks.values(), *self.tracks.values()))
         self.on_npc(s.npc)
         view._update_legend(s.npc)
         view._show_values(s.tick, s.npc)

@@ -605,17 +605,10 @@ class TimelinesView(QWidget):
             line.setVisible(s.ready)
         # Fit the score axis to the highest score, rounded up to a level bound, so a
         # save whose NPCs never leave Stranger is not a flat line at the bottom.
-        scores = [float(np.nanmax(t.score.y)) for t in self.tracks.values() if len(t.score.y) and np.isfinite(t.score.y).any()]
-        top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
-        self.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
+        self.fit_scores(self.tracks.values())
         self._view_start, self._before_x = s.view_start, None
         start, stop = self.x_of(s.view_start), self.x_of(end)
-        # Zooming out stops at the first tick the axis shows (0, or the first event when
-        # the ticks start far from 0): a save near 2^64 zoomed out to tick 0 and showed
-        # itself as a 1 px sliver at the right edge.
-        span = max(stop - start, 10.0)
-        for plot in (self.score_plot, self.stress_plot):
-            plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
+        span = self.limit_x(stop)
         if s.view_start > 0:  # tick 0 and the ticks up to the first event: in the margin left of it
             self._before_x = start - FULL_PADDING * span
         self._full_range = self.full_range_to(stop)
@@ -767,6 +760,24 @@ class TimelinesView(QWidget):
         full_lo, full_hi = self._full_range
         start = min(max(x - width / 2, full_lo), max(full_lo, full_hi - width))
         self.score_plot.setXRange(start, start + width, padding=0)
+
+    def fit_scores(self, tracks) -> None:
+        """Fit the score axis to the highest score of ``tracks``, rounded up to a level
+        bound, so a save whose NPCs never leave Stranger is not a flat line at the bottom."""
+        scores = [float(np.nanmax(t.score.y)) for t in tracks if len(t.score.y) and np.isfinite(t.score.y).any()]
+        top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
+        self.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
+
+    def limit_x(self, stop: float) -> float:
+        """Let both plots zoom out no further than the axis's first tick (``view_start``: 0,
+        or the first event when the ticks start far from 0; a save near 2^64 zoomed out to
+        tick 0 and showed itself as a 1 px sliver at the right edge) .. ``stop`` (an x),
+        with a margin; returns that width (x units, at least 10)."""
+        start = self.x_of(self._view_start)
+        span = max(stop - start, 10.0)
+        for plot in (self.score_plot, self.stress_plot):
+            plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
+        return span
 
     def full_range_to(self, stop: float) -> tuple[float, float]:
         """The x range that shows the axis's first tick (``view_start``) .. ``stop`` (an x)

@@ -282,6 +282,32 @@ def test_interaction_memory_reflects_walk_away(tmp_path):
     assert "spoken 1 time before" in memory and "walked away" in memory and "talking now" in memory
 
 
+def test_interaction_memory_reads_the_npc_only_through_memory_inputs(tmp_path):
+    """A what-if compares a turn's interaction memory only where the two NPC states'
+    memory_inputs differ: a score, a stress or a threshold must never change it."""
+    import msgspec
+    from narrative_debugger.models.prompt.sections import BY_LABEL, SectionContext, memory_inputs
+
+    play = open_play(tmp_path, conversation(2))
+    tick = play.save.saved_at_tick
+    state = play.state_at(tick)
+    npc = state.npc(KAEL)
+    memory = BY_LABEL["interaction_memory"].text
+
+    def text(n):
+        return memory(SectionContext(play, state, n, "Kael Davan", "Player", play.content.prompt))
+
+    moved = msgspec.structs.replace(
+        npc,
+        relationship=msgspec.structs.replace(npc.relationship, score=npc.relationship.score + 40.0),
+        tolerance=msgspec.structs.replace(npc.tolerance, current_stress=npc.tolerance.current_stress + 9, threshold=3),
+    )
+    assert memory_inputs(moved) == memory_inputs(npc) and text(moved) == text(npc)
+    more = msgspec.structs.replace(npc, walk_aways=npc.walk_aways + 2)
+    assert memory_inputs(more) != memory_inputs(npc)
+    assert f"({npc.walk_aways + 2} times)" in text(more) and text(more) != text(npc)
+
+
 def test_unknown_npc_raises_keyerror(tmp_path):
     play = open_play(tmp_path, conversation(1))
     with pytest.raises(KeyError):

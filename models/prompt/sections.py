@@ -187,9 +187,18 @@ def _relationship(c: SectionContext) -> str:
     return "Relationship:\n" + prompt_modifier(c.play.tuning.level_for(c.npc.relationship.score), c.npc.relationship, npc=c.name, player=c.player)
 
 
+def memory_inputs(npc: NpcState) -> tuple[int, bool]:
+    """What the interaction memory section reads of an NPC's state, besides its StableId:
+    its walk-aways so far and whether it never forgets a confrontation. The rest of the
+    section is the knowledge's, so two states with equal inputs give the same section
+    at one knowledge state (a what-if compares turns so: ``whatif.run._prompts``)."""
+    return npc.walk_aways, npc.interaction_tolerance.permanent_confrontation_memory
+
+
 def _interaction_memory(c: SectionContext) -> str:
     """Past conversations, walk-aways, confrontations and the one in progress (schema §3)."""
     npc, name, knowledge = c.npc, c.name, c.state.knowledge
+    walk_aways, never_forgets = memory_inputs(npc)
     player = c.play.save.player.name or "the player"
     summary = knowledge.summary(npc.stable_id)
     active = knowledge.active_interaction()
@@ -210,9 +219,9 @@ def _interaction_memory(c: SectionContext) -> str:
             }.get(last.interaction_state, "ended")
             lines.append(f"The last one, at {last.location}, {ending}.")
     if knowledge.has_walked_away_from(npc.stable_id):
-        lines.append(f"{player} has walked away from {name} before ({npc.walk_aways} time{'s' * (npc.walk_aways != 1)}).")
+        lines.append(f"{player} has walked away from {name} before ({walk_aways} time{'s' * (walk_aways != 1)}).")
     if knowledge.has_confronted(npc.stable_id):
-        memory = " and will not forget it" if npc.interaction_tolerance.permanent_confrontation_memory else ""
+        memory = " and will not forget it" if never_forgets else ""
         lines.append(f"{name} has been in a confrontation with {player}{memory}.")
     if current is not None:
         who = player if current.player_initiated else name

@@ -11,6 +11,8 @@ as one flat list, each with the tick, NPC and view where it shows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass, field
 
 from narrative_debugger.models.boundary import cut
@@ -123,7 +125,7 @@ class Comparison:
 
 
 def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=None, parted_from: int | None = None,
-            same_lines: bool = False) -> Comparison:
+            same_lines: bool = False, same_prompt: Callable[[str], bool] | None = None) -> Comparison:
     """Compare two readable playthroughs at ``tick`` (default: each side's last tick).
 
     Args:
@@ -136,6 +138,9 @@ def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=No
         same_lines: B's dialogue lines, their speakers' names and its content are A's (a
             what-if whose replay took A's lines): B's prompts share A's rendered lines
             (``PromptBuilder``'s ``lines_from``).
+        same_prompt: ``same_prompt(slug)`` is True where B's prompt for that NPC is known
+            to be A's (a what-if that changed only numbers, where the NPC's state at the
+            compared tick is A's): A's is not built again for B.
 
     Raises:
         ValueError: when a side could not be read.
@@ -177,7 +182,9 @@ def compare(a: Playthrough, b: Playthrough, tick: int | None = None, progress=No
     prompts = {}
     for slug in slugs:
         if npcs[slug].a is not None and npcs[slug].b is not None:
-            prompts[slug] = compare_prompts(builder_a.build(slug, tick_a), builder_b.build(slug, tick_b))
+            preview_a = builder_a.build(slug, tick_a)
+            as_a = same_prompt is not None and same_prompt(slug)
+            prompts[slug] = compare_prompts(preview_a, preview_a if as_a else builder_b.build(slug, tick_b))
     report(1.0, "compared")
     return Comparison(a, b, tick_a, tick_b, same_save, divergence, npcs, facts, interactions, monologues, only_a, only_b, prompts)
 

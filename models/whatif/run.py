@@ -397,8 +397,9 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
                           resume=resume_point(a, save_b, changed_from, tuning), dialogue_of=a.index if lines_as_recorded else None)
     _check_replay_valid(a, b, changed_from, changed_to, operations, anywhere=whole)
     report(opened + span * 0.6, "comparing with the recorded run")
-    comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None,
-                         same_lines=lines_as_recorded and save_b.player == a.save.player)  # the speakers' names: the content's and the player's
+    same_lines = lines_as_recorded and save_b.player == a.save.player and _same_slugs(a.save, save_b)  # the speakers' names: the content's and the player's
+    comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None, same_lines=same_lines,
+                         same_prompt=_prompt_as_recorded(a, b, changed_from, changed_to, tuning, tick) if same_lines else None)
     _derived_divergence(comparison, b, rc, tuning)
     result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
     _relevel(result, tuning)
@@ -1012,6 +1013,19 @@ def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, s
 _STATE_KINDS = frozenset({"RelationshipInteraction", "WalkAwayPenalty", "StressChanged"})
 
 
+def _prompt_inputs_as_recorded(a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning) -> bool:
+    """``_only_state``, and B's player, story and NPCs' slugs are A's: a prompt of B can
+    differ from A's only through the NPC's state."""
+    return (_only_state(a, b, changed_from, changed_to, tuning) and b.save.player == a.save.player and b.save.story == a.save.story
+            and _same_slugs(a.save, b.save))
+
+
+def _same_slugs(a: Save, b: Save) -> bool:
+    """Whether B's NPCs are A's with A's slugs: the speakers' names and the interactions'
+    FactIds (``interaction.SLUG_NNN``) are made from them."""
+    return a.npcs.keys() == b.npcs.keys() and all(b.npcs[sid].slug == npc.slug for sid, npc in a.npcs.items())
+
+
 def _only_state(a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning) -> bool:
     """True when the edit can change a prompt only through the NPC's state: the prompt
     tuning is the recorded one and every changed entry (on both sides) moves numbers only."""
@@ -1021,6 +1035,32 @@ def _only_state(a: Playthrough, b: Playthrough, changed_from: int, changed_to: i
     if len(ka) != len(kb):
         return False
     return all(ka[i] in _STATE_KINDS and kb[i] in _STATE_KINDS for i in range(changed_from, changed_to))
+
+
+def _prompt_as_recorded(a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning, tick: int | None):
+    """``compare``'s ``same_prompt`` for a what-if whose B took A's dialogue lines, or
+    None: where the edit moved only numbers (``_only_state``: the content, the snapshot,
+    the knowledge and the prompt's budget are A's), an NPC's prompt at the compared
+    tick is A's when its state there is A's, its level too under each side's bounds (a
+    comparison at 300 NPCs then builds A's prompts, not B's again)."""
+    if not _prompt_inputs_as_recorded(a, b, changed_from, changed_to, tuning):
+        return None
+    tick_a, tick_b = (a.last_tick, b.last_tick) if tick is None else (tick, tick)
+    if tick_a != tick_b:
+        return None
+    pos_a, pos_b = a.index.position_for_tick(tick_a), b.index.position_for_tick(tick_b)
+
+    def same(slug: str) -> bool:
+        na, nb = a.save.npc_by_slug(slug), b.save.npc_by_slug(slug)
+        if na is None or nb is None or na.stable_id != nb.stable_id:
+            return False
+        versions_a, versions_b = a.index.npcs.get(na.stable_id), b.index.npcs.get(nb.stable_id)
+        if versions_a is None or versions_b is None:
+            return False
+        state_a, state_b = versions_a.at(pos_a), versions_b.at(pos_b)
+        return (state_a is not None and state_a == state_b
+                and a.tuning.level_for(state_a.relationship.score) is b.tuning.level_for(state_b.relationship.score))
+    return same
 
 
 def _npc_sections_differ(a: Playthrough, b: Playthrough, na, nb, tick: int, memory: bool) -> bool:
@@ -1119,7 +1159,7 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
         b.index.tick_at_position(changed_from + 1) if changed_from < len(b.save.journal) else None)
     if start_tick is None:
         return
-    only_state = _only_state(a, b, changed_from, changed_to, tuning) and b.save.player == a.save.player and b.save.story == a.save.story
+    only_state = _prompt_inputs_as_recorded(a, b, changed_from, changed_to, tuning)
     builder_a, builder_b = (None, None) if only_state else (PromptBuilder(a), PromptBuilder(b))
     slugs = {n.stable_id: n.slug for n in b.save.npcs.values()}
     last_tick = b.last_tick if until is None else until

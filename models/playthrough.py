@@ -191,7 +191,7 @@ class Playthrough:
     @classmethod
     def build(cls, save: Save, content: Content, report=None, *, defer_checks: bool = False, notes=(),
               tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, resume: Resume | None = None,
-              dialogue_of: TimelineIndex | None = None) -> "Playthrough":
+              dialogue_of: TimelineIndex | None = None, knowledge_of: TimelineIndex | None = None) -> "Playthrough":
         """Replay and check an already parsed save against content.
 
         With ``defer_checks`` the snapshot, replay-versus-snapshot and content checks
@@ -204,7 +204,8 @@ class Playthrough:
         ``resume``: the recorded run's checkpoint a what-if's replay starts at (the
         result is the same as from the start); a run replayed from the start keeps
         its own checkpoints (``checkpoints``). ``dialogue_of``: the recorded index whose
-        dialogue lines and ticks the replay takes (``replay``'s).
+        dialogue lines and ticks the replay takes (``replay``'s); ``knowledge_of``: the one
+        whose knowledge it takes (``replay``'s).
         """
         report = report or (lambda fraction, message: None)
         # Merged from the save's own sink: its closed list holds a capped code's note,
@@ -223,7 +224,7 @@ class Playthrough:
         replayed = FindingSink()
         result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"),
                         tuning=tuning, recompute=recompute, checkpoints=resume is None and dialogue_of is None, resume=resume,
-                        dialogue_of=dialogue_of)
+                        dialogue_of=dialogue_of, knowledge_of=knowledge_of)
         play = cls(save, content, result.index, tuning=tuning, recompute=recompute, checkpoints=result.checkpoints,
                    replay_findings=list(replayed.items))
         play._pending = (read, replayed, result.confrontation_seen)

@@ -192,9 +192,10 @@ def test_a_replay_resumed_at_any_checkpoint_ends_as_the_whole_replay(saves, monk
         sink = FindingSink()
         whole = replay(play.save, play.content, sink, checkpoints=True)
         assert whole.checkpoints
-        for point, lines in product((*whole.checkpoints[:: max(1, len(whole.checkpoints) // 12)], whole.checkpoints[-1]), _line_modes(sink)):
+        for point, (lines, knowledge) in product((*whole.checkpoints[:: max(1, len(whole.checkpoints) // 12)], whole.checkpoints[-1]), _line_modes(sink)):
             again = FindingSink()
-            got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)), dialogue_of=whole.index if lines else None)
+            got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)), dialogue_of=whole.index if lines else None,
+                         knowledge_of=whole.index if knowledge else None)
             assert_same_index(got.index, whole.index)
             assert got.knowledge.facts == whole.knowledge.facts and list(got.knowledge.facts) == list(whole.knowledge.facts)
             assert got.knowledge.entities == whole.knowledge.entities
@@ -203,12 +204,13 @@ def test_a_replay_resumed_at_any_checkpoint_ends_as_the_whole_replay(saves, monk
             assert again.close() == sink.close(), (path.name, point.position)
 
 
-def _line_modes(sink) -> tuple[bool, ...]:
-    """How a resumed replay may run: applying every entry, and, where the whole replay
-    found no tick or speaker fault (what ``whatif`` asks before it lets B take A's
-    lines), taking the dialogue lines and ticks from the recorded index."""
+def _line_modes(sink) -> tuple[tuple[bool, bool], ...]:
+    """How a resumed replay may run, as (lines taken, knowledge taken): applying every
+    entry, and, where the whole replay found no tick or speaker fault (what ``whatif``
+    asks before it lets B take A's lines), taking the dialogue lines and ticks from the
+    recorded index, and its knowledge too (the journal is the recorded one)."""
     clean = not any(f.code in ("J001", "J002", "J004") for f in sink.items)
-    return (False, True) if clean else (False,)
+    return ((False, False), (True, False), (True, True)) if clean else ((False, False),)
 
 
 def _resumed_equals_whole(play: Playthrough, every: int) -> int:
@@ -224,17 +226,19 @@ def _resumed_equals_whole(play: Playthrough, every: int) -> int:
         sink = FindingSink()
         whole = replay(play.save, play.content, sink, checkpoints=True)
     points = whole.checkpoints
-    for point, lines in product((*points[:: max(1, len(points) // 8)], *points[-2:]), _line_modes(sink)):
+    for point, (lines, knowledge) in product((*points[:: max(1, len(points) // 8)], *points[-2:]), _line_modes(sink)):
         again = FindingSink()
-        got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)), dialogue_of=whole.index if lines else None)
+        got = replay(play.save, play.content, again, resume=Resume(point, whole.index, tuple(sink.items)), dialogue_of=whole.index if lines else None,
+                     knowledge_of=whole.index if knowledge else None)
         assert_same_index(got.index, whole.index)
         assert got.knowledge.facts == whole.knowledge.facts and got.knowledge.active_fact_id() == whole.knowledge.active_fact_id()
         assert got.npcs == whole.npcs and got.confrontation_seen == whole.confrontation_seen
         assert again.close() == sink.close(), point.position
-    if True in _line_modes(sink):  # from the first entry, the lines and ticks taken from the whole replay
+    for lines, knowledge in _line_modes(sink)[1:]:  # from the first entry, the lines and ticks (and knowledge) taken from the whole replay
         again = FindingSink()
-        got = replay(play.save, play.content, again, dialogue_of=whole.index)
+        got = replay(play.save, play.content, again, dialogue_of=whole.index, knowledge_of=whole.index if knowledge else None)
         assert_same_index(got.index, whole.index)
+        assert got.knowledge.facts == whole.knowledge.facts and got.knowledge.active_fact_id() == whole.knowledge.active_fact_id()
         assert got.npcs == whole.npcs and again.close() == sink.close()
     return len(whole.checkpoints)
 

@@ -418,6 +418,22 @@ class TimelineIndex:
     memos: Memos = field(default_factory=Memos, compare=False, repr=False)
 
     # ----- recording (used by the replay) -----
+    #: The tables ``record_fact``, ``record_entity`` and ``record_transition`` keep:
+    #: what the player knows and the interactions' moves (``take_knowledge``).
+    KNOWLEDGE_TABLES = ("facts", "fact_keys", "fact_created", "entities", "entity_keys", "transitions", "transitions_by_npc",
+                        "interaction_changes", "change_positions", "change_facts", "interactions_by_npc", "interactions_created",
+                        "_interaction_log", "_interaction_codes", "_interaction_lost", "_interaction_disorder")
+
+    def take_knowledge(self, recorded: "TimelineIndex") -> None:
+        """Hold ``recorded``'s knowledge tables (``KNOWLEDGE_TABLES``, shared, never
+        copied) in place of this index's: a what-if's replay whose edits move only NPC
+        numbers knows what the recorded run knew (``replay``'s ``knowledge_of``). Both
+        indexes are read-only once replayed."""
+        recorded.finish()
+        for name in self.KNOWLEDGE_TABLES:
+            setattr(self, name, getattr(recorded, name))
+        self._new_fact_keys = []
+
     def record_fact(self, position: int, fact_id: FactId, fact: FactKnowledge) -> None:
         """Record a fact's value from ``position`` on."""
         self.change_positions.append(position)

@@ -266,6 +266,7 @@ class _Replayer:
         self.sink = sink
         self.progress = progress
         self.reuse: TimelineIndex | None = None  # the recorded index whose lines and ticks ``run`` takes (``replay``'s ``dialogue_of``)
+        self.record_knowledge = True  # False: the index takes the recorded run's knowledge (``replay``'s ``knowledge_of``)
         self.index = TimelineIndex(slugs=save.slugs)
         self.kg = KnowledgeGraph(save.slugs, ordered=False)
         self.npcs: dict[int, NpcState] = {}
@@ -338,14 +339,16 @@ class _Replayer:
 
     def set_fact(self, position: int, fact_id: str, fact: FactKnowledge, slug: str | None = None) -> None:
         self.kg.set_fact(fact_id, fact, slug)
-        self.index.record_fact(position, fact_id, fact)
+        if self.record_knowledge:
+            self.index.record_fact(position, fact_id, fact)
 
     def move(self, i: int, npc: NpcState, fact_id: str, source, target: InteractionState) -> bool:
         legal = is_legal_transition(source, target)
         if not legal:
             src = source.name if source else "(nothing)"
             self.add("I001", f"{npc.slug}: {fact_id} moves {src} → {target.name}, which schema §3.2 forbids", self.where(i), i=i, npc=npc, fact_id=fact_id)
-        self.index.record_transition(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
+        if self.record_knowledge:
+            self.index.record_transition(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
         return legal
 
     # ----- checkpoints (issue 38) -----
@@ -753,7 +756,8 @@ class _Replayer:
     def on_EntityObserved(self, i, d):
         value = EntityKnowledge(d.confidence, d.source, KnowledgeState.Active, d.relationship, self.tick)
         self.kg.set_entity(d.entity, value)
-        self.index.record_entity(i + 1, d.entity, value)
+        if self.record_knowledge:
+            self.index.record_entity(i + 1, d.entity, value)
 
     # ----- relationship (relationship seed) -----
     def on_RelationshipInteraction(self, i, d):
@@ -970,7 +974,8 @@ _HANDLED = (
 
 def replay(save: Save, content: Content | None, sink: FindingSink | None = None, progress=None,
            tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, *,
-           checkpoints: bool = False, resume: Resume | None = None, dialogue_of: TimelineIndex | None = None) -> ReplayResult:
+           checkpoints: bool = False, resume: Resume | None = None, dialogue_of: TimelineIndex | None = None,
+           knowledge_of: TimelineIndex | None = None) -> ReplayResult:
     """Replay a save's journal from the initial state, indexing every change.
 
     Args:
@@ -994,6 +999,15 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
             J002, J004): the dialogue lines, their conversations and the ticks are then
             the recorded run's, and only the other entries are applied (a third of a long
             journal); no checkpoints are kept. The result is the same.
+        knowledge_of: the recorded run's index (with ``dialogue_of``), for a what-if
+            whose changed entries and tuned values move only NPC numbers, with the
+            recorded NPCs and slugs (the interactions' FactIds): what the player knows,
+            the entities and the interactions' moves are then the recorded run's. The
+            replay keeps its own knowledge graph (the rules read it) and findings, but
+            records none of those tables: the index takes the recorded ones
+            (``TimelineIndex.take_knowledge``; at 300 NPCs, 1M events that was half
+            of the replay, with its ~200 000 objects for the collector). The result is
+            the same.
 
     Returns:
         ReplayResult with the TimelineIndex. Never raises on bad input.
@@ -1003,7 +1017,10 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
     if resume is not None:
         r.resume(resume)
     r.reuse = dialogue_of
+    r.record_knowledge = knowledge_of is None
     kept: list | None = [] if checkpoints else None
     r.run(resume.checkpoint if resume is not None else None, kept)
+    if knowledge_of is not None:
+        r.index.take_knowledge(knowledge_of)
     r.index.finish()
     return ReplayResult(r.index, r.kg, r.npcs, r.confronted, tuple(kept or ()))

@@ -394,7 +394,8 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
     lines_as_recorded = _dialogue_as_recorded(a, save_b, changed_from, changed_to)
     b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc,
-                          resume=resume_point(a, save_b, changed_from, tuning), dialogue_of=a.index if lines_as_recorded else None)
+                          resume=resume_point(a, save_b, changed_from, tuning), dialogue_of=a.index if lines_as_recorded else None,
+                          knowledge_of=a.index if lines_as_recorded and _same_slugs(a.save, save_b) else None)
     _check_replay_valid(a, b, changed_from, changed_to, operations, anywhere=whole)
     report(opened + span * 0.6, "comparing with the recorded run")
     same_lines = lines_as_recorded and save_b.player == a.save.player and _same_slugs(a.save, save_b)  # the speakers' names: the content's and the player's

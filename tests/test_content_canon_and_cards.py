@@ -125,3 +125,94 @@ def test_a_story_card_name_that_is_not_one_line_is_c001(tmp_path):
         "C001", "lore/harbor.yaml:2:3",
         "story card dock-ward's name 'The Dock\\nWard\\n' holds a line break (U+000A): a name is one line of text, with no control characters; used as written")]
     assert [c.name for c in content.cards if c.id in ("dock-ward", "tide")] == ["The Dock\nWard\n", "Tide"]
+
+
+CARD = "- id: dock-ward\n  name: The Dock Ward\n  keys: {keys}\n  entry: The dock ward.\n"
+NO_KEY = (': it can never enter a prompt (keys are comma-separated words, like keys: "boat, harbor"; '
+          'a card kept only for reference has keys: "")')
+ONE_LINE = ": a key is one line of text, with no control characters; used as written, it matches only story text that holds the same characters"
+
+
+@pytest.mark.parametrize("keys, written, said", [
+    ('"dock, pi\\u202eer"', "dock, pi\u202eer", ["3:3 story card dock-ward's key 'pi\\u202eer' holds a direction control (U+202E)" + ONE_LINE]),
+    ('"dock\\nkael, \\e[1mpier"', "dock\nkael, \x1b[1mpier", [
+        "3:3 story card dock-ward's key 'dock\\nkael' holds a line break (U+000A)" + ONE_LINE,
+        "3:3 story card dock-ward's key '\\x1b[1mpier' holds a control character (U+001B)" + ONE_LINE]),
+    ("|\n    dock, pier\n", "dock, pier\n", []),  # a block scalar's last line break is around a key, not in it
+    ("\n    - dock\n    - \"\\u2067pier\"\n", "dock, \u2067pier", ["5:7 story card dock-ward's key '\\u2067pier' holds a direction control (U+2067)" + ONE_LINE]),
+])
+def test_a_story_card_key_that_is_not_one_line_is_c001_at_its_place(tmp_path, keys, written, said):
+    """A card key holding a control character or a direction control passed without a
+    word (the name beside it was checked): C001 at the key (a list's item at its own
+    line:col), each character named under what it is; the key is used as written."""
+    content = load_content(_folder(tmp_path, harbor=CARD.format(keys=keys)))
+    assert [f"{f.location.split(':', 1)[1]} {f.message.split(': ', 1)[1]}" for f in content.findings] == said
+    assert {f.code for f in content.findings} <= {"C001"}
+    assert next(c for c in content.cards if c.id == "dock-ward").keys == written
+
+
+@pytest.mark.parametrize("card, where, said", [
+    (CARD.format(keys='" , ,"'), "3:3", "story card dock-ward's keys ' , ,' hold no key"),
+    (CARD.format(keys="'   '"), "3:3", "story card dock-ward's keys '   ' hold no key"),
+    (CARD.format(keys="\n    -\n    - ''"), "3:3", "story card dock-ward's keys list holds no key"),
+    (CARD.format(keys=""), "3:3", "story card dock-ward's keys: has no value"),
+    ("- id: dock-ward\n  name: The Dock Ward\n  entry: The dock ward.\n", "1:3", "story card dock-ward has no keys"),
+    ("- name: The Dock Ward\n  entry: The dock ward.\n", "1:3", "story card harbor-1 has no keys"),
+])
+def test_a_story_card_whose_keys_hold_no_key_is_c001(tmp_path, card, where, said):
+    """A card whose keys are missing or blank after stripping can never trigger; it was
+    kept without a word. Now C001 at its keys (its id, or the card, when it has none)."""
+    content = load_content(_folder(tmp_path, harbor=card))
+    assert [(f.code, f.location, f.message) for f in content.findings] == [
+        ("C001", f"lore/harbor.yaml:{where}", f"lore/harbor.yaml: {said}{NO_KEY}")]
+    assert [c.key_list() for c in content.cards if c.file == "lore/harbor.yaml"] == [[]]
+
+
+@pytest.mark.parametrize("keys", ['""', "''", "[]"])
+def test_keys_written_empty_keep_a_card_for_reference_without_a_finding(tmp_path, keys):
+    """``keys: ""`` is how a card kept only for reference is written (the sample's
+    the-tallyman, lore/town.yaml): it never triggers, on purpose, and is no finding."""
+    content = load_content(_folder(tmp_path, harbor=CARD.format(keys=keys)))
+    assert content.findings == []
+    assert next(c for c in content.cards if c.id == "dock-ward").key_list() == []
+    assert next(c for c in content.cards if c.id == "the-tallyman").key_list() == []
+
+
+@pytest.mark.parametrize("keys, key_list, said", [
+    ("[Dock, pier, 1990, true]", ["dock", "pier", "1990", "true"], []),
+    ("\n    - dock\n    - salt market\n", ["dock", "salt market"], []),
+    ("[dock, ~, pier]", ["dock", "pier"], []),
+    ("[dock, [pier, wharf], {crates: 1}]", ["dock"], [
+        "3:16 story card dock-ward's key 2 must be text, found a list; left out",
+        "3:31 story card dock-ward's key 3 must be text, found a mapping; left out"]),
+    ("[[pier]]", [], ["3:10 story card dock-ward's key 1 must be text, found a list; left out"]),  # said once: no "keys are empty" besides
+    ('["dock, pier", wharf]', ["dock", "pier", "wharf"], [
+        "3:10 story card dock-ward's key 'dock, pier' holds a comma: keys are split at commas, so it is read as the keys 'dock', 'pier'"]),
+    ("{dock: 1}", [], ["3:3 story card dock-ward's keys must be comma-separated text or a list of keys, found a mapping; left out"]),
+])
+def test_story_card_keys_written_as_a_yaml_list_are_the_list_of_keys(tmp_path, keys, key_list, said):
+    """``keys: [boat, harbor]`` means those two keys (save-format §7 writes them
+    ``keys: "boat, harbor"``): each item is a key. What cannot be one (a list or a
+    mapping: left out; an item holding a comma: split as the text form is) is C001 at the
+    item's own line:col, never dropped without a word."""
+    content = load_content(_folder(tmp_path, harbor=CARD.format(keys=keys)))
+    assert [f"{f.location.split(':', 1)[1]} {f.message.split(': ', 1)[1]}" for f in content.findings] == said
+    assert {f.code for f in content.findings} <= {"C001"}
+    assert next(c for c in content.cards if c.id == "dock-ward").key_list() == key_list
+
+
+def test_a_story_card_key_finding_is_in_check_and_lands_on_the_content(tmp_path, capsys):
+    import json
+
+    from narrative_debugger.app.cli.main import main
+    from tests.conftest import SAMPLES
+
+    root = _folder(tmp_path)
+    lore = root / "lore" / "harbor.yaml"
+    lore.write_text(lore.read_text(encoding="utf-8").replace('keys: "dock, pier, wharf, crates"', 'keys: " , "', 1), encoding="utf-8")
+    line = next(n for n, text in enumerate(lore.read_text(encoding="utf-8").splitlines(), 1) if text == '  keys: " , "')
+    assert main(["check", str(SAMPLES / "evening.json"), "--content", str(root), "--format", "json"]) == 1
+    (doc,) = json.loads(capsys.readouterr().out)["files"]
+    (c001,) = [f for f in doc["findings"] if f["code"] == "C001"]
+    assert c001["message"] == f"lore/harbor.yaml: story card dock-ward's keys ' , ' hold no key{NO_KEY}"
+    assert c001["target"] == {"kind": "content", "file": "lore/harbor.yaml", "line": line, "col": 3, "snapshot": False}

@@ -289,22 +289,30 @@ _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+def _odd_characters(text: str) -> str | None:
+    """What ``text`` holds that one line of text may not (line breaks, other control
+    characters, direction controls), each such character named under what it is
+    ("a line break (U+000A) and a direction control (U+202E)"), or None."""
+    if text.isprintable() and not _DIRECTION_CONTROLS.intersection(text):
+        return None
+    odd = sorted({ch for ch in text if unicodedata.category(ch) in _NOT_IN_A_NAME or ch in _DIRECTION_CONTROLS})
+    if not odd:
+        return None
+    kinds = (("a line break", [ch for ch in odd if ch in _LINE_BREAKS]),
+             ("a control character", [ch for ch in odd if ch not in _LINE_BREAKS and ch not in _DIRECTION_CONTROLS]),
+             ("a direction control", [ch for ch in odd if ch in _DIRECTION_CONTROLS]))
+    return " and ".join(f"{kind} ({', '.join(f'U+{ord(ch):04X}' for ch in chars)})" for kind, chars in kinds if chars)
+
+
 def _check_one_line(name: str, what: str, rel: str, obj, key, sink: FindingSink) -> None:
     """A name (an NPC's, a story card's) is one line of text: one that holds a line break,
     another control character or a direction control is C001 at its ``file:line:col``,
     each such character named under what it is. The name is kept as written (the prompt
     gets it so)."""
-    if name.isprintable() and not _DIRECTION_CONTROLS.intersection(name):
-        return
-    odd = sorted({ch for ch in name if unicodedata.category(ch) in _NOT_IN_A_NAME or ch in _DIRECTION_CONTROLS})
-    if not odd:
-        return
-    kinds = (("a line break", [ch for ch in odd if ch in _LINE_BREAKS]),
-             ("a control character", [ch for ch in odd if ch not in _LINE_BREAKS and ch not in _DIRECTION_CONTROLS]),
-             ("a direction control", [ch for ch in odd if ch in _DIRECTION_CONTROLS]))
-    held = " and ".join(f"{kind} ({', '.join(f'U+{ord(ch):04X}' for ch in chars)})" for kind, chars in kinds if chars)
-    sink.add("C001", f"{rel}: {what} {name!r} holds {held}: a name is one line of text, with no control "
-             "characters; used as written", location_of(rel, obj, key))
+    held = _odd_characters(name)
+    if held:
+        sink.add("C001", f"{rel}: {what} {name!r} holds {held}: a name is one line of text, with no control "
+                 "characters; used as written", location_of(rel, obj, key))
 
 
 def _scalar_text(value, what: str, rel: str, obj, key, sink: FindingSink) -> str | None:
@@ -450,8 +458,7 @@ def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCa
             sink.add("C001", f"{rel}: story card {i + 1} is not a mapping", location_of(rel, items))
             continue
         card_id = _scalar_text(item.get("id"), "a story card's id", rel, item, "id", sink) or f"{path.stem}-{i + 1}"
-        keys = item.get("keys")
-        keys = ", ".join(str_list(keys)) if isinstance(keys, list) else _scalar_text(keys, f"story card {card_id}'s keys", rel, item, "keys", sink) or ""
+        keys = _card_keys(item, card_id, rel, sink)
         name = _scalar_text(item.get("name"), f"story card {card_id}'s name", rel, item, "name", sink)
         if name:
             _check_one_line(name, f"story card {card_id}'s name", rel, item, "name", sink)
@@ -459,6 +466,64 @@ def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCa
         card = StoryCard(card_id, name or card_id, keys, (entry or "").strip(), rel)
         cards.append((card, location_of(rel, item, "id" if "id" in item else None)))
     return cards
+
+
+#: How a card's keys are written (save-format §7), and how a card says it never triggers
+#: (the sample's reference-only card, lore/town.yaml the-tallyman), for the findings that say it.
+_KEYS_EXAMPLE = 'keys are comma-separated words, like keys: "boat, harbor"; a card kept only for reference has keys: ""'
+
+
+def _card_keys(item: dict, card_id: str, rel: str, sink: FindingSink) -> str:
+    """A story card's ``keys`` as the comma-separated text ``StoryCard.keys`` holds
+    (save-format §7 ``keys ("boat, harbor")``; the context builder seed's ``match_cards``).
+
+    A YAML list (``keys: [boat, harbor]``) is read as the list of keys, an item a key. Each
+    problem is C001 at its ``file:line:col`` (a list's item at its own): an item that is a
+    list or a mapping is left out; an item holding a comma is read as the keys on either
+    side of it, as the text is; a key holding a line break, another control character or
+    a direction control is used as written (it matches only story text holding the same
+    characters); and a card whose keys hold no key (``keys`` missing, without a value,
+    only commas and spaces, a list of blanks) can never enter a prompt. Keys written empty
+    (``keys: ""`` or ``keys: []``) say the card is kept only for reference: no finding."""
+    what = f"story card {card_id}"
+    value = item.get("keys")
+    if isinstance(value, dict):
+        sink.add("C001", f"{rel}: {what}'s keys must be comma-separated text or a list of keys, found a mapping; left out",
+                 location_of(rel, item, "keys"))
+        return ""
+    if isinstance(value, list):
+        written = []
+        for k, entry in enumerate(value):
+            if isinstance(entry, (list, dict)):
+                sink.add("C001", f"{rel}: {what}'s key {k + 1} must be text, found {_kind(entry)}; left out",
+                         location_of(rel, value, k))
+                continue
+            text = text_of(entry)
+            pieces = [piece.strip() for piece in text.split(",") if piece.strip()]
+            if len(pieces) > 1:
+                sink.add("C001", f"{rel}: {what}'s key {text!r} holds a comma: keys are split at commas, so it is read as the "
+                         f"keys {', '.join(repr(piece) for piece in pieces)}", location_of(rel, value, k))
+            written.append((text, location_of(rel, value, k)))
+        reported = len(written) < len(value)
+    else:
+        written = [(text_of(value), location_of(rel, item, "keys"))]
+        reported = False
+    for text, where in written:
+        for key in (piece.strip() for piece in text.split(",")):
+            held = _odd_characters(key)
+            if held:
+                sink.add("C001", f"{rel}: {what}'s key {key!r} holds {held}: a key is one line of text, with no control characters; "
+                         "used as written, it matches only story text that holds the same characters", where)
+    keys = ", ".join(text for text, _ in written)
+    if reported or value == "" or value == [] or any(piece.strip() for piece in keys.split(",")):
+        return keys
+    if "keys" not in item:
+        said, where = f"{what} has no keys", location_of(rel, item, "id" if "id" in item else None)
+    else:
+        shown = "keys: has no value" if value is None else "keys list holds no key" if isinstance(value, list) else f"keys {keys!r} hold no key"
+        said, where = f"{what}'s {shown}", location_of(rel, item, "keys")
+    sink.add("C001", f"{rel}: {said}: it can never enter a prompt ({_KEYS_EXAMPLE})", where)
+    return keys
 
 
 def fact_category(fact_id: str) -> str | None:

@@ -253,6 +253,68 @@ def test_why_stress_names_the_walk_away_each_stress_change_follows(capsys, tmp_p
     ]
 
 
+def why_stress(capsys, path: Path, content: Path, tick: int = T) -> list[tuple[int, str]]:
+    """``why npc:kael-davan.stress --format json`` at ``tick``: each step's journal index and detail."""
+    main(["why", str(path), "npc:kael-davan.stress", "--content", str(content), "--tick", str(tick), "--format", "json"])
+    return [(s["journal_index"], s["detail"]) for s in json.loads(capsys.readouterr().out)["steps"]]
+
+
+def with_second_stress(path: Path, at: int, tick: int = T) -> Path:
+    """``path`` with a second StressChanged of Kael (cause walk_away, 12 → 18) at journal
+    index ``at`` and ``tick``, the snapshot's stress to match."""
+    d = json.loads(path.read_text())
+    d["journal"].insert(at, ev(tick, "StressChanged", target=17, delta=6, current_stress=18, cause="walk_away"))
+    d["npcs"]["17"]["tolerance"]["current_stress"] = 18
+    d["saved_at_tick"] = max(d["saved_at_tick"], tick)
+    path.write_text(json.dumps(d))
+    return path
+
+
+WALK_2 = "walk-away #2, InteractionWalkedAway #8 at tick 169: interaction.kael-davan_002 Active → WalkedAway"
+
+
+def test_why_stress_names_the_walk_away_a_second_stress_change_follows(capsys, tmp_path, content):
+    """A walk-away followed by two StressChanged (cause walk_away): the replay pairs the
+    first with it; the second said "no walk-away of Kael Davan precedes it at tick 169",
+    with walk-away #2 right before it. It names that walk-away and the stress change
+    that is the walk-away's own."""
+    path = with_second_stress(save(tmp_path, 3, [W17]), 10)
+    assert why_stress(capsys, path, content)[-2:] == [
+        (9, f"6 + 6 = 12 (cause walk_away: {WALK_2}); walk_away_stress_delta 6"),
+        (10, f"12 + 6 = 18 (cause walk_away: a further stress change after {WALK_2} (its stress change is #9)); walk_away_stress_delta 6"),
+    ]
+
+
+def test_why_stress_of_a_walk_away_stress_change_at_a_later_tick_names_the_last_walk_away(capsys, tmp_path, content):
+    """One at a tick with no walk-away: it follows walk-away #2 all the same, two ticks on."""
+    path = with_second_stress(save(tmp_path, 3, [W17]), 10, T + 2)
+    assert why_stress(capsys, path, content, T + 2)[-1] == (
+        10, f"12 + 6 = 18 (cause walk_away: no walk-away of Kael Davan at tick 171; the last before it is {WALK_2}); walk_away_stress_delta 6")
+
+
+def test_why_stress_of_two_stress_changes_written_before_their_walk_away(capsys, tmp_path, content):
+    """Both written before the walk-away at its tick: the first is its own (T003 says it
+    comes first), the second a further one, before it."""
+    path = with_second_stress(save(tmp_path, 3, [W17]), 10)
+    d = json.loads(path.read_text())
+    d["journal"][8:11] = [d["journal"][9], d["journal"][10], d["journal"][8]]  # both StressChanged, then the walk-away
+    path.write_text(json.dumps(d))
+    walk = "walk-away #2, InteractionWalkedAway #10 at tick 169: interaction.kael-davan_002 Active → WalkedAway"
+    assert why_stress(capsys, path, content)[-2:] == [
+        (8, f"6 + 6 = 12 (cause walk_away: {walk}, written after this stress change (T003)); walk_away_stress_delta 6"),
+        (9, f"12 + 6 = 18 (cause walk_away: a further stress change before {walk} (its stress change is #8)); walk_away_stress_delta 6"),
+    ]
+
+
+def test_why_stress_of_a_walk_away_stress_change_before_any_walk_away(capsys, tmp_path, content):
+    d = json.loads(save(tmp_path, 3, []).read_text())
+    d["journal"].insert(2, ev(131, "StressChanged", target=17, delta=6, current_stress=6, cause="walk_away"))
+    path = tmp_path / "before-any.json"
+    path.write_text(json.dumps(d))
+    assert why_stress(capsys, path, content, 131) == [
+        (2, "0 + 6 = 6 (cause walk_away: no walk-away of Kael Davan precedes it); walk_away_stress_delta 6")]
+
+
 def test_a_stress_change_written_before_its_walk_away_is_one_t003_that_says_so(capsys, tmp_path, content):
     """Save-format §5: a walk-away's StressChanged follows it at the same tick. One written
     before it is T003 on the walk-away (where it landed) saying so, not "has no StressChanged

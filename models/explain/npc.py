@@ -177,24 +177,58 @@ def _walk_away_named(ctx: NpcContext, i: int) -> str:
     with cause ``walk_away``. The walk-away is the one the replay paired it with
     (``TimelineIndex.stress_pairs``, as check's T003 does): with several at one tick, not
     the nearest before it. Returns e.g. ``walk-away #13, InteractionWalkedAway #491 at
-    tick 36630: interaction.kael-davan_013 Active → WalkedAway``. Says so when the replay
-    paired it with none.
+    tick 36630: interaction.kael-davan_013 Active → WalkedAway``. One the replay paired
+    with none is said as what it is (``_unpaired_walk_away``).
     """
-    from bisect import bisect_left
-
     paired = ctx.index.stress_pairs.get(i)
     if paired is None:
-        return f"no walk-away of {ctx.name} precedes it at tick {ctx.index.ticks[i]}"
+        return _unpaired_walk_away(ctx, i)
     walk, ordinal = paired
+    early = ", written after this stress change (T003)" if walk > i else ""
+    return _walk_away_text(ctx, walk, ordinal) + early
+
+
+def _walk_away_text(ctx: NpcContext, walk: int, ordinal: int) -> str:
+    """``walk-away #13, InteractionWalkedAway #491 at tick 36630: interaction.kael-davan_013
+    Active → WalkedAway``: the NPC's walk-away at journal index ``walk``, its ``ordinal``."""
+    from bisect import bisect_left
+
     moves = ctx.index.transitions_by_npc.get(ctx.npc, [])
     k = bisect_left(moves, walk, key=lambda r: r.index)
     head = f"walk-away #{ordinal}, {ctx.index.kinds[walk]} #{walk}"
-    early = ", written after this stress change (T003)" if walk > i else ""
     if k == len(moves) or moves[k].index != walk:
-        return head + early
+        return head
     move = moves[k]
     source = move.source.name if move.source is not None else "(nothing)"
-    return f"{head} at tick {move.tick}: {move.fact_id} {source} → {move.target.name}{early}"
+    return f"{head} at tick {move.tick}: {move.fact_id} {source} → {move.target.name}"
+
+
+def _unpaired_walk_away(ctx: NpcContext, i: int) -> str:
+    """What a walk-away ``StressChanged`` the replay paired with no walk-away follows.
+
+    The NPC's walk-aways are its ``walk_aways`` track (each with its ordinal). One of them
+    at the same tick has its stress change already (the replay pairs one each): this is
+    a further one after it (or before it, written first), and says which is the
+    walk-away's own. With none at its tick, it names the NPC's last walk-away before it,
+    if any: "no walk-away precedes it" was said of a stress change that follows one."""
+    walks = ctx.track("walk_aways")
+    get = ATTRIBUTES["walk_aways"].get
+    ticks = ctx.index.ticks
+    tick = ticks[i]
+    n = walks.count_at(i + 1)  # the NPC's walk-aways written before entry i
+    at_tick = [k for k in (n - 1, n) if 0 <= k < len(walks.positions) and ticks[walks.positions[k] - 1] == tick]
+    if at_tick:
+        k = at_tick[0]
+        walk = walks.positions[k] - 1
+        own = next((j for j, (w, _) in ctx.index.stress_pairs.items() if w == walk), None)
+        own_text = f" (its stress change is #{own})" if own is not None else ""
+        return (f"a further stress change {'after' if walk < i else 'before'} "
+                f"{_walk_away_text(ctx, walk, get(ctx.versions.values[walks.versions[k]]))}{own_text}")
+    if n:
+        walk = walks.positions[n - 1] - 1
+        return (f"no walk-away of {ctx.name} at tick {tick}; the last before it is "
+                f"{_walk_away_text(ctx, walk, get(ctx.versions.values[walks.versions[n - 1]]))}")
+    return f"no walk-away of {ctx.name} precedes it"
 
 
 def _walk_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:

@@ -9,13 +9,14 @@ is a C-code finding; nothing raises, and content that could be read is kept.
 from __future__ import annotations
 
 import os
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from narrative_debugger.models.boundary import I16, U64, ConversionError, check_int
 from narrative_debugger.models.content.files import list_content
+from narrative_debugger.models.content.lore import StoryCard, load_cards
 from narrative_debugger.models.content.monologue import MonologueLine, load_pool
+from narrative_debugger.models.content.text_values import check_one_line, kind_of, scalar_text
 from narrative_debugger.models.content.yaml_io import load_yaml, location_of, rel_path, str_list, text_of
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, SLUG_RE
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Target
@@ -35,21 +36,6 @@ class NpcProfile:
     triggers: tuple[str, ...] = ()
     threshold: int | None = None
     file: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class StoryCard:
-    """A lore entry (``lore/*.yaml``): comma-separated literal ``keys`` that put ``entry`` in the prompt."""
-
-    id: str
-    name: str
-    keys: str
-    entry: str
-    file: str = ""
-
-    def key_list(self) -> list[str]:
-        """The non-empty keys, stripped and lowercased (context builder: case-insensitive)."""
-        return [k.strip().lower() for k in self.keys.split(",") if k.strip()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +147,7 @@ def load_content(root: Path) -> Content:
             content.npcs[profile.slug] = profile
     card_ids: dict[str, str] = {}
     for path in files.pools["lore"]:
-        for card, location in _load_cards(root, path, sink):
+        for card, location in load_cards(root, path, sink):
             if card.id in card_ids:
                 sink.add("C008", f"story card id {card.id!r} is defined twice (first at {card_ids[card.id]}); this one is left out of the prompt", location)
                 continue
@@ -274,57 +260,6 @@ def _load_prompt(root: Path, path: Path | None, sink: FindingSink) -> PromptConf
     )
 
 
-def _kind(value) -> str:
-    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else type(value).__name__
-
-
-#: The Unicode categories a name may not hold: controls (C0, DEL, C1: a line feed, a tab,
-#: an escape), and the line and paragraph separators.
-_NOT_IN_A_NAME = frozenset({"Cc", "Zl", "Zp"})
-#: Those of them that break a line.
-_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
-#: The bidirectional embeddings, overrides and isolates: they reorder how the rest of a
-#: line is shown ("\u202emira" reads "arim"). Other format characters (the zero-width
-#: joiners, which some scripts' names need) are allowed.
-_DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def _odd_characters(text: str) -> str | None:
-    """What ``text`` holds that one line of text may not (line breaks, other control
-    characters, direction controls), each such character named under what it is
-    ("a line break (U+000A) and a direction control (U+202E)"), or None."""
-    if text.isprintable() and not _DIRECTION_CONTROLS.intersection(text):
-        return None
-    odd = sorted({ch for ch in text if unicodedata.category(ch) in _NOT_IN_A_NAME or ch in _DIRECTION_CONTROLS})
-    if not odd:
-        return None
-    kinds = (("a line break", [ch for ch in odd if ch in _LINE_BREAKS]),
-             ("a control character", [ch for ch in odd if ch not in _LINE_BREAKS and ch not in _DIRECTION_CONTROLS]),
-             ("a direction control", [ch for ch in odd if ch in _DIRECTION_CONTROLS]))
-    return " and ".join(f"{kind} ({', '.join(f'U+{ord(ch):04X}' for ch in chars)})" for kind, chars in kinds if chars)
-
-
-def _check_one_line(name: str, what: str, rel: str, obj, key, sink: FindingSink) -> None:
-    """A name (an NPC's, a story card's) is one line of text: one that holds a line break,
-    another control character or a direction control is C001 at its ``file:line:col``,
-    each such character named under what it is. The name is kept as written (the prompt
-    gets it so)."""
-    held = _odd_characters(name)
-    if held:
-        sink.add("C001", f"{rel}: {what} {name!r} holds {held}: a name is one line of text, with no control "
-                 "characters; used as written", location_of(rel, obj, key))
-
-
-def _scalar_text(value, what: str, rel: str, obj, key, sink: FindingSink) -> str | None:
-    """``value`` as the text an author typed (``text_of``) when it is one value; a list
-    or a mapping is C001 at ``obj``'s ``key`` and None: it is left out, never put in a
-    prompt as Python's ``['drowned']`` (trial 47)."""
-    if isinstance(value, (list, dict)):
-        sink.add("C001", f"{rel}: {what} must be text, found {_kind(value)}; left out", location_of(rel, obj, key))
-        return None
-    return text_of(value)
-
-
 def _canon(data: dict, rel: str, sink: FindingSink) -> tuple[list[str], list[tuple[str, str]]]:
     """``campaign_canon``'s rules and forbidden status changes (prompt-preview §3). What
     cannot be read is C001 with ``file:line:col`` and left out: a canon that is not a
@@ -334,25 +269,25 @@ def _canon(data: dict, rel: str, sink: FindingSink) -> tuple[list[str], list[tup
     if canon is None:
         return [], []
     if not isinstance(canon, dict):
-        sink.add("C001", f"{rel}: campaign_canon must be a mapping (rules:, forbidden_status_changes:), found {_kind(canon)}; left out",
+        sink.add("C001", f"{rel}: campaign_canon must be a mapping (rules:, forbidden_status_changes:), found {kind_of(canon)}; left out",
                  location_of(rel, data, "campaign_canon"))
         return [], []
     rules: list[str] = []
     items = canon.get("rules")
     if items is not None and not isinstance(items, list):
-        sink.add("C001", f"{rel}: campaign_canon.rules must be a list of rules, found {_kind(items)}; left out", location_of(rel, canon, "rules"))
+        sink.add("C001", f"{rel}: campaign_canon.rules must be a list of rules, found {kind_of(items)}; left out", location_of(rel, canon, "rules"))
         items = None
     for k, item in enumerate(items or []):
         if item is None:
             sink.add("C001", f"{rel}: a campaign_canon rule is empty; left out", location_of(rel, items, k))
             continue
-        text = _scalar_text(item, "a campaign_canon rule", rel, items, k, sink)
+        text = scalar_text(item, "a campaign_canon rule", rel, items, k, sink)
         if text is not None and text.strip():
             rules.append(text)
     forbidden: list[tuple[str, str]] = []
     changes = canon.get("forbidden_status_changes")
     if changes is not None and not isinstance(changes, list):
-        sink.add("C001", f"{rel}: campaign_canon.forbidden_status_changes must be a list of {{from:, to:}}, found {_kind(changes)}; left out",
+        sink.add("C001", f"{rel}: campaign_canon.forbidden_status_changes must be a list of {{from:, to:}}, found {kind_of(changes)}; left out",
                  location_of(rel, canon, "forbidden_status_changes"))
         changes = None
     for k, item in enumerate(changes or []):
@@ -360,7 +295,7 @@ def _canon(data: dict, rel: str, sink: FindingSink) -> tuple[list[str], list[tup
             sink.add("C001", f"{rel}: a forbidden status change needs from: and to: (like from: drowned, to: alive); left out",
                      location_of(rel, item if isinstance(item, dict) else changes, None if isinstance(item, dict) else k))
             continue
-        old, new = (_scalar_text(item[key], f"a forbidden status change's {key}", rel, item, key, sink) for key in ("from", "to"))
+        old, new = (scalar_text(item[key], f"a forbidden status change's {key}", rel, item, key, sink) for key in ("from", "to"))
         if old is not None and new is not None:
             forbidden.append((old, new))
     return rules, forbidden
@@ -407,7 +342,7 @@ def _load_npc(root: Path, path: Path, sink: FindingSink) -> NpcProfile | None:
         sink.add("C002", f"{rel}: the NPC profile has no name", location_of(rel, data, "name" if "name" in data else None))
         name = ""
     name = name.strip()
-    _check_one_line(name, "the NPC's name", rel, data, "name", sink)
+    check_one_line(name, "the NPC's name", rel, data, "name", sink)
     threshold = _threshold(rel, data, sink)
     return NpcProfile(
         slug=slug,
@@ -440,90 +375,6 @@ def _threshold(rel: str, data: dict, sink: FindingSink) -> int | None:
         sink.add("C001", f"{rel}: tolerance.threshold must be a whole number {I16.range_text} in digits 0-9: {exc}; ignored",
                  location_of(rel, tolerance, "threshold"))
         return None
-
-
-def _load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCard, str]]:
-    """The story cards of one lore file, each with its ``file:line:col``."""
-    rel = rel_path(root, path)
-    data = load_yaml(path, root, sink)
-    if data is None:
-        return []
-    items = data if isinstance(data, list) else [data] if isinstance(data, dict) else None
-    if items is None:
-        sink.add("C001", f"{rel}: expected a story card or a list of story cards", location_of(rel, data))
-        return []
-    cards = []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            sink.add("C001", f"{rel}: story card {i + 1} is not a mapping", location_of(rel, items))
-            continue
-        card_id = _scalar_text(item.get("id"), "a story card's id", rel, item, "id", sink) or f"{path.stem}-{i + 1}"
-        keys = _card_keys(item, card_id, rel, sink)
-        name = _scalar_text(item.get("name"), f"story card {card_id}'s name", rel, item, "name", sink)
-        if name:
-            _check_one_line(name, f"story card {card_id}'s name", rel, item, "name", sink)
-        entry = _scalar_text(item.get("entry"), f"story card {card_id}'s entry", rel, item, "entry", sink)
-        card = StoryCard(card_id, name or card_id, keys, (entry or "").strip(), rel)
-        cards.append((card, location_of(rel, item, "id" if "id" in item else None)))
-    return cards
-
-
-#: How a card's keys are written (save-format §7), and how a card says it never triggers
-#: (the sample's reference-only card, lore/town.yaml the-tallyman), for the findings that say it.
-_KEYS_EXAMPLE = 'keys are comma-separated words, like keys: "boat, harbor"; a card kept only for reference has keys: ""'
-
-
-def _card_keys(item: dict, card_id: str, rel: str, sink: FindingSink) -> str:
-    """A story card's ``keys`` as the comma-separated text ``StoryCard.keys`` holds
-    (save-format §7 ``keys ("boat, harbor")``; the context builder seed's ``match_cards``).
-
-    A YAML list (``keys: [boat, harbor]``) is read as the list of keys, an item a key. Each
-    problem is C001 at its ``file:line:col`` (a list's item at its own): an item that is a
-    list or a mapping is left out; an item holding a comma is read as the keys on either
-    side of it, as the text is; a key holding a line break, another control character or
-    a direction control is used as written (it matches only story text holding the same
-    characters); and a card whose keys hold no key (``keys`` missing, without a value,
-    only commas and spaces, a list of blanks) can never enter a prompt. Keys written empty
-    (``keys: ""`` or ``keys: []``) say the card is kept only for reference: no finding."""
-    what = f"story card {card_id}"
-    value = item.get("keys")
-    if isinstance(value, dict):
-        sink.add("C001", f"{rel}: {what}'s keys must be comma-separated text or a list of keys, found a mapping; left out",
-                 location_of(rel, item, "keys"))
-        return ""
-    if isinstance(value, list):
-        written = []
-        for k, entry in enumerate(value):
-            if isinstance(entry, (list, dict)):
-                sink.add("C001", f"{rel}: {what}'s key {k + 1} must be text, found {_kind(entry)}; left out",
-                         location_of(rel, value, k))
-                continue
-            text = text_of(entry)
-            pieces = [piece.strip() for piece in text.split(",") if piece.strip()]
-            if len(pieces) > 1:
-                sink.add("C001", f"{rel}: {what}'s key {text!r} holds a comma: keys are split at commas, so it is read as the "
-                         f"keys {', '.join(repr(piece) for piece in pieces)}", location_of(rel, value, k))
-            written.append((text, location_of(rel, value, k)))
-        reported = len(written) < len(value)
-    else:
-        written = [(text_of(value), location_of(rel, item, "keys"))]
-        reported = False
-    for text, where in written:
-        for key in (piece.strip() for piece in text.split(",")):
-            held = _odd_characters(key)
-            if held:
-                sink.add("C001", f"{rel}: {what}'s key {key!r} holds {held}: a key is one line of text, with no control characters; "
-                         "used as written, it matches only story text that holds the same characters", where)
-    keys = ", ".join(text for text, _ in written)
-    if reported or value == "" or value == [] or any(piece.strip() for piece in keys.split(",")):
-        return keys
-    if "keys" not in item:
-        said, where = f"{what} has no keys", location_of(rel, item, "id" if "id" in item else None)
-    else:
-        shown = "keys: has no value" if value is None else "keys list holds no key" if isinstance(value, list) else f"keys {keys!r} hold no key"
-        said, where = f"{what}'s {shown}", location_of(rel, item, "keys")
-    sink.add("C001", f"{rel}: {said}: it can never enter a prompt ({_KEYS_EXAMPLE})", where)
-    return keys
 
 
 def fact_category(fact_id: str) -> str | None:

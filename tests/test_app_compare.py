@@ -338,3 +338,37 @@ def test_the_b_columns_fit_their_text(qtbot, open_window, size):
         assert table.columnWidth(col) >= table.horizontalHeader().sectionSizeHint(col)
         checked += 1
     assert checked == 2
+
+
+# ----- trial 49: the timelines' full range while comparing -----
+
+def test_full_range_while_comparing_covers_both_sides(qtbot, open_window):
+    """walkaway-spiral (A, last tick 37 113) compared with evening (B, 302 029): Full range
+    (the button, or a double-click) went back to A's range, cutting B's curves off at
+    37 113, and a zoomed range stopped following the tick at A's end. Full range covers
+    both sides' ticks while comparing, and A's alone once the comparison is left."""
+    w = _spiral_vs_evening(open_window)
+    s = w.session
+    s.set_view("timelines")
+    w.finish_background()
+    view = w.views["timelines"]
+    assert max(float(np.nanmax(curve.xData)) for curve in view.overlay.curves.values()) == view.x_of(302_029)
+
+    def shown() -> tuple[float, float]:
+        return tuple(view.score_plot.vb.viewRange()[0])
+
+    lo, hi = shown()
+    assert lo <= view.x_of(0) and hi >= view.x_of(302_029)
+    view.score_plot.setXRange(view.x_of(1_000), view.x_of(3_000), padding=0)  # zoomed in
+    view.full_button.click()
+    assert shown() == (lo, hi)
+    # Zoomed, the range follows the tick onto B's part of the axis.
+    view.score_plot.setXRange(view.x_of(1_000), view.x_of(3_000), padding=0)
+    s.set_tick(250_000)
+    lo_z, hi_z = shown()
+    assert lo_z <= view.x_of(250_000) <= hi_z and hi_z - lo_z == pytest.approx(view.x_of(3_000) - view.x_of(1_000))
+    w.compare.stop_action.trigger()
+    w.finish_background()
+    view.full_button.click()
+    lo, hi = shown()
+    assert lo <= view.x_of(0) and view.x_of(37_113) <= hi < view.x_of(40_000)

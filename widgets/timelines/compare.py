@@ -119,7 +119,6 @@ class ComparisonOverlay:
             if was_active and s.ready:
                 view._on_loaded()  # the single-save axes and legend again
             return
-        end = s.last_tick  # the axis spans both sides; B's curves stop at B's own end
         a_by_slug = {s.playthrough.save.npcs[sid].slug: sid for sid in view.tracks}
         for track in _tracks_for(c.b, c.b.last_tick, view.origin):
             slug = c.b.save.npcs[track.stable_id].slug
@@ -132,11 +131,10 @@ class ComparisonOverlay:
             view._tune(curve)
             self.curves[key] = curve
             self.tracks[key] = track
-        # Both sides on one axis (ticks aligned by value): the whole range, zoomed out no
-        # further than the first event, as for one save, and scores up to the highest of either side.
-        stop = view.x_of(end)
-        view.limit_x(stop)
-        view.score_plot.setXRange(*view.full_range_to(stop), padding=0)
+        # Both sides on one axis (ticks aligned by value; B's curves stop at B's own end):
+        # the whole range, also for Full range, zoomed out no further than the first event,
+        # as for one save, and scores up to the highest of either side.
+        view.frame_x()
         view.fit_scores((*view.tracks.values(), *self.tracks.values()))
         self.on_npc(s.npc)
         view._update_legend(s.npc)

@@ -606,13 +606,7 @@ class TimelinesView(QWidget):
         # Fit the score axis to the highest score, rounded up to a level bound, so a
         # save whose NPCs never leave Stranger is not a flat line at the bottom.
         self.fit_scores(self.tracks.values())
-        self._view_start, self._before_x = s.view_start, None
-        start, stop = self.x_of(s.view_start), self.x_of(end)
-        span = self.limit_x(stop)
-        if s.view_start > 0:  # tick 0 and the ticks up to the first event: in the margin left of it
-            self._before_x = start - FULL_PADDING * span
-        self._full_range = self.full_range_to(stop)
-        self.score_plot.setXRange(*self._full_range, padding=0)
+        self.frame_x()
         self._drawn = False
         self._behind = False
         self._draw()
@@ -778,6 +772,21 @@ class TimelinesView(QWidget):
         for plot in (self.score_plot, self.stress_plot):
             plot.setLimits(xMin=start - 0.02 * span, xMax=stop + 0.02 * span)
         return span
+
+    def frame_x(self) -> None:
+        """Frame the x axis on the session's ticks and show them whole: the axis's first
+        tick (``view_start``, and where tick 0 is drawn when that is past 0), the zoom
+        limits and the full range (``show_full_range``), both up to the session's last
+        tick. A load frames A's ticks; a comparison (``ComparisonOverlay``) both sides'
+        ticks, which Full range then shows (it went back to A's and cut B's curves off)."""
+        s = self.session
+        self._view_start, self._before_x = s.view_start, None
+        start, stop = self.x_of(s.view_start), self.x_of(s.last_tick)
+        span = self.limit_x(stop)
+        if s.view_start > 0:  # tick 0 and the ticks up to the first event: in the margin left of it
+            self._before_x = start - FULL_PADDING * span
+        self._full_range = self.full_range_to(stop)
+        self.score_plot.setXRange(*self._full_range, padding=0)
 
     def full_range_to(self, stop: float) -> tuple[float, float]:
         """The x range that shows the axis's first tick (``view_start``) .. ``stop`` (an x)

@@ -335,12 +335,18 @@ class Session:
     def view_start(self) -> int:
         """The first tick a time axis shows: 0, or the first event's tick when more than
         half of 0..last tick lies before it (a save whose ticks start near 1e15 would
-        otherwise draw all of its events in the last pixel)."""
+        otherwise draw all of its events in the last pixel). While comparing, the first
+        event of either side, against ``last_tick`` (both sides'): B's events before A's
+        first are on the axis, not in the lead-in left of it that stands for tick 0."""
         if not self.ready:
             return 0
         ticks = self._steps().distinct
-        first = ticks[0] if ticks else 0
-        return first if first > self.playthrough.last_tick - first else 0
+        firsts = [ticks[0]] if ticks else []
+        b = self.comparison.b if self.comparison is not None else None
+        if b is not None and b.index is not None and b.index.ticks:
+            firsts.append(b.first_tick)
+        first = min(firsts, default=0)
+        return first if first > self.last_tick - first else 0
 
     def clamp(self, tick: int) -> int:
         """``tick`` brought into 0..``last_tick`` (any int; the result is a u64)."""

@@ -372,3 +372,41 @@ def test_full_range_while_comparing_covers_both_sides(qtbot, open_window):
     view.full_button.click()
     lo, hi = shown()
     assert lo <= view.x_of(0) and view.x_of(37_113) <= hi < view.x_of(40_000)
+
+
+def test_b_events_before_a_first_event_are_on_the_axes(qtbot, open_window, tmp_path):
+    """A's events start at tick 1 000 201, B's at 900 201 (both far from 0, so the axes
+    start at the first event). They started at A's: B's curves and the tick where the
+    journals part (900 201) fell in the lead-in that stands for tick 0, left of the axis,
+    and the timelines showed none of B. While comparing, the axes start at B's first event."""
+    from tests.test_widgets_u64_ticks import shifted_save
+
+    w = open_window(shifted_save(tmp_path, "walkaway-spiral.json", 1_000_000)[0])
+    s = w.session
+    s.set_view("timelines")
+    s.set_tick(0)
+    w.compare.compare_with(shifted_save(tmp_path, "walkaway-spiral.json", 900_000)[0], wait=True)
+    c = s.comparison
+    assert (c.b.first_tick, c.divergence.tick, s.last_tick) == (900_201, 900_201, 1_037_113)
+    w.finish_background()
+    view, track = w.views["timelines"], w.tickbar.track
+    # At tick 0 the cursors stay left of the (new) first event, where tick 0 is drawn.
+    assert s.tick == 0 and all(view.tick_of(line.value()) == 0 < view.x_of(900_201) - line.value() for line in view.cursors)
+    view.full_button.click()
+    lo, hi = view.score_plot.vb.viewRange()[0]
+    assert lo < view.x_of(900_201) and hi > view.x_of(1_037_113)
+    steps = [float(x) for curve in view.overlay.curves.values() for x in curve.xData if x >= view.x_of(900_201)]
+    assert steps and all(lo < x < hi for x in steps)  # every step of B's curves from its first event on is shown
+    s.set_tick(900_201)
+    assert [view.tick_of(line.value()) for line in view.cursors] == [900_201, 900_201]
+    assert all(line.value() == view.x_of(900_201) for line in view.cursors)
+    # The tick bar: B's first event at the start of the range, right of the lead-in, and the mark there too.
+    assert track.first_tick == 900_201 and track.mark == 900_201
+    assert track.x_for(900_201) == track.MARGIN + track.LEAD_PX and track.tick_at(track.x_for(900_201)) == 900_201
+    s.set_tick(0)  # tick 0 is still drawn in the lead-in
+    assert track.x_for(0) == track.MARGIN and view.tick_of(view.cursors[0].value()) == 0
+    w.compare.stop_action.trigger()
+    w.finish_background()
+    assert track.first_tick == 1_000_201 == s.view_start
+    view.full_button.click()
+    assert view.score_plot.vb.viewRange()[0][0] > view.x_of(990_000)

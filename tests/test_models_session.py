@@ -177,6 +177,31 @@ def test_a_load_while_comparing_clamps_to_the_new_save(evening_playthrough):
     assert seen == [ev.Loaded(), ev.CulpritChanged(None), ev.ComparisonChanged(), ev.NpcChanged(9), ev.TickChanged(37_113)]
 
 
+def test_while_comparing_the_axis_starts_at_the_first_event_of_either_side(tmp_path):
+    """Trial 49: A's events start at tick 1 000 201 and B's at 900 201. The time axes
+    started at A's first event, so B's events before it fell in the lead-in left of it
+    (which stands for tick 0) and off the timelines. While comparing, the axis starts at
+    the earlier first event, by the same rule over both sides' range; leaving the
+    comparison starts it at A's again."""
+    from tests.test_widgets_u64_ticks import shifted_save
+
+    a = Playthrough.open(shifted_save(tmp_path, "walkaway-spiral.json", 1_000_000)[0], CONTENT)
+    b = Playthrough.open(shifted_save(tmp_path, "walkaway-spiral.json", 900_000)[0], CONTENT)
+    assert (a.first_tick, b.first_tick, a.last_tick, b.last_tick) == (1_000_201, 900_201, 1_037_113, 937_113)
+    s = Session()
+    s.load(a)
+    assert s.view_start == 1_000_201
+    s.set_comparison(compare(a, b))
+    assert s.view_start == 900_201
+    s.set_comparison(None)
+    assert s.view_start == 1_000_201
+    # B ending far past A (at 1 902 029): over both sides' range, 900 201 is not far from 0.
+    late = Playthrough.open(shifted_save(tmp_path, "evening.json", 1_600_000)[0], CONTENT)  # to 1 902 029
+    s.load(b)
+    s.set_comparison(compare(b, late))
+    assert s.view_start == 0
+
+
 def test_stepping_ticks_are_the_index_tick_objects(evening_playthrough):
     """The stepping data's tick lists point at the index's own int objects (no second
     int per entry: about 60 MB of a 1 000 000-entry save), with the same values."""

@@ -778,7 +778,9 @@ class TimelinesView(QWidget):
         tick (``view_start``, and where tick 0 is drawn when that is past 0), the zoom
         limits and the full range (``show_full_range``), both up to the session's last
         tick. A load frames A's ticks; a comparison (``ComparisonOverlay``) both sides'
-        ticks, which Full range then shows (it went back to A's and cut B's curves off)."""
+        ticks, which Full range then shows (it went back to A's and cut B's curves off),
+        from the first event of either side. The cursors move to where the tick is drawn
+        in the new frame (tick 0's place moves with the first tick)."""
         s = self.session
         self._view_start, self._before_x = s.view_start, None
         start, stop = self.x_of(s.view_start), self.x_of(s.last_tick)
@@ -787,6 +789,7 @@ class TimelinesView(QWidget):
             self._before_x = start - FULL_PADDING * span
         self._full_range = self.full_range_to(stop)
         self.score_plot.setXRange(*self._full_range, padding=0)
+        self._move_cursors(s.tick)
 
     def full_range_to(self, stop: float) -> tuple[float, float]:
         """The x range that shows the axis's first tick (``view_start``) .. ``stop`` (an x)

@@ -496,3 +496,28 @@ def test_preview_is_cheap(session, knowledge):
     assert "previewing tick 5" in knowledge.preview.text()
     session.set_tick(5)
     assert knowledge.preview.text() == ""
+
+
+def test_interaction_counts_and_tick_have_thousands_separators(qtbot, tmp_path):
+    """Trial 49: the Interactions view wrote "8515 conversations", badges of "7924" and
+    "up to tick 17711193" where the rest of the app writes 8,515 and 17,711,193."""
+    from tests.support.savegen.generator import generate_save, write_save
+
+    path = tmp_path / "many.json"
+    write_save(generate_save(seed=3, events=40_000, scenario="many-conversations"), path)
+    s = Session()
+    s.load(Playthrough.open(path, CONTENT))
+    view = InteractionView(s)
+    qtbot.addWidget(view)
+    view.resize(1100, 700)
+    s.set_npc(LERA)
+    state = s.state
+    conversations = _slow_rows(state, "lera-sessik")
+    completed = sum(meta.interaction_state == S.Completed for _, meta in conversations)
+    assert state.tick > 999_999 and completed > 999
+    assert f"up to tick {state.tick:,}." in view.caption.text()
+    assert f"{len(conversations):,} conversations" in view.heading.text()
+    labels = view.diagram.edge_labels
+    assert labels[(None, S.Active, True)] == f"{len(conversations):,}"
+    assert int(labels[(S.Active, S.Completed, True)].replace(",", "")) > 999 and "," in labels[(S.Active, S.Completed, True)]
+    assert f"{completed:,} here now" in [text for text, _ink, _fill in view.diagram.texts]

@@ -247,9 +247,9 @@ class StateMachineDiagram(QGraphicsView):
             width = 3.2 if selected else (1.4 + min(count, 24) * 0.12 if count else 1.2)
             self._edge(path, QPen(color, width), color)
             mid = path.pointAtPercent(0.5 if controls else 0.45)
-            tip = f"{state_label(key[0]) if key[0] else 'dialogue opens'} → {state_label(key[1])}: taken {count}×"
-            self._badge(mid, str(count), color if count else MUTED_INK, tip)
-            self.edge_labels[(key[0], key[1], True)] = str(count)
+            tip = f"{state_label(key[0]) if key[0] else 'dialogue opens'} → {state_label(key[1])}: taken {count:,}×"
+            self._badge(mid, f"{count:,}", color if count else MUTED_INK, tip)
+            self.edge_labels[(key[0], key[1], True)] = f"{count:,}"
         for n, (key, items) in enumerate(sorted(data.illegal.items(), key=lambda kv: str(kv[0]))):
             self._illegal_edge(key, items, n)
         for state in (None, *InteractionState):
@@ -292,14 +292,14 @@ class StateMachineDiagram(QGraphicsView):
             path = _detour(source, target, n)
         self._edge(path, pen, FAULT_COLOR, z=3)
         codes = sorted({f.code for _, f in items if f is not None}) or ["I001"]
-        text = f"{'/'.join(codes)} ×{len(items)}" if len(items) > 1 else codes[0]
+        text = f"{'/'.join(codes)} ×{len(items):,}" if len(items) > 1 else codes[0]
         lines = [f"<b>Illegal: {state_label(source) if source else 'nothing'} → {state_label(target)}</b> "
                  "(schema §3.2 forbids it)"]
         for rec, finding in items[:12]:
             detail = f"{finding.code}: {finding.message}" if finding else "no finding recorded"
-            lines.append(esc(f"tick {rec.tick}, {rec.fact_id} — {detail}"))
+            lines.append(esc(f"tick {rec.tick:,}, {rec.fact_id} — {detail}"))
         if len(items) > 12:
-            lines.append(f"… and {len(items) - 12} more")
+            lines.append(f"… and {len(items) - 12:,} more")
         self._badge(path.pointAtPercent(0.5), text, FAULT_COLOR, "<br>".join(lines), z=7)
         self.edge_labels[(source, target, False)] = text
 
@@ -330,12 +330,12 @@ class StateMachineDiagram(QGraphicsView):
         node = scene.addPath(path, pen, QBrush(fill))
         node.setZValue(4)
         terminal = "terminal" if not state.in_progress else "in progress"
-        node.setToolTip(f"<b>{state_label(state)}</b> ({terminal})<br>{data.states_now.get(state, 0)} of this NPC's "
+        node.setToolTip(f"<b>{state_label(state)}</b> ({terminal})<br>{data.states_now.get(state, 0):,} of this NPC's "
                         "interactions are in this state now"
                         + ("<br><b>an interaction is in progress here</b>" if now else ""))
         self._label(state_label(state), QPointF(c.x(), c.y() - 8), 10.5, True, fill)
         held = data.states_now.get(state, 0)
-        sub = ("● in progress now" if now else f"{held} here now" if held else "none here")
+        sub = ("● in progress now" if now else f"{held:,} here now" if held else "none here")
         self._label(sub, QPointF(c.x(), c.y() + 10), 8.5, False, fill)
 
     def _label(self, text: str, center: QPointF, size: float, bold: bool, fill: QColor) -> QGraphicsItem:

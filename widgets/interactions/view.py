@@ -17,6 +17,7 @@ from functools import partial
 from itertools import islice
 
 from narrative_debugger.models.domain.types import FactId, InteractionMetadata, InteractionState
+from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interactions.diagram import StateMachineDiagram, diagram_data
@@ -572,7 +573,7 @@ class InteractionView(QWidget):
         self.caption.setTextFormat(Qt.PlainText)  # names an NPC
         self.caption.setText(
             f"Badges count the transitions {name_text(self.session.playthrough, npc_id)}'s conversations took up to tick "
-            f"{state.tick}. Filled node: a conversation in progress now. Blue: the selected conversation's path. "
+            f"{state.tick:,}. Filled node: a conversation in progress now. Blue: the selected conversation's path. "
             "Red dashed: a move schema §3.2 forbids.")
 
     def refresh(self, *_args) -> None:
@@ -647,7 +648,7 @@ class InteractionView(QWidget):
             f"stress <b style='color:{stress_color}'>{tol.current_stress}/{tol.threshold}</b> · "
             f"walk-aways <b style='color:{walk_color}'>{npc.walk_aways}</b>"
             f"<span style='{muted}'> (tolerates {itol.walk_away_threshold})</span> · "
-            f"{count} conversation{'s' if count != 1 else ''}")
+            f"{counted(count, 'conversation')}")
 
     def _show_faults(self, data) -> None:
         lines = []
@@ -655,7 +656,7 @@ class InteractionView(QWidget):
             for rec, finding in items[:3]:
                 src = state_label(source) if source else "nothing"
                 what = f"{finding.code}: {finding.message}" if finding else "illegal transition"
-                lines.append(esc(f"⚠ tick {rec.tick}: {src} → {state_label(target)} — {what}"))
+                lines.append(esc(f"⚠ tick {rec.tick:,}: {src} → {state_label(target)} — {what}"))
         self.faults.setText("<br>".join(lines[:6]))
 
     # ----- selection -----

@@ -178,3 +178,51 @@ def test_a_name_with_spaces_around_the_equals_sign_says_so(capsys):
 def test_a_pointers_typo_is_helped(capsys, pointer, said):
     status, out, err = run_whatif(capsys, SPIRAL, "--set", pointer)
     assert (status, out) == (2, "") and said in err
+
+
+def test_a_tick_edit_that_puts_later_entries_behind_is_refused(capsys):
+    # Trial 49: the J001 landed on journal[6], the first entry behind, not on the edited
+    # journal[5]: the edit was taken as a what-if (exit 1), where a move to the same
+    # effect was refused.
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", "/journal/5/tick=600")
+    assert (status, out) == (2, "")
+    assert err.startswith("narrative-debugger whatif: operation 0 (replace /journal/5/tick) makes the save invalid: J001 at journal[6].tick: "
+                          "journal tick 489 comes after tick 600")
+
+
+def test_two_npcs_given_one_slug_is_refused_with_i012(capsys):
+    # Trial 49: B listed kael-davan absent and his 36 conversations as lera-sessik's.
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", '/npcs/17/slug="lera-sessik"')
+    assert (status, out) == (2, "")
+    assert err.strip() == ("narrative-debugger whatif: operation 0 (replace /npcs/17/slug) makes the save invalid: I012 at npcs.17.slug: "
+                           "NPCs 9 and 17 both have the slug 'lera-sessik': their interactions and every lookup by slug cannot tell them apart")
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_a_patch_number_too_small_to_hold_is_refused_not_zero(tmp_path, capsys, gzipped):
+    import gzip
+
+    text = '[{"op": "replace", "path": "/journal/13/event/RelationshipInteraction/sentiment", "value": 1e-400}]'
+    path = tmp_path / "patch.json"
+    path.write_bytes(gzip.compress(text.encode()) if gzipped else text.encode())
+    status, out, err = run_whatif(capsys, SPIRAL, "--patch", path)
+    assert (status, out) == (2, "")
+    assert err.strip() == f"narrative-debugger whatif: --patch {path}: the number 1e-400 is too small for a number a save holds: it would read as 0"
+    zero = _patch(tmp_path, text.replace("1e-400", "0.0e-400"))
+    assert run_whatif(capsys, SPIRAL, "--patch", zero)[0] == 1  # a zero is a zero
+
+
+def test_a_pointer_into_another_kind_of_entry_says_what_the_entry_is(capsys):
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", "/journal/10/event/RelationshipInteraction/sentiment=0.8")
+    assert (status, out) == (2, "")
+    assert err.strip() == ("narrative-debugger whatif: operation 0 (replace /journal/10/event/RelationshipInteraction/sentiment): "
+                           "member 'RelationshipInteraction' not found; journal[10] is a DialogueLine, not a RelationshipInteraction "
+                           "(the nearest is journal[13])")
+
+
+def test_a_huge_pointer_is_cut_and_an_npc_name_in_another_case_is_suggested(capsys):
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", "/" + "x" * 400_000 + "=1")
+    assert (status, out) == (2, "") and len(err) < 400
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", "npc.KAEL-DAVAN.threshold=5")
+    assert (status, out) == (2, "")
+    assert "has no NPC 'KAEL-DAVAN'; did you mean npc.kael-davan.threshold?" in err

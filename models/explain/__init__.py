@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from difflib import get_close_matches
-
 from narrative_debugger.models.boundary import U64, ConversionError, parse_int
 from narrative_debugger.models.explain.chain import DEFAULT_LIMIT, Explanation, Folded, Step, UnknownTarget
 from narrative_debugger.models.explain.facts import explain_entity, explain_fact
@@ -29,6 +27,7 @@ from narrative_debugger.models.explain.npc import explain_attribute, explain_lev
 from narrative_debugger.models.explain.prompt import explain_card, explain_history
 from narrative_debugger.models.explain.tracks import NPC_ATTRIBUTES
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.report.plain_text import close_matches
 
 TARGET_FORMS = (
     "npc:SLUG." + "|".join(NPC_ATTRIBUTES),
@@ -42,21 +41,6 @@ TARGET_FORMS = (
 
 #: Every target kind, the word before the colon (matched case-insensitively).
 KINDS = ("npc", "fact", "entity", "line", "card", "history")
-
-
-def _close(word: str, choices) -> list[str]:
-    """Up to 5 close matches of ``word`` among ``choices``, case-insensitively, best first:
-    the same text in another case, then those it begins, then ``difflib``'s (cutoff 0.5)."""
-    choices = list(dict.fromkeys(choices))
-    by_fold: dict[str, list[str]] = {}
-    for c in choices:
-        by_fold.setdefault(c.casefold(), []).append(c)
-    w = word.casefold()
-    out = list(by_fold.get(w, []))
-    if len(w) >= 2:
-        out += [c for c in choices if c.casefold().startswith(w)]
-    out += [c for k in get_close_matches(w, list(by_fold), n=5, cutoff=0.5) for c in by_fold[k]]
-    return list(dict.fromkeys(out))[:5]
 
 
 def _said(text: str) -> str:
@@ -73,7 +57,7 @@ def _malformed(target: str, why: str, matches: list[str] | None = None) -> Unkno
 def _unknown(what: str, word: str, where: str, choices: list[str], form: str, plural: str, as_target) -> UnknownTarget:
     """No ``what`` ``word`` ``where`` (``choices`` lacks it): close matches (as targets),
     or else the form and one example, so that the message always says what is accepted."""
-    matches = [as_target(x) for x in _close(word, choices)]
+    matches = [as_target(x) for x in close_matches(word, choices)]
     message = f"no {what} {_said(word)} {where}"
     if matches:
         return UnknownTarget(message, matches)
@@ -88,7 +72,7 @@ def _npc(play: Playthrough, slug: str, also: str = "") -> int:
     npc = play.save.npc_by_slug(slug)
     if npc is None:
         slugs = [n.slug for n in play.save.npcs.values()]
-        matches = _close(slug, slugs)
+        matches = close_matches(slug, slugs)
         known = "" if matches else f" (NPCs: {', '.join(sorted(slugs)) or 'none'})"
         raise UnknownTarget(f"no NPC {_said(slug)} in {play.save.label}{known}{also}", matches)
     return npc.stable_id
@@ -138,9 +122,9 @@ def _explain(play: Playthrough, target: str, tick: int, limit: int, builder) -> 
     if not sep:
         bare = {**{x: f"fact:{x}" for x in play.index.facts}, **{x: f"line:{x}" for x in play.content.monologues}}
         bare.update({n.slug: f"npc:{n.slug}.score" for n in play.save.npcs.values()})
-        raise _malformed(target, "it has no KIND: before its name", [bare[x] for x in _close(target, bare)])
+        raise _malformed(target, "it has no KIND: before its name", [bare[x] for x in close_matches(target, bare)])
     if kind not in KINDS:
-        raise _malformed(target, f"unknown kind {kind!r}", [f"{k}:{rest}" for k in _close(kind, KINDS)])
+        raise _malformed(target, f"unknown kind {kind!r}", [f"{k}:{rest}" for k in close_matches(kind, KINDS)])
     if not rest:
         raise _malformed(target, f"nothing after {kind}:")
     if kind == "npc":
@@ -153,7 +137,7 @@ def _explain(play: Playthrough, target: str, tick: int, limit: int, builder) -> 
         if not attr:
             raise _malformed(target, "npc: takes SLUG.ATTR", [f"npc:{slug}.{a}" for a in NPC_ATTRIBUTES])
         if attr not in NPC_ATTRIBUTES:
-            raise UnknownTarget(f"{_said(attr)} is not an NPC value (one of {', '.join(NPC_ATTRIBUTES)})", [f"npc:{slug}.{a}" for a in _close(attr, NPC_ATTRIBUTES)])
+            raise UnknownTarget(f"{_said(attr)} is not an NPC value (one of {', '.join(NPC_ATTRIBUTES)})", [f"npc:{slug}.{a}" for a in close_matches(attr, NPC_ATTRIBUTES)])
         if attr == "level":
             return explain_level(play, npc, tick, limit, target)
         return explain_attribute(play, npc, attr, tick, limit, target)

@@ -9,6 +9,8 @@ such characters as ``\\uXXXX`` escapes, which are also valid inside JSON strings
 
 from __future__ import annotations
 
+from difflib import get_close_matches
+
 from narrative_debugger.models.report.sinks import one_line, terminal as terminal_safe
 
 __all__ = ["counted", "one_line", "terminal_safe"]
@@ -17,3 +19,19 @@ __all__ = ["counted", "one_line", "terminal_safe"]
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` (with thousands separators) and the noun in the right number: ``1 fact``, ``2 facts``."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def close_matches(word: str, choices) -> list[str]:
+    """Up to 5 close matches of ``word`` among ``choices``, case-insensitively, best first:
+    the same text in another case, then those it begins, then ``difflib``'s (cutoff 0.5).
+    What ``why`` suggests for a target and ``whatif`` for a name or a pointer's member."""
+    choices = list(dict.fromkeys(choices))
+    by_fold: dict[str, list[str]] = {}
+    for c in choices:
+        by_fold.setdefault(c.casefold(), []).append(c)
+    w = word.casefold()
+    out = list(by_fold.get(w, []))
+    if len(w) >= 2:
+        out += [c for c in choices if c.casefold().startswith(w)]
+    out += [c for k in get_close_matches(w, list(by_fold), n=5, cutoff=0.5) for c in by_fold[k]]
+    return list(dict.fromkeys(out))[:5]

@@ -231,7 +231,7 @@ _RULES = (
          "schema §3.1 (interaction FactIds); save-format §2, §4",
          "I012 npcs.99.slug  NPCs 17 and 99 both have the slug 'kael-davan': their interactions and every lookup by slug cannot tell them apart",
          LAND_SNAPSHOT,
-         ("models.rules.checks:_check_identities",)),
+         ("models.rules.checks:check_identities",)),
     Rule("R001", E, "relationship score outside 0..100 or not finite",
          "A relationship score outside 0..100 or not finite, saved or recorded in the journal.",
          "relationship seed: Relationship Levels; Score Calculation (clamp)",

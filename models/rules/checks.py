@@ -98,10 +98,10 @@ def check_snapshot(save: Save, content: Content | None, sink: FindingSink) -> No
             sink.add("K004", f"entity {key}: last_seen_tick {ent.last_seen_tick} is after saved_at_tick {saved_at}", f"player.knowledge.entities.{key}.last_seen_tick", ent.last_seen_tick, target=entity_target(save, key, "last_seen_tick"))
     for sid, npc in save.npcs.items():
         _check_npc(npc, f"npcs.{sid}", sink)
-    _check_identities(save, sink)
+    check_identities(save, sink)
 
 
-def _check_identities(save: Save, sink: FindingSink) -> None:
+def check_identities(save: Save, sink: FindingSink) -> None:
     """I012: two NPCs with one slug (their interaction FactIds ``interaction.{slug}_NNN``
     and every lookup by slug collide: ``state`` showed one of them, ``why`` the other),
     or a player whose StableId is an NPC's (the NPC's lines read as the player's). Each

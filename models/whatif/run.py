@@ -38,8 +38,10 @@ from narrative_debugger.models.prompt.builder import PromptBuilder
 from narrative_debugger.models.prompt.sections import BY_LABEL, SectionContext, memory_inputs
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.models.report.json_text import dumps_strict
+from narrative_debugger.models.report.plain_text import close_matches
 from narrative_debugger.models.save.jsonio import decode_file
 from narrative_debugger.models.compare.journal import entry_json
+from narrative_debugger.models.rules.checks import check_identities
 from narrative_debugger.models.rules.findings import FindingSink
 from narrative_debugger.models.rules.snapshot_diff import differences as snapshot_differences, saved_differences
 from narrative_debugger.models.save.savefile import Save, save_from_document
@@ -78,7 +80,7 @@ def describe(k: int, op: object) -> str:
     """``operation K (OP POINTER)`` for messages; K counts from 0 as the patch does."""
     if isinstance(op, dict):
         path = op.get("path", "?")
-        where = path if path != "" else '"" (the whole save)'
+        where = cut(path, 120) if path != "" else '"" (the whole save)'  # a 400 KB pointer was echoed whole (trial 49)
         return f"operation {k} ({op.get('op', '?')} {where})"
     return f"operation {k}"
 
@@ -158,11 +160,9 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
 def _nearest_name(target: str) -> str:
     """``": did you mean NAME?"`` for the tuning name ``target`` most likely meant (its
     last part: ``sentiment_weight`` for ``relationship.sentiment_weight``), or ""."""
-    import difflib
-
     names = list(TUNING_NAMES)
     tail = [n for n in names if n.rsplit(".", 1)[-1] == target.rsplit(".", 1)[-1]]
-    close = tail or difflib.get_close_matches(target, names, n=1, cutoff=0.75)
+    close = tail or close_matches(target, names)
     return f": did you mean {close[0]}?" if close else ""
 
 
@@ -181,10 +181,11 @@ def _as_json_number(value: object) -> str:
     return f" (write it as a JSON number: {shown}, with no quotes, no leading '+' or '.')"
 
 
-def apply_patch(document: object, operations: list) -> object:
+def apply_patch(document: object, operations: list, kinds: list | None = None) -> object:
     """Apply ``operations`` (RFC 6902) to ``document``, one at a time, in place where
     they can be: returns the patched document (a new one when an operation replaces the
-    whole, pointer ``""``).
+    whole, pointer ``""``). ``kinds``: the save's ``Journal.kinds`` when ``document`` holds
+    only the edited entries, for the message of a pointer into another variant.
 
     Raises:
         PatchError: a malformed operation, a pointer that does not exist (past the end
@@ -208,7 +209,7 @@ def apply_patch(document: object, operations: list) -> object:
         except jsonpatch.JsonPatchTestFailed as exc:
             raise PatchError(f"{describe(k, op)}: the test failed: {_test_failure(document, op, exc)}") from None
         except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, KeyError, IndexError, TypeError) as exc:
-            raise PatchError(f"{describe(k, op)}: {_reason(exc)}{_nearest_member(document, op.get('path'))}") from None
+            raise PatchError(f"{describe(k, op)}: {_reason(exc)}{_nearest_member(document, op.get('path'), kinds)}") from None
     return document
 
 
@@ -235,14 +236,23 @@ def _values_in(document: object, pointer: object, limit: int) -> int:
     return count
 
 
-def _nearest_member(document: object, pointer: object) -> str:
-    """``"; did you mean /…/sentiment?"`` when ``pointer``'s last member is missing from an
-    object that holds one named much like it (trial 47: a typo got jsonpatch's words alone)."""
-    import difflib
+def _nearest_member(document: object, pointer: object, kinds: list | None = None) -> str:
+    """``"; did you mean /…/sentiment?"`` when the first member of ``pointer`` missing on
+    the way is missing from an object that holds one named much like it (trial 47: a typo
+    got jsonpatch's words alone); for a journal entry's event, the variant it holds
+    (``_other_kind``)."""
 
-    if not isinstance(pointer, str) or "/" not in pointer:
+    if not isinstance(pointer, str) or not pointer.startswith("/"):
         return ""
-    parent, _, last = pointer.rpartition("/")
+    parts = pointer.split("/")[1:]
+    parent = ""
+    for part in parts[:-1]:  # down to the first member missing on the way, or to the last
+        try:
+            jsonpointer.resolve_pointer(document, f"{parent}/{part}")
+        except (jsonpointer.JsonPointerException, TypeError):
+            break
+        parent = f"{parent}/{part}"
+    last = parts[len(parent.split("/")) - 1]
     try:
         holder = jsonpointer.resolve_pointer(document, parent)
     except (jsonpointer.JsonPointerException, TypeError):
@@ -250,8 +260,47 @@ def _nearest_member(document: object, pointer: object) -> str:
     name = jsonpointer.unescape(last)
     if not isinstance(holder, dict) or name in holder:
         return ""
-    close = difflib.get_close_matches(name, [key for key in holder if isinstance(key, str)], n=1, cutoff=0.75)
-    return f"; did you mean {parent}/{jsonpointer.escape(close[0])}?" if close else ""
+    close = close_matches(name, [key for key in holder if isinstance(key, str)])
+    if close:
+        return f"; did you mean {parent}/{jsonpointer.escape(close[0])}?"
+    return _other_kind(document, parent, name, kinds)
+
+
+def _other_kind(document: object, parent: str, name: str, kinds: list | None = None) -> str:
+    """``"; journal[317] is a DialogueLine, not a RelationshipInteraction (the nearest ones
+    are journal[310] and journal[322])"`` when ``parent`` is a journal entry's ``event``
+    holding another variant than ``name`` (trial 49: the message named only the member).
+    ``document``'s journal is the save's list, or the few entries an entry edit patches
+    (``_reread``: a dict by index), with the save's ``kinds`` (``Journal.kinds``) to find
+    the nearest ones in."""
+    entry = re.fullmatch(r"/journal/(0|[1-9][0-9]*)/event", parent)
+    journal = document.get("journal") if isinstance(document, dict) else None
+    if entry is None or not isinstance(journal, (list, dict)):
+        return ""
+    i = int(entry.group(1))
+
+    def kind_of(k: int) -> str | None:
+        item = journal.get(str(k)) if isinstance(journal, dict) else journal[k] if k < len(journal) else None
+        event = item.get("event") if isinstance(item, dict) else None
+        return next(iter(event)) if isinstance(event, dict) and len(event) == 1 else None
+
+    held = kind_of(i)
+    if held is None:
+        return ""
+    a_or_an = lambda word: f"an {word}" if word[:1] in "AEIOU" else f"a {word}"  # noqa: E731
+    said = f"; journal[{i}] is {a_or_an(cut(held, 40))}, not {a_or_an(cut(name, 40))}"
+    if kinds is not None:
+        kind_of, size = kinds.__getitem__, len(kinds)
+    elif isinstance(journal, list):
+        size = len(journal)
+    else:
+        return said
+    before = next((k for k in range(i - 1, -1, -1) if kind_of(k) == name), None)
+    after = next((k for k in range(i + 1, size) if kind_of(k) == name), None)
+    near = [f"journal[{k}]" for k in (before, after) if k is not None]
+    if not near:
+        return f"{said} (the save has none)"
+    return f"{said} (the nearest {'ones are' if len(near) == 2 else 'is'} {' and '.join(near)})"
 
 
 #: The JSON names of the Python types jsonpatch and jsonpointer name in their messages.
@@ -269,6 +318,7 @@ def _reason(exc: BaseException) -> str:
     if "EndOfList" in text:  # "/journal/-/tick": '-' names the place after the last item, which holds nothing yet
         return "'-' (after the last item) can only be added to, not read or replaced inside"
     text = re.sub(r"(member '.*?' not found) in .*", r"\1", text, flags=re.S)
+    text = re.sub(r"'([^']{81,})'", lambda m: repr(cut(m.group(1), 80)), text)  # a 400 KB member was echoed whole (trial 49)
     return re.sub(r"<class '(\w+)'>", lambda m: _JSON_TYPES.get(m.group(1), m.group(1)), text)
 
 
@@ -382,6 +432,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
         _check_saved_at(a.save, save_b, operations)
         _check_recorded_sizes(a.save, save_b, operations)
         _check_snapshot_edits(a, save_b, operations)
+        _check_identities_kept(a.save, save_b, operations)
     save_b.sha256 = ""  # not the file's bytes
     changed_from, changed_to = _changed_span(a.save, save_b)
     _check_edited_sentiments(a.save, save_b, changed_from, changed_to, operations)
@@ -522,7 +573,7 @@ def _reread(a: Save, operations: list) -> tuple[dict[int, tuple], list] | None:
             return None
         wanted.add(int(m.group(1)))
     document = {"journal": {str(i): entry_json(a, i) for i in wanted}}
-    document = apply_patch(document, operations)
+    document = apply_patch(document, operations, kinds=journal.kinds)
     sink = FindingSink()
     shape = Shape(sink, f"{a.label} (what if)")
     rows = {}
@@ -603,7 +654,9 @@ def _check_npc_names(save: Save, name: str, tuning: Tuning) -> None:
     for what, pairs in (("threshold", tuning.thresholds), ("walk_away_threshold", tuning.walk_away_thresholds)):
         for slug, _ in pairs:
             if slug not in slugs:
-                raise PatchError(f"--set npc.{slug}.{what}: {name} has no NPC '{slug}' (see whatif --list {name})")
+                close = close_matches(slug, sorted(slugs))
+                meant = f"; did you mean npc.{close[0]}.{what}?" if close else ""
+                raise PatchError(f"--set npc.{cut(slug, 60)}.{what}: {name} has no NPC '{cut(slug, 60)}'{meant} (see whatif --list {name})")
 
 
 def _check_saved_at(a: Save, b: Save, operations: list) -> None:
@@ -691,6 +744,21 @@ def _check_still_valid(a: Save, b: Save, operations: list) -> None:
     raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}{hint}")
 
 
+def _check_identities_kept(a: Save, b: Save, operations: list) -> None:
+    """Refuse a patch that gives two NPCs one slug, or the player an NPC's StableId,
+    where A has no such pair (``check``'s I012): their interactions and every lookup by
+    slug would collide, and the what-if listed an NPC "absent" and its conversations
+    moved to the other (trial 49: '/npcs/17/slug=lera-sessik')."""
+    recorded, edited = FindingSink(), FindingSink()
+    check_identities(a, recorded)
+    check_identities(b, edited)
+    seen = {f.message for f in recorded.items}
+    for f in edited.items:
+        if f.message not in seen:
+            where, _ = _operation_at(f.location, operations)
+            raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
+
+
 def _npcs_edited_away(a: Save, b: Save, changed_from: int, changed_to: int) -> dict:
     """NPC -> ``changed_from`` for each NPC that A's changed entries name (removed, or
     now about another NPC): its recorded scores and stresses after the edit no longer
@@ -721,9 +789,12 @@ def _check_replay_valid(a: Playthrough, b: Playthrough, changed_from: int, chang
     and was taken, where one entry retargeted at no NPC was refused)."""
     seen = {(f.code, f.message) for f in a.findings}
     for f in b.findings:
-        i = f.target.journal_index if f.target is not None else None
-        edited = anywhere or changed_from <= i < changed_to if i is not None else False
-        if f.code in _INVALIDATING and edited and (f.code, f.message) not in seen:
+        if f.code not in _INVALIDATING or (f.code, f.message) in seen:
+            continue
+        # A J001 lands on the first entry behind the high tick; an edited entry may be either (trial 49:
+        # '/journal/62/tick=6000' put 16 entries after it behind and was taken as a what-if).
+        at = (f.target.journal_index, f.target.previous_journal_index) if f.target is not None else ()
+        if anywhere or any(i is not None and changed_from <= i < changed_to for i in at):
             where, op = _operation_at(f.location, operations)
             raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
 

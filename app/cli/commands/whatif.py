@@ -14,6 +14,8 @@ names the operation and the pointer) or misuse.
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import re
 from pathlib import Path
 
@@ -75,7 +77,32 @@ def _read_patch(path: Path) -> list:
         raise UsageError(f"--patch {said} (at {first.location}): a patch is read as strict JSON")
     if not isinstance(document.value, list):
         raise UsageError(f"--patch {path}: a JSON Patch is a list of operations (RFC 6902)")
+    _refuse_vanishing_numbers(path)
     return document.value
+
+
+def _refuse_vanishing_numbers(path: Path) -> None:
+    """Refuse a number the patch writes that reads as 0 though its digits are not
+    (``1e-400``), as ``--set`` does (trial 49: a patch's ``1e-400`` became 0.0 without a
+    word). The file was read as strict JSON already; it is read again with a hook on each
+    number with a fraction or an exponent (a patch is at most ``PATCH_MAX_BYTES``).
+
+    Raises:
+        UsageError: naming the file and the number as written.
+    """
+    def number(text: str) -> float:
+        value = float(text)
+        if value == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", text)[0]):
+            raise UsageError(f"--patch {path}: the number {cut(text, 40)} is too small for a number a save holds: it would read as 0")
+        return value
+
+    raw = path.read_bytes()
+    try:
+        if raw[:2] == b"\x1f\x8b":  # gzip, as decode_file reads it (which bounded what it holds)
+            raw = gzip.decompress(raw)
+        json.loads(raw, parse_float=number)
+    except (ValueError, RecursionError, OSError, EOFError):  # what decode_file read and json does not (a depth past the interpreter's)
+        return
 
 
 def run(args) -> int:

@@ -226,3 +226,11 @@ def test_a_huge_pointer_is_cut_and_an_npc_name_in_another_case_is_suggested(caps
     status, out, err = run_whatif(capsys, SPIRAL, "--set", "npc.KAEL-DAVAN.threshold=5")
     assert (status, out) == (2, "")
     assert "has no NPC 'KAEL-DAVAN'; did you mean npc.kael-davan.threshold?" in err
+
+
+def test_scores_in_the_json_carry_no_float_noise(capsys):
+    # Trial 49: B's score came out 21.781000000000002 where the recorded one is 21.781.
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", "relationship.sentiment_weight=0.25", "--format", "json")
+    assert status == 1
+    scores = [end["score"] for npc in json.loads(out)["npcs"].values() for end in (npc["a"], npc["b"]) if end]
+    assert scores and all(score == float(f"{score:.12g}") for score in scores)

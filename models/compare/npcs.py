@@ -45,8 +45,11 @@ class NpcEnd:
         )
 
     def to_json(self) -> dict:
-        """``{score, level, stress, walk_aways}``; the level by display name, as ``state`` prints it."""
-        return {"score": self.score, "level": self.level.display_name, "stress": self.stress, "walk_aways": self.walk_aways}
+        """``{score, level, stress, walk_aways}``; the level by display name, as ``state`` prints it.
+        The score to 12 significant digits: a what-if's replay sums deltas in f64 and
+        wrote 21.781000000000002 for a recorded 21.781 (trial 49), far below the f32
+        a save holds (save-format §1)."""
+        return {"score": float(f"{self.score:.12g}"), "level": self.level.display_name, "stress": self.stress, "walk_aways": self.walk_aways}
 
 
 @dataclass(frozen=True, slots=True)

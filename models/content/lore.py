@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from narrative_debugger.models.content.text_values import check_one_line, kind_of, odd_characters, scalar_text
-from narrative_debugger.models.content.yaml_io import load_yaml, location_of, rel_path, text_of
+from narrative_debugger.models.content.yaml_io import each_mapping, load_yaml, location_of, rel_path, text_of
 from narrative_debugger.models.rules.findings import FindingSink
 
 
@@ -41,10 +41,7 @@ def load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCar
         sink.add("C001", f"{rel}: expected a story card or a list of story cards", location_of(rel, data))
         return []
     cards = []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            sink.add("C001", f"{rel}: story card {i + 1} is not a mapping", location_of(rel, items))
-            continue
+    for i, item in each_mapping(items, rel, sink, "story card {n}"):
         card_id = scalar_text(item.get("id"), "a story card's id", rel, item, "id", sink) or f"{path.stem}-{i + 1}"
         keys = _card_keys(item, card_id, rel, sink)
         name = scalar_text(item.get("name"), f"story card {card_id}'s name", rel, item, "name", sink)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from narrative_debugger.models.boundary import U32, ConversionError, check_int
-from narrative_debugger.models.content.yaml_io import MarkedDict, load_yaml, location_of, rel_path, str_list, text_of
+from narrative_debugger.models.content.yaml_io import MarkedDict, each_mapping, load_yaml, location_of, rel_path, str_list, text_of
 from narrative_debugger.models.domain.knowledge import FACT_ID_RE, InteractionQueries
 from narrative_debugger.models.domain.types import InteractionState, KnowledgeConfidence
 from narrative_debugger.models.rules.findings import FindingSink
@@ -72,10 +72,7 @@ def load_pool(root: Path, path: Path, sink: FindingSink) -> list[MonologueLine]:
         sink.add("C001", f"{rel}: a monologue pool must be a list of lines", location_of(rel, data))
         return []
     lines = []
-    for index, item in enumerate(data):
-        if not isinstance(item, dict):
-            sink.add("C001", f"{rel}: line {index + 1} of the pool is not a mapping", location_of(rel, data))
-            continue
+    for index, item in each_mapping(data, rel, sink, "line {n} of the pool"):
         line_id = text_of(item.get("id")).strip()
         where = location_of(rel, item, "id" if "id" in item else None)
         if not line_id:

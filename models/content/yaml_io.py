@@ -314,6 +314,18 @@ def location_of(rel: str, obj, key=None) -> str:
     return f"{rel}:{line}:{col}"
 
 
+def each_mapping(items: list, rel: str, sink: FindingSink, what: str):
+    """``(i, item)`` for each mapping of the YAML list ``items``; any other item is C001
+    (``"{rel}: {what} is not a mapping"``, ``what`` formatted with ``n``, its number from
+    1) and left out. The content's lists of records (story cards, monologue lines) are
+    read so."""
+    for i, item in enumerate(items):
+        if isinstance(item, dict):
+            yield i, item
+        else:
+            sink.add("C001", f"{rel}: {what.format(n=i + 1)} is not a mapping", location_of(rel, items))
+
+
 def str_list(value) -> list[str]:
     """A YAML list of scalars as texts (nested lists and mappings skipped); a scalar as one item."""
     if value is None:

@@ -137,7 +137,7 @@ def test_monologue_counts_are_the_firings_up_to_the_tick(generated):
             mine = [tick for _, tick, line_id in fired if line_id == row.line_id]
             assert (row.fired, row.tick) == (len(mine), mine[-1] if mine else None)
         heading = [r.title for r in rows if r.kind == "heading"][-1]
-        assert heading.startswith(f"Fired up to the tick: {len(fired)}")
+        assert heading.startswith(f"Fired up to the tick: {len(fired):,}")
         assert [(r.line_id, r.tick) for r in rows if r.kind == "fired"] == [(i, t) for _, t, i in fired[::-1][:200]]
 
 

@@ -351,6 +351,37 @@ def test_interaction_table_sorts_like_the_materialised_rows(session, interaction
     assert model.row_of("interaction.mira-holt_001") is None and model.row_of("harbor.dues_raised") is None
 
 
+def test_interaction_ticks_have_thousands_separators_and_sort_as_numbers(qtbot, tmp_path):
+    """The Started and Ended columns showed "9000000" where the Journal writes 9,000,000;
+    sorting them still orders the ticks, not their text ("10,000,000" < "2,000,000")."""
+    s = Session()
+    s.load(_open(tmp_path, [
+        _e(999_990, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
+        _e(999_995, "InteractionCompleted", target=KAEL, topics=[]),
+        _e(1_500_000, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
+        _e(2_000_000, "InteractionCompleted", target=KAEL, topics=[]),
+        _e(9_000_000, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),
+        _e(10_000_000, "InteractionCompleted", target=KAEL, topics=[]),
+        _e(12_345_678, "InteractionStarted", target=KAEL, player_initiated=False, location="dock-ward"),
+    ]))
+    view = InteractionView(s)
+    qtbot.addWidget(view)
+    s.set_npc(KAEL)
+    model, table = view.model, view.table
+
+    def column(col: int) -> list[str]:
+        return [model.index(r, col).data() for r in range(model.rowCount())]
+
+    assert column(1) == ["999,990", "1,500,000", "9,000,000", "12,345,678"]
+    assert column(2) == ["999,995", "2,000,000", "10,000,000", "—"]
+    table.sortByColumn(2, Qt.AscendingOrder)
+    assert column(2) == ["999,995", "2,000,000", "10,000,000", "—"]
+    table.sortByColumn(2, Qt.DescendingOrder)
+    assert column(2) == ["—", "10,000,000", "2,000,000", "999,995"]
+    table.sortByColumn(1, Qt.DescendingOrder)
+    assert column(1) == ["12,345,678", "9,000,000", "1,500,000", "999,990"]
+
+
 def test_faulty_saves_list_the_interactions_the_slow_way(qtbot, tmp_path):
     journal = [
         _e(20, "InteractionStarted", target=KAEL, player_initiated=True, location="dock-ward"),

@@ -439,6 +439,22 @@ def test_monologue_view_lists_fired_lines(qtbot, tmp_path):
     assert not [r for r in widget.model.rows if r.kind == "fired"]
 
 
+def test_monologue_counts_have_thousands_separators(qtbot, tmp_path):
+    """The caption said "1234 fired so far" and the fired heading "Fired up to the tick: 1234"
+    where the rest of the app writes 1,234 (``counted``, the Journal's ticks)."""
+    doc = minimal_doc()
+    doc["journal"] += [{"tick": 1_234_567, "event": {"MonologueFired": {"line_id": "the-last-shift_m_s_010"}}}] * 1234
+    doc["saved_at_tick"] = 1_234_567
+    session = load(qtbot, open_doc(doc, tmp_path / "chatty.json"), tick=1_234_567, npc=KAEL)
+    widget = MonologueView(session)
+    qtbot.addWidget(widget)
+    assert "1,234 fired so far" in widget.caption.text()
+    headings = [r.title for r in widget.model.rows if r.kind == "heading"]
+    assert headings[-1] == "Fired up to the tick: 1,234, newest 200 shown"
+    row = next(k for k, r in enumerate(widget.model.rows) if r.kind == "line" and r.line_id == "the-last-shift_m_s_010")
+    assert widget.model.index(row, widget.model.FIRED).data() == "1,234× (last 1,234,567)"
+
+
 def test_monologue_rows_without_an_npc_are_one_group(minimal):
     rows = monologue_rows(minimal, minimal.state_at(170), None)
     headings = [r.title for r in rows if r.kind == "heading"]

@@ -166,12 +166,12 @@ def monologue_rows(playthrough: Playthrough, state: StateAtTick, npc: StableId |
     for title, group in groups:
         group.sort(key=lambda r: (not r.eligible, r.line_id))
         ok = sum(r.eligible for r in group)
-        rows.append(MonologueRow("heading", title=f"{title}: {ok} of {len(group)} eligible"))
+        rows.append(MonologueRow("heading", title=f"{title}: {ok:,} of {len(group):,} eligible"))
         rows.extend(group)
     total = fired_count(state)
     shown = state.index.monologues_fired[max(0, total - FIRED_SHOWN) : total][::-1]
-    more = f", newest {len(shown)} shown" if len(shown) < total else ""
-    rows.append(MonologueRow("heading", title=f"Fired up to the tick: {total}{more}"))
+    more = f", newest {len(shown):,} shown" if len(shown) < total else ""
+    rows.append(MonologueRow("heading", title=f"Fired up to the tick: {total:,}{more}"))
     for _, tick, line_id in shown:
         rows.append(MonologueRow("fired", line=playthrough.content.monologues.get(line_id), line_id=line_id, tick=tick))
     return rows
@@ -268,7 +268,7 @@ class MonologueModel(HeaderedTableModel):
         if col == self.STATUS:
             return "✔ eligible" if r.eligible else "✘ blocked"
         if col == self.FIRED:
-            return f"{r.fired}× (last {r.tick:,})" if r.fired else ""
+            return f"{r.fired:,}× (last {r.tick:,})" if r.fired else ""
         if r.eligible:
             return self._holds(line)
         return "\n".join(r.failing)
@@ -297,7 +297,7 @@ class MonologueModel(HeaderedTableModel):
         if line.tags:
             parts.append("Tags: " + ", ".join(line.tags))
         if r.fired:
-            parts.append(f"Fired {r.fired}× so far, last at tick {r.tick:,}")
+            parts.append(f"Fired {r.fired:,}× so far, last at tick {r.tick:,}")
         return "\n".join(parts)
 
 
@@ -500,9 +500,9 @@ class MonologueView(QWidget):
         who = esc(name_text(playthrough, self.session.npc)) if self.session.npc is not None else "no NPC selected"
         caption = (
             f"<b>Monologues at tick {state.tick:,}</b> ({who}): "
-            f"<span style='color:#2e7d32'>{eligible} eligible</span> · "
-            f"<span style='color:#b23b3b'>{len(judged) - eligible} blocked</span> · "
-            f"<span style='color:#00838f'>{fired} fired so far</span>"
+            f"<span style='color:#2e7d32'>{eligible:,} eligible</span> · "
+            f"<span style='color:#b23b3b'>{len(judged) - eligible:,} blocked</span> · "
+            f"<span style='color:#00838f'>{fired:,} fired so far</span>"
         )
         if caption != self.caption.text():
             self.caption.setText(caption)

@@ -307,9 +307,9 @@ class InteractionTableModel(QAbstractTableModel):
         if col == 0:
             return fact_id
         if col == 1:
-            return str(meta.started_tick)
+            return f"{meta.started_tick:,}"
         if col == 2:
-            return str(meta.ended_tick) if meta.ended_tick is not None else "—"
+            return f"{meta.ended_tick:,}" if meta.ended_tick is not None else "—"
         if col == 3:
             return state_label(meta.interaction_state)
         if col == 4:
@@ -420,7 +420,7 @@ class InteractionView(QWidget):
         self.table.setItemDelegateForColumn(0, ElideDelegate(Qt.ElideLeft, self.table))
         for col in (INTERACTION_COLUMNS.index("Started"), INTERACTION_COLUMNS.index("Ended")):  # a tick keeps its last digits
             self.table.setItemDelegateForColumn(col, ElideDelegate(Qt.ElideLeft, self.table))
-        fit_columns(self.table, dict(enumerate(("…lera-sessik_012", "302029", "302029", "Walked away", "fishing, weather",
+        fit_columns(self.table, dict(enumerate(("…lera-sessik_012", "302,029", "302,029", "Walked away", "fishing, weather",
                                                 "harbor_office", "player", "yes"))))
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setColumnHidden(COL_B, True)  # until a comparison (``show_column`` then fits it)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from narrative_debugger.widgets.kit.plain_text import WrappedLabel
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 
 
@@ -81,3 +82,24 @@ def test_a_wrapped_text_that_needs_more_lines_grows_the_holder(qtbot):
     label.setText("a caption long enough to wrap over several lines in a narrow dock, " * 3)
     _two_passes()
     assert holder.height() > low and holder.height() >= label.heightForWidth(holder.width())
+
+
+def test_a_wrapped_label_without_height_for_width_grows_the_holder_when_narrowed(qtbot):
+    """A WrappedLabel's height follows its width by its minimum height, not by height-for-width:
+    narrowed by its holder, it needed three lines and the holder stayed one line high, the
+    lines below the first cut off (the Interactions heading at 1040x700)."""
+    label = WrappedLabel("a caption long enough to wrap over several lines once the window is narrow")
+    window = QWidget()
+    qtbot.addWidget(window)
+    layout = QVBoxLayout(window)
+    holder = SteadyLabel(label)
+    layout.addWidget(holder)
+    layout.addStretch(1)
+    window.resize(900, 200)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: label.geometry() == holder.rect(), timeout=2000)
+    assert holder.height() < 2 * label.fontMetrics().lineSpacing()
+    window.resize(200, 200)
+    qtbot.waitUntil(lambda: holder.height() >= label.heightForWidth(holder.width()), timeout=2000)
+    assert holder.height() >= 3 * label.fontMetrics().lineSpacing() and label.geometry() == holder.rect()

@@ -62,7 +62,12 @@ class SteadyLabel(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         self.label.setGeometry(self.rect())
-        self._needed = self._height_needed()
+        needed = self._height_needed()
+        if needed != self._needed and _wraps_by_minimum(self.label):
+            # Its height follows its width by its minimum height (``WrappedLabel``), which
+            # the layout read at the old width: ask again (once per height) for this width's.
+            self.updateGeometry()
+        self._needed = needed
         super().resizeEvent(event)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
@@ -97,3 +102,9 @@ class SteadyLabel(QWidget):
                 self.updateGeometry()
             return True
         return super().event(event)
+
+
+def _wraps_by_minimum(label: QLabel | QAbstractButton) -> bool:
+    """Whether ``label`` wraps its text without height-for-width (a ``WrappedLabel``): a
+    new width may need another height, which only its size hints tell the layout."""
+    return isinstance(label, QLabel) and label.wordWrap() and not label.hasHeightForWidth()

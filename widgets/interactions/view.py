@@ -23,7 +23,7 @@ from narrative_debugger.widgets.kit.fact_model import DIFFERS_BACKGROUND
 from narrative_debugger.widgets.interactions.diagram import StateMachineDiagram, diagram_data
 from narrative_debugger.widgets.kit.state_colors import INTERACTION_COLORS, brush_of, ink_on_canvas, ink_tint, palette_colors, row_tint, state_label
 from narrative_debugger.widgets.kit.tables import ElideDelegate, fit_columns, hot_table, show_column, signal_all, signal_rows
-from narrative_debugger.widgets.kit.plain_text import esc, name_text, plain_tip
+from narrative_debugger.widgets.kit.plain_text import WrappedLabel, esc, name_text, plain_tip
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.kit.visibility import obscured
 from narrative_debugger.widgets.kit.why import add_why_action
@@ -60,6 +60,13 @@ INTERACTION_COLUMNS = ("FactId", "Started", "Ended", "State", "Topics", "Locatio
 COL_B = len(INTERACTION_COLUMNS) - 1
 #: The B column of an interaction that B does not have.
 NOT_IN_B = "not in B"
+NON_BREAKING_HYPHEN = "\u2011"  # as "-" to the eye; no line ends after it
+
+
+def _unbroken(rich: str) -> str:
+    """``rich`` (rich text) kept on one line when its label wraps at its spaces (not at a
+    hyphen: ``white-space:nowrap`` still breaks "walk-|aways"; write ``NON_BREAKING_HYPHEN``)."""
+    return f"<span style='white-space:nowrap'>{rich}</span>"
 
 
 class InteractionTableModel(QAbstractTableModel):
@@ -393,7 +400,9 @@ class InteractionView(QWidget):
         self._behind = False  # a tick or NPC came while another tab was in front
         self._count = 0
 
-        self.heading = QLabel()
+        # Wraps between its parts when narrow (the NPC box beside it cut the second line off);
+        # as high as its lines, without asking the tab for height-for-width.
+        self.heading = WrappedLabel()
         self.heading.setTextFormat(Qt.RichText)
         self.npc_choice = QComboBox()
         self.npc_choice.setMinimumContentsLength(16)
@@ -642,13 +651,17 @@ class InteractionView(QWidget):
         stress_color = ink_tint(_ALARM, pal).name() if tol.over_threshold else text
         walk_color = ink_tint(_WARN, pal).name() if npc.walk_aways > itol.walk_away_threshold else text
         muted = f"color:{ink_tint(_MUTED, pal).name()}"
+        # A narrow heading wraps between these parts only: each keeps its words together, "·" ends a line.
+        parts = (
+            f"{npc.level.display_name} <span style='{muted}'>(score {rel.score:.1f})</span>",
+            f"stress <b style='color:{stress_color}'>{tol.current_stress}/{tol.threshold}</b>",
+            f"walk{NON_BREAKING_HYPHEN}aways <b style='color:{walk_color}'>{npc.walk_aways}</b>"
+            f"<span style='{muted}'> (tolerates {itol.walk_away_threshold})</span>",
+            counted(count, "conversation"),
+        )
         self.heading.setText(
-            f"<span style='font-size:13pt'><b>{name}</b></span> <span style='{muted}'>at tick {tick:,}</span><br>"
-            f"{npc.level.display_name} <span style='{muted}'>(score {rel.score:.1f})</span> · "
-            f"stress <b style='color:{stress_color}'>{tol.current_stress}/{tol.threshold}</b> · "
-            f"walk-aways <b style='color:{walk_color}'>{npc.walk_aways}</b>"
-            f"<span style='{muted}'> (tolerates {itol.walk_away_threshold})</span> · "
-            f"{counted(count, 'conversation')}")
+            f"<span style='font-size:13pt'><b>{name}</b></span> <span style='{muted}'>{_unbroken(f'at tick {tick:,}')}</span><br>"
+            + "&nbsp;· ".join(_unbroken(part) for part in parts))
 
     def _show_faults(self, data) -> None:
         lines = []

@@ -410,3 +410,26 @@ def test_b_events_before_a_first_event_are_on_the_axes(qtbot, open_window, tmp_p
     assert track.first_tick == 1_000_201 == s.view_start
     view.full_button.click()
     assert view.score_plot.vb.viewRange()[0][0] > view.x_of(990_000)
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
+def test_the_cursor_label_and_the_parting_label_do_not_overlap(qtbot, open_window, size):
+    """At 1040x700 the cursor's label ("5,000") covered half of "A/B part" when the cursor
+    stood near the tick where the journals part: the score plot is ~100 px high there and
+    both labels sat near its top, beside their lines. "A/B part" has a row of its own."""
+    w = _spiral_vs_evening(open_window, size)
+    s = w.session
+    s.set_view("timelines")
+    timelines = w.views["timelines"]
+    cursor_label = timelines.cursors[0].label
+    parting_label = timelines.overlay.divergence_lines[0].label
+    parted = s.comparison.divergence.tick
+    for tick in (parted, parted + 5_000, parted + 20_000):
+        s.set_tick(tick)
+        w.finish_background()
+        timelines.graphics.grab()  # painted: a label's scene rect follows the view once painted
+        assert cursor_label.textItem.toPlainText() == f"{tick:,}" and parting_label.isVisible()
+        cursor_rect, parting_rect = cursor_label.sceneBoundingRect(), parting_label.sceneBoundingRect()
+        assert cursor_rect.height() > 0 and parting_rect.height() > 0
+        assert not cursor_rect.intersects(parting_rect), (tick, cursor_rect, parting_rect)
+    assert timelines.score_plot.vb.sceneBoundingRect().contains(parting_rect)

@@ -22,6 +22,11 @@ from PySide6.QtCore import Qt
 
 DIVERGENCE_COLOUR = "#c2185b"
 B_DASH = Qt.DashLine
+#: Where the "A/B part" label sits along its line (0: the plot's bottom, 1: its top) when
+#: the plot is tall enough; a shorter plot puts it in the row below the cursor label.
+DIVERGENCE_LABEL_POSITION = 0.84
+#: Pixels between the cursor label's row and the "A/B part" label's.
+LABEL_ROW_GAP_PX = 2
 
 
 #: B's tracks built ahead by ``prebuild_tracks``: id(B) -> (weak ref to B, B's last tick, origin, tracks).
@@ -81,8 +86,10 @@ class ComparisonOverlay:
             self.divergence_lines.append(line)
         # Near the top: scores start at 0, so at the bottom the label hid the start of the A curves.
         self.divergence_lines[0].label = pg.InfLineLabel(
-            self.divergence_lines[0], text="A/B part", position=0.84, color=DIVERGENCE_COLOUR, fill=(255, 255, 255, 220)
+            self.divergence_lines[0], text="A/B part", position=DIVERGENCE_LABEL_POSITION, color=DIVERGENCE_COLOUR,
+            fill=(255, 255, 255, 220)
         )
+        view.score_plot.vb.sigResized.connect(self.place_label)
         self.session.comparisonChanged.connect(self.refresh)
         self.session.loaded.connect(self._forget)  # the view has rebuilt itself for the new save
         self.session.npcChanged.connect(self.on_npc)
@@ -90,6 +97,23 @@ class ComparisonOverlay:
     @property
     def active(self) -> bool:
         return bool(self.curves)
+
+    def place_label(self, *_args) -> None:
+        """Put the "A/B part" label in a row of its own, below the cursor label's.
+
+        Both labels sit near the top of the score plot, each beside its line; with the
+        cursor near the parting tick, a plot of ~100 px (a 1040x700 window) drew them over
+        each other. The row is worked out in pixels, from the plot's height and the labels'.
+        """
+        label, cursor_label = self.divergence_lines[0].label, self.view.cursors[0].label
+        height = self.view.score_plot.vb.sceneBoundingRect().height()
+        if height <= 0:
+            return
+        cursor_middle = (1 - cursor_label.orthoPos) * height  # pixels below the plot's top
+        # The texts' own heights in pixels (a label's scene rect follows the view only once painted).
+        middle = (cursor_middle + cursor_label.textItem.boundingRect().height() / 2 + LABEL_ROW_GAP_PX
+                  + label.textItem.boundingRect().height() / 2)
+        label.setPosition(max(0.0, min(DIVERGENCE_LABEL_POSITION, 1 - middle / height)))
 
     def _forget(self) -> None:
         for curve in self.curves.values():
@@ -112,6 +136,7 @@ class ComparisonOverlay:
             line.setVisible(parted is not None)
             if parted is not None:
                 line.setValue(view.x_of(parted))
+        self.place_label()
         if c is None:
             empty = np.empty(0)
             self.stress_curve.setData(empty, empty)

@@ -89,7 +89,6 @@ class ComparisonOverlay:
             self.divergence_lines[0], text="A/B part", position=DIVERGENCE_LABEL_POSITION, color=DIVERGENCE_COLOUR,
             fill=(255, 255, 255, 220)
         )
-        view.score_plot.vb.sigResized.connect(self.place_label)
         self.session.comparisonChanged.connect(self.refresh)
         self.session.loaded.connect(self._forget)  # the view has rebuilt itself for the new save
         self.session.npcChanged.connect(self.on_npc)
@@ -103,7 +102,8 @@ class ComparisonOverlay:
 
         Both labels sit near the top of the score plot, each beside its line; with the
         cursor near the parting tick, a plot of ~100 px (a 1040x700 window) drew them over
-        each other. The row is worked out in pixels, from the plot's height and the labels'.
+        each other. The row is worked out in pixels, from the plot's height and the labels'
+        (the view calls it when the plot is resized, once its cursor label is placed).
         """
         label, cursor_label = self.divergence_lines[0].label, self.view.cursors[0].label
         height = self.view.score_plot.vb.sceneBoundingRect().height()

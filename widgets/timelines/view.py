@@ -86,6 +86,10 @@ timelines keep, hidden, for when they are selected again."""
 
 
 
+#: Where the cursor label sits along the score plot's cursor (0: bottom, 1: top) when the
+#: plot is tall enough to hold it whole there.
+CURSOR_LABEL_POSITION = 0.96
+
 #: The longest NPC name the legend shows whole; a longer one ends in "…" (a 200-character
 #: name ran off the legend's edge and pushed the next NPC out of it: trial 47).
 LEGEND_NAME_CHARS = 40
@@ -289,6 +293,7 @@ class TimelinesView(QWidget):
         session.npcChanged.connect(self._plan_ahead)
         session.comparisonChanged.connect(self._catch_up)  # before the overlay reads the curves
         self.overlay = ComparisonOverlay(self)  # side B while comparing (issue 13)
+        self.score_plot.vb.sigResized.connect(self._place_labels)
         self._on_loaded()
 
     #: Each plot's y-axis title, and the shorter one used when the plot is less tall
@@ -566,7 +571,7 @@ class TimelinesView(QWidget):
 
     def _build_cursors(self) -> None:
         pen, hover_pen = pg.mkPen("#202020", width=2), pg.mkPen("#1f77b4", width=3)
-        label = {"position": 0.96, "color": "#202020", "fill": (255, 255, 255, 220)}
+        label = {"position": CURSOR_LABEL_POSITION, "color": "#202020", "fill": (255, 255, 255, 220)}
         self.cursors = (
             pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen, label="0", labelOpts=label),
             pg.InfiniteLine(0, angle=90, movable=True, pen=pen, hoverPen=hover_pen),
@@ -575,6 +580,17 @@ class TimelinesView(QWidget):
         for plot, line in zip((self.score_plot, self.stress_plot), self.cursors):
             line.setZValue(100)
             plot.addItem(line, ignoreBounds=True)
+
+    def _place_labels(self, *_args) -> None:
+        """The cursor label near the top of the score plot, whole inside it (at
+        ``CURSOR_LABEL_POSITION`` of a plot of ~95 px, its top 7 px were cut off: the
+        digits' tops at 1040x700); then the comparison's label in the row below it."""
+        label = self.cursors[0].label
+        height = self.score_plot.vb.sceneBoundingRect().height()
+        if height > 0:
+            middle = label.textItem.boundingRect().height() / 2 + 1  # pixels below the plot's top
+            label.setPosition(max(0.0, min(CURSOR_LABEL_POSITION, 1 - middle / height)))
+        self.overlay.place_label()
 
     _tune = staticmethod(tune_curve)
 

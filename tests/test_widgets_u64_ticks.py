@@ -504,3 +504,63 @@ def test_tick_columns_keep_a_u64_ticks_last_digits(open_window, tmp_path):
     for view, column in tables:
         delegate = view.itemDelegateForColumn(column)
         assert isinstance(delegate, ElideDelegate) and delegate.elide == Qt.ElideLeft, column
+
+
+def _drawn_labels(axis) -> list:
+    """(rect, text) of each tick label the axis draws now (pyqtgraph's own draw specs)."""
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(10, 10, QImage.Format_ARGB32)
+    painter = QPainter(image)
+    _, _, texts = axis.generateDrawSpecs(painter)
+    painter.end()
+    return sorted(((rect, text) for rect, _, text in texts), key=lambda rt: rt[0].left())
+
+
+def _assert_labelled(axis) -> None:
+    """At least one label (when one of the widest fits the axis: any font), each whole
+    inside the axis, none over another, each a u64 tick."""
+    from PySide6.QtGui import QFontMetrics
+
+    labels = _drawn_labels(axis)
+    fits = QFontMetrics(axis.font()).horizontalAdvance(f"{U64_MAX:,}") < axis.geometry().width()
+    assert labels or not fits, "no tick label drawn"
+    inside = axis.boundingRect()
+    assert all(inside.contains(rect) for rect, _ in labels), labels
+    assert all(a.right() <= b.left() for (a, _), (b, _) in zip(labels, labels[1:])), labels
+    assert all(0 <= int(text.replace(",", "")) <= U64_MAX for _, text in labels), labels
+
+
+@pytest.mark.parametrize("labels_wide", [1.2, 1.6, 2.2, 4.0])
+def test_tick_axis_labels_an_axis_shorter_than_two_labels_spanning_all_of_u64(qtbot, labels_wide):
+    """A save spanning 0 .. 2^64 - 1 at 1040x700: the ~300 px axis is 1.6 labels of
+    "18,446,744,073,709,551,615" wide. The labelled spacing was widened to 2e19, past the
+    range: its one tick, 0, sat at the axis's left end where its label did not fit, the
+    next level's labels were too crowded for pyqtgraph, and the axis had no label at all."""
+    import pyqtgraph as pg
+    from narrative_debugger.widgets.timelines.view import TickAxis
+    from PySide6.QtGui import QFontMetrics
+
+    axis = TickAxis()
+    plot = pg.PlotWidget(axisItems={"bottom": axis})
+    qtbot.addWidget(plot)
+    plot.resize(700, 300)
+    plot.show()
+    qtbot.waitExposed(plot)
+    around = plot.width() - axis.geometry().width()  # the plot's pixels beside its bottom axis
+    wanted = int(labels_wide * QFontMetrics(axis.font()).horizontalAdvance(f"{U64_MAX:,}"))
+    plot.resize(wanted + int(around), 300)
+    qtbot.waitUntil(lambda: abs(axis.geometry().width() - wanted) <= 1, timeout=2000)
+    plot.setXRange(-0.01 * 2.0**64, 1.01 * 2.0**64, padding=0)  # the full range's margins, as the timelines draw it
+    _assert_labelled(axis)
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
+def test_timelines_label_the_axis_of_a_save_spanning_all_of_u64(qtbot, open_window, tmp_path, size):
+    path = squeezed_save(tmp_path, "walkaway-spiral.json", 0, U64_MAX)
+    window = open_window(path, size, persist=False)
+    s, view = window.session, window.views["timelines"]
+    assert (s.view_start, s.last_tick) == (0, U64_MAX)
+    s.set_view("timelines")
+    window.finish_background()
+    _assert_labelled(view.tick_axis)

@@ -347,7 +347,7 @@ def test_findings_with_u64_ticks_sort_and_show(qtbot, open_window, tmp_path):
 def test_tick_axis_writes_whole_ticks_up_to_u64_max(qtbot):
     """A save spanning all of u64 (ticks 0 .. 2^64 - 1): the axis writes ticks, never
     "2 (x1e+18)" and never a tick past 2^64 - 1 where float x rounds up."""
-    from narrative_debugger.widgets.timelines.view import TickAxis
+    from narrative_debugger.widgets.timelines.axis import TickAxis
 
     axis = TickAxis()
     assert axis.autoSIPrefix is False
@@ -366,7 +366,7 @@ def test_tick_axis_labels_never_overlap_near_u64_max(qtbot, origin, span, at_lea
     """Near 2^64 a tick label is ~170 px wide and pyqtgraph, which spaces ticks by the
     axis length alone, wrote four over one another on a 700 px axis (carried bug)."""
     import pyqtgraph as pg
-    from narrative_debugger.widgets.timelines.view import TickAxis
+    from narrative_debugger.widgets.timelines.axis import TickAxis
     from PySide6.QtGui import QImage, QPainter
 
     axis = TickAxis()
@@ -390,7 +390,7 @@ def test_tick_axis_labels_never_overlap_near_u64_max(qtbot, origin, span, at_lea
 
 def test_tick_axis_labels_are_exact_multiples_past_2_53(qtbot):
     """Past 2^53 a float x is off by up to its ulp: a tick at 6e18 read ...,000,253."""
-    from narrative_debugger.widgets.timelines.view import TickAxis
+    from narrative_debugger.widgets.timelines.axis import TickAxis
 
     axis = TickAxis()
     axis.origin = 253
@@ -538,7 +538,7 @@ def test_tick_axis_labels_an_axis_shorter_than_two_labels_spanning_all_of_u64(qt
     range: its one tick, 0, sat at the axis's left end where its label did not fit, the
     next level's labels were too crowded for pyqtgraph, and the axis had no label at all."""
     import pyqtgraph as pg
-    from narrative_debugger.widgets.timelines.view import TickAxis
+    from narrative_debugger.widgets.timelines.axis import TickAxis
     from PySide6.QtGui import QFontMetrics
 
     axis = TickAxis()

@@ -552,3 +552,21 @@ def test_interaction_counts_and_tick_have_thousands_separators(qtbot, tmp_path):
     assert labels[(None, S.Active, True)] == f"{len(conversations):,}"
     assert int(labels[(S.Active, S.Completed, True)].replace(",", "")) > 999 and "," in labels[(S.Active, S.Completed, True)]
     assert f"{completed:,} here now" in [text for text, _ink, _fill in view.diagram.texts]
+
+
+def test_the_knowledge_table_writes_ticks_with_thousands_separators(qtbot):
+    """Trial 49: the Acquired column and the tooltips wrote "27587" where the Journal
+    and the Interactions view write 27,587; sorting stays by the tick."""
+    from narrative_debugger.widgets.kit.fact_model import COL_ACQUIRED
+    from tests.conftest import SAMPLES
+
+    s = Session()
+    s.load(Playthrough.open(SAMPLES / "evening.json", CONTENT))
+    view = KnowledgeView(s)
+    qtbot.addWidget(view)
+    s.set_tick(s.last_tick)
+    model = view.model
+    rows = [(model.index(r, COL_ACQUIRED).data(), model.index(r, COL_FACT).data(Qt.ToolTipRole) or "") for r in range(model.rowCount())]
+    late = [(text, tip) for text, tip in rows if int(text.replace(",", "")) >= 1000]
+    assert late and all("," in text for text, _ in late)
+    assert any("learned at tick " in tip and "," in tip.split("learned at tick ")[1].split()[0] for _, tip in late)

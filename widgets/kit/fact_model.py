@@ -352,7 +352,7 @@ class FactTableModel(QAbstractTableModel):
         if col == COL_STATE:
             return state_label(fact.state)
         if col == COL_ACQUIRED:
-            return str(fact.acquired_tick)
+            return f"{fact.acquired_tick:,}"
         meta = fact.interaction
         return state_label(meta.interaction_state) if meta is not None else ""
 
@@ -371,13 +371,13 @@ class FactTableModel(QAbstractTableModel):
             return f"<b>{esc(fact_id)}</b><br>not known in A; B: {esc(self._b_text(fact_id))}"  # text from a save is text (trial 47)
         lines = [f"<b>{esc(fact_id)}</b>",
                  f"{confidence_label(fact.confidence)} · {source_label(fact.source)} · {state_label(fact.state)}",
-                 f"learned at tick {fact.acquired_tick}"]
+                 f"learned at tick {fact.acquired_tick:,}"]
         meta = fact.interaction
         if meta is not None:
             who = self._names.get(meta.target_entity, str(meta.target_entity))
             ended = "still in progress" if meta.ended_tick is None else f"ended at tick {meta.ended_tick}"
             lines.append(f"with {esc(who)} at {esc(meta.location)}: {state_label(meta.interaction_state)}, "
-                         f"started at tick {meta.started_tick}, {ended}")
+                         f"started at tick {meta.started_tick:,}, {ended}")
             if meta.topics:
                 lines.append("topics: " + esc(", ".join(meta.topics)))
         if fact_id in self._changed:

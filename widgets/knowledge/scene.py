@@ -92,12 +92,12 @@ def fact_tip(fact_id: FactId, fact, changed: bool, fault: str | None = None) -> 
         lines.append(f"<span style='color:{FAULT_COLOR.name()}'>{fault}: {escape(rule(fault).title)}</span>")
     meta = fact.interaction
     if meta is not None:
-        ended = "in progress" if meta.ended_tick is None else f"ended at tick {meta.ended_tick}"
+        ended = "in progress" if meta.ended_tick is None else f"ended at tick {meta.ended_tick:,}"
         topics = escape(", ".join(meta.topics)) or "no topic"
-        lines.append(f"{state_label(meta.interaction_state)} — started at tick {meta.started_tick}, {ended}")
+        lines.append(f"{state_label(meta.interaction_state)} — started at tick {meta.started_tick:,}, {ended}")
         lines.append(f"{topics} · {escape(meta.location)}")
     lines.append(f"{confidence_label(fact.confidence)} · {source_label(fact.source)} · {state_label(fact.state)}")
-    lines.append(f"learned at tick {fact.acquired_tick}")
+    lines.append(f"learned at tick {fact.acquired_tick:,}")
     if changed:
         lines.append("<i>changed since the previous step</i>")
     return "<br>".join(lines)

@@ -217,6 +217,30 @@ def test_an_edit_the_replay_refuses_is_in_sight(qtbot, window):
     assert window.statusBar().currentMessage().startswith("What if: " + words)
 
 
+def test_a_refused_first_edit_leaves_nothing_to_undo(qtbot, window):
+    """New-user trial (N3): a Journal edit the replay refuses (target 12345: I010) with no
+    what-if in force left Undo and Revert enabled, and Undo did nothing. They are enabled
+    only while there is something to undo or revert: a run, or an edit in force."""
+    panel = window.panels["whatif"][0]
+    assert not panel.undo_button.isEnabled() and not panel.revert_button.isEnabled()
+    journal = window.panels["journal"][0]
+    dialog = journal.edit_entry(62)
+    dialog.field.setCurrentText("target")
+    dialog.edit.setText("12345")
+    with qtbot.waitSignal(journal.whatIfRequested):
+        dialog.accept()
+    assert panel.undo_button.isEnabled() and panel.revert_button.isEnabled()  # the run can be stopped
+    qtbot.waitUntil(lambda: not window.whatif.busy and "I010" in panel.message.text(), timeout=60000)
+    assert window.whatif.edits == [] and window.session.comparison is None
+    assert not panel.undo_button.isEnabled() and not panel.revert_button.isEnabled()
+    # With an edit in force, a refused one leaves them enabled: the edit in force can go.
+    _applied(qtbot, window, lambda: window.whatif.add_edits([("relationship.sentiment_weight", 0.25)]))
+    window.whatif.add_edits([("/journal/62/event/RelationshipInteraction/target", 12345)])
+    qtbot.waitUntil(lambda: not window.whatif.busy and "I010" in panel.message.text(), timeout=60000)
+    assert window.whatif.edits == [("relationship.sentiment_weight", 0.25)]
+    assert panel.undo_button.isEnabled() and panel.revert_button.isEnabled()
+
+
 def test_explain_dock_explains_either_side(qtbot, window):
     """Issue 38: in a what-if the Explain dock's A | B buttons explain the recorded run
     or the what-if; B's steps are the tuned formula's (0.25), A's the seed's (0.5)."""

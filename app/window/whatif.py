@@ -200,6 +200,10 @@ class WhatIfController(QObject):
         QTimer.singleShot(0, self.window.compare.update_actions)  # once the job counts as delivered
         if play is not self.session.playthrough:
             return
+        # The edits in force are as they were: Undo and Revert only while there are some
+        # (show_busy enabled them to stop the run; the trial found them enabled after a
+        # refused first edit, and Undo did nothing).
+        self.panel.show_edits(self.edits)
         if isinstance(exc, PatchError):
             self._refused(str(exc))
         elif isinstance(exc, ChildFailed):

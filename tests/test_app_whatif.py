@@ -376,6 +376,45 @@ def test_a_refused_value_stays_in_its_cell_to_be_corrected(qtbot, window):
     assert panel.pending() == [] and window.whatif.edits == [("relationship.sentiment_weight", 0.25)]
 
 
+def test_a_refusal_goes_once_its_cell_no_longer_holds_the_value(qtbot, window):
+    """New-user trial (N4): `abc` typed in a What if cell was refused, the cell emptied,
+    and the message stayed until the next Apply. It goes once the cell holds another
+    value (or none), and the line says again what it said before; a change of another
+    cell leaves it."""
+    from narrative_debugger.widgets.docks.whatif import HINT
+
+    panel = window.panels["whatif"][0]
+    refused = 'relationship.length_cap: expected a number, found "abc"'
+    panel.set_value("relationship.length_cap", "abc")
+    panel.apply()
+    assert panel.message.text() == refused
+    panel.set_value("relationship.base", "0.2")  # another cell: still refused
+    assert panel.message.text() == refused
+    panel.set_value("relationship.length_cap", "")
+    assert panel.message.text() == HINT
+    # Refused before it is sent (a number out of range for any value), over a what-if shown.
+    _applied(qtbot, window, lambda: window.whatif.add_edits([("relationship.sentiment_weight", 0.25)]))
+    shown = panel.message.text()
+    assert shown.startswith("B differs from the recorded run")
+    panel.set_value("relationship.length_divisor", "1e999")
+    panel.apply()
+    assert panel.message.text() == "relationship.length_divisor: 1e999 is out of range: not a finite number"
+    panel.set_value("relationship.length_divisor", "1e99")  # another value, not applied yet
+    assert panel.message.text() == shown
+    # A refusal about no cell (a journal entry the replay refuses) stays until what follows.
+    window.whatif.add_edits([("/journal/62/event/RelationshipInteraction/target", 12345)])
+    qtbot.waitUntil(lambda: not window.whatif.busy and "I010" in panel.message.text(), timeout=60000)
+    panel.set_value("relationship.length_divisor", "")
+    assert "I010" in panel.message.text()
+    # A cell refused after that run goes back to where things stand (the what-if still
+    # shown), not to the refused run's last progress ("Replaying with the edits… 57 %").
+    panel.set_value("relationship.length_cap", "abc")
+    panel.apply()
+    assert panel.message.text() == refused
+    panel.set_value("relationship.length_cap", "")
+    assert panel.message.text() == shown
+
+
 def _held(monkeypatch):
     """The what-if's child process waits before it reads side A, until released."""
     hold = engine.Hold(engine.context().Event(), engine.context().Event())

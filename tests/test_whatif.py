@@ -470,6 +470,24 @@ def test_split_edits_keeps_the_later_of_a_target_given_twice_in_its_place():
     assert sets == [("relationship.base", 0.3)] and tuning == DEFAULT_TUNING.with_value("relationship.base", 0.3)
 
 
+@pytest.mark.parametrize("edits, target", [
+    ([("relationship.length_cap", "abc")], "relationship.length_cap"),
+    ([("relationship.base", 0.2), ("levels.acquaintance", 101)], "levels.acquaintance"),
+    ([("no.such.name", 1)], None),  # no value of a target refused: the name itself
+])
+def test_a_refused_value_names_its_target(edits, target):
+    """A PatchError about a value says which target's (the What if panel clears the
+    message once that cell changes), besides naming it in its message."""
+    from narrative_debugger.models.whatif.run import PatchError, parse_set
+
+    with pytest.raises(PatchError) as refused:
+        split_edits(edits, said="")
+    assert refused.value.target == target
+    with pytest.raises(PatchError) as refused:
+        parse_set("relationship.length_cap=1e999", said="")
+    assert refused.value.target == "relationship.length_cap"
+
+
 def test_tick_limits_what_would_and_would_not_happen(capsys):
     """``--tick T`` compares the states at T, so a consequence past T is none (trial 48:
     "A and B agree on everything compared" beside a penalty at tick 210 712, and exit 1)."""

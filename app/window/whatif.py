@@ -118,7 +118,7 @@ class WhatIfController(QObject):
         try:
             split_edits(self.edits + list(pairs), said="")
         except PatchError as exc:
-            self._refused(str(exc))
+            self._refused(str(exc), exc.target)
             return False
         self._run(self.edits + list(pairs))
         return True
@@ -211,10 +211,11 @@ class WhatIfController(QObject):
         else:
             self._refused(f"The what-if stopped on an unexpected error: {type(exc).__name__}: {exc}")
 
-    def _refused(self, text: str) -> None:
+    def _refused(self, text: str, about: str | None = None) -> None:
         """A refusal or a failure: in the panel's message line (brought to the front: the
-        trial's was behind the Monologues or scrolled away) and in the status bar."""
-        self.panel.show_error(text)
+        trial's was behind the Monologues or scrolled away) and in the status bar.
+        ``about``: the tuning name refused, whose cell's next change clears the message."""
+        self.panel.show_error(text, about)
         dock = self.window.docks.get("whatif")
         if dock is not None:
             dock.show()

@@ -73,7 +73,17 @@ DERIVED_FIELDS: dict[str, dict[str, tuple[str, str]]] = {
 
 class PatchError(ValueError):
     """A patch that cannot be applied, or that leaves the save unreadable or invalid.
-    The message names the operation (its number, op and pointer) and why."""
+    The message names the operation (its number, op and pointer) and why.
+
+    Attributes:
+        target: the ``--set`` target (a tuning name or a JSON pointer) whose value was
+            refused, when one was (the What if panel clears the message once that
+            value's cell changes); None otherwise.
+    """
+
+    def __init__(self, message: str, target: str | None = None) -> None:
+        super().__init__(message)
+        self.target = target
 
 
 def describe(k: int, op: object) -> str:
@@ -103,16 +113,16 @@ def parse_set(text: str, said: str = "--set ") -> tuple[str, object]:
     try:
         value = json.loads(raw)
     except RecursionError:  # a value nested past the interpreter's depth (trial 47: a traceback)
-        raise PatchError(f"{said}{target}: the value is nested too deep to read (a save's values are a few levels deep)") from None
+        raise PatchError(f"{said}{target}: the value is nested too deep to read (a save's values are a few levels deep)", target) from None
     except ValueError:
         if _NUMERAL.fullmatch(raw.strip()):  # past Python's digit limit: a number all the same, not text
-            raise PatchError(f"{said}{target}: a number of {len(raw.strip()):,} characters is out of range for any value of a save") from None
+            raise PatchError(f"{said}{target}: a number of {len(raw.strip()):,} characters is out of range for any value of a save", target) from None
         value = raw
     if isinstance(value, float) and not math.isfinite(value):  # 1e999 reads as inf; NaN and Infinity are not JSON numbers
-        raise PatchError(f"{said}{target}: {raw.strip()[:40]} is out of range: not a finite number")
+        raise PatchError(f"{said}{target}: {raw.strip()[:40]} is out of range: not a finite number", target)
     if isinstance(value, float) and value == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", raw.strip())[0]):
         # 1e-99999 read as 0.0 without a word (trial 47), where 1e999 is refused
-        raise PatchError(f"{said}{target}: {cut(raw.strip(), 40)} is too small for a number a save holds: it would read as 0")
+        raise PatchError(f"{said}{target}: {cut(raw.strip(), 40)} is too small for a number a save holds: it would read as 0", target)
     return target, value
 
 
@@ -151,7 +161,7 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
             raise PatchError(f"{said}{target}: not a JSON pointer (they start with /) nor a tuning name"
                              f"{_nearest_name(target)} (see whatif --list)") from None
         except ValueError as exc:
-            raise PatchError(f"{said}{target}: {exc}{_as_json_number(value)}") from None
+            raise PatchError(f"{said}{target}: {exc}{_as_json_number(value)}", target) from None
         sets = [(name, v) for name, v in sets if name != target]  # set twice: the later value, listed once
         sets.append((target, value))
     return operations, tuning, sets

@@ -247,6 +247,12 @@ class WhatIfPanel(QWidget):
         self.undo_button.clicked.connect(self.undoRequested)
         self.revert_button.clicked.connect(self.revertRequested)
         session.loaded.connect(self._on_loaded)
+        # The message line's text when no error shows, and the What if cell (row, text) the
+        # error shown is about: once that cell holds another value the error goes (the
+        # trial's "abc" was refused, the cell emptied, and the message stayed until Apply).
+        self._resting = ""
+        self._refused_cell: tuple[int, str] | None = None
+        self.model.dataChanged.connect(self._on_cells_changed)
         self.show_edits([])
         if session.ready:
             self._on_loaded()
@@ -298,7 +304,7 @@ class WhatIfPanel(QWidget):
         try:
             pairs = self.pending()
         except PatchError as exc:
-            self.show_error(str(exc))
+            self.show_error(str(exc), exc.target)
             return
         if not pairs:
             if any(t.strip() for t in self.model.typed):  # what was typed is what is in force
@@ -350,8 +356,7 @@ class WhatIfPanel(QWidget):
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
         self.progress.show()
-        self.message.setStyleSheet("")
-        self.message.setText(text)
+        self._say(text, lasting=False)
 
     def show_progress(self, fraction: float, stage: str) -> None:
         """The running what-if's progress: ``fraction`` 0.0 .. 1.0 on the bar, and its
@@ -360,42 +365,64 @@ class WhatIfPanel(QWidget):
         self.progress.setValue(round(100 * max(0.0, min(1.0, fraction))))
         self.progress.setTextVisible(True)
         self.progress.show()
-        self.message.setText(f"{stage[:1].upper()}{stage[1:]}… {self.progress.value()} %")
+        self._say(f"{stage[:1].upper()}{stage[1:]}… {self.progress.value()} %", lasting=False)
 
-    def show_error(self, text: str) -> None:
-        """A bad value or a failed run: ``text``, in the message line (no dialog)."""
+    def show_error(self, text: str, about: str | None = None) -> None:
+        """A bad value or a failed run: ``text``, in the message line (no dialog).
+
+        Args:
+            about: the tuning name whose value was refused, if any: while its What if
+                cell holds the text refused the message stays; once the cell holds
+                another value (or none), the message line says again what it said before.
+        """
         self.progress.hide()
         self.message.setStyleSheet("color: #b00020;")
         self.message.setText(one_line(text))
+        row = self.row_of(about) if about else -1
+        self._refused_cell = (row, self.model.typed[row]) if row >= 0 and self.model.typed[row].strip() else None
+
+    def _say(self, text: str, lasting: bool = True) -> None:
+        """``text`` in the message line, not an error. A ``lasting`` one (where things
+        stand: the hint, the what-if shown, a stop) is what the line says again once an
+        error about a cell goes; a run's progress is not (it ended, or says more soon)."""
+        if lasting:
+            self._resting = text
+        self._refused_cell = None
+        self.message.setStyleSheet("")
+        self.message.setText(text)
+
+    def _on_cells_changed(self, *_args) -> None:
+        if self._refused_cell is None:
+            return
+        row, text = self._refused_cell
+        if row >= len(self.model.typed) or self.model.typed[row] != text:
+            self._say(self._resting)
 
     def show_stopped(self, text: str) -> None:
         """A run was stopped before it ended: ``text`` says what is shown; the outcome of
         the what-if still shown stays."""
         self.progress.hide()
-        self.message.setStyleSheet("")
-        self.message.setText(text)
+        self._say(text)
 
     def show_idle(self, text: str = "") -> None:
         """Nothing runs and no what-if is shown (reverted, or the comparison ended):
         ``text`` says where things stand (default ``HINT``: how to make one), and the last
         what-if's outcome is cleared."""
         self.progress.hide()
-        self.message.setStyleSheet("")
-        self.message.setText(text or HINT)
+        self._say(text or HINT)
         self.outcome.clear()
 
     def show_result(self, result) -> None:
         """A ``models.whatif.run.WhatIf``: a summary in the message line, what would not
         happen, what now would, the levels reached and the prompts to regenerate below."""
         self.progress.hide()
-        self.message.setStyleSheet("")
         count = len(result.comparison.differences())
         if not result.changed:
-            self.message.setText("Nothing changes: B agrees with the recorded run.")
+            self._say("Nothing changes: B agrees with the recorded run.")
         else:
             d = result.comparison.divergence
             first = f", the first at tick {d.tick:,}" if d is not None and d.tick is not None else ""
-            self.message.setText(f"B differs from the recorded run in {count:,} way{'s' * (count != 1)}{first}: see Differences and the dashed curves.")
+            self._say(f"B differs from the recorded run in {count:,} way{'s' * (count != 1)}{first}: see Differences and the dashed curves.")
         # The levels, scores and prompts one paragraph each (wrapped), so that a designer's
         # answer fits the box: one line an NPC cut the prompts off at 1440x900 (trial, stop 46).
         lines = []

@@ -12,7 +12,7 @@ from narrative_debugger.app.workers import engine
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.whatif.run import split_edits, what_if
-from narrative_debugger.widgets.docks.whatif import show_value
+from narrative_debugger.widgets.docks.whatif import OUTCOME_TAB, show_value
 from narrative_debugger.widgets.kit.entry_edit import EntryEditDialog
 from PySide6.QtCore import Qt
 
@@ -325,6 +325,11 @@ def test_one_difference_is_said_in_the_singular(qtbot, window):
     assert len(window.session.comparison.differences()) == 1
     assert panel.message.text().startswith("B differs from the recorded run in 1 way, the first at tick 301,528")
     assert ": 1 difference. Double-click" in window.panels["differences"][0].heading.text()
+    # The Outcome says so, never its placeholder (new-user trial, N2).
+    assert panel.outcome.toPlainText().splitlines() == [
+        "No level, score, prompt or decision changes; B differs in (see Differences):",
+        "  journals part at entry 3794: A tick 301528 RelationshipInteraction / B tick 301528 RelationshipInteraction: "
+        "sentiment 0.46 → 0.9, delta 0.826 → 1.0"]
 
 
 @pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
@@ -779,3 +784,26 @@ def test_a_pointer_edited_again_marks_the_earlier_edit_replaced(qtbot, window):
     _applied(qtbot, window, lambda: qtbot.mouseClick(panel.undo_button, Qt.LeftButton))
     assert [panel.edits.item(k).text() for k in range(panel.edits.count())] == [f"{pointer} = -0.5"]
     assert window.whatif.result.edits == [{"op": "replace", "path": pointer, "value": -0.5}]
+
+
+def test_the_outcome_says_where_a_score_parts_that_ends_the_same(qtbot, window):
+    """New-user trial (N2): Lera's conversation 002 made kinder (0.9) from the Knowledge
+    table differs "in 2 ways, the first at tick 4,520", her score clamped to 100 at the
+    end either way; the Outcome showed its placeholder. It says where her score curve
+    parts, where it meets again, and that the end is the same."""
+    s = window.session
+    view = window.views["knowledge"]
+    view.search.setText("lera-sessik_002")
+    qtbot.waitUntil(lambda: view.proxy.rowCount() == 1)
+    view.table.setCurrentIndex(view.proxy.index(0, 0))
+    dialog = view.conversation_whatif.edit()
+    assert dialog.pointer() == "/journal/62/event/RelationshipInteraction/sentiment"
+    dialog.edit.setText("0.9")
+    with qtbot.waitSignal(s.comparisonChanged, timeout=120_000):
+        dialog.accept()
+    panel = window.panels["whatif"][0]
+    assert panel.message.text().startswith("B differs from the recorded run in 2 ways, the first at tick 4,520")
+    assert panel.tabs.currentIndex() == OUTCOME_TAB and panel.outcome.isVisibleTo(window)
+    assert panel.outcome.toPlainText() == (
+        "Scores that part mid-run (A → B): lera-sessik parts at tick 4,520 (0.94 → 1.00), "
+        "meets again at tick 301,528 and ends the same (100.00 at tick 302,029)")

@@ -501,3 +501,24 @@ def test_tick_limits_what_would_and_would_not_happen(capsys):
     status, out, _ = run_whatif(capsys, save, "--set", "npc.sera-venn.walk_away_threshold=0", "--tick", "20000", "--format", "json")
     doc = json.loads(out)
     assert status == 1 and [(e["tick"], e["event"]) for e in doc["would_happen"]] == [(10243, "WalkAwayPenalty")]
+
+
+@pytest.mark.parametrize("edits, lines", [
+    # Lera's score is clamped at 100 in the end either way: where it parts, and meets again.
+    ([("/journal/62/event/RelationshipInteraction/sentiment", 0.9)],
+     ["Scores that part mid-run (A → B): lera-sessik parts at tick 4,520 (0.94 → 1.00), meets again at tick 301,528 "
+      "and ends the same (100.00 at tick 302,029)"]),
+    ([("npc.kael-davan.threshold", 2)],
+     ["Stress crosses the threshold: kael-davan A never, B at ticks 15,163, 23,320, 299,055",
+      "Prompts that need a new LLM response: kael-davan from tick 1,935 (180 turns)",
+      "Would now happen (1):",
+      "  tick 299,055 InteractionWalkedAway: kael-davan: stress 3 is over the threshold 2 once journal[3762] (StressChanged) "
+      "applied: a walk-away would follow"]),
+    ([("relationship.sentiment_weight", 0.5)], ["Nothing changes: B agrees with the recorded run."]),
+])
+def test_the_outcome_is_never_blank(edits, lines):
+    """The What if panel's Outcome (models/whatif/outcome.py) says what changes, whatever
+    it is, or that nothing does (new-user trial: a blank Outcome beside "B differs")."""
+    from narrative_debugger.models.whatif.outcome import outcome_lines
+
+    assert outcome_lines(what_if(SAMPLES / "evening.json", None, *split_edits(edits))) == lines

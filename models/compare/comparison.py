@@ -19,7 +19,7 @@ from narrative_debugger.models.boundary import cut
 from narrative_debugger.models.compare.journal import Divergence, first_divergence
 from narrative_debugger.models.compare.knowledge import FactsDiff, InteractionChange, compare_knowledge
 from narrative_debugger.models.compare.monologues import MonologuesDiff, compare_monologues
-from narrative_debugger.models.compare.npcs import NpcDiff, compare_npc
+from narrative_debugger.models.compare.npcs import NpcDiff, compare_npc, score_meets_again, score_steps
 from narrative_debugger.models.compare.prompts import PromptChange, compare_prompts
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import PromptBuilder
@@ -116,6 +116,34 @@ class Comparison:
             },
             "prompts": {slug: p.to_json() for slug, p in self.prompts.items()},
         }
+
+    def scores_at(self, slug: str, tick: int) -> tuple[float | None, float | None]:
+        """NPC ``slug``'s relationship score (points) at ``tick`` in A and in B, the state
+        after every entry of that tick (None on a side without that NPC). A bisection
+        per side, no replay: e.g. where ``npcs[slug].score_first_differs_tick`` says its
+        curves part."""
+        def score(play: Playthrough) -> float | None:
+            npc = play.save.npc_by_slug(slug)
+            if npc is None:
+                return None
+            index = play.index
+            return index.npcs[npc.stable_id].at(index.position_for_tick(tick)).relationship.score
+        return score(self.a), score(self.b)
+
+    def scores_meet_again(self, slug: str) -> int | None:
+        """The tick from which NPC ``slug``'s score curves, once parted
+        (``npcs[slug].score_first_differs_tick``), agree again up to the compared ticks
+        (a score clamped at 100 in both); None when they never part, or still differ there."""
+        parted = self.npcs[slug].score_first_differs_tick if slug in self.npcs else None
+        if parted is None:
+            return None
+        curves = []
+        for play, tick in ((self.a, self.tick_a), (self.b, self.tick_b)):
+            index, sid = play.index, play.save.npc_by_slug(slug).stable_id
+            limit = index.position_for_tick(tick)
+            start = min(index.position_for_tick(parted - 1), limit) if parted > 0 else 0
+            curves.append(score_steps(index, sid, start, limit))
+        return score_meets_again(*curves)
 
     def differences(self) -> list[Difference]:
         """Every difference as one line with where it shows, in the order of the contract."""

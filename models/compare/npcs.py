@@ -131,6 +131,26 @@ def first_score_difference(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray
     return max(int(ta[ia[m]]), int(tb[ib[m]]))
 
 
+def score_meets_again(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> int | None:
+    """The tick from which two step curves that differed agree again (within
+    ``SCORE_TOLERANCE``) to their end; None when they still differ at the end, or never
+    did.
+
+    Args:
+        a, b: ``(ticks, scores)`` as ``score_steps`` gives them.
+    """
+    ta, sa = a
+    tb, sb = b
+    steps = np.union1d(ta, tb)
+    ia = np.maximum(np.searchsorted(ta, steps, side="right") - 1, 0)
+    ib = np.maximum(np.searchsorted(tb, steps, side="right") - 1, 0)
+    apart = np.abs(sa[ia] - sb[ib]) > SCORE_TOLERANCE
+    if not apart.any() or apart[-1]:
+        return None
+    last = len(apart) - 1 - int(apart[::-1].argmax())
+    return int(steps[last + 1])
+
+
 def compare_npc(slug: str, index_a: TimelineIndex | None, sid_a: int | None, pos_a: int,
                 index_b: TimelineIndex | None, sid_b: int | None, pos_b: int, parted_tick: int | None) -> NpcDiff:
     """One NPC in A (at journal position ``pos_a``) and in B (at ``pos_b``).

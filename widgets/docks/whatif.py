@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
 from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.whatif.outcome import outcome_lines
 from narrative_debugger.models.whatif.run import PatchError, parse_set
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY
@@ -131,10 +132,6 @@ class _EnterApplies(QStyledItemDelegate):
             self.entered.emit()
             return True
         return super().eventFilter(editor, event)
-
-
-def _at(tick: int | None) -> str:
-    return "tick —" if tick is None else f"tick {tick:,}"
 
 
 class WhatIfPanel(QWidget):
@@ -413,8 +410,10 @@ class WhatIfPanel(QWidget):
         self.outcome.clear()
 
     def show_result(self, result) -> None:
-        """A ``models.whatif.run.WhatIf``: a summary in the message line, what would not
-        happen, what now would, the levels reached and the prompts to regenerate below."""
+        """A ``models.whatif.run.WhatIf``: a summary in the message line, and in the
+        Outcome tab what changes (``models.whatif.outcome.outcome_lines``: the levels and
+        scores reached, score curves that part mid-run, what would not happen, what now
+        would, the prompts to regenerate; never blank)."""
         self.progress.hide()
         count = len(result.comparison.differences())
         if not result.changed:
@@ -425,23 +424,9 @@ class WhatIfPanel(QWidget):
             self._say(f"B differs from the recorded run in {count:,} way{'s' * (count != 1)}{first}: see Differences and the dashed curves.")
         # The levels, scores and prompts one paragraph each (wrapped), so that a designer's
         # answer fits the box: one line an NPC cut the prompts off at 1440x900 (trial, stop 46).
-        lines = []
-        if result.end_levels:
-            lines.append("Levels reached (A → B): " + "; ".join(f"{slug} {v['a']} → {v['b']}" for slug, v in sorted(result.end_levels.items())))
-        scores = [(slug, d.a.score, d.b.score) for slug, d in sorted(result.comparison.npcs.items())
-                  if d.a is not None and d.b is not None and round(d.a.score, 2) != round(d.b.score, 2)]
-        if scores:
-            lines.append(f"Scores at tick {result.comparison.tick_b:,} (A → B): " + "; ".join(f"{slug} {a:.2f} → {b:.2f}" for slug, a, b in scores))
-        if result.prompts_regenerate:
-            lines.append("Prompts that need a new LLM response: " + "; ".join(
-                f"{slug} from tick {p['first_tick']:,} ({p['turns']} turn{'s' * (p['turns'] != 1)})" for slug, p in sorted(result.prompts_regenerate.items())))
-        if result.would_not_happen:
-            lines.append(f"Would not have happened ({len(result.would_not_happen)}; lines and walk-aways kept in B as recorded, with what follows; penalties not applied in B):")
-            lines += [f"  {_at(w['tick'])} #{w['journal_index']} {w['event']}: {w['reason']}" for w in result.would_not_happen]
-        if result.would_happen:
-            lines.append(f"Would now happen ({len(result.would_happen)}):")
-            lines += [f"  {_at(w['tick'])} {w['event']}: {w['reason']}" for w in result.would_happen]
-        self.outcome.setPlainText("\n".join(one_line(t) if not t.startswith("  ") else "  " + one_line(t[2:]) for t in lines))
+        # Never the placeholder once a what-if is shown (the trial's blank Outcome beside
+        # "B differs … in 2 ways": a score that parted mid-run and ended the same).
+        self.outcome.setPlainText("\n".join(outcome_lines(result)))
         self.tabs.setCurrentIndex(OUTCOME_TAB)  # the result in sight, from its first line
         self.outcome.moveCursor(QTextCursor.Start)
         self.outcome.verticalScrollBar().setValue(0)

@@ -356,6 +356,17 @@ def test_the_panel_opens_without_pushing_the_views_under_the_docks(qtbot, open_w
     assert 0 < top < dock.height()
     panel.set_value("relationship.sentiment_weight", "0.25")
     _applied(qtbot, window, lambda: qtbot.mouseClick(panel.apply_button, Qt.LeftButton))
+    # With an edit in force (its list under the values), at 1040x700 too: three values in
+    # sight at least (the trial's showed one), nothing laid over another, nothing cut.
+    panel.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: panel.edits.isVisible() and panel.height() >= panel.minimumHeight()
+                    and panel.table.viewport().height() >= 3 * panel.table.verticalHeader().defaultSectionSize())
+    shown = [panel.message, panel.tabs.tabBar(), panel.table, panel.edits]
+    places = [w.mapTo(panel, w.rect().topLeft()).y() for w in shown]
+    bottoms = [w.mapTo(panel, w.rect().bottomLeft()).y() for w in shown]
+    assert all(bottoms[k] < places[k + 1] for k in range(len(shown) - 1)), (places, bottoms)
+    assert bottoms[-1] < panel.height()
+    assert panel.message.height() >= panel.message.heightForWidth(panel.message.width())
 
 
 def test_an_entry_edit_brings_the_panel_in_front_of_the_monologues(qtbot, window):

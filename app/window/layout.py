@@ -45,11 +45,14 @@ def place_docks(window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
         dock = docks[spec.name]
         widget = dock.widget()
         width, height = spec.min_size
+        widget.setMinimumSize(0, 0)
         if spec.area != "bottom":
             # A side dock is never narrower than its widget needs to stay readable (the NPC
             # table: every header whole), so neither a reset at 1040x700 nor a kept width cuts it.
-            widget.setMinimumSize(0, 0)
             width = max(width, widget.minimumSizeHint().width())
+        # Nor is any dock shorter than its widget's layout needs (the What if panel: its
+        # message, tabs and three tuning values; at 1040x700 its table showed only a header).
+        height = max(height, widget.minimumSizeHint().height())
         widget.setMinimumSize(width, height)
         dock.setFloating(False)
         window.addDockWidget(DOCK_AREAS[spec.area], dock)

@@ -16,6 +16,7 @@ from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.whatif.outcome import outcome_lines
 from narrative_debugger.models.whatif.run import PatchError, parse_set
 from narrative_debugger.widgets.session import Session
+from narrative_debugger.widgets.kit.plain_text import WrappedLabel
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY
 from narrative_debugger.widgets.kit.tables import RowsTableModel
 from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal
@@ -180,6 +181,12 @@ class WhatIfPanel(QWidget):
         self.table.setTextElideMode(Qt.ElideMiddle)  # "relationship.…_weight": the ends tell the names apart
         header.setSectionResizeMode(WHAT_IF, QHeaderView.Fixed)
         self.table.setColumnWidth(WHAT_IF, self.fontMetrics().horizontalAdvance("What if: 0.000") + 8)
+        # Never only the header: three values at least (at 1040x700 the edits, the message and
+        # the buttons left it none). The panel is never shorter than its layout needs (the
+        # edits and the message's lines counted, ``event``), so in a short window the
+        # dock takes that height from the NPC list rather than cut the table.
+        self.table.setMinimumHeight(header.sizeHint().height() + 3 * self.table.verticalHeader().defaultSectionSize()
+                                    + 2 * self.table.frameWidth())
         self._enter = _EnterApplies(self.table)
         self._enter.entered.connect(self.apply)
         self.table.setItemDelegateForColumn(WHAT_IF, self._enter)
@@ -193,20 +200,20 @@ class WhatIfPanel(QWidget):
         self.revert_button = QPushButton("&Revert", self)
         self.revert_button.setObjectName("whatIfRevert")
         self.revert_button.setToolTip("Drop every edit (and stop a what-if running): back to the recorded run")
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.apply_button)
-        buttons.addWidget(self.undo_button)
-        buttons.addWidget(self.revert_button)
-        buttons.addStretch(1)
+        buttons = QWidget(self)
+        row = QHBoxLayout(buttons)
+        row.setContentsMargins(0, 0, 2, 0)
+        row.addWidget(self.apply_button)
+        row.addWidget(self.undo_button)
+        row.addWidget(self.revert_button)
         self.progress = QProgressBar(self)
         self.progress.setObjectName("whatIfProgress")
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self.message = QLabel("", self)
+        self.message = WrappedLabel("", self)  # every line of a long refusal, never cut
         self.message.setObjectName("whatIfMessage")
         self.message.setTextFormat(Qt.PlainText)  # values and pointers come from the user and the save
-        self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.edits = QListWidget(self)
         self.edits.setObjectName("whatIfEdits")
@@ -223,20 +230,23 @@ class WhatIfPanel(QWidget):
         tuning_layout = QVBoxLayout(tuning)
         tuning_layout.setContentsMargins(0, 2, 0, 0)
         tuning_layout.addWidget(self.table, 1)
+        edits_row = QHBoxLayout()  # the label beside the list: a row more for the values at 1040x700
         self._edits_label = QLabel("Edits applied:", tuning)
-        tuning_layout.addWidget(self._edits_label)
-        tuning_layout.addWidget(self.edits)
+        edits_row.addWidget(self._edits_label, 0, Qt.AlignTop)
+        edits_row.addWidget(self.edits, 1)
+        tuning_layout.addLayout(edits_row)
         # The buttons and the message never scroll away (the trial's panel was one scroll
         # area: after Apply the message or the results were out of sight); the tuning
         # values and the outcome share the rest, and a result brings its tab to the front.
+        # The buttons sit beside the tabs (their own row left the table one value at 1040x700).
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("whatIfTabs")
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(tuning, "Tuning values")
         self.tabs.addTab(self.outcome, "Outcome")
+        self.tabs.setCornerWidget(buttons, Qt.TopRightCorner)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addLayout(buttons)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
         layout.addWidget(self.tabs, 1)
@@ -253,6 +263,14 @@ class WhatIfPanel(QWidget):
         self.show_edits([])
         if session.ready:
             self._on_loaded()
+
+    def event(self, event) -> bool:  # noqa: N802 (Qt override)
+        done = super().event(event)
+        if event.type() == QEvent.LayoutRequest:  # the edits shown or hidden, the message's lines
+            needed = self.layout().totalMinimumSize().height()
+            if needed != self.minimumHeight():
+                self.setMinimumHeight(needed)
+        return done
 
     # ----- session -> panel -----
     def _on_loaded(self) -> None:

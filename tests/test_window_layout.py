@@ -571,3 +571,40 @@ def test_a_window_shrunk_to_its_minimum_keeps_the_views_whole(make_window):
     row_end = max(x.geometry().right() for x in (knowledge.search, knowledge.category, knowledge.confidence,
                                                   knowledge.state_filter, knowledge.changed_only, knowledge.count))
     assert row_end < knowledge.width()
+
+
+def _explained(qtbot, w, target: str = "npc:lera-sessik.score"):
+    w.session.explain(target)
+    explain = w.panels["explain"][0]
+    qtbot.waitUntil(lambda: explain.explanation is not None and explain.model.rowCount() > 0, timeout=20000)
+    settle()
+    return explain
+
+
+def _assert_explain_usable(explain) -> None:
+    """The steps show two rows at least and Before → after without a horizontal scroll;
+    the summary and the arithmetic keep every line (in the dock, or by its scroll)."""
+    table = explain.table
+    assert visible_rows(table) >= 2, table.viewport().height()
+    assert table.horizontalScrollBar().maximum() == 0, "the steps table needs a horizontal scroll"
+    assert_whole(table, [explain.model.HEADERS.index("Before → after")])
+    body = explain.scroll.widget()
+    for label in (explain.summary, explain.detail):
+        lines = label.heightForWidth(label.width()) // label.fontMetrics().lineSpacing()
+        assert label.height() >= lines * label.fontMetrics().lineSpacing(), (label.objectName(), label.height(), lines)
+        assert label.geometry().bottom() <= body.height(), label.objectName()  # in the scrolled area, not past it
+    assert body.height() <= explain.scroll.viewport().height() or explain.scroll.verticalScrollBar().maximum() > 0
+
+
+def test_explain_keeps_its_steps_and_arithmetic_at_the_smallest_size(make_window, qtbot):
+    # New-user trial at 1040x700: the steps table showed only its header, the arithmetic
+    # was cut mid-line and Before → after lay behind a horizontal scroll bar.
+    w = make_window()
+    w.resize(*layout.MIN_WINDOW)
+    settle()
+    explain = _explained(qtbot, w)
+    _assert_explain_usable(explain)
+    w.resize(1440, 900)
+    settle()
+    _assert_explain_usable(explain)
+    assert explain.scroll.verticalScrollBar().maximum() == 0  # at the default size all of it in sight

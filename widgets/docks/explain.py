@@ -19,6 +19,7 @@ import pyqtgraph as pg
 from narrative_debugger.models.explain import Explanation, UnknownTarget, explain
 from narrative_debugger.models.explain.chain import fmt_signed, fmt_value
 from narrative_debugger.models.prompt.builder import PromptBuilder
+from narrative_debugger.widgets.kit.plain_text import WrappedLabel
 from narrative_debugger.widgets.kit.plot_palette import PlotPalette
 from narrative_debugger.widgets.kit.state_colors import ink_tint
 from narrative_debugger.widgets.session import Session
@@ -27,7 +28,8 @@ from narrative_debugger.widgets.kit.tables import HeaderedTableModel, ShareColum
 from narrative_debugger.widgets.kit.roles import DECORATION as _DECORATION, DISPLAY as _DISPLAY, FOREGROUND as _FOREGROUND, TOOLTIP as _TOOLTIP
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QButtonGroup, QHBoxLayout, QLabel, QSplitter, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QFrame, QHBoxLayout, QLabel, QScrollArea, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
 
 #: Colours of the rules the chains use most; any other rule gets one from PALETTE.
 RULE_COLOURS = {
@@ -157,8 +159,10 @@ class Waterfall(pg.PlotWidget):
         self.showGrid(x=False, y=True, alpha=0.3)
         self.getPlotItem().getAxis("bottom").setLabel("step (oldest first)")
         self.bars: pg.BarGraphItem | None = None
+        self.step_ticks: list[int] = []
+        self._step_count = 0
         self.refused_bars: list[int] = []  # x of the hatched bars of refused steps
-        self.setMinimumSize(220, 100)
+        self.setMinimumSize(160, 100)  # beside the steps in a dock half of a 1040-pixel window
         self.plot_palette = PlotPalette(self, (self.getPlotItem(),))  # light or dark, as the palette
 
     def set_explanation(self, exp: Explanation | None) -> None:
@@ -233,17 +237,27 @@ class Waterfall(pg.PlotWidget):
             self.getPlotItem().setYRange(low, high, padding=0.12)
 
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        # A resize comes during pg.PlotWidget's own __init__, and after its close (no plot item).
+        count = self.__dict__.get("_step_count", 0)
+        if count and self.getPlotItem() is not None:
+            self.set_step_ticks(count)  # as many labels as the new width holds
+
     def set_step_ticks(self, count: int) -> None:
-        """Label the x axis with whole step numbers only (0 … ``count`` - 1), at most ~12 labels.
+        """Label the x axis with whole step numbers only (0 … ``count`` - 1), at most ~12
+        labels, fewer on a narrow chart (one per 28 pixels: "10121416" ran together).
 
         pyqtgraph's automatic ticks would put 0.5 steps on a short chain; ``count`` 0 clears.
         """
         axis = self.getPlotItem().getAxis("bottom")
+        self._step_count = count
         if count <= 0:
             self.step_ticks: list[int] = []
             axis.setTicks(None)
             return
-        stride = max(1, -(-count // 12))
+        most = max(2, min(12, self.width() // 28))
+        stride = max(1, -(-count // most))
         self.step_ticks = list(range(0, count, stride))
         axis.setTicks([[(i, str(i)) for i in self.step_ticks], []])
 
@@ -267,6 +281,8 @@ class ExplainView(QWidget):
         title, summary: labels (plain text: saves hold plain text).
         chart: the Waterfall.
         model, table: the steps.
+        detail: the selected (else the latest) step's rule and arithmetic, under the steps.
+        scroll: holds the summary, chart, steps and detail; a dock too short for them scrolls.
     """
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
@@ -285,14 +301,14 @@ class ExplainView(QWidget):
         self.title = QLabel("Nothing asked yet", self)
         self.title.setObjectName("explainTitle")
         self.title.setTextFormat(Qt.PlainText)
-        self.summary = QLabel("Select a value in any view and press F1 (or right-click › Why?).", self)
+        body = QWidget()  # in a scroll area: a short dock scrolls rather than cut a line (1040x700)
+        self.summary = WrappedLabel("Select a value in any view and press F1 (or right-click › Why?).", body)
         self.summary.setObjectName("explainSummary")
         self.summary.setTextFormat(Qt.PlainText)
-        self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.chart = Waterfall(self)
+        self.chart = Waterfall(body)
         self.model = StepsModel(self)
-        self.table = read_only_table(self.model, "explainSteps", self)
+        self.table = read_only_table(self.model, "explainSteps", body)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.verticalHeader().hide()
         # The long arithmetic and rule text is shown whole, wrapped, in a pane under the
@@ -300,25 +316,26 @@ class ExplainView(QWidget):
         # horizontal scroll; the row's tooltip carries it too.
         self.table.setWordWrap(False)
         self.table.setColumnHidden(StepsModel.HEADERS.index("Detail"), True)
-        # Rule (the longest text, whole in the detail pane and the tooltip) gives way, so
-        # Before → after stays in view without a horizontal scroll bar.
-        self.columns = ShareColumns(self.table, (StepsModel.HEADERS.index("Rule"),))
-        self.detail = QLabel("", self)
+        # Event and Rule (whole in the detail pane and the tooltip) give way, so Before →
+        # after stays in view without a horizontal scroll bar, also beside the chart in a
+        # dock half of a 1040-pixel window.
+        self.columns = ShareColumns(self.table, (StepsModel.HEADERS.index("Event"), StepsModel.HEADERS.index("Rule")),
+                                    stretch=StepsModel.HEADERS.index("Rule"))
+        # Never only the header: two steps at least (at 1040x700 the detail's lines took them all).
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
+                                    + 2 * self.table.verticalHeader().defaultSectionSize() + 2 * self.table.frameWidth())
+        self.detail = WrappedLabel("", body)
         self.detail.setObjectName("explainDetail")
         self.detail.setTextFormat(Qt.PlainText)
-        self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        steps = QWidget(self)
-        column = QVBoxLayout(steps)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.table, 1)
-        column.addWidget(self.detail)
-        # The dock is wide and short (tabbed with the Journal): chart beside the steps.
-        split = QSplitter(Qt.Horizontal, self)
+        # The dock is wide and short (tabbed with the Journal): chart beside the steps, the
+        # step's arithmetic under both, as wide as the dock (fewer lines than under the steps).
+        split = QSplitter(Qt.Horizontal, body)
         split.addWidget(self.chart)
-        split.addWidget(steps)
+        split.addWidget(self.table)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 3)
+        split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         # In a comparison or what-if, which side is explained: A (the open save, as
@@ -344,8 +361,20 @@ class ExplainView(QWidget):
         head.addWidget(self.side_b)
         self._show_sides()
         layout.addLayout(head)
-        layout.addWidget(self.summary)
-        layout.addWidget(split, 1)
+        column = QVBoxLayout(body)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.summary)
+        column.addWidget(split, 1)
+        column.addWidget(self.detail)
+        # The summary and the arithmetic keep every line (WrappedLabel) and the steps two
+        # rows: a dock shorter than that scrolls (the trial's cut the arithmetic mid-line).
+        self.scroll = QScrollArea(self)
+        self.scroll.setObjectName("explainScroll")
+        self.scroll.setWidget(body)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        layout.addWidget(self.scroll, 1)
 
         self.table.selectionModel().selectionChanged.connect(self._on_step_selected)
         session.explainRequested.connect(self.set_target)

@@ -608,3 +608,33 @@ def test_explain_keeps_its_steps_and_arithmetic_at_the_smallest_size(make_window
     settle()
     _assert_explain_usable(explain)
     assert explain.scroll.verticalScrollBar().maximum() == 0  # at the default size all of it in sight
+
+
+def test_docks_get_their_size_back_when_the_window_grows_again(make_window, qtbot):
+    # New-user trial: shrunk to 1040x700 and back to 1440x900, the NPC and What if docks
+    # stayed narrow (names elided) and the bottom docks short (Explain cut): QMainWindow
+    # gives a growing window's room to the central area alone.
+    w = make_window()
+    explain = _explained(qtbot, w)
+    w.whatif.open_action.trigger()
+    settle()
+    names = ("npcs", "whatif", "findings", "explain")
+    before = {name: w.docks[name].size() for name in names}
+    for size in (layout.MIN_WINDOW, (1200, 760), (1440, 900)):
+        w.resize(*size)
+        settle()
+    assert {name: w.docks[name].size() for name in names} == before
+    npcs = w.panels["npcs"][0]
+    assert_whole(npcs.view, range(npcs.model.columnCount()))
+    assert all(npcs.view.columnWidth(col) >= npcs.view.sizeHintForColumn(col) for col in range(npcs.model.columnCount()))
+    _assert_explain_usable(explain)
+    # A dock made narrower on purpose stays so: that is its size now.
+    w.resizeDocks([w.docks["npcs"]], [before["npcs"].width() - 20], Qt.Horizontal)
+    settle()
+    narrower = w.docks["npcs"].width()
+    assert narrower < before["npcs"].width()
+    w.resize(1300, 900)
+    settle()
+    w.resize(1440, 900)
+    settle()
+    assert w.docks["npcs"].width() == narrower

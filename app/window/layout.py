@@ -11,8 +11,8 @@ an older build can never leave docks collapsed or missing.
 from __future__ import annotations
 
 from narrative_debugger.widgets.registry import DOCKS as DOCK_SPECS
-from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 #: Bumped whenever the arrangement of docks changes in a way old saved states do not fit.
 LAYOUT_VERSION = 6
@@ -130,3 +130,81 @@ def fit_to_screen(window: QMainWindow) -> None:
     if (width, height) != (window.width(), window.height()):
         window.resize(width, height)
         window.move(free.topLeft())
+
+
+class KeptDockSizes(QObject):
+    """Gives docks back the size a smaller window took from them once it grows again.
+
+    A smaller window takes its width and height from the docks and the central area
+    alike, but QMainWindow gives all that a larger one gains to the central area: after
+    1040x700 and back to 1440x900 the side docks stayed narrow (the NPC table's names
+    elided) and the bottom docks short (the Explain dock's steps down to two rows).
+
+    Each docked, shown dock's size at rest is kept: a size it takes while the window
+    keeps its size (a splitter dragged, a layout reset, a dock shown), not one a window
+    resize gives it. When the window grows, each side dock narrower than its size at
+    rest is widened back to it and each bottom dock shorter is heightened back, as far
+    as the room gained allows. A dock made smaller on purpose stays so: that is its
+    size at rest.
+    """
+
+    def __init__(self, window: QMainWindow, docks: dict[str, QDockWidget]) -> None:
+        super().__init__(window)
+        self._window = window
+        self._docks = docks
+        self._window_size = QSize(window.size())
+        self._rest: dict[str, QSize] = {}
+        self._restoring = False
+        for name, dock in docks.items():
+            dock.setProperty("keptName", name)
+            dock.installEventFilter(self)
+        window.installEventFilter(self)
+
+    def size_at_rest(self, name: str) -> QSize | None:
+        """The size dock ``name`` last took while the window kept its size (None: none yet)."""
+        return self._rest.get(name)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() != QEvent.Resize:
+            return False
+        if watched is self._window:
+            # The window's layout has already fitted the docks to the new size (a layout
+            # handles its widget's resize before the widget's event filters see it).
+            old, new = event.oldSize(), event.size()
+            if old.isValid() and (new.width() > old.width() or new.height() > old.height()):
+                self._give_back(new.width() > old.width(), new.height() > old.height())
+            self._window_size = QSize(new)
+        elif not self._restoring and self._window.size() == self._window_size:
+            dock = watched
+            if dock.isVisible() and not dock.isFloating():
+                self._rest[dock.property("keptName")] = QSize(event.size())
+        return False
+
+    def _give_back(self, wider: bool, taller: bool) -> None:
+        side, bottom = [], []
+        for name, dock in self._docks.items():
+            rest = self._rest.get(name)
+            if rest is None or not dock.isVisible() or dock.isFloating():
+                continue
+            area = self._window.dockWidgetArea(dock)
+            if area in (Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea) and wider and dock.width() < rest.width():
+                side.append((dock, rest.width()))
+            elif area in (Qt.TopDockWidgetArea, Qt.BottomDockWidgetArea) and taller and dock.height() < rest.height():
+                bottom.append((dock, rest.height()))
+        if not side and not bottom:
+            return
+        self._restoring = True
+        try:
+            for wanted, orientation, size in ((side, Qt.Horizontal, QWidget.width), (bottom, Qt.Vertical, QWidget.height)):
+                if not wanted:
+                    continue
+                self._window.resizeDocks([d for d, _ in wanted], [n for _, n in wanted], orientation)
+                self._window.layout().activate()  # now, while these resizes are not taken for sizes at rest
+                # A tabbed dock's size in resizeDocks counts its tab bar: one still short by
+                # it (the Explain dock under the Journal's tabs) is asked that much more.
+                short = [(d, 2 * n - size(d)) for d, n in wanted if size(d) < n and self._window.tabifiedDockWidgets(d)]
+                if short:
+                    self._window.resizeDocks([d for d, _ in short], [n for _, n in short], orientation)
+                    self._window.layout().activate()
+        finally:
+            self._restoring = False

@@ -250,6 +250,8 @@ class MainWindow(QMainWindow):
             self.docks[spec.name] = dock
         layout.place_docks(self, self.docks)
         self._docks_sized = False
+        # A window shrunk and grown again gives its docks back their sizes.
+        self.kept_dock_sizes = layout.KeptDockSizes(self, self.docks)
 
     def reset_layout(self) -> None:
         """View › Reset layout: every dock back in its default place and size, views in tabs."""

@@ -321,7 +321,7 @@ _RULES = (
          "save-format §7 Content directory",
          "C001 monologues/harbor.yaml:12:3  monologues/harbor.yaml: does not parse: mapping values are not allowed here",
          LAND_CONTENT,
-         ("models.content.yaml_io:load_yaml", "models.content.yaml_io:_load_careful", _LOAD + "load_content", _LOAD + "_load_prompt", _LOAD + "_load_list", "models.content.lore:load_cards", _LOAD + "_canon", "models.content.text_values:scalar_text", _MONO + "load_pool", _LOAD + "_threshold", "models.content.text_values:check_one_line", "models.content.lore:_card_keys")),
+         ("models.content.yaml_io:load_yaml", "models.content.yaml_io:_load_careful", "models.content.yaml_io:each_mapping", _LOAD + "load_content", _LOAD + "_load_prompt", _LOAD + "_load_list", "models.content.lore:load_cards", _LOAD + "_canon", "models.content.text_values:scalar_text", _MONO + "load_pool", _LOAD + "_threshold", "models.content.text_values:check_one_line", "models.content.lore:_card_keys")),
     Rule("C002", E, "NPC profile without a name, or a file name that is not a slug",
          "An NPC profile without a name, or a file name that is not a kebab-case slug.",
          "save-format §7 (npcs/<slug>.yaml); §4 slug",

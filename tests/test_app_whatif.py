@@ -818,3 +818,17 @@ def test_the_outcome_says_where_a_score_parts_that_ends_the_same(qtbot, window):
     assert panel.outcome.toPlainText() == (
         "Scores that part mid-run (A → B): lera-sessik parts at tick 4,520 (0.94 → 1.00), "
         "meets again at tick 301,528 and ends the same (100.00 at tick 302,029)")
+
+
+@pytest.mark.window(save=SAMPLES / "qa-faults.json")
+def test_a_what_if_of_a_checked_save_with_faults_compares_as_the_command_does(qtbot, window):
+    # Trial 49: with the window's checks taken for A, every finding of the snapshot and
+    # of the replay against it was "only in A" (8 differences) where the command said
+    # that nothing changes.
+    qtbot.waitUntil(lambda: not window.session.playthrough.checks_pending, timeout=120_000)
+    assert any(f.code == "J003" for f in window.session.playthrough.findings)  # the window's A is checked
+    _applied(qtbot, window, lambda: window.whatif.add_edits([("relationship.sentiment_weight", 0.5)]))
+    c = window.session.comparison
+    cli = what_if(SAMPLES / "qa-faults.json", None, [], DEFAULT_TUNING, [("relationship.sentiment_weight", 0.5)])
+    assert cli.comparison.equal and not cli.changed
+    assert c.findings_only_a == () and c.findings_only_b == () and c.equal

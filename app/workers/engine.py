@@ -482,18 +482,22 @@ def _prepare_comparison(comparison, tick: int) -> Prepared:
 
 def _recorded(handles: dict, path: Path, content: Path | None) -> Playthrough:
     """Side A in the what-if's child: the window's playthrough as the open's child handed
-    it over (and its checks, when the window has them), or the save opened again."""
+    it over (with the memos of its checks, when the window has them), or the save opened
+    again; its findings those of reading and replaying it, as the ``whatif`` command's A
+    has (B's checks are left too: its snapshot is A's record, not B's). With the window's
+    checks taken, every finding of the snapshot and of the replay against it was "only in
+    A" beside a B without them (trial 49: 8 differences where the command said nothing
+    changes, on qa-faults.json)."""
     if "replayed" not in handles:
-        return Playthrough.open(path, content)
+        return Playthrough.open(path, content, defer_checks=True)
     # Plain lists and dicts, every item decoded once (2.0 s at 1 000 000 events): the
     # what-if reads most of A, several times over, which through columns' chunks took
     # 16.4 s instead of 6.1 s.
     play, _prepared = transfer.read(handles["replayed"], plain=True)
     if "checked" in handles:
-        findings, _checked, memos = transfer.read(handles["checked"], plain=True)
+        _findings, _checked, memos = transfer.read(handles["checked"], plain=True)
         if play.index is not None:
             play.index.memos.merge(memos)
-        play.take_checks(findings)
     return play
 
 

@@ -234,3 +234,15 @@ def test_scores_in_the_json_carry_no_float_noise(capsys):
     assert status == 1
     scores = [end["score"] for npc in json.loads(out)["npcs"].values() for end in (npc["a"], npc["b"]) if end]
     assert scores and all(score == float(f"{score:.12g}") for score in scores)
+
+
+@pytest.mark.parametrize("op", ["replace", "remove"])
+def test_a_pointer_index_past_python_s_digit_limit_is_a_message(tmp_path, capsys, op):
+    # Trial 49: 4 301 digits raised ValueError in the entry-edit path (a traceback, exit 1).
+    huge = "9" * 4301
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", f"/journal/{huge}/event/X/y=5")
+    assert (status, out) == (2, "") and "Traceback" not in err
+    assert err.strip().endswith("an index of more than 4,300 digits is past the end of any list")
+    patch = _patch(tmp_path, json.dumps([{"op": op, "path": f"/journal/{huge}/tick", "value": 5}]))
+    status, out, err = run_whatif(capsys, SPIRAL, "--patch", patch)
+    assert (status, out) == (2, "") and "set_int_max_str_digits" not in err and len(err) < 400

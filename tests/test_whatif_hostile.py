@@ -246,3 +246,18 @@ def test_a_pointer_index_past_python_s_digit_limit_is_a_message(tmp_path, capsys
     patch = _patch(tmp_path, json.dumps([{"op": op, "path": f"/journal/{huge}/tick", "value": 5}]))
     status, out, err = run_whatif(capsys, SPIRAL, "--patch", patch)
     assert (status, out) == (2, "") and "set_int_max_str_digits" not in err and len(err) < 400
+
+
+def test_level_bounds_are_judged_once_all_are_set_and_a_name_set_twice_counts_its_later_value(capsys):
+    # Trial 49: stranger=50 then acquaintance=55 was refused ("50, 40, 60, 80"), the other
+    # order taken; a weight of 50 then 0.3 was refused though the later value counts.
+    for order in (("levels.stranger=50", "levels.acquaintance=55"), ("levels.acquaintance=55", "levels.stranger=50")):
+        status, out, err = run_whatif(capsys, SPIRAL, "--set", order[0], "--set", order[1], "--format", "json")
+        assert status in (0, 1) and err == ""  # taken (this save's levels may not move)
+        assert [e["name"] for e in json.loads(out)["edits"]] == [order[0].split("=")[0], order[1].split("=")[0]]
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", "relationship.sentiment_weight=50", "--set", "relationship.sentiment_weight=0.3", "--format", "json")
+    assert status == 1 and json.loads(out)["edits"] == [{"op": "set", "name": "relationship.sentiment_weight", "value": 0.3}]
+    status, out, err = run_whatif(capsys, SPIRAL, "--set", "levels.stranger=50", "--set", "levels.friend=45")
+    assert (status, out) == (2, "")
+    assert err.strip() == ("narrative-debugger whatif: --set levels.stranger, levels.friend: level bounds must not fall "
+                           "(each at least the one before): 50, 40, 45, 80")

@@ -92,8 +92,12 @@ class Tuning:
         """Walk-aways before a penalty for NPC ``slug``: the tuned number, else ``default``."""
         return dict(self.walk_away_thresholds).get(slug, default)
 
-    def with_value(self, name: str, raw: object) -> "Tuning":
+    def with_value(self, name: str, raw: object, in_order: bool = True) -> "Tuning":
         """A copy with the tuning value ``name`` set to ``raw`` (a JSON value).
+
+        ``in_order`` False leaves the level bounds' order unchecked (``check_bounds``
+        checks it once several values are set: raising two bounds one at a time passes
+        through an order that falls).
 
         Raises:
             KeyError: ``name`` is not a tuning name (see ``NAMES``, ``npc.SLUG.threshold``,
@@ -118,10 +122,18 @@ class Tuning:
             value = _number(raw, 0.0, 100.0)
             bounds = list(self.level_bounds)
             bounds[k] = value
-            if any(a > b for a, b in zip(bounds, bounds[1:])):
-                raise ValueError(f"level bounds must not fall (each at least the one before): {', '.join(f'{b:g}' for b in bounds)}")
-            return replace(self, level_bounds=tuple(bounds))
+            tuned = replace(self, level_bounds=tuple(bounds))
+            if in_order:
+                tuned.check_bounds()
+            return tuned
         return replace(self, **{field_name: check(raw)})
+
+    def check_bounds(self) -> None:
+        """Raise ValueError when the level bounds fall (each must be at least the one
+        before: relationship seed, levels by score)."""
+        bounds = self.level_bounds
+        if any(a > b for a, b in zip(bounds, bounds[1:])):
+            raise ValueError(f"level bounds must not fall (each at least the one before): {', '.join(f'{b:g}' for b in bounds)}")
 
 
 def _set_pair(pairs: tuple[tuple[str, int], ...], slug: str, value: int) -> tuple[tuple[str, int], ...]:

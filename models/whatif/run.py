@@ -148,13 +148,14 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
     """
     operations: list = []
     sets: list = []
+    last = {target: k for k, (target, _) in enumerate(edits)}
+    edits = [pair for k, pair in enumerate(edits) if last[pair[0]] == k]  # set twice: the later value, listed once, at its place
     for target, value in edits:
         if target.startswith("/"):
-            operations = [op for op in operations if op["path"] != target]  # set twice: the later value, listed once
             operations.append({"op": "replace", "path": target, "value": value})
             continue
         try:
-            tuning = tuning.with_value(target, value)
+            tuning = tuning.with_value(target, value, in_order=False)  # the bounds' order once all are set (trial 49)
         except KeyError:
             if target.strip() != target and target.strip() in TUNING_NAMES:  # "NAME = VALUE" (trial 47: "did you mean NAME?")
                 raise PatchError(f"{said}{target!r}: write NAME=VALUE without spaces around '='") from None
@@ -162,8 +163,12 @@ def split_edits(edits: list, tuning: Tuning = DEFAULT_TUNING, said: str = "--set
                              f"{_nearest_name(target)} (see whatif --list)") from None
         except ValueError as exc:
             raise PatchError(f"{said}{target}: {exc}{_as_json_number(value)}", target) from None
-        sets = [(name, v) for name, v in sets if name != target]  # set twice: the later value, listed once
         sets.append((target, value))
+    try:
+        tuning.check_bounds()
+    except ValueError as exc:
+        levels = [name for name, _ in sets if name.startswith("levels.")]
+        raise PatchError(f"{said}{', '.join(levels) or 'levels'}: {exc}") from None
     return operations, tuning, sets
 
 

@@ -118,9 +118,12 @@ class TuningModel(RowsTableModel):
 
 class _EnterApplies(QStyledItemDelegate):
     """The What if cells' editor: Enter commits the value typed and asks to apply
-    (``entered``); Tab commits it and moves on, to type another before applying."""
+    (``entered``); Tab commits it and moves on (``stepped``: +1, Shift+Tab -1) to the
+    next What if cell, to type another before applying (Qt's own Tab went to the next
+    row's Name, and what was typed next was lost: trial 49)."""
 
     entered = Signal()
+    stepped = Signal(int)
 
     def setEditorData(self, editor, index) -> None:  # noqa: N802 (Qt override)
         super().setEditorData(editor, index)
@@ -131,6 +134,11 @@ class _EnterApplies(QStyledItemDelegate):
             self.commitData.emit(editor)
             self.closeEditor.emit(editor, QStyledItemDelegate.NoHint)
             self.entered.emit()
+            return True
+        if event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Tab, Qt.Key_Backtab):
+            self.commitData.emit(editor)
+            self.closeEditor.emit(editor, QStyledItemDelegate.NoHint)
+            self.stepped.emit(-1 if event.key() == Qt.Key_Backtab or event.modifiers() & Qt.ShiftModifier else 1)
             return True
         return super().eventFilter(editor, event)
 
@@ -189,6 +197,7 @@ class WhatIfPanel(QWidget):
                                     + 2 * self.table.frameWidth())
         self._enter = _EnterApplies(self.table)
         self._enter.entered.connect(self.apply)
+        self._enter.stepped.connect(self._step)
         self.table.setItemDelegateForColumn(WHAT_IF, self._enter)
         self.apply_button = QPushButton("&Apply", self)
         self.apply_button.setObjectName("whatIfApply")
@@ -294,12 +303,27 @@ class WhatIfPanel(QWidget):
         self.model.setData(self.model.index(r, WHAT_IF), text)
 
     def focus_first(self) -> None:
-        """Put the keyboard in the first What if cell (the sentiment weight): typing a
-        value there and pressing Ctrl+Return applies it."""
+        """Put the keyboard in the first What if cell (the sentiment weight), its editor
+        open: typing a value there and pressing Enter applies it. Also when that cell was
+        current already, or another row's (trial 49: a second Ctrl+Shift+W left the
+        keyboard on the Name of the row last used)."""
         if self.model.rowCount():
             self.tabs.setCurrentIndex(TUNING_TAB)
-            self.table.setCurrentIndex(self.model.index(0, WHAT_IF))
-            self.table.setFocus()
+            self._edit_row(0)
+
+    def _edit_row(self, row: int) -> None:
+        """The What if cell of ``row`` current, focused and edited."""
+        index = self.model.index(row, WHAT_IF)
+        self.table.setFocus()
+        self.table.setCurrentIndex(index)
+        if self.table.state() != QAbstractItemView.EditingState:
+            self.table.edit(index)
+
+    def _step(self, by: int) -> None:
+        """Tab in a What if cell: the next (``by`` +1) or the previous What if cell, around."""
+        rows = self.model.rowCount()
+        if rows:
+            self._edit_row((self.table.currentIndex().row() + by) % rows)
 
     # ----- panel -> app -----
     def pending(self) -> list[tuple[str, object]]:

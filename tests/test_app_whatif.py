@@ -199,15 +199,20 @@ def test_bad_entry_value_is_a_message_naming_the_operation(qtbot, window, value,
     qtbot.waitUntil(lambda: window.session.comparison is not None)
 
 
-def test_an_edit_the_replay_refuses_is_in_sight(qtbot, window):
-    """What only the replay finds (an entry about no NPC: I010) is refused in the What if
-    panel's message, brought to the front, and in the status bar."""
+def _retarget_entry_62(qtbot, window, target: str) -> None:
+    """The Journal's "What if… edit this entry" on journal[62]: its target set to ``target``."""
     journal = window.panels["journal"][0]
     dialog = journal.edit_entry(62)
     dialog.field.setCurrentText("target")
-    dialog.edit.setText("99")
+    dialog.edit.setText(target)
     with qtbot.waitSignal(journal.whatIfRequested):
         dialog.accept()
+
+
+def test_an_edit_the_replay_refuses_is_in_sight(qtbot, window):
+    """What only the replay finds (an entry about no NPC: I010) is refused in the What if
+    panel's message, brought to the front, and in the status bar."""
+    _retarget_entry_62(qtbot, window, "99")
     panel = window.panels["whatif"][0]
     words = "operation 0 (replace /journal/62/event/RelationshipInteraction/target) makes the save invalid: I010"
     qtbot.waitUntil(lambda: not window.whatif.busy and words in panel.message.text(), timeout=60000)
@@ -222,12 +227,7 @@ def test_a_refused_first_edit_leaves_nothing_to_undo(qtbot, window):
     only while there is something to undo or revert: a run, or an edit in force."""
     panel = window.panels["whatif"][0]
     assert not panel.undo_button.isEnabled() and not panel.revert_button.isEnabled()
-    journal = window.panels["journal"][0]
-    dialog = journal.edit_entry(62)
-    dialog.field.setCurrentText("target")
-    dialog.edit.setText("12345")
-    with qtbot.waitSignal(journal.whatIfRequested):
-        dialog.accept()
+    _retarget_entry_62(qtbot, window, "12345")
     assert panel.undo_button.isEnabled() and panel.revert_button.isEnabled()  # the run can be stopped
     qtbot.waitUntil(lambda: not window.whatif.busy and "I010" in panel.message.text(), timeout=60000)
     assert window.whatif.edits == [] and window.session.comparison is None

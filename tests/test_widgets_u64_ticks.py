@@ -365,16 +365,9 @@ def test_tick_axis_writes_whole_ticks_up_to_u64_max(qtbot):
 def test_tick_axis_labels_never_overlap_near_u64_max(qtbot, origin, span, at_least):
     """Near 2^64 a tick label is ~170 px wide and pyqtgraph, which spaces ticks by the
     axis length alone, wrote four over one another on a 700 px axis (carried bug)."""
-    import pyqtgraph as pg
-    from narrative_debugger.widgets.timelines.axis import TickAxis
     from PySide6.QtGui import QImage, QPainter
 
-    axis = TickAxis()
-    plot = pg.PlotWidget(axisItems={"bottom": axis})
-    qtbot.addWidget(plot)
-    plot.resize(700, 300)
-    plot.show()
-    qtbot.waitExposed(plot)
+    axis, plot = _axis_plot(qtbot)
     axis.origin = origin
     plot.setXRange(0, span, padding=0)
     image = QImage(10, 10, QImage.Format_ARGB32)
@@ -537,16 +530,9 @@ def test_tick_axis_labels_an_axis_shorter_than_two_labels_spanning_all_of_u64(qt
     "18,446,744,073,709,551,615" wide. The labelled spacing was widened to 2e19, past the
     range: its one tick, 0, sat at the axis's left end where its label did not fit, the
     next level's labels were too crowded for pyqtgraph, and the axis had no label at all."""
-    import pyqtgraph as pg
-    from narrative_debugger.widgets.timelines.axis import TickAxis
     from PySide6.QtGui import QFontMetrics
 
-    axis = TickAxis()
-    plot = pg.PlotWidget(axisItems={"bottom": axis})
-    qtbot.addWidget(plot)
-    plot.resize(700, 300)
-    plot.show()
-    qtbot.waitExposed(plot)
+    axis, plot = _axis_plot(qtbot)
     around = plot.width() - axis.geometry().width()  # the plot's pixels beside its bottom axis
     wanted = int(labels_wide * QFontMetrics(axis.font()).horizontalAdvance(f"{U64_MAX:,}"))
     plot.resize(wanted + int(around), 300)
@@ -564,3 +550,17 @@ def test_timelines_label_the_axis_of_a_save_spanning_all_of_u64(qtbot, open_wind
     s.set_view("timelines")
     window.finish_background()
     _assert_labelled(view.tick_axis)
+
+
+def _axis_plot(qtbot):
+    """A shown 700 x 300 plot whose bottom axis is a ``TickAxis``: ``(axis, plot)``."""
+    import pyqtgraph as pg
+    from narrative_debugger.widgets.timelines.axis import TickAxis
+
+    axis = TickAxis()
+    plot = pg.PlotWidget(axisItems={"bottom": axis})
+    qtbot.addWidget(plot)
+    plot.resize(700, 300)
+    plot.show()
+    qtbot.waitExposed(plot)
+    return axis, plot

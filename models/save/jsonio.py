@@ -122,6 +122,23 @@ def decode_file(path: Path, label: str, max_bytes: int | None = None, journal_re
         an F001 finding at once whose message names ``path`` as given (not ``label``).
         Never raises on bad input.
     """
+    try:
+        data, sha256 = read_stored(path, label, max_bytes)
+    except FileRefused as exc:
+        # The path as given: the bare name of /dev/zero ("zero") or of "." ("") says nothing.
+        return refused_document(str(path), exc), ""
+    return decode_plain(data, label, [], journal_reader), sha256
+
+
+def read_stored(path: Path, label: str, max_bytes: int | None = None) -> tuple[bytearray, str]:
+    """The bytes of the file at ``path`` as ``decode_file`` reads them (gzip inflated),
+    unparsed, and the hex SHA-256 of the bytes as stored.
+
+    Raises:
+        FileRefused: not a regular file, over the cap (``max_bytes``, default
+            ``MAX_DOCUMENT_BYTES``, stored or inflated), a bad gzip stream, or a name
+            ending in .gz on a file that is not gzip (``label`` is that name).
+    """
     cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
     digest = hashlib.sha256()
 
@@ -130,31 +147,27 @@ def decode_file(path: Path, label: str, max_bytes: int | None = None, journal_re
             digest.update(chunk)
             yield chunk
 
-    try:
-        chunks = hashed(iter_regular_file(path, cap))
-        first = next(chunks, b"")
-        _refuse_gz_name_without_gzip(first[:2], label)
-        if first[:2] == GZIP_MAGIC:
-            rest = [itertools.chain([first], chunks)]
+    chunks = hashed(iter_regular_file(path, cap))
+    first = next(chunks, b"")
+    _refuse_gz_name_without_gzip(first[:2], label)
+    if first[:2] == GZIP_MAGIC:
+        rest = [itertools.chain([first], chunks)]
 
-            def from_start():
-                # The stream as read so far, once; again from the file's start (hashed
-                # anew) when a stream that looked like a bomb fits the cap after all.
-                nonlocal digest
-                if rest:
-                    return rest.pop()
-                digest = hashlib.sha256()
-                return hashed(iter_regular_file(path, cap, stage=None))
+        def from_start():
+            # The stream as read so far, once; again from the file's start (hashed
+            # anew) when a stream that looked like a bomb fits the cap after all.
+            nonlocal digest
+            if rest:
+                return rest.pop()
+            digest = hashlib.sha256()
+            return hashed(iter_regular_file(path, cap, stage=None))
 
-            data = inflate_gzip_guarded(from_start, cap)
-        else:
-            data = bytearray(first)
-            for chunk in chunks:
-                data += chunk
-    except FileRefused as exc:
-        # The path as given: the bare name of /dev/zero ("zero") or of "." ("") says nothing.
-        return refused_document(str(path), exc), ""
-    return decode_plain(data, label, [], journal_reader), digest.hexdigest()
+        data = inflate_gzip_guarded(from_start, cap)
+    else:
+        data = bytearray(first)
+        for chunk in chunks:
+            data += chunk
+    return data, digest.hexdigest()
 
 
 def _refuse_gz_name_without_gzip(head: bytes, label: str) -> None:

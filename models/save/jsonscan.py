@@ -37,11 +37,15 @@ def where(text: str, pos: int) -> str:
 
 def scan_outside_strings(text: str, pattern: str) -> int | None:
     """Offset of the first match of regex ``pattern`` that is not inside a JSON string."""
+    first = next(matches_outside_strings(text, pattern), None)
+    return first.start() if first is not None else None
+
+
+def matches_outside_strings(text: str, pattern: str) -> Iterator[re.Match]:
+    """Each match of regex ``pattern`` that is not inside a JSON string, in order; its
+    text is ``group(1)`` (``pattern`` may hold no group of its own)."""
     scanner = re.compile(r"%s|(%s)" % (_STRING, pattern), re.S)
-    for m in scanner.finditer(text):
-        if m.group(1) is not None:
-            return m.start()
-    return None
+    return (m for m in scanner.finditer(text) if m.group(1) is not None)
 
 
 def deepest_offset(text: str, limit: int) -> int:

@@ -120,10 +120,17 @@ def parse_set(text: str, said: str = "--set ") -> tuple[str, object]:
         value = raw
     if isinstance(value, float) and not math.isfinite(value):  # 1e999 reads as inf; NaN and Infinity are not JSON numbers
         raise PatchError(f"{said}{target}: {raw.strip()[:40]} is out of range: not a finite number", target)
-    if isinstance(value, float) and value == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", raw.strip())[0]):
+    if isinstance(value, float) and reads_as_zero(raw.strip()):
         # 1e-99999 read as 0.0 without a word (trial 47), where 1e999 is refused
         raise PatchError(f"{said}{target}: {cut(raw.strip(), 40)} is too small for a number a save holds: it would read as 0", target)
     return target, value
+
+
+def reads_as_zero(numeral: str) -> bool:
+    """Whether the JSON number ``numeral`` reads as 0 though its digits are not all
+    zeros (``1e-400``, a decimal of 330 places): a value no save holds, refused in an
+    edit (``--set``, a patch file) rather than taken as 0."""
+    return float(numeral) == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", numeral)[0]) is not None
 
 
 #: A JSON number (RFC 8259), as ``--set`` values are read.

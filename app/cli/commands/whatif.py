@@ -14,8 +14,6 @@ names the operation and the pointer) or misuse.
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import re
 from pathlib import Path
 
@@ -26,8 +24,10 @@ from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_value
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.report.json_text import dumps_strict
-from narrative_debugger.models.save.jsonio import decode_file
-from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, split_edits, what_if
+from narrative_debugger.models.fileio import FileRefused
+from narrative_debugger.models.save.jsonio import decode_plain, read_stored, refused_document
+from narrative_debugger.models.save.jsonscan import matches_outside_strings
+from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, reads_as_zero, split_edits, what_if
 
 NAME = "whatif"
 HELP = "change an event or a tuning value, replay, and compare with the recorded run (exit 0 same, 1 changed, 2 bad patch)"
@@ -62,13 +62,21 @@ PATCH_MAX_BYTES = 64 * 1024 * 1024
 def _read_patch(path: Path) -> list:
     """The operations of the JSON Patch file ``path``, read as a save is: a regular file
     only (a FIFO or a device is refused unread), at most ``PATCH_MAX_BYTES``, strict
-    UTF-8 JSON with no duplicate key and a bounded depth (``jsonio.decode_file``).
+    UTF-8 JSON with no duplicate key and a bounded depth (``jsonio.read_stored`` and
+    ``decode_plain``). A number that reads as 0 though its digits are not (``1e-400``)
+    is refused, as ``--set`` refuses it (trial 49: it became 0.0 without a word).
 
     Raises:
         UsageError: the file cannot be read or is not such JSON (the message names the
-            file and the ``line:col``), or is not a list.
+            file and the ``line:col``), is not a list, or writes such a number.
     """
-    document, _ = decode_file(path, str(path), max_bytes=PATCH_MAX_BYTES)
+    try:
+        data, _ = read_stored(path, str(path), max_bytes=PATCH_MAX_BYTES)
+    except FileRefused as exc:
+        document, text = refused_document(str(path), exc), ""
+    else:
+        text = bytes(data).decode("utf-8", "replace")  # what the number scan reads: decode_plain consumes ``data``
+        document = decode_plain(data, str(path), [])
     if document.findings:
         first = document.findings[0]
         # The reader says how it goes on with a save ("read past it", "the last value is
@@ -77,32 +85,14 @@ def _read_patch(path: Path) -> list:
         raise UsageError(f"--patch {said} (at {first.location}): a patch is read as strict JSON")
     if not isinstance(document.value, list):
         raise UsageError(f"--patch {path}: a JSON Patch is a list of operations (RFC 6902)")
-    _refuse_vanishing_numbers(path)
+    for m in matches_outside_strings(text, _FRACTIONAL):
+        if reads_as_zero(m.group(1)):
+            raise UsageError(f"--patch {path}: the number {cut(m.group(1), 40)} is too small for a number a save holds: it would read as 0")
     return document.value
 
 
-def _refuse_vanishing_numbers(path: Path) -> None:
-    """Refuse a number the patch writes that reads as 0 though its digits are not
-    (``1e-400``), as ``--set`` does (trial 49: a patch's ``1e-400`` became 0.0 without a
-    word). The file was read as strict JSON already; it is read again with a hook on each
-    number with a fraction or an exponent (a patch is at most ``PATCH_MAX_BYTES``).
-
-    Raises:
-        UsageError: naming the file and the number as written.
-    """
-    def number(text: str) -> float:
-        value = float(text)
-        if value == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", text)[0]):
-            raise UsageError(f"--patch {path}: the number {cut(text, 40)} is too small for a number a save holds: it would read as 0")
-        return value
-
-    raw = path.read_bytes()
-    try:
-        if raw[:2] == b"\x1f\x8b":  # gzip, as decode_file reads it (which bounded what it holds)
-            raw = gzip.decompress(raw)
-        json.loads(raw, parse_float=number)
-    except (ValueError, RecursionError, OSError, EOFError):  # what decode_file read and json does not (a depth past the interpreter's)
-        return
+#: A JSON number with a fraction or an exponent (those that can read as 0 with digits that are not).
+_FRACTIONAL = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)"
 
 
 def run(args) -> int:

@@ -267,19 +267,16 @@ def _nearest_member(document: object, pointer: object, kinds: list | None = None
     if not isinstance(pointer, str) or not pointer.startswith("/"):
         return ""
     parts = pointer.split("/")[1:]
-    parent = ""
-    for part in parts[:-1]:  # down to the first member missing on the way, or to the last
+    parent, holder, k = "", document, 0
+    for k, part in enumerate(parts[:-1]):  # down to the first member missing on the way, or to the last
         try:
-            jsonpointer.resolve_pointer(document, f"{parent}/{part}")
+            holder = jsonpointer.resolve_pointer(holder, f"/{part}")
         except (jsonpointer.JsonPointerException, TypeError):
             break
         parent = f"{parent}/{part}"
-    last = parts[len(parent.split("/")) - 1]
-    try:
-        holder = jsonpointer.resolve_pointer(document, parent)
-    except (jsonpointer.JsonPointerException, TypeError):
-        return ""
-    name = jsonpointer.unescape(last)
+    else:
+        k = len(parts) - 1
+    name = jsonpointer.unescape(parts[k])
     if not isinstance(holder, dict) or name in holder:
         return ""
     close = close_matches(name, [key for key in holder if isinstance(key, str)])
@@ -469,14 +466,16 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     span = 1.0 - opened
     replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
     lines_as_recorded = _dialogue_as_recorded(a, save_b, changed_from, changed_to)
+    same_slugs = _same_slugs(a.save, save_b)
     b = Playthrough.build(save_b, a.content, replaying, defer_checks=True, notes=notes, tuning=tuning, recompute=rc,
                           resume=resume_point(a, save_b, changed_from, tuning), dialogue_of=a.index if lines_as_recorded else None,
-                          knowledge_of=a.index if lines_as_recorded and _same_slugs(a.save, save_b) else None)
+                          knowledge_of=a.index if lines_as_recorded and same_slugs else None)
     _check_replay_valid(a, b, changed_from, changed_to, operations, anywhere=whole)
     report(opened + span * 0.6, "comparing with the recorded run")
-    same_lines = lines_as_recorded and save_b.player == a.save.player and _same_slugs(a.save, save_b)  # the speakers' names: the content's and the player's
+    same_lines = lines_as_recorded and save_b.player == a.save.player and same_slugs  # the speakers' names: the content's and the player's
+    only_state = _prompt_inputs_as_recorded(a, b, changed_from, changed_to, tuning)
     comparison = compare(a, b, tick, parted_from=0 if tuning != DEFAULT_TUNING else None, same_lines=same_lines,
-                         same_prompt=_prompt_as_recorded(a, b, changed_from, changed_to, tuning, tick) if same_lines else None)
+                         same_prompt=_prompt_as_recorded(a, b, tick) if same_lines and only_state else None)
     _derived_divergence(comparison, b, rc, tuning)
     result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
     _relevel(result, tuning)
@@ -484,7 +483,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     _crossings(result, a.index, b.index, a.save, b.save, until=tick)
     _up_to(result, tick)
     report(opened + span * 0.85, "rebuilding the prompts")
-    _prompts(result, a, b, changed_from, changed_to, tuning, until=tick)
+    _prompts(result, a, b, changed_from, tuning, only_state, until=tick)
     report(1.0, "done")
     return result
 
@@ -763,10 +762,16 @@ def _check_still_valid(a: Save, b: Save, operations: list) -> None:
         new = [f for f in b.findings if f.severity is Severity.ERROR and (f.code, f.location) not in seen][:1]
     if not new:
         return
-    f = new[0]
+    raise _invalid(new[0], operations)
+
+
+def _invalid(f, operations: list) -> PatchError:
+    """``operation K (OP POINTER) makes the save invalid: CODE at LOCATION: message`` for
+    the finding ``f`` an edit brought, the operation the one whose pointer reaches its
+    location (an F002's value typed as text gets a hint: '.8', trial 47)."""
     where, op = _operation_at(f.location, operations)
-    hint = _as_json_number(op.get("value")) if isinstance(op, dict) and f.code == "F002" else ""  # '.8' read as text (trial 47)
-    raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}{hint}")
+    hint = _as_json_number(op.get("value")) if isinstance(op, dict) and f.code == "F002" else ""
+    return PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}{hint}")
 
 
 def _check_identities_kept(a: Save, b: Save, operations: list) -> None:
@@ -780,8 +785,7 @@ def _check_identities_kept(a: Save, b: Save, operations: list) -> None:
     seen = {f.message for f in recorded.items}
     for f in edited.items:
         if f.message not in seen:
-            where, _ = _operation_at(f.location, operations)
-            raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
+            raise _invalid(f, operations)
 
 
 def _npcs_edited_away(a: Save, b: Save, changed_from: int, changed_to: int) -> dict:
@@ -820,8 +824,7 @@ def _check_replay_valid(a: Playthrough, b: Playthrough, changed_from: int, chang
         # '/journal/62/tick=6000' put 16 entries after it behind and was taken as a what-if).
         at = (f.target.journal_index, f.target.previous_journal_index) if f.target is not None else ()
         if anywhere or any(i is not None and changed_from <= i < changed_to for i in at):
-            where, op = _operation_at(f.location, operations)
-            raise PatchError(f"{where} makes the save invalid: {f.code} at {f.location}: {f.message}")
+            raise _invalid(f, operations)
 
 
 def _check_edited_sentiments(a: Save, b: Save, changed_from: int, changed_to: int, operations: list) -> None:
@@ -1134,14 +1137,12 @@ def _only_state(a: Playthrough, b: Playthrough, changed_from: int, changed_to: i
     return all(ka[i] in _STATE_KINDS and kb[i] in _STATE_KINDS for i in range(changed_from, changed_to))
 
 
-def _prompt_as_recorded(a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning, tick: int | None):
-    """``compare``'s ``same_prompt`` for a what-if whose B took A's dialogue lines, or
-    None: where the edit moved only numbers (``_only_state``: the content, the snapshot,
-    the knowledge and the prompt's budget are A's), an NPC's prompt at the compared
-    tick is A's when its state there is A's, its level too under each side's bounds (a
-    comparison at 300 NPCs then builds A's prompts, not B's again)."""
-    if not _prompt_inputs_as_recorded(a, b, changed_from, changed_to, tuning):
-        return None
+def _prompt_as_recorded(a: Playthrough, b: Playthrough, tick: int | None):
+    """``compare``'s ``same_prompt`` for a what-if whose B took A's dialogue lines and
+    whose edit moved only numbers (``_prompt_inputs_as_recorded``: the content, the
+    snapshot, the knowledge and the prompt's budget are A's), or None: an NPC's prompt
+    at the compared tick is A's when its state there is A's, its level too under each
+    side's bounds (a comparison at 300 NPCs then builds A's prompts, not B's again)."""
     tick_a, tick_b = (a.last_tick, b.last_tick) if tick is None else (tick, tick)
     if tick_a != tick_b:
         return None
@@ -1182,8 +1183,9 @@ _MEMORY = BY_LABEL["interaction_memory"]
 
 def _differing_states(a: Playthrough, b: Playthrough, versions_a, versions_b, ticks: list[int]) -> list:
     """For each tick of ``ticks`` (ascending), None where the NPC's state is the same on
-    both sides there (its level under each side's bounds too), else ``(k_a, k_b)``: the
-    numbers of the versions in force on each side (-1: none yet). The versions are found
+    both sides there (its level under each side's bounds too), else ``(k_a, k_b, state_a,
+    state_b)``: the numbers of the versions in force on each side (-1: none yet) and
+    those versions (None: none yet). The versions are found
     as columns (a numpy bisection into the versions' ticks), and compared pair by pair
     in C (``map``): an early edit at 1M events has ~300 000 turns, most of them a pair
     of versions of their own."""
@@ -1207,7 +1209,7 @@ def _differing_states(a: Playthrough, b: Playthrough, versions_a, versions_b, ti
             na = values_a[ka[n]]
             if na is not None:
                 same[n] = level_a(na.relationship.score) is level_b(na.relationship.score)
-    return [None if equal else (x, y) for equal, x, y in zip(same, ka, kb)]
+    return [None if equal else (x, y, values_a[x], values_b[y]) for equal, x, y in zip(same, ka, kb)]
 
 
 def _turns(b: Playthrough, start_tick: int, last_tick: int, npcs) -> dict[int, list[int]]:
@@ -1239,13 +1241,13 @@ def _turns(b: Playthrough, start_tick: int, last_tick: int, npcs) -> dict[int, l
 _SPEAKER = attrgetter("speaker")
 
 
-def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, changed_to: int, tuning: Tuning,
+def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, tuning: Tuning, only_state: bool,
              until: int | None = None) -> None:
     """Each NPC's prompt at each of its lines (a turn the game asked the LLM for) from
     the first changed entry on, up to tick ``until`` (the compared tick; None: the end):
     where A's and B's texts differ it needs a new response.
 
-    When only NPC state can differ (``_only_state``), history and lore differ only where
+    When only NPC state can differ (``only_state``: ``_prompt_inputs_as_recorded``), history and lore differ only where
     the counted sections do (they take what those leave of the budget), so a turn is
     compared by its counted sections, and only where the NPC's state or level differs;
     otherwise each turn's whole prompt is built on both sides."""
@@ -1256,7 +1258,6 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
         b.index.tick_at_position(changed_from + 1) if changed_from < len(b.save.journal) else None)
     if start_tick is None:
         return
-    only_state = _prompt_inputs_as_recorded(a, b, changed_from, changed_to, tuning)
     builder_a, builder_b = (None, None) if only_state else (PromptBuilder(a), PromptBuilder(b))
     slugs = {n.stable_id: n.slug for n in b.save.npcs.values()}
     last_tick = b.last_tick if until is None else until
@@ -1269,20 +1270,18 @@ def _prompts(result: WhatIf, a: Playthrough, b: Playthrough, changed_from: int, 
         sid_a = a.save.npc_by_slug(slug).stable_id
         versions_a, versions_b = a.index.npcs[sid_a], b.index.npcs[sid]
         pairs = _differing_states(a, b, versions_a, versions_b, ticks) if only_state else None
-        values_a, values_b = [*versions_a.values, None], [*versions_b.values, None]
         seen: dict[tuple[int, int], bool] = {}  # a pair of versions is in force for several turns
         for n, t in enumerate(ticks):
             if only_state:
-                pair = pairs[n]
-                if pair is None:
+                if pairs[n] is None:
                     continue
-                na, nb = values_a[pair[0]], values_b[pair[1]]
+                ka, kb, na, nb = pairs[n]
                 if na is None or nb is None:
                     differs = True
                 else:
-                    differs = seen.get(pair)
+                    differs = seen.get((ka, kb))
                     if differs is None:
-                        differs = seen[pair] = _npc_sections_differ(a, b, na, nb, t, memory=False)
+                        differs = seen[ka, kb] = _npc_sections_differ(a, b, na, nb, t, memory=False)
                     if not differs and memory_inputs(na) != memory_inputs(nb):  # the memory reads the knowledge at t too
                         differs = _npc_sections_differ(a, b, na, nb, t, memory=True)
             else:

@@ -326,14 +326,15 @@ class PromptBuilder:
         self.budget = budget if budget is not None else config.context_token_budget
         self.min_available = tuning.min_available
         self.card_share = tuning.card_share
-        self._lines: dict[int, tuple[str, int]] = {}
         self._clear_ids()
         self._last: dict[str, tuple[tuple, PromptPreview]] = {}
-        self._spans: dict[int, _Span] = {}
-        #: The cards' keys, and a bit for each key without a newline (keys with one are searched in the window).
-        self._card_keys = CardKeys(playthrough.content.cards)
         if lines_from is not None and lines_from.counter is self.counter:
             self._lines, self._spans, self._card_keys = lines_from._lines, lines_from._spans, lines_from._card_keys
+        else:
+            self._lines: dict[int, tuple[str, int]] = {}
+            self._spans: dict[int, _Span] = {}
+            #: The cards' keys, and a bit for each key without a newline (keys with one are searched in the window).
+            self._card_keys = CardKeys(playthrough.content.cards)
 
     def _count(self, text: str) -> int:
         return self.counter.count(text) if text else 0

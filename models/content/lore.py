@@ -27,7 +27,13 @@ class StoryCard:
 
     def key_list(self) -> list[str]:
         """The non-empty keys, stripped and lowercased (context builder: case-insensitive)."""
-        return [k.strip().lower() for k in self.keys.split(",") if k.strip()]
+        return [key.lower() for key in split_keys(self.keys)]
+
+
+def split_keys(text: str) -> list[str]:
+    """The keys of a card's comma-separated ``keys`` text, stripped, blanks left out
+    (context builder seed: keys are comma-separated; an empty one never matches)."""
+    return [key.strip() for key in text.split(",") if key.strip()]
 
 
 def load_cards(root: Path, path: Path, sink: FindingSink) -> list[tuple[StoryCard, str]]:
@@ -84,7 +90,7 @@ def _card_keys(item: dict, card_id: str, rel: str, sink: FindingSink) -> str:
                          location_of(rel, value, k))
                 continue
             text = text_of(entry)
-            pieces = [piece.strip() for piece in text.split(",") if piece.strip()]
+            pieces = split_keys(text)
             if len(pieces) > 1:
                 sink.add("C001", f"{rel}: {what}'s key {text!r} holds a comma: keys are split at commas, so it is read as the "
                          f"keys {', '.join(repr(piece) for piece in pieces)}", location_of(rel, value, k))
@@ -94,13 +100,13 @@ def _card_keys(item: dict, card_id: str, rel: str, sink: FindingSink) -> str:
         written = [(text_of(value), location_of(rel, item, "keys"))]
         reported = False
     for text, where in written:
-        for key in (piece.strip() for piece in text.split(",")):
+        for key in split_keys(text):
             held = odd_characters(key)
             if held:
                 sink.add("C001", f"{rel}: {what}'s key {key!r} holds {held}: a key is one line of text, with no control characters; "
                          "used as written, it matches only story text that holds the same characters", where)
     keys = ", ".join(text for text, _ in written)
-    if reported or value == "" or value == [] or any(piece.strip() for piece in keys.split(",")):
+    if reported or value == "" or value == [] or split_keys(keys):
         return keys
     if "keys" not in item:
         said, where = f"{what} has no keys", location_of(rel, item, "id" if "id" in item else None)

@@ -69,7 +69,7 @@ def test_a_canon_of_the_wrong_shape_is_said_not_dropped(tmp_path, canon, said):
     ("name", "{a: b}", "story card dock-ward's name must be text, found a mapping; left out"),
 ])
 def test_a_story_cards_text_of_the_wrong_shape_is_c001_and_never_a_python_repr(tmp_path, field, written, said):
-    harbor = f"- id: dock-ward\n  name: The Dock Ward\n  keys: dock\n  entry: The dock ward.\n".replace(
+    harbor = "- id: dock-ward\n  name: The Dock Ward\n  keys: dock\n  entry: The dock ward.\n".replace(
         f"  {field}: " + ("The dock ward." if field == "entry" else "The Dock Ward"), f"  {field}: {written}")
     content = load_content(_folder(tmp_path, harbor=harbor))
     assert [(f.location, f.message.split(": ", 1)[1]) for f in content.findings if f.code == "C001"] == [

@@ -111,7 +111,7 @@ def test_a_save_with_errors_is_said_as_state_says_it(tmp_path, capsys):
     (["--set", f"/saved_at_tick={2**64 - 1}"], "operation 0 (replace /saved_at_tick): saved_at_tick is when the game saved"),
     # The sizes the journal's penalties and stress changes record: B's scores did not move, and
     # each recorded entry became a T004 of B's, a dozen alike.
-    ([f"--set", f"/npcs/{KAEL}/interaction_tolerance/walk_away_penalty=0.1"],
+    (["--set", f"/npcs/{KAEL}/interaction_tolerance/walk_away_penalty=0.1"],
      f"operation 0 (replace /npcs/{KAEL}/interaction_tolerance/walk_away_penalty): kael-davan's walk_away_penalty is the size of "
      "what the journal records (each WalkAwayPenalty's penalty), which a what-if keeps as recorded: change those entries instead"),
     # Every entry about an NPC left about none, where one retargeted entry is refused.

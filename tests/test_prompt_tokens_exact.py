@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.prompt.builder import SEPARATOR, PromptBuilder, compare, split_lines, split_tail
+from narrative_debugger.models.prompt.sections import LINE_SEPARATOR
 from narrative_debugger.models.prompt.tokens import ENCODINGS, get_encoder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,11 +61,18 @@ def test_hostile_sections_join_exactly(encoding):
     builder.counter = enc
     builder._clear_ids()
     for _ in range(600):
-        parts = [(f"s{i}", random_text(rng).strip() or "x") for i in range(rng.randint(1, 6))]
+        parts = []
+        for i in range(rng.randint(1, 6)):
+            if rng.random() < 0.5:
+                parts.append((f"s{i}", random_text(rng).strip() or "x", None))
+            else:  # a section of lines (history, lore): encoded from its lines' kept ids
+                lines = [random_text(rng) if rng.random() < 0.3 else "Name: " + random_text(rng) for _ in range(rng.randint(1, 5))]
+                lines[0] = lines[0].lstrip() or "x"
+                parts.append((f"s{i}", LINE_SEPARATOR.join(lines), lines))
         sections, chunks = builder._encode_sections(parts)
-        text = SEPARATOR.join(t for _, t in parts)
+        text = SEPARATOR.join(t for _, t, _ in parts)
         assert [t for c in chunks for t in c] == enc.encode(text), parts
-        assert [s.tokens for s in sections] == [enc.count(t) for _, t in parts]
+        assert [s.tokens for s in sections] == [enc.count(t) for _, t, _ in parts]
 
 
 def test_split_lines_cuts_only_at_safe_newlines():

@@ -8,10 +8,11 @@ counts are tokens of one tiktoken encoding.
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import accumulate, chain
@@ -42,7 +43,14 @@ def lore_budget(available: int, share: float) -> int:
     (prompt-preview §8: at most 40 %), exact, with ``share`` the decimal it is written as:
     in floats a budget past 2^53 came out hundreds of tokens off, and the Explain dock's
     arithmetic was false (trial 47)."""
-    return int(Fraction(repr(share)) * available)
+    return int(_exact(share) * available)
+
+
+@functools.lru_cache(maxsize=64)
+def _exact(share: float) -> Fraction:
+    """``share`` as the decimal it is written as (``repr``), exactly: made once a share,
+    not at every build."""
+    return Fraction(repr(share))
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +215,12 @@ def _safe_start(ch: str) -> bool:
     return bool(ch) and not ch.isspace() and ch != "/"
 
 
+def _plain(line: str) -> bool:
+    """Whether ``line`` is a single ``split_lines`` piece wherever it stands in a section
+    of lines, the separator after it included: no newline inside, and a safe start."""
+    return "\n" not in line and _safe_start(line[:1])
+
+
 def split_tail(text: str) -> tuple[str, str]:
     """Split ``text`` after its last newline that is followed by a safe character.
 
@@ -343,12 +357,14 @@ class PromptBuilder:
         """Forget the kept token ids (two generations of at most ``IDS_CACHE_ENTRIES`` texts)."""
         self._ids_young: dict[str, array] = {}
         self._ids_old: dict[str, array] = {}
+        self._line_ids_young: dict[str, array] = {}
+        self._line_ids_old: dict[str, array] = {}
 
     def _ids(self, text: str) -> array:
         """Token ids of ``text`` (``array("I")``), kept for the texts of recent builds: the
-        pieces of sections, mostly history lines, which recur in the NPC's next prompts.
-        A text met again moves to the young generation; when that one is full, the old
-        generation is dropped and the young one becomes it."""
+        pieces of sections, which recur in the NPC's next prompts. A text met again moves
+        to the young generation; when that one is full, the old generation is dropped and
+        the young one becomes it."""
         young = self._ids_young
         ids = young.get(text)
         if ids is None:
@@ -360,30 +376,89 @@ class PromptBuilder:
                 self._ids_old, self._ids_young = young, {}
         return ids
 
-    def _encode_sections(self, parts: list[tuple[str, str]]) -> tuple[list[Section], tuple[array, ...]]:
+    def _line_ids(self, line: str) -> array:
+        """Token ids of ``line`` followed by ``LINE_SEPARATOR``: the piece a line makes in
+        a section of lines when another line follows it. Kept as ``_ids`` keeps texts,
+        but by the line itself, and only for a line that is one piece wherever it stands
+        (``_plain``): a history line is the same str object from build to build (the
+        span's), whose hash Python keeps, so finding it costs no new string."""
+        young = self._line_ids_young
+        ids = young.get(line)
+        if ids is None:
+            ids = self._line_ids_old.get(line)
+            if ids is None:
+                ids = array(TOKEN_ID_TYPECODE, self.counter.encode(line + LINE_SEPARATOR))
+            young[line] = ids
+            if len(young) >= IDS_CACHE_ENTRIES:
+                self._line_ids_old, self._line_ids_young = young, {}
+        return ids
+
+    def _pieces_of_lines(self, lines: Sequence[str]) -> list[array] | None:
+        """The token ids of the pieces ``split_lines`` cuts ``LINE_SEPARATOR.join(lines)``
+        into, read from the kept ids of each line: each line but the last with its
+        separator, then the last. None when the lines are not those pieces: a line holds
+        a newline, or a line after the first starts with whitespace or "/" and so joins
+        the line before it (``_plain``). A line's ids are kept only once it is plain, so
+        a kept line needs no test."""
+        head = lines[:-1]
+        got = list(map(self._line_ids_young.get, head))
+        if not all(got):  # ids are never empty: a line not kept is None
+            for k, ids in enumerate(got):
+                if ids is None:
+                    line = head[k]
+                    if _plain(line):
+                        got[k] = self._line_ids(line)
+                    elif k == 0 and "\n" not in line:  # where it stands, its start joins nothing
+                        got[k] = array(TOKEN_ID_TYPECODE, self.counter.encode(line + LINE_SEPARATOR))
+                    else:
+                        return None
+        last = lines[-1]
+        if "\n" in last or (head and not _safe_start(last[:1])):
+            return None
+        got.append(self._ids_young.get(last) or self._ids(last))
+        return got
+
+    def _count_pieces(self, text: str) -> int:
+        """``count(text)`` (tokens), as the sum of its ``split_lines`` pieces' kept ids
+        (``split_tail``'s rule makes the two equal): a counted section is counted before
+        the budget is known and encoded after, and this way it is encoded once."""
+        if not text:
+            return 0
+        kept, ids = self._ids_young.get, self._ids
+        return sum(len(kept(piece) or ids(piece)) for piece in split_lines(text))
+
+    def _encode_sections(self, parts: list[tuple[str, str, Sequence[str] | None]]) -> tuple[list[Section], tuple[array, ...]]:
         """Sections with their counts, and the prompt's token ids in chunks.
 
-        Each section is encoded in pieces that end at its safe newlines (``split_lines``:
-        one piece a history line), its last piece again with the separator that follows
-        it. Only pieces not met in recent builds are really encoded (the rest comes from
+        ``parts``: (label, text, lines) in prompt order, ``lines`` the section's lines
+        where it is a section of lines (``SectionSpec.lines``), else None. Each section is
+        encoded in pieces that end at its safe newlines (``split_lines``: one piece a
+        history line; a section of lines reads them from its lines' kept ids,
+        ``_pieces_of_lines``), its last piece again with the separator that follows it.
+        Only pieces not met in recent builds are really encoded (the rest comes from
         the id cache), and the chunks join into exactly the ids of the whole prompt
         (``split_tail``). Sections that start with a character that could merge with
         the separator fall back to one whole encode.
         """
         sections: list[Section] = []
         chunks: list[array] = []
-        safe = all(_safe_start(text[0]) for _, text in parts)
+        safe = all(_safe_start(text[0]) for _, text, _ in parts)
         last = len(parts) - 1
         ids, kept = self._ids, self._ids_young.get  # a hit in the young generation, without a call
-        for i, (label, text) in enumerate(parts):
-            pieces = split_lines(text)
-            piece_ids = [kept(piece) or ids(piece) for piece in pieces]
+        for i, (label, text, lines) in enumerate(parts):
+            piece_ids = self._pieces_of_lines(lines) if lines is not None else None
+            if piece_ids is not None:
+                tail = lines[-1]
+            else:
+                pieces = split_lines(text)
+                piece_ids = [kept(piece) or ids(piece) for piece in pieces]
+                tail = pieces[-1]
             sections.append(Section(label, text, sum(map(len, piece_ids))))
             if safe:
                 chunks += piece_ids[:-1]
-                chunks.append(piece_ids[-1] if i == last else ids(pieces[-1] + SEPARATOR))
+                chunks.append(piece_ids[-1] if i == last else ids(tail + SEPARATOR))
         if not safe:
-            chunks = [array(TOKEN_ID_TYPECODE, self.counter.encode(SEPARATOR.join(text for _, text in parts)))]
+            chunks = [array(TOKEN_ID_TYPECODE, self.counter.encode(SEPARATOR.join(text for _, text, _ in parts)))]
         return sections, tuple(chunks)
 
     def render_line(self, rec) -> tuple[str, int]:
@@ -472,7 +547,7 @@ class PromptBuilder:
         # history and lore share what is left of the budget (context builder seed).
         context = SectionContext(play, state, npc, name, player_name, play.content.prompt)
         counted = {spec.label: spec.text(context) for spec in SECTIONS if spec.counted}
-        reserved_parts = [(label, count(text)) for label, text in counted.items()]
+        reserved_parts = [(label, self._count_pieces(text)) for label, text in counted.items()]
         reserved = sum(n for _, n in reserved_parts)
         available = max(self.min_available, self.budget - reserved)
 
@@ -527,8 +602,16 @@ class PromptBuilder:
         lines, truncated, budgeted = fit(available - used)
 
         filled = replace(context, fill=fill_with(context, lines, lore_lines))
-        parts = [(spec.label, counted[spec.label] if spec.counted else spec.text(filled)) for spec in SECTIONS]
-        sections, chunks = self._encode_sections([(label, text) for label, text in parts if text])
+        parts = []
+        for spec in SECTIONS:
+            if spec.counted:
+                parts.append((spec.label, counted[spec.label], None))
+            elif spec.lines is not None:
+                section_lines = spec.lines(filled)
+                parts.append((spec.label, LINE_SEPARATOR.join(section_lines), section_lines))
+            else:
+                parts.append((spec.label, spec.text(filled), None))
+        sections, chunks = self._encode_sections([part for part in parts if part[1]])
         system_text = SEPARATOR.join(s.text for s in sections if s.label in SYSTEM_LABELS)
         text = SEPARATOR.join(s.text for s in sections)
         return PromptPreview(

@@ -20,7 +20,7 @@ json``, the prompt view's bar, legend and text colours all read this list.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -114,6 +114,9 @@ class SectionSpec:
         counted: True when its tokens are reserved before history and lore get the rest
             of the budget; False for the sections that fill what is left.
         text: builds the section's text (empty: the section is left out).
+        lines: for a section that is a list of lines (history, lore): those lines, whose
+            ``LINE_SEPARATOR`` join is ``text``'s; the builder then encodes it line by line
+            with each line's token ids kept, rather than cut the joined text up again.
     """
 
     label: str
@@ -121,6 +124,7 @@ class SectionSpec:
     colour: str
     counted: bool
     text: Callable[[SectionContext], str]
+    lines: Callable[[SectionContext], Sequence[str]] | None = None
 
 
 # ----- text builders, in prompt order -----
@@ -161,8 +165,12 @@ def _plot_essentials(c: SectionContext) -> str:
     return f"Plot essentials:\n{essentials}".strip() if essentials else ""
 
 
+def _history_lines(c: SectionContext) -> Sequence[str]:
+    return c.fill.lines[: c.fill.note_at]
+
+
 def _history(c: SectionContext) -> str:
-    return LINE_SEPARATOR.join(c.fill.lines[: c.fill.note_at])
+    return LINE_SEPARATOR.join(_history_lines(c))
 
 
 def _authors_note(c: SectionContext) -> str:
@@ -170,8 +178,12 @@ def _authors_note(c: SectionContext) -> str:
     return f"[Author's note: {note}]" if note else ""
 
 
+def _recent_history_lines(c: SectionContext) -> Sequence[str]:
+    return c.fill.lines[c.fill.note_at :]
+
+
 def _recent_history(c: SectionContext) -> str:
-    return LINE_SEPARATOR.join(c.fill.lines[c.fill.note_at :])
+    return LINE_SEPARATOR.join(_recent_history_lines(c))
 
 
 def _story_summary(c: SectionContext) -> str:
@@ -179,8 +191,12 @@ def _story_summary(c: SectionContext) -> str:
     return f"Story summary:\n{summary}" if summary else ""
 
 
+def _world_lore_lines(c: SectionContext) -> Sequence[str]:
+    return c.fill.lore
+
+
 def _world_lore(c: SectionContext) -> str:
-    return LINE_SEPARATOR.join(c.fill.lore)
+    return LINE_SEPARATOR.join(_world_lore_lines(c))
 
 
 def _relationship(c: SectionContext) -> str:
@@ -295,11 +311,11 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("npc_profile", S, "#3e9e9a", True, _npc_profile),
     SectionSpec("player_character", S, "#58b5d6", True, _player_character),
     SectionSpec("plot_essentials", S, "#a86bb5", True, _plot_essentials),
-    SectionSpec("history", T, "#e0a23b", False, _history),
+    SectionSpec("history", T, "#e0a23b", False, _history, _history_lines),
     SectionSpec("authors_note", T, "#e2713a", True, _authors_note),
-    SectionSpec("recent_history", T, "#d9c03e", False, _recent_history),
+    SectionSpec("recent_history", T, "#d9c03e", False, _recent_history, _recent_history_lines),
     SectionSpec("story_summary", T, "#9aae4a", True, _story_summary),
-    SectionSpec("world_lore", T, "#4fa15a", False, _world_lore),
+    SectionSpec("world_lore", T, "#4fa15a", False, _world_lore, _world_lore_lines),
     SectionSpec("relationship", T, "#d96a8e", True, _relationship),
     SectionSpec("interaction_memory", T, "#c25b5b", True, _interaction_memory),
     SectionSpec("npc_state", T, "#b0795a", True, _npc_state),

@@ -115,7 +115,7 @@ def _score_detail(ctx: NpcContext, i, bs, as_, before, after) -> str:
         text = f"no walk-away of {ctx.name} at tick {ctx.index.ticks[i]} left for it to pay for (T004): {fmt_sum(before, -penalty, result)}"
     else:
         walk, ordinal = paid
-        if ctx.derived(i) and ordinal <= tol.walk_away_threshold:
+        if ctx.recompute is not None and i in ctx.recompute.unapplied:  # the what-if's replay left it out (replay.Recompute)
             return (f"walk-away #{ordinal} is within walk_away_threshold {tol.walk_away_threshold}: the what-if's replay "
                     f"does not apply the recorded penalty {fmt_num(penalty)}; {fmt_num(before)} → {fmt_num(after)}")
         early = walk > i  # check's T004: the save format writes a penalty after its walk-away (§5)

@@ -73,15 +73,23 @@ class Recompute:
     from the formula with its clamp, each penalty is applied to the new score, and the
     recorded values are no longer checked against it (R002/R003). Stress likewise is
     the previous stress plus the entry's delta once an entry about the NPC changed.
-    A walk-away past the tuned ``walk_away_threshold`` that the journal did not
-    penalise is penalised at the end of its tick; a recorded penalty the threshold no
-    longer calls for is not applied (both are also reported, T004); one written before
-    its walk-away (T004) is held until the tick settles and then judged the same way.
+    Penalties follow the walk-away rule (interaction seed §8: "if threshold exceeded,
+    apply walk_away_penalty"; save-format §5: a walk-away whose ordinal exceeds
+    ``walk_away_threshold`` is followed by a penalty): a walk-away past the threshold
+    that the journal does not penalise is penalised at the end of its tick; a penalty
+    whose walk-away is within the threshold is not applied, an edited or added one as
+    much as a recorded one the tuned threshold no longer calls for (all are also
+    reported, T004); one written before its walk-away (T004) is held until the tick
+    settles and then judged the same way. Where the recorded run broke that rule
+    already (``recorded_faults``), the entry is applied as recorded: the fault is the
+    recorded game's, not a consequence of the edit.
 
     ``recorded_walk_thresholds`` (StableId -> walk_away_threshold of the recorded
     run) says where the penalty rule changed; ``drifted`` and ``stress_drifted``
     (StableIds) are filled by the replay, and ``drift_from`` (StableId -> the journal
-    index from which the NPC's score is derived anew), which the Explain dock reads.
+    index from which the NPC's score is derived anew), which the Explain dock reads;
+    ``unapplied`` and ``imposed`` too (what the replay did with the rule, which the
+    what-if reports).
     """
 
     changed_from: int = 0
@@ -95,11 +103,23 @@ class Recompute:
     #: anew although no entry of B about it changed there: an entry about it was removed
     #: or now names another NPC (the recorded values after it no longer add up).
     pending: dict | None = None
+    #: Journal indices (B's) of unchanged entries where the recorded run broke the walk-away
+    #: rule (its T004s): a WalkAwayPenalty of a walk-away within the threshold, a walk-away
+    #: past it with no penalty. Applied as recorded, whatever the edit: not its consequence.
+    recorded_faults: frozenset = frozenset()
+    #: Filled by the replay: the journal indices of the WalkAwayPenalty entries it did not
+    #: apply: the walk-away each pays for is within the threshold.
+    unapplied: set = None
+    #: Filled by the replay: the journal indices of the walk-aways past the threshold it
+    #: penalised though the journal has no penalty for them.
+    imposed: set = None
 
     def __post_init__(self) -> None:
         self.drifted = set() if self.drifted is None else self.drifted
         self.stress_drifted = set() if self.stress_drifted is None else self.stress_drifted
         self.drift_from = {} if self.drift_from is None else self.drift_from
+        self.unapplied = set() if self.unapplied is None else self.unapplied
+        self.imposed = set() if self.imposed is None else self.imposed
 
     def drift(self, npc: int, i: int) -> None:
         """The score of NPC ``npc`` (StableId) is derived anew from journal index ``i`` on."""
@@ -555,10 +575,14 @@ class _Replayer:
         for i, sid, tick, held in self.early_penalties:
             due = self._pay_early(i, self.npcs[sid], tick)
             npc = self.npcs[sid]
-            if held is not None and (due is None or due.ordinal > npc.interaction_tolerance.walk_away_threshold):
-                # What if: the penalty held for its walk-away applies; one the tuned threshold
-                # no longer calls for is dropped, as one written after its walk-away is.
+            if held is None:
+                continue
+            if due is None or due.ordinal > npc.interaction_tolerance.walk_away_threshold:
+                # What if: the penalty held for its walk-away applies; one the threshold
+                # does not call for is dropped, as one written after its walk-away is.
                 self.set_npc(self.position, _npc_with(npc, relationship=apply_penalty(npc.relationship, held)))
+            else:
+                self.recompute.unapplied.add(i)
         self.early_penalties.clear()
         for i, sid, delta in self.early_stress:
             due = self._stress_walk_away(i, self.npcs[sid], delta)
@@ -584,8 +608,12 @@ class _Replayer:
                     npc=npc,
                 )
             if due.ordinal > tol.walk_away_threshold and not due.penalty_seen:
-                if self.recompute is not None and self.recompute.walk_rule_changed(npc):  # the tuned threshold calls for a penalty
-                    self.recompute.drift(npc.stable_id, due.index)
+                rc = self.recompute
+                if rc is not None and due.index not in rc.recorded_faults:
+                    # What if: the threshold calls for a penalty the journal lacks (a tuned
+                    # threshold, a penalty edited away), where the recorded run had one or none was due.
+                    rc.drift(npc.stable_id, due.index)
+                    rc.imposed.add(due.index)
                     npc = _npc_with(npc, relationship=apply_penalty(npc.relationship, tol.walk_away_penalty))
                     self.set_npc(self.position, npc)
                 self.add(
@@ -865,9 +893,12 @@ class _Replayer:
         tol = npc.interaction_tolerance
         due = self._penalised_walk_away(npc)
         rc = self.recompute
-        # A what-if with a changed walk-away rule: a penalty before its walk-away is held
-        # until the tick settles, where that walk-away says whether the penalty applies.
-        held = due is None and rc is not None and rc.walk_rule_changed(npc)
+        as_recorded = rc is not None and i in rc.recorded_faults  # the recorded run's own T004, which the edit left alone
+        # A what-if that derives this penalty (an edited entry, a changed walk-away rule, a
+        # score derived anew): one before its walk-away is held until the tick settles,
+        # where that walk-away says whether the penalty applies.
+        held = due is None and rc is not None and not as_recorded and (
+            rc.changed(i) or rc.walk_rule_changed(npc) or rc.drifting(npc.stable_id, i))
         if due is None:  # judged when the tick settles: its walk-away may come after it
             self.early_penalties.append((i, npc.stable_id, self.tick, d.penalty if held else None))
         else:
@@ -883,10 +914,16 @@ class _Replayer:
         if not close_enough(d.penalty, tol.walk_away_penalty):
             self.add("T004", f"{npc.slug}: penalty {d.penalty:g} is not walk_away_penalty {tol.walk_away_penalty:g}", self.where(i, ".penalty"), i=i, npc=npc)
         rel = npc.relationship
-        if held or rc is not None and (rc.changed(i) or rc.drifting(npc.stable_id, i) or (due is not None and due.ordinal <= tol.walk_away_threshold and rc.walk_rule_changed(npc))):
-            # What if: the penalty applies to the new score, and only where the threshold calls for it.
+        within = due is not None and due.ordinal <= tol.walk_away_threshold
+        if held or rc is not None and (rc.changed(i) or rc.drifting(npc.stable_id, i) or (within and not as_recorded)):
+            # What if: the penalty applies to the new score, and only where the threshold
+            # calls for it (interaction seed §8), or where the recorded run applied it anyway.
             rc.drift(npc.stable_id, i)
-            if not held and (due is None or due.ordinal > tol.walk_away_threshold or not rc.walk_rule_changed(npc)):
+            if held:
+                pass  # judged when the tick settles
+            elif within and not as_recorded:
+                rc.unapplied.add(i)
+            else:
                 rel = apply_penalty(rel, d.penalty)
             self.set_npc(i + 1, _npc_with(npc, relationship=rel))
             return

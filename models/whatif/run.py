@@ -459,9 +459,11 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     changed_from, changed_to = _changed_span(a.save, save_b)
     _check_edited_sentiments(a.save, save_b, changed_from, changed_to, operations)
     _check_derived_inside(a.save, save_b, changed_from, changed_to, operations)
+    shift = _Shift(len(a.save.journal), len(save_b.journal), changed_from, changed_to)
     rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
                    recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()},
-                   pending=_npcs_edited_away(a.save, save_b, changed_from, changed_to))
+                   pending=_npcs_edited_away(a.save, save_b, changed_from, changed_to),
+                   recorded_faults=_recorded_faults(a, shift))
     notes = [f for f in a.findings if f.code == "C010"]  # how the save was opened: the same for B
     span = 1.0 - opened
     replaying = lambda fraction, stage: report(opened + span * (0.05 + 0.55 * fraction), "replaying with the edits")  # noqa: E731
@@ -479,7 +481,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     _derived_divergence(comparison, b, rc, tuning)
     result = WhatIf(comparison, edits=list(operations) + [{"op": "set", "name": n, "value": v} for n, v in (sets or [])])
     _relevel(result, tuning)
-    _decisions(result, a, b)
+    _decisions(result, a, b, rc, shift)
     _crossings(result, a.index, b.index, a.save, b.save, until=tick)
     _up_to(result, tick)
     report(opened + span * 0.85, "rebuilding the prompts")
@@ -939,6 +941,45 @@ def _relevel(result: WhatIf, tuning: Tuning) -> None:
     c._differences = None
 
 
+@dataclass(frozen=True)
+class _Shift:
+    """Where an entry the edit left alone sits in each journal: A's (``a_len`` entries)
+    and B's (``b_len``), which differ only at B's positions ``[changed_from, changed_to)``
+    (``_changed_span``); an insertion or a removal moves every entry after it."""
+
+    a_len: int
+    b_len: int
+    changed_from: int
+    changed_to: int
+
+    def to_a(self, i: int) -> int | None:
+        """A's index of B's entry ``i``; None for an entry the edit changed (or added)."""
+        if i < self.changed_from:
+            return i
+        return i - (self.b_len - self.a_len) if i >= self.changed_to else None
+
+    def to_b(self, i: int) -> int | None:
+        """B's index of A's entry ``i``; None for an entry the edit changed (or removed)."""
+        if i < self.changed_from:
+            return i
+        return i + (self.b_len - self.a_len) if i >= self.a_len - (self.b_len - self.changed_to) else None
+
+
+def _recorded_faults(a: Playthrough, shift: _Shift) -> frozenset:
+    """B's journal indices of the entries where A's replay found the walk-away rule broken
+    (T004: a penalty of a walk-away within the threshold, a walk-away past it with no
+    penalty) and the edit left alone: ``Recompute.recorded_faults``, applied as recorded."""
+    out = set()
+    for f in a.replay_findings:
+        if f.code != "T004" or f.target is None or f.target.journal_index is None:
+            continue
+        if _PENALISED_WITHIN in f.message or _PENALTY_MISSING in f.message:
+            i = shift.to_b(f.target.journal_index)
+            if i is not None:
+                out.add(i)
+    return frozenset(out)
+
+
 def _entry(play: Playthrough, i: int, reason: str, event: str | None = None) -> dict:
     journal = play.save.journal
     return {"journal_index": i, "tick": journal.ticks[i] if 0 <= i < len(journal) else None,
@@ -959,7 +1000,7 @@ def _walk_away_rule(b: Playthrough, i: int, stable_id) -> tuple[str, int, int, f
     return npc.slug, paid[1] if paid is not None else npc.walk_aways, tol.walk_away_threshold, tol.walk_away_penalty
 
 
-def _decisions(result: WhatIf, a: Playthrough, b: Playthrough) -> None:
+def _decisions(result: WhatIf, a: Playthrough, b: Playthrough, rc: Recompute, shift: _Shift) -> None:
     """Recorded decisions B no longer supports, and those B calls for: the replay's own
     rules (M001 a line fired while a prerequisite fails, T004 a penalty) found in B and
     not in A, and walk-aways from an NPC whose stress is no longer over its threshold.
@@ -967,9 +1008,15 @@ def _decisions(result: WhatIf, a: Playthrough, b: Playthrough) -> None:
     Those findings are consequences of the edit, reported here and no longer as
     findings only in B (the trial read "T004 only in B: … yet it is penalised" beside
     "would not have happened" for the same penalty). A penalty's reason says what the
-    walk-away rule (interaction seed: walk_away_threshold) calls for in B."""
+    walk-away rule (interaction seed: walk_away_threshold) calls for in B; a penalty is
+    listed as not happening exactly where B's replay did not apply it
+    (``Recompute.unapplied``), and one as happening where it applied it (``imposed``).
+    A penalty A's replay found within the threshold too (``Recompute.recorded_faults``)
+    happened in the recorded run as well: it is no consequence of the edit and stays a
+    finding, its message as B words it."""
     c = result.comparison
     kept = []
+    listed = set()
     for f in c.findings_only_b:
         target = f.target
         i = target.journal_index if target is not None else None
@@ -977,16 +1024,20 @@ def _decisions(result: WhatIf, a: Playthrough, b: Playthrough) -> None:
         rule = _walk_away_rule(b, i, target.stable_id) if i is not None and (within or missing) else None
         if i is not None and f.code == "M001":
             result.would_not_happen.append(_entry(b, i, f.message))
-        elif rule is not None and within:
-            slug, n, threshold, _ = rule
-            result.would_not_happen.append(_entry(b, i, f"{slug}: walk-away #{n} is within the walk-away threshold of {threshold}: "
-                                                     "no WalkAwayPenalty follows it"))
-        elif rule is not None and missing:
-            slug, n, threshold, penalty = rule
-            result.would_happen.append(_entry(b, i, f"{slug}: walk-away #{n} is past the walk-away threshold of {threshold}: "
-                                                 f"a WalkAwayPenalty of {penalty:g} would follow", "WalkAwayPenalty"))
+        elif rule is not None and within and i in rc.unapplied:
+            listed.add(i)
+            result.would_not_happen.append(_not_penalised(b, i, rule))
+        elif rule is not None and missing and i in rc.imposed:
+            listed.add(i)
+            result.would_happen.append(_penalised(b, i, rule))
         else:
             kept.append(f)
+    for i in sorted((rc.unapplied | rc.imposed) - listed):  # their T004 reads as A's at that tick: not only in B
+        rule = _walk_away_rule(b, i, getattr(b.save.journal.data[i], "target", None))
+        if rule is not None and i in rc.unapplied:
+            result.would_not_happen.append(_not_penalised(b, i, rule))
+        elif rule is not None:
+            result.would_happen.append(_penalised(b, i, rule))
     if len(kept) != len(c.findings_only_b):
         c.findings_only_b = tuple(kept)
         c._differences = None
@@ -1004,6 +1055,20 @@ def _decisions(result: WhatIf, a: Playthrough, b: Playthrough) -> None:
             result.would_not_happen.append(_entry(b, record.index, f"{before_b.slug}: stress {tb.current_stress} is not over the threshold {tb.threshold} "
                                                   f"(as recorded: {ta.current_stress} over {ta.threshold})"))
     result.would_not_happen.sort(key=lambda e: e["journal_index"])
+
+
+def _not_penalised(b: Playthrough, i: int, rule: tuple) -> dict:
+    """The ``would_not_happen`` entry of WalkAwayPenalty ``i``, which B's replay did not apply."""
+    slug, n, threshold, _ = rule
+    return _entry(b, i, f"{slug}: walk-away #{n} is within the walk-away threshold of {threshold}: "
+                        "no WalkAwayPenalty follows it")
+
+
+def _penalised(b: Playthrough, i: int, rule: tuple) -> dict:
+    """The ``would_happen`` entry of walk-away ``i``, which B's replay penalised."""
+    slug, n, threshold, penalty = rule
+    return _entry(b, i, f"{slug}: walk-away #{n} is past the walk-away threshold of {threshold}: "
+                        f"a WalkAwayPenalty of {penalty:g} would follow", "WalkAwayPenalty")
 
 
 def _crossing_ticks(index: TimelineIndex, sid: int) -> list[tuple[int, int, bool]]:

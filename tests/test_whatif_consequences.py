@@ -90,6 +90,24 @@ def test_a_removed_penalty_the_threshold_calls_for_is_listed_and_applied(capsys,
     assert kael["score_first_differs_tick"] is None
 
 
+def test_a_line_fired_while_failing_in_the_recorded_run_is_not_listed(capsys, tmp_path):
+    # qa-faults.json: journal[0] fires the-last-shift_m_s_050 at tick 309 with its prerequisites
+    # failing (M001 in the recorded run). A conversation added before it changes which clauses
+    # fail, not whether the line should have fired: it was listed as "would not have happened".
+    save = SAMPLES / "qa-faults.json"
+    patch = tmp_path / "start.json"
+    patch.write_text(json.dumps([{"op": "add", "path": "/journal/0", "value": {
+        "tick": 300, "event": {"InteractionStarted": {"target": 17, "player_initiated": True, "location": "dock-ward"}}}}]), encoding="utf-8")
+    status, doc = _whatif_json(capsys, save, "--patch", patch)
+    assert status == 1
+    assert doc["would_not_happen"] == []
+    # It stays a finding of each side, worded as each replay found it.
+    assert [f["code"] for f in doc["findings"]["only_a"] if f["code"] == "M001"] == ["M001"]
+    assert [f["message"] for f in doc["findings"]["only_b"] if f["code"] == "M001"] == [
+        "monologue 'the-last-shift_m_s_050' fired at tick 309 but its prerequisites did not hold: "
+        "0 walked_away interaction(s) with kael-davan, needs 1"]
+
+
 def test_a_penalty_within_the_threshold_in_the_recorded_run_stays_as_recorded(capsys):
     # qa-faults.json: sera-venn's walk-away #1 (journal[881]) is within her walk_away_threshold 1,
     # yet journal[883] penalises it (T004 in the recorded run). Tuned to 2 it is as much within:

@@ -980,6 +980,12 @@ def _recorded_faults(a: Playthrough, shift: _Shift) -> frozenset:
     return frozenset(out)
 
 
+def _faults_at(a: Playthrough, code: str) -> set[int]:
+    """A's journal indices where its replay reported ``code``."""
+    return {f.target.journal_index for f in a.replay_findings
+            if f.code == code and f.target is not None and f.target.journal_index is not None}
+
+
 def _entry(play: Playthrough, i: int, reason: str, event: str | None = None) -> dict:
     journal = play.save.journal
     return {"journal_index": i, "tick": journal.ticks[i] if 0 <= i < len(journal) else None,
@@ -1011,18 +1017,19 @@ def _decisions(result: WhatIf, a: Playthrough, b: Playthrough, rc: Recompute, sh
     walk-away rule (interaction seed: walk_away_threshold) calls for in B; a penalty is
     listed as not happening exactly where B's replay did not apply it
     (``Recompute.unapplied``), and one as happening where it applied it (``imposed``).
-    A penalty A's replay found within the threshold too (``Recompute.recorded_faults``)
-    happened in the recorded run as well: it is no consequence of the edit and stays a
-    finding, its message as B words it."""
+    A fault A's replay reported at the same entry (a line fired while a prerequisite
+    failed, a penalty within the threshold) happened in the recorded run too: it is no
+    consequence of the edit and stays a finding, its message as B words it."""
     c = result.comparison
     kept = []
+    fired_failing = _faults_at(a, "M001")
     listed = set()
     for f in c.findings_only_b:
         target = f.target
         i = target.journal_index if target is not None else None
         within, missing = f.code == "T004" and _PENALISED_WITHIN in f.message, f.code == "T004" and _PENALTY_MISSING in f.message
         rule = _walk_away_rule(b, i, target.stable_id) if i is not None and (within or missing) else None
-        if i is not None and f.code == "M001":
+        if i is not None and f.code == "M001" and shift.to_a(i) not in fired_failing:
             result.would_not_happen.append(_entry(b, i, f.message))
         elif rule is not None and within and i in rc.unapplied:
             listed.add(i)
@@ -1047,7 +1054,8 @@ def _decisions(result: WhatIf, a: Playthrough, b: Playthrough, rc: Recompute, sh
             continue
         before_b = ib.npcs[record.npc].at(record.index)
         versions_a = ia.npcs.get(record.npc)
-        before_a = versions_a.at(record.index) if versions_a is not None and record.index < len(a.save.journal) else None
+        recorded = shift.to_a(record.index)  # the same walk-away in A (None: one the edit changed)
+        before_a = versions_a.at(recorded) if versions_a is not None and recorded is not None and recorded < len(a.save.journal) else None
         if before_a is None or before_b is None:
             continue
         ta, tb = before_a.tolerance, before_b.tolerance

@@ -197,6 +197,26 @@ def test_lowering_thresholds_moves_crossings_and_walk_aways(capsys):
     assert late and all(e["tick"] >= 16598 and "not over the threshold 1000" in e["reason"] for e in late)
 
 
+def test_a_threshold_below_the_initial_stress_after_a_first_walk_away_lists_the_next_conversation(capsys):
+    """New-user trial: on evening.json, npc.lera-sessik.threshold=-1 listed no walk-away that
+    would happen while 0 listed two. A negative threshold is a valid i16 (save-format §5,
+    ToleranceThreshold): stress 0 is over -1 from the start. Lera's first conversation
+    (journal[2]) was walked away from as recorded (journal[17]); its stress (4, journal[18])
+    keeps her over -1, so a walk-away would follow at her next conversation, journal[44], as
+    with 0. Her stress never falls to -1 or below, so no later crossing: that one only (0
+    lists journal[2817] too, where she crosses back over 0)."""
+    save = SAMPLES / "evening.json"
+    status, out, _ = run_whatif(capsys, save, "--set", "npc.lera-sessik.threshold=-1", "--format", "json")
+    doc = json.loads(out)
+    assert status == 1 and doc["crossings"]["lera-sessik"] == {"a": [], "b": [0]}
+    assert doc["would_happen"] == [{"journal_index": 44, "tick": 3748, "event": "InteractionWalkedAway",
+                                    "reason": "lera-sessik: stress 0 is over the threshold -1 from the start; the first conversation "
+                                              "(journal[2]) was walked away from, as recorded, and the stress is still over (4) at the "
+                                              "next one: a walk-away would follow there (journal[44])"}]
+    zero = json.loads(run_whatif(capsys, save, "--set", "npc.lera-sessik.threshold=0", "--format", "json")[1])
+    assert [e["journal_index"] for e in zero["would_happen"]] == [44, 2817]
+
+
 def test_tick_bounds_the_prompts_to_regenerate(capsys):
     """New-user trial, stop 45: with --tick 5000 the NPCs were compared at 5000 but the
     prompts listed turns up to the end (lera-sessik from 76 948, 220 turns)."""

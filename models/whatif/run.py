@@ -1152,12 +1152,25 @@ def _crossings(result: WhatIf, ia: TimelineIndex, ib: TimelineIndex, sa: Save, s
             if over and t not in ups_a and position == 0:  # over from the start (a threshold below the initial stress)
                 npc = ib.npcs[nb.stable_id].at(0)
                 started = ib.interactions_created.get(nb.stable_id)
-                if started and not _walked_away(ib, nb.stable_id, started[0] - 1):  # recorded already: nothing new
-                    first = started[0] - 1
+                if not started:
+                    continue
+                first = started[0] - 1
+                said = f"{slug}: stress {npc.tolerance.current_stress} is over the threshold {npc.tolerance.threshold} from the start"
+                if not _walked_away(ib, nb.stable_id, first):
                     result.would_happen.append({"journal_index": first, "tick": sb.journal.ticks[first], "event": "InteractionWalkedAway",
-                                                "reason": f"{slug}: stress {npc.tolerance.current_stress} is over the threshold "
-                                                          f"{npc.tolerance.threshold} from the start: a walk-away would follow at "
-                                                          f"the first conversation (journal[{first}])"})
+                                                "reason": f"{said}: a walk-away would follow at the first conversation (journal[{first}])"})
+                    continue
+                # The first conversation was walked away from as recorded, and its walk-away's
+                # stress keeps the NPC over: the next conversation would follow as a walk-away
+                # does after a walk-away's own stress (trial: evening.json, lera-sessik's threshold
+                # -1 listed nothing where 0 listed that next conversation).
+                following = _next_conversation(ib, nb.stable_id, started[0], npc.tolerance.threshold)
+                if following is not None and not _walked_away(ib, nb.stable_id, following):
+                    there = ib.npcs[nb.stable_id].at(following).tolerance.current_stress
+                    result.would_happen.append({
+                        "journal_index": following, "tick": sb.journal.ticks[following], "event": "InteractionWalkedAway",
+                        "reason": f"{said}; the first conversation (journal[{first}]) was walked away from, as recorded, and the stress "
+                                  f"is still over ({there}) at the next one: a walk-away would follow there (journal[{following}])"})
             elif over and t not in ups_a:
                 npc = ib.npcs[nb.stable_id].at(position)
                 kind = sb.journal.kinds[position - 1] if 0 < position <= len(sb.journal) else None

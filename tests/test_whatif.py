@@ -53,9 +53,10 @@ def test_unknown_tuning_name():
 
 # ----- the what-if replay and the command (issue 38) -----
 import json  # noqa: E402
+import re  # noqa: E402
 
 from narrative_debugger.app.cli.main import main  # noqa: E402
-from narrative_debugger.models.whatif.run import split_edits, what_if  # noqa: E402
+from narrative_debugger.models.whatif.run import PatchError, split_edits, what_if  # noqa: E402
 from tests.conftest import SAMPLES  # noqa: E402
 
 SAVES = sorted(SAMPLES.glob("*.json"))
@@ -424,6 +425,89 @@ def test_a_field_the_replay_derives_is_refused(capsys):
                            ("/journal/43/event/RelationshipInteraction/score_after", "score_after is derived by the replay")):
         status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--set", f"{pointer}=50")
         assert (status, out) == (2, "") and f"operation 0 (replace {pointer}): {words}" in err
+
+
+def _lera_entry(kind: str, **fields) -> dict:
+    """An entry about lera-sessik (9) at tick 4520, where evening.json scores her first
+    conversation (journal[62]: score 0.945; her stress is 4 since journal[18])."""
+    return {"tick": 4520, "event": {kind: {"target": 9, **fields}}}
+
+
+_ADDED_INTERACTION = dict(sentiment=1.0, message_length=500, conversation_turns=4)  # the seed formula: 1.1, clamped to 1.0
+
+
+@pytest.mark.parametrize("entry, words", [
+    (_lera_entry("RelationshipInteraction", **_ADDED_INTERACTION, delta=50.0, score_after=50.945),
+     "delta of journal[63] is derived by the replay from its sentiment, message_length and conversation_turns (relationship seed, "
+     "delta formula): the replay derives 1.0 there, not the 50.0 given: write 1.0, or change sentiment, message_length or "
+     "conversation_turns instead"),
+    (_lera_entry("RelationshipInteraction", **_ADDED_INTERACTION, delta=1.0, score_after=3.0),
+     "score_after of journal[63] is derived by the replay from the score before it and its delta, clamped to 0..100: the replay "
+     "derives 1.945 there, not the 3.0 given: write 1.945"),
+    (_lera_entry("StressChanged", delta=3, current_stress=99, cause="argument"),
+     "current_stress of journal[63] is derived by the replay from the stress before it and its delta: the replay derives 7 there, "
+     "not the 99 given: write 7, or change delta instead"),
+    (_lera_entry("WalkAwayPenalty", penalty=0.29, score_after=0.9),
+     "score_after of journal[63] is derived by the replay from the score before it and its penalty, clamped at 0: the replay "
+     "derives 0.655 there, not the 0.9 given: write 0.655, or change penalty instead"),
+])
+def test_a_derived_field_of_an_added_entry_is_refused_unless_the_replay_derives_it(capsys, tmp_path, entry, words):
+    """New-user trial: an ``add`` of a RelationshipInteraction with delta 50 was replayed
+    with the formula's 1.0 (and a StressChanged's current_stress 99 with 4 + 3) while
+    ``edits`` echoed the values given, where a ``replace`` of the same field is refused. An
+    added entry has no recorded value to keep: a derived field must be what B's replay
+    derives there, and the message gives it."""
+    patch = tmp_path / "add.json"
+    patch.write_text(json.dumps([{"op": "add", "path": "/journal/63", "value": entry}]), encoding="utf-8")
+    status, out, err = run_whatif(capsys, SAMPLES / "evening.json", "--patch", patch, "--format", "json")
+    assert (status, out) == (2, "") and f"operation 0 (add /journal/63): {words}" in err, err
+    # The values the replay derives are taken, and shown as given.
+    kind, fields = next(iter(entry["event"].items()))
+    right = {"RelationshipInteraction": {"delta": 1.0, "score_after": 1.945}, "StressChanged": {"current_stress": 7},
+             "WalkAwayPenalty": {"score_after": 0.655}}[kind]
+    given = {**entry, "event": {kind: {**fields, **right}}}
+    patch.write_text(json.dumps([{"op": "add", "path": "/journal/63", "value": given}]), encoding="utf-8")
+    status, out, _ = run_whatif(capsys, SAMPLES / "evening.json", "--patch", patch, "--format", "json")
+    doc = json.loads(out)
+    assert status == 1 and doc["edits"][0]["value"] == given
+
+
+def test_entries_a_patch_moves_or_copies_are_held_to_their_recorded_values(tmp_path):
+    """The entries of a patch that adds one are matched to the recorded ones through the
+    operations: an entry replaced whole after the added one (shifted by it) keeps the
+    recorded rule (its recorded delta kept beside a new sentiment: taken); a copy of a
+    recorded entry is that entry again (its values derived anew, as every later one of
+    its NPC's); an entry added and moved is still the added one; one of another kind put
+    in an entry's place has no recorded value either; nor has an entry of a whole journal
+    given with one entry more."""
+    save = SAMPLES / "evening.json"
+    journal = json.loads(save.read_text(encoding="utf-8"))["journal"]
+    later = next(i for i in range(100, len(journal)) if journal[i]["event"].get("RelationshipInteraction", {}).get("target") == 9)
+    kinder = json.loads(json.dumps(journal[later]["event"]))
+    kinder["RelationshipInteraction"]["sentiment"] = -0.5  # its recorded delta and score_after kept
+    right = _lera_entry("RelationshipInteraction", **_ADDED_INTERACTION, delta=1.0, score_after=1.945)
+    wrong = _lera_entry("RelationshipInteraction", **_ADDED_INTERACTION, delta=0.2, score_after=1.945)
+    taken = [
+        [{"op": "add", "path": "/journal/63", "value": right}, {"op": "replace", "path": f"/journal/{later + 1}/event", "value": kinder}],
+        [{"op": "replace", "path": f"/journal/{later}/event", "value": kinder}, {"op": "add", "path": "/journal/63", "value": right}],
+        [{"op": "copy", "from": "/journal/62", "path": "/journal/63"}],
+    ]
+    for operations in taken:
+        assert what_if(save, None, operations).changed
+    with_one_more = journal[:63] + [wrong] + journal[63:]
+    refused = [
+        ([{"op": "add", "path": "/journal/62", "value": wrong}, {"op": "move", "from": "/journal/63", "path": "/journal/62"}],
+         "operation 0 (add /journal/62): delta of journal[63]"),
+        ([{"op": "copy", "from": "/journal/62", "path": "/journal/63"}, {"op": "add", "path": "/journal/63", "value": wrong}],
+         "operation 1 (add /journal/63): delta of journal[63]"),
+        ([{"op": "replace", "path": "/journal/60", "value": _lera_entry("StressChanged", delta=1, current_stress=40, cause="argument")}],
+         "operation 0 (replace /journal/60): current_stress of journal[60] is derived by the replay from the stress before it and "
+         "its delta: the replay derives 5 there"),
+        ([{"op": "replace", "path": "/journal", "value": with_one_more}], "operation 0 (replace /journal): delta of journal[63]"),
+    ]
+    for operations, words in refused:
+        with pytest.raises(PatchError, match=re.escape(words)):
+            what_if(save, None, operations)
 
 
 @pytest.mark.parametrize("name", ["relationship.base", "levels.stranger", "prompt.card_share"])

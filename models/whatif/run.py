@@ -30,7 +30,7 @@ import numpy as np
 
 from narrative_debugger.models.boundary import cut
 from narrative_debugger.models.compare.comparison import Comparison, compare
-from narrative_debugger.models.domain.relationship import score_delta, sentiment_in_range
+from narrative_debugger.models.domain.relationship import apply_penalty, close_enough, score_delta, sentiment_in_range
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, NAMES as TUNING_NAMES, Tuning
 from narrative_debugger.models.domain.types import InteractionState
 from narrative_debugger.models.playthrough import Playthrough
@@ -427,7 +427,9 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     Raises:
         PatchError: the save cannot be read, the patch cannot be applied, it leaves
             the save unreadable or with a reading error A does not have (the finding is
-            named), or ``tuning`` sets ``npc.SLUG.…`` for a SLUG the save has no NPC of.
+            named), or ``tuning`` sets ``npc.SLUG.…`` for a SLUG the save has no NPC of,
+            or it gives a field the replay derives (``DERIVED_FIELDS``): another value
+            than the recorded one, or in an entry it adds, another than B's replay derives.
     """
     path = Path(path)
     report = _rising(progress) if progress is not None else (lambda fraction, stage: None)
@@ -458,7 +460,8 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
     save_b.sha256 = ""  # not the file's bytes
     changed_from, changed_to = _changed_span(a.save, save_b)
     _check_edited_sentiments(a.save, save_b, changed_from, changed_to, operations)
-    _check_derived_inside(a.save, save_b, changed_from, changed_to, operations)
+    added = _check_derived_inside(a.save, save_b, changed_from, changed_to, operations,
+                                  _journal_origins(len(a.save.journal), len(save_b.journal), changed_from, changed_to, operations))
     shift = _Shift(len(a.save.journal), len(save_b.journal), changed_from, changed_to)
     rc = Recompute(changed_from, changed_to, formula=not tuning.formula_is_default,
                    recorded_walk_thresholds={sid: n.interaction_tolerance.walk_away_threshold for sid, n in a.save.npcs.items()},
@@ -473,6 +476,7 @@ def what_if(path: Path, content_dir: Path | None, operations: list, tuning: Tuni
                           resume=resume_point(a, save_b, changed_from, tuning), dialogue_of=a.index if lines_as_recorded else None,
                           knowledge_of=a.index if lines_as_recorded and same_slugs else None)
     _check_replay_valid(a, b, changed_from, changed_to, operations, anywhere=whole)
+    _check_derived_added(b, added, operations, tuning)
     report(opened + span * 0.6, "comparing with the recorded run")
     same_lines = lines_as_recorded and save_b.player == a.save.player and same_slugs  # the speakers' names: the content's and the player's
     only_state = _prompt_inputs_as_recorded(a, b, changed_from, changed_to, tuning)
@@ -538,17 +542,38 @@ def _derived_divergence(comparison: Comparison, b: Playthrough, rc: Recompute, t
     if not isinstance(event, dict) or not isinstance(event.get("RelationshipInteraction"), dict):
         return
     fields = event["RelationshipInteraction"]
-    target = fields.get("target")
-    versions = b.index.npcs.get(target)
-    if versions is None or not rc.derived(target, d.b_index):
+    if not rc.derived(fields.get("target"), d.b_index):
         return
-    after = versions.at(d.b_index + 1)  # the state once entry b_index applied (position = entries applied)
-    if after is None:
+    values = _replayed_values(b, d.b_index, tuning)
+    if values is None:
         return
-    delta = score_delta(fields["sentiment"], fields["message_length"], fields["conversation_turns"], tuning)
-    derived = dict(fields, delta=round(delta, 6),  # f32 values: 1.0, not 0.9999999999999999
-                   score_after=round(after.relationship.score, 6))  # and the score after it (trial 47: 0.9999999999999999)
+    derived = dict(fields, **{name: round(value, 6) for name, value in values.items()})  # f32 values: 1.0, not 0.9999999999999999 (trial 47)
     comparison.divergence = replace(d, b_event={**d.b_event, "event": {"RelationshipInteraction": derived}})
+
+
+def _replayed_values(b: Playthrough, i: int, tuning: Tuning = DEFAULT_TUNING) -> dict[str, float | int] | None:
+    """The values of B's journal entry ``i`` that B's replay derives (``DERIVED_FIELDS``)
+    where it derives them anew (``Recompute``): field name -> value, read from B's index.
+
+    A RelationshipInteraction's ``delta`` by the seed formula with its clamp
+    (``score_delta`` with ``tuning``) and its ``score_after``, the NPC's score once the
+    entry applied (0..100); a WalkAwayPenalty's ``score_after``, the score before it less
+    its penalty, clamped at 0 (``apply_penalty``; whether the walk-away rule calls for
+    the penalty at all is ``would_happen``'s and ``would_not_happen``'s); a
+    StressChanged's ``current_stress``, the stress before it plus its delta (i16), as the
+    replay applied it. None for another kind, or an entry about no NPC of B.
+    """
+    kind, data = b.save.journal.kinds[i], b.save.journal.data[i]
+    versions = b.index.npcs.get(getattr(data, "target", None)) if kind in DERIVED_FIELDS else None
+    before, after = (versions.at(i), versions.at(i + 1)) if versions is not None else (None, None)  # position = entries applied
+    if before is None or after is None:
+        return None
+    if kind == "RelationshipInteraction":
+        return {"delta": score_delta(data.sentiment, data.message_length, data.conversation_turns, tuning),
+                "score_after": after.relationship.score}
+    if kind == "WalkAwayPenalty":
+        return {"score_after": apply_penalty(before.relationship, data.penalty).score}
+    return {"current_stress": after.tolerance.current_stress}
 
 
 def _rising(progress):
@@ -846,25 +871,122 @@ def _check_edited_sentiments(a: Save, b: Save, changed_from: int, changed_to: in
         raise PatchError(f"{where}: sentiment {shown} at journal[{i}] is outside -1..1 (save-format §5; check reports it as R006)")
 
 
-def _check_derived_inside(a: Save, b: Save, changed_from: int, changed_to: int, operations: list) -> None:
+def _check_derived_inside(a: Save, b: Save, changed_from: int, changed_to: int, operations: list, origins) -> list:
     """Refuse a whole entry or event given with a derived field (``DERIVED_FIELDS``) that
     differs from the recorded one, as ``_check_derived`` refuses the field's own pointer:
     the replay would put its own value there without a word (trial 47: a whole event with
-    delta 50 and score_after 50 showed only float noise). Checked where the journal kept
-    its length (entries replaced, none added or removed: an added entry's fields are
-    its own)."""
-    if len(a.journal) != len(b.journal):
-        return
+    delta 50 and score_after 50 showed only float noise).
+
+    ``origins`` (``_journal_origins``) says which recorded entry each of B's entries is:
+    one replaced in place (or moved, or copied) is held to the recorded values. One with
+    no recorded counterpart of its kind (an ``add``, an entry of another kind put in its
+    place) has no recorded value to keep: it is returned, ``[(journal index, operation
+    number or None)]``, for ``_check_derived_added`` to hold to what B's replay derives."""
     ka, kb, da, db = a.journal.kinds, b.journal.kinds, a.journal.data, b.journal.data
+    added = []
     for i in range(changed_from, min(changed_to, len(kb))):
         fields = DERIVED_FIELDS.get(kb[i])
-        if not fields or ka[i] != kb[i]:
+        origin = origins[i]
+        if not fields or origin is None:
+            continue
+        if isinstance(origin, _Added) or ka[origin] != kb[i]:
+            added.append((i, origin.operation if isinstance(origin, _Added) else None))
             continue
         for name, (source, change) in fields.items():
-            if getattr(da[i], name) != getattr(db[i], name):
-                where, op = _operation_at(f"journal[{i}].event.{kb[i]}.{name}", operations)
-                raise PatchError(f"{where}: {name} of journal[{i}] is derived by the replay from {source}: keep the recorded "
-                                 f"{_quote(getattr(da[i], name))} and change {change} instead")
+            if getattr(da[origin], name) != getattr(db[i], name):
+                _refuse_derived(i, kb[i], name, f"keep the recorded {_quote(getattr(da[origin], name))} and", operations)
+    return added
+
+
+def _check_derived_added(b: Playthrough, added: list, operations: list, tuning: Tuning) -> None:
+    """Refuse an entry the patch added (``_check_derived_inside``'s ``added``) whose derived
+    fields are not what B's replay derives there (``_replayed_values``, within the f32
+    tolerance of save-format §1): the replay would put its own value in place of the one
+    given, which ``edits`` still showed (a new-user trial: an added RelationshipInteraction's
+    delta 50 became 1.0, a StressChanged's current_stress 99 became 3, without a word).
+    The message gives the value to write."""
+    kinds, data = b.save.journal.kinds, b.save.journal.data
+    for i, k in added:
+        values = _replayed_values(b, i, tuning)
+        for name, value in (values or {}).items():
+            given = getattr(data[i], name)
+            if not close_enough(float(given), float(value)):
+                shown = _quote(round(value, 6) if isinstance(value, float) else value)
+                _refuse_derived(i, kinds[i], name, f"the replay derives {shown} there, not the {_quote(given)} given: write {shown}, or",
+                                operations, k)
+
+
+def _refuse_derived(i: int, kind: str, name: str, keep: str, operations: list, k: int | None = None) -> None:
+    """Raise the ``PatchError`` of a derived field (``DERIVED_FIELDS``) given inside entry
+    ``i``, for every edit of one: ``keep`` says what value to write, with the word that
+    leads on to what to change instead ("and", "or"). ``k``: the operation that gave the
+    entry (else the one whose pointer reaches the field)."""
+    source, change = DERIVED_FIELDS[kind][name]
+    where = describe(k, operations[k]) if k is not None else _operation_at(f"journal[{i}].event.{kind}.{name}", operations)[0]
+    raise PatchError(f"{where}: {name} of journal[{i}] is derived by the replay from {source}: {keep} change {change} instead")
+
+
+@dataclass(frozen=True)
+class _Added:
+    """An entry of B's journal that a patch operation put there (an ``add``, a ``move`` or
+    ``copy`` from outside the journal's entries), no recorded entry: ``operation`` its
+    number (None: the patch replaced the journal, or the save, as a whole)."""
+
+    operation: int | None
+
+
+#: A JSON pointer to one journal entry (``-``: past the last one, where ``add`` appends).
+_ENTRY_AT = re.compile(r"/journal/(-|0|[1-9][0-9]{0,18})")
+#: The operations that put, take or move whole values.
+_STRUCTURAL = frozenset({"add", "remove", "move", "copy"})
+
+
+def _journal_origins(a_len: int, b_len: int, changed_from: int, changed_to: int, operations: list):
+    """Where each of B's journal entries came from, indexed by B's journal index: A's
+    index of the recorded entry it is (in place, or moved or copied there), an ``_Added``
+    for one an operation put there, or None when that cannot be told.
+
+    Worked out from the operations that add, remove, move or copy whole entries (they
+    applied, so their pointers hold); an operation inside an entry keeps its origin. When
+    one replaced the journal, or the save, as a whole: B's changed entries
+    (``changed_from`` to ``changed_to``) are A's in place when as many as A's, added when
+    A has none there, else None."""
+    structural = False
+    for op in operations:
+        kind = op.get("op") if isinstance(op, dict) else None
+        if kind not in _STRUCTURAL and kind != "replace":
+            continue
+        pointers = (op.get("path"), op.get("from") if kind == "move" else None)
+        if any(pointer in ("", "/journal") for pointer in pointers):  # the journal as a whole
+            if a_len == b_len:
+                return range(b_len)
+            inserted = a_len - (b_len - changed_to) == changed_from  # A has no entry between the common prefix and suffix
+            return {i: _Added(None) if inserted else None for i in range(changed_from, changed_to)}
+        structural = structural or kind in _STRUCTURAL and any(isinstance(p, str) and _ENTRY_AT.fullmatch(p) for p in pointers)
+    if not structural:
+        return range(b_len)
+    origins: list = list(range(a_len))
+
+    def at(pointer: object, size: int) -> int | None:
+        m = _ENTRY_AT.fullmatch(pointer) if isinstance(pointer, str) else None
+        return None if m is None else size if m.group(1) == "-" else int(m.group(1))
+
+    for k, op in enumerate(operations):
+        kind = op.get("op") if isinstance(op, dict) else None
+        if kind not in _STRUCTURAL:
+            continue  # a replaced entry keeps its place (its kind says whether it is the recorded one)
+        source = at(op.get("from"), len(origins)) if kind in ("move", "copy") else None
+        taken = _Added(k)
+        if source is not None:
+            taken = origins.pop(source) if kind == "move" else origins[source]
+        target = at(op.get("path"), len(origins))
+        if target is None:
+            continue  # into an entry, or out of the journal (a move's entry is gone)
+        if kind == "remove":
+            del origins[target]
+        else:
+            origins.insert(target, taken)
+    return origins if len(origins) == b_len else {i: None for i in range(changed_from, changed_to)}
 
 
 def _pointer_tokens(pointer: str) -> list[str]:

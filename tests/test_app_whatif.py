@@ -11,7 +11,8 @@ import pytest
 from narrative_debugger.app.workers import engine
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.whatif.run import split_edits, what_if
+from narrative_debugger.models.whatif.patch import split_edits
+from narrative_debugger.models.whatif.run import what_if
 from narrative_debugger.widgets.docks.whatif import OUTCOME_TAB, show_value
 from narrative_debugger.widgets.kit.entry_edit import EntryEditDialog
 from PySide6.QtCore import Qt

@@ -56,7 +56,8 @@ import json  # noqa: E402
 import re  # noqa: E402
 
 from narrative_debugger.app.cli.main import main  # noqa: E402
-from narrative_debugger.models.whatif.run import PatchError, split_edits, what_if  # noqa: E402
+from narrative_debugger.models.whatif.patch import PatchError, split_edits  # noqa: E402
+from narrative_debugger.models.whatif.run import what_if  # noqa: E402
 from tests.conftest import SAMPLES  # noqa: E402
 
 SAVES = sorted(SAMPLES.glob("*.json"))
@@ -582,7 +583,7 @@ def test_split_edits_keeps_the_later_of_a_target_given_twice_in_its_place():
 def test_a_refused_value_names_its_target(edits, target):
     """A PatchError about a value says which target's (the What if panel clears the
     message once that cell changes), besides naming it in its message."""
-    from narrative_debugger.models.whatif.run import PatchError, parse_set
+    from narrative_debugger.models.whatif.patch import PatchError, parse_set
 
     with pytest.raises(PatchError) as refused:
         split_edits(edits, said="")

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from narrative_debugger.app.workers.engine import ChildFailed, WhatIfProcess
 from narrative_debugger.models.report.plain_text import one_line
-from narrative_debugger.models.whatif.run import PatchError, WhatIf, split_edits
+from narrative_debugger.models.whatif.patch import PatchError, split_edits
+from narrative_debugger.models.whatif.result import WhatIf
 from narrative_debugger.widgets.kit.jobs import Jobs
 from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.timelines.compare import prebuild_tracks

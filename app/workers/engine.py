@@ -60,7 +60,8 @@ from narrative_debugger.models.columns import transfer
 from narrative_debugger.models.columns.mapped import MappedFile
 from narrative_debugger.models.domain.tuning import Tuning
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.whatif.run import PatchError, what_if
+from narrative_debugger.models.whatif.patch import PatchError
+from narrative_debugger.models.whatif.run import what_if
 from narrative_debugger.widgets.kit.prepared import Prepared
 from narrative_debugger.widgets.registry import comparison_preparers, preparer_modules, preparers
 from narrative_debugger.widgets.timelines.compare import b_tracks
@@ -194,7 +195,7 @@ _SPAN = 4096
 def _journal_patches(a: Playthrough, b: Playthrough) -> dict:
     """``id(B's journal list) -> transfer.Patched`` for each list (ticks, kinds, data) of
     B's journal that is A's but at up to ``PATCH_LIMIT`` entries: an edit of one entry
-    copies A's lists whole (``whatif.run._patched_entries``), and writing them again was
+    copies A's lists whole (``whatif.refusals.patched_entries``), and writing them again was
     ~0.95 s of a 1 000 000-entry what-if's hand-over."""
     ja, jb = a.save.journal, b.save.journal
     if ja is None or jb is None or jb is ja or len(jb) != len(ja):

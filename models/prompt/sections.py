@@ -207,7 +207,7 @@ def memory_inputs(npc: NpcState) -> tuple[int, bool]:
     """What the interaction memory section reads of an NPC's state, besides its StableId:
     its walk-aways so far and whether it never forgets a confrontation. The rest of the
     section is the knowledge's, so two states with equal inputs give the same section
-    at one knowledge state (a what-if compares turns so: ``whatif.run._prompts``)."""
+    at one knowledge state (a what-if compares turns so: ``whatif.prompts.prompts``)."""
     return npc.walk_aways, npc.interaction_tolerance.permanent_confrontation_memory
 
 

@@ -1,6 +1,6 @@
 """The What if panel's Outcome as plain text: what a what-if changes, one paragraph each.
 
-``outcome_lines(result)`` reads a ``run.WhatIf``: the levels reached, the scores at the
+``outcome_lines(result)`` reads a ``result.WhatIf``: the levels reached, the scores at the
 compared tick, the score curves that part mid-run (and whether they meet again), moved
 stress crossings, the prompts to regenerate, and what would not have happened or now
 would. It never leaves the Outcome blank: with none of those, it lists the differences

@@ -48,7 +48,8 @@ _CHILD = r"""
 import json, sys, time
 from pathlib import Path
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.whatif.run import split_edits, what_if
+from narrative_debugger.models.whatif.patch import split_edits
+from narrative_debugger.models.whatif.run import what_if
 from tests.benchmarks.figures import peak_rss_mb
 path, content, what = Path(sys.argv[1]), Path(sys.argv[2]), json.loads(sys.argv[3])
 started = time.perf_counter()

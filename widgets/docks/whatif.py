@@ -14,7 +14,7 @@ from __future__ import annotations
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, tuning_values
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.whatif.outcome import outcome_lines
-from narrative_debugger.models.whatif.run import PatchError, parse_set
+from narrative_debugger.models.whatif.patch import PatchError, parse_set
 from narrative_debugger.widgets.session import Session
 from narrative_debugger.widgets.kit.plain_text import WrappedLabel
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY
@@ -452,7 +452,7 @@ class WhatIfPanel(QWidget):
         self.outcome.clear()
 
     def show_result(self, result) -> None:
-        """A ``models.whatif.run.WhatIf``: a summary in the message line, and in the
+        """A ``models.whatif.result.WhatIf``: a summary in the message line, and in the
         Outcome tab what changes (``models.whatif.outcome.outcome_lines``: the levels and
         scores reached, score curves that part mid-run, what would not happen, what now
         would, the prompts to regenerate; never blank)."""

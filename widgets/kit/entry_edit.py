@@ -11,7 +11,8 @@ from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.domain.types import FactId
 from narrative_debugger.models.whatif.entries import SENTIMENT, conversation_entry
-from narrative_debugger.models.whatif.run import DERIVED_FIELDS, PatchError, check_entry_edit, parse_set
+from narrative_debugger.models.whatif.patch import PatchError, parse_set
+from narrative_debugger.models.whatif.refusals import DERIVED_FIELDS, check_entry_edit
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
@@ -22,7 +23,7 @@ class EntryEditDialog(QDialog):
 
     On OK, ``pointer()`` is ``/journal/N/event/<Kind>/<field>`` and ``value()`` the
     value typed (parsed as JSON, else text): a JSON Patch ``replace`` for the what-if.
-    A value the what-if would refuse at once (``whatif.run.check_entry_edit``: the wrong
+    A value the what-if would refuse at once (``whatif.refusals.check_entry_edit``: the wrong
     type, a sentiment outside -1..1) keeps the dialog open with the message in ``error``.
     ``field`` chooses the field shown first (default: ``sentiment`` where there is one);
     ``about`` is added to the line naming the entry.

@@ -27,7 +27,9 @@ from narrative_debugger.models.report.json_text import dumps_strict
 from narrative_debugger.models.fileio import FileRefused
 from narrative_debugger.models.save.jsonio import decode_plain, read_stored, refused_document
 from narrative_debugger.models.save.jsonscan import matches_outside_strings
-from narrative_debugger.models.whatif.run import PatchError, WhatIf, parse_set, reads_as_zero, split_edits, what_if
+from narrative_debugger.models.whatif.patch import PatchError, parse_set, reads_as_zero, split_edits
+from narrative_debugger.models.whatif.result import WhatIf
+from narrative_debugger.models.whatif.run import what_if
 
 NAME = "whatif"
 HELP = "change an event or a tuning value, replay, and compare with the recorded run (exit 0 same, 1 changed, 2 bad patch)"

@@ -328,31 +328,64 @@ def test_cursor_drag_sets_session_tick(qtbot, stepping):
     assert view.cursors[1].value() == 432
 
 
-@pytest.mark.parametrize("height", [240, 300, 420, 700])
-def test_axis_titles_never_run_into_each_other(qtbot, stepping, height):
-    """Trial defect: at 1040x700 with the docks keeping their width, the score plot was
-    about 80 px tall and its vertical title "Relationship score" ran down into "Stress"."""
-    from PySide6.QtWidgets import QApplication
+def _title_boxes(view) -> list:
+    """Each plot's left axis: (title shown, the title's text box in scene pixels or None
+    when none is shown, the axis's own box in scene pixels, the title font's metrics)."""
+    from PySide6.QtGui import QFontMetrics
 
-    session = _session(qtbot, stepping, npc=7)
-    view = TimelinesView(session)
-    qtbot.addWidget(view)
-    view.resize(480, height)
-    view.show()
-    qtbot.waitExposed(view)
-    for _ in range(4):
-        QApplication.processEvents()
-    boxes = []
+    out = []
     for plot in (view.score_plot, view.stress_plot):
         axis = plot.getAxis("left")
-        m = axis.label.document().documentMargin()  # padding around the text itself
-        box = axis.mapRectToScene(axis.label.mapRectToParent(axis.label.boundingRect().adjusted(m, m, -m, -m)))
-        own = axis.mapRectToScene(axis.boundingRect())
-        assert box.top() >= own.top() - 1 and box.bottom() <= own.bottom() + 1, (axis.labelText, box, own)
-        boxes.append(box)
-    assert not boxes[0].intersects(boxes[1]), boxes
-    if height == 700:  # room enough: the whole title
+        own = axis.mapRectToScene(axis.rect())
+        box = None
+        if axis.label.isVisible() and axis.labelText:
+            m = axis.label.document().documentMargin()  # padding around the text itself
+            box = axis.mapRectToScene(axis.label.mapRectToParent(axis.label.boundingRect().adjusted(m, m, -m, -m)))
+        out.append((axis.labelText, box, own, QFontMetrics(axis.label.font())))
+    return out
+
+
+@pytest.mark.parametrize("point_size", [None, 11, 14])
+@pytest.mark.parametrize("height", [200, 220, 240, 300, 420, 700])
+def test_axis_titles_never_run_into_each_other(qtbot, stepping, height, point_size):
+    """Trial defects: at 1040x700 with the docks keeping their width, the score plot was
+    about 80 px tall and its vertical title "Relationship score" ran down into "Stress";
+    then, at an 11 pt desktop font while comparing (plots of ~40 px), "Score" and
+    "Stress" met and read "StressScore". A title shows only inside its own plot, half a
+    line of the title's font from the other's; one that does not fit is left out (the
+    axis's tooltip names it)."""
+    from PySide6.QtWidgets import QApplication
+
+    before = QApplication.font()
+    if point_size is not None:
+        bigger = QApplication.font()
+        bigger.setPointSize(point_size)
+        QApplication.setFont(bigger)
+    try:
+        session = _session(qtbot, stepping, npc=7)
+        view = TimelinesView(session)
+        qtbot.addWidget(view)
+        view.resize(480, height)
+        view.show()
+        qtbot.waitExposed(view)
+        for _ in range(4):
+            QApplication.processEvents()
+        titles = _title_boxes(view)
+    finally:
+        QApplication.setFont(before)
+    for (text, box, own, metrics), full in zip(titles, ("Relationship score", "Stress")):
+        assert text in (full, "Score" if full != "Stress" else full, "")
+        if box is not None:
+            assert box.top() >= own.top() - 1 and box.bottom() <= own.bottom() + 1, (text, box, own)
+            assert box.height() >= metrics.horizontalAdvance(text) - 1  # the box holds the whole title (and a space)
+    (_, score_box, _, metrics), (_, stress_box, _, _) = titles
+    if score_box is not None and stress_box is not None:
+        assert stress_box.top() - score_box.bottom() >= metrics.height() / 2 - 1, (score_box, stress_box)
+    assert [view.score_plot.getAxis("left").toolTip(), view.stress_plot.getAxis("left").toolTip()] == ["Relationship score", "Stress"]
+    if height == 700 and point_size is None:  # room enough: the whole title
         assert view.score_plot.getAxis("left").labelText == "Relationship score"
+    if height >= 300 and point_size is None:  # at the app's font, a plot of a 1040x700 window shows both
+        assert all(box is not None for _, box, _, _ in titles)
 
 
 def test_cursor_live_drag_previews(qtbot, stepping):

@@ -206,12 +206,26 @@ class TimelinesView(QWidget):
     AXIS_TITLES = (("score_plot", "Relationship score", "Score"), ("stress_plot", "Stress", "Stress"))
 
     def _fit_axis_titles(self, *_args) -> None:
+        """Each plot's left title: the full one, else the short one, else none, whichever
+        fits inside its own plot's height with a quarter of a line of room at each end.
+
+        pyqtgraph centres a vertical title on its axis and lets a longer one run past
+        it. The short titles alone were always shown: in a plot shorter than "Score" (a
+        1040x700 window at an 11 pt desktop font, comparing: plots of ~40 px) the two
+        titles met and read "StressScore". Kept inside their plots, with that room, two
+        titles stand at least half a line apart (two spaces' width and more). A title
+        left out is still the axis's tooltip."""
+        ink = self.plot_palette.colors.ink.name() if getattr(self, "plot_palette", None) and self.plot_palette.colors else None
         for name, full, short in self.AXIS_TITLES:
             axis = getattr(self, name).getAxis("left")
-            fits = QFontMetrics(axis.label.font()).horizontalAdvance(full) + 8 <= axis.geometry().height()
-            text = full if fits else short
+            metrics = QFontMetrics(axis.label.font())
+            room = axis.geometry().height() - metrics.height() / 2
+            text = next((t for t in (full, short) if metrics.horizontalAdvance(t) <= room), "")
+            axis.setToolTip(full)
             if axis.labelText != text:
-                axis.setLabel(text, **axis.labelStyle)
+                style = dict(axis.labelStyle, **({"color": ink} if ink else {}))
+                axis.setLabel(text, **style)
+                axis.resizeEvent()  # pyqtgraph places a title at a resize only: centre the new one
 
     # ----- construction -----
     def _build_plots(self) -> None:

@@ -388,6 +388,63 @@ def test_axis_titles_never_run_into_each_other(qtbot, stepping, height, point_si
         assert all(box is not None for _, box, _, _ in titles)
 
 
+def test_step_extent_holds_the_values_of_every_step_across_a_span():
+    step = Step.build([0, 100, 200, 300], [5.0, float("nan"), 40.0, 10.0], end=400)
+    assert step.end == 400
+    assert step.extent(0, 50) == (5.0, 5.0)
+    assert step.extent(50, 250) == (5.0, 40.0)  # the NaN gap left out
+    assert step.extent(101, 199) is None and step.extent(500, 600) is None  # (100, 5.0) ends the first step
+    assert step.extent(250, 400) == (10.0, 40.0) and step.extent(400, 400) == (10.0, 10.0)
+    assert Step.build([], [], end=0).extent(0, 10) is None and Step.build([], [], end=0).end is None
+
+
+def _covered_curve_points(view, rect) -> list:
+    """The points of the score curves drawn (every NPC's shown, side B's) inside the
+    scene rect ``rect``, each curve's polyline walked across the rect's x span."""
+    vb = view.score_plot.vb
+    curves = [view.tracks[sid].score for sid, curve in view.curves.items() if curve.isVisible()]
+    curves += [track.score for track in view.overlay.tracks.values()]
+    left, right = vb.mapSceneToView(rect.topLeft()).x(), vb.mapSceneToView(rect.topRight()).x()
+    covered = []
+    for step in curves:
+        xs = [x for x in np.linspace(left, right, 40) if step.x[0] <= x <= step.x[-1]] + [float(step.x[-1])]
+        for x in xs:
+            y = step.at(x)
+            point = vb.mapViewToScene(QPointF(x, y))
+            if rect.contains(point):
+                covered.append((x, y))
+    return covered
+
+
+@pytest.mark.parametrize("size", [(480, 300), (1000, 600)])
+def test_the_cursor_label_never_covers_a_curve_end(qtbot, size):
+    """Trial defect: with the cursor at the last tick, its label ("302,029"), left of the
+    cursor near the top, covered the end of the selected NPC's curve at a score near 100.
+    Where a curve ends beside the label, the label goes down to where no curve passes;
+    elsewhere it stays near the top of the plot."""
+    play = synthetic_playthrough({7: [(0, 0.0, 0), (300, 60.0, 0), (900, 100.0, 0)],
+                                  8: [(0, 10.0, 0), (700, 20.0, 0)]}, last_tick=1000)
+    session = _session(qtbot, play, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    label = view.cursors[0].label
+    plot = view.score_plot.vb.sceneBoundingRect()
+    session.set_tick(1000)
+    view.graphics.grab()  # painted: the label's scene rect follows the view once painted
+    rect = label.sceneBoundingRect()
+    assert label.textItem.toPlainText() == "1,000" and rect.height() > 0
+    assert plot.contains(rect), (plot, rect)
+    # Ends at the cursor: 100 (top), 20; the label beside them covers neither nor their lead-in.
+    assert _covered_curve_points(view, rect) == [], rect
+    session.set_tick(500)  # in the middle: no curve ends beside it; near the top as before
+    view.graphics.grab()
+    rect = label.sceneBoundingRect()
+    assert rect.top() - plot.top() <= rect.height(), (plot, rect)
+
+
 def test_cursor_live_drag_previews(qtbot, stepping):
     session = _session(qtbot, stepping, npc=7)
     view = TimelinesView(session)

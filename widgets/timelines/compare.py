@@ -109,11 +109,24 @@ class ComparisonOverlay:
         height = self.view.score_plot.vb.sceneBoundingRect().height()
         if height <= 0:
             return
-        cursor_middle = (1 - cursor_label.orthoPos) * height  # pixels below the plot's top
+        # Below the cursor label's top row; below the cursor label itself only when that
+        # went down beside curve ends (``TimelinesView._place_labels``) this close to the
+        # parting line: following it elsewhere put "A/B part" over the start of the curves.
+        position = cursor_label.orthoPos
+        if position != self.view.cursor_label_top and not self._beside(cursor_label, label):
+            position = self.view.cursor_label_top
+        cursor_middle = (1 - position) * height  # pixels below the plot's top
         # The texts' own heights in pixels (a label's scene rect follows the view only once painted).
         middle = (cursor_middle + cursor_label.textItem.boundingRect().height() / 2 + LABEL_ROW_GAP_PX
                   + label.textItem.boundingRect().height() / 2)
         label.setPosition(max(0.0, min(DIVERGENCE_LABEL_POSITION, 1 - middle / height)))
+
+    def _beside(self, cursor_label, label) -> bool:
+        """Whether the cursor's and the parting line's labels, either side of their lines,
+        could meet across: the lines are closer, in pixels, than the labels' widths."""
+        vb = self.view.score_plot.vb
+        apart = abs(self.view.cursors[0].value() - self.divergence_lines[0].value()) / max(vb.viewPixelSize()[0], 1e-300)
+        return apart < cursor_label.textItem.boundingRect().width() + label.textItem.boundingRect().width()
 
     def _forget(self) -> None:
         for curve in self.curves.values():

@@ -120,6 +120,23 @@ class Step:
         out[inside] = self.y[2 * k[inside]]
         return out
 
+    @property
+    def end(self) -> float | None:
+        """The x where the polyline ends (its last point), or None when it is empty."""
+        return float(self.x[-1]) if len(self.x) else None
+
+    def extent(self, x0: float, x1: float) -> tuple[float, float] | None:
+        """(lowest, highest) value the polyline holds anywhere in x ``x0`` .. ``x1``
+        (NaN gaps left out), or None where it holds none there. Two bisections and the
+        values of the steps in between."""
+        if len(self.x) == 0 or x1 < x0:
+            return None
+        first = int(np.searchsorted(self.x[1::2], x0, side="left"))  # the first step ending at or after x0
+        stop = int(np.searchsorted(self.x[0::2], x1, side="right"))  # the steps starting at or before x1
+        values = self.y[0::2][first:stop]
+        values = values[np.isfinite(values)]
+        return (float(values.min()), float(values.max())) if len(values) else None
+
 
 @dataclass
 class NpcTrack:

@@ -46,6 +46,8 @@ from narrative_debugger.widgets.timelines.tracks import (
     NpcTrack,
     PassiveScatter,
     FirstTracks,
+    SELECTED_WIDTH,
+    Step,
     StepCurve,
     build_tracks,
     cache_drawing,
@@ -185,6 +187,9 @@ class TimelinesView(QWidget):
             line.sigPositionChangeFinished.connect(self._on_cursor_released)
 
         self._why_plot = "score"
+        #: Where along its line (0: bottom, 1: top) the cursor label sits when no curve
+        #: ends beside it (``_place_labels``); the comparison's label takes the row below.
+        self.cursor_label_top = CURSOR_LABEL_POSITION
         self.why_action = add_why_action(self, session, self.why_target)
         for plot, value in ((self.score_plot, "score"), (self.stress_plot, "stress")):
             if plot.vb.menu is not None:  # pyqtgraph's own menu, when enabled, gains the entry too
@@ -198,6 +203,7 @@ class TimelinesView(QWidget):
         session.comparisonChanged.connect(self._catch_up)  # before the overlay reads the curves
         self.overlay = ComparisonOverlay(self)  # side B while comparing (issue 13)
         self.score_plot.vb.sigResized.connect(self._place_labels)
+        self.score_plot.vb.sigRangeChanged.connect(self._follow_curve_ends)
         self._on_loaded()
 
     #: Each plot's y-axis title, and the shorter one used when the plot is less tall
@@ -502,13 +508,80 @@ class TimelinesView(QWidget):
     def _place_labels(self, *_args) -> None:
         """The cursor label near the top of the score plot, whole inside it (at
         ``CURSOR_LABEL_POSITION`` of a plot of ~95 px, its top 7 px were cut off: the
-        digits' tops at 1040x700); then the comparison's label in the row below it."""
+        digits' tops at 1040x700), lower where a curve ends beside it
+        (``_clear_of_curve_ends``); then the comparison's label in the row below it."""
+        self._place_cursor_label()
+        self.overlay.place_label()
+
+    def _place_cursor_label(self, *_args) -> bool:
+        """Moves the cursor label along its line to where ``_place_labels`` says; True
+        when it moved (the comparison's label then follows it)."""
         label = self.cursors[0].label
         height = self.score_plot.vb.sceneBoundingRect().height()
-        if height > 0:
-            middle = label.textItem.boundingRect().height() / 2 + 1  # pixels below the plot's top
-            label.setPosition(max(0.0, min(CURSOR_LABEL_POSITION, 1 - middle / height)))
-        self.overlay.place_label()
+        if height <= 0:
+            return False
+        box = label.textItem.boundingRect()
+        middle = box.height() / 2 + 1  # pixels below the plot's top
+        top = self.cursor_label_top = max(0.0, min(CURSOR_LABEL_POSITION, 1 - middle / height))
+        position = self._clear_of_curve_ends(top, box.width(), box.height(), height)
+        if position == label.orthoPos:
+            return False
+        label.setPosition(position)
+        return True
+
+    def _follow_curve_ends(self, *_args) -> None:
+        """The cursor label moved clear of the curves' ends after a tick, an NPC, a zoom."""
+        if self._place_cursor_label():
+            self.overlay.place_label()
+
+    def _score_steps(self) -> list[Step]:
+        """The score polylines drawn: every NPC's curve shown, the selected NPC's, side B's."""
+        steps = [self.tracks[sid].score for sid, curve in self.curves.items() if curve.isVisible() and sid in self.tracks]
+        selected = self.tracks.get(self.layer.npc) if self.layer.npc is not None else None
+        if selected is not None and self.layer.npc not in self.curves:
+            steps.append(selected.score)
+        steps.extend(track.score for track in self.overlay.tracks.values())
+        return steps
+
+    def _clear_of_curve_ends(self, top: float, width: float, height: float, plot_height: float) -> float:
+        """Where along the score cursor (0: bottom .. ``top``) its label, ``width`` x
+        ``height`` pixels in a plot ``plot_height`` pixels tall, covers no curve.
+
+        pyqtgraph puts the label right of the cursor in the plot's left half and left of
+        it in the right half. At the last tick every curve ends at the cursor: the label,
+        left of it at the top, covered the selected NPC's end at a score near 100 (trial:
+        "302,029" over the end of Lera Sessik's curve). Where a curve ends beside the
+        label (within its width, on its side), it goes down, half its height a step, to
+        the highest place where no curve passes beside it (each curve's values there, a
+        pen's width apart); where every place has one, to the place beside the fewest.
+        Elsewhere (no curve ends beside it) it stays at ``top``, so it does not jump
+        about as the cursor steps."""
+        line, vb = self.cursors[0], self.score_plot.vb
+        per_px = vb.viewPixelSize()[0]
+        (x_lo, x_hi), (y_lo, y_hi) = vb.viewRange()
+        if not (per_px > 0 and y_hi > y_lo and plot_height > height):
+            return top
+        x = line.value()
+        left = x > (x_lo + x_hi) / 2  # pyqtgraph's side (InfLineLabel.updatePosition)
+        x0, x1 = (x - width * per_px, x) if left else (x, x + width * per_px)
+        steps = self._score_steps()
+        if not any(step.end is not None and x0 <= step.end <= x1 for step in steps):
+            return top
+        units = (y_hi - y_lo) / plot_height  # score points a pixel
+        reach = (height / 2 + SELECTED_WIDTH) * units  # a curve this close to the label's middle is under it
+        bands = [band for band in (step.extent(x0, x1) for step in steps) if band is not None]
+        bottom = (height / 2 + 1) / plot_height
+        best, fewest = top, None
+        position = top
+        while position >= bottom - 1e-9:
+            middle = y_lo + position * (y_hi - y_lo)
+            under = sum(1 for lo, hi in bands if lo - reach <= middle <= hi + reach)
+            if under == 0:
+                return position
+            if fewest is None or under < fewest:
+                best, fewest = position, under
+            position -= height / 2 / plot_height
+        return best
 
     _tune = staticmethod(tune_curve)
 
@@ -636,6 +709,7 @@ class TimelinesView(QWidget):
         yield from self._show_layer(npc)
         self._show_values(self.session.tick, npc)
         self._settle_ranges()
+        self._follow_curve_ends()
 
     def _settle_ranges(self) -> None:
         """Apply the plots' new ranges now, not in their paint: a ViewBox applies a range
@@ -678,6 +752,7 @@ class TimelinesView(QWidget):
             if not line.moving and line.value() != x:
                 line.setValue(x)
         self._follow(x)
+        self._follow_curve_ends()
 
     def _follow(self, x: float) -> None:
         """Keep the cursor in a zoomed range: shift the range (same width) to centre it."""

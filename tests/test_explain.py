@@ -692,6 +692,18 @@ def test_a_written_out_sum_adds_up_as_written():
     assert sums_are_exact(fmt_sum(1 / 3, 0.43, 1 / 3 + 0.43)) == "SUM"
 
 
+def test_two_scores_side_by_side_take_the_decimals_that_part_them():
+    """The timelines' readout wrote A and B at one decimal ("score 0.6 … B score 0.6" for
+    0.641 and 0.645): side by side they take ``fmt_num``'s 2, more where 2 reads the same."""
+    from narrative_debugger.models.explain.chain import apart_places, fmt_places
+
+    assert apart_places(0.641, 0.645) == 2 and apart_places(0.641, 0.641) == 2
+    assert apart_places(0.6123, 0.6127) == 3 and (fmt_places(0.6123, 3), fmt_places(0.6127, 3)) == ("0.612", "0.613")
+    assert apart_places(0.641, 0.6414) == 4
+    assert apart_places(0.1 + 0.2, 0.3) == 2  # float noise never shows
+    assert apart_places(float("nan"), 0.5) == 2
+
+
 def test_why_score_of_the_walkaway_spiral_writes_exact_sums(plays):
     from narrative_debugger.app.cli.commands.why import format_text
 

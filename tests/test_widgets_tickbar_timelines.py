@@ -445,6 +445,41 @@ def test_the_cursor_label_never_covers_a_curve_end(qtbot, size):
     assert rect.top() - plot.top() <= rect.height(), (plot, rect)
 
 
+@pytest.mark.parametrize("nudge", [0.01, 0.001])
+def test_the_readout_writes_a_and_b_scores_apart(qtbot, nudge):
+    """Trial defect: comparing (a what-if), the readout wrote "score 0.6 … B score 0.6"
+    for two different scores (0.641 and 0.645): one decimal. Both now take the app's
+    score format (2 decimals), and more where two different scores would read the same."""
+    import json
+    import re
+
+    from narrative_debugger.models.whatif.run import what_if
+
+    from tests.conftest import SAMPLES
+
+    doc = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    entry = next(i for i, e in enumerate(doc["journal"]) if "RelationshipInteraction" in e["event"])
+    event, tick = doc["journal"][entry]["event"]["RelationshipInteraction"], doc["journal"][entry]["tick"]
+    a = Playthrough.open(SAMPLES / "evening.json", CONTENT)
+    result = what_if(SAMPLES / "evening.json", CONTENT, [{"op": "replace", "value": event["sentiment"] + nudge,
+                                                          "path": f"/journal/{entry}/event/RelationshipInteraction/sentiment"}], recorded=a)
+    slug = a.save.npcs[event["target"]].slug
+    score_a, score_b = result.comparison.scores_at(slug, tick)
+    assert score_a != score_b and round(score_a, 1) == round(score_b, 1)
+    session = _session(qtbot, a, tick=tick, npc=event["target"])
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    session.set_comparison(result.comparison)
+    session.set_tick(tick)
+    shown = re.findall(r"score <b>([0-9.]+)</b>", view.readout.text())
+    assert len(shown) == 2 and shown[0] != shown[1], view.readout.text()
+    places = len(shown[0].split(".")[1])
+    assert places >= 2 and len(shown[1].split(".")[1]) == places
+    assert [float(text) for text in shown] == [pytest.approx(score_a, abs=0.5 * 10**-places), pytest.approx(score_b, abs=0.5 * 10**-places)]
+    if round(score_a, 2) == round(score_b, 2):
+        assert places > 2
+
+
 def test_cursor_live_drag_previews(qtbot, stepping):
     session = _session(qtbot, stepping, npc=7)
     view = TimelinesView(session)

@@ -190,6 +190,20 @@ def adds_up(before: float, change: float, result: float, places: int) -> bool:
     return b + c == r
 
 
+def apart_places(a: float, b: float) -> int:
+    """The decimals two scores are written with side by side (A beside B): ``fmt_num``'s
+    2, or the fewest up to 6 at which ``fmt_places`` writes ``a`` and ``b`` apart when
+    they differ but read the same at 2 (0.6123 and 0.6127 both read "0.61": at 3,
+    "0.612" and "0.613"). Values that part only past 6 decimals (float noise) or are
+    NaN keep 2."""
+    if a == b or a != a or b != b:
+        return 2
+    for places in range(2, 7):
+        if fmt_places(a, places) != fmt_places(b, places):
+            return places
+    return 2
+
+
 def fmt_places(x: float, places: int) -> str:
     """``x`` with ``places`` decimals; ``-0.00`` reads ``0.00``."""
     text = f"{x:.{places}f}"

@@ -16,6 +16,7 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import RelationshipLevel
+from narrative_debugger.models.explain.chain import fmt_places
 from narrative_debugger.widgets.timelines.layer import STRESS_HEADROOM, stress_frame
 from narrative_debugger.widgets.timelines.tracks import OTHER_WIDTH, SELECTED_WIDTH, StepCurve, build_tracks, faded, plot_origin
 from PySide6.QtCore import Qt
@@ -215,8 +216,19 @@ class ComparisonOverlay:
             return ""
         return f"<span style='color:{ink}'>╍ ╍</span>&nbsp;B&nbsp;(compared)"
 
-    def readout(self, tick: int, npc) -> str:
-        """The readout's B part for ``npc`` at ``tick`` (rich text; names escaped), or ""."""
+    def score_at(self, tick: int, npc) -> float | None:
+        """B's score of ``npc`` at ``tick`` (score points), or None where the readout
+        shows none: not comparing, an NPC B lacks, past B's end, no state there."""
+        track = self.tracks.get(npc)
+        c = self.session.comparison
+        if track is None or (c is not None and tick > c.b.last_tick):
+            return None
+        score = track.score.at(self.view.x_of(tick))
+        return score if np.isfinite(score) else None
+
+    def readout(self, tick: int, npc, places: int = 2) -> str:
+        """The readout's B part for ``npc`` at ``tick`` (rich text; names escaped), or "".
+        The score with ``places`` decimals (``fmt_places``), as A's beside it."""
         track = self.tracks.get(npc)
         if track is None:
             return ""
@@ -230,5 +242,5 @@ class ComparisonOverlay:
         level = RelationshipLevel.for_score(score).display_name
         stress = track.stress.at(x)
         walk = track.walk_aways.at(x)
-        return (f" · <b>B</b> <span style='color:{escape(track.colour.name())}'>╍</span> score <b>{score:.1f}</b> ({level})"
+        return (f" · <b>B</b> <span style='color:{escape(track.colour.name())}'>╍</span> score <b>{fmt_places(score, places)}</b> ({level})"
                 f" · stress <b>{stress:.0f}</b> · walk-aways {walk:.0f}")

@@ -34,6 +34,7 @@ from types import MappingProxyType
 import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
+from narrative_debugger.models.explain.chain import apart_places, fmt_places
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.plot_palette import PlotPalette
 from narrative_debugger.widgets.timelines.axis import LevelAxis, TickAxis, TickViewBox
@@ -971,17 +972,21 @@ class TimelinesView(QWidget):
             threshold = track.threshold.at(x)
             walk = track.walk_aways.at(x)
             colour = track.colour.name()
+            # Scores as the rest of the app writes them (``fmt_num``: 2 decimals), A and B
+            # with more where they differ but would read the same ("score 0.6 … B score 0.6").
+            b_score = self.overlay.score_at(tick, npc)
+            places = apart_places(score, b_score) if b_score is not None else 2
             text += f" · <b><span style='color:{colour}'>■</span> {escape(track.name)}</b>"
             if np.isfinite(score):
                 level = RelationshipLevel.for_score(score).display_name
                 over = " <span style='color:#c0392b'><b>over threshold</b></span>" if stress > threshold else ""
-                text += (f" · score <b>{score:.1f}</b> ({level}) · stress <b>{stress:.0f}</b> / {threshold:.0f}{over}"
+                text += (f" · score <b>{fmt_places(score, places)}</b> ({level}) · stress <b>{stress:.0f}</b> / {threshold:.0f}{over}"
                          f" · walk-aways {walk:.0f}")
                 if hover:
                     self.hover_dot.setData([x], [score], brush=pg.mkBrush(track.colour))
             else:
                 text += " · no state at this tick"
-            text += self.overlay.readout(tick, npc)
+            text += self.overlay.readout(tick, npc, places)
         elif hover:
             self.hover_dot.setData([], [])
         self.readout.setText(text)

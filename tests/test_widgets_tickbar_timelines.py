@@ -398,22 +398,40 @@ def test_step_extent_holds_the_values_of_every_step_across_a_span():
     assert Step.build([], [], end=0).extent(0, 10) is None and Step.build([], [], end=0).end is None
 
 
-def _covered_curve_points(view, rect) -> list:
+def _covered_curve_points(view, rect, last_px: float | None = None) -> list:
     """The points of the score curves drawn (every NPC's shown, side B's) inside the
-    scene rect ``rect``, each curve's polyline walked across the rect's x span."""
+    scene rect ``rect``, each curve's polyline walked across the rect's x span (only its
+    last ``last_px`` pixels when given: the curve's end)."""
     vb = view.score_plot.vb
     curves = [view.tracks[sid].score for sid, curve in view.curves.items() if curve.isVisible()]
     curves += [track.score for track in view.overlay.tracks.values()]
     left, right = vb.mapSceneToView(rect.topLeft()).x(), vb.mapSceneToView(rect.topRight()).x()
     covered = []
     for step in curves:
-        xs = [x for x in np.linspace(left, right, 40) if step.x[0] <= x <= step.x[-1]] + [float(step.x[-1])]
-        for x in xs:
+        start = step.x[0] if last_px is None else step.x[-1] - last_px * vb.viewPixelSize()[0]
+        for x in [x for x in np.linspace(left, right, 80) if start <= x <= step.x[-1]] + [float(step.x[-1])]:
             y = step.at(x)
-            point = vb.mapViewToScene(QPointF(x, y))
-            if rect.contains(point):
+            if rect.contains(vb.mapViewToScene(QPointF(x, y))):
                 covered.append((x, y))
     return covered
+
+
+def _label_at_last_tick(qtbot, play, size, last: int):
+    session = _session(qtbot, play, npc=7)
+    view = TimelinesView(session)
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    session.set_tick(last)
+    for _ in range(2):  # painted: the label's scene rect follows the view once painted
+        QApplication.processEvents()
+        view.graphics.grab()
+    label = view.cursors[0].label
+    rect = label.sceneBoundingRect()
+    assert label.textItem.toPlainText() == f"{last:,}" and rect.height() > 0
+    assert view.score_plot.vb.sceneBoundingRect().contains(rect)
+    return session, view, rect
 
 
 @pytest.mark.parametrize("size", [(480, 300), (1000, 600)])
@@ -424,25 +442,26 @@ def test_the_cursor_label_never_covers_a_curve_end(qtbot, size):
     elsewhere it stays near the top of the plot."""
     play = synthetic_playthrough({7: [(0, 0.0, 0), (300, 60.0, 0), (900, 100.0, 0)],
                                   8: [(0, 10.0, 0), (700, 20.0, 0)]}, last_tick=1000)
-    session = _session(qtbot, play, npc=7)
-    view = TimelinesView(session)
-    qtbot.addWidget(view)
-    view.resize(*size)
-    view.show()
-    qtbot.waitExposed(view)
-    label = view.cursors[0].label
-    plot = view.score_plot.vb.sceneBoundingRect()
-    session.set_tick(1000)
-    view.graphics.grab()  # painted: the label's scene rect follows the view once painted
-    rect = label.sceneBoundingRect()
-    assert label.textItem.toPlainText() == "1,000" and rect.height() > 0
-    assert plot.contains(rect), (plot, rect)
+    session, view, rect = _label_at_last_tick(qtbot, play, size, 1000)
     # Ends at the cursor: 100 (top), 20; the label beside them covers neither nor their lead-in.
     assert _covered_curve_points(view, rect) == [], rect
     session.set_tick(500)  # in the middle: no curve ends beside it; near the top as before
     view.graphics.grab()
-    rect = label.sceneBoundingRect()
+    rect, plot = view.cursors[0].label.sceneBoundingRect(), view.score_plot.vb.sceneBoundingRect()
     assert rect.top() - plot.top() <= rect.height(), (plot, rect)
+
+
+def test_a_long_cursor_label_in_a_short_plot_leaves_the_curve_ends_whole(qtbot):
+    """A long tick label (a u64 tick's is ~170 px) in a short plot, beside a curve climbing
+    from 40 to 100 across the plot and three flat ones at 10, 30 and 50 (at 1040x700 a
+    u64 save had no place clear of every curve, and the label stayed over the ends): the
+    label leaves each curve's end (its last pixels, as many as the label is tall) uncovered."""
+    base = 10**12  # a label of 17 characters (past ~10^15 the offscreen cursor is drawn off its tick)
+    climb = [(base + 600 + 10 * k, 40.0 + 1.5 * k, 0) for k in range(41)]
+    flat = {sid: [(0, score, 0)] for sid, score in ((8, 10.0), (9, 30.0), (10, 50.0))}
+    play = synthetic_playthrough({7: [(0, 0.0, 0), *climb], **flat}, last_tick=base + 1000)
+    _, view, rect = _label_at_last_tick(qtbot, play, (480, 300), base + 1000)
+    assert _covered_curve_points(view, rect, last_px=rect.height()) == [], rect
 
 
 @pytest.mark.parametrize("nudge", [0.01, 0.001])

@@ -546,17 +546,18 @@ class TimelinesView(QWidget):
 
     def _clear_of_curve_ends(self, top: float, width: float, height: float, plot_height: float) -> float:
         """Where along the score cursor (0: bottom .. ``top``) its label, ``width`` x
-        ``height`` pixels in a plot ``plot_height`` pixels tall, covers no curve.
+        ``height`` pixels in a plot ``plot_height`` pixels tall, covers no curve's end.
 
         pyqtgraph puts the label right of the cursor in the plot's left half and left of
         it in the right half. At the last tick every curve ends at the cursor: the label,
         left of it at the top, covered the selected NPC's end at a score near 100 (trial:
         "302,029" over the end of Lera Sessik's curve). Where a curve ends beside the
         label (within its width, on its side), it goes down, half its height a step, to
-        the highest place where no curve passes beside it (each curve's values there, a
-        pen's width apart); where every place has one, to the place beside the fewest.
-        Elsewhere (no curve ends beside it) it stays at ``top``, so it does not jump
-        about as the cursor steps."""
+        the highest place beside no curve's end (the curve's last ``height`` pixels) and
+        then beside the fewest curves (each curve's values across the label, a pen's
+        width apart): a long label in a short plot (a u64 tick, ~170 px) may have no place
+        clear of every curve, but has one clear of their ends. Elsewhere (no curve ends
+        beside it) it stays at ``top``, so it does not jump about as the cursor steps."""
         line, vb = self.cursors[0], self.score_plot.vb
         per_px = vb.viewPixelSize()[0]
         (x_lo, x_hi), (y_lo, y_hi) = vb.viewRange()
@@ -566,18 +567,22 @@ class TimelinesView(QWidget):
         left = x > (x_lo + x_hi) / 2  # pyqtgraph's side (InfLineLabel.updatePosition)
         x0, x1 = (x - width * per_px, x) if left else (x, x + width * per_px)
         steps = self._score_steps()
-        if not any(step.end is not None and x0 <= step.end <= x1 for step in steps):
+        ending = [step for step in steps if step.end is not None and x0 <= step.end <= x1]
+        if not ending:
             return top
         units = (y_hi - y_lo) / plot_height  # score points a pixel
         reach = (height / 2 + SELECTED_WIDTH) * units  # a curve this close to the label's middle is under it
         bands = [band for band in (step.extent(x0, x1) for step in steps) if band is not None]
+        ends = [band for band in (step.extent(max(x0, step.end - height * per_px), step.end) for step in ending)
+                if band is not None]
         bottom = (height / 2 + 1) / plot_height
         best, fewest = top, None
         position = top
         while position >= bottom - 1e-9:
             middle = y_lo + position * (y_hi - y_lo)
-            under = sum(1 for lo, hi in bands if lo - reach <= middle <= hi + reach)
-            if under == 0:
+            under = (sum(1 for lo, hi in ends if lo - reach <= middle <= hi + reach),
+                     sum(1 for lo, hi in bands if lo - reach <= middle <= hi + reach))
+            if under == (0, 0):
                 return position
             if fewest is None or under < fewest:
                 best, fewest = position, under

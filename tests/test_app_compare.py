@@ -435,3 +435,38 @@ def test_the_cursor_label_and_the_parting_label_do_not_overlap(qtbot, open_windo
         # Both whole inside the plot, which clips them (the cursor label's top was cut off).
         plot = timelines.score_plot.vb.sceneBoundingRect()
         assert plot.contains(cursor_rect) and plot.contains(parting_rect), (plot, cursor_rect, parting_rect)
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
+def test_the_differences_tick_column_holds_a_u64_tick_whole(qtbot, open_window, tmp_path, size):
+    """Trial defect: comparing two saves near 2^64, the Differences dock's Tick column
+    (80 px) cut "18,446,744,073,709,551,615" to "18,446,7…". The column is as wide as the
+    largest tick of its rows with its separators, and the 80 px while ticks are short."""
+    import json
+
+    from PySide6.QtWidgets import QStyle
+
+    from tests.test_widgets_u64_ticks import U64_MAX, shifted
+
+    evening = json.loads((SAMPLES / "evening.json").read_text(encoding="utf-8"))
+    offset = U64_MAX - evening["saved_at_tick"]
+    paths = []
+    for name in ("evening.json", "walkaway-spiral.json"):
+        doc = json.loads((SAMPLES / name).read_text(encoding="utf-8"))
+        paths.append(tmp_path / f"u64-{name}")
+        paths[-1].write_text(json.dumps(shifted(doc, offset)), encoding="utf-8")
+    shutil.copytree(CONTENT, tmp_path / "content")
+    w = open_window(paths[0], size=size)
+    w.compare.compare_with(paths[1], wait=True)
+    dock = w.panels["differences"][0]
+    ticks = [d.tick for d in dock.model.rows if d.tick is not None]
+    assert ticks and len(f"{max(ticks):,}") == len(f"{U64_MAX:,}")  # 26 characters
+    view = dock.view
+    metrics = QFontMetrics(view.font())
+    margins = 2 * (view.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, view) + 1)  # the cell's text margins
+    widest = max(metrics.horizontalAdvance(f"{tick:,}") for tick in ticks)
+    assert view.columnWidth(1) >= widest + margins >= metrics.horizontalAdvance(f"{U64_MAX:,}") + margins
+    w.compare.stop_action.trigger()
+    w.open_save(SAMPLES / "evening.json", wait=True)
+    w.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)  # short ticks: the column as it was
+    assert max(d.tick for d in dock.model.rows if d.tick is not None) < 10**6 and view.columnWidth(1) == 80

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from narrative_debugger.models.compare.comparison import Difference
 from narrative_debugger.widgets.kit.plain_text import plain_tip
-from narrative_debugger.widgets.kit.tables import RowsTableModel, filtered_table
+from narrative_debugger.widgets.kit.tables import RowsTableModel, column_width, filtered_table, widest_digits
 from narrative_debugger.widgets.kit.roles import BACKGROUND as _BACKGROUND, DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QWidget
+
+#: The Tick column, and its width (pixels) while its ticks are short (``DifferencesView._fit_ticks``).
+TICK, TICK_WIDTH = 1, 80
 
 #: Row tint per kind of difference.
 KIND_COLORS = {
@@ -74,7 +77,7 @@ class DifferencesView(QWidget):
         self.session = session
         self.model = DifferencesModel(self)
         self.proxy, self.view, self.heading, self.search = filtered_table(
-            self, self.model, "differences", {0: 82, 1: 80, 2: 100}, "Filter differences (e.g. kael-davan, M001, world_lore)")
+            self, self.model, "differences", {0: 82, TICK: TICK_WIDTH, 2: 100}, "Filter differences (e.g. kael-davan, M001, world_lore)")
         self.view.activated.connect(self._on_activated)
         session.comparisonChanged.connect(self._on_comparison)
         self._on_comparison()
@@ -87,11 +90,20 @@ class DifferencesView(QWidget):
             return
         rows = c.differences()
         self.model.set_rows(rows)
+        self._fit_ticks(rows)
         what = f"content {c.a.content.root} vs {c.b.content.root}" if c.same_save else f"{c.a.save.label} vs {c.b.save.label}"
         if rows:
             self.heading.setText(f"A vs B ({what}): {len(rows):,} difference{'s' * (len(rows) != 1)}. Double-click one to go to it.")
         else:
             self.heading.setText(f"A vs B ({what}): they agree on everything compared.")
+
+    def _fit_ticks(self, rows) -> None:
+        """The Tick column as wide as the largest tick of ``rows`` with its separators
+        (at least ``TICK_WIDTH``): near 2^64 a tick is 26 characters,
+        "18,446,744,073,709,551,615", and the 80 px column cut it to "18,446,7…"."""
+        top = max((d.tick for d in rows if d.tick is not None), default=0)
+        sample = widest_digits(f"{top:,}", self.view.font())
+        self.view.setColumnWidth(TICK, max(TICK_WIDTH, column_width(self.view, TICK, [sample])))
 
     def _on_activated(self, index: QModelIndex) -> None:
         self.activate_row(index.row())

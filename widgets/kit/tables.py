@@ -218,10 +218,26 @@ def show_column(view: QTableView, col: int, shown: bool, samples: Iterable[str] 
         return
     bold = QFont(view.font())
     bold.setBold(True)
-    widest = max((QFontMetrics(font).horizontalAdvance(text) for text in samples for font in (view.font(), bold)), default=0)
-    width = max(view.horizontalHeader().sectionSizeHint(col), widest + 16)
+    width = column_width(view, col, samples, (view.font(), bold))
     if view.columnWidth(col) < width:
         view.setColumnWidth(col, width)
+
+
+def column_width(view: QTableView, col: int, samples: Iterable[str], fonts: Iterable[QFont] = ()) -> int:
+    """The width (pixels) that shows column ``col``'s header and each of ``samples``
+    whole, in each of ``fonts`` (default: the view's), with ``fit_columns``'s padding."""
+    fonts = tuple(fonts) or (view.font(),)
+    widest = max((QFontMetrics(font).horizontalAdvance(text) for text in samples for font in fonts), default=0)
+    return max(view.horizontalHeader().sectionSizeHint(col), widest + 16)
+
+
+def widest_digits(text: str, font: QFont) -> str:
+    """``text`` with every digit the widest digit of ``font``: a number's text that is at
+    least as wide as any number with as many digits (and the same separators), in a font
+    whose digits are not all as wide. Sizes a column for the largest value it holds."""
+    metrics = QFontMetrics(font)
+    digit = max("0123456789", key=metrics.horizontalAdvance)
+    return "".join(digit if ch.isdigit() else ch for ch in text)
 
 
 class ElideDelegate(StaticTextDelegate):

@@ -570,3 +570,46 @@ def test_the_knowledge_table_writes_ticks_with_thousands_separators(qtbot):
     late = [(text, tip) for text, tip in rows if int(text.replace(",", "")) >= 1000]
     assert late and all("," in text for text, _ in late)
     assert any("learned at tick " in tip and "," in tip.split("learned at tick ")[1].split()[0] for _, tip in late)
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
+def test_the_knowledge_table_shows_its_columns_whole(qtbot, open_window, size):
+    """Trial defect: at 1040 px fixed widths (FactId 215 px) put Source at the table's
+    edge, cut ("Told b"), and State, Acquired tick and Interaction behind a horizontal
+    scroll. Every column shown is as wide as its header and its values in view, with
+    no scroll: a narrow table leaves out Category (the FactId's first part), then Source,
+    then Interaction, which the row's tooltip still gives."""
+    from narrative_debugger.widgets.kit.fact_model import COL_CATEGORY, COL_SOURCE
+    from PySide6.QtGui import QFont, QFontMetrics
+    from PySide6.QtWidgets import QApplication, QStyle
+
+    from tests.conftest import SAMPLES
+
+    w = open_window(SAMPLES / "evening.json", size=size)
+    w.session.set_view("knowledge")
+    w.finish_background()
+    QApplication.processEvents()
+    view = w.views["knowledge"]
+    table, header = view.table, view.table.horizontalHeader()
+    model = table.model()
+    shown = [col for col in range(model.columnCount()) if not table.isColumnHidden(col)]
+    assert COL_FACT in shown and table.horizontalScrollBar().maximum() == 0
+    assert sum(table.columnWidth(col) for col in shown) <= table.viewport().width()
+    margins = 2 * (table.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, table) + 1)  # a cell's text margins
+    header_margins = 2 * table.style().pixelMetric(QStyle.PM_HeaderMargin, None, header)
+    bold = QFont(table.font())
+    bold.setBold(True)
+    first, last = table.rowAt(0), table.rowAt(table.viewport().height() - 1)
+    last = model.rowCount() - 1 if last < 0 else last
+    for col in shown:
+        title = model.headerData(col, Qt.Horizontal)
+        assert QFontMetrics(header.font()).horizontalAdvance(title) + header_margins <= table.columnWidth(col), title
+        for row in range(first, last + 1):
+            index = model.index(row, col)
+            metrics = QFontMetrics(bold if index.data(ChangedRole) else table.font())
+            text = index.data()
+            assert metrics.horizontalAdvance(text) + margins <= table.columnWidth(col), (title, text)
+    if size == (1440, 900):  # room for every column
+        assert COL_CATEGORY in shown and COL_SOURCE in shown
+    tip = model.index(first, COL_FACT).data(Qt.ToolTipRole)
+    assert model.index(first, COL_SOURCE).data() in tip  # a column left out is in the tooltip

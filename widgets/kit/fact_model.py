@@ -34,8 +34,14 @@ from narrative_debugger.widgets.kit.roles import FOREGROUND as _FOREGROUND, HORI
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor, QFont
 
-#: Column titles, in order.
-COLUMNS = ("FactId", "Category", "Confidence", "Source", "State", "Acquired tick", "Interaction", "B")
+#: Column titles, in order ("Acquired": its tooltip says "Acquired tick"; the longer
+#: title needed 115 px of a 1040 px window's ~450 px table for values of ~50 px).
+COLUMNS = ("FactId", "Category", "Confidence", "Source", "State", "Acquired", "Interaction", "B")
+#: Header tooltips: what each column holds.
+COLUMN_TIPS = ("The fact's id: category.name", "The fact's category (the FactId's first part)",
+               "How much the player knows", "How the player learned it", "Active, or how it ended",
+               "Acquired tick: when the player learned it", "The conversation's state (interaction facts)",
+               "Side B of the comparison: confidence · state (· interaction state)")
 COL_FACT, COL_CATEGORY, COL_CONFIDENCE, COL_SOURCE, COL_STATE, COL_ACQUIRED, COL_INTERACTION, COL_B = range(len(COLUMNS))
 
 #: The B column of a fact that B does not know.
@@ -305,6 +311,8 @@ class FactTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY):
         if orientation == _HORIZONTAL and int(role) == _DISPLAY:
             return COLUMNS[section]
+        if orientation == _HORIZONTAL and int(role) == _TOOLTIP:
+            return COLUMN_TIPS[section]
         return None
 
     def data(self, index: QModelIndex, role: int = _DISPLAY):

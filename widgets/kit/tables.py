@@ -265,13 +265,26 @@ class ShareColumns(QObject):
         view: the table (its parent owns this object).
         elastic: the columns that may be elided.
         stretch: the column that takes the width left over (default: the last elastic).
+        arrow_once: a header's width leaves room for the sort arrow only where it is
+            drawn (the sorted column). Qt's size hint keeps that room in every header of
+            a sortable table (~25 px each): seven headers then needed more than a
+            1040 px window gives the Knowledge table.
+        keep: columns whose width is left as it was set (``show_column``: B, as wide as
+            every text it may show), counted as they are.
+        follow_model: refit on the model's own signals. False for a model whose rows
+            are read only once it is whole again (the Knowledge table's, between the
+            steps of a tick: its rows named facts the state did not hold yet); its view
+            calls ``remeasure`` then.
     """
 
-    def __init__(self, view: QTableView, elastic: tuple[int, ...], stretch: int | None = None) -> None:
+    def __init__(self, view: QTableView, elastic: tuple[int, ...], stretch: int | None = None, *,
+                 arrow_once: bool = False, keep: tuple[int, ...] = (), follow_model: bool = True) -> None:
         super().__init__(view)
         self._view = view
         self._elastic = tuple(elastic)
         self._stretch = self._elastic[-1] if stretch is None else stretch
+        self._arrow_once = arrow_once
+        self._keep = tuple(keep)
         header = view.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.Interactive)
@@ -286,10 +299,13 @@ class ShareColumns(QObject):
         self._values: dict[int, int] = {}
         self._headers: dict[int, int] = {}
         model = view.model()
-        for signal in (model.modelReset, model.layoutChanged, model.rowsInserted, model.rowsRemoved):
-            signal.connect(self.remeasure)
-        model.dataChanged.connect(self._on_data_changed)
-        model.headerDataChanged.connect(self.remeasure)
+        if follow_model:
+            for signal in (model.modelReset, model.layoutChanged, model.rowsInserted, model.rowsRemoved):
+                signal.connect(self.remeasure)
+            model.dataChanged.connect(self._on_data_changed)
+            model.headerDataChanged.connect(self.remeasure)
+        if arrow_once:
+            header.sortIndicatorChanged.connect(self.remeasure)  # the arrow moved to another header
         # Scrolling brings other rows into view: the next refit measures them.
         view.verticalScrollBar().valueChanged.connect(self._forget_values)
         self.refit()
@@ -321,6 +337,12 @@ class ShareColumns(QObject):
 
     def _forget_values(self, *_args) -> None:
         self._values.clear()
+
+    def forget(self) -> None:
+        """Forget the measured widths (the next refit measures the rows in view again)
+        without refitting now."""
+        self._values.clear()
+        self._headers.clear()
 
     def _on_data_changed(self, top_left, bottom_right, *_roles) -> None:
         if not self._measured_rows(top_left.row(), bottom_right.row()):
@@ -362,8 +384,19 @@ class ShareColumns(QObject):
     def _header(self, col: int) -> int:
         width = self._headers.get(col)
         if width is None:
-            width = self._headers[col] = self._view.horizontalHeader().sectionSizeHint(col)
+            header = self._view.horizontalHeader()
+            arrowless = self._arrow_once and header.isSortIndicatorShown() and col != header.sortIndicatorSection()
+            if arrowless:  # Qt's hint without the arrow's room, whatever the style makes of it
+                header.setSortIndicatorShown(False)
+            width = self._headers[col] = header.sectionSizeHint(col)
+            if arrowless:
+                header.setSortIndicatorShown(True)
         return width
+
+    def wanted(self, col: int) -> int:
+        """The width (pixels) that shows column ``col``'s header and its values in view
+        whole (a ``keep`` column: its width)."""
+        return self._view.columnWidth(col) if col in self._keep else self._wanted(col)
 
     def _wanted(self, col: int) -> int:
         width = self._values.get(col)
@@ -381,7 +414,7 @@ class ShareColumns(QObject):
         columns = [c for c in range(header.count()) if not view.isColumnHidden(c)]
         fixed = [c for c in columns if c not in self._elastic]
         elastic = [c for c in columns if c in self._elastic]
-        fixed_widths = {col: self._wanted(col) for col in fixed}
+        fixed_widths = {col: self.wanted(col) for col in fixed}
         room = view.viewport().width() - sum(fixed_widths.values())
         want = {c: self._wanted(c) for c in elastic}
         floor = {c: min(want[c], self._header(c)) for c in elastic}
@@ -402,7 +435,7 @@ class ShareColumns(QObject):
                     break
                 widths[pending.pop(0)] += need
                 spare -= need
-        set_section_sizes(view, {**fixed_widths, **widths})
+        set_section_sizes(view, {col: width for col, width in {**fixed_widths, **widths}.items() if col not in self._keep})
 
 
 def filtered_table(panel: QWidget, model, name: str, widths: dict[int, int], placeholder: str):

@@ -20,20 +20,19 @@ from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.knowledge.fact_keys import BothKeysAt, ComparedFacts, FactKeysAt, compared_at, creation_order, take_prepared
 from narrative_debugger.widgets.session import npc_names
 from narrative_debugger.widgets.kit.fact_model import (
-    COL_ACQUIRED, COL_B, COL_CATEGORY, COL_FACT, COL_STATE, FactFilterProxy, FactTableModel, b_samples, categories_in,
+    COL_B, COL_CATEGORY, COL_FACT, COL_INTERACTION, COL_SOURCE, COL_STATE, FactFilterProxy, FactTableModel, b_samples, categories_in,
 )
 from narrative_debugger.widgets.knowledge.graph import KnowledgeGraph
-from narrative_debugger.widgets.kit.tables import hot_table, show_column
+from narrative_debugger.widgets.kit.tables import ElideDelegate, ShareColumns, hot_table, show_column
 from narrative_debugger.widgets.kit.state_colors import confidence_label, state_label
 from narrative_debugger.widgets.kit.visibility import obscured
 from narrative_debugger.widgets.kit.why import add_why_action
 from narrative_debugger.widgets.kit.entry_edit import ConversationWhatIf
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QTableView,
@@ -122,13 +121,15 @@ class KnowledgeView(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(22)
         header = self.table.horizontalHeader()
-        header.setStretchLastSection(True)
-        header.setSectionResizeMode(QHeaderView.Interactive)
         header.setSortIndicator(COL_FACT, Qt.AscendingOrder)
         self.table.setSortingEnabled(True)
-        for col, width in ((COL_FACT, 215), (COL_CATEGORY, 95), (2, 105), (3, 130), (4, 70), (COL_ACQUIRED, 95)):
-            self.table.setColumnWidth(col, width)
-        self.table.setColumnHidden(COL_B, True)  # until a comparison (``show_column`` then fits it)
+        self.table.setColumnHidden(COL_B, True)  # until a comparison
+        # Every column as wide as its header and values, in the table's width (``fit_columns``).
+        self.table.setItemDelegateForColumn(COL_FACT, ElideDelegate(Qt.ElideLeft, self.table))  # keeps the distinct end
+        self._elastic = (COL_FACT,)
+        self.columns = ShareColumns(self.table, self._elastic, stretch=COL_FACT, arrow_once=True, keep=(COL_B,),
+                                    follow_model=False)  # ``refresh`` and the filters measure again
+        self.table.viewport().installEventFilter(self)  # after the columns' own: Category then comes or goes
         # B (confidence · state in B) sits right after A's State (a visual move), in view
         # without scrolling past Acquired tick and Interaction.
         header.moveSection(header.visualIndex(COL_B), header.visualIndex(COL_STATE) + 1)
@@ -263,6 +264,7 @@ class KnowledgeView(QWidget):
         self.table.executeDelayedItemsLayout()
         self._table_shows = (id(state.index), state.position, len(keys)) if state_b is None else None
         show_column(self.table, COL_B, state_b is not None, b_samples())
+        self.fit_columns(remeasure=True)
         self._fill_categories(keys)
         since = f" since tick {session.previous_tick:,}" if session.previous_tick != session.tick else ""
         clock = session.playthrough.save.game_time(state.tick)
@@ -348,6 +350,50 @@ class KnowledgeView(QWidget):
             return frozenset()
         return frozenset(state.knowledge.changed_facts(previous.position))
 
+    #: Columns left out of a table too narrow to show every column whole, in this order:
+    #: Category (the FactId's first part), Source, Interaction (set on interaction facts
+    #: only). Each row's tooltip still says all of it.
+    DROPPED_FIRST = (COL_CATEGORY, COL_SOURCE, COL_INTERACTION)
+
+    def fit_columns(self, remeasure: bool = False) -> None:
+        """Every column whole in the table's width: as few of ``DROPPED_FIRST`` left out
+        as that takes, the FactId stretched over what is left. Where even that does not
+        fit (B while comparing, as wide as its longest text), only Category is left out
+        and the table scrolls, every column whole.
+
+        At 1040 px the table has ~450 px for ~760 px of columns: fixed widths (the FactId
+        215 px) put Source at the edge, cut ("Told b"), and State, Acquired and Interaction
+        behind a horizontal scroll. ``remeasure``: the rows changed (a tick, a filter):
+        their widths are measured again."""
+        table, columns = self.table, self.columns
+        if remeasure:
+            columns.forget()
+        refit = remeasure
+        room = table.viewport().width()
+        need = sum(columns.wanted(col) for col in range(self.model.columnCount()) if col != COL_B or not table.isColumnHidden(COL_B))
+        dropped = 0
+        while need > room and dropped < len(self.DROPPED_FIRST):
+            need -= columns.wanted(self.DROPPED_FIRST[dropped])
+            dropped += 1
+        fits = need <= room
+        if not fits:
+            dropped = 1
+        for k, col in enumerate(self.DROPPED_FIRST):
+            if (k < dropped) != table.isColumnHidden(col):
+                table.setColumnHidden(col, k < dropped)
+                refit = True
+        elastic = (COL_FACT,) if fits else ()
+        if elastic != self._elastic:
+            self._elastic = elastic
+            columns.set_elastic(elastic)
+        elif refit:
+            columns.refit()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.table.viewport() and event.type() in (QEvent.Resize, QEvent.Show):
+            self.fit_columns()
+        return False
+
     def _fill_categories(self, keys: list[FactId]) -> None:
         chosen = self.category.currentData()
         present = categories_in(keys)
@@ -385,6 +431,7 @@ class KnowledgeView(QWidget):
                 self.table.setColumnWidth(col, width)
             self.table.selectionModel().currentRowChanged.connect(self._row_chosen)
             self.select_fact(self.session.fact)
+        self.fit_columns(remeasure=True)  # other rows
         self._update_count()
 
     def shown_count(self) -> int:

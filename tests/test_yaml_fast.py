@@ -84,12 +84,19 @@ def test_a_syntax_error_is_reported_by_the_careful_loader(tmp_path):
     assert finding.code == "C001" and finding.location.startswith("x.yaml:") and "does not parse" in finding.message
 
 
-def test_duplicate_keys_found_on_the_fast_path(tmp_path):
-    (tmp_path / "d.yaml").write_text("name: a\nname: b\n", encoding="utf-8")
+@pytest.mark.parametrize("text", ["name: a\nname: b\n", "# * takes the careful path\nname: a\nname: b\n"])
+def test_duplicate_keys_found_on_either_path(tmp_path, text):
+    """The finding's location names the file and the repeated key's line:col; its message
+    says the rest, once (it began with the file as well: "d.yaml:2:1  d.yaml: the key …"),
+    and where the first one is."""
+    (tmp_path / "d.yaml").write_text(text, encoding="utf-8")
     sink = FindingSink()
     assert load_yaml(tmp_path / "d.yaml", tmp_path, sink) == {"name": "b"}
     (finding,) = sink.close()
-    assert finding.code == "C001" and finding.location == "d.yaml:2:1"
+    first = text.count("\n", 0, text.index("name: a")) + 1
+    assert finding.code == "C001" and finding.location == f"d.yaml:{first + 1}:1"
+    assert finding.message == f"the key 'name' appears twice in one mapping (first at {first}:1); the last value is used"
+    assert "d.yaml" not in finding.message and finding.location not in finding.message
 
 
 def test_libyaml_is_what_pyyaml_uses_here():

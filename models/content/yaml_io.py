@@ -36,7 +36,8 @@ class _Loader(yaml.SafeLoader):
     def __init__(self, stream) -> None:
         super().__init__(stream)
         self.alias_count = 0
-        self.duplicate_keys: list[tuple[str, int, int]] = []
+        #: Each key repeated in a mapping: (key, line, col, line and col of its first occurrence), 1-based.
+        self.duplicate_keys: list[tuple[str, int, int, int, int]] = []
 
     def scan_to_next_token(self) -> None:
         """PyYAML's token skipper, with tabs as separation inside a line (YAML 1.2
@@ -115,11 +116,14 @@ class _Loader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         seen: set = set()
         marks = {}
+        first = {}  # key -> (line, col) of its first occurrence
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, (str, int, float, bool)) or key is None:
                 if key in seen:
-                    self.duplicate_keys.append((str(key), key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+                    self.duplicate_keys.append((str(key), key_node.start_mark.line + 1, key_node.start_mark.column + 1, *first[key]))
+                else:
+                    first[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
                 seen.add(key)
                 marks[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
         mapping = MarkedDict(super().construct_mapping(node, deep=deep))
@@ -256,8 +260,11 @@ def load_yaml(path: Path, root: Path, sink: FindingSink):
         return None
     fast = _load_fast(text)
     value, duplicates = fast if fast is not None else _load_careful(text, rel, sink)
-    for key, line, col in duplicates:
-        sink.add("C001", f"{rel}: the key {key!r} appears twice in one mapping; the last value is used", f"{rel}:{line}:{col}")
+    for key, line, col, first_line, first_col in duplicates:
+        # The location names the file and the repeated key's place: the message says the
+        # rest, once (it began with the file too: "d.yaml:2:1  d.yaml: the key …").
+        sink.add("C001", f"the key {key!r} appears twice in one mapping (first at {first_line}:{first_col}); the last value is used",
+                 f"{rel}:{line}:{col}")
     return value
 
 

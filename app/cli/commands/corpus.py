@@ -104,15 +104,14 @@ def index_one(item: tuple[str, str | None, str, str, bool], content: Path | None
 def on_cluster(work: list, content: Path | None, address: str):
     """Yield ``(input position, index_one(item))`` as each save is done on the Dask
     cluster at ``address``: each worker writes its own Parquet part, as a process of
-    the pool does. Raises UsageError when Dask is missing or the scheduler cannot be reached."""
+    the pool does. Raises UsageError when Dask is missing or the scheduler cannot be
+    reached within Dask's connect timeout (``distributed.comm.timeouts.connect``,
+    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT``, 30 s): ``connect_client``."""
     try:
-        from distributed import Client, as_completed
+        from distributed import as_completed
     except ImportError:
         raise UsageError("--scheduler needs Dask's distributed package (pip install 'narrative-debugger[cluster]')") from None
-    try:
-        client = Client(address)  # waits distributed.comm.timeouts.connect (Dask's config, 30 s)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise UsageError(f"--scheduler {address}: cannot reach it ({one_line(exc)})") from None
+    client = connect_client(address)
     try:
         if not work:
             return
@@ -122,6 +121,41 @@ def on_cluster(work: list, content: Path | None, address: str):
             yield position[future.key], future.result()
     finally:
         client.close()
+
+
+def connect_client(address: str):
+    """A Dask ``Client`` of the scheduler at ``address``, its whole start bounded by
+    Dask's connect timeout (seconds, from Dask's config).
+
+    Dask bounds the TCP connect by that timeout, not the handshake after it: an address
+    that accepts the connection and never speaks Dask (a silent server, an HTTP server)
+    was waited on forever (trial 50). The start is given that timeout as a deadline
+    (``distributed.utils.sync``'s ``callback_timeout``); a client that misses it is closed.
+
+    Raises:
+        UsageError: ``--scheduler ADDRESS: cannot reach it (...)`` (exit 2).
+    """
+    import dask
+    from distributed import Client
+    from dask.utils import parse_timedelta
+
+    timeout = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
+
+    class BoundedClient(Client):
+        def start(self, **kwargs):
+            try:  # Client.start hands its keywords to sync(), which takes callback_timeout
+                super().start(callback_timeout=timeout, **kwargs)
+            except BaseException:
+                self.close(timeout=timeout)
+                raise
+
+    try:
+        return BoundedClient(address, timeout=timeout)
+    except TimeoutError:  # the deadline (an OSError too: before the next clause)
+        raise UsageError(f"--scheduler {address}: cannot reach it (no Dask scheduler answered there within {timeout:g} s: "
+                         "is it the address 'dask scheduler' printed?)") from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--scheduler {address}: cannot reach it ({one_line(exc)})") from None
 
 
 def run(args) -> int:
@@ -189,7 +223,9 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
             # A file that cannot be read whole (no SHA-256: a FIFO, no permission) is read
             # again each run and counted unreadable, not "replaced" (the trial's FIFO was, every run).
             replaced += sha is not None
-        work.append((path, sha, stamps[folder], str(corpus), not args.no_prompts))
+        # The workers write under CORPUS by this absolute path: a Dask worker's own folder
+        # is not this one (a relative --out put the parts outside the corpus: trial 50).
+        work.append((path, sha, stamps[folder], os.path.abspath(corpus), not args.no_prompts))
         folders.add(folder)
     unreadable = failed = 0
     whole = store.has_compacted(corpus)  # else every part is compacted at the end
@@ -201,15 +237,40 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
         for folder in sorted(folders):
             load_encoder(Path(folder))
     results = on_cluster(work, content, args.scheduler) if args.scheduler else results_in_order(work, content, args.jobs, work=index_one)
+    done: list[str] = []
     for _, (path, readable, findings, message) in results:
+        done.append(path)
         if message is not None:
             failed += 1
             print(f"narrative-debugger corpus: {one_line(path)}: could not be indexed ({one_line(message)})", file=sys.stderr)
         elif not readable:
             unreadable += 1
+    missing_parts(corpus, done, cluster=bool(args.scheduler))
     if work or not whole:
         store.compact(corpus, [item[0] for item in work] if whole else None)
     database = store.write_database(corpus)
     print(f"indexed {len(work)} save(s) ({replaced} replaced), skipped {skipped} unchanged, {unreadable} unreadable"
           + (f", {failed} failed" if failed else "") + f"; database {one_line(database)}")
     return EXIT_OK
+
+
+def missing_parts(corpus: Path, done: list[str], *, cluster: bool) -> None:
+    """Refuse a run whose workers said they wrote a save's part that is not whole under
+    ``corpus`` now (``store.part_is_whole``): a Dask worker that sees another file system,
+    or CORPUS at another path, wrote it elsewhere, and the run said it indexed them all
+    (trial 50). ``tables/`` is then left stale, so the next run indexes those saves again.
+
+    Raises:
+        UsageError: ``--out CORPUS: N of the M save(s) the workers indexed have no part in
+            CORPUS/parts (the first three named); ...`` (exit 2).
+    """
+    missing = [path for path in done if not store.part_is_whole(corpus, path)]
+    if not missing:
+        return
+    shown = ", ".join(one_line(path) for path in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+    where = os.path.join(os.path.abspath(corpus), store.PARTS)
+    hint = ("the Dask workers must see CORPUS at this same path (a shared file system)" if cluster
+            else "was CORPUS changed while the run went on?")
+    raise UsageError(f"--out {one_line(corpus)}: {len(missing)} of the {len(done)} save(s) the workers indexed have no part "
+                     f"in {one_line(where)} ({shown}); {hint}. Its tables are not made again: run corpus again once "
+                     "the parts can be written there, and those saves are indexed again")

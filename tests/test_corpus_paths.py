@@ -201,3 +201,30 @@ def test_coverage_text_names_the_codes_never_found_and_marks_forbidden_moves(tmp
     assert never and f"never found ({len(never)}): " + ", ".join(never) in text
     forbidden = [line for line in text.splitlines() if "(forbidden by schema §3.2: I001)" in line]
     assert [line.split()[0] for line in forbidden] == ["Active->ConflictAbandoned"]
+
+
+def test_a_save_reached_by_several_paths_is_indexed_once_by_its_first(tmp_path, capsys):
+    # Trial 50, 14: a symbolic link to a save was indexed as a second save (the same
+    # sha256), and every count of coverage doubled. A hard link and a folder reached
+    # through a link are the same file again.
+    plays = tmp_path / "plays"
+    plays.mkdir()
+    shutil.copy(ROOT / "sample_saves" / "evening.json", plays / "b-evening.json")
+    os.symlink(plays / "b-evening.json", plays / "c-link.json")
+    os.link(plays / "b-evening.json", plays / "d-hard.json")
+    os.symlink(plays, tmp_path / "linked-plays")
+    code, out, err = run(capsys, "corpus", str(plays), str(tmp_path / "linked-plays" / "c-link.json"), "--content", str(CONTENT),
+                         "--out", str(tmp_path / "qa"), "--no-prompts")
+    assert code == 0 and "indexed 1 save(s)" in out, err
+    assert err == (f"narrative-debugger corpus: 3 path(s) reach a save already listed (a link, or the same file by another path), "
+                   f"indexed once by its first path: {plays / 'c-link.json'} is {plays / 'b-evening.json'} and 2 more\n")
+    code, out, err = run(capsys, "query", str(tmp_path / "qa"), "SELECT path FROM saves", "--format", "json")
+    assert json.loads(out) == [{"path": str(plays / "b-evening.json")}], err
+    # Its counts are one save's: the same as a corpus of the file alone.
+    code, _, err = run(capsys, "corpus", str(plays / "b-evening.json"), "--content", str(CONTENT), "--out", str(tmp_path / "alone"), "--no-prompts")
+    assert code == 0, err
+    counts = []
+    for corpus in ("qa", "alone"):
+        _, doc, _ = run(capsys, "coverage", str(tmp_path / corpus), "--format", "json")
+        counts.append(json.loads(doc))
+    assert counts[0] == counts[1] and counts[0]["saves"] == 1

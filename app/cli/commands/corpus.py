@@ -66,9 +66,15 @@ def scheduler_arg(text: str) -> str:
     return text
 
 
-def saves_in(inputs: list[Path], corpus: Path) -> list[Path]:
-    """The saves named: files as given, folders searched for ``*.json``/``*.json.gz`` at any
-    depth (in name order, skipping ``content/`` folders and the corpus itself)."""
+def saves_in(inputs: list[Path], corpus: Path) -> tuple[list[Path], list[tuple[Path, Path]]]:
+    """The saves named, and the paths left out as another path to a save of the list.
+
+    Saves: files as given, folders searched for ``*.json``/``*.json.gz`` at any depth (in
+    name order, skipping ``content/`` folders and the corpus itself). One file reached by
+    several paths (a symbolic link to a save, a hard link, a folder reached through a
+    link) is one save, by the first path in that order: a link was indexed as a second
+    save, counting its firings twice (trial 50). Left out: ``(path, the save's path)``
+    for each other path (a path named twice is left out silently)."""
     out: list[Path] = []
     skip = os.path.abspath(corpus)
     for item in inputs:
@@ -80,7 +86,24 @@ def saves_in(inputs: list[Path], corpus: Path) -> list[Path]:
             dirs[:] = sorted(d for d in dirs if d != "content" and os.path.abspath(os.path.join(root, d)) != skip)
             found += [Path(root) / f for f in files if f.lower().endswith(SAVE_SUFFIXES)]
         out += sorted(found)
-    return list(dict.fromkeys(out))
+    seen: dict[tuple, Path] = {}
+    others: list[tuple[Path, Path]] = []
+    for path in dict.fromkeys(out):
+        first = seen.setdefault(_file_identity(path), path)
+        if first is not path:
+            others.append((path, first))
+    return list(seen.values()), others
+
+
+def _file_identity(path: Path) -> tuple:
+    """What tells one file from another whatever path reaches it: its device and inode
+    (``os.stat`` follows links; it never opens the file, so a FIFO is not waited on), or
+    its real path when it cannot be stat'ed (a dangling link: an unreadable row)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path))
+    return ("inode", info.st_dev, info.st_ino)
 
 
 def index_one(item: tuple[str, str | None, str, str, bool], content: Path | None) -> tuple[str, bool, int, str | None]:
@@ -171,7 +194,12 @@ def run(args) -> int:
         raise UsageError(f"--out {corpus} is not a folder")
     if corpus.is_dir() and any(corpus.iterdir()) and not store.is_corpus(corpus) and not store.is_unfinished(corpus):
         raise UsageError(f"--out {corpus} is a folder with other files in it, not a corpus (give a new or empty folder)")
-    found = saves_in(args.inputs, corpus)
+    found, others = saves_in(args.inputs, corpus)
+    if others:
+        path, first = others[0]
+        print(f"narrative-debugger corpus: {len(others)} path(s) reach a save already listed (a link, or the same file "
+              f"by another path), indexed once by its first path: {one_line(path)} is {one_line(first)}"
+              + (f" and {len(others) - 1} more" if len(others) > 1 else ""), file=sys.stderr)
     if not found:
         raise UsageError(f"no save found in {', '.join(one_line(item) for item in args.inputs)} "
                          f"(saves are {' or '.join('*' + s for s in SAVE_SUFFIXES)} files; folders are searched at any depth); "

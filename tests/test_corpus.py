@@ -396,7 +396,7 @@ def test_query_json_csv_text_and_bad_sql(corpus, tmp_path, capsys):
         assert code == 2 and err.startswith("narrative-debugger query: "), sql
     assert target.read_text(encoding="utf-8") == "keep"
     code, _, err = run(capsys, "query", str(corpus / "nope"), "SELECT 1")
-    assert code == 2 and "is not a folder" in err
+    assert code == 2 and "nope does not exist" in err
 
 
 def test_html_is_one_self_contained_page_with_plots_and_escaped_text(corpus, capsys):

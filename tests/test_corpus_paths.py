@@ -228,3 +228,15 @@ def test_a_save_reached_by_several_paths_is_indexed_once_by_its_first(tmp_path, 
         _, doc, _ = run(capsys, "coverage", str(tmp_path / corpus), "--format", "json")
         counts.append(json.loads(doc))
     assert counts[0] == counts[1] and counts[0]["saves"] == 1
+
+
+@pytest.mark.parametrize("command", [["coverage"], ["query", "SELECT 1"]])
+def test_a_corpus_that_does_not_exist_is_told_from_a_file(tmp_path, capsys, command):
+    # Trial 50, 13: `coverage ../nonexistent` said "is not a folder".
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    os.symlink(tmp_path / "gone", tmp_path / "dangling")
+    for name, says in (("nonexistent", "does not exist"), ("dangling", "does not exist"), ("file/below", "does not exist"),
+                       ("file", "is not a folder")):
+        code, out, err = run(capsys, command[0], str(tmp_path / name), *command[1:])
+        assert (code, out) == (2, "")
+        assert err == f"narrative-debugger {command[0]}: {tmp_path / name} {says}\n"

@@ -371,12 +371,13 @@ def connect(corpus: Path, whole_parts_only: bool = False):
     rather than refuse the corpus.
 
     Raises:
-        CorpusError: ``corpus`` is not a corpus folder, or one of its tables cannot be
+        CorpusError: ``corpus`` does not exist, is not a folder or not a corpus folder, or one of its tables cannot be
             read (a damaged or truncated Parquet file: ``damaged``'s message).
     """
     corpus = Path(corpus)
-    if not corpus.is_dir():
-        raise CorpusError(f"{corpus} is not a folder")
+    problem = _folder_problem(corpus)
+    if problem is not None:
+        raise CorpusError(f"{corpus} {problem}")
     if not is_corpus(corpus):
         if is_unfinished(corpus):
             raise CorpusError(f"{corpus} is a corpus whose first run stopped before any save was indexed "
@@ -399,6 +400,18 @@ def connect(corpus: Path, whole_parts_only: bool = False):
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
+
+
+def _folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot be a corpus's folder, in words (``does not exist``, ``is not a
+    folder``, ``cannot be read (...)``), or None: a typo said "is not a folder" (trial 50)."""
+    try:
+        mode = os.stat(folder).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # a link to nothing, a path below a file
+        return "does not exist"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return None if stat.S_ISDIR(mode) else "is not a folder"
 
 
 def damaged(corpus: Path, exc: Exception, table: str | None = None) -> CorpusError:

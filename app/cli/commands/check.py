@@ -16,7 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import closing
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, keep, number_arg, version
+from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, keep, number_arg, processes_for, version
 from narrative_debugger.app.cli.desktop import EXIT_INTERRUPTED
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.playthrough import Playthrough
@@ -36,7 +36,7 @@ def add_arguments(p) -> None:
     content_arg(p)
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text (default), json, sarif (SARIF 2.1.0), junit (JUnit XML) or github (workflow annotations)")
-    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="check N saves at once in separate processes (default 1)")
+    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="check N saves at once in separate processes (default 1; at most one per CPU)")
     p.add_argument("--screenshots", type=Path, metavar="DIR",
                    help=f"also write one PNG per finding into DIR, what a double-click on it shows (at most {MAX_SCREENSHOTS})")
 
@@ -108,7 +108,7 @@ def run(args) -> int:
     waiting: dict[int, FileResult] = {}  # json: results done early, until their turn
     next_out = 0
     stream = JsonStream(sys.stdout) if args.format == "json" else None
-    results = results_in_order(list(args.saves), args.content, args.jobs)
+    results = results_in_order(list(args.saves), args.content, processes_for(args.jobs, len(args.saves), NAME))
     with closing(results):  # an interrupt here stops the workers at once (results_in_order)
         for k, result in results:
             if result.readable and result.findings:

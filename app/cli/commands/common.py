@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from importlib import metadata
 from pathlib import Path
 
-from narrative_debugger.models.boundary import U32, U64, ConversionError, IntType, parse_int
+from narrative_debugger.models.boundary import NUMERAL, U32, U64, ConversionError, IntType, is_int_text, parse_int
 from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity
@@ -50,13 +51,18 @@ def number_arg(flag: str, kind: IntType = U64, minimum: int | None = None):
 
     A bad value raises UsageError out of ``parse_args`` (argparse lets through what
     is not a ValueError), so the command line prints one line naming the flag and
-    exits 2, never argparse's usage block or a traceback.
+    exits 2, never argparse's usage block or a traceback. A whole number below
+    ``minimum`` (``-1`` too) is ``FLAG must be MINIMUM or more, not VALUE``.
     """
 
     def convert(text: str) -> int:
         try:
             value = parse_int(text, kind)
         except ConversionError as exc:
+            if minimum is not None and is_int_text(text, NUMERAL) and int(text) < minimum:
+                # '-1' is below the flag's range, not only the type's ("a u32 is 0 or more"
+                # said of --jobs, which refuses 0 too: trial 50)
+                raise UsageError(f"{flag} must be {minimum} or more, not {text}") from None
             raise UsageError(f"{flag}: {exc}") from None
         if minimum is not None and value < minimum:
             raise UsageError(f"{flag} must be {minimum} or more, not {value}")
@@ -64,6 +70,28 @@ def number_arg(flag: str, kind: IntType = U64, minimum: int | None = None):
 
     convert.__name__ = f"{kind.name} number"  # argparse names the type in its own messages
     return convert
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, where the OS has one), at least 1."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no affinity on this OS (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def processes_for(jobs: int, items: int, command: str) -> int:
+    """How many worker processes ``--jobs jobs`` starts for ``items`` pieces of work (saves):
+    ``jobs``, but no more than the items nor than ``usable_cpus`` (the work is CPU-bound:
+    more processes only cost memory, a worker's each). A ``jobs`` cut to the CPUs is said
+    once on stderr, ``narrative-debugger COMMAND: --jobs N: ...``; ``check`` and ``corpus``
+    both count them here."""
+    wanted = min(jobs, items)
+    cpus = usable_cpus()
+    if wanted <= cpus:
+        return wanted
+    print(f"narrative-debugger {command}: --jobs {jobs}: running {cpus} at once, one per CPU this process may use", file=sys.stderr)
+    return cpus
 
 
 def tick_arg(p, help: str | None = None) -> None:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from narrative_debugger.app.cli.commands.check import results_in_order
-from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, number_arg
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, number_arg, processes_for
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.corpus import store
 from narrative_debugger.models.corpus.rows import content_rows, content_stamp, empty_tables, add, file_sha256, load_encoder, save_tables
@@ -36,7 +36,7 @@ def add_arguments(p) -> None:
     p.add_argument("--out", type=folder_arg("--out"), required=True, metavar="CORPUS", help="the corpus folder (made when missing; indexed saves are kept)")
     p.add_argument("--no-prompts", action="store_true",
                    help="leave out the prompts table and the story-card firings (building each conversation's prompt is most of the indexing time)")
-    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1)")
+    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1; at most one per CPU)")
     p.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
                    help="run the per-save work on a Dask distributed cluster (tcp://HOST:PORT); its workers must see the saves, "
                         "the content and CORPUS at the same paths (--jobs is then ignored)")
@@ -259,12 +259,13 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
     whole = store.has_compacted(corpus)  # else every part is compacted at the end
     if work:
         store.mark_stale(corpus)
-    if not args.scheduler and not args.no_prompts and min(args.jobs, len(work)) > 1:
+    jobs = 1 if args.scheduler else processes_for(args.jobs, len(work), NAME)
+    if not args.scheduler and not args.no_prompts and jobs > 1:
         # The workers are forked from this process: a token encoding built here is theirs
         # too, in pages they share (~26 MB each, and its load, saved in every worker).
         for folder in sorted(folders):
             load_encoder(Path(folder))
-    results = on_cluster(work, content, args.scheduler) if args.scheduler else results_in_order(work, content, args.jobs, work=index_one)
+    results = on_cluster(work, content, args.scheduler) if args.scheduler else results_in_order(work, content, jobs, work=index_one)
     done: list[str] = []
     for _, (path, readable, findings, message) in results:
         done.append(path)

@@ -134,11 +134,15 @@ def test_a_damaged_corpus_is_a_message_naming_it_not_a_traceback(relative_corpus
     (relative_corpus / part).write_bytes(b"PAR1")
     table = part.split("/")[1].split(".")[0]
     for args in (["coverage", str(relative_corpus)], ["coverage", str(relative_corpus), "--format", "html"],
-                 ["query", str(relative_corpus), "SELECT 1"]):
+                 ["query", str(relative_corpus), f"SELECT count(*) FROM {table}"]):
         code, out, err = run(capsys, *args)
         assert (code, out) == (2, ""), args
         assert f"{relative_corpus} cannot be read: its {table} table: " in err and "Traceback" not in err, args
         assert "run 'narrative-debugger corpus' with its saves and --out it again" in err
+    # Trial 50, 17: a query that does not read the damaged table answers (it failed too).
+    other = "npcs" if table == "saves" else "saves"
+    code, out, err = run(capsys, "query", str(relative_corpus), f"SELECT count(*) > 0 AS some FROM {other}", "--format", "json")
+    assert (code, json.loads(out)) == (0, [{"some": True}]), err
     # As the message says: corpus makes tables/ again from the parts (the trial, stop 45,
     # was told to index into a new folder), and the corpus answers again.
     code, out, err = run(capsys, "corpus", "plays", "--content", "mine", "--out", "qa", "--no-prompts")

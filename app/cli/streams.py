@@ -167,6 +167,12 @@ class Stderr:
         return getattr(self._stream, name)
 
 
+def reader_left() -> bool:
+    """Whether stdout is a pipe whose reader left (``Stdout``): what is written from now
+    on is dropped, so a command that writes as it goes may stop making it."""
+    return bool(getattr(sys.stdout, "gone", False))
+
+
 def say(line: str) -> None:
     """One line on stderr if it can be written; nothing otherwise."""
     Stderr(sys.stderr).write(line + "\n")

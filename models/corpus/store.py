@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 import threading
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 import msgspec
@@ -363,16 +365,20 @@ def is_unfinished(corpus: Path) -> bool:
     return any(entry.name in (CONTENT, COMPACT) for entry in entries)
 
 
-def connect(corpus: Path, whole_parts_only: bool = False):
+def connect(corpus: Path, whole_parts_only: bool = False, damaged_tables: dict | None = None):
     """An in-memory DuckDB connection with the corpus's views (made from the folder as
     it is now, so a moved corpus still answers). It can read files under ``corpus``
     only, and write none outside it (DuckDB's ``enable_external_access`` off).
     ``whole_parts_only``: views over the parts leave out a damaged one (``_parts_view``)
-    rather than refuse the corpus.
+    rather than refuse the corpus. ``damaged_tables``: a dict that gets, for each table
+    whose file cannot be read, table -> ``damaged``'s CorpusError; that table's view
+    is a stand-in that fails with the message when it is read
+    (``_unreadable_view_sql``), so the other tables still answer.
 
     Raises:
         CorpusError: ``corpus`` does not exist, is not a folder or not a corpus folder, or one of its tables cannot be
-            read (a damaged or truncated Parquet file: ``damaged``'s message).
+            read (a damaged or truncated Parquet file: ``damaged``'s message; not
+            with ``damaged_tables``).
     """
     corpus = Path(corpus)
     problem = _folder_problem(corpus)
@@ -384,13 +390,16 @@ def connect(corpus: Path, whole_parts_only: bool = False):
                               "(run 'narrative-debugger corpus' with its saves and --out it again)")
         raise CorpusError(f"{corpus} is not a corpus (no {DATABASE} or {PARTS}/ in it; make one with 'narrative-debugger corpus')")
     con = _connection()
-    name = None
     try:
         for name in TABLES:
-            con.execute(_view_sql(corpus, name, whole_parts_only))
-    except duckdb.Error as exc:
-        con.close()
-        raise damaged(corpus, exc, name) from None
+            try:
+                con.execute(_view_sql(corpus, name, whole_parts_only))
+            except (duckdb.Error, CorpusError) as exc:
+                error = exc if isinstance(exc, CorpusError) else damaged(corpus, exc, name)
+                if damaged_tables is None:
+                    raise error from None
+                damaged_tables[name] = error
+                con.execute(_unreadable_view_sql(name, str(error)))
     except BaseException:
         con.close()
         raise
@@ -412,6 +421,22 @@ def _folder_problem(folder: Path) -> str | None:
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
     return None if stat.S_ISDIR(mode) else "is not a folder"
+
+
+#: Around a damaged table's message in the error its stand-in view raises (``_duckdb_message``
+#: takes the message back out of DuckDB's).
+_UNREADABLE_MARK = "\u241e"
+
+
+def _unreadable_view_sql(name: str, message: str) -> str:
+    """A view of table ``name``'s columns (typed as its schema says) that raises
+    ``message`` when its rows are read: DESCRIBE and SHOW TABLES still list it. Each
+    column and the filter call ``error``: with constant columns (NULL) DuckDB answered
+    a join on one with no rows, without reading the view."""
+    schema = CONTENT_SCHEMA if name == "content" else SCHEMA[name]
+    fail = f"error({_sql_text(_UNREADABLE_MARK + message + _UNREADABLE_MARK)})"
+    columns = ", ".join(f'CAST({fail} AS {t}) AS "{c}"' for c, t in schema)
+    return f'CREATE OR REPLACE VIEW "{name}" AS SELECT {columns} FROM range(1) WHERE {fail} IS NULL'
 
 
 def damaged(corpus: Path, exc: Exception, table: str | None = None) -> CorpusError:
@@ -448,8 +473,47 @@ _WRITING = frozenset({duckdb.StatementType.COPY, duckdb.StatementType.COPY_DATAB
 _READING = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN, duckdb.StatementType.CALL})
 
 
-def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
-    """Run ``sql`` over the corpus's views: (column names, rows).
+class QueryResult:
+    """The result of one query, its rows fetched from DuckDB a batch at a time (``open_query``).
+
+    ``names``: the column names in order (empty for a statement that gives no rows).
+    """
+
+    def __init__(self, con, cursor, names: list[str]) -> None:
+        self._con = con
+        self._cursor = cursor
+        self.names = names
+
+    def batches(self, size: int) -> Iterator[list[tuple]]:
+        """The rows, ``size`` at a time (the last batch may hold fewer; none when there
+        are no rows): at most one batch is held at once, so memory stays flat in the
+        number of rows. Each fetch can be stopped with Ctrl+C (``_interruptible``).
+
+        Raises:
+            CorpusError: DuckDB failed while making the rows (a cast that fails in a
+                later row: the batches before it were given).
+        """
+        if not self.names:
+            return
+        while True:
+            try:
+                rows = _interruptible(self._con, lambda: self._cursor.fetchmany(size))
+            except duckdb.Error as exc:
+                raise CorpusError(_duckdb_message(exc)) from None
+            if not rows:
+                return
+            yield rows
+
+
+@contextmanager
+def open_query(corpus: Path, sql: str) -> Iterator[QueryResult]:
+    """Run ``sql`` over the corpus's views; the ``QueryResult`` streams its rows while
+    the block runs (the connection is closed after it).
+
+    A table whose file cannot be read fails only a query that names it (or reads it
+    otherwise: its stand-in view, ``_unreadable_view_sql``), with ``damaged``'s
+    message naming the corpus, the table and the file; a query of the other tables
+    answers.
 
     Raises:
         CorpusError: the corpus cannot be read, DuckDB refused the query (its message),
@@ -459,7 +523,8 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
             a connection of its own, so what they did was never kept, yet they printed
             nothing but success).
     """
-    con = connect(corpus)
+    unreadable: dict[str, CorpusError] = {}
+    con = connect(corpus, damaged_tables=unreadable)
     try:
         try:
             statements = con.extract_statements(sql)
@@ -474,29 +539,70 @@ def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
                 if statement.type not in _READING:
                     raise CorpusError(f"{_statement_name(statement)} is refused: a query reads the corpus's tables "
                                       "(SELECT, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN, or a PRAGMA that only reads) and changes nothing")
-            cursor, names, rows = _interruptible(con, lambda: _run(con, sql))
+            if unreadable:  # a damaged table the query names: its message before anything runs
+                named = _tables_named(sql)
+                for table, error in unreadable.items():
+                    if table in named:
+                        raise error
+            cursor = _interruptible(con, lambda: con.execute(sql))
         except duckdb.Error as exc:
-            raise CorpusError(str(exc).strip()) from None
+            raise CorpusError(_duckdb_message(exc)) from None
         if cursor is None:  # DuckDB returns no cursor for SQL without a statement ('', ';', a comment)
             raise CorpusError("the SQL holds no statement to run")
-        return names, rows
+        names = [d[0] for d in cursor.description] if cursor.description is not None else []
+        yield QueryResult(con, cursor, names)
     finally:
         con.close()
+
+
+def _tables_named(sql: str) -> set[str]:
+    """The names of the tables ``sql`` reads, lower case, without a schema; empty when
+    DuckDB cannot tell without running it (``query_table`` of an expression)."""
+    try:
+        return {n.rsplit(".", 1)[-1].strip('"').lower() for n in duckdb.get_table_names(sql)}
+    except duckdb.Error:
+        return set()
+
+
+#: Rows a batch ``query`` fetches at a time.
+QUERY_BATCH = 10_000
+
+
+def query(corpus: Path, sql: str) -> tuple[list[str], list[tuple]]:
+    """(column names, every row) of ``sql`` over the corpus's views, held in memory at
+    once (``open_query`` streams them). Raises what ``open_query`` raises."""
+    with open_query(corpus, sql) as result:
+        return result.names, [row for batch in result.batches(QUERY_BATCH) for row in batch]
+
+
+#: The advice DuckDB appends to some errors to change a setting (``Use "SET
+#: max_expression_depth TO x" to ...``): a query may not SET anything (``_READING``).
+_SET_ADVICE = re.compile(r'\s*Use "SET ([a-z_]*)[^"]*" to [^.]*\.')
+#: What the message says in its place, by setting (None: any other).
+_INSTEAD_OF_SET = {
+    "max_expression_depth": " (DuckDB's limit; a query cannot change settings: write the expression with less nesting, "
+                            "e.g. a list_sum or an IN list instead of a long chain of + or OR)",
+    None: " (a query cannot change settings)",
+}
+
+
+def _duckdb_message(exc: Exception) -> str:
+    """DuckDB's message for ``exc``, without advice to SET a setting the query cannot
+    change; a stand-in view's message (``_unreadable_view_sql``) as ``damaged`` made it."""
+    text = str(exc).strip()
+    if text.count(_UNREADABLE_MARK) >= 2:  # a stand-in view of a damaged table was read
+        return text.split(_UNREADABLE_MARK)[1]
+    advice = _SET_ADVICE.search(text)
+    if advice:
+        instead = _INSTEAD_OF_SET.get(advice.group(1), _INSTEAD_OF_SET[None])
+        return text[: advice.start()] + instead + text[advice.end():]
+    return text
 
 
 def _statement_name(statement) -> str:
     """The statement's first word as typed (``INSTALL``, not DuckDB's type LOAD), or its type."""
     words = statement.query.split()
     return words[0].upper() if words and words[0].isalpha() else statement.type.name.replace("_", " ")
-
-
-def _run(con, sql: str):
-    """(cursor, column names, rows) of ``sql``: names and rows empty for a statement that
-    gives no result."""
-    cursor = con.execute(sql)
-    if cursor is None or cursor.description is None:
-        return cursor, [], []
-    return cursor, [d[0] for d in cursor.description], cursor.fetchall()
 
 
 def _interruptible(con, work):

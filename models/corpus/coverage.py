@@ -7,17 +7,25 @@ with the JSON shape of ``narrative-debugger coverage --format json``::
      "lines": {line_id: {"fired", "saves", "nearest_miss": {"save", "tick", "failing"} | null}},
      "cards": {card_id: {"included", "dropped", "saves"}},
      "transitions": {"From->To": {"count", "saves"}},
-     "codes": {code: {"count", "saves"}}}
+     "codes": {code: {"count", "saves"}},
+     "cards_counted_in": N,
+     "missing_saves": [path, ...]}
 
 - ``lines``: every monologue line of the corpus's content folders (and any id a
   journal fired that the content lacks); ``fired`` counts MonologueFired entries,
   ``saves`` the saves holding one. A line that never fired gets its nearest miss
   across the corpus: the save and tick where the fewest of its clauses failed (ties:
   the first save by path, then the latest tick), null when it has no prerequisites
-  or no readable save.
+  or no readable save. A save no longer at its path (``missing_saves``) is the nearest
+  miss only when no save still there has one for the line.
 - ``cards``: every story card; ``included``/``dropped`` count the prompts of the
   ``prompts`` table that matched it and kept or dropped it (budget); ``saves`` the
-  saves where it was included at least once.
+  saves where it was included at least once. All three are null (unknown, not 0)
+  when no readable save's cards were counted: every one was indexed with ``--no-prompts``.
+- ``cards_counted_in``: the readable saves whose story cards were counted (indexed
+  without ``--no-prompts``); the cards' counts are over these saves only.
+- ``missing_saves``: the saves of the corpus whose file is no longer at its path
+  (sorted); their rows still count everywhere else.
 - ``transitions``: every legal interaction move (schema §3.2) and any other seen;
   ``count`` moves, ``saves`` the saves with one. A new conversation is ``Start->Active``.
 - ``codes``: every rule of the catalogue (and any other code found): ``count`` its
@@ -26,6 +34,7 @@ with the JSON shape of ``narrative-debugger coverage --format json``::
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from narrative_debugger.models.corpus.rows import transition_id
@@ -42,9 +51,17 @@ def _sorted_keys(mapping: dict) -> dict:
     return {key: mapping[key] for key in sorted(mapping)}
 
 
+def missing_saves(con) -> list[str]:
+    """The saves of the corpus whose file no longer exists at its path, sorted (one stat a save)."""
+    return sorted(path for (path,) in con.execute("SELECT path FROM saves").fetchall() if not os.path.exists(path))
+
+
 def coverage(con) -> dict:
-    """The coverage document of the corpus behind ``con`` (see the module docstring)."""
+    """The coverage document of the corpus behind ``con`` (see the module docstring).
+    Looks at the file system for ``missing_saves`` (one stat a save)."""
     saves = con.execute("SELECT count(*) FROM saves").fetchone()[0]
+    gone = missing_saves(con)
+    without, readable = saves_without_prompts(con)
     lines = {line_id: {"fired": 0, "saves": 0, "nearest_miss": None}
              for (line_id,) in con.execute(f"SELECT DISTINCT id FROM content WHERE kind = 'monologue_line' AND {_IN_CORPUS}").fetchall()}
     cards = {card_id: {"included": 0, "dropped": 0, "saves": 0}
@@ -64,16 +81,19 @@ def coverage(con) -> dict:
         elif kind == "finding":
             codes[item] = {"count": count, "saves": in_saves}
     for line_id, save, tick, failing in con.execute(
-            "SELECT line_id, save, tick, failing FROM near_misses "
-            "QUALIFY row_number() OVER (PARTITION BY line_id ORDER BY failing_count, save, tick DESC) = 1").fetchall():
+            "SELECT line_id, save, tick, failing FROM near_misses QUALIFY row_number() OVER "
+            "(PARTITION BY line_id ORDER BY list_contains(?::VARCHAR[], save), failing_count, save, tick DESC) = 1", [gone]).fetchall():
         entry = lines.get(line_id)
         if entry is not None and entry["fired"] == 0:
             entry["nearest_miss"] = {"save": save, "tick": tick, "failing": list(failing)}
     for card_id, dropped in con.execute(
             "SELECT card, count(*) FROM (SELECT unnest(dropped) AS card FROM prompts WHERE cards_dropped > 0) GROUP BY card").fetchall():
         cards.setdefault(card_id, {"included": 0, "dropped": 0, "saves": 0})["dropped"] = dropped
+    if readable and without == readable:  # no card was counted: 0 would say "never matched"
+        cards = {card_id: {"included": None, "dropped": None, "saves": None} for card_id in cards}
     return {"saves": saves, "lines": _sorted_keys(lines), "cards": _sorted_keys(cards),
-            "transitions": _sorted_keys(transitions), "codes": _sorted_keys(codes)}
+            "transitions": _sorted_keys(transitions), "codes": _sorted_keys(codes),
+            "cards_counted_in": readable - without, "missing_saves": gone}
 
 
 @dataclass(frozen=True)

@@ -24,15 +24,21 @@ svg text{font:11px system-ui,sans-serif;fill:#1b1b1b}
 BAR_H = 18
 
 
-def _bars(rows: list[tuple[str, float, float, str]], width: int = 640) -> str:
-    """Horizontal bars: (label, value, full, note) each; the bar is value/full of the width."""
+def _bars(rows: list[tuple[str, float, float | None, str]], width: int = 640) -> str:
+    """Horizontal bars: (label, value, full, note) each; the bar is value/full of the width.
+    ``full`` None: no share to draw (cards not counted, ids in no content folder): a
+    dashed empty outline, the note in grey, so the row does not read as a count."""
     label_w, bar_w = 220, width - 300
     height = BAR_H * len(rows) + 4
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img">']
     for k, (label, value, full, note) in enumerate(rows):
         y = k * BAR_H + 2
-        share = value / full if full else 0.0
         out.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{html(label)}</text>')
+        if full is None:
+            out.append(f'<rect x="{label_w}" y="{y + 2}" width="{bar_w}" height="{BAR_H - 5}" fill="none" stroke="#999" stroke-dasharray="4 3"/>')
+            out.append(f'<text x="{label_w + 6}" y="{y + 13}" style="fill:#666">{html(note)}</text>')
+            continue
+        share = value / full if full else 0.0
         out.append(f'<rect x="{label_w}" y="{y + 2}" width="{bar_w}" height="{BAR_H - 5}" fill="#e6e6e6"/>')
         out.append(f'<rect x="{label_w}" y="{y + 2}" width="{bar_w * share:.1f}" height="{BAR_H - 5}" fill="#3b7dd8"/>')
         out.append(f'<text x="{label_w + bar_w + 6}" y="{y + 13}">{html(note)}</text>')
@@ -71,6 +77,9 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
                   commands: dict[str, tuple[str, str]], unprompted: tuple[int, int], tally: LineTally) -> str:
     """The page: summary, the three plots, the never-fired lines with their nearest
     misses and the commands that open them, and the tables of cards and transitions.
+    Cards not counted (``doc``'s counts null: every save indexed with --no-prompts) and
+    ids in no content folder are rows without a bar, saying so; a nearest miss in a save
+    of ``doc["missing_saves"]`` says it is no longer there and has no command.
 
     Args:
         doc: ``coverage()``'s document.
@@ -83,27 +92,46 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
         tally: ``coverage.line_tally``: the summary counts content lines; ids fired that
             no content folder defines are named beside it.
     """
+    counted = all(e["included"] is not None for e in doc["cards"].values())
     per_file: dict[str, list[int]] = {}
+    elsewhere = 0  # ids fired or included that no content folder defines (M002)
     for line_id, e in doc["lines"].items():
-        entry = per_file.setdefault(line_files.get(line_id, "(not in the content)"), [0, 0])
+        if line_id not in line_files:
+            elsewhere += 1
+            continue
+        entry = per_file.setdefault(line_files[line_id], [0, 0])
         entry[0] += e["fired"] > 0
         entry[1] += 1
+    lore: dict[str, int] = {}
     for card_id, e in doc["cards"].items():
-        entry = per_file.setdefault(card_files.get(card_id, "(not in the content)"), [0, 0])
-        entry[0] += e["included"] > 0
-        entry[1] += 1
-    file_rows = [(name, hit, total, f"{hit} of {total}") for name, (hit, total) in sorted(per_file.items())]
+        if card_id not in card_files:
+            elsewhere += 1
+        elif not counted:
+            lore[card_files[card_id]] = lore.get(card_files[card_id], 0) + 1
+        else:
+            entry = per_file.setdefault(card_files[card_id], [0, 0])
+            entry[0] += e["included"] > 0
+            entry[1] += 1
+    file_rows: list[tuple[str, float, float | None, str]] = [(name, hit, total, f"{hit} of {total}") for name, (hit, total) in sorted(per_file.items())]
+    file_rows += [(name, 0, None, f"{n} card(s), not counted: indexed with --no-prompts") for name, n in sorted(lore.items())]
+    if elsewhere:
+        file_rows.append(("(in no content folder)", 0, None, f"{elsewhere} id(s) fired, defined nowhere (M002): not coverage"))
     codes = sorted(((k, e) for k, e in doc["codes"].items() if e["count"]), key=lambda kv: (-kv[1]["count"], kv[0]))
     top = max((e["count"] for _, e in codes), default=0)
     code_rows = [(k, e["count"], top, f"{e['count']} in {e['saves']} save(s)") for k, e in codes]
     never = [(k, e) for k, e in doc["lines"].items() if e["fired"] == 0]
+    gone = set(doc["missing_saves"])
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', "<title>Coverage</title>",
              f"<style>{_STYLE}</style></head><body>",
              f"<h1>Coverage of {doc['saves']} save(s)</h1>",
              f"<p>Monologue lines fired: {tally.fired} of {tally.total}. "
-             f"Story cards included: {sum(1 for e in doc['cards'].values() if e['included'])} of {len(doc['cards'])}.</p>",
+             + (f"Story cards included: {sum(1 for e in doc['cards'].values() if e['included'])} of {len(doc['cards'])}.</p>" if counted
+                else f"Story cards ({len(doc['cards'])}): not counted: indexed with --no-prompts.</p>"),
              *([f"<p>Fired but in no content folder (M002): {', '.join(f'<code>{html(k)}</code>' for k in tally.not_in_content)}.</p>"]
                if tally.not_in_content else []),
+             *([f"<p>{len(gone)} save(s) indexed before are no longer at their path (their rows still count; run corpus with "
+                f"the folder they were in to drop them): {', '.join(f'<code>{html(k)}</code>' for k in doc['missing_saves'])}.</p>"]
+               if gone else []),
              "<h2>Coverage per content file</h2>", _bars(file_rows) if file_rows else '<p class="muted">No content.</p>',
              "<h2>Final relationship score per NPC</h2>", _histograms(scores),
              "<h2>Findings per code</h2>", _bars(code_rows) if code_rows else '<p class="muted">No findings.</p>',
@@ -116,8 +144,11 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
                 parts.append(f"<tr><td><code>{html(line_id)}</code></td><td colspan=3 class=muted>none (no prerequisites, or no readable save)</td></tr>")
                 continue
             failing = "<br>".join(html(c) for c in miss["failing"]) or html(ELIGIBLE_UNCHOSEN)
-            opened = "<br>".join(f"<code>{html(c)}</code>" for c in commands.get(line_id, ()))
-            parts.append(f"<tr><td><code>{html(line_id)}</code></td><td>{html(miss['save'])} at tick {miss['tick']}</td>"
+            if miss["save"] in gone:
+                where, opened = f"{html(miss['save'])} (no longer at this path)", '<span class="muted">cannot be opened</span>'
+            else:
+                where, opened = html(miss["save"]), "<br>".join(f"<code>{html(c)}</code>" for c in commands.get(line_id, ()))
+            parts.append(f"<tr><td><code>{html(line_id)}</code></td><td>{where} at tick {miss['tick']}</td>"
                          f"<td>{failing}</td><td>{opened}</td></tr>")
         parts.append("</table>")
     else:
@@ -127,7 +158,10 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
         parts.append(f'<p class="muted">Story cards were not counted in {unprompted[0]} of {unprompted[1]} readable save(s): '
                      "indexed with --no-prompts (run corpus again without it).</p>")
     parts.append("<table><tr><th>card</th><th>included</th><th>dropped</th><th>saves</th></tr>")
-    parts += [f"<tr><td><code>{html(k)}</code></td><td>{e['included']}</td><td>{e['dropped']}</td><td>{e['saves']}</td></tr>" for k, e in doc["cards"].items()]
+    if counted:
+        parts += [f"<tr><td><code>{html(k)}</code></td><td>{e['included']}</td><td>{e['dropped']}</td><td>{e['saves']}</td></tr>" for k, e in doc["cards"].items()]
+    else:
+        parts += [f'<tr><td><code>{html(k)}</code></td><td colspan=3 class=muted>not counted</td></tr>' for k in doc["cards"]]
     parts.append("</table><h2>Transitions</h2><table><tr><th>move</th><th>count</th><th>saves</th></tr>")
     parts += [f"<tr><td>{html(k)}</td><td>{e['count']}</td><td>{e['saves']}</td></tr>" for k, e in doc["transitions"].items()]
     parts.append("</table></body></html>\n")

@@ -131,7 +131,23 @@ def _written_as(temp: Path, target: Path):
                     leftover.unlink(missing_ok=True)
             except OSError:
                 pass
+        source = _unreadable_source(exc, temp)
+        if source is not None:  # DuckDB could not read what it was copying: not a writing problem
+            raise CorpusError(f"{source}: cannot be read ({_reason(exc, temp)}); {target} was not written") from None
         raise CorpusError(f"{target}: cannot be written ({_reason(exc, temp)})") from None
+
+
+def _unreadable_source(exc: Exception, temp: Path) -> str | None:
+    """The file DuckDB names in ``exc`` when it is not ``temp`` (nor a file beside it): a
+    source that could not be read (``File '/c/parts/k/saves.parquet' too small to be a
+    Parquet file``), else None."""
+    if not isinstance(exc, duckdb.Error):
+        return None
+    first = (str(exc).strip().splitlines() or [""])[0]
+    match = re.search(r"""[Ff]ile ['"]([^'"]+)['"]""", first)
+    if match is None or match.group(1).startswith(str(temp)):
+        return None
+    return match.group(1)
 
 
 def _reason(exc: Exception, temp: Path) -> str:
@@ -191,6 +207,36 @@ def _parquet_file_whole(file: Path) -> bool:
     except (OSError, FileRefused):
         return False
     return head == _PARQUET_MAGIC and tail == _PARQUET_MAGIC
+
+
+def part_folders(corpus: Path) -> list[Path]:
+    """The part folders of ``corpus`` (not those under a temporary name), in name order."""
+    folder = corpus / PARTS
+    if not folder.is_dir():
+        return []
+    return sorted(f for f in folder.iterdir() if f.is_dir() and not f.name.startswith("."))
+
+
+def damaged_parts(corpus: Path) -> dict[str, str]:
+    """Part folder name -> what is wrong with it, for each part folder of ``corpus`` whose
+    table files are not all whole (``part_is_whole``'s test: missing, cut short, not a
+    regular file, not Parquet), e.g. ``{"abc": "saves.parquet is not a whole Parquet file"}``.
+    Reads 8 bytes a file."""
+    out = {}
+    for folder in part_folders(corpus):
+        for name in SCHEMA:
+            file = folder / f"{name}.parquet"
+            if not _parquet_file_whole(file):
+                problem = _part_file_problem(file)
+                out[folder.name] = f"{name}.parquet {problem or 'is not a whole Parquet file'}"
+                break
+    return out
+
+
+def remove_part(corpus: Path, key: str) -> None:
+    """Remove the part folder ``key`` (a save dropped from the corpus, or a damaged part of
+    no save). Call ``mark_stale`` first: ``tables/`` is then made again by ``compact``."""
+    shutil.rmtree(corpus / PARTS / key, ignore_errors=True)
 
 
 def _part_file_problem(file: Path) -> str | None:
@@ -261,7 +307,7 @@ def _parts_view(corpus: Path, name: str, schema, whole_parts_only: bool = False)
         pattern = corpus.resolve() / CONTENT / "*.parquet"
         source = _sql_text(str(pattern)) if list((corpus / CONTENT).glob("*.parquet")) else None
     else:
-        folders = sorted(f for f in (corpus / PARTS).glob("*") if f.is_dir() and not f.name.startswith(".")) if (corpus / PARTS).is_dir() else []
+        folders = part_folders(corpus)
         files = [f.resolve() / f"{name}.parquet" for f in folders]
         if whole_parts_only:
             files = [f for f in files if _parquet_file_whole(f)]
@@ -293,8 +339,14 @@ def mark_stale(corpus: Path) -> None:
 
 def compact(corpus: Path, changed: list[str] | None = None) -> None:
     """Write ``tables/<table>.parquet``, each table in one file (rows in no set order), and remove
-    the stale mark. ``changed``: the saves whose parts were written since ``tables/``
-    was last made whole (the rest is copied from it); None reads every part."""
+    the stale mark. ``changed``: the saves whose parts were written (or removed) since
+    ``tables/`` was last made whole (the rest is copied from it); None reads every whole part
+    (``part_is_whole``: a damaged one is left out).
+
+    Raises:
+        CorpusError: a table cannot be written, or a file it is made from cannot be read
+            (``{file}: cannot be read (...)``, naming that file).
+    """
     folder = corpus / COMPACT
     folder.mkdir(parents=True, exist_ok=True)
     whole = all((folder / f"{name}.parquet").is_file() for name in SCHEMA)
@@ -312,8 +364,8 @@ def compact(corpus: Path, changed: list[str] | None = None) -> None:
                 if present:
                     files = "[" + ", ".join(_sql_text(str(p)) for p in present) + "]"
                     source += f" UNION ALL SELECT {columns} FROM read_parquet({files})"
-            else:
-                source = _parts_view(corpus, name, schema)
+            else:  # a damaged part (``damaged_parts``: ``corpus`` reported it) is left out
+                source = _parts_view(corpus, name, schema, whole_parts_only=True)
             temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
             with _written_as(temp, folder / f"{name}.parquet"):
                 con.execute(f"COPY ({source}) TO {_sql_text(str(temp))} (FORMAT parquet)")
@@ -343,7 +395,20 @@ def write_database(corpus: Path) -> Path:
 
 
 def is_corpus(corpus: Path) -> bool:
+    """Whether ``corpus`` looks like a corpus folder that ``corpus`` may write into (its
+    database or ``parts/`` is there); ``connect`` asks more of one it reads."""
     return (corpus / DATABASE).is_file() or (corpus / PARTS).is_dir()
+
+
+def _missing_tables(corpus: Path) -> str | None:
+    """What a corpus to read lacks, in words, or None: it needs each table in ``tables/``
+    (not stale) or at least one part folder. A ``corpus.duckdb`` alone (an empty file, any
+    file of that name) or an empty ``parts/`` is not a corpus: its views would answer 0 rows."""
+    if has_compacted(corpus) or part_folders(corpus):
+        return None
+    have = [f"{n}" for n in (DATABASE, PARTS + "/", COMPACT + "/") if (corpus / n.rstrip("/")).exists()]
+    held = f"it holds {', '.join(have)} but " if have else ""
+    return f"{held}no part of a save in {PARTS}/ and no {COMPACT}/ with every table ({', '.join(SCHEMA)})"
 
 
 def is_unfinished(corpus: Path) -> bool:
@@ -365,7 +430,7 @@ def is_unfinished(corpus: Path) -> bool:
     return any(entry.name in (CONTENT, COMPACT) for entry in entries)
 
 
-def connect(corpus: Path, whole_parts_only: bool = False, damaged_tables: dict | None = None):
+def connect(corpus: Path, whole_parts_only: bool = False, damaged_tables: dict | None = None, for_indexing: bool = False):
     """An in-memory DuckDB connection with the corpus's views (made from the folder as
     it is now, so a moved corpus still answers). It can read files under ``corpus``
     only, and write none outside it (DuckDB's ``enable_external_access`` off).
@@ -373,22 +438,34 @@ def connect(corpus: Path, whole_parts_only: bool = False, damaged_tables: dict |
     rather than refuse the corpus. ``damaged_tables``: a dict that gets, for each table
     whose file cannot be read, table -> ``damaged``'s CorpusError; that table's view
     is a stand-in that fails with the message when it is read
-    (``_unreadable_view_sql``), so the other tables still answer.
+    (``_unreadable_view_sql``), so the other tables still answer. ``for_indexing``
+    (``indexed``): a corpus folder with no table yet, or no save, is an empty corpus to
+    add saves to, not an error.
 
     Raises:
-        CorpusError: ``corpus`` does not exist, is not a folder or not a corpus folder, or one of its tables cannot be
-            read (a damaged or truncated Parquet file: ``damaged``'s message; not
-            with ``damaged_tables``).
+        CorpusError: ``corpus`` does not exist or is not a folder; it is not a corpus (no
+            ``corpus.duckdb`` or ``parts/``; or, to read, neither a part of a save nor
+            every table in ``tables/``: an empty ``corpus.duckdb`` or ``parts/``); it holds
+            no save (its parts removed by hand); its first run stopped before any save was
+            indexed; or one of its tables cannot be read (a damaged or truncated Parquet
+            file: ``damaged``'s message; not with ``damaged_tables``).
     """
     corpus = Path(corpus)
     problem = _folder_problem(corpus)
     if problem is not None:
         raise CorpusError(f"{corpus} {problem}")
+    unfinished = (f"{corpus} is a corpus whose first run stopped before any save was indexed "
+                  "(run 'narrative-debugger corpus' with its saves and --out it again)")
     if not is_corpus(corpus):
         if is_unfinished(corpus):
-            raise CorpusError(f"{corpus} is a corpus whose first run stopped before any save was indexed "
-                              "(run 'narrative-debugger corpus' with its saves and --out it again)")
+            raise CorpusError(unfinished)
         raise CorpusError(f"{corpus} is not a corpus (no {DATABASE} or {PARTS}/ in it; make one with 'narrative-debugger corpus')")
+    if not for_indexing:
+        missing = _missing_tables(corpus)
+        if missing is not None:
+            if is_stale(corpus):  # a first run stopped after it made parts/, before a part was whole
+                raise CorpusError(unfinished)
+            raise CorpusError(f"{corpus} is not a corpus: {missing} (make one with 'narrative-debugger corpus')")
     con = _connection()
     try:
         for name in TABLES:
@@ -400,6 +477,14 @@ def connect(corpus: Path, whole_parts_only: bool = False, damaged_tables: dict |
                     raise error from None
                 damaged_tables[name] = error
                 con.execute(_unreadable_view_sql(name, str(error)))
+        if not for_indexing and "saves" not in (damaged_tables or {}):
+            try:
+                empty = not con.execute("SELECT count(*) FROM saves").fetchone()[0]
+            except duckdb.Error as exc:
+                raise damaged(corpus, exc, "saves") from None
+            if empty:
+                raise CorpusError(f"{corpus} is a corpus with no save in it (index saves into it with "
+                                  "'narrative-debugger corpus SAVE_OR_DIR --out' it)")
     except BaseException:
         con.close()
         raise
@@ -454,7 +539,7 @@ def indexed(corpus: Path) -> dict[str, tuple[str | None, str | None, bool]]:
     While ``tables/`` is stale, a save whose part is damaged is not in it (indexed again)."""
     if not (corpus / PARTS).is_dir():
         return {}
-    con = connect(corpus, whole_parts_only=True)
+    con = connect(corpus, whole_parts_only=True, for_indexing=True)
     try:
         rows = con.execute("SELECT path, sha256, content_stamp, prompts OR NOT readable FROM saves").fetchall()
         return {path: (sha, stamp, bool(prompts)) for path, sha, stamp, prompts in rows}

@@ -7,7 +7,9 @@ in ``models.corpus.rows``), in ``--jobs`` processes as ``check --jobs`` runs the
 in the number of saves. A save whose sha256 and content stamp are in the corpus
 already is skipped (and indexed as asked: with or without ``--no-prompts``), unless
 its part is missing or cut short (``store.part_is_whole``); a changed one is replaced. A save that cannot be read is a row of
-``saves`` (readable false) with its findings; the run goes on.
+``saves`` (readable false) with its findings; the run goes on. A save indexed before whose
+file is gone is dropped when it was under a folder given as input, else kept and named;
+a damaged part of no save is removed (``store.damaged_parts``), and said so.
 """
 
 from __future__ import annotations
@@ -216,6 +218,7 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
     except OSError as exc:
         raise UsageError(f"--out {one_line(corpus)}: the folder cannot be made ({exc.strerror or exc})") from None
     store.clear_leftovers(corpus)
+    damaged_parts = store.damaged_parts(corpus)
     try:
         known = store.indexed(corpus)
     except store.CorpusError as exc:  # a damaged corpus: its tables cannot be read
@@ -255,10 +258,28 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
         # is not this one (a relative --out put the parts outside the corpus: trial 50).
         work.append((path, sha, stamps[folder], os.path.abspath(corpus), not args.no_prompts))
         folders.add(folder)
+    dropped, kept_missing = _gone(known, found, args.inputs)
+    # A damaged part of no save known or named (a stopped run's, or a file put there by
+    # hand): no save to index it from, and it blocked every later run. It is removed.
+    ours = {store.part_key(path) for path in known} | {store.part_key(os.path.abspath(save)) for save in found}
+    orphans = {key: problem for key, problem in damaged_parts.items() if key not in ours}
+    redone = {store.part_key(path) for path in [item[0] for item in work] + dropped}  # written again, or removed
+    for key, problem in sorted(damaged_parts.items()):
+        if key in orphans:
+            print(f"narrative-debugger corpus: {one_line(corpus / store.PARTS / key)}: a damaged part ({one_line(problem)}) "
+                  "of no save in the corpus; removed", file=sys.stderr)
+        elif key not in redone:
+            save = next(path for path in known if store.part_key(path) == key)
+            print(f"narrative-debugger corpus: {one_line(corpus / store.PARTS / key)}: the part of {one_line(save)} is damaged "
+                  f"({one_line(problem)}); give that save to corpus to index it again", file=sys.stderr)
     unreadable = failed = 0
     whole = store.has_compacted(corpus)  # else every part is compacted at the end
-    if work:
+    if work or dropped:
         store.mark_stale(corpus)
+    for key in orphans:
+        store.remove_part(corpus, key)
+    for path in dropped:
+        store.remove_part(corpus, store.part_key(path))
     jobs = 1 if args.scheduler else processes_for(args.jobs, len(work), NAME)
     if not args.scheduler and not args.no_prompts and jobs > 1:
         # The workers are forked from this process: a token encoding built here is theirs
@@ -275,11 +296,17 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
         elif not readable:
             unreadable += 1
     missing_parts(corpus, done, cluster=bool(args.scheduler))
-    if work or not whole:
-        store.compact(corpus, [item[0] for item in work] if whole else None)
+    if work or dropped or not whole:
+        store.compact(corpus, [item[0] for item in work] + dropped if whole else None)
     database = store.write_database(corpus)
     print(f"indexed {len(work)} save(s) ({replaced} replaced), skipped {skipped} unchanged, {unreadable} unreadable"
-          + (f", {failed} failed" if failed else "") + f"; database {one_line(database)}")
+          + (f", {failed} failed" if failed else "") + (f", dropped {len(dropped)} no longer in their folder" if dropped else "")
+          + f"; database {one_line(database)}")
+    if dropped:
+        print(f"dropped (indexed before, no longer in {', '.join(one_line(i) for i in args.inputs if i.is_dir())}): {_named(dropped)}")
+    if kept_missing:
+        print(f"{len(kept_missing)} save(s) indexed before are no longer at their path (kept, still counted; run corpus "
+              f"with the folder they were in to drop them): {_named(kept_missing)}")
     return EXIT_OK
 
 
@@ -303,3 +330,26 @@ def missing_parts(corpus: Path, done: list[str], *, cluster: bool) -> None:
     raise UsageError(f"--out {one_line(corpus)}: {len(missing)} of the {len(done)} save(s) the workers indexed have no part "
                      f"in {one_line(where)} ({shown}); {hint}. Its tables are not made again: run corpus again once "
                      "the parts can be written there, and those saves are indexed again")
+
+
+#: How many saves a line of the summary names before "and N more".
+NAMED = 5
+
+
+def _named(paths: list[str]) -> str:
+    return ", ".join(one_line(p) for p in paths[:NAMED]) + (f" and {len(paths) - NAMED} more" if len(paths) > NAMED else "")
+
+
+def _gone(known, found: list[Path], inputs: list[Path]) -> tuple[list[str], list[str]]:
+    """``(dropped, kept)``: the saves of the corpus (``known``, by absolute path) whose
+    file no longer exists and that this run did not find. Those under a folder given as
+    input are dropped (the corpus follows the folder, as it does a changed save); the
+    others are kept, and named. Both sorted."""
+    here = {os.path.abspath(save) for save in found}
+    folders = [os.path.join(os.path.abspath(item), "") for item in inputs if item.is_dir()]
+    dropped, kept = [], []
+    for path in sorted(known):
+        if path in here or os.path.exists(path):
+            continue
+        (dropped if any(path.startswith(folder) for folder in folders) else kept).append(path)
+    return dropped, kept

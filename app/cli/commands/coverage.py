@@ -1,7 +1,8 @@
 """``narrative-debugger coverage``: what of the content fired across a corpus (issue 39).
 
 The counts come from ``models.corpus.coverage``; this module prints them as text,
-JSON (the issue's shape, exactly) or one self-contained HTML page with plots.
+JSON (the issue's shape, with the keys README adds: ``cards_counted_in``,
+``missing_saves``) or one self-contained HTML page with plots.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ def run(args) -> int:
         doc = coverage(con)
         contents = save_contents(con)
         if args.format == "html":
+            gone = set(doc["missing_saves"])
             commands = {line_id: open_command(e["nearest_miss"]["save"], e["nearest_miss"]["tick"], line_id, contents.get(e["nearest_miss"]["save"]))
-                        for line_id, e in doc["lines"].items() if e["nearest_miss"] is not None}
+                        for line_id, e in doc["lines"].items() if e["nearest_miss"] is not None and e["nearest_miss"]["save"] not in gone}
             files = line_files(con)
             page = coverage_page(doc, files, card_files(con), final_scores(con), commands, unprompted=saves_without_prompts(con),
                                  tally=line_tally(doc, files))
@@ -65,6 +67,25 @@ def run(args) -> int:
     else:
         sys.stdout.write(page)
     return EXIT_OK
+
+
+#: How a save of the corpus whose file is gone is marked where it is named.
+NO_LONGER_THERE = "no longer at this path"
+#: How many missing saves the summary names.
+MISSING_NAMED = 5
+
+
+def cards_counted(doc: dict) -> bool:
+    """Whether ``doc``'s card counts mean anything: false when no readable save's cards
+    were counted (their counts are null: every save was indexed with ``--no-prompts``)."""
+    return all(e["included"] is not None for e in doc["cards"].values())
+
+
+def missing_note(paths: list[str]) -> str:
+    """The summary's line for the saves no longer at their path: how many, a few named."""
+    named = ", ".join(one_line(p) for p in paths[:MISSING_NAMED]) + (f" and {len(paths) - MISSING_NAMED} more" if len(paths) > MISSING_NAMED else "")
+    return (f"{len(paths)} save(s) indexed before are no longer at their path (their rows still count; run corpus with "
+            f"the folder they were in to drop them): {named}")
 
 
 def cards_not_counted(unprompted: tuple[int, int]) -> str | None:
@@ -84,9 +105,13 @@ def format_text(doc: dict, contents: dict[str, str], unprompted: tuple[int, int]
     lines, cards = doc["lines"], doc["cards"]
     never = [k for k, e in lines.items() if e["fired"] == 0]
     out = [f"{doc['saves']} save(s); monologue lines fired: {tally.fired} of {tally.total}; "
-           f"story cards included: {sum(1 for e in cards.values() if e['included'])} of {len(cards)}"]
+           + (f"story cards included: {sum(1 for e in cards.values() if e['included'])} of {len(cards)}" if cards_counted(doc)
+              else f"story cards: not counted ({len(cards)} in the content; indexed with --no-prompts)")]
     if tally.not_in_content:
         out.append(f"fired but in no content folder (M002): {', '.join(one_line(k) for k in tally.not_in_content)}")
+    gone = set(doc["missing_saves"])
+    if gone:
+        out.append(missing_note(doc["missing_saves"]))
     if never:
         out.append("")
         out.append("never fired:")
@@ -95,11 +120,15 @@ def format_text(doc: dict, contents: dict[str, str], unprompted: tuple[int, int]
         if miss is None:
             out.append(f"  {one_line(line_id)}: no nearest miss (no prerequisites, or no readable save)")
             continue
+        where = one_line(miss["save"]) + (f" ({NO_LONGER_THERE})" if miss["save"] in gone else "")
         if miss["failing"]:
-            out.append(f"  {one_line(line_id)}: closest in {one_line(miss['save'])} at tick {miss['tick']}, "
+            out.append(f"  {one_line(line_id)}: closest in {where} at tick {miss['tick']}, "
                        f"{len(miss['failing'])} failing: {one_line(failing_clauses(miss))}")
         else:
-            out.append(f"  {one_line(line_id)}: eligible in {one_line(miss['save'])} at tick {miss['tick']}: {ELIGIBLE_UNCHOSEN.removeprefix('none: ')}")
+            out.append(f"  {one_line(line_id)}: eligible in {where} at tick {miss['tick']}: {ELIGIBLE_UNCHOSEN.removeprefix('none: ')}")
+        if miss["save"] in gone:  # its commands would fail: no save there to open
+            out.append("      (no command: the save cannot be opened)")
+            continue
         for command in open_command(miss["save"], miss["tick"], line_id, contents.get(miss["save"])):
             out.append(f"      {command}")
     note = cards_not_counted(unprompted)

@@ -66,3 +66,61 @@ def test_a_folder_that_is_not_a_corpus_is_a_message_not_a_crash(qtbot, open_wind
     assert not w.corpus.open(tmp_path)
     assert shown and "is not a corpus" in shown[0] and w.docks["coverage"].isHidden()
     assert shown[0].startswith(f"{tmp_path} is not a corpus") and shown[0].count(str(tmp_path)) == 1  # named once
+
+
+def _never_fired(view, line_id: str = "corpus-test_never_010") -> tuple[int, dict]:
+    row = next(k for k in range(view.proxy.rowCount()) if view.proxy.index(k, 0).data() == line_id)
+    return row, view.proxy.index(row, 0).data(CoverageModel.ROW_ROLE).miss
+
+
+@pytest.mark.parametrize("gone", ["deleted", "a file now"])
+def test_a_content_folder_no_longer_there_is_a_message_naming_it_not_bogus_findings(qtbot, open_window, message_boxes, corpus, gone):
+    """Trial 50, finding 5: the save was opened against another content (17 bogus errors,
+    "no monologue line ... in the content"); now a message names the folder, nothing opens,
+    and the dock opens the line once the folder is back."""
+    folder, content = corpus
+    w = open_window(size=None)
+    assert w.corpus.open(folder)
+    view = w.panels["coverage"][0]
+    rows = view.proxy.rowCount()
+    away = content.with_name("content-away")
+    content.rename(away)
+    if gone == "a file now":
+        content.write_text("not a folder", encoding="utf-8")
+    row, miss = _never_fired(view)
+    view.activate_row(row)
+    assert not w.loader.busy and w.save_path is None and w.session.playthrough is None  # nothing opened
+    assert len(message_boxes) == 1
+    kind, title, text = message_boxes[0]
+    assert kind == "warning" and str(content) in text and Path(miss["save"]).name in text
+    assert ("no longer exists" if gone == "deleted" else "is not a folder") in text
+    assert "F001" not in text and "Traceback" not in text
+    # The dock is as it was, and works once the folder is back.
+    assert w.docks["coverage"].isVisible() and view.proxy.rowCount() == rows
+    if content.is_file():
+        content.unlink()
+    away.rename(content)
+    with qtbot.waitSignal(w.session.explainRequested, timeout=60_000):
+        view.activate_row(row)
+    assert w.save_path == Path(miss["save"]) and w.session.playthrough.content.root == content
+    assert not any(f.code in ("C001", "M002") for f in w.session.playthrough.findings if f.location.endswith("never_010"))
+    assert len(message_boxes) == 1
+    QApplication.processEvents()
+
+
+def test_a_nearest_miss_save_no_longer_there_is_a_clean_message(qtbot, open_window, message_boxes, corpus):
+    """The trial saw "F001 at 1:1: ...: cannot be read (No such file or directory)"; now a
+    sentence names the save and says how to index it again."""
+    folder, _content = corpus
+    w = open_window(size=None)
+    assert w.corpus.open(folder)
+    view = w.panels["coverage"][0]
+    row, miss = _never_fired(view)
+    Path(miss["save"]).rename(Path(miss["save"]).with_suffix(".moved"))
+    view.activate_row(row)
+    assert not w.loader.busy and w.save_path is None
+    assert len(message_boxes) == 1
+    kind, _title, text = message_boxes[0]
+    assert kind == "warning" and miss["save"] in text and "is no longer there" in text and "narrative-debugger corpus" in text
+    assert "F001" not in text and "No such file" not in text
+    assert w.docks["coverage"].isVisible()

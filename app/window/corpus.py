@@ -63,9 +63,36 @@ class CorpusController:
         dock.raise_()
         return True
 
-    def open_miss(self, save: str, tick: int, line_id: str) -> None:
+    def open_miss(self, save: str, tick: int, line_id: str) -> bool:
         """Open ``save`` at ``tick`` (with the content folder it was indexed with) and ask
-        "Why?" of the line there."""
+        "Why?" of the line there; False (and a message, the window and the Coverage dock
+        as they were) when the save or that content folder is no longer there."""
+        problem = self.miss_problem(save)
+        if problem is not None:
+            show_message(self.window, "warning", "Cannot open the nearest miss",
+                         f"The nearest miss of {one_line(line_id)} is at tick {tick:,} of {problem}")
+            return False
         content = self.contents.get(save)
         folder = Path(content) if content and Path(content) != default_content_dir(Path(save)) else None
         self.window.open_save(Path(save), folder, tick=tick, explain=f"line:{line_id}")
+        return True
+
+    def miss_problem(self, save: str) -> str | None:
+        """Why ``save`` cannot be opened as the corpus indexed it (the rest of a sentence
+        naming the save, the folder, and what to do), or None when it can.
+
+        A save opened against a content folder that is gone would be checked against the
+        bundled content or none: findings and a "Why?" of the wrong content (the trial
+        saw 17 bogus errors and "no monologue line ... in the content")."""
+        path = Path(save)
+        if not path.is_file():
+            what = "is not a file any more" if path.exists() else "is no longer there"
+            return (f"{one_line(save)}, which {what}. Run 'narrative-debugger corpus' again to index the saves "
+                    "as they are now.")
+        content = self.contents.get(save)
+        if content and not Path(content).is_dir():
+            what = "is not a folder any more" if Path(content).exists() else "no longer exists"
+            return (f"{one_line(path.name)}, indexed with the content folder {one_line(content)}, which {what}. "
+                    "Put the folder back, or run 'narrative-debugger corpus' again with --content naming "
+                    "where the content is now.")
+        return None

@@ -124,3 +124,49 @@ def test_a_nearest_miss_save_no_longer_there_is_a_clean_message(qtbot, open_wind
     assert kind == "warning" and miss["save"] in text and "is no longer there" in text and "narrative-debugger corpus" in text
     assert "F001" not in text and "No such file" not in text
     assert w.docks["coverage"].isVisible()
+
+
+@pytest.mark.parametrize("size", [(1040, 700), (1440, 900)])
+def test_the_coverage_dock_shows_every_column_and_rows_and_stays_beside_explain(qtbot, open_window, corpus, size):
+    """Trial 50, finding 15: at 1040x700 about four rows showed and the Tick and Failing
+    columns were past the right edge; a double-click's Explain tab covered the Coverage tab,
+    so each next line needed a click on it first."""
+    from narrative_debugger.app.window.corpus import ROWS
+
+    folder, _content = corpus
+    w = open_window(size=size)
+    assert w.corpus.open(folder)
+    QApplication.processEvents()
+    view = w.panels["coverage"][0]
+    table, model = view.view, view.model
+    metrics = table.fontMetrics()
+    # Every column inside the viewport, no horizontal scroll bar.
+    right = max(table.columnViewportPosition(c) + table.columnWidth(c) for c in range(model.columnCount()))
+    assert right <= table.viewport().width() and not table.horizontalScrollBar().isVisible()
+    # The line ids, the counts and the ticks whole; the save name and failing clauses at
+    # least their headers (whole in their tooltips).
+    rows = [view.proxy.index(k, 0).data(CoverageModel.ROW_ROLE) for k in range(view.proxy.rowCount())]
+    for col in (CoverageModel.LINE, CoverageModel.FIRED, CoverageModel.SAVES, CoverageModel.TICK):
+        widest = max(metrics.horizontalAdvance(view.proxy.index(k, col).data() or "") for k in range(len(rows)))
+        assert table.columnWidth(col) >= widest, (model.HEADERS[col], table.columnWidth(col), widest)
+    for col in (CoverageModel.MISS, CoverageModel.FAILING):
+        assert table.columnWidth(col) >= metrics.horizontalAdvance(model.HEADERS[col])
+    # Room for ROWS rows, or all that the NPC dock above could give (it is at its minimum).
+    npcs = w.docks["npcs"]
+    assert view.rows_in_view() >= min(ROWS, len(rows)) - 0.25 or npcs.height() <= npcs.minimumSizeHint().height()
+    assert view.rows_in_view() > 5  # about four before
+    # A nearest miss opens with the Explain dock in front; the Coverage dock stays in view,
+    # also when a save with error findings brings the Findings forward.
+    row, _miss = _never_fired(view)
+    with qtbot.waitSignal(w.session.explainRequested, timeout=60_000):
+        view.activate_row(row)
+    w.docks["findings"].raise_()
+    QApplication.processEvents()
+    coverage = w.docks["coverage"]
+    for name in ("coverage", "explain", "findings"):
+        dock = w.docks[name]
+        assert dock.isVisible() and not dock.visibleRegion().isEmpty(), name
+    assert not coverage.geometry().intersects(w.docks["explain"].geometry())
+    assert not coverage.geometry().intersects(w.docks["findings"].geometry())
+    assert not coverage.geometry().intersects(w.centralWidget().geometry())
+    QApplication.processEvents()

@@ -122,8 +122,12 @@ DOCKS: tuple[DockSpec, ...] = (
     # views slid under the NPC dock and were cut on the right.
     DockSpec("whatif", "What if", "left", _W + "docks.whatif:WhatIfPanel", tab_with="monologues", min_size=(300, 150),
              hidden=True),
-    # Coverage of a corpus of playtests: shown by File › Open corpus… (issue 39).
-    DockSpec("coverage", "Coverage", "bottom", _W + "docks.coverage:CoverageView", tab_with="journal", min_size=(420, 110),
+    # Coverage of a corpus of playtests: shown by File › Open corpus… (issue 39). Tabbed
+    # with the Monologues, a list of lines too: a line's nearest miss opens with the
+    # Explain dock (bottom) and, with error findings, the Findings (bottom) in front, and
+    # neither covers the list (tabbed with the Journal, each next line needed a click on
+    # the Coverage tab first).
+    DockSpec("coverage", "Coverage", "left", _W + "docks.coverage:CoverageView", tab_with="monologues", min_size=(300, 150),
              hidden=True),
 )
 

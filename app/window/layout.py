@@ -15,7 +15,7 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 #: Bumped whenever the arrangement of docks changes in a way old saved states do not fit.
-LAYOUT_VERSION = 6
+LAYOUT_VERSION = 7
 #: The smallest window (pixels) at which every dock and view keeps its minimum size.
 MIN_WINDOW = (1040, 700)
 #: Where each DockSpec.area puts a dock.

@@ -15,7 +15,7 @@ from narrative_debugger.models.corpus.coverage import failing_clauses, line_tall
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.widgets.kit.plain_text import plain_tip
 from narrative_debugger.widgets.kit.roles import DISPLAY as _DISPLAY, TOOLTIP as _TOOLTIP, USER as _USER
-from narrative_debugger.widgets.kit.tables import RowsTableModel, filtered_table
+from narrative_debugger.widgets.kit.tables import ElideDelegate, RowsTableModel, ShareColumns, filtered_table
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
@@ -39,7 +39,11 @@ def coverage_rows(doc: dict) -> list[CoverageRow]:
 class CoverageModel(RowsTableModel):
     """Rows: line, fired, saves, nearest-miss save, tick, failing clauses."""
 
-    HEADERS = ("Line", "Fired", "Saves", "Nearest miss in", "Tick", "Failing")
+    HEADERS = ("Line", "Fired", "Saves", "Nearest miss", "Tick", "Failing")
+    TIPS = ("The monologue line's id", "How many times it fired, across the saves", "In how many saves it fired",
+            "A line that never fired: the save where it came nearest (fewest failing clauses). Double-click to open it there.",
+            "The tick of the nearest miss", "The prerequisites that failed at the nearest miss")
+    LINE, FIRED, SAVES, MISS, TICK, FAILING = range(6)
     ROW_ROLE = _USER + 1
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
@@ -49,20 +53,20 @@ class CoverageModel(RowsTableModel):
         role = int(role)
         col = index.column()
         if role == _DISPLAY:
-            if col == 0:
+            if col == self.LINE:
                 return one_line(r.line_id)
-            if col == 1:
+            if col == self.FIRED:
                 return f"{r.fired:,}"
-            if col == 2:
+            if col == self.SAVES:
                 return f"{r.saves:,}"
             if r.miss is None:
-                return "" if r.fired or col != 3 else "—"
-            if col == 3:  # the file's name; the tooltip has the whole path
+                return "" if r.fired or col != self.MISS else "—"
+            if col == self.MISS:  # the file's name; the tooltip has the whole path
                 return one_line(PurePath(r.miss["save"]).name)
-            if col == 4:
+            if col == self.TICK:
                 return f"{r.miss['tick']:,}"
             return one_line(failing_clauses(r.miss))
-        if role == _TOOLTIP and r.miss is not None and col >= 3:
+        if role == _TOOLTIP and r.miss is not None and col >= self.MISS:
             return plain_tip(f"{r.miss['save']} at tick {r.miss['tick']}\n" + "\n".join(r.miss["failing"]) + "\n\nDouble-click to open it there.")
         if role == self.ROW_ROLE:
             return r
@@ -85,6 +89,11 @@ class CoverageView(QWidget):
         self.model = CoverageModel(self)
         self.proxy, self.view, self.heading, self.search = filtered_table(
             self, self.model, "coverage", {0: 200, 1: 60, 2: 60, 3: 220, 4: 80}, "Filter lines (e.g. harbor-nights, kael-davan)")
+        # Every column in view in a dock half of a 1040-pixel window (the Tick and Failing
+        # columns were past the right edge): the line, counts and tick whole; the save's
+        # name (its middle) and the failing clauses give way, whole in their tooltips.
+        self.view.setItemDelegateForColumn(CoverageModel.MISS, ElideDelegate(Qt.ElideMiddle, self.view))
+        self.columns = ShareColumns(self.view, (CoverageModel.MISS, CoverageModel.FAILING), stretch=CoverageModel.FAILING)
         self.view.activated.connect(lambda index: self.activate_row(index.row()))
         self.set_coverage(None)
 
@@ -95,13 +104,27 @@ class CoverageView(QWidget):
         if doc is None:
             self.model.set_rows([])
             self.heading.setText("No corpus open. File › Open corpus… shows one made by 'narrative-debugger corpus'.")
+            self.heading.setToolTip("")
             return
         rows = coverage_rows(doc)
         self.model.set_rows(rows)
         tally = line_tally(doc, content_ids)
         unknown = f" Fired but in no content folder (M002): {', '.join(tally.not_in_content)}." if tally.not_in_content else ""
-        self.heading.setText(one_line(f"{corpus}: {doc['saves']:,} save(s); {tally.fired} of {tally.total} lines fired, {tally.never} never.{unknown} "
-                                      "Double-click a line that never fired to open its nearest miss."))
+        # The corpus by its folder's name (the whole path in the tooltip): a long path took a
+        # line of its own, one row fewer in a dock a few rows high at 1040x700.
+        name = PurePath(corpus).name or corpus
+        self.heading.setText(one_line(f"{name}: {doc['saves']:,} save(s); {tally.fired} of {tally.total} lines fired, {tally.never} never.{unknown} "
+                                      "Double-click a never-fired line to open its nearest miss."))
+        self.heading.setToolTip(plain_tip(f"Corpus: {corpus}"))
+
+    def rows_in_view(self) -> float:
+        """How many rows the table's viewport has room for now (fractional)."""
+        return self.view.viewport().height() / max(1, self.view.verticalHeader().defaultSectionSize())
+
+    def height_short_of(self, rows: int) -> int:
+        """The pixels the table lacks to show ``rows`` rows (fewer when it has fewer), 0 when it has room."""
+        rows = min(rows, self.proxy.rowCount())
+        return max(0, rows * self.view.verticalHeader().defaultSectionSize() - self.view.viewport().height())
 
     def activate_row(self, row: int) -> CoverageRow | None:
         """Ask for the nearest miss shown at ``row`` (as a double-click would); returns its row."""

@@ -98,25 +98,3 @@ def test_screenshot_size_takes_ascii_digits(capsys, tmp_path, size, said):
     err = capsys.readouterr().err
     assert err.startswith(f"narrative-debugger screenshot: --size {said}") and len(err) < 250, err
     assert not any(tmp_path.iterdir())
-
-
-@pytest.mark.parametrize("command", ["check", "corpus"])
-def test_jobs_beyond_the_cpus_run_one_a_cpu_and_say_so_once(tmp_path, monkeypatch, capsys, command):
-    # Trial 50, 12: --jobs 10000 was cut without a word. check and corpus count their
-    # processes alike (common.processes_for): at most one a save, and one a usable CPU.
-    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0}, raising=False)
-    monkeypatch.setattr("os.cpu_count", lambda: 1)
-    saves = [EVENING, str(SAMPLES / "walkaway-spiral.json"), str(SAMPLES / "abandoned-confrontation.json")]
-    more = ["--out", str(tmp_path / "qa"), "--no-prompts"] if command == "corpus" else []
-    assert main([command, *saves, *more, "--jobs", "10000"]) in (0, 1)
-    err = capsys.readouterr().err
-    note = f"narrative-debugger {command}: --jobs 10000: running 1 at once, one per CPU this process may use\n"
-    assert err.count(note) == 1, err
-    assert main([command, *saves, *more, "--jobs", "1"]) in (0, 1)
-    assert "--jobs" not in capsys.readouterr().err
-
-
-def test_jobs_within_the_cpus_and_the_saves_say_nothing(monkeypatch, capsys):
-    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
-    assert main(["check", EVENING, str(SAMPLES / "walkaway-spiral.json"), "--jobs", "10000", "--format", "json"]) in (0, 1)
-    assert "--jobs" not in capsys.readouterr().err

@@ -36,7 +36,7 @@ def add_arguments(p) -> None:
     content_arg(p)
     p.add_argument("--format", choices=FORMATS, default="text",
                    help="text (default), json, sarif (SARIF 2.1.0), junit (JUnit XML) or github (workflow annotations)")
-    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="check N saves at once in separate processes (default 1; at most one per CPU)")
+    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="check N saves at once in separate processes (default 1)")
     p.add_argument("--screenshots", type=Path, metavar="DIR",
                    help=f"also write one PNG per finding into DIR, what a double-click on it shows (at most {MAX_SCREENSHOTS})")
 

@@ -38,7 +38,7 @@ def add_arguments(p) -> None:
     p.add_argument("--out", type=folder_arg("--out"), required=True, metavar="CORPUS", help="the corpus folder (made when missing; indexed saves are kept)")
     p.add_argument("--no-prompts", action="store_true",
                    help="leave out the prompts table and the story-card firings (building each conversation's prompt is most of the indexing time)")
-    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1; at most one per CPU)")
+    p.add_argument("--jobs", "-j", type=number_arg("--jobs", U32, minimum=1), default=1, metavar="N", help="index N saves at once in separate processes (default 1)")
     p.add_argument("--scheduler", type=scheduler_arg, metavar="ADDRESS",
                    help="run the per-save work on a Dask distributed cluster (tcp://HOST:PORT); its workers must see the saves, "
                         "the content and CORPUS at the same paths (--jobs is then ignored)")

@@ -20,19 +20,13 @@ import yaml
 from narrative_debugger.app.cli.main import main
 from tests.support.content_lines import never_fired_line
 from tests.support.savegen.generator import generate_save, write_save
+from tests.support.cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "sample_saves" / "content"
 #: Issue 39's "Counts": 50 generated playtests (one of them the QA sample).
 SAVES = 50
 SCENARIOS = ("evening", "walkaway-spiral", "abandoned-confrontation")
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 #: Two lines the playtests cannot fire, added to a copy of the sample content: one

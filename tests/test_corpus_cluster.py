@@ -12,21 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.corpus import store
+from tests.support.cli import run
 
 pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
 CONTENT = SAMPLES / "content"
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

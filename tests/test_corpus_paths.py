@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from narrative_debugger.app.cli.main import main
 from tests.support.content_lines import never_fired_line
 from tests.support.savegen.generator import generate_save, write_save
+from tests.support.cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "sample_saves" / "content"
@@ -20,13 +20,6 @@ CONTENT = ROOT / "sample_saves" / "content"
 #: A line one small playtest cannot fire: its nearest miss is printed with the commands
 #: that open it, the content folder among their arguments.
 NEVER = never_fired_line("paths-test_never_010", "Gated on fifty abandoned quarrels with Kael.")
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ import pytest
 
 from narrative_debugger.app.cli.commands.query import BATCH_ROWS
 from narrative_debugger.app.cli.main import main
+from tests.support.cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
@@ -28,13 +29,6 @@ ROWS = 2 * BATCH_ROWS + 7
 #: Rows whose values change type and width within and across batches.
 SQL = (f"SELECT range AS n, repeat('x', (range % 5)::int) AS s, range % 3 = 0 AS b, [range, NULL] AS l, "
        f"CASE WHEN range % 7 = 0 THEN NULL ELSE range / 4 END AS f FROM range({ROWS})")
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -16,17 +16,11 @@ from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.corpus import store
 from tests.support.content_lines import never_fired_line
 from tests.support.savegen.generator import generate_save, write_save
+from tests.support.cli import run
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
 CONTENT = SAMPLES / "content"
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,20 @@ from difflib import get_close_matches
 
 from narrative_debugger.models.report.sinks import one_line, terminal as terminal_safe
 
-__all__ = ["counted", "one_line", "terminal_safe"]
+__all__ = ["counted", "one_line", "some_named", "terminal_safe"]
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` (with thousands separators) and the noun in the right number: ``1 fact``, ``2 facts``."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def some_named(items, limit: int) -> str:
+    """The first ``limit`` of ``items`` (paths, names) on one line each (``one_line``),
+    joined by commas, then ``and N more`` for the rest: ``a, b and 3 more``."""
+    items = list(items)
+    named = ", ".join(one_line(item) for item in items[:limit])
+    return named + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
 def close_matches(word: str, choices) -> list[str]:

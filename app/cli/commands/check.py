@@ -16,7 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import closing
 from pathlib import Path
 
-from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, keep, number_arg, processes_for, version
+from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, UsageError, check_content_arg, content_arg, keep, number_arg, version
 from narrative_debugger.app.cli.desktop import EXIT_INTERRUPTED
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.playthrough import Playthrough
@@ -108,7 +108,7 @@ def run(args) -> int:
     waiting: dict[int, FileResult] = {}  # json: results done early, until their turn
     next_out = 0
     stream = JsonStream(sys.stdout) if args.format == "json" else None
-    results = results_in_order(list(args.saves), args.content, processes_for(args.jobs, len(args.saves), NAME))
+    results = results_in_order(list(args.saves), args.content, args.jobs)
     with closing(results):  # an interrupt here stops the workers at once (results_in_order)
         for k, result in results:
             if result.readable and result.findings:

@@ -71,13 +71,6 @@ def number_arg(flag: str, kind: IntType = U64, minimum: int | None = None):
     return convert
 
 
-def processes_for(jobs: int, items: int, command: str) -> int:
-    """How many worker processes ``--jobs jobs`` starts for ``items`` pieces of work
-    (saves): ``jobs``, but no more than the items. Not capped at the CPUs: the number is
-    what QA asked for, on any machine (``command`` names the command for a message)."""
-    return max(1, min(jobs, items))
-
-
 def tick_arg(p, help: str | None = None) -> None:
     """Add ``--tick T``: a u64 tick (save-format §5)."""
     p.add_argument("--tick", type=number_arg("--tick", U64), metavar="T", help=help)

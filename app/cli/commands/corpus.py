@@ -19,12 +19,12 @@ import sys
 from pathlib import Path
 
 from narrative_debugger.app.cli.commands.check import results_in_order
-from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, number_arg, processes_for
+from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, number_arg
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.corpus import store
 from narrative_debugger.models.corpus.rows import content_rows, content_stamp, empty_tables, add, file_sha256, load_encoder, save_tables
 from narrative_debugger.models.playthrough import default_content_dir
-from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.report.plain_text import one_line, some_named
 
 NAME = "corpus"
 HELP = "index saves (files or folders) into a corpus folder of Parquet tables and a DuckDB database"
@@ -280,13 +280,12 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
         store.remove_part(corpus, key)
     for path in dropped:
         store.remove_part(corpus, store.part_key(path))
-    jobs = 1 if args.scheduler else processes_for(args.jobs, len(work), NAME)
-    if not args.scheduler and not args.no_prompts and jobs > 1:
+    if not args.scheduler and not args.no_prompts and min(args.jobs, len(work)) > 1:
         # The workers are forked from this process: a token encoding built here is theirs
         # too, in pages they share (~26 MB each, and its load, saved in every worker).
         for folder in sorted(folders):
             load_encoder(Path(folder))
-    results = on_cluster(work, content, args.scheduler) if args.scheduler else results_in_order(work, content, jobs, work=index_one)
+    results = on_cluster(work, content, args.scheduler) if args.scheduler else results_in_order(work, content, args.jobs, work=index_one)
     done: list[str] = []
     for _, (path, readable, findings, message) in results:
         done.append(path)
@@ -303,10 +302,10 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
           + (f", {failed} failed" if failed else "") + (f", dropped {len(dropped)} no longer in their folder" if dropped else "")
           + f"; database {one_line(database)}")
     if dropped:
-        print(f"dropped (indexed before, no longer in {', '.join(one_line(i) for i in args.inputs if i.is_dir())}): {_named(dropped)}")
+        print(f"dropped (indexed before, no longer in {', '.join(one_line(i) for i in args.inputs if i.is_dir())}): {some_named(dropped, NAMED)}")
     if kept_missing:
         print(f"{len(kept_missing)} save(s) indexed before are no longer at their path (kept, still counted; run corpus "
-              f"with the folder they were in to drop them): {_named(kept_missing)}")
+              f"with the folder they were in to drop them): {some_named(kept_missing, NAMED)}")
     return EXIT_OK
 
 
@@ -323,7 +322,7 @@ def missing_parts(corpus: Path, done: list[str], *, cluster: bool) -> None:
     missing = [path for path in done if not store.part_is_whole(corpus, path)]
     if not missing:
         return
-    shown = ", ".join(one_line(path) for path in missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+    shown = some_named(missing, 3)
     where = os.path.join(os.path.abspath(corpus), store.PARTS)
     hint = ("the Dask workers must see CORPUS at this same path (a shared file system)" if cluster
             else "was CORPUS changed while the run went on?")
@@ -334,10 +333,6 @@ def missing_parts(corpus: Path, done: list[str], *, cluster: bool) -> None:
 
 #: How many saves a line of the summary names before "and N more".
 NAMED = 5
-
-
-def _named(paths: list[str]) -> str:
-    return ", ".join(one_line(p) for p in paths[:NAMED]) + (f" and {len(paths) - NAMED} more" if len(paths) > NAMED else "")
 
 
 def _gone(known, found: list[Path], inputs: list[Path]) -> tuple[list[str], list[str]]:

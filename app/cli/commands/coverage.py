@@ -16,7 +16,7 @@ from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LEGAL_T
 from narrative_debugger.models.corpus.html_page import coverage_page
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.json_text import dump_strict
-from narrative_debugger.models.report.plain_text import one_line
+from narrative_debugger.models.report.plain_text import one_line, some_named
 from narrative_debugger.models.report.sinks import shell_command
 
 NAME = "coverage"
@@ -83,7 +83,7 @@ def cards_counted(doc: dict) -> bool:
 
 def missing_note(paths: list[str]) -> str:
     """The summary's line for the saves no longer at their path: how many, a few named."""
-    named = ", ".join(one_line(p) for p in paths[:MISSING_NAMED]) + (f" and {len(paths) - MISSING_NAMED} more" if len(paths) > MISSING_NAMED else "")
+    named = some_named(paths, MISSING_NAMED)
     return (f"{len(paths)} save(s) indexed before are no longer at their path (their rows still count; run corpus with "
             f"the folder they were in to drop them): {named}")
 

@@ -286,6 +286,38 @@ def encoding_of(content: Content) -> str:
     return content.prompt.encoding or DEFAULT_ENCODING
 
 
+class _KeptIds:
+    """Token ids (``array("I")``) kept for recent builds, by key: of ``key + suffix``.
+    Two generations of at most ``IDS_CACHE_ENTRIES`` keys: a key met again moves to the
+    young generation; when that one is full, the old one is dropped and the young one
+    becomes it. The keys are the pieces of sections, which recur in the NPC's next
+    prompts; for a section of lines, each line (suffix ``LINE_SEPARATOR``): a history line
+    is the same str object from build to build (the span's), whose hash Python keeps, so
+    finding it makes no new string."""
+
+    __slots__ = ("young", "old", "encode", "suffix")
+
+    def __init__(self, encode: Callable[[str], list[int]], suffix: str = "") -> None:
+        self.young: dict[str, array] = {}
+        self.old: dict[str, array] = {}
+        self.encode = encode
+        self.suffix = suffix
+
+    def get(self, key: str) -> array:
+        """The ids of ``key + suffix``, encoded only when neither generation has them."""
+        young = self.young
+        ids = young.get(key)
+        if ids is None:
+            ids = self.old.get(key)
+            if ids is None:
+                text = key + self.suffix
+                ids = array(TOKEN_ID_TYPECODE, self.encode(text) if text else ())
+            young[key] = ids
+            if len(young) >= IDS_CACHE_ENTRIES:
+                self.old, self.young = young, {}
+        return ids
+
+
 @dataclass(slots=True)
 class _Span:
     """An NPC's history lines rendered so far: from line ``start``, their texts, running
@@ -354,44 +386,10 @@ class PromptBuilder:
         return self.counter.count(text) if text else 0
 
     def _clear_ids(self) -> None:
-        """Forget the kept token ids (two generations of at most ``IDS_CACHE_ENTRIES`` texts)."""
-        self._ids_young: dict[str, array] = {}
-        self._ids_old: dict[str, array] = {}
-        self._line_ids_young: dict[str, array] = {}
-        self._line_ids_old: dict[str, array] = {}
-
-    def _ids(self, text: str) -> array:
-        """Token ids of ``text`` (``array("I")``), kept for the texts of recent builds: the
-        pieces of sections, which recur in the NPC's next prompts. A text met again moves
-        to the young generation; when that one is full, the old generation is dropped and
-        the young one becomes it."""
-        young = self._ids_young
-        ids = young.get(text)
-        if ids is None:
-            ids = self._ids_old.get(text)
-            if ids is None:
-                ids = array(TOKEN_ID_TYPECODE, self.counter.encode(text) if text else ())
-            young[text] = ids
-            if len(young) >= IDS_CACHE_ENTRIES:
-                self._ids_old, self._ids_young = young, {}
-        return ids
-
-    def _line_ids(self, line: str) -> array:
-        """Token ids of ``line`` followed by ``LINE_SEPARATOR``: the piece a line makes in
-        a section of lines when another line follows it. Kept as ``_ids`` keeps texts,
-        but by the line itself, and only for a line that is one piece wherever it stands
-        (``_plain``): a history line is the same str object from build to build (the
-        span's), whose hash Python keeps, so finding it costs no new string."""
-        young = self._line_ids_young
-        ids = young.get(line)
-        if ids is None:
-            ids = self._line_ids_old.get(line)
-            if ids is None:
-                ids = array(TOKEN_ID_TYPECODE, self.counter.encode(line + LINE_SEPARATOR))
-            young[line] = ids
-            if len(young) >= IDS_CACHE_ENTRIES:
-                self._line_ids_old, self._line_ids_young = young, {}
-        return ids
+        """Forget the kept token ids: of texts (the pieces of sections) and of lines
+        followed by ``LINE_SEPARATOR`` (a section of lines' pieces, ``_pieces_of_lines``)."""
+        self._texts = _KeptIds(self.counter.encode)
+        self._lines_ids = _KeptIds(self.counter.encode, LINE_SEPARATOR)
 
     def _pieces_of_lines(self, lines: Sequence[str]) -> list[array] | None:
         """The token ids of the pieces ``split_lines`` cuts ``LINE_SEPARATOR.join(lines)``
@@ -401,21 +399,21 @@ class PromptBuilder:
         the line before it (``_plain``). A line's ids are kept only once it is plain, so
         a kept line needs no test."""
         head = lines[:-1]
-        got = list(map(self._line_ids_young.get, head))
+        got = list(map(self._lines_ids.young.get, head))
         if not all(got):  # ids are never empty: a line not kept is None
             for k, ids in enumerate(got):
                 if ids is None:
                     line = head[k]
                     if _plain(line):
-                        got[k] = self._line_ids(line)
+                        got[k] = self._lines_ids.get(line)
                     elif k == 0 and "\n" not in line:  # where it stands, its start joins nothing
-                        got[k] = array(TOKEN_ID_TYPECODE, self.counter.encode(line + LINE_SEPARATOR))
+                        got[k] = self._texts.get(line + LINE_SEPARATOR)
                     else:
                         return None
         last = lines[-1]
         if "\n" in last or (head and not _safe_start(last[:1])):
             return None
-        got.append(self._ids_young.get(last) or self._ids(last))
+        got.append(self._texts.young.get(last) or self._texts.get(last))
         return got
 
     def _count_pieces(self, text: str) -> int:
@@ -424,7 +422,7 @@ class PromptBuilder:
         the budget is known and encoded after, and this way it is encoded once."""
         if not text:
             return 0
-        kept, ids = self._ids_young.get, self._ids
+        kept, ids = self._texts.young.get, self._texts.get
         return sum(len(kept(piece) or ids(piece)) for piece in split_lines(text))
 
     def _encode_sections(self, parts: list[tuple[str, str, Sequence[str] | None]]) -> tuple[list[Section], tuple[array, ...]]:
@@ -444,7 +442,7 @@ class PromptBuilder:
         chunks: list[array] = []
         safe = all(_safe_start(text[0]) for _, text, _ in parts)
         last = len(parts) - 1
-        ids, kept = self._ids, self._ids_young.get  # a hit in the young generation, without a call
+        ids, kept = self._texts.get, self._texts.young.get  # a hit in the young generation, without a call
         for i, (label, text, lines) in enumerate(parts):
             piece_ids = self._pieces_of_lines(lines) if lines is not None else None
             if piece_ids is not None:

@@ -45,20 +45,24 @@ def recorded_faults(a: Playthrough, shift: Shift) -> frozenset:
     (T004: a penalty of a walk-away within the threshold, a walk-away past it with no
     penalty) and the edit left alone: ``Recompute.recorded_faults``, applied as recorded."""
     out = set()
-    for f in a.replay_findings:
-        if f.code != "T004" or f.target is None or f.target.journal_index is None:
-            continue
+    for i, f in _replay_faults(a, "T004"):
         if _PENALISED_WITHIN in f.message or _PENALTY_MISSING in f.message:
-            i = shift.to_b(f.target.journal_index)
-            if i is not None:
-                out.add(i)
+            at_b = shift.to_b(i)
+            if at_b is not None:
+                out.add(at_b)
     return frozenset(out)
+
+
+def _replay_faults(a: Playthrough, code: str):
+    """``(journal index, finding)`` of each ``code`` finding A's replay made at an entry."""
+    for f in a.replay_findings:
+        if f.code == code and f.target is not None and f.target.journal_index is not None:
+            yield f.target.journal_index, f
 
 
 def _faults_at(a: Playthrough, code: str) -> set[int]:
     """A's journal indices where its replay reported ``code``."""
-    return {f.target.journal_index for f in a.replay_findings
-            if f.code == code and f.target is not None and f.target.journal_index is not None}
+    return {i for i, _ in _replay_faults(a, code)}
 
 
 def _entry(play: Playthrough, i: int, reason: str, event: str | None = None) -> dict:

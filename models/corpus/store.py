@@ -190,8 +190,18 @@ def part_is_whole(corpus: Path, path: str) -> bool:
     replaced by hand (``tables/`` may still hold its rows, so the views would not tell)
     is then indexed again. Reads 8 bytes a file, not the rows; a file that is not a
     regular one (a FIFO, a device, a folder) is never opened to wait or read on."""
-    folder = corpus / PARTS / part_key(path)
-    return all(_parquet_file_whole(folder / f"{name}.parquet") for name in SCHEMA)
+    return _part_problem(corpus / PARTS / part_key(path)) is None
+
+
+def _part_problem(folder: Path) -> str | None:
+    """What is wrong with the part in ``folder``, in words (its first table file that is
+    not whole: ``saves.parquet is not a whole Parquet file``, ``… is missing``), or None
+    when each table's file is whole (``_parquet_file_whole``)."""
+    for name in SCHEMA:
+        file = folder / f"{name}.parquet"
+        if not _parquet_file_whole(file):
+            return f"{name}.parquet {_part_file_problem(file) or 'is not a whole Parquet file'}"
+    return None
 
 
 def _parquet_file_whole(file: Path) -> bool:
@@ -224,12 +234,9 @@ def damaged_parts(corpus: Path) -> dict[str, str]:
     Reads 8 bytes a file."""
     out = {}
     for folder in part_folders(corpus):
-        for name in SCHEMA:
-            file = folder / f"{name}.parquet"
-            if not _parquet_file_whole(file):
-                problem = _part_file_problem(file)
-                out[folder.name] = f"{name}.parquet {problem or 'is not a whole Parquet file'}"
-                break
+        problem = _part_problem(folder)
+        if problem is not None:
+            out[folder.name] = problem
     return out
 
 

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from narrative_debugger.models.explain.chain import fmt_num
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Finding, Severity
 from narrative_debugger.models.rules.findings import Target
@@ -129,7 +130,7 @@ def test_npc_list_cells_follow_the_tick(qtbot, generated):
     for row in range(model.rowCount()):
         sid = model.sid_at(row)
         npc = state.npc(sid)
-        assert model.index(row, NpcTableModel.SCORE).data() == f"{npc.relationship.score:.1f}"
+        assert model.index(row, NpcTableModel.SCORE).data() == fmt_num(npc.relationship.score)
         assert model.index(row, NpcTableModel.STRESS).data() == f"{npc.tolerance.current_stress} / {npc.tolerance.threshold}"
         shown = model.index(row, NpcTableModel.INTERACTION).data()
         expected = active.interaction_state.name if active is not None and active.target_entity == sid else ""
@@ -138,12 +139,32 @@ def test_npc_list_cells_follow_the_tick(qtbot, generated):
 
     session.set_tick(session.last_tick)
     scores = [model.index(r, NpcTableModel.SCORE).data() for r in range(model.rowCount())]
-    assert any(score != "0.0" for score in scores)
+    assert any(score != "0.00" for score in scores)
     # A dragged tick: the cells follow once the drag pauses (a crowd's table is costly).
     session.set_tick(0, live=True)
     assert [model.index(r, NpcTableModel.SCORE).data() for r in range(model.rowCount())] == scores
-    qtbot.waitUntil(lambda: all(model.index(r, NpcTableModel.SCORE).data() == "0.0" for r in range(model.rowCount())))
+    qtbot.waitUntil(lambda: all(model.index(r, NpcTableModel.SCORE).data() == "0.00" for r in range(model.rowCount())))
     assert_not_blank(widget)
+
+
+def test_npc_list_scores_read_as_everywhere_and_sort_as_numbers(qtbot):
+    """Trial 50: the NPC list's Score column had one decimal ("0.6" for 0.641) where the
+    readout, Explain and ``state`` write ``fmt_num``'s two; and it sorts as numbers, not
+    text ("100.00" after "21.78", and "9.50" before "21.78")."""
+    from tests.test_widgets_tickbar_timelines import synthetic_playthrough
+
+    scores = {7: 0.641, 8: 100.0, 9: 21.78, 10: 9.5, 11: 0.0}
+    play = synthetic_playthrough({sid: [(0, score, 0)] for sid, score in scores.items()})
+    widget = show(qtbot, NpcList(load(qtbot, play)))
+    model = widget.model
+    shown = {model.sid_at(row): model.index(row, NpcTableModel.SCORE).data() for row in range(model.rowCount())}
+    assert shown == {7: "0.64", 8: "100.00", 9: "21.78", 10: "9.50", 11: "0.00"}
+    assert all(f"score {text} " in model.index(row, 0).data(Qt.ToolTipRole) for row, text in
+               ((row, shown[model.sid_at(row)]) for row in range(model.rowCount())))
+    widget.view.sortByColumn(NpcTableModel.SCORE, Qt.AscendingOrder)
+    proxy = widget.proxy
+    column = [proxy.index(row, NpcTableModel.SCORE).data() for row in range(proxy.rowCount())]
+    assert column == ["0.00", "0.64", "9.50", "21.78", "100.00"]
 
 
 def test_npc_list_stress_over_threshold_is_red(qtbot, tmp_path):

@@ -16,6 +16,7 @@ from itertools import chain
 
 import numpy as np
 from narrative_debugger.models.domain.types import InteractionState, NpcState, StableId
+from narrative_debugger.models.explain.chain import fmt_num
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.kit.prepared import Prepared
@@ -295,7 +296,7 @@ class NpcTableModel(HeaderedTableModel):
         if col == self.LEVEL:
             return npc.level.display_name
         if col == self.SCORE:
-            return f"{npc.relationship.score:.1f}"
+            return fmt_num(npc.relationship.score)  # as everywhere: 2 decimals
         if col == self.STRESS:
             return f"{npc.tolerance.current_stress} / {npc.tolerance.threshold}"
         if col == self.WALK_AWAYS:
@@ -323,7 +324,7 @@ class NpcTableModel(HeaderedTableModel):
         over = " (over threshold)" if tol.over_threshold else ""
         return (
             f"<b>{esc(self._names[row])}</b> · {esc(npc.slug)} · StableId {npc.stable_id}<br>"
-            f"score {rel.score:.2f} ({npc.level.display_name}), {counted(rel.total_interactions, 'interaction')} "
+            f"score {fmt_num(rel.score)} ({npc.level.display_name}), {counted(rel.total_interactions, 'interaction')} "
             f"({rel.positive_interactions} positive, {rel.negative_interactions} negative)<br>"
             f"stress {tol.current_stress} / {tol.threshold}{over}<br>"
             f"walk-aways {npc.walk_aways}; penalty {it.walk_away_penalty:g} points past "

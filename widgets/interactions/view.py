@@ -17,6 +17,7 @@ from functools import partial
 from itertools import islice
 
 from narrative_debugger.models.domain.types import FactId, InteractionMetadata, InteractionState
+from narrative_debugger.models.explain.chain import fmt_num
 from narrative_debugger.models.report.plain_text import counted
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.fact_model import DIFFERS_BACKGROUND
@@ -653,7 +654,7 @@ class InteractionView(QWidget):
         muted = f"color:{ink_tint(_MUTED, pal).name()}"
         # A narrow heading wraps between these parts only: each keeps its words together, "·" ends a line.
         parts = (
-            f"{npc.level.display_name} <span style='{muted}'>(score {rel.score:.1f})</span>",
+            f"{npc.level.display_name} <span style='{muted}'>(score {fmt_num(rel.score)})</span>",
             f"stress <b style='color:{stress_color}'>{tol.current_stress}/{tol.threshold}</b>",
             f"walk{NON_BREAKING_HYPHEN}aways <b style='color:{walk_color}'>{npc.walk_aways}</b>"
             f"<span style='{muted}'> (tolerates {itol.walk_away_threshold})</span>",

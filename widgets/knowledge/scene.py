@@ -28,6 +28,7 @@ from bisect import bisect_left
 
 from narrative_debugger.widgets.kit.plain_text import name_text
 from narrative_debugger.models.domain.types import FactId, KnowledgeState, RelationshipState
+from narrative_debugger.models.explain.chain import fmt_num
 from narrative_debugger.models.rules.catalogue import rule
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.widgets.knowledge.groups import (
@@ -250,7 +251,7 @@ class GraphScene(QGraphicsScene):
             tol = npc.tolerance
             _tag(node, "npc", npc.stable_id,
                  f"<b>{escape(name)}</b><br>player thinks: {state_label(rel)} — {seen}<br>"
-                 f"{npc.level.display_name}, score {npc.relationship.score:.1f}<br>"
+                 f"{npc.level.display_name}, score {fmt_num(npc.relationship.score)}<br>"
                  f"stress {tol.current_stress}/{tol.threshold} · walk-aways {npc.walk_aways}")
             initials = "".join(part[0] for part in name.split()[:2]).upper()
             self._text(initials, center.x(), center.y() - (8 if compact else 9), size=9.5 if compact else 11,

@@ -136,6 +136,50 @@ def test_plain_tip_and_elided_label(qtbot):
     assert label.text() == label.full_text() and label.toolTip() == ""
 
 
+def test_lines_label_cuts_at_its_last_line_and_keeps_the_text_whole_in_its_tooltip(qtbot):
+    """A ``LinesLabel`` too narrow for its text shows at most ``max_lines`` lines, the last
+    ending in "…" after a whole word, the escaped text whole in its tooltip; wide enough,
+    the whole text and no tooltip (the timelines' readout: trial 50)."""
+    from narrative_debugger.widgets.kit.plain_text import LinesLabel, esc
+
+    from PySide6.QtWidgets import QApplication, QVBoxLayout
+
+    words = " · ".join(f"<b>value</b> {n} of {esc(HOSTILE)}" for n in range(40))
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    label = LinesLabel(holder, min_lines=2, max_lines=3)
+    column = QVBoxLayout(holder)
+    column.addWidget(label)
+    column.addStretch(1)
+    holder.resize(20 * label.fontMetrics().averageCharWidth(), 400)
+    holder.show()
+    qtbot.waitExposed(holder)
+    label.setText(words)
+    QApplication.processEvents()  # laid out: cut to the label's width
+
+    def shown_lines() -> tuple[str, int]:
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(label.font())
+        doc.setHtml(label.text())
+        doc.setTextWidth(label.contentsRect().width())
+        doc.documentLayout().documentSize()
+        return doc.toPlainText(), sum(doc.findBlockByNumber(b).layout().lineCount() for b in range(doc.blockCount()))
+
+    text, lines = shown_lines()
+    assert lines <= 3 and text.endswith("…") and not text.endswith(" …") and not text.endswith("·…")
+    assert rendered(words).startswith(text[:-1].rstrip())  # the start of the text, markup kept as text
+    assert label.full_text() == words and label.toolTip() == words
+    assert label.heightForWidth(label.width()) <= 3 * label.fontMetrics().lineSpacing() + 2
+    holder.resize(100 * label.width(), 400)  # wide: the whole text again
+    QApplication.processEvents()
+    text, lines = shown_lines()
+    assert label.text() == words and label.toolTip() == "" and lines <= 3
+    label.setText("short")
+    QApplication.processEvents()
+    assert label.text() == "short" and label.heightForWidth(label.width()) >= 2 * label.fontMetrics().lineSpacing()
+
+
 def test_a_fact_known_in_b_only_is_shown_literally_in_its_tooltip(qtbot, open_window):
     # Trial 47: a what-if giving an NPC a slug of markup made B's interaction facts
     # (interaction.<slug>_001, known in B only); their tooltip rendered the FactId as HTML.

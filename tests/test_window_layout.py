@@ -313,6 +313,105 @@ def test_timelines_readout_wraps_beside_full_range_and_is_never_cut(make_window)
     assert " · <b>B</b>" in readout.text()
 
 
+@pytest.fixture()
+def font_11pt(qtbot):
+    """The application font at 11 points (a common desktop setting) for the test, then the
+    one before: windows made meanwhile are laid out in it."""
+    before = QApplication.font()
+    bigger = QApplication.font()
+    bigger.setPointSize(11)
+    QApplication.setFont(bigger)
+    yield
+    QApplication.setFont(before)
+
+
+def _compared_timelines_at_min(make_window):
+    """A window at its smallest size comparing evening (A) with walkaway-spiral (B),
+    timelines in front: what trial 50 saw at an 11 pt font."""
+    w = make_window()
+    w.resize(*layout.MIN_WINDOW)
+    w.compare.compare_with(SAMPLES / "walkaway-spiral.json", wait=True)
+    w.session.set_view("timelines")
+    for _ in range(3):
+        settle()
+    return w, w.views["timelines"]
+
+
+def _axis_texts(axis) -> list:
+    """(text, box in scene pixels) of each label pyqtgraph draws on ``axis``, top to bottom."""
+    from PySide6.QtGui import QImage, QPainter
+
+    image = QImage(4, 4, QImage.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _, _, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return sorted(((text, axis.mapRectToScene(rect)) for rect, _, text in texts), key=lambda t: t[1].top())
+
+
+def test_the_timelines_keep_room_for_their_labels_at_an_11pt_font(make_window, font_11pt):
+    """Trial 50: at 1040x700, comparing, at an 11 pt font, the score plot was ~40 px and its
+    level names were drawn over one another and over the tick labels ("Acquaintance", wider
+    than its axis, not at all). Each plot keeps room for a line per label (a view less tall
+    scrolls the plots): every level name shows, whole, a line from the next, and no two
+    tick labels of a plot meet."""
+    from narrative_debugger.models.domain.types import RelationshipLevel
+    from PySide6.QtGui import QFontMetrics
+
+    w, view = _compared_timelines_at_min(make_window)
+    names = view.score_plot.getAxis("right")
+    line = QFontMetrics(names.font()).lineSpacing()
+    assert view.score_plot.vb.height() >= 108 / 20 * line - 1  # five bands of 20 points, each a line tall
+    shown = _axis_texts(names)
+    assert [text for text, _ in shown] == [level.display_name for level in reversed(RelationshipLevel)]
+    scene = view.graphics.sceneRect()
+    for (_, upper), (_, lower) in zip(shown, shown[1:]):
+        assert lower.center().y() - upper.center().y() >= QFontMetrics(names.font()).height() - 1, (upper, lower)
+    for text, box in shown:  # whole: inside the scene, right of the plot
+        assert scene.contains(box) and box.left() >= view.score_plot.vb.sceneBoundingRect().right(), (text, box)
+    for plot in (view.score_plot, view.stress_plot):
+        ticks = _axis_texts(plot.getAxis("left"))
+        assert len(ticks) >= 2
+        assert not any(a.intersects(b) for (_, a), (_, b) in zip(ticks, ticks[1:])), ticks
+    ticks = [box for _, box in _axis_texts(view.score_plot.getAxis("left"))]
+    assert not any(box.intersects(name) for box in ticks for _, name in shown)
+    # The view is less tall than the plots need: they scroll, and the window keeps its size.
+    assert (w.width(), w.height()) == tuple(layout.MIN_WINDOW)
+    bar = view.plot_scroll.verticalScrollBar()
+    assert view.graphics.height() <= view.plot_scroll.viewport().height() or bar.maximum() > 0
+
+
+def test_the_timelines_readout_is_never_cut_at_an_11pt_font(qtbot, make_window, font_11pt):
+    """Trial 50: there, the readout of a hovered walk-away (A's and B's values) wrapped to
+    more lines than it had, the last one cut in half. It shows at most three lines: whole,
+    or ending in "…" with the whole text in its tooltip."""
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QTextDocument
+
+    _, view = _compared_timelines_at_min(make_window)
+    readout = view.readout
+    track = view.tracks[view.session.npc]
+    x = next(float(xs[0]) for xs in track.markers.values() if len(xs))
+    scene = view.score_plot.vb.mapViewToScene(QPointF(x, max(3.0, track.score.at(x))))
+    view.graphics.scene().sigMouseMoved.emit(scene)
+    qtbot.waitUntil(lambda: "at tick" in readout.full_text(), timeout=2_000)  # the marker named: A, B and the marker
+    settle()
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setDefaultFont(readout.font())
+    doc.setHtml(readout.text())
+    doc.setTextWidth(readout.contentsRect().width())
+    assert doc.size().height() <= readout.height(), (doc.size(), readout.height())
+    assert readout.height() <= 3 * readout.fontMetrics().lineSpacing() + 2
+    holder = readout.parentWidget()
+    assert readout.geometry().bottom() <= holder.rect().bottom()
+    if readout.text() != readout.full_text():
+        assert doc.toPlainText().endswith("…") and readout.toolTip() == readout.full_text()
+    else:
+        assert readout.toolTip() == ""
+
+
 def test_a_blocked_monologue_line_shows_every_failing_prerequisite_whole(make_window):
     # At tick 9,278 harbor-nights_m_s_060 is blocked for Lera Sessik by two prerequisites;
     # its row was one line high, the first reason cut ("needs knows_…").

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFontMetrics, QGuiApplication
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QTextCursor, QTextDocument
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
@@ -189,6 +189,140 @@ class WrappedLabel(QLabel):
         self.setMinimumHeight(old)
         if height != old:
             self.setMinimumHeight(height)
+
+
+class LinesLabel(QLabel):
+    """A word-wrapped rich-text label of at most ``max_lines`` lines that never cuts a line.
+
+    A text that needs more lines at the label's width is shown cut after the last word
+    that fits in them, ending in "…", and its whole text is the tooltip; ``full_text``
+    returns it, ``text`` the text shown. Its height follows its width (height-for-width)
+    up to ``max_lines`` lines, and is at least ``min_lines`` lines. A QLabel that wrapped
+    to more lines than its layout could give showed the last one cut in half (the
+    timelines' readout at 1040x700, comparing, at an 11 pt font: trial 50).
+
+    The text is cut when its layout (or holder, ``SteadyLabel``) asks its height for its
+    width, which it does after each new text: a text that fits costs no second layout (the
+    readout is written at every tick step). A label not shown keeps the whole text.
+    Give it rich text whose save text is escaped (``esc``), as for any rich label.
+    """
+
+    def __init__(self, parent: QWidget | None = None, min_lines: int = 1, max_lines: int = 2) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.RichText)
+        self.setWordWrap(True)
+        self.min_lines, self.max_lines = min_lines, max_lines
+        self._full = ""
+        self.setMinimumHeight(self._lines_height(min_lines))
+
+    def full_text(self) -> str:
+        """The text before it was cut."""
+        return self._full
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
+        self._full = text
+        super().setText(text)
+        if self.toolTip():
+            self.setToolTip("")
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt override)
+        most = self._lines_height(self.max_lines)
+        needed = super().heightForWidth(width)
+        if needed > most and width == self.width() and self.isVisible() and self.text() == self._full:
+            self._cut()
+            needed = super().heightForWidth(width)
+        return max(self.minimumHeight(), min(needed, most))
+
+    def sizeHint(self):  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        hint.setHeight(self.heightForWidth(self.width()))
+        return hint
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._refit()
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        self._refit()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.setMinimumHeight(self._lines_height(self.min_lines))
+
+    def _lines_height(self, lines: int) -> int:
+        return lines * self.fontMetrics().lineSpacing() + 2
+
+    def _refit(self) -> None:
+        """The whole text again, cut anew for the label's width when it needs more lines."""
+        if self.text() != self._full:
+            self.setText(self._full)
+        self.heightForWidth(self.width())
+
+    def _cut(self) -> None:
+        width = self.contentsRect().width() - 2 * self.margin()
+        if width > 0:
+            super().setText(cut_rich_text(self._full, self.font(), width, self.max_lines))
+            self.setToolTip(self._full)
+
+
+#: Characters a cut text does not end in before its "…" (the readouts' " · " between values).
+SEPARATORS = "·,;:"
+
+
+def cut_rich_text(text: str, font, width: int, lines: int) -> str:
+    """Rich ``text`` laid out in ``font`` at ``width`` pixels, cut to its first ``lines``
+    lines: after the last whole word that fits with "…" (the last characters, when no word
+    does), which ends it. Returns HTML; ``text`` itself when it fits."""
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setDefaultFont(font)
+    doc.setHtml(text)
+    doc.setTextWidth(width)
+
+    def line_count() -> int:
+        doc.documentLayout().documentSize()  # lays it out
+        count, block = 0, doc.begin()
+        while block.isValid():
+            count += block.layout().lineCount()
+            block = block.next()
+        return count
+
+    if line_count() <= lines:
+        return text
+    count, block = 0, doc.begin()
+    while count + block.layout().lineCount() < lines:  # the block holding the last line kept
+        count += block.layout().lineCount()
+        block = block.next()
+    line = block.layout().lineAt(lines - count - 1)
+    cursor = QTextCursor(doc)
+    cursor.setPosition(block.position() + line.textStart() + line.textLength())
+    cursor.movePosition(QTextCursor.End, QTextCursor.KeepAnchor)
+    cursor.removeSelectedText()
+    _drop_separators(cursor)
+    while True:
+        cursor.movePosition(QTextCursor.End)
+        cursor.insertText("…")
+        if line_count() <= lines:
+            return doc.toHtml()
+        cursor.deletePreviousChar()  # the "…"
+        if cursor.position() == 0:
+            return doc.toHtml()
+        # the last word (and the spaces before it) goes; a single long word loses characters
+        end = cursor.position()
+        cursor.movePosition(QTextCursor.PreviousWord, QTextCursor.KeepAnchor)
+        if cursor.position() == end:
+            cursor.movePosition(QTextCursor.PreviousCharacter, QTextCursor.KeepAnchor)
+        cursor.removeSelectedText()
+        _drop_separators(cursor)
+
+
+def _drop_separators(cursor: QTextCursor) -> None:
+    """Deletes the spaces and ``SEPARATORS`` before ``cursor`` (at the end of its document)."""
+    doc = cursor.document()
+    while cursor.position() > 0 and (doc.characterAt(cursor.position() - 1).isspace() or doc.characterAt(cursor.position() - 1) in SEPARATORS):
+        cursor.deletePreviousChar()
 
 
 class ElidingComboBox(QComboBox):

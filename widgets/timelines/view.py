@@ -35,6 +35,7 @@ import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
 from narrative_debugger.models.explain.chain import apart_places, fmt_places
+from narrative_debugger.widgets.kit.plain_text import LinesLabel
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.plot_palette import PlotPalette
 from narrative_debugger.widgets.timelines.axis import LevelAxis, TickAxis, TickViewBox
@@ -64,7 +65,7 @@ from narrative_debugger.widgets.kit.visibility import obscured
 from narrative_debugger.widgets.kit.why import add_why_action
 from PySide6.QtCore import QEvent, QTimer, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 HOVER_RATE = 30
 """Hover and cursor-drag updates per second (SignalProxy rate limit)."""
@@ -97,6 +98,9 @@ CURSOR_LABEL_POSITION = 0.96
 #: name ran off the legend's edge and pushed the next NPC out of it: trial 47).
 LEGEND_NAME_CHARS = 40
 
+#: The most lines the readout takes; a longer text ends in "…" and shows whole in its tooltip.
+READOUT_LINES = 3
+
 class _CursorLabel:
     """The cursor label's format: pyqtgraph calls ``format(value=x)``; this writes the exact tick."""
 
@@ -119,7 +123,10 @@ class TimelinesView(QWidget):
         score_plot, stress_plot: the two x-linked ``pg.PlotItem``.
         cursors: the movable tick lines (score plot, stress plot).
         curves: StableId -> score curve (``pg.PlotDataItem``).
-        readout: label with the values under the mouse (or at the cursor).
+        readout: label with the values under the mouse (or at the cursor): a ``LinesLabel``
+            of at most ``READOUT_LINES`` lines (``full_text()`` is the whole text).
+        plot_scroll: the scroll area holding ``graphics``, the plots, which scroll when the
+            view is less tall than their labels need (``_fit_to_font``).
     """
 
     def __init__(self, session, parent: QWidget | None = None) -> None:
@@ -142,15 +149,14 @@ class TimelinesView(QWidget):
         self._ahead_timer.setInterval(AHEAD_AFTER_MS)
         self._ahead_timer.timeout.connect(self._start_ahead)
 
-        self.readout = QLabel(self)
-        self.readout.setObjectName("timelinesReadout")
-        self.readout.setTextFormat(Qt.RichText)
         # Long text never widens the dock: it wraps beside the Full range button instead of
-        # running under it; two lines are kept so hovering does not make the plots jump.
+        # running under it; two lines are kept so hovering does not make the plots jump,
+        # and at most three are shown (a longer text ends in "…", whole in the tooltip), so
+        # the plots keep their room and no line is cut (trial 50).
+        self.readout = LinesLabel(self, min_lines=2, max_lines=READOUT_LINES)
+        self.readout.setObjectName("timelinesReadout")
         self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Minimum)
-        self.readout.setWordWrap(True)
         self.readout.setAlignment(Qt.AlignLeft | Qt.AlignTop)
-        self.readout.setMinimumHeight(2 * self.readout.fontMetrics().lineSpacing() + 2)
         self.graphics = pg.GraphicsLayoutWidget(self)
         self.graphics.setBackground("w")
         layout = QVBoxLayout(self)
@@ -175,8 +181,17 @@ class TimelinesView(QWidget):
         # Rewritten at every NPC change (the selected name turns bold): held, so the
         # view is laid out again only when the legend needs another height.
         layout.addWidget(SteadyLabel(self.legend))
-        layout.addWidget(self.graphics, 1)
+        # The plots keep room for their labels (``_fit_to_font``); a view less tall
+        # scrolls them rather than drawing the labels over one another.
+        self.plot_scroll = QScrollArea(self)
+        self.plot_scroll.setObjectName("timelinesPlots")
+        self.plot_scroll.setFrameShape(QFrame.NoFrame)
+        self.plot_scroll.setWidgetResizable(True)
+        self.plot_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.plot_scroll.setWidget(self.graphics)
+        layout.addWidget(self.plot_scroll, 1)
         self._build_plots()
+        self._fit_to_font()
 
         self._hover_proxy = pg.SignalProxy(self.graphics.scene().sigMouseMoved, rateLimit=HOVER_RATE, slot=self._on_mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._on_scene_clicked)
@@ -234,6 +249,33 @@ class TimelinesView(QWidget):
                 axis.setLabel(text, **style)
                 axis.resizeEvent()  # pyqtgraph places a title at a resize only: centre the new one
 
+    #: The least height of each plot's data area, in lines of its axes' font: the score
+    #: plot's five level names (a band is 20 of the 108 score points shown) and its tick
+    #: labels each a line apart, the stress plot's labels four lines.
+    PLOT_ROOM_LINES = (("score_plot", 108 / 20), ("stress_plot", 4.0))
+
+    #: The right axes' least width (px): the level names at the app's usual font.
+    LEVEL_AXIS_WIDTH = 104
+
+    def _fit_to_font(self) -> None:
+        """Sizes the plots to their axes' font: each plot's data area at least
+        ``PLOT_ROOM_LINES`` tall, the plots (``graphics``) as tall as that takes (a view
+        less tall scrolls them), and the right axes wide enough for the widest level name.
+
+        Trial 50: at 1040x700, comparing, at an 11 pt font, the score plot was ~40 px and
+        its level names and tick labels were drawn over one another, and "Acquaintance",
+        wider than its axis, was not drawn at all."""
+        for name, lines in self.PLOT_ROOM_LINES:
+            plot = getattr(self, name)
+            axis = plot.getAxis("left")
+            line = QFontMetrics(axis.style.get("tickFont") or axis.font()).lineSpacing()
+            plot.vb.setMinimumHeight(math.ceil(lines * line))
+        width = max(self.LEVEL_AXIS_WIDTH, self.score_plot.getAxis("right").names_width())
+        for plot in (self.score_plot, self.stress_plot):  # the same in both plots keeps x aligned
+            plot.getAxis("right").setWidth(width)
+        needed = math.ceil(self.graphics.ci.effectiveSizeHint(Qt.MinimumSize).height())
+        self.graphics.setMinimumHeight(needed + 2 * self.graphics.frameWidth())
+
     # ----- construction -----
     def _build_plots(self) -> None:
         g = self.graphics
@@ -254,7 +296,7 @@ class TimelinesView(QWidget):
                 plot.getAxis(name).setTextPen(pg.mkPen("#333"))
             plot.getAxis("left").setWidth(58)
             plot.getAxis("left").enableAutoSIPrefix(False)
-            plot.getAxis("right").setWidth(104)  # level names; the same in both plots keeps x aligned
+            plot.getAxis("right").setWidth(self.LEVEL_AXIS_WIDTH)  # level names (``_fit_to_font``)
         # The x grid is an item of each view, not long ticks of the bottom axes (timeline_grid).
         # Both at the labelled ticks (the plots share x and width).
         self.grids = [GridLines(plot, self.tick_axis, alpha=0.15) for plot in (self.score_plot, self.stress_plot)]
@@ -910,6 +952,8 @@ class TimelinesView(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.PaletteChange:
             self._update_legend(self.session.npc)
+        elif event.type() == QEvent.FontChange:
+            self._fit_to_font()
 
     def _on_cursor_released(self, line) -> None:
         self.session.set_tick(self.tick_of(line.value()))
@@ -928,7 +972,7 @@ class TimelinesView(QWidget):
                 # The markers are the selected NPC's: named only while the readout is about it.
                 marker = self.marker_near(point.x(), plot) if plot is self.score_plot and npc == self.session.npc else None
                 if marker is not None:
-                    self.readout.setText(self.readout.text() + f" · <b>{escape(marker[0])}</b> at tick {marker[1]:,}")
+                    self.readout.setText(self.readout.full_text() + f" · <b>{escape(marker[0])}</b> at tick {marker[1]:,}")
                 return
         self.hover_dot.setData([], [])
         self._show_values(self.session.tick, self.session.npc)

@@ -737,3 +737,55 @@ def test_docks_get_their_size_back_when_the_window_grows_again(make_window, qtbo
     w.resize(1440, 900)
     settle()
     assert w.docks["npcs"].width() == narrower
+
+
+class _TabbedWindow:
+    """A stand-in for QMainWindow's ``resizeDocks``: each dock gets what it is asked less
+    ``tab_bar`` pixels (a tabbed dock's size counts its tab bar), at most ``room`` in all."""
+
+    def __init__(self, tab_bar: int, room: int) -> None:
+        self.tab_bar, self.room, self.size, self.asks = tab_bar, room, {}, []
+
+    def resizeDocks(self, docks, sizes, orientation) -> None:  # noqa: N802 (QMainWindow's name)
+        self.asks.append(dict(zip(docks, sizes)))
+        for dock, size in zip(docks, sizes):
+            self.size[dock] = min(size - self.tab_bar, self.room - sum(v for d, v in self.size.items() if d != dock))
+
+    def layout(self):
+        return self
+
+    def activate(self) -> None:
+        pass
+
+
+def test_resize_docks_closer_asks_again_for_what_a_tabbed_dock_lacks():
+    """One helper serves the kept dock sizes and the Coverage dock's rows (trial 50 note):
+    a dock given less than asked (its tab bar counted) is asked again, grown by what it
+    lacks, at most ``tries`` times and only while it comes closer; a dock lacking nothing
+    is not asked again."""
+    from narrative_debugger.app.window.layout import resize_docks_closer
+
+    def lacking_of(window, target):
+        return lambda docks: [target[d] - window.size[d] if window.size[d] < target[d] else 0 for d in docks]
+
+    window = _TabbedWindow(tab_bar=20, room=1000)
+    window.size = {"explain": 0}
+    resize_docks_closer(window, ["explain"], [300], Qt.Vertical, lacking_of(window, {"explain": 300}))
+    assert window.asks == [{"explain": 300}, {"explain": 320}] and window.size["explain"] == 300
+    # Room for less than asked: asked again while it helps, never past ``tries``.
+    window = _TabbedWindow(tab_bar=20, room=290)
+    window.size = {"explain": 0}
+    resize_docks_closer(window, ["explain"], [300], Qt.Vertical, lacking_of(window, {"explain": 300}), tries=5)
+    assert window.asks == [{"explain": 300}, {"explain": 320}, {"explain": 330}]  # 280, 290, 290: no closer, stops
+    assert window.size["explain"] == 290
+    # A dock giving (negative lack) is asked again with the one taking; one lacking nothing is not.
+    window = _TabbedWindow(tab_bar=0, room=1000)
+    window.size = {"npcs": 400, "coverage": 100, "other": 50}
+    lack = iter([[-30, 30, 0], [0, 0, 0]])
+    resize_docks_closer(window, ["npcs", "coverage", "other"], [350, 150, 50], Qt.Vertical, lambda docks: next(lack), tries=3)
+    assert window.asks == [{"npcs": 350, "coverage": 150, "other": 50}, {"npcs": 320, "coverage": 180}]
+    # What they lacked before the first ask bounds the first ask again.
+    window = _TabbedWindow(tab_bar=0, room=1000)
+    window.size = {"npcs": 400, "coverage": 100}
+    resize_docks_closer(window, ["npcs", "coverage"], [350, 150], Qt.Vertical, lambda docks: [-50, 50], tries=3, lacked_before=50)
+    assert window.asks == [{"npcs": 350, "coverage": 150}]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from narrative_debugger.models.playthrough import default_content_dir
+from narrative_debugger.app.window.layout import resize_docks_closer
 from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.widgets.kit.plain_text import show_message
 from PySide6.QtCore import Qt
@@ -80,19 +81,17 @@ class CorpusController:
             return
         self.window.layout().activate()
         short = self.view.height_short_of(ROWS)
-        sizes = [above.height() - short, dock.height() + short]
+        if short <= 0:
+            return
         # Both docks' sizes: asked alone, the dock grew by a fifth of what it asked. Qt gives
         # part of it (the tab bar under the dock counts in its size): asked again for what is
         # still short, it comes within a pixel or two, as far as the NPC dock's minimum lets it.
-        for _ in range(4):
-            if short <= 0:
-                return
-            self.window.resizeDocks([above, dock], sizes, Qt.Vertical)
-            self.window.layout().activate()
-            short, was = self.view.height_short_of(ROWS), short
-            if short >= was:
-                return  # the dock above is at its minimum
-            sizes = [sizes[0] - short, sizes[1] + short]
+        def lacking(_docks) -> list[int]:  # the dock above gives what the Coverage dock lacks
+            lack = max(0, self.view.height_short_of(ROWS))
+            return [-lack, lack]
+
+        resize_docks_closer(self.window, [above, dock], [above.height() - short, dock.height() + short], Qt.Vertical,
+                            lacking, tries=3, lacked_before=short)
 
     def open_miss(self, save: str, tick: int, line_id: str) -> bool:
         """Open ``save`` at ``tick`` (with the content folder it was indexed with) and ask

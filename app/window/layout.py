@@ -198,13 +198,52 @@ class KeptDockSizes(QObject):
             for wanted, orientation, size in ((side, Qt.Horizontal, QWidget.width), (bottom, Qt.Vertical, QWidget.height)):
                 if not wanted:
                     continue
-                self._window.resizeDocks([d for d, _ in wanted], [n for _, n in wanted], orientation)
-                self._window.layout().activate()  # now, while these resizes are not taken for sizes at rest
-                # A tabbed dock's size in resizeDocks counts its tab bar: one still short by
-                # it (the Explain dock under the Journal's tabs) is asked that much more.
-                short = [(d, 2 * n - size(d)) for d, n in wanted if size(d) < n and self._window.tabifiedDockWidgets(d)]
-                if short:
-                    self._window.resizeDocks([d for d, _ in short], [n for _, n in short], orientation)
-                    self._window.layout().activate()
+                # Laid out at once, while these resizes are not taken for sizes at rest.
+                resize_docks_closer(self._window, [d for d, _ in wanted], [n for _, n in wanted], orientation,
+                                    self._tabbed_lack(dict(wanted), size))
         finally:
             self._restoring = False
+
+    def _tabbed_lack(self, target: dict, size):
+        """``lacking`` for ``resize_docks_closer``: what each tabbed dock still lacks of its
+        ``target`` size (the Explain dock under the Journal's tabs); the others got theirs."""
+        def lacking(docks) -> list[int]:
+            return [target[d] - size(d) if size(d) < target[d] and self._window.tabifiedDockWidgets(d) else 0 for d in docks]
+
+        return lacking
+
+
+def resize_docks_closer(window: QMainWindow, docks: list[QDockWidget], sizes: list[int], orientation: Qt.Orientation,
+                        lacking, tries: int = 1, lacked_before: int | None = None) -> None:
+    """``window.resizeDocks(docks, sizes, orientation)``, laid out at once, then asked again
+    for what the docks still lack, at most ``tries`` more times.
+
+    ``resizeDocks`` counts a tabbed dock's tab bar in its size: a dock in a tab group gets
+    less than it was asked, and asked again with its size grown by what it still lacks, it
+    comes within a pixel or two. ``KeptDockSizes`` gives docks back their sizes at rest this
+    way, and the Coverage dock takes the height of its rows from the dock above it.
+
+    Args:
+        lacking: ``lacking(docks)`` -> pixels each of ``docks`` still lacks of what it is
+            meant to have, in that order (negative: what it may give up for the others;
+            0: nothing, and it is not asked again).
+        tries: the most times the docks are asked again.
+        lacked_before: what the docks lacked in all before the first ask, when asking
+            again must lack less than that too.
+
+    Asking again stops once no dock lacks anything, or when the docks lack no less in all
+    than at the last ask (the room is used up: a dock giving is at its minimum).
+    """
+    window.resizeDocks(docks, sizes, orientation)
+    window.layout().activate()
+    was = lacked_before
+    for _ in range(tries):
+        lack = lacking(docks)
+        need = sum(n for n in lack if n > 0)
+        if need <= 0 or (was is not None and need >= was):
+            return
+        was = need
+        again = [(d, s + n) for d, s, n in zip(docks, sizes, lack) if n]
+        docks, sizes = [d for d, _ in again], [s for _, s in again]
+        window.resizeDocks(docks, sizes, orientation)
+        window.layout().activate()

@@ -854,3 +854,6 @@ def test_tab_moves_to_the_next_what_if_cell_and_ctrl_shift_w_back_to_the_first(q
     assert dict(panel.pending()) == {"relationship.sentiment_weight": 0.25, second: 0.2}
     qtbot.keyClick(window, Qt.Key_W, Qt.ControlModifier | Qt.ShiftModifier)
     qtbot.waitUntil(lambda: in_cell() and panel.table.currentIndex().row() == 0)
+    # Shift+Tab: the previous What if cell, around from the first to the last.
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Backtab, Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: in_cell() and panel.table.currentIndex().row() == panel.model.rowCount() - 1)

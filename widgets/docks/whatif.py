@@ -118,12 +118,19 @@ class TuningModel(RowsTableModel):
 
 class _EnterApplies(QStyledItemDelegate):
     """The What if cells' editor: Enter commits the value typed and asks to apply
-    (``entered``); Tab commits it and moves on (``stepped``: +1, Shift+Tab -1) to the
-    next What if cell, to type another before applying (Qt's own Tab went to the next
-    row's Name, and what was typed next was lost: trial 49)."""
+    (``entered``); Tab commits it and moves on (``moveRequested``) to the next What if
+    cell, to type another before applying (Qt's own Tab went to the next row's Name, and
+    what was typed next was lost: trial 49).
+
+    Signals:
+        entered(): Enter committed the cell: apply.
+        moveRequested(int): Tab committed the cell: edit the next What if cell (+1) or,
+            Shift+Tab, the previous one (-1). A direction, never a tick (ticks are u64 and
+            go through ``Signal(object)``).
+    """
 
     entered = Signal()
-    stepped = Signal(int)
+    moveRequested = Signal(int)
 
     def setEditorData(self, editor, index) -> None:  # noqa: N802 (Qt override)
         super().setEditorData(editor, index)
@@ -138,7 +145,7 @@ class _EnterApplies(QStyledItemDelegate):
         if event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Tab, Qt.Key_Backtab):
             self.commitData.emit(editor)
             self.closeEditor.emit(editor, QStyledItemDelegate.NoHint)
-            self.stepped.emit(-1 if event.key() == Qt.Key_Backtab or event.modifiers() & Qt.ShiftModifier else 1)
+            self.moveRequested.emit(-1 if event.key() == Qt.Key_Backtab or event.modifiers() & Qt.ShiftModifier else 1)
             return True
         return super().eventFilter(editor, event)
 
@@ -197,7 +204,7 @@ class WhatIfPanel(QWidget):
                                     + 2 * self.table.frameWidth())
         self._enter = _EnterApplies(self.table)
         self._enter.entered.connect(self.apply)
-        self._enter.stepped.connect(self._step)
+        self._enter.moveRequested.connect(self._move)
         self.table.setItemDelegateForColumn(WHAT_IF, self._enter)
         self.apply_button = QPushButton("&Apply", self)
         self.apply_button.setObjectName("whatIfApply")
@@ -319,11 +326,11 @@ class WhatIfPanel(QWidget):
         if self.table.state() != QAbstractItemView.EditingState:
             self.table.edit(index)
 
-    def _step(self, by: int) -> None:
-        """Tab in a What if cell: the next (``by`` +1) or the previous What if cell, around."""
+    def _move(self, direction: int) -> None:
+        """Tab in a What if cell: the next (``direction`` +1) or the previous (-1) What if cell, around."""
         rows = self.model.rowCount()
         if rows:
-            self._edit_row((self.table.currentIndex().row() + by) % rows)
+            self._edit_row((self.table.currentIndex().row() + direction) % rows)
 
     # ----- panel -> app -----
     def pending(self) -> list[tuple[str, object]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.prompt.builder import SEPARATOR, PromptBuilder, compare, split_lines, split_tail
+from narrative_debugger.models.prompt.builder import SEPARATOR, PromptBuilder, common_prefix_tokens, compare, split_lines, split_tail
 from narrative_debugger.models.prompt.sections import LINE_SEPARATOR
 from narrative_debugger.models.prompt.tokens import ENCODINGS, get_encoder
 
@@ -130,3 +130,63 @@ def test_one_builder_at_ticks_in_any_order_equals_fresh_builds(name, budget):
         cut += preview.history.included < preview.history.total
     if budget is not None:
         assert cut > 5
+
+
+@pytest.mark.parametrize("name", ["evening.json", "walkaway-spiral.json", "qa-faults.json"])
+@pytest.mark.parametrize("budget", [None, 700])
+def test_plans_hold_the_counts_of_the_rendered_prompt(name, budget):
+    """A plan is made without any text (the corpus reads plans alone): its whole-prompt
+    tokens, cards and history are those of its rendered preview, and the prefix two
+    plans share is the one their texts' encodes share, whatever order the ticks come in
+    (a small budget slides the history window, so the prompts share less)."""
+    play = Playthrough.open(SAMPLES / name, SAMPLES / "content")
+    enc = get_encoder()
+    rng = random.Random(f"plans{name}{budget}")
+    planner, renderer = PromptBuilder(play, budget=budget), PromptBuilder(play, budget=budget)
+    slugs = [npc.slug for npc in play.save.npcs.values()]
+    previous: dict[str, tuple] = {}
+    for _ in range(40):
+        slug, tick = rng.choice(slugs), rng.randint(0, play.last_tick)
+        plan, preview = planner.plan(slug, tick), renderer.build(slug, tick)
+        ids = enc.encode(preview.text)
+        assert (plan.total_tokens, plan.cards, plan.history, plan.available) == (len(ids), preview.cards, preview.history, preview.available)
+        assert renderer.render(renderer.plan(slug, tick)).text == preview.text
+        if slug in previous:
+            old_plan, old_ids = previous[slug]
+            assert common_prefix_tokens(old_plan, plan) == naive_prefix(old_ids, ids), (slug, tick)
+        previous[slug] = (plan, ids)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_hostile_history_runs_join_exactly(encoding):
+    """A run of history lines is one piece of the stream, its tokens a subtraction of
+    the span's running sums; lines with a newline inside, or that start with whitespace
+    or "/" after the first, are encoded from the joined text instead. Either way the
+    stream joins into the whole prompt's ids, and the sections count as encoded alone."""
+    from narrative_debugger.models.prompt.builder import _Lines, _pieces, _size, _Span
+
+    enc = get_encoder(encoding)
+    rng = random.Random(11)
+    builder = PromptBuilder.__new__(PromptBuilder)
+    builder.counter = enc
+    builder._clear_ids()
+    for _ in range(300):
+        texts = [random_text(rng) if rng.random() < 0.2 else "Name: " + random_text(rng) for _ in range(rng.randint(2, 12))]
+        texts = [t.lstrip() or "x" for t in texts[:1]] + texts[1:]
+        span = _Span(5)
+        span.extend([(t, 0, len(builder._line_ids(t)), ()) for t in texts])
+        a = rng.randint(5, 4 + len(texts))
+        b = rng.randint(a + 1, 5 + len(texts))
+        lines = _Lines(span, a, b, builder._line_ids)
+        if not _safe_first(lines[0]):
+            continue
+        parts = [("s0", "Narrator text.", None), ("history", None, lines), ("s2", "After.", None)]
+        tokens, stream = builder._stream(parts)
+        whole = SEPARATOR.join(["Narrator text.", LINE_SEPARATOR.join(lines), "After."])
+        assert [t for c in _pieces(stream) for t in c] == enc.encode(whole), texts[a - 5 : b - 5]
+        assert sum(map(_size, stream)) == len(enc.encode(whole))
+        assert tokens == [enc.count("Narrator text."), enc.count(LINE_SEPARATOR.join(lines)), enc.count("After.")]
+
+
+def _safe_first(line: str) -> bool:
+    return bool(line) and not line[0].isspace() and line[0] != "/"

@@ -4,7 +4,7 @@ The save is opened by ``Playthrough.open``, the reader, replay and checks ``chec
 runs, so a save's findings here are the ones ``check`` lists. Nothing is judged
 again: the firings are the replay's (``TimelineIndex.monologues_fired``,
 ``transitions``), the near misses ``explain.lines``'s, the prompts
-``PromptBuilder``'s. Pure Python: the tables are plain column lists, written by
+``PromptBuilder``'s plans (their counts, never their text). Pure Python: the tables are plain column lists, written by
 ``models.corpus.store``.
 
 Tables (the README's contract; ticks are u64, ``save`` is the save's path as indexed):
@@ -35,7 +35,7 @@ from narrative_debugger.models.content.reuse import keep_content, kept_content
 from narrative_debugger.models.explain.lines import nearest_miss_in_save
 from narrative_debugger.models.fileio import FileRefused, iter_regular_file
 from narrative_debugger.models.playthrough import Playthrough, default_content_dir
-from narrative_debugger.models.prompt.builder import PromptBuilder, compare, encoding_of
+from narrative_debugger.models.prompt.builder import PromptBuilder, common_prefix_tokens, encoding_of
 from narrative_debugger.models.prompt.tokens import get_encoder
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.models.save.jsonio import MAX_DOCUMENT_BYTES
@@ -199,7 +199,8 @@ def _count_firings(tables: dict) -> None:
 
 
 def _prompts(play: Playthrough, path: str, tables: dict) -> None:
-    """Each conversation's first prompt (at the tick it started), its cards as firings."""
+    """Each conversation's first prompt (at the tick it started), its cards as firings:
+    read from the builder's plans, whose counts are its previews' without their text."""
     index = play.index
     builder = PromptBuilder(play)
     previous = {}
@@ -209,14 +210,14 @@ def _prompts(play: Playthrough, path: str, tables: dict) -> None:
         slug = index.slugs.get(move.npc)
         if slug is None or play.save.npc_by_slug(slug) is None:
             continue
-        preview = builder.build(slug, move.tick)
-        included = [c.id for c in preview.cards if c.included]
-        dropped = [c.id for c in preview.cards if not c.included]
+        plan = builder.plan(slug, move.tick)
+        included = [c.id for c in plan.cards if c.included]
+        dropped = [c.id for c in plan.cards if not c.included]
         before = previous.get(slug)
-        add(tables["prompts"], save=path, tick=move.tick, npc=slug, tokens=preview.total_tokens, cards_included=len(included),
+        add(tables["prompts"], save=path, tick=move.tick, npc=slug, tokens=plan.total_tokens, cards_included=len(included),
             cards_dropped=len(dropped), included=included, dropped=dropped,
-            prefix_unchanged=compare(before, preview).common_prefix_tokens if before is not None else None)
-        previous[slug] = preview
+            prefix_unchanged=common_prefix_tokens(before, plan) if before is not None else None)
+        previous[slug] = plan
         for card_id in included:
             add(tables["firings"], save=path, tick=move.tick, kind="story_card", id=card_id, npc=slug, journal_index=move.index)
 

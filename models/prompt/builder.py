@@ -4,6 +4,15 @@ The sections, their order and which of them count against the budget are declare
 once in :mod:`narrative_debugger.models.prompt.sections` (``SECTIONS``); this module
 fits history and lore into what the counted sections leave, and counts tokens. All
 counts are tokens of one tiktoken encoding.
+
+One plan decides a prompt (``PromptBuilder.plan``, a ``PromptPlan``): the budget, which
+history lines fit, which cards trigger and are kept or dropped, each section's tokens,
+the whole prompt's tokens and the prefix it shares with another. It is made from
+running sums kept per NPC (each history line's cost, its tokens as a piece, the card
+keys it holds), so a window of history is a bisection and its counts subtractions;
+the history is held as a range of lines, never joined. ``PromptBuilder.render`` makes
+the text, the sections and the token ids from a plan, only when they are asked for
+(``build`` is ``render(plan(...))``); the corpus's rows read plans alone.
 """
 
 from __future__ import annotations
@@ -12,15 +21,15 @@ import functools
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from itertools import accumulate, chain
+from itertools import chain
 
 from narrative_debugger.models.content.loader import Content, StoryCard
 from narrative_debugger.models.domain.types import NpcState, StableId
 from narrative_debugger.models.playthrough import Playthrough
-from narrative_debugger.models.prompt.card_keys import CardKeys
+from narrative_debugger.models.prompt.card_keys import CardKeys, mask_of
 from narrative_debugger.models.prompt.sections import HISTORY_LABELS, LINE_SEPARATOR, SECTIONS, SYSTEM_LABELS, SectionContext, fill_with
 from narrative_debugger.models.prompt.tokens import DEFAULT_ENCODING, TokenCounter, get_encoder
 
@@ -110,6 +119,8 @@ class PromptPreview:
             join exactly (see ``PromptBuilder``), so unchanged sections are never encoded again.
         reserved: (label, tokens) of each section counted against the budget before
             history and lore (``available = max(256, budget − Σ reserved)``).
+        stream: the plan's token stream the chunks were made from (``PromptPlan.stream``):
+            ``compare`` reads it, and skips runs of history lines both prompts hold.
     """
 
     npc: str
@@ -127,6 +138,7 @@ class PromptPreview:
     reserved: tuple[tuple[str, int], ...] = ()
 
     card_share: float = CARD_BUDGET_SHARE
+    stream: tuple = field(default=(), repr=False)
 
     @property
     def card_budget(self) -> int:
@@ -187,7 +199,8 @@ class PromptDiff:
 
 
 def compare(old: PromptPreview, new: PromptPreview) -> PromptDiff:
-    """Sections that differ and leading tokens identical (what a prompt cache can reuse)."""
+    """Sections that differ and leading tokens identical (what a prompt cache can reuse:
+    ``common_prefix_tokens``)."""
     if old.encoding != new.encoding:
         labels = tuple(dict.fromkeys(s.label for s in (*old.sections, *new.sections)))
         return PromptDiff(labels, 0, new.total_tokens)
@@ -195,17 +208,44 @@ def compare(old: PromptPreview, new: PromptPreview) -> PromptDiff:
     after = {s.label: s.text for s in new.sections}
     labels = list(dict.fromkeys([*before, *after]))
     changed = tuple(label for label in labels if before.get(label) != after.get(label))
-    shared = 0
-    k = 0
-    both = min(len(old.chunks), len(new.chunks))
-    while k < both and (old.chunks[k] is new.chunks[k] or old.chunks[k] == new.chunks[k]):
-        shared += len(old.chunks[k])  # identical leading pieces: no token-by-token walk
-        k += 1
-    for a, b in zip(chain.from_iterable(old.chunks[k:]), chain.from_iterable(new.chunks[k:])):
-        if a != b:
-            break
-        shared += 1
-    return PromptDiff(changed, shared, new.total_tokens)
+    return PromptDiff(changed, common_prefix_tokens(old, new), new.total_tokens)
+
+
+def common_prefix_tokens(old: "PromptPlan | PromptPreview", new: "PromptPlan | PromptPreview") -> int:
+    """How many leading token ids two prompts share (tokens; 0 across encodings): the part
+    of ``new`` a provider's prompt cache can reuse after ``old`` (prompt-preview.md).
+
+    Read from their token streams (a preview without one: its chunks): leading pieces
+    that are the same are skipped whole, and so are the history lines both hold from
+    the same first line (their tokens a subtraction of running sums); from the first
+    piece that differs, token by token."""
+    if old.encoding != new.encoding:
+        return 0
+    a, b = old.stream or old.chunks, new.stream or new.chunks
+    shared, k = 0, 0
+    both = min(len(a), len(b))
+    while k < both:
+        x, y = a[k], b[k]
+        if x is y or (type(x) is array and type(y) is array and x == y):
+            shared += _size(x)  # identical leading pieces: no token-by-token walk
+            k += 1
+            continue
+        if type(x) is _Lines and type(y) is _Lines and x.span is y.span and x.a == y.a:
+            end = min(x.b, y.b)  # the lines both hold: one subtraction, then on from the first that differs
+            shared += x[: end - x.a].tokens
+            a, b, k = [x[end - x.a :], *a[k + 1 :]], [y[end - y.a :], *b[k + 1 :]], 0
+        break
+    pieces_a, pieces_b = _pieces(a[k:]), _pieces(b[k:])
+    for x, y in zip(pieces_a, pieces_b):
+        if x is y or x == y:
+            shared += len(x)
+            continue
+        for t, u in zip(chain(x, chain.from_iterable(pieces_a)), chain(y, chain.from_iterable(pieces_b))):
+            if t != u:
+                break
+            shared += 1
+        break
+    return shared
 
 
 #: A character a piece of tiktoken's pre-tokenizer can never reach back over a newline
@@ -320,26 +360,170 @@ class _KeptIds:
 
 @dataclass(slots=True)
 class _Span:
-    """An NPC's history lines rendered so far: from line ``start``, their texts, running
-    costs (``cum[k]``: tokens of ``texts[:k]``) and the card keys each holds (a
-    ``CardKeys.mask``; -1 until a trigger window first holds the line)."""
+    """An NPC's history lines rendered so far, from its line ``start`` (an NPC's lines are
+    numbered from 0, oldest first), with running sums over them:
+
+    - ``cum[k]``: the budget cost of ``texts[:k]`` (tokens: each line counted alone, plus
+      the line separator, ``render_line``'s cost);
+    - ``joined[k]``: the tokens of ``texts[:k]`` each encoded with the separator after it
+      (the pieces a section of lines is encoded in, ``_pieces_of_lines``);
+    - ``broken[k]``: how many of ``texts[:k]`` hold a newline, and ``joining[k]`` how many
+      start with a character that joins the line before (``_plain``): a run of lines
+      without either (but its first) is encoded line by line;
+    - ``keys``: each card key's number (``CardKeys.numbers``) -> the lines that hold it
+      (the NPC's line numbers, ascending): a key is in a window when one of them is.
+    """
 
     start: int
-    texts: list[str]
-    cum: list[int]
-    masks: list[int]
+    texts: list[str] = field(default_factory=list)
+    cum: list[int] = field(default_factory=lambda: [0])
+    joined: list[int] = field(default_factory=lambda: [0])
+    broken: list[int] = field(default_factory=lambda: [0])
+    joining: list[int] = field(default_factory=lambda: [0])
+    keys: dict[int, list[int]] = field(default_factory=dict)
 
-    def keys_between(self, first: int, end: int, mask_of: Callable[[str], int]) -> int:
-        """The card keys of ``texts[first:end]`` joined (``mask_of`` a text's), each line's
-        found once: a span is rendered past the window (it grows by doubling) and the
-        lines past it are never searched."""
-        masks, texts, joined = self.masks, self.texts, 0
-        for k in range(first, end):
-            mask = masks[k]
-            if mask < 0:
-                mask = masks[k] = mask_of(texts[k])
-            joined |= mask
-        return joined
+    def extend(self, rows: Sequence[tuple[str, int, int, tuple[int, ...]]]) -> None:
+        """Add the next lines: ``rows`` of (text, cost, tokens as a piece, key numbers),
+        as ``PromptBuilder._render`` makes them."""
+        texts, cum, joined, broken, joining, keys = self.texts, self.cum, self.joined, self.broken, self.joining, self.keys
+        n = self.start + len(texts)
+        for text, cost, size, numbers in rows:
+            texts.append(text)
+            cum.append(cum[-1] + cost)
+            joined.append(joined[-1] + size)
+            broken.append(broken[-1] + ("\n" in text))
+            joining.append(joining[-1] + (not _safe_start(text[:1])))
+            for key in numbers:
+                where = keys.get(key)
+                if where is None:
+                    keys[key] = [n]
+                else:
+                    where.append(n)
+            n += 1
+
+    def prepend(self, start: int, rows: Sequence[tuple[str, int, int, tuple[int, ...]]]) -> None:
+        """Add the lines from ``start`` up to this span's first (``rows`` as ``extend``'s)."""
+        older = _Span(start)
+        older.extend(rows)
+        for name in ("cum", "joined", "broken", "joining"):
+            before, sums = getattr(older, name), getattr(self, name)
+            shift = before[-1]
+            sums[:] = [*before, *(value + shift for value in sums[1:])]
+        self.texts[:0] = older.texts
+        for key, where in older.keys.items():
+            self.keys.setdefault(key, [])[:0] = where
+        self.start = start
+
+    def keys_between(self, first: int, end: int) -> list[int]:
+        """The numbers of the card keys that ``texts[first:end]`` hold."""
+        a, b = self.start + first, self.start + end
+        found = []
+        for key, where in self.keys.items():
+            last = where[-1]
+            if last < b:
+                if last >= a:
+                    found.append(key)
+            else:
+                i = bisect_left(where, b)
+                if i and where[i - 1] >= a:
+                    found.append(key)
+        return found
+
+
+class _Lines(Sequence[str]):
+    """History lines ``a`` to ``b`` (the NPC's line numbers, ``b`` excluded) of a span, as
+    a section's lines: a view, never a copy (a slice is a view too). ``ids(line)`` gives a
+    line's token ids with the separator after it, from the builder's kept ids."""
+
+    __slots__ = ("span", "a", "b", "ids")
+
+    def __init__(self, span: _Span, a: int, b: int, ids: Callable[[str], array]) -> None:
+        self.span, self.a, self.b, self.ids = span, a, b, ids
+
+    def __len__(self) -> int:
+        return self.b - self.a
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(self.b - self.a)
+            if step != 1:
+                return list(self)[i]
+            return _Lines(self.span, self.a + lo, self.a + max(lo, hi), self.ids)
+        if i < 0:
+            i += self.b - self.a
+        if not 0 <= i < self.b - self.a:
+            raise IndexError(i)
+        return self.span.texts[self.a - self.span.start + i]
+
+    def __iter__(self) -> Iterator[str]:
+        start = self.span.start
+        return iter(self.span.texts[self.a - start : self.b - start])
+
+    @property
+    def tokens(self) -> int:
+        """Tokens of the lines, each encoded with the separator after it (a subtraction)."""
+        joined, start = self.span.joined, self.span.start
+        return joined[self.b - start] - joined[self.a - start]
+
+    def piecewise(self) -> bool:
+        """Whether the lines are the pieces ``split_lines`` cuts their join into, as
+        ``_pieces_of_lines`` tests it: no newline in any, no joining start but the first's."""
+        span, start = self.span, self.span.start
+        a, b = self.a - start, self.b - start
+        return span.broken[b] == span.broken[a] and span.joining[b] == span.joining[min(a + 1, b)]
+
+
+def _size(piece) -> int:
+    """Tokens of a piece of a token stream: an ``array`` of ids or a run of lines."""
+    return piece.tokens if type(piece) is _Lines else len(piece)
+
+
+def _pieces(stream: Sequence) -> Iterator[array]:
+    """The token ids of a stream's pieces, a run of lines line by line."""
+    for piece in stream:
+        if type(piece) is _Lines:
+            yield from map(piece.ids, piece)
+        else:
+            yield piece
+
+
+@dataclass(frozen=True, slots=True)
+class PromptPlan:
+    """What goes into one NPC's prompt at one tick, decided once, with its counts and
+    without its text (``PromptBuilder.render`` makes the preview from it).
+
+    Attributes:
+        npc, tick, encoding, budget, available, cards, history, reserved, card_share:
+            as ``PromptPreview``'s.
+        parts: (label, text, lines) of each non-empty section in prompt order: ``lines``
+            the lines of a section of lines (history as a view of the NPC's kept lines),
+            with ``text`` None (their ``LINE_SEPARATOR`` join, made when rendered); else
+            ``lines`` None.
+        tokens: each part's tokens (``Section.tokens``).
+        stream: the prompt's token ids in pieces, in order: ``array("I")`` pieces and
+            runs of history lines (each line's ids with its separator); they join into
+            exactly the ids of the whole prompt (``PromptBuilder._stream``).
+        total_tokens: tokens of the whole prompt (the stream's length).
+    """
+
+    npc: str
+    tick: int
+    encoding: str
+    budget: int
+    available: int
+    cards: list[CardRecord]
+    history: HistoryReport
+    reserved: tuple[tuple[str, int], ...]
+    card_share: float
+    parts: tuple[tuple[str, str | None, Sequence[str] | None], ...]
+    tokens: tuple[int, ...]
+    stream: tuple = field(repr=False)
+    total_tokens: int
+
+    @property
+    def chunks(self) -> tuple[array, ...]:
+        """The stream's ids as the preview's chunks (``PromptPreview.chunks``)."""
+        return tuple(_pieces(self.stream))
 
 
 class PromptBuilder:
@@ -373,11 +557,12 @@ class PromptBuilder:
         self.min_available = tuning.min_available
         self.card_share = tuning.card_share
         self._clear_ids()
-        self._last: dict[str, tuple[tuple, PromptPreview]] = {}
+        self._last: dict[str, list] = {}  # slug -> [signature, plan, preview or None] (``_entry``)
         if lines_from is not None and lines_from.counter is self.counter:
             self._lines, self._spans, self._card_keys = lines_from._lines, lines_from._spans, lines_from._card_keys
         else:
-            self._lines: dict[int, tuple[str, int]] = {}
+            #: journal index -> the line as the spans keep it (``_render``)
+            self._lines: dict[int, tuple[str, int, int, tuple[int, ...]]] = {}
             self._spans: dict[int, _Span] = {}
             #: The cards' keys, and a bit for each key without a newline (keys with one are searched in the window).
             self._card_keys = CardKeys(playthrough.content.cards)
@@ -390,6 +575,10 @@ class PromptBuilder:
         followed by ``LINE_SEPARATOR`` (a section of lines' pieces, ``_pieces_of_lines``)."""
         self._texts = _KeptIds(self.counter.encode)
         self._lines_ids = _KeptIds(self.counter.encode, LINE_SEPARATOR)
+        #: section text -> (its ``split_lines`` pieces' ids, its tokens, the ids of its last
+        #: piece and the separator after it): a counted section is counted before the
+        #: budget is known and encoded after.
+        self._split: dict[str, tuple[list[array], int, array]] = {}
 
     def _pieces_of_lines(self, lines: Sequence[str]) -> list[array] | None:
         """The token ids of the pieces ``split_lines`` cuts ``LINE_SEPARATOR.join(lines)``
@@ -420,56 +609,100 @@ class PromptBuilder:
         """``count(text)`` (tokens), as the sum of its ``split_lines`` pieces' kept ids
         (``split_tail``'s rule makes the two equal): a counted section is counted before
         the budget is known and encoded after, and this way it is encoded once."""
-        if not text:
-            return 0
-        kept, ids = self._texts.young.get, self._texts.get
-        return sum(len(kept(piece) or ids(piece)) for piece in split_lines(text))
+        return self._split_ids(text)[1] if text else 0
 
-    def _encode_sections(self, parts: list[tuple[str, str, Sequence[str] | None]]) -> tuple[list[Section], tuple[array, ...]]:
-        """Sections with their counts, and the prompt's token ids in chunks.
+    def _split_ids(self, text: str) -> tuple[list[array], int, array]:
+        """``text``'s ``split_lines`` pieces' ids, its tokens, and the ids of its last piece
+        followed by ``SEPARATOR`` (how it ends a section a section follows), kept for
+        the texts of recent builds."""
+        known = self._split.get(text)
+        if known is None:
+            kept, ids = self._texts.young.get, self._texts.get
+            pieces = split_lines(text)
+            piece_ids = [kept(piece) or ids(piece) for piece in pieces]
+            if len(self._split) >= IDS_CACHE_ENTRIES:
+                self._split.clear()
+            known = self._split[text] = (piece_ids, sum(map(len, piece_ids)), ids(pieces[-1] + SEPARATOR))
+        return known
+
+    def _line_ids(self, line: str) -> array:
+        """The token ids of ``line`` followed by ``LINE_SEPARATOR``, kept: with the lines'
+        ids when it is plain (``_pieces_of_lines`` finds it there), else with the texts'."""
+        return self._lines_ids.get(line) if _plain(line) else self._texts.get(line + LINE_SEPARATOR)
+
+    def _run_pieces(self, lines: _Lines) -> list | None:
+        """``_pieces_of_lines`` for a run of history lines, from the span's running sums:
+        the lines but the last as one run (its tokens a subtraction), then the last
+        line's ids; None when the lines are not those pieces (``_Lines.piecewise``)."""
+        if not lines.piecewise():
+            return None
+        tail = lines[-1]
+        tail_ids = self._texts.young.get(tail) or self._texts.get(tail)
+        return [lines[:-1], tail_ids] if len(lines) > 1 else [tail_ids]
+
+    def _stream(self, parts: Sequence[tuple[str, str | None, Sequence[str] | None]]) -> tuple[list[int], list]:
+        """Each section's tokens, and the prompt's token ids as a stream of pieces.
 
         ``parts``: (label, text, lines) in prompt order, ``lines`` the section's lines
-        where it is a section of lines (``SectionSpec.lines``), else None. Each section is
-        encoded in pieces that end at its safe newlines (``split_lines``: one piece a
-        history line; a section of lines reads them from its lines' kept ids,
-        ``_pieces_of_lines``), its last piece again with the separator that follows it.
-        Only pieces not met in recent builds are really encoded (the rest comes from
-        the id cache), and the chunks join into exactly the ids of the whole prompt
-        (``split_tail``). Sections that start with a character that could merge with
-        the separator fall back to one whole encode.
+        where it is a section of lines (``SectionSpec.lines``; ``text`` may then be None:
+        their join), else None. Each section is encoded in pieces that end at its safe
+        newlines (``split_lines``: one piece a history line; a section of lines reads
+        them from its lines' kept ids, ``_pieces_of_lines``, and a run of history lines
+        stays one piece whose tokens the span's running sums give), its last piece again
+        with the separator that follows it. Only pieces not met in recent builds are
+        really encoded (the rest comes from the id cache), and the pieces join into
+        exactly the ids of the whole prompt (``split_tail``). Sections that start with a
+        character that could merge with the separator fall back to one whole encode.
         """
-        sections: list[Section] = []
-        chunks: list[array] = []
-        safe = all(_safe_start(text[0]) for _, text, _ in parts)
+        tokens: list[int] = []
+        stream: list = []
+        safe = all(_safe_start((text if text is not None else lines[0])[:1]) for _, text, lines in parts)
         last = len(parts) - 1
-        ids, kept = self._texts.get, self._texts.young.get  # a hit in the young generation, without a call
+        ids = self._texts.get
         for i, (label, text, lines) in enumerate(parts):
-            piece_ids = self._pieces_of_lines(lines) if lines is not None else None
-            if piece_ids is not None:
-                tail = lines[-1]
+            if lines is None:
+                piece_ids = None
+            elif type(lines) is _Lines:
+                piece_ids = self._run_pieces(lines)
             else:
-                pieces = split_lines(text)
-                piece_ids = [kept(piece) or ids(piece) for piece in pieces]
-                tail = pieces[-1]
-            sections.append(Section(label, text, sum(map(len, piece_ids))))
+                piece_ids = self._pieces_of_lines(lines)
+            if piece_ids is not None:
+                tokens.append(sum(map(_size, piece_ids)))
+                ended = piece_ids[-1] if i == last or not safe else ids(lines[-1] + SEPARATOR)
+            else:
+                piece_ids, n, ended = self._split_ids(text if text is not None else LINE_SEPARATOR.join(lines))
+                tokens.append(n)
+                ended = piece_ids[-1] if i == last else ended
             if safe:
-                chunks += piece_ids[:-1]
-                chunks.append(piece_ids[-1] if i == last else ids(tail + SEPARATOR))
+                stream += piece_ids[:-1]
+                stream.append(ended)
         if not safe:
-            chunks = [array(TOKEN_ID_TYPECODE, self.counter.encode(SEPARATOR.join(text for _, text, _ in parts)))]
-        return sections, tuple(chunks)
+            whole = SEPARATOR.join(text if text is not None else LINE_SEPARATOR.join(lines) for _, text, lines in parts)
+            stream = [array(TOKEN_ID_TYPECODE, self.counter.encode(whole))]
+        return tokens, stream
+
+    def _encode_sections(self, parts: list[tuple[str, str, Sequence[str] | None]]) -> tuple[list[Section], tuple[array, ...]]:
+        """Sections with their counts, and the prompt's token ids in chunks (``_stream``'s
+        pieces, a run of lines line by line) that join exactly into the whole prompt's."""
+        tokens, stream = self._stream(parts)
+        sections = [Section(label, text, n) for (label, text, _), n in zip(parts, tokens)]
+        return sections, tuple(_pieces(stream))
 
     def render_line(self, rec) -> tuple[str, int]:
         """A history line as the prompt shows it (``Name: text``) and its cost in tokens
         (its own count plus the line separator), kept across builds."""
-        return self._lines.get(rec.index) or self._render(rec.index, rec.speaker, rec.text)
+        return (self._lines.get(rec.index) or self._render(rec.index, rec.speaker, rec.text))[:2]
 
-    def _render(self, index: int, speaker: StableId, text: str) -> tuple[str, int]:
-        """``render_line`` of the line at journal ``index``, made and kept."""
+    def _render(self, index: int, speaker: StableId, text: str) -> tuple[str, int, int, tuple[int, ...]]:
+        """The line at journal ``index`` as the span keeps it, made and kept: its text
+        (``render_line``'s), its cost, its tokens as a piece of a section of lines (with
+        the separator after it: ``_line_ids``) and the numbers of the card keys it holds."""
         play = self.play
         name = (play.save.player.name or "Player") if speaker == play.save.player.stable_id else play.npc_name(speaker)
         line = f"{name}: {text}"
-        rendered = self._lines[index] = (line, self._count(line) + self._count(LINE_SEPARATOR))
+        numbers = self._card_keys.numbers_in(line)
+        rendered = self._lines[index] = (line, self._count(line) + self._count(LINE_SEPARATOR), len(self._line_ids(line)),
+                                         tuple(set(numbers)) if numbers else ())
         return rendered
 
     def _history(self, npc: int, count: int, need: int) -> tuple[_Span, int]:
@@ -487,32 +720,24 @@ class PromptBuilder:
         lines, data = dialogue.lines, dialogue.journal.data
         known, render = self._lines.get, self._render
 
-        def rendered(k: int) -> tuple[str, int]:
+        def rendered(k: int) -> tuple[str, int, int, tuple[int, ...]]:
             i = lines[positions[k]]
             line = data[i]
             return known(i) or render(i, line.speaker, line.text)
 
         span = self._spans.get(npc)
         if span is None or count < span.start or count > span.start + len(span.texts) + SPAN_GAP:
-            span = self._spans[npc] = _Span(count, [], [0], [])
-        texts, cum, masks = span.texts, span.cum, span.masks
-        for k in range(span.start + len(texts), count):  # lines added since
-            text, cost = rendered(k)
-            texts.append(text)
-            cum.append(cum[-1] + cost)
-            masks.append(-1)
-        while span.start > 0 and cum[count - span.start] <= need:
-            lo = max(0, span.start - max(64, len(texts)))  # grows by doubling
-            older = list(map(rendered, range(lo, span.start)))
-            texts[:0] = [text for text, _ in older]
-            masks[:0] = [-1] * len(older)
-            costs = [cost for _, cost in older] + [b - a for a, b in zip(cum, cum[1:])]
-            cum[:] = [0, *accumulate(costs)]
-            span.start = lo
+            span = self._spans[npc] = _Span(count)
+        if count > span.start + len(span.texts):  # lines added since
+            span.extend(list(map(rendered, range(span.start + len(span.texts), count))))
+        while span.start > 0 and span.cum[count - span.start] <= need:
+            lo = max(0, span.start - max(64, len(span.texts)))  # grows by doubling
+            span.prepend(lo, list(map(rendered, range(lo, span.start))))
         return span, count - span.start
 
-    def build(self, npc_slug: str, tick: int) -> PromptPreview:
-        """Assemble the prompt for ``npc_slug`` at ``tick``.
+    def _entry(self, npc_slug: str, tick: int) -> list:
+        """``[signature, plan, preview or None]`` of the NPC's last plan, made again when
+        anything its prompt depends on changed by ``tick`` (``npc_signature``).
 
         Raises:
             KeyError: the save has no NPC with that slug.
@@ -523,14 +748,61 @@ class PromptBuilder:
             raise KeyError(npc_slug)
         signature = play.index.npc_signature(npc_snapshot.stable_id, tick)
         last = self._last.get(npc_slug)
-        if last is not None and last[0] == signature:
-            # Nothing this NPC's prompt depends on changed: same text, same counts.
-            return replace(last[1], tick=tick)
-        preview = self._build(npc_snapshot, tick)
-        self._last[npc_slug] = (signature, preview)
-        return preview
+        if last is None or last[0] != signature:
+            last = self._last[npc_slug] = [signature, self._plan(npc_snapshot, tick), None]
+        return last
 
-    def _build(self, npc_snapshot: NpcState, tick: int) -> PromptPreview:
+    def plan(self, npc_slug: str, tick: int) -> PromptPlan:
+        """Decide the prompt for ``npc_slug`` at ``tick`` without making its text: what
+        goes in, each section's tokens and the whole prompt's (``PromptPlan``).
+
+        Raises:
+            KeyError: the save has no NPC with that slug.
+        """
+        plan = self._entry(npc_slug, tick)[1]
+        # Nothing this NPC's prompt depends on changed since: the same plan at this tick.
+        return plan if plan.tick == tick else replace(plan, tick=tick)
+
+    def build(self, npc_slug: str, tick: int) -> PromptPreview:
+        """Assemble the prompt for ``npc_slug`` at ``tick``: its plan, rendered.
+
+        Raises:
+            KeyError: the save has no NPC with that slug.
+        """
+        entry = self._entry(npc_slug, tick)
+        preview = entry[2]
+        if preview is None:
+            preview = entry[2] = self.render(entry[1])
+            if preview.tick == tick:
+                return preview
+        # Nothing this NPC's prompt depends on changed: same text, same counts.
+        return replace(preview, tick=tick)
+
+    def render(self, plan: PromptPlan) -> PromptPreview:
+        """The preview of a plan this builder made: the sections' texts, the prompt's text
+        and its token ids in chunks; every count is the plan's."""
+        sections = [Section(label, text if text is not None else LINE_SEPARATOR.join(lines), n)
+                    for (label, text, lines), n in zip(plan.parts, plan.tokens)]
+        system_text = SEPARATOR.join(s.text for s in sections if s.label in SYSTEM_LABELS)
+        return PromptPreview(
+            npc=plan.npc,
+            tick=plan.tick,
+            encoding=plan.encoding,
+            budget=plan.budget,
+            available=plan.available,
+            sections=sections,
+            cards=plan.cards,
+            history=plan.history,
+            text=SEPARATOR.join(s.text for s in sections),
+            total_tokens=plan.total_tokens,
+            system_tokens=self._count(system_text),
+            chunks=plan.chunks,
+            reserved=plan.reserved,
+            card_share=plan.card_share,
+            stream=plan.stream,
+        )
+
+    def _plan(self, npc_snapshot: NpcState, tick: int) -> PromptPlan:
         play = self.play
         npc_slug = npc_snapshot.slug
         state = play.state_at(tick)
@@ -550,7 +822,7 @@ class PromptBuilder:
         available = max(self.min_available, self.budget - reserved)
 
         # History candidates, newest first (prompt-preview §7), rendered only as far as
-        # the budget reaches; rendered lines and their counts are kept across ticks.
+        # the budget reaches; rendered lines and their running sums are kept across ticks.
         index = play.index
         total_lines = index.dialogue_count_with(npc.stable_id, tick)
         sep_tokens = count(LINE_SEPARATOR)
@@ -564,27 +836,29 @@ class PromptBuilder:
         texts, cum = span.texts, span.cum
         total = cum[end]
         first = bisect_left(cum, total - available, 0, end)
-        window_lines = texts[first:end]
+        cut_line = ""
         if first:
             # The oldest line in the window is cut to its last tokens (only it is encoded again).
-            cut, _ = self.counter.truncate_to_last(texts[first - 1], max(0, available - (total - cum[first]) - sep_tokens))
-            window_lines.insert(0, cut)
+            cut_line, _ = self.counter.truncate_to_last(texts[first - 1], max(0, available - (total - cum[first]) - sep_tokens))
         # The keys in the window: a key without a newline lies within one of its lines
         # (and lowercasing the joined lines is joining the lowercased ones: a newline
-        # is neither cased nor case-ignorable), so the lines' key bits tell.
+        # is neither cased nor case-ignorable), so the lines that hold each key tell.
         card_keys = self._card_keys
-        in_window = span.keys_between(first, end, card_keys.mask) | (card_keys.mask(window_lines[0]) if first else 0)
+        in_window = mask_of(span.keys_between(first, end)) | (card_keys.mask(cut_line) if first else 0)
 
-        def fit(budget: int) -> tuple[list[str], bool, int]:
+        def window() -> str:
+            """The trigger window's text, made only for a key with a newline."""
+            return LINE_SEPARATOR.join([cut_line, *texts[first:end]] if first else texts[first:end])
+
+        def fit(budget: int) -> tuple[Sequence[str], bool, int]:
             """The lines kept (reading order), whether the newest was cut, the tokens spent.
             ``budget`` is at most ``available``: the window's lines reach far enough."""
             kept = bisect_left(cum, total - budget, 0, end)
             if kept == end and end:
                 cut, was_cut = self.counter.truncate_to_last(texts[end - 1], max(0, budget - sep_tokens))
                 return ([cut] if cut else []), was_cut, (budget if cut else 0)
-            return texts[kept:end], False, total - cum[kept]
+            return _Lines(span, span.start + kept, span.start + end, self._line_ids), False, total - cum[kept]
 
-        window = LINE_SEPARATOR.join(window_lines)
         card_budget = lore_budget(available, self.card_share)
         used = 0
         lore_lines: list[str] = []
@@ -603,28 +877,30 @@ class PromptBuilder:
         parts = []
         for spec in SECTIONS:
             if spec.counted:
-                parts.append((spec.label, counted[spec.label], None))
+                text = counted[spec.label]
+                if text:
+                    parts.append((spec.label, text, None))
             elif spec.lines is not None:
                 section_lines = spec.lines(filled)
-                parts.append((spec.label, LINE_SEPARATOR.join(section_lines), section_lines))
+                if section_lines:  # a line is never empty ("Name: text", "World lore (…): …", a cut kept)
+                    parts.append((spec.label, None, section_lines))
             else:
-                parts.append((spec.label, spec.text(filled), None))
-        sections, chunks = self._encode_sections([part for part in parts if part[1]])
-        system_text = SEPARATOR.join(s.text for s in sections if s.label in SYSTEM_LABELS)
-        text = SEPARATOR.join(s.text for s in sections)
-        return PromptPreview(
+                text = spec.text(filled)
+                if text:
+                    parts.append((spec.label, text, None))
+        tokens, stream = self._stream(parts)
+        return PromptPlan(
             npc=npc.slug,
             tick=tick,
             encoding=self.counter.name,
             budget=self.budget,
             available=available,
-            sections=sections,
             cards=card_records,
             history=HistoryReport(len(lines), total_lines, truncated, budgeted),
-            text=text,
-            total_tokens=sum(map(len, chunks)),
-            system_tokens=count(system_text),
-            chunks=chunks,
             reserved=tuple(reserved_parts),
             card_share=self.card_share,
+            parts=tuple(parts),
+            tokens=tuple(tokens),
+            stream=tuple(stream),
+            total_tokens=sum(map(_size, stream)),
         )

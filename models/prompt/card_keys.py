@@ -1,10 +1,11 @@
 """Which story-card keys occur in a text (context builder seed: literal, case-insensitive).
 
-``PromptBuilder`` asks this for every history line once (a line's keys as an ``int``
-mask, kept with the line) and joins the masks of the lines in the trigger window, so a
-build never searches the whole window for every key; ``match`` then gives what
-``builder.match_cards`` gives for the window, and skips each card none of whose keys is
-in the mask without asking about its keys one by one.
+``PromptBuilder`` asks this for every history line once (the numbers of the keys a
+line holds, kept with the line; an NPC's lines are listed under each key they hold) and
+finds the keys of the trigger window from those lists, so a build never searches the
+window for every key; ``match`` then gives what ``builder.match_cards`` gives for the
+window, and skips each card none of whose keys is in the window's mask without asking
+about its keys one by one.
 
 A key is named by its number, not by a power of two: ``1 << n`` for each of a card's
 100 000 keys took ~625 MB (bit ``n`` is an int of n / 8 bytes), against ~6 MB for the
@@ -66,30 +67,38 @@ class CardKeys:
         self._lengths = tuple(sorted({len(key) for key in numbers}))
 
     def mask(self, text: str) -> int:
-        """The bits of the numbered keys that occur in ``text``, case-insensitively.
+        """The bits of the numbered keys that occur in ``text``, case-insensitively
+        (``numbers_in``'s numbers as a mask)."""
+        found = self.numbers_in(text)
+        return mask_of(found) if found else 0
+
+    def numbers_in(self, text: str) -> list[int]:
+        """The numbers of the numbered keys that occur in ``text``, case-insensitively
+        (each at least once, in no particular order; [] when none does).
 
         Each key is looked for in the text, or, where that is fewer steps (many keys,
         a short text), each piece of the text as long as some key is looked up among the
         keys: a key occurs in a text exactly when one of the text's pieces of its length
-        is that key, so both give the same mask.
+        is that key, so both give the same numbers.
         """
         numbers = self.numbers
         if not numbers:
-            return 0
+            return []
         low = text.lower()
         size = len(low)
-        pieces = sum(size - n + 1 for n in self._lengths if n <= size)
-        if pieces < len(numbers):
+        # (the pieces are counted only where they might be fewer: more keys than characters)
+        if len(numbers) > size and sum(size - n + 1 for n in self._lengths if n <= size) < len(numbers):
             get = numbers.get
             found = [k for n in self._lengths if n <= size for k in map(get, (low[i : i + n] for i in range(size - n + 1))) if k is not None]
         else:
             found = [k for key, k in numbers.items() if key in low]
-        return mask_of(found) if found else 0
+        return found
 
-    def match(self, cards: Iterable[StoryCard], mask: int, window: str) -> list[tuple[StoryCard, str]]:
+    def match(self, cards: Iterable[StoryCard], mask: int, window: str | Callable[[], str]) -> list[tuple[StoryCard, str]]:
         """``builder.match_cards(cards, window)``: (card, the key that matched first) for
         each card with a key in ``window``, in card order; ``mask`` is the window's
-        numbered keys (its lines' masks joined)."""
+        numbered keys (its lines' masks joined). ``window`` may be given as a function
+        that makes it: it is then made only when a key with a newline is looked for."""
         occurs = self.occurs_in(mask, window)
         out = []
         for card in cards:
@@ -103,10 +112,11 @@ class CardKeys:
                     break
         return out
 
-    def occurs_in(self, mask: int, window: str) -> Callable[[str], bool]:
+    def occurs_in(self, mask: int, window: str | Callable[[], str]) -> Callable[[str], bool]:
         """``occurs(key)`` for ``match_cards``: whether ``key`` (lowercased) occurs in
         ``window``, whose numbered keys are the bits of ``mask`` (the window's lines' masks
-        joined); a key with a newline is searched in ``window`` itself."""
+        joined); a key with a newline is searched in ``window`` itself (made then, when
+        ``window`` is a function that makes it)."""
         numbers = self.numbers
         present = mask.to_bytes((mask.bit_length() + 7) // 8, "little")
         lowered: list[str] = []
@@ -115,7 +125,7 @@ class CardKeys:
             n = numbers.get(key)
             if n is None:
                 if not lowered:
-                    lowered.append(window.lower())
+                    lowered.append((window if isinstance(window, str) else window()).lower())
                 return key in lowered[0]
             byte = n >> 3
             return byte < len(present) and bool(present[byte] >> (n & 7) & 1)

@@ -58,13 +58,14 @@ class Fill:
     """What the budget let in, for the filled sections (history and lore).
 
     Attributes:
-        lines: the included history lines, oldest first (``"Speaker: text"``).
+        lines: the included history lines, oldest first (``"Speaker: text"``): any
+            sequence (the builder's is a view of the NPC's kept lines, not a copy).
         lore: the included ``World lore (name): entry`` lines, in card order.
         note_at: index in ``lines`` where the author's note goes (``len(lines)``
             when there is no note: all lines are ``history``).
     """
 
-    lines: tuple[str, ...] = ()
+    lines: Sequence[str] = ()
     lore: tuple[str, ...] = ()
     note_at: int = 0
 
@@ -93,14 +94,15 @@ class SectionContext:
     fill: Fill = Fill()
 
 
-def fill_with(context: SectionContext, lines: list[str], lore: list[str]) -> Fill:
-    """The Fill for the history ``lines`` (oldest first) and ``lore`` lines the budget let in.
+def fill_with(context: SectionContext, lines: Sequence[str], lore: list[str]) -> Fill:
+    """The Fill for the history ``lines`` (oldest first; kept as given, a list is copied
+    to a tuple) and ``lore`` lines the budget let in.
 
     The author's note, when the save has one, goes ``AUTHORS_NOTE_DEPTH`` (3) lines
     before the end of history (context builder seed); without one all lines are history.
     """
     note_at = max(0, len(lines) - AUTHORS_NOTE_DEPTH) if _authors_note(context) else len(lines)
-    return Fill(tuple(lines), tuple(lore), note_at)
+    return Fill(tuple(lines) if isinstance(lines, list) else lines, tuple(lore), note_at)
 
 
 @dataclass(frozen=True, slots=True)

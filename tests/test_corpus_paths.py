@@ -106,6 +106,7 @@ def test_cards_of_saves_indexed_without_prompts_are_not_said_never_matched(relat
     "SELECT 1; COPY saves TO '{corpus}/saves.csv'",
     "ATTACH '{corpus}/more.duckdb' AS more",
     "EXPORT DATABASE '{corpus}/export'",
+    "EXPLAIN ANALYZE COPY (SELECT 1 AS x) TO '{corpus}/notes.csv'",  # EXPLAIN ANALYZE runs it (trial 51)
 ])
 def test_a_query_writes_no_file_even_inside_the_corpus(relative_corpus, capsys, sql):
     # DuckDB's allowed directory is the corpus (its parts are read there): a COPY ... TO
@@ -163,6 +164,13 @@ def test_the_window_says_a_damaged_corpus_cannot_be_read(relative_corpus, open_w
     ("INSTALL httpfs", "INSTALL"),
     ("BEGIN", "BEGIN"),
     ("PRAGMA memory_limit='1KB'", "PRAGMA"),  # a setting: trial 47 was told PRAGMA is allowed, and refused it
+    # Trial 51: these printed success, acting on the query's own in-memory database only.
+    ("EXPLAIN ANALYZE CREATE TABLE t AS SELECT 1", "EXPLAIN ANALYZE CREATE"),
+    ("/* timed */ explain -- how long\n (ANALYZE, FORMAT json) INSERT INTO saves SELECT * FROM saves", "EXPLAIN ANALYZE INSERT"),
+    ("CHECKPOINT", "CHECKPOINT"),
+    ("FORCE CHECKPOINT", "FORCE CHECKPOINT"),
+    ("CALL checkpoint()", "CALL"),
+    ("CREATE TABLE x AS (PIVOT saves ON readable USING count(*))", "CREATE"),  # DuckDB's expansion has no text
 ])
 def test_a_query_that_does_not_read_is_refused_not_a_success(relative_corpus, capsys, sql, word):
     # New-user trial, stop 45: 'DROP VIEW saves' printed "Success" (each query has a
@@ -179,6 +187,8 @@ def test_a_query_that_does_not_read_is_refused_not_a_success(relative_corpus, ca
     ("EXPLAIN SELECT 1", None),
     ("PIVOT (SELECT readable FROM saves) ON readable", [{"true": 1}]),  # DuckDB makes it two statements of its own
     ("CALL pragma_version()", None),
+    ("EXPLAIN ANALYZE SELECT count(*) FROM saves", None),
+    ("EXPLAIN CALL pragma_version()", None),
 ])
 def test_reading_statements_still_answer(relative_corpus, capsys, sql, rows):
     code, out, err = run(capsys, "query", str(relative_corpus), sql, "--format", "json")

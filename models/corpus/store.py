@@ -562,7 +562,18 @@ _WRITING = frozenset({duckdb.StatementType.COPY, duckdb.StatementType.COPY_DATAB
 
 #: What a query may be: a statement that reads. DuckDB gives SELECT for SHOW, DESCRIBE,
 #: SUMMARIZE, VALUES and PRAGMA too; CALL runs a table function (``CALL pragma_version()``).
+#: An EXPLAIN is judged by the statement it explains (``_effective``: EXPLAIN ANALYZE runs it).
 _READING = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN, duckdb.StatementType.CALL})
+
+#: Table functions that change the database rather than read it, which DuckDB types as a
+#: CALL: ``CHECKPOINT`` and ``FORCE CHECKPOINT`` are these (trial 51: they printed success).
+_CHANGING_CALLS = frozenset({"checkpoint", "force_checkpoint"})
+
+#: A comment of SQL; blanks and comments, skipped before a keyword (``_explained``).
+_COMMENT = re.compile(r"--[^\n]*(?:\n|$)|/\*.*?\*/", re.S)
+_BLANK = re.compile(rf"(?:\s+|{_COMMENT.pattern})*", re.S)
+#: What may stand between EXPLAIN and the statement it explains: ANALYZE, or options in parentheses.
+_EXPLAIN_OPTIONS = re.compile(r"(?:ANALY[SZ]E\b|\([^()]*\))", re.I)
 
 
 class QueryResult:
@@ -611,9 +622,10 @@ def open_query(corpus: Path, sql: str) -> Iterator[QueryResult]:
         CorpusError: the corpus cannot be read, DuckDB refused the query (its message),
             ``sql`` holds no statement (empty, blank, only ``;`` or a comment), more than
             one, one that writes files (COPY, EXPORT DATABASE, ATTACH: ``_WRITING``) or
-            one that does not read (DROP, CREATE, INSERT, SET, INSTALL ...: each query has
-            a connection of its own, so what they did was never kept, yet they printed
-            nothing but success).
+            one that does not read (DROP, CREATE, INSERT, SET, INSTALL, CHECKPOINT ...:
+            each query has a connection of its own, so what they did was never kept, yet
+            they printed nothing but success); an EXPLAIN is judged by the statement it
+            explains (``_effective``: EXPLAIN ANALYZE CREATE ... is refused).
     """
     unreadable: dict[str, CorpusError] = {}
     con = connect(corpus, damaged_tables=unreadable)
@@ -621,15 +633,16 @@ def open_query(corpus: Path, sql: str) -> Iterator[QueryResult]:
         try:
             statements = con.extract_statements(sql)
             given = [s for s in statements if s.query.strip()]  # DuckDB's own expansion of a PIVOT has no text
-            for statement in statements:
-                if statement.type in _WRITING:
-                    raise CorpusError(f"{_statement_name(statement)} is refused: a query writes no file, in the corpus "
+            judged = [_effective(con, statement, statement.query or sql) for statement in _main(statements)]
+            for name, kind, _ in judged + [(_statement_name(s.query, s.type), s.type, s.query) for s in statements]:
+                if kind in _WRITING:
+                    raise CorpusError(f"{name} is refused: a query writes no file, in the corpus "
                                       "or elsewhere (print the rows with --format csv or json and redirect them)")
             if len(given) > 1:  # DuckDB would run them all and give the last one's rows alone
                 raise CorpusError(f"the SQL holds {len(given)} statements: give one at a time")
-            for statement in given:
-                if statement.type not in _READING:
-                    raise CorpusError(f"{_statement_name(statement)} is refused: a query reads the corpus's tables "
+            for name, kind, text in judged:
+                if not _reads(kind, text):
+                    raise CorpusError(f"{name} is refused: a query reads the corpus's tables "
                                       "(SELECT, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN, or a PRAGMA that only reads) and changes nothing")
             if unreadable:  # a damaged table the query names: its message before anything runs
                 named = _tables_named(sql)
@@ -691,10 +704,67 @@ def _duckdb_message(exc: Exception) -> str:
     return text
 
 
-def _statement_name(statement) -> str:
-    """The statement's first word as typed (``INSTALL``, not DuckDB's type LOAD), or its type."""
-    words = statement.query.split()
-    return words[0].upper() if words and words[0].isalpha() else statement.type.name.replace("_", " ")
+def _main(statements) -> list:
+    """The statements a query is judged by: those with text, or, when DuckDB expanded the
+    SQL into statements of its own (a PIVOT: a CREATE TYPE, maybe within a transaction,
+    then the statement itself, none with text), the last that is not a TRANSACTION."""
+    given = [s for s in statements if s.query.strip()]
+    return given or [s for s in statements if s.type != duckdb.StatementType.TRANSACTION][-1:]
+
+
+def _effective(con, statement, text: str) -> tuple[str, "duckdb.StatementType | None", str]:
+    """(name, type, text) of what ``statement`` (whose SQL is ``text``) runs: itself, or for
+    an EXPLAIN the statement it explains, named ``EXPLAIN ANALYZE CREATE`` (EXPLAIN ANALYZE
+    runs it; a plain EXPLAIN of it is no reading either). The type is None for an EXPLAIN
+    whose statement cannot be told (it is then refused as not reading)."""
+    name = _statement_name(text, statement.type)
+    if statement.type != duckdb.StatementType.EXPLAIN:
+        return name, statement.type, text
+    inner = _explained(text)
+    try:
+        parsed = _main(con.extract_statements(inner)) if inner is not None else []
+    except duckdb.Error:
+        parsed = []
+    if len(parsed) != 1:
+        return name, None, text
+    head = _COMMENT.sub(" ", text[: len(text) - len(inner)])
+    words = " ".join(w.upper() for w in re.findall(r"[A-Za-z]+", head) if w.upper() in ("EXPLAIN", "ANALYZE", "ANALYSE"))
+    inner_name, kind, inner_text = _effective(con, parsed[0], parsed[0].query or inner)
+    return f"{words} {inner_name}", kind, inner_text
+
+
+def _explained(text: str) -> str | None:
+    """The statement an ``EXPLAIN [ANALYZE] [(options)] STATEMENT`` explains (its text),
+    comments between the words allowed; None when ``text`` is not one."""
+    at = _BLANK.match(text).end()
+    if text[at:at + 7].upper() != "EXPLAIN" or text[at + 7:at + 8].isalnum():
+        return None
+    at += 7
+    while True:
+        at = _BLANK.match(text, at).end()
+        option = _EXPLAIN_OPTIONS.match(text, at)
+        if option is None:
+            return text[at:]
+        at = option.end()
+
+
+def _reads(kind, text: str) -> bool:
+    """Whether a statement of type ``kind`` and ``text`` (``_effective``) only reads: a
+    SELECT or a CALL of a function that reads (``CALL pragma_version()``; not one of
+    ``_CHANGING_CALLS``, nor ``CHECKPOINT``, which DuckDB types as a CALL)."""
+    if kind == duckdb.StatementType.CALL:
+        words = re.findall(r"[A-Za-z_]+", _COMMENT.sub(" ", text))
+        return len(words) > 1 and words[0].upper() == "CALL" and words[1].lower() not in _CHANGING_CALLS
+    return kind in _READING
+
+
+def _statement_name(text: str, kind) -> str:
+    """A statement's first word as typed (``INSTALL``, not DuckDB's type LOAD; ``FORCE
+    CHECKPOINT`` two), or its type ``kind``."""
+    words = _COMMENT.sub(" ", text).split()
+    if words and words[0].upper() == "FORCE" and len(words) > 1:
+        return f"FORCE {words[1].upper()}"
+    return words[0].upper() if words and words[0].isalpha() else kind.name.replace("_", " ")
 
 
 def _interruptible(con, work):

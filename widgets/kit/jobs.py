@@ -42,7 +42,6 @@ import atexit
 import queue
 import sys
 import threading
-import time
 import traceback
 from collections.abc import Callable
 from typing import Any

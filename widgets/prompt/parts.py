@@ -21,7 +21,7 @@ from narrative_debugger.widgets.kit.roles import ALIGN as _ALIGN, DECORATION as 
 from narrative_debugger.widgets.kit.roles import FONT as _FONT, FOREGROUND as _FOREGROUND, RIGHT as _RIGHT
 from narrative_debugger.widgets.kit.roles import TOOLTIP as _TOOLTIP
 from narrative_debugger.widgets.kit.tables import HeaderedTableModel, signal_all
-from PySide6.QtCore import QModelIndex, QObject, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 

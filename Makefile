@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export QT_QPA_PLATFORM ?= offscreen
 
-.PHONY: run test fuzz lint-imports golden bench bench-ci clean
+.PHONY: run test fuzz lint lint-imports golden bench bench-ci clean
 
 CONSTRAINTS := .ci/constraints.txt
 
@@ -27,6 +27,11 @@ test: $(VENV)/.installed
 FUZZ_SECONDS ?= 600
 fuzz: $(VENV)/.installed
 	FUZZ_SECONDS=$(FUZZ_SECONDS) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -s -p no:cacheprovider tests/test_fuzz.py -k for_a_while
+
+# pyflakes (pinned in CONSTRAINTS) over the code and the tests: unused imports and names,
+# undefined names, f-strings with no placeholder. A few seconds; .ci/run runs it.
+lint: $(VENV)/.installed
+	$(PY) -m pyflakes app models widgets tests
 
 # The import contracts of pyproject.toml ([tool.importlinter]): layers, no Qt in models, independent views.
 lint-imports: $(VENV)/.installed

@@ -167,7 +167,7 @@ def test_never_fired_lines_are_the_content_minus_the_fired_and_their_misses_open
         checked += 1
     assert checked
     _, text, _ = run(capsys, "coverage", str(corpus))
-    assert "never fired:" in text and f"narrative-debugger why" in text
+    assert "never fired:" in text and "narrative-debugger why" in text
     # Eligible, never chosen: said so, not "0 failing: every prerequisite held" (trial, stop 45).
     eligible = doc["lines"]["corpus-test_eligible_030"]["nearest_miss"]
     assert eligible["failing"] == []

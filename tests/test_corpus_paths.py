@@ -46,7 +46,7 @@ def test_a_relative_content_folder_is_kept_absolute(relative_corpus, tmp_path, m
     assert code == 0, err
     assert json.loads(out) == [{"content": mine}, {"content": mine}]
     code, out, _ = run(capsys, "coverage", str(relative_corpus))
-    assert code == 0 and f"line:paths-test_never_010 --tick" in out
+    assert code == 0 and "line:paths-test_never_010 --tick" in out
     assert f"--content {mine}" in out and "--content mine" not in out
     code, out, _ = run(capsys, "coverage", str(relative_corpus), "--format", "json")
     miss = json.loads(out)["lines"]["paths-test_never_010"]["nearest_miss"]

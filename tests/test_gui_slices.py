@@ -118,7 +118,7 @@ def test_tick_bar_markers_are_drawn_in_slices_as_at_once(qtbot, evening_playthro
     monkeypatch.setattr("narrative_debugger.widgets.kit.slices.SLICE_MS", 0.0)
     session = Session()
     shown = TickBar(session)
-    window = _shown(qtbot, shown)  # noqa: F841 - kept alive
+    window = _shown(qtbot, shown)  # kept alive to the end (del below)
     session.load(evening_playthrough)
     shown.track.repaint()  # its paint starts the job
     assert not shown.track.markers_drawn  # drawn after the load, a step at a time
@@ -131,6 +131,7 @@ def test_tick_bar_markers_are_drawn_in_slices_as_at_once(qtbot, evening_playthro
     picture = shown.track.grab().toImage()
     assert picture == alone.track.grab().toImage()
     assert len({picture.pixel(x, y) for x in range(0, picture.width(), 3) for y in range(picture.height())}) > 5  # markers drawn
+    del window
 
 
 # ----- the timelines -----

@@ -14,7 +14,7 @@ from tests.conftest import CONTENT, SAMPLES
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QBrush, QColor, QFont  # noqa: E402
 
 ROLES = (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole, Qt.FontRole, Qt.ToolTipRole,

@@ -15,7 +15,7 @@ from narrative_debugger.models.report.summary import build_summary
 from narrative_debugger.models.save.jsonio import MAX_DOCUMENT_BYTES
 from narrative_debugger.widgets.kit.plain_text import show_message
 from narrative_debugger.widgets.registry import VIEW_NAMES
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 PNG_SUFFIX, MD_SUFFIX = ".png", ".md"

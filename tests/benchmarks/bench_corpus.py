@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import shutil
 import subprocess
 import sys

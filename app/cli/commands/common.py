@@ -6,7 +6,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from narrative_debugger.models.boundary import NUMERAL, U32, U64, ConversionError, IntType, is_int_text, parse_int
+from narrative_debugger.models.boundary import NUMERAL, U64, ConversionError, IntType, is_int_text, parse_int
 from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity

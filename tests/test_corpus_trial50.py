@@ -126,8 +126,12 @@ def test_a_save_gone_outside_the_folders_given_is_named_kept_and_never_the_miss_
     doc = _json(capsys, corpus)
     assert doc["saves"] == 2 and doc["missing_saves"] == [str(plays / "a.json")]
     assert doc["lines"]["t50_never_010"]["nearest_miss"]["save"] == str(plays / "b.json")  # a save still there
+    said = next(line for line in out.splitlines() if "no longer at their path" in line)
     code, text, _ = run(capsys, "coverage", str(corpus))
-    assert "1 save(s) indexed before are no longer at their path" in text
+    # Trial 51: corpus and coverage said it with two parentheticals; one line now, the page's too.
+    assert said in text.splitlines()
+    code, page, _ = run(capsys, "coverage", str(corpus), "--format", "html")
+    assert f"<p>{said.replace(str(plays / 'a.json'), '<code>' + str(plays / 'a.json') + '</code>')}.</p>" in page
     # With both gone the miss can only be in a missing save: it says so and offers no command.
     (plays / "b.json").unlink()
     code, text, _ = run(capsys, "coverage", str(corpus))

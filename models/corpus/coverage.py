@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from narrative_debugger.models.corpus.rows import transition_id
 from narrative_debugger.models.domain.types import TRANSITIONS
+from narrative_debugger.models.report.plain_text import some_named
 from narrative_debugger.models.rules.catalogue import RULES
 
 _IN_CORPUS = "content_stamp IN (SELECT DISTINCT content_stamp FROM saves)"
@@ -49,6 +50,21 @@ LEGAL_TRANSITIONS = tuple(transition_id(source, target) for source, target in TR
 
 def _sorted_keys(mapping: dict) -> dict:
     return {key: mapping[key] for key in sorted(mapping)}
+
+
+#: How many missing saves ``missing_note`` names (in text) before "and N more".
+MISSING_NAMED = 5
+
+
+def missing_note(paths: list[str], named: str | None = None) -> str:
+    """The one line, for ``corpus``, ``coverage`` and its HTML page alike, on the saves of
+    the corpus no longer at their path (``missing_saves``): how many, what happens to them,
+    and which. ``named``: the paths as the caller shows them (HTML); by default the first
+    ``MISSING_NAMED`` on one line each (``some_named``)."""
+    if named is None:
+        named = some_named(paths, MISSING_NAMED)
+    return (f"{len(paths)} save(s) indexed before are no longer at their path (kept, still counted; run corpus with "
+            f"the folder they were in to drop them): {named}")
 
 
 def missing_saves(con) -> list[str]:

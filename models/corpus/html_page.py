@@ -9,7 +9,7 @@ of ten points), findings per code.
 
 from __future__ import annotations
 
-from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LineTally
+from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LineTally, missing_note
 from narrative_debugger.models.report.sinks import html
 
 _STYLE = """
@@ -129,8 +129,7 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
                 else f"Story cards ({len(doc['cards'])}): not counted: indexed with --no-prompts.</p>"),
              *([f"<p>Fired but in no content folder (M002): {', '.join(f'<code>{html(k)}</code>' for k in tally.not_in_content)}.</p>"]
                if tally.not_in_content else []),
-             *([f"<p>{len(gone)} save(s) indexed before are no longer at their path (their rows still count; run corpus with "
-                f"the folder they were in to drop them): {', '.join(f'<code>{html(k)}</code>' for k in doc['missing_saves'])}.</p>"]
+             *([f"<p>{missing_note(doc['missing_saves'], ', '.join(f'<code>{html(k)}</code>' for k in doc['missing_saves']))}.</p>"]
                if gone else []),
              "<h2>Coverage per content file</h2>", _bars(file_rows) if file_rows else '<p class="muted">No content.</p>',
              "<h2>Final relationship score per NPC</h2>", _histograms(scores),

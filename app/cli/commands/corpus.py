@@ -22,6 +22,7 @@ from narrative_debugger.app.cli.commands.check import results_in_order
 from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, check_content_arg, content_arg, folder_arg, number_arg
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.corpus import store
+from narrative_debugger.models.corpus.coverage import missing_note
 from narrative_debugger.models.corpus.rows import content_rows, content_stamp, empty_tables, add, file_sha256, load_encoder, save_tables
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.plain_text import one_line, some_named
@@ -304,8 +305,7 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
     if dropped:
         print(f"dropped (indexed before, no longer in {', '.join(one_line(i) for i in args.inputs if i.is_dir())}): {some_named(dropped, NAMED)}")
     if kept_missing:
-        print(f"{len(kept_missing)} save(s) indexed before are no longer at their path (kept, still counted; run corpus "
-              f"with the folder they were in to drop them): {some_named(kept_missing, NAMED)}")
+        print(missing_note(kept_missing))
     return EXIT_OK
 
 

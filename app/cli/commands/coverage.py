@@ -12,11 +12,11 @@ from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, folder_arg
 from narrative_debugger.models.corpus import store
-from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LEGAL_TRANSITIONS, LineTally, card_files, failing_clauses, coverage, final_scores, line_files, line_tally, save_contents, saves_without_prompts
+from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LEGAL_TRANSITIONS, LineTally, card_files, failing_clauses, coverage, final_scores, line_files, line_tally, missing_note, save_contents, saves_without_prompts
 from narrative_debugger.models.corpus.html_page import coverage_page
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.json_text import dump_strict
-from narrative_debugger.models.report.plain_text import one_line, some_named
+from narrative_debugger.models.report.plain_text import one_line
 from narrative_debugger.models.report.sinks import shell_command
 
 NAME = "coverage"
@@ -71,21 +71,12 @@ def run(args) -> int:
 
 #: How a save of the corpus whose file is gone is marked where it is named.
 NO_LONGER_THERE = "no longer at this path"
-#: How many missing saves the summary names.
-MISSING_NAMED = 5
 
 
 def cards_counted(doc: dict) -> bool:
     """Whether ``doc``'s card counts mean anything: false when no readable save's cards
     were counted (their counts are null: every save was indexed with ``--no-prompts``)."""
     return all(e["included"] is not None for e in doc["cards"].values())
-
-
-def missing_note(paths: list[str]) -> str:
-    """The summary's line for the saves no longer at their path: how many, a few named."""
-    named = some_named(paths, MISSING_NAMED)
-    return (f"{len(paths)} save(s) indexed before are no longer at their path (their rows still count; run corpus with "
-            f"the folder they were in to drop them): {named}")
 
 
 def cards_not_counted(unprompted: tuple[int, int]) -> str | None:

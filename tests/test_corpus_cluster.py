@@ -131,3 +131,23 @@ def test_an_address_that_accepts_and_never_answers_is_a_message_after_the_connec
     assert (code, out) == (2, "")
     assert err == (f"narrative-debugger corpus: --scheduler {address}: cannot reach it (no Dask scheduler answered there "
                    "within 1 s: is it the address 'dask scheduler' printed?)\n")
+
+
+def test_a_scheduler_with_no_worker_is_a_message_after_dasks_timeout_not_a_wait_for_ever(saves, tmp_path, capsys):
+    # Trial 51: connected to a scheduler with no worker, corpus waited for ever.
+    import dask
+    from distributed import LocalCluster
+
+    corpus = tmp_path / "qa"
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None, protocol="tcp://") as cluster:
+        address = cluster.scheduler_address
+        with dask.config.set({"distributed.scheduler.no-workers-timeout": "1s"}):
+            code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(corpus), "--no-prompts",
+                                 "--scheduler", address)
+    assert (code, out) == (2, "")
+    assert err == (f"narrative-debugger corpus: --scheduler {address}: no worker joined it within 1 s, so nothing was indexed "
+                   f"(start workers with 'dask worker {address}'; DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT sets how long "
+                   "to wait)\n")
+    # As after an unreachable scheduler: the next run goes on with the folder.
+    code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(corpus), "--no-prompts")
+    assert code == 0 and "indexed 2 save(s)" in out, err

@@ -130,9 +130,10 @@ def index_one(item: tuple[str, str | None, str, str, bool], content: Path | None
 def on_cluster(work: list, content: Path | None, address: str):
     """Yield ``(input position, index_one(item))`` as each save is done on the Dask
     cluster at ``address``: each worker writes its own Parquet part, as a process of
-    the pool does. Raises UsageError when Dask is missing or the scheduler cannot be
+    the pool does. Raises UsageError when Dask is missing, the scheduler cannot be
     reached within Dask's connect timeout (``distributed.comm.timeouts.connect``,
-    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT``, 30 s): ``connect_client``."""
+    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT``, 30 s): ``connect_client``, or it has
+    no worker within ``wait_for_a_worker``'s timeout."""
     try:
         from distributed import as_completed
     except ImportError:
@@ -141,12 +142,41 @@ def on_cluster(work: list, content: Path | None, address: str):
     try:
         if not work:
             return
+        wait_for_a_worker(client, address)
         futures = client.map(index_one, work, content=content, pure=False)
         position = {future.key: k for k, future in enumerate(futures)}
         for future in as_completed(futures):
             yield position[future.key], future.result()
     finally:
         client.close()
+
+
+#: Dask's setting for how long work may wait for a worker (``None`` by default), and the one
+#: ``wait_for_a_worker`` falls back to (the connect timeout, 30 s by default).
+NO_WORKERS_TIMEOUT = "distributed.scheduler.no-workers-timeout"
+CONNECT_TIMEOUT = "distributed.comm.timeouts.connect"
+
+
+def wait_for_a_worker(client, address: str) -> None:
+    """Return once the scheduler has at least one worker, waiting at most Dask's
+    ``no-workers-timeout`` (``DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT``) when it is
+    set, else its connect timeout (30 s): a scheduler with no worker took the work and
+    the run waited for ever (trial 51).
+
+    Raises:
+        UsageError: ``--scheduler ADDRESS: no worker joined it within T s (...)`` (exit 2).
+    """
+    import dask
+    from dask.utils import parse_timedelta
+
+    setting = dask.config.get(NO_WORKERS_TIMEOUT, None)
+    timeout = parse_timedelta(setting if setting is not None else dask.config.get(CONNECT_TIMEOUT), "s")
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise UsageError(f"--scheduler {address}: no worker joined it within {timeout:g} s, so nothing was indexed "
+                         f"(start workers with 'dask worker {address}'; DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT "
+                         "sets how long to wait)") from None
 
 
 def connect_client(address: str):
@@ -165,7 +195,7 @@ def connect_client(address: str):
     from distributed import Client
     from dask.utils import parse_timedelta
 
-    timeout = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s")
+    timeout = parse_timedelta(dask.config.get(CONNECT_TIMEOUT), "s")
 
     class BoundedClient(Client):
         def start(self, **kwargs):

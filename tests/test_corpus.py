@@ -307,11 +307,23 @@ def test_an_unreadable_save_is_a_row_with_its_findings(corpus, capsys):
     assert _query(capsys, corpus, "SELECT count(*) AS n FROM saves WHERE readable") == [{"n": SAVES}]
 
 
+def test_finding_firings_hold_the_message_and_location_check_prints(corpus, playtests, content, capsys):
+    # Trial 51: a finding's code was in the tables, not what it said nor where.
+    code, out, _ = run(capsys, "check", *sorted(map(str, playtests.glob("*.json"))), "--content", str(content), "--format", "json")
+    expected = Counter((os.path.abspath(result["path"]), f["code"], f["message"], f["location"] or None)
+                       for result in json.loads(out)["files"] for f in result["findings"])
+    rows = _query(capsys, corpus, "SELECT save, id, message, location FROM firings WHERE kind = 'finding'")
+    assert Counter((r["save"], r["id"], r["message"], r["location"]) for r in rows) == expected
+    assert any(r["location"] for r in rows) and all(r["message"] for r in rows)
+    others = _query(capsys, corpus, "SELECT count(*) AS n FROM firings WHERE kind <> 'finding' AND (message IS NOT NULL OR location IS NOT NULL)")
+    assert others == [{"n": 0}]
+
+
 def test_tables_have_their_contract_columns(corpus, capsys):
     expected = {
         "saves": ["path", "sha256", "readable", "events", "saved_at_tick", "content", "content_stamp", "errors", "warnings", "findings", "prompts"],
         "npcs": ["save", "slug", "stable_id", "score", "level", "stress", "walk_aways", "conversations"],
-        "firings": ["save", "tick", "kind", "id", "npc", "journal_index"],
+        "firings": ["save", "tick", "kind", "id", "npc", "journal_index", "message", "location"],
         "firing_counts": ["save", "kind", "id", "count"],
         "near_misses": ["save", "tick", "line_id", "failing_count", "failing"],
         "prompts": ["save", "tick", "npc", "tokens", "cards_included", "cards_dropped", "included", "dropped", "prefix_unchanged"],

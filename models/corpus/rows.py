@@ -15,7 +15,8 @@ Tables (the README's contract; ticks are u64, ``save`` is the save's path as ind
 - ``npcs``: save, slug, stable_id, score, level, stress, walk_aways, conversations
   (final state: the replay at the save's last tick).
 - ``firings``: save, tick, kind (``monologue_line`` | ``story_card`` | ``transition`` |
-  ``finding``), id, npc, journal_index.
+  ``finding``), id, npc, journal_index, message and location (a finding's, as ``check``
+  prints them; location NULL when it has none; both NULL for the other kinds).
 - ``firing_counts``: save, kind, id, count: the save's firings counted by kind and id
   (what coverage sums: one row per item a save fired, not one per firing).
 - ``near_misses``: save, tick, line_id, failing_count, failing (list of clauses in
@@ -48,7 +49,7 @@ SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
     "npcs": (("save", "VARCHAR"), ("slug", "VARCHAR"), ("stable_id", "UBIGINT"), ("score", "DOUBLE"), ("level", "VARCHAR"),
              ("stress", "INTEGER"), ("walk_aways", "UBIGINT"), ("conversations", "UBIGINT")),
     "firings": (("save", "VARCHAR"), ("tick", "UBIGINT"), ("kind", "VARCHAR"), ("id", "VARCHAR"), ("npc", "VARCHAR"),
-                ("journal_index", "UBIGINT")),
+                ("journal_index", "UBIGINT"), ("message", "VARCHAR"), ("location", "VARCHAR")),
     "firing_counts": (("save", "VARCHAR"), ("kind", "VARCHAR"), ("id", "VARCHAR"), ("count", "UBIGINT")),
     "near_misses": (("save", "VARCHAR"), ("tick", "UBIGINT"), ("line_id", "VARCHAR"), ("failing_count", "UBIGINT"),
                     ("failing", "VARCHAR[]")),
@@ -133,7 +134,7 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
     firings = tables["firings"]
     for f in play.findings:
         add(firings, save=path, tick=f.tick, kind="finding", id=f.code, npc=f.target.npc if f.target is not None else None,
-            journal_index=f.target.journal_index if f.target is not None else None)
+            journal_index=f.target.journal_index if f.target is not None else None, message=f.message, location=f.location or None)
     index = play.index
     if index is None:
         _count_firings(tables)
@@ -145,10 +146,10 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
     fired = set()
     for i, tick, line_id in index.monologues_fired:
         fired.add(line_id)
-        add(firings, save=path, tick=tick, kind="monologue_line", id=line_id, npc=None, journal_index=i)
+        add(firings, save=path, tick=tick, kind="monologue_line", id=line_id, npc=None, journal_index=i, message=None, location=None)
     for move in index.transitions:
         add(firings, save=path, tick=move.tick, kind="transition", id=transition_id(move.source, move.target),
-            npc=index.slugs.get(move.npc), journal_index=move.index)
+            npc=index.slugs.get(move.npc), journal_index=move.index, message=None, location=None)
     for line_id in play.content.monologues:
         if line_id in fired:
             continue
@@ -219,7 +220,8 @@ def _prompts(play: Playthrough, path: str, tables: dict) -> None:
             prefix_unchanged=common_prefix_tokens(before, plan) if before is not None else None)
         previous[slug] = plan
         for card_id in included:
-            add(tables["firings"], save=path, tick=move.tick, kind="story_card", id=card_id, npc=slug, journal_index=move.index)
+            add(tables["firings"], save=path, tick=move.tick, kind="story_card", id=card_id, npc=slug, journal_index=move.index,
+                message=None, location=None)
 
 
 def add(table: dict[str, list], **row) -> None:

@@ -186,10 +186,27 @@ def _parse_interaction_prerequisite(raw, rel, line_id, parent, sink) -> Interact
 
 @dataclass(frozen=True, slots=True)
 class Eligibility:
-    """Whether a line may fire at a tick, and the prerequisites that fail (in words)."""
+    """Whether a line may fire at a tick, and the prerequisites that fail.
+
+    Attributes:
+        eligible: every prerequisite holds.
+        failing: the failing prerequisites in words, in prerequisite order.
+        shortfalls: how far each of ``failing`` is from holding, in its own units: a
+            ``facts`` item the confidence steps it lacks (``suspects`` < ``knows_of`` <
+            ``knows_details`` < ``direct``; a fact not known lacks one step more than
+            ``suspects``), the ``interaction`` item the interactions it lacks
+            (``min_count`` - count). Each at least 1.
+    """
 
     eligible: bool
     failing: tuple[str, ...]
+    shortfalls: tuple[int, ...] = ()
+
+    @property
+    def distance(self) -> int:
+        """The sum of ``shortfalls``: 0 when eligible. It orders misses with as many
+        failing clauses: the nearest lacks the least."""
+        return sum(self.shortfalls)
 
 
 def evaluate(line: MonologueLine, knowledge: InteractionQueries) -> Eligibility:
@@ -199,17 +216,20 @@ def evaluate(line: MonologueLine, knowledge: InteractionQueries) -> Eligibility:
         line: the monologue line.
         knowledge: a KnowledgeGraph or a KnowledgeAtTick view.
     """
-    failing = []
+    failing, shortfalls = [], []
     for pre in line.facts:
         fact = knowledge.fact(pre.fact_id)
         if fact is None:
             failing.append(f"{pre.fact_id} is not known (needs {pre.min_confidence.snake})")
+            shortfalls.append(pre.min_confidence - KnowledgeConfidence.Suspects + 1)
         elif fact.confidence < pre.min_confidence:
             failing.append(f"{pre.fact_id} is {fact.confidence.snake}, needs {pre.min_confidence.snake}")
+            shortfalls.append(pre.min_confidence - fact.confidence)
     inter = line.interaction
     if inter is not None:
         count = knowledge.count_interactions(inter.target_slug, inter.state)
         if count < inter.min_count:
             what = f"{inter.state.snake} " if inter.state else ""
             failing.append(f"{count} {what}interaction(s) with {inter.target_slug}, needs {inter.min_count}")
-    return Eligibility(not failing, tuple(failing))
+            shortfalls.append(inter.min_count - count)
+    return Eligibility(not failing, tuple(failing), tuple(int(s) for s in shortfalls))

@@ -4,7 +4,7 @@
 with the JSON shape of ``narrative-debugger coverage --format json``::
 
     {"saves": N,
-     "lines": {line_id: {"fired", "saves", "nearest_miss": {"save", "tick", "failing"} | null}},
+     "lines": {line_id: {"fired", "saves", "nearest_miss": {"save", "tick", "failing", "distance"} | null}},
      "cards": {card_id: {"included", "dropped", "saves"}},
      "transitions": {"From->To": {"count", "saves"}},
      "codes": {code: {"count", "saves"}},
@@ -14,8 +14,9 @@ with the JSON shape of ``narrative-debugger coverage --format json``::
 - ``lines``: every monologue line of the corpus's content folders (and any id a
   journal fired that the content lacks); ``fired`` counts MonologueFired entries,
   ``saves`` the saves holding one. A line that never fired gets its nearest miss
-  across the corpus: the save and tick where the fewest of its clauses failed (ties:
-  the first save by path, then the latest tick), null when it has no prerequisites
+  across the corpus: the save and tick where the fewest of its clauses failed, then
+  the least ``distance`` (``near_misses.distance``: how far they were from holding;
+  ties: the first save by path, then the latest tick), null when it has no prerequisites
   or no readable save. A save no longer at its path (``missing_saves``) is the nearest
   miss only when no save still there has one for the line.
 - ``cards``: every story card; ``included``/``dropped`` count the prompts of the
@@ -96,12 +97,13 @@ def coverage(con) -> dict:
             transitions[item] = {"count": count, "saves": in_saves}
         elif kind == "finding":
             codes[item] = {"count": count, "saves": in_saves}
-    for line_id, save, tick, failing in con.execute(
-            "SELECT line_id, save, tick, failing FROM near_misses QUALIFY row_number() OVER "
-            "(PARTITION BY line_id ORDER BY list_contains(?::VARCHAR[], save), failing_count, save, tick DESC) = 1", [gone]).fetchall():
+    for line_id, save, tick, failing, distance in con.execute(
+            "SELECT line_id, save, tick, failing, distance FROM near_misses QUALIFY row_number() OVER "
+            "(PARTITION BY line_id ORDER BY list_contains(?::VARCHAR[], save), failing_count, distance, save, tick DESC) = 1",
+            [gone]).fetchall():
         entry = lines.get(line_id)
         if entry is not None and entry["fired"] == 0:
-            entry["nearest_miss"] = {"save": save, "tick": tick, "failing": list(failing)}
+            entry["nearest_miss"] = {"save": save, "tick": tick, "failing": list(failing), "distance": distance}
     for card_id, dropped in con.execute(
             "SELECT card, count(*) FROM (SELECT unnest(dropped) AS card FROM prompts WHERE cards_dropped > 0) GROUP BY card").fetchall():
         cards.setdefault(card_id, {"included": 0, "dropped": 0, "saves": 0})["dropped"] = dropped

@@ -20,7 +20,9 @@ Tables (the README's contract; ticks are u64, ``save`` is the save's path as ind
 - ``firing_counts``: save, kind, id, count: the save's firings counted by kind and id
   (what coverage sums: one row per item a save fired, not one per firing).
 - ``near_misses``: save, tick, line_id, failing_count, failing (list of clauses in
-  words); one row per content line with prerequisites that never fired in the save.
+  words), distance (``Eligibility.distance``: the sum of how far each failing clause is
+  from holding, confidence steps or interactions); one row per content line with
+  prerequisites that never fired in the save.
 - ``prompts``: save, tick, npc, tokens, cards_included, cards_dropped, included,
   dropped (card ids), prefix_unchanged (tokens shared with the NPC's previous prompt
   in this table, NULL for its first); one row per conversation, at its start.
@@ -52,7 +54,7 @@ SCHEMA: dict[str, tuple[tuple[str, str], ...]] = {
                 ("journal_index", "UBIGINT"), ("message", "VARCHAR"), ("location", "VARCHAR")),
     "firing_counts": (("save", "VARCHAR"), ("kind", "VARCHAR"), ("id", "VARCHAR"), ("count", "UBIGINT")),
     "near_misses": (("save", "VARCHAR"), ("tick", "UBIGINT"), ("line_id", "VARCHAR"), ("failing_count", "UBIGINT"),
-                    ("failing", "VARCHAR[]")),
+                    ("failing", "VARCHAR[]"), ("distance", "UBIGINT")),
     "prompts": (("save", "VARCHAR"), ("tick", "UBIGINT"), ("npc", "VARCHAR"), ("tokens", "UBIGINT"), ("cards_included", "UBIGINT"),
                 ("cards_dropped", "UBIGINT"), ("included", "VARCHAR[]"), ("dropped", "VARCHAR[]"), ("prefix_unchanged", "UBIGINT")),
 }
@@ -155,7 +157,9 @@ def save_tables(path: str, content_dir: Path | None, sha256: str | None, stamp: 
             continue
         miss = nearest_miss_in_save(play, line_id)
         if miss is not None:
-            add(tables["near_misses"], save=path, tick=miss[0], line_id=line_id, failing_count=len(miss[1]), failing=miss[1])
+            tick, there = miss
+            add(tables["near_misses"], save=path, tick=tick, line_id=line_id, failing_count=len(there.failing),
+                failing=list(there.failing), distance=there.distance)
     if prompts:
         _prompts(play, path, tables)
     _count_firings(tables)

@@ -14,7 +14,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from narrative_debugger.models.content.monologue import MonologueLine
-from narrative_debugger.models.content.monologue import evaluate
+from narrative_debugger.models.content.monologue import Eligibility, evaluate
 from narrative_debugger.models.explain.chain import Explanation, Folded, Step, fold_list
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.timeline.index import TimelineIndex
@@ -255,12 +255,13 @@ def _summary(line_id, tick, result, clauses, miss, count, unheld, first_unheld) 
     return text + "."
 
 
-def nearest_miss_in_save(play: Playthrough, line_id: str) -> tuple[int, list[str]] | None:
+def nearest_miss_in_save(play: Playthrough, line_id: str) -> tuple[int, Eligibility] | None:
     """The save's nearest miss of ``line_id`` over its whole journal (up to ``last_tick``):
-    ``(tick, failing clauses in words)``, the latest tick where the fewest clauses failed
-    (the rule of ``explain_line``'s nearest miss, asked at the save's last tick; an empty
-    list: every clause held there). None for a line without prerequisites or an
-    unreadable save. Used by the corpus's ``near_misses`` table (issue 39).
+    ``(tick, the line's evaluate() there)``, the latest tick where the fewest clauses
+    failed (the rule of ``explain_line``'s nearest miss, asked at the save's last tick);
+    its ``failing`` are the clauses in words (empty: every clause held there) and its
+    ``distance`` how far they were from holding. None for a line without prerequisites
+    or an unreadable save. Used by the corpus's ``near_misses`` table (issue 39).
 
     Raises:
         KeyError: the content has no line ``line_id``.
@@ -274,4 +275,4 @@ def nearest_miss_in_save(play: Playthrough, line_id: str) -> tuple[int, list[str
         return None
     end = play.last_tick
     tick, _ = _nearest_miss(index, line, clauses, index.position_for_tick(end), end)
-    return tick, list(evaluate(line, index.at(tick).knowledge).failing)
+    return tick, evaluate(line, index.at(tick).knowledge)

@@ -41,7 +41,7 @@ class CoverageModel(RowsTableModel):
 
     HEADERS = ("Line", "Fired", "Saves", "Nearest miss", "Tick", "Failing")
     TIPS = ("The monologue line's id", "How many times it fired, across the saves", "In how many saves it fired",
-            "A line that never fired: the save where it came nearest (fewest failing clauses). Double-click to open it there.",
+            "A line that never fired: the save where it came nearest (fewest failing clauses, then the least short of holding). Double-click to open it there.",
             "The tick of the nearest miss", "The prerequisites that failed at the nearest miss")
     LINE, FIRED, SAVES, MISS, TICK, FAILING = range(6)
     ROW_ROLE = _USER + 1

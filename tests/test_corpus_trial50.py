@@ -200,12 +200,60 @@ def test_a_part_that_cannot_be_read_is_not_called_unwritable(samples_corpus, tmp
     # tables/ reads them all (it is the reading of the parts that fails, not a writing).
     saves = sorted(_saves(capsys, corpus), key=store.part_key)
     npcs = corpus / "parts" / store.part_key(saves[-1]) / "npcs.parquet"
-    npcs.write_bytes(b"PAR1" + b"\0" * 64 + b"PAR1")  # Parquet at both ends, damaged within
+    # Trial 51: damaged within its rows, past the ends and the footer the part check
+    # reads: the part looks whole until its rows are read.
+    with open(npcs, "r+b") as f:
+        f.seek(npcs.stat().st_size // 8)
+        f.write(b"\xff" * 16)
+    assert store.part_is_whole(corpus, saves[-1])
     (corpus / "tables" / "npcs.parquet").unlink()  # tables/ is made again from every part
     code, out, err = run(capsys, "corpus", saves[0], "--content", str(CONTENT), "--out", str(corpus), "--no-prompts")
     assert code == 2
-    assert f"{npcs}: cannot be read (" in err and "tables/npcs.parquet was not written" in err
+    # It names the part and the save to give again, as for a part damaged at its ends.
+    assert err.startswith(f"narrative-debugger corpus: {npcs}: the part of {saves[-1]} is damaged (")
+    assert "it is removed: give that save to corpus to index it again (" in err and "tables/npcs.parquet was not written)" in err
     assert "cannot be written" not in err
+    code, out, err = run(capsys, "corpus", *saves, "--content", str(CONTENT), "--out", str(corpus), "--no-prompts")
+    assert code == 0 and "indexed 1 save(s) (0 replaced), skipped 3 unchanged" in out, err
+    assert _json(capsys, corpus)["saves"] == 4
+
+
+def test_a_part_damaged_in_its_footer_is_named_with_its_save_and_indexed_again(samples_corpus, tmp_path, capsys):
+    # Trial 51: the check read the 4 bytes at each end, and a part damaged between them
+    # (here its footer, the metadata) passed for whole.
+    corpus = tmp_path / "c"
+    shutil.copytree(samples_corpus, corpus)
+    saves = sorted(_saves(capsys, corpus))
+    npcs = corpus / "parts" / store.part_key(saves[1]) / "npcs.parquet"
+    data = bytearray(npcs.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[-8 - footer:-8] = b"\0" * footer  # the metadata, between the last page and the length
+    npcs.write_bytes(bytes(data))
+    assert not store.part_is_whole(corpus, saves[1])
+    code, out, err = run(capsys, "corpus", saves[0], "--content", str(CONTENT), "--out", str(corpus), "--no-prompts")
+    assert code == 0, err
+    assert (f"{npcs.parent}: the part of {saves[1]} is damaged (npcs.parquet has a footer DuckDB cannot read (") in err
+    assert "give that save to corpus to index it again" in err
+    code, out, err = run(capsys, "corpus", saves[1], "--content", str(CONTENT), "--out", str(corpus), "--no-prompts")
+    assert code == 0 and "indexed 1 save(s) (1 replaced), skipped 0 unchanged" in out
+    assert f"{saves[1]}: its part in {corpus} is missing or damaged; indexing it again" in err
+    assert store.part_is_whole(corpus, saves[1])
+
+
+def test_a_part_written_with_other_columns_is_indexed_again(samples_corpus, tmp_path, capsys):
+    # A part of a version before near_misses.distance: its footer lacks the column.
+    import duckdb
+
+    corpus = tmp_path / "c"
+    shutil.copytree(samples_corpus, corpus)
+    saves = sorted(_saves(capsys, corpus))
+    part = corpus / "parts" / store.part_key(saves[0]) / "near_misses.parquet"
+    older = part.with_name("older.parquet")
+    duckdb.sql(f"COPY (SELECT * EXCLUDE (distance) FROM read_parquet('{part}')) TO '{older}' (FORMAT parquet)")
+    older.replace(part)
+    code, out, err = run(capsys, "corpus", *saves, "--content", str(CONTENT), "--out", str(corpus), "--no-prompts")
+    assert code == 0 and "indexed 1 save(s) (1 replaced), skipped 3 unchanged" in out, err
+    assert store.part_is_whole(corpus, saves[0])
 
 
 # (16) ids in no content folder ----------------------------------------------------------

@@ -122,7 +122,7 @@ def _written_as(temp: Path, target: Path):
     """
     try:
         yield
-    except (OSError, duckdb.Error) as exc:
+    except (OSError, duckdb.Error, CorpusError) as exc:
         for leftover in (temp, temp.with_name(temp.name + ".wal"), temp.with_name(temp.name + ".jsonl")):
             try:
                 if leftover.is_dir() and not leftover.is_symlink():
@@ -131,6 +131,8 @@ def _written_as(temp: Path, target: Path):
                     leftover.unlink(missing_ok=True)
             except OSError:
                 pass
+        if isinstance(exc, CorpusError):  # it names what failed already
+            raise
         source = _unreadable_source(exc, temp)
         if source is not None:  # DuckDB could not read what it was copying: not a writing problem
             raise CorpusError(f"{source}: cannot be read ({_reason(exc, temp)}); {target} was not written") from None
@@ -186,22 +188,56 @@ _PARQUET_MAGIC = b"PAR1"
 
 def part_is_whole(corpus: Path, path: str) -> bool:
     """Whether the part of the save at ``path`` has each table's file, each a regular
-    file beginning and ending as a Parquet file does: a part deleted, cut short or
-    replaced by hand (``tables/`` may still hold its rows, so the views would not tell)
-    is then indexed again. Reads 8 bytes a file, not the rows; a file that is not a
-    regular one (a FIFO, a device, a folder) is never opened to wait or read on."""
+    file beginning and ending as a Parquet file does, with a footer (its metadata) that
+    DuckDB reads and that holds the table's columns: a part deleted, cut short, damaged
+    or replaced by hand, or written by a version with other columns (``tables/`` may
+    still hold its rows, so the views would not tell) is then indexed again. Reads the
+    ends of each file, not the rows (damage among the rows shows when they are read:
+    ``compact``); a file that is not a regular one (a FIFO, a device, a folder) is never
+    opened to wait or read on."""
     return _part_problem(corpus / PARTS / part_key(path)) is None
 
 
 def _part_problem(folder: Path) -> str | None:
     """What is wrong with the part in ``folder``, in words (its first table file that is
-    not whole: ``saves.parquet is not a whole Parquet file``, ``… is missing``), or None
-    when each table's file is whole (``_parquet_file_whole``)."""
+    not whole: ``saves.parquet is not a whole Parquet file``, ``… is missing``, ``… has a
+    damaged footer (...)``, ``… lacks the column(s) ...``), or None when each table's file
+    is whole (``_parquet_file_whole``) with a footer that holds its columns."""
+    files = {}
     for name in SCHEMA:
         file = folder / f"{name}.parquet"
         if not _parquet_file_whole(file):
             return f"{name}.parquet {_part_file_problem(file) or 'is not a whole Parquet file'}"
+        files[name] = file
+    return _footer_problem(files)
+
+
+def _footer_problem(files: dict[str, Path]) -> str | None:
+    """What is wrong with the footers of a part's table files (table -> file), in words, or
+    None: DuckDB reads each footer (``parquet_schema``: the metadata, not the rows), all
+    in one call, then one file at a time to name the one it could not read."""
+    con = _writer()
+    try:
+        rows = con.execute("SELECT file_name, name FROM parquet_schema(?)", [[str(f) for f in files.values()]]).fetchall()
+    except duckdb.Error:
+        for name, file in files.items():
+            try:
+                con.execute("SELECT name FROM parquet_schema(?)", [str(file)]).fetchall()
+            except duckdb.Error as exc:
+                return f"{name}.parquet has a footer DuckDB cannot read ({_first_line(exc)})"
+        return None  # read one at a time after all
+    names: dict[str, set] = {}
+    for file_name, column in rows:
+        names.setdefault(file_name, set()).add(column)
+    for name, file in files.items():
+        lacking = [c for c, _ in SCHEMA[name] if c not in names.get(str(file), ())]
+        if lacking:
+            return f"{name}.parquet lacks the column(s) {', '.join(lacking)} (written by another version)"
     return None
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _parquet_file_whole(file: Path) -> bool:
@@ -225,6 +261,13 @@ def part_folders(corpus: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(f for f in folder.iterdir() if f.is_dir() and not f.name.startswith("."))
+
+
+def _whole_files(corpus: Path, name: str) -> list[Path]:
+    """Table ``name``'s files of the part folders of ``corpus`` that are whole, absolute:
+    ``_parquet_file_whole`` with a footer that holds the table's columns (``_footer_problem``)."""
+    files = [folder.resolve() / f"{name}.parquet" for folder in part_folders(corpus)]
+    return [f for f in files if _parquet_file_whole(f) and _footer_problem({name: f}) is None]
 
 
 def damaged_parts(corpus: Path) -> dict[str, str]:
@@ -306,18 +349,15 @@ def _parts_view(corpus: Path, name: str, schema, whole_parts_only: bool = False)
 
     Every part folder must hold the table's file, a regular file (a glob would skip a
     missing one, or one DuckDB cannot read as a file, and answer with fewer rows): else
-    ``damaged``'s CorpusError naming it. ``whole_parts_only``: read the parts that pass
-    ``part_is_whole``'s test of the file and leave the others out (``corpus`` indexes
-    their saves again)."""
+    ``damaged``'s CorpusError naming it. ``whole_parts_only``: read the part files that
+    pass ``part_is_whole``'s test of a file (``_whole_files``) and leave the others out
+    (``corpus`` indexes their saves again)."""
     columns = ", ".join(f'"{c}"' for c, _ in schema)
     if name == "content":
         pattern = corpus.resolve() / CONTENT / "*.parquet"
         source = _sql_text(str(pattern)) if list((corpus / CONTENT).glob("*.parquet")) else None
     else:
-        folders = part_folders(corpus)
-        files = [f.resolve() / f"{name}.parquet" for f in folders]
-        if whole_parts_only:
-            files = [f for f in files if _parquet_file_whole(f)]
+        files = _whole_files(corpus, name) if whole_parts_only else [f.resolve() / f"{name}.parquet" for f in part_folders(corpus)]
         for file in files:
             problem = _part_file_problem(file)
             if problem is not None:
@@ -357,13 +397,14 @@ def compact(corpus: Path, changed: list[str] | None = None) -> None:
     folder = corpus / COMPACT
     folder.mkdir(parents=True, exist_ok=True)
     whole = all((folder / f"{name}.parquet").is_file() for name in SCHEMA)
+    read_all = changed is None or not whole
     con = _connection()
     try:
         for name, schema in SCHEMA.items():
             columns = ", ".join(f'"{c}"' for c, _ in schema)
             key = "path" if name == "saves" else "save"
-            parts = [corpus.resolve() / PARTS / part_key(path) / f"{name}.parquet" for path in changed or ()]
-            if changed is not None and whole:
+            if not read_all:
+                parts = [corpus.resolve() / PARTS / part_key(path) / f"{name}.parquet" for path in changed]
                 old = _sql_text(str(folder.resolve() / f"{name}.parquet"))
                 kept = ", ".join(_sql_text(p) for p in changed) or "NULL"
                 source = f"SELECT {columns} FROM read_parquet({old}) WHERE \"{key}\" NOT IN ({kept})"
@@ -372,14 +413,51 @@ def compact(corpus: Path, changed: list[str] | None = None) -> None:
                     files = "[" + ", ".join(_sql_text(str(p)) for p in present) + "]"
                     source += f" UNION ALL SELECT {columns} FROM read_parquet({files})"
             else:  # a damaged part (``damaged_parts``: ``corpus`` reported it) is left out
+                present = _whole_files(corpus, name)
                 source = _parts_view(corpus, name, schema, whole_parts_only=True)
             temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
             with _written_as(temp, folder / f"{name}.parquet"):
-                con.execute(f"COPY ({source}) TO {_sql_text(str(temp))} (FORMAT parquet)")
+                try:
+                    con.execute(f"COPY ({source}) TO {_sql_text(str(temp))} (FORMAT parquet)")
+                except duckdb.Error:
+                    _damaged_among(con, corpus, present, folder / f"{name}.parquet")
+                    raise
                 os.replace(temp, folder / f"{name}.parquet")
     finally:
         con.close()
     (folder / STALE).unlink(missing_ok=True)
+
+
+def _damaged_among(con, corpus: Path, files: list[Path], target: Path) -> None:
+    """After reading ``files`` (part files of one table) failed: read each alone, and for
+    the first whose rows DuckDB cannot read (damage within the file, past its footer)
+    remove its part (its save is then indexed when given again; ``tables/`` is marked
+    stale) and raise, naming the part and the save to give again. Returns when each
+    reads (the failure was elsewhere).
+
+    Raises:
+        CorpusError: ``{file}: the part of {save} is damaged ({reason}); it is removed:
+            give that save to corpus to index it again ({target} was not written)``.
+    """
+    for file in files:
+        try:
+            con.execute("SELECT * FROM read_parquet(?)", [str(file)]).fetchall()
+        except duckdb.Error as exc:
+            save = _save_of_part(con, file.parent)
+            mark_stale(corpus)  # the tables made before this one hold its rows: read the parts
+            remove_part(corpus, file.parent.name)
+            of = f"the part of {save}" if save is not None else "a part whose save cannot be read from it"
+            raise CorpusError(f"{file}: {of} is damaged ({_first_line(exc)}); it is removed: give that save to corpus "
+                              f"to index it again ({target} was not written)") from None
+
+
+def _save_of_part(con, folder: Path) -> str | None:
+    """The path of the save whose part is ``folder`` (its ``saves`` row), None when it cannot be read."""
+    try:
+        row = con.execute("SELECT path FROM read_parquet(?)", [str(folder / "saves.parquet")]).fetchone()
+    except duckdb.Error:
+        return None
+    return row[0] if row else None
 
 
 def write_database(corpus: Path) -> Path:

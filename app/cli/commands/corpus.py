@@ -277,7 +277,8 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
         if path in known:
             old_sha, old_stamp, had_prompts = known[path]
             if sha is not None and (old_sha, old_stamp) == (sha, stamps[folder]) and (had_prompts or args.no_prompts):
-                if store.part_is_whole(corpus, path):
+                # part_is_whole's test, made once for every part above (it reads each file's footer)
+                if store.part_key(path) not in damaged_parts and (corpus / store.PARTS / store.part_key(path)).is_dir():
                     skipped += 1
                     continue
                 print(f"narrative-debugger corpus: {one_line(path)}: its part in {one_line(corpus)} is missing or damaged; "

@@ -19,7 +19,7 @@ from narrative_debugger.models.progress import Cancelled, reporting
 from narrative_debugger.models.rules.checks import check_against_replay, check_content, check_snapshot
 from narrative_debugger.models.rules.findings import Finding, FindingSink, Severity, Target, finding
 from narrative_debugger.models.save.savefile import Save, load_save
-from narrative_debugger.models.timeline.index import TimelineIndex
+from narrative_debugger.models.timeline.index import EVERYTHING, Recording, TimelineIndex
 from narrative_debugger.models.timeline.state_view import StateAtTick
 from narrative_debugger.models.timeline.replay import Recompute, Resume, replay
 from narrative_debugger.models.domain.tuning import DEFAULT_TUNING, Tuning
@@ -129,7 +129,8 @@ class Playthrough:
         return self.content.npc_name(npc.slug)
 
     @classmethod
-    def open(cls, path: Path, content_dir: Path | None = None, *, progress=None, cancelled=None, defer_checks: bool = False) -> "Playthrough":
+    def open(cls, path: Path, content_dir: Path | None = None, *, progress=None, cancelled=None, defer_checks: bool = False,
+             recording: Recording = EVERYTHING) -> "Playthrough":
         """Read, replay and check a save (read-only).
 
         Args:
@@ -142,6 +143,7 @@ class Playthrough:
                 also while the file is read: ``progress.checkpoint``).
             defer_checks: leave the snapshot and content checks to ``finish_checks``
                 (see ``build``).
+            recording: what the index records beside the state at a tick (``build``).
         """
         path = Path(path)
         fallback = content_dir is None and content_beside(path) is None
@@ -186,12 +188,13 @@ class Playthrough:
             finally:
                 if early is not None:
                     early.stop()
-            return cls.build(save, content, report, defer_checks=defer_checks, notes=notes)
+            return cls.build(save, content, report, defer_checks=defer_checks, notes=notes, recording=recording)
 
     @classmethod
     def build(cls, save: Save, content: Content, report=None, *, defer_checks: bool = False, notes=(),
               tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, resume: Resume | None = None,
-              dialogue_of: TimelineIndex | None = None, knowledge_of: TimelineIndex | None = None) -> "Playthrough":
+              dialogue_of: TimelineIndex | None = None, knowledge_of: TimelineIndex | None = None,
+              recording: Recording = EVERYTHING) -> "Playthrough":
         """Replay and check an already parsed save against content.
 
         With ``defer_checks`` the snapshot, replay-versus-snapshot and content checks
@@ -205,7 +208,10 @@ class Playthrough:
         result is the same as from the start); a run replayed from the start keeps
         its own checkpoints (``checkpoints``). ``dialogue_of``: the recorded index whose
         dialogue lines and ticks the replay takes (``replay``'s); ``knowledge_of``: the one
-        whose knowledge it takes (``replay``'s).
+        whose knowledge it takes (``replay``'s). ``recording``: what the index records
+        beside the state at a tick (``replay``'s; ``models.timeline.index.Recording``):
+        ``EVERYTHING`` for what a window, a what-if or a comparison reads; the checks,
+        and so ``findings``, are the same with any.
         """
         report = report or (lambda fraction, message: None)
         # Merged from the save's own sink: its closed list holds a capped code's note,
@@ -224,7 +230,7 @@ class Playthrough:
         replayed = FindingSink()
         result = replay(save, content, replayed, progress=lambda done, total: report(0.35 + 0.6 * done / max(total, 1), "replaying the journal"),
                         tuning=tuning, recompute=recompute, checkpoints=resume is None and dialogue_of is None, resume=resume,
-                        dialogue_of=dialogue_of, knowledge_of=knowledge_of)
+                        dialogue_of=dialogue_of, knowledge_of=knowledge_of, recording=recording)
         play = cls(save, content, result.index, tuning=tuning, recompute=recompute, checkpoints=result.checkpoints,
                    replay_findings=list(replayed.items))
         play._pending = (read, replayed, result.confrontation_seen)

@@ -325,6 +325,44 @@ INTERACTION_SERIES: Memo[StableId, "InteractionSeries"] = Memo("interaction seri
 NPC_MOVES: Memo[StableId, "NpcMoves"] = Memo("npc moves", "StableId -> NpcMoves")
 
 
+@dataclass(frozen=True)
+class Recording:
+    """What a replay records in its ``TimelineIndex`` beside the state at a tick (issue 37):
+    chosen by the caller, from what it will read. The replay and its rules are the same
+    whatever is chosen, and so are its findings and every value recorded.
+
+    Every choice records the facts, the entities and the NPCs at each journal position
+    (their versions), the interaction in progress, the ticks and the kinds, the
+    walk-away pairings and every FactId the journal made: ``TimelineIndex.at`` answers
+    for their values at any tick, which is what the checks read (the state at
+    ``saved_at_tick``, the facts the journal made).
+
+    Attributes:
+        interactions: also each NPC's interactions: the changes ``series_of`` sums (the
+            schema §5.1 queries of a state, monologue eligibility), the interaction ids
+            in creation order and where they are exact (``interaction_ids``,
+            ``interactions_exact``). Without them a state's §5.1 answers are empty.
+        timeline: also what only a timeline is read for: the dialogue lines and each
+            NPC's (``dialogue``, ``dialogue_by_npc``), the interaction moves
+            (``transitions``, ``transitions_by_npc``), the fact changes by position
+            (``change_positions``, ``change_facts``), the score column (``npc_scores``),
+            the monologue lines fired (``monologues_fired``) and a what-if's checkpoints.
+            Without it those are empty.
+    """
+
+    interactions: bool = True
+    timeline: bool = True
+
+
+#: Everything: what the window, a what-if, a comparison, ``why``, ``prompt`` and ``diff`` read.
+EVERYTHING = Recording()
+#: The state at any tick with its §5.1 answers, and what the checks read: the ``state`` command.
+STATES = Recording(interactions=True, timeline=False)
+#: What the checks read (``Playthrough.finish_checks``): the ``check`` command. At 1M
+#: events, the replay's recording of the tables it leaves was ~a quarter of the replay.
+CHECKS = Recording(interactions=False, timeline=False)
+
+
 def _started_key(fact_id: FactId, meta) -> tuple:
     """Started-tick order of interactions; ties by FactId sequence (``_1000`` after ``_999``)."""
     return meta.started_tick, len(fact_id), fact_id
@@ -416,6 +454,9 @@ class TimelineIndex:
     #: The tables of the values made from the index on first use and kept with it
     #: (each a ``Memo`` of the module that makes it: ``models/memo.py``); never part of equality.
     memos: Memos = field(default_factory=Memos, compare=False, repr=False)
+    #: What the replay recorded besides the state at a tick (``Recording``): the tables
+    #: it left out are empty. Never part of equality.
+    recording: Recording = field(default=EVERYTHING, compare=False, repr=False)
 
     # ----- recording (used by the replay) -----
     #: The tables ``record_fact``, ``record_entity`` and ``record_transition`` keep:
@@ -435,11 +476,25 @@ class TimelineIndex:
         self._new_fact_keys = []
 
     def record_fact(self, position: int, fact_id: FactId, fact: FactKnowledge) -> None:
-        """Record a fact's value from ``position`` on."""
-        self.change_positions.append(position)
-        self.change_facts.append(fact_id)
-        meta = fact.interaction
+        """Record a fact's value from ``position`` on (with the tables ``recording`` asks for)."""
+        recording = self.recording
+        if recording.timeline:
+            self.change_positions.append(position)
+            self.change_facts.append(fact_id)
         versions = self.facts.get(fact_id)
+        if recording.interactions:
+            self._record_interaction_change(position, fact_id, fact, versions)
+        if versions is None:
+            self.facts[fact_id] = Versions(position, fact)
+            self._new_fact_keys.append(fact_id)
+            self.fact_created.append(position)
+        else:
+            versions.set(position, fact)
+
+    def _record_interaction_change(self, position: int, fact_id: FactId, fact: FactKnowledge, versions: Versions | None) -> None:
+        """``record_fact``'s part for the NPC's interaction tables: the change of an
+        interaction's metadata (``versions``: the fact's before this one, if any)."""
+        meta = fact.interaction
         before = versions.values[-1].interaction if versions is not None else None
         if meta is not None:
             npc = meta.target_entity
@@ -453,12 +508,6 @@ class TimelineIndex:
                 self._list_interaction(position, fact_id, meta)
         elif before is not None:
             self._interaction_lost.setdefault(before.target_entity, position)
-        if versions is None:
-            self.facts[fact_id] = Versions(position, fact)
-            self._new_fact_keys.append(fact_id)
-            self.fact_created.append(position)
-        else:
-            versions.set(position, fact)
 
     def _list_interaction(self, position: int, fact_id: FactId, meta) -> None:
         """Append a newly started interaction to its NPC's creation-ordered list."""
@@ -641,9 +690,12 @@ class TimelineIndex:
         score = npc.relationship.score
         if versions is None:
             self.npcs[npc.stable_id] = Versions(position, npc)
-            self.npc_scores[npc.stable_id] = array("d", (score,))
+            if self.recording.timeline:
+                self.npc_scores[npc.stable_id] = array("d", (score,))
         else:
             versions.set(position, npc)
+            if not self.recording.timeline:
+                return
             scores = self.npc_scores[npc.stable_id]
             if len(scores) == len(versions.values):  # the version at this position was replaced
                 scores[-1] = score

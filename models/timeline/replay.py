@@ -43,7 +43,7 @@ from narrative_debugger.models.domain.types import (
 from msgspec.structs import replace as replace_struct
 from narrative_debugger.models.rules.findings import FindingSink, Target
 from narrative_debugger.models.save.savefile import Save
-from narrative_debugger.models.timeline.index import DialogueLines, TimelineIndex, TransitionRecord
+from narrative_debugger.models.timeline.index import EVERYTHING, DialogueLines, Recording, TimelineIndex, TransitionRecord
 
 I16_MIN, I16_MAX = -(2**15), 2**15 - 1
 S = InteractionState
@@ -277,7 +277,7 @@ class Resume:
 
 class _Replayer:
     def __init__(self, save: Save, content: Content | None, sink: FindingSink, progress=None,
-                 tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None) -> None:
+                 tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, recording: Recording = EVERYTHING) -> None:
         self.save = save
         self.tuning = tuning
         self.recompute = recompute
@@ -287,7 +287,8 @@ class _Replayer:
         self.progress = progress
         self.reuse: TimelineIndex | None = None  # the recorded index whose lines and ticks ``run`` takes (``replay``'s ``dialogue_of``)
         self.record_knowledge = True  # False: the index takes the recorded run's knowledge (``replay``'s ``knowledge_of``)
-        self.index = TimelineIndex(slugs=save.slugs)
+        self.index = TimelineIndex(slugs=save.slugs, recording=recording)
+        self.record_timeline = recording.timeline  # the moves, the lines, the monologues fired (``Recording``)
         self.kg = KnowledgeGraph(save.slugs, ordered=False)
         self.npcs: dict[int, NpcState] = {}
         self.in_progress: dict[int, str] = {}  # NPC -> FactId of its interaction in progress
@@ -367,7 +368,7 @@ class _Replayer:
         if not legal:
             src = source.name if source else "(nothing)"
             self.add("I001", f"{npc.slug}: {fact_id} moves {src} → {target.name}, which schema §3.2 forbids", self.where(i), i=i, npc=npc, fact_id=fact_id)
-        if self.record_knowledge:
+        if self.record_knowledge and self.record_timeline:
             self.index.record_transition(TransitionRecord(i, self.tick, npc.stable_id, fact_id, source, target, legal))
         return legal
 
@@ -429,6 +430,7 @@ class _Replayer:
         facts = self.kg.facts
         if resume is None:
             self.index.dialogue = DialogueLines(journal, self.index.ticks)
+        lines = self.index.recording.timeline  # record the lines (``Recording.timeline``)
         dialogue = self.index.dialogue
         add_line = dialogue.add
         by_npc = self.index.dialogue_by_npc
@@ -465,14 +467,15 @@ class _Replayer:
             if kind == "DialogueLine":
                 if data.speaker not in speakers:
                     self.on_DialogueLine(i, data)
-                if stale:
-                    fact_id = active[-1]  # the conversation the line belongs to, if any
-                    conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
-                    add_to_conversation = by_npc.setdefault(conversation, array("q")).append if conversation is not None else None
-                    stale = False
-                if add_to_conversation is not None:
-                    add_to_conversation(len(dialogue))  # kept per conversation NPC for the prompt history
-                add_line(i, conversation)
+                if lines:
+                    if stale:
+                        fact_id = active[-1]  # the conversation the line belongs to, if any
+                        conversation = facts[fact_id].metadata.interaction.target_entity if fact_id else None
+                        add_to_conversation = by_npc.setdefault(conversation, array("q")).append if conversation is not None else None
+                        stale = False
+                    if add_to_conversation is not None:
+                        add_to_conversation(len(dialogue))  # kept per conversation NPC for the prompt history
+                    add_line(i, conversation)
             elif kind is not None:
                 handlers[kind](i, data)
                 stale = True
@@ -984,7 +987,8 @@ class _Replayer:
 
     def on_MonologueFired(self, i, d):
         line_id = d.line_id
-        self.index.monologues_fired.append((i, self.tick, line_id))
+        if self.record_timeline:
+            self.index.monologues_fired.append((i, self.tick, line_id))
         if self.content is not None and line_id not in self.content.monologues:
             self.add("M002", f"monologue line {line_id!r} is not defined by any pool in monologues/", self.where(i, ".line_id"), i=i, kind="line", line_id=line_id)
             return
@@ -1012,7 +1016,7 @@ _HANDLED = (
 def replay(save: Save, content: Content | None, sink: FindingSink | None = None, progress=None,
            tuning: Tuning = DEFAULT_TUNING, recompute: Recompute | None = None, *,
            checkpoints: bool = False, resume: Resume | None = None, dialogue_of: TimelineIndex | None = None,
-           knowledge_of: TimelineIndex | None = None) -> ReplayResult:
+           knowledge_of: TimelineIndex | None = None, recording: Recording = EVERYTHING) -> ReplayResult:
     """Replay a save's journal from the initial state, indexing every change.
 
     Args:
@@ -1045,17 +1049,28 @@ def replay(save: Save, content: Content | None, sink: FindingSink | None = None,
             (``TimelineIndex.take_knowledge``; at 300 NPCs, 1M events that was half
             of the replay, with its ~200 000 objects for the collector). The result is
             the same.
+        recording: what the index records beside the state at a tick (``Recording``:
+            ``EVERYTHING`` by default; the ``check`` and ``state`` commands ask for less).
+            The rules applied and the findings are the same whatever it is; a
+            ``Recording`` without ``timeline`` keeps no checkpoints.
 
     Returns:
         ReplayResult with the TimelineIndex. Never raises on bad input.
+
+    Raises:
+        ValueError: ``resume``, ``dialogue_of`` or ``knowledge_of`` (a what-if's replay,
+            which reads and continues a whole timeline) with a ``recording`` other than
+            ``EVERYTHING``.
     """
+    if recording != EVERYTHING and (resume is not None or dialogue_of is not None or knowledge_of is not None):
+        raise ValueError("a what-if's replay records everything: resume, dialogue_of and knowledge_of need Recording EVERYTHING")
     sink = sink if sink is not None else FindingSink()
-    r = _Replayer(save, content, sink, progress, tuning, recompute)
+    r = _Replayer(save, content, sink, progress, tuning, recompute, recording)
     if resume is not None:
         r.resume(resume)
     r.reuse = dialogue_of
     r.record_knowledge = knowledge_of is None
-    kept: list | None = [] if checkpoints else None
+    kept: list | None = [] if checkpoints and recording.timeline else None
     r.run(resume.checkpoint if resume is not None else None, kept)
     if knowledge_of is not None:
         r.index.take_knowledge(knowledge_of)

@@ -20,6 +20,7 @@ from narrative_debugger.app.cli.commands.common import EXIT_ERRORS, EXIT_OK, EXI
 from narrative_debugger.app.cli.desktop import EXIT_INTERRUPTED
 from narrative_debugger.models.boundary import U32
 from narrative_debugger.models.playthrough import Playthrough
+from narrative_debugger.models.timeline.index import CHECKS
 from narrative_debugger.models.report.check_formats import FileResult, JsonStream, github_lines, junit, sarif
 from narrative_debugger.models.report.json_text import dump_strict
 from narrative_debugger.models.report.plain_text import one_line
@@ -42,8 +43,9 @@ def add_arguments(p) -> None:
 
 
 def check_file(path: Path, content: Path | None) -> FileResult:
-    """Open and check one save, keeping only what ``check`` prints (runs in a worker process with --jobs)."""
-    play = keep(Playthrough.open(path, content))
+    """Open and check one save, keeping only what ``check`` prints (runs in a worker process with --jobs):
+    its replay records only what the checks read (``Recording`` ``CHECKS``)."""
+    play = keep(Playthrough.open(path, content, recording=CHECKS))
     return FileResult(Path(path), play.readable, play.content.root, list(play.findings))
 
 

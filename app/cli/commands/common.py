@@ -11,6 +11,7 @@ from narrative_debugger.models.content.loader import not_content_reason
 from narrative_debugger.models.playthrough import Playthrough
 from narrative_debugger.models.rules.findings import Severity
 from narrative_debugger.models.session import Session, TickOutOfRange, UnknownNpc
+from narrative_debugger.models.timeline.index import EVERYTHING, Recording
 from narrative_debugger.models.report.json_text import dumps_indented
 from narrative_debugger.models.report.plain_text import one_line
 
@@ -138,13 +139,15 @@ def unreadable_reasons(play: Playthrough, limit: int = 3) -> str:
     return "; ".join(f"{f.code} at {one_line(f.location)}: {one_line(f.message)}" for f in play.findings[:limit])
 
 
-def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str | None = None) -> Session:
+def open_for_query(path: Path, content: Path | None, tick: int | None, npc: str | None = None, *,
+                   recording: Recording = EVERYTHING) -> Session:
     """Open a save for ``state``/``why``/``prompt``/``screenshot`` in a ``models.session``
     Session, the one the window uses: at ``tick`` (u64; default ``saved_at_tick``), which
     must not lie past the save's last tick, with the NPC of slug ``npc`` selected (when
-    given; else the save's first). Raises UsageError."""
+    given; else the save's first). ``recording``: what the replay records beside the
+    state at a tick (``Recording``; ``state`` reads only the state). Raises UsageError."""
     check_content_arg(content)
-    play = keep(Playthrough.open(path, content))
+    play = keep(Playthrough.open(path, content, recording=recording))
     if not play.readable:
         raise UsageError(unreadable_reasons(play))
     warn_about_errors(play)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_OK, content_arg, open_for_query, tick_arg, write_json
+from narrative_debugger.models.timeline.index import STATES
 from narrative_debugger.models.timeline.state_json import state_json
 from narrative_debugger.models.report.plain_text import counted, one_line
 
@@ -20,7 +21,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    session = open_for_query(args.save, args.content, args.tick)
+    session = open_for_query(args.save, args.content, args.tick, recording=STATES)  # the state at a tick, not the timeline
     play, tick = session.playthrough, session.tick
     doc = state_json(play, tick)
     if args.format == "json":

@@ -613,3 +613,55 @@ def test_the_knowledge_table_shows_its_columns_whole(qtbot, open_window, size):
         assert COL_CATEGORY in shown and COL_SOURCE in shown
     tip = model.index(first, COL_FACT).data(Qt.ToolTipRole)
     assert model.index(first, COL_SOURCE).data() in tip  # a column left out is in the tooltip
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1040, 700)])
+def test_stepped_knowledge_columns_equal_a_fresh_measure(qtbot, open_window, size):
+    """Issue 37: a tick step measures the Knowledge table's rows in view again only
+    when a row in view changed (``RowsInViewWatch``); the widths it leaves after every
+    step, forward and back, near the start and the end, are the widths a measure of every
+    row in view gives (``fit_columns(remeasure=True)``), and every value in view is whole."""
+    from narrative_debugger.widgets.kit.fact_model import ChangedRole
+    from PySide6.QtGui import QFont, QFontMetrics
+    from PySide6.QtWidgets import QApplication, QStyle
+
+    from tests.conftest import SAMPLES
+
+    w = open_window(SAMPLES / "evening.json", size=size)
+    w.session.set_view("knowledge")
+    w.finish_background()
+    w.session.set_tick(0)
+    QApplication.processEvents()
+    view = w.views["knowledge"]
+    table = view.table
+    margins = 2 * (table.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, table) + 1)
+    bold = QFont(table.font())
+    bold.setBold(True)
+
+    def widths() -> list[int]:
+        return [-1 if table.isColumnHidden(col) else table.columnWidth(col) for col in range(table.model().columnCount())]
+
+    checked = 0
+    for action, count in ((w.tickbar.next_action, 60), (w.tickbar.prev_action, 25), (w.tickbar.last_action, 1),
+                          (w.tickbar.prev_action, 25)):
+        for _ in range(count):
+            if not action.isEnabled():
+                break
+            action.trigger()
+            QApplication.processEvents()
+            stepped = widths()
+            view.fit_columns(remeasure=True)
+            QApplication.processEvents()
+            assert widths() == stepped, (w.session.tick, stepped, widths())
+            model = table.model()
+            first, last = table.rowAt(0), table.rowAt(table.viewport().height() - 1)
+            last = model.rowCount() - 1 if last < 0 else last
+            for row in range(max(0, first), last + 1):
+                for col in range(model.columnCount()):
+                    if table.isColumnHidden(col) or col == COL_FACT:  # the FactId elides at its left when narrow
+                        continue
+                    index = model.index(row, col)
+                    metrics = QFontMetrics(bold if index.data(ChangedRole) else table.font())
+                    assert metrics.horizontalAdvance(index.data()) + margins <= table.columnWidth(col), (w.session.tick, index.data())
+            checked += 1
+    assert checked > 60

@@ -250,6 +250,68 @@ class ElideDelegate(StaticTextDelegate):
         super().__init__(parent, elide=mode, wrap=False)  # a wrapped line would be elided at its right
 
 
+def rows_in_view(view: QTableView, first: int, last: int) -> bool:
+    """Whether rows ``first..last`` of ``view``'s model are among those a shown table
+    measures its columns from (precision 0): from the row at the top of the viewport to
+    the one at its height, or to the last row when the rows do not fill it, the rows
+    ``QTableView.sizeHintForColumn`` takes. True whenever that cannot be told (hidden
+    table, moved rows)."""
+    header = view.verticalHeader()
+    if not view.isVisible() or header.sectionsMoved():
+        return True
+    top = max(0, header.visualIndexAt(0))
+    bottom = header.visualIndexAt(view.viewport().height())
+    if bottom == -1:
+        bottom = view.model().rowCount() - 1
+    return first <= bottom and last >= top
+
+
+class RowsInViewWatch:
+    """Notes whether ``view``'s model changes a row in view while it watches: a context
+    manager whose ``touched`` is True once the model signals a change of a row in view
+    (``rows_in_view``), rows inserted or removed at or above the last row in view (the
+    rows below them move), a reset or a new layout, or once the view has another model.
+
+    A table that refits its columns after a tick step (the Knowledge table's, whose model
+    moves in place and signals only what differs) measures its rows in view again only
+    when ``touched``: each measure asks the delegate for every cell in view (~5 ms a step).
+    """
+
+    def __init__(self, view: QTableView) -> None:
+        self._view = view
+        self.touched = False
+
+    def __enter__(self) -> RowsInViewWatch:
+        self.touched = False
+        self._model = model = self._view.model()
+        # Removed rows are told before they go: the last row in view is still theirs then.
+        self._links = [(model.dataChanged, self._changed), (model.rowsInserted, self._moved),
+                       (model.rowsAboutToBeRemoved, self._moved), (model.modelReset, self._all), (model.layoutChanged, self._all)]
+        for signal, slot in self._links:
+            signal.connect(slot)
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        for signal, slot in self._links:
+            signal.disconnect(slot)
+        self._links = []
+        if self._view.model() is not self._model:
+            self.touched = True
+
+    def _changed(self, top_left, bottom_right, *_roles) -> None:
+        if not self.touched:
+            self.touched = rows_in_view(self._view, top_left.row(), bottom_right.row())
+
+    def _moved(self, _parent, first: int, _last: int) -> None:
+        # Rows came or went at ``first``: every row from there down now shows another
+        # (above the top of the view too: the view keeps its scroll position, in rows).
+        if not self.touched:
+            self.touched = rows_in_view(self._view, first, 1 << 62)
+
+    def _all(self, *_args) -> None:
+        self.touched = True
+
+
 class ShareColumns(QObject):
     """Keeps a table's columns inside its viewport: the ``elastic`` ones share the width
     the others leave, eliding their text rather than pushing a column past the right edge.
@@ -352,23 +414,10 @@ class ShareColumns(QObject):
         self.refit()
 
     def _measured_rows(self, first: int, last: int) -> bool:
-        """Whether model rows ``first..last`` hold a value ``_wanted`` measured.
-
-        A shown table measures the rows in view only (precision 0), the rows
-        ``QTableView.sizeHintForColumn`` takes: from the one at the top of the viewport
-        to the one at its height, or to the last row when the rows do not fill it. A
-        step that changes rows scrolled out of a 3 000-NPC table re-measures nothing.
-        True whenever that cannot be told (hidden table, moved rows).
-        """
-        view = self._view
-        header = view.verticalHeader()
-        if not view.isVisible() or header.sectionsMoved():
-            return True
-        top = max(0, header.visualIndexAt(0))
-        bottom = header.visualIndexAt(view.viewport().height())
-        if bottom == -1:
-            bottom = view.model().rowCount() - 1
-        return first <= bottom and last >= top
+        """Whether model rows ``first..last`` hold a value ``_wanted`` measured
+        (``rows_in_view``): a step that changes rows scrolled out of a 3 000-NPC table
+        re-measures nothing."""
+        return rows_in_view(self._view, first, last)
 
     def minimum_width(self) -> int:
         """The narrowest table (frame and vertical scroll bar included) that shows every

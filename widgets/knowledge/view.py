@@ -23,7 +23,7 @@ from narrative_debugger.widgets.kit.fact_model import (
     COL_B, COL_CATEGORY, COL_FACT, COL_INTERACTION, COL_SOURCE, COL_STATE, FactFilterProxy, FactTableModel, b_samples, categories_in,
 )
 from narrative_debugger.widgets.knowledge.graph import KnowledgeGraph
-from narrative_debugger.widgets.kit.tables import ElideDelegate, ShareColumns, hot_table, show_column
+from narrative_debugger.widgets.kit.tables import ElideDelegate, RowsInViewWatch, ShareColumns, hot_table, show_column
 from narrative_debugger.widgets.kit.state_colors import confidence_label, state_label
 from narrative_debugger.widgets.kit.visibility import obscured
 from narrative_debugger.widgets.kit.why import add_why_action
@@ -254,17 +254,20 @@ class KnowledgeView(QWidget):
                 keys, facts_b = list(both), state_b.knowledge.facts  # the table's own copy (O(N), in C)
             if extra:
                 only_b = f", <span style='color:#8a5a00'>{extra:,} only in B</span>"
-        if not self._step_table(state, tracker.order):
-            # B's rows are a list of their own, or the child's (read-only: with B shown
-            # the model moves no row, ``step_facts``).
-            rows = tracker.take_list() if keys is tracker.keys else keys
-            self.model.set_facts(state.knowledge.facts, rows, self._changed, names, facts_b, owned=True)
+        with RowsInViewWatch(self.table) as rows:
+            if not self._step_table(state, tracker.order):
+                # B's rows are a list of their own, or the child's (read-only: with B shown
+                # the model moves no row, ``step_facts``).
+                made = tracker.take_list() if keys is tracker.keys else keys
+                self.model.set_facts(state.knowledge.facts, made, self._changed, names, facts_b, owned=True)
         # Rows inserted or reset: lay the table out now, so that this pass paints it once
         # (Qt's zero-timer layout would paint it a second time in the next pass).
         self.table.executeDelayedItemsLayout()
         self._table_shows = (id(state.index), state.position, len(keys)) if state_b is None else None
         show_column(self.table, COL_B, state_b is not None, b_samples())
-        self.fit_columns(remeasure=True)
+        # The widths measured from the rows in view hold while no row in view changed
+        # (a step moves a handful of facts, most of them out of view).
+        self.fit_columns(remeasure=rows.touched, refit=True)
         self._fill_categories(keys)
         since = f" since tick {session.previous_tick:,}" if session.previous_tick != session.tick else ""
         clock = session.playthrough.save.game_time(state.tick)
@@ -355,7 +358,7 @@ class KnowledgeView(QWidget):
     #: only). Each row's tooltip still says all of it.
     DROPPED_FIRST = (COL_CATEGORY, COL_SOURCE, COL_INTERACTION)
 
-    def fit_columns(self, remeasure: bool = False) -> None:
+    def fit_columns(self, remeasure: bool = False, refit: bool = False) -> None:
         """Every column whole in the table's width: as few of ``DROPPED_FIRST`` left out
         as that takes, the FactId stretched over what is left. Where even that does not
         fit (B while comparing, as wide as its longest text), only Category is left out
@@ -364,11 +367,12 @@ class KnowledgeView(QWidget):
         At 1040 px the table has ~450 px for ~760 px of columns: fixed widths (the FactId
         215 px) put Source at the edge, cut ("Told b"), and State, Acquired and Interaction
         behind a horizontal scroll. ``remeasure``: the rows changed (a tick, a filter):
-        their widths are measured again."""
+        their widths are measured again. ``refit``: the widths are set again from what is
+        measured (rows scrolled into view since the last fit are measured now)."""
         table, columns = self.table, self.columns
         if remeasure:
             columns.forget()
-        refit = remeasure
+        refit = refit or remeasure
         room = table.viewport().width()
         need = sum(columns.wanted(col) for col in range(self.model.columnCount()) if col != COL_B or not table.isColumnHidden(COL_B))
         dropped = 0

@@ -151,3 +151,42 @@ def test_a_scheduler_with_no_worker_is_a_message_after_dasks_timeout_not_a_wait_
     # As after an unreachable scheduler: the next run goes on with the folder.
     code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(corpus), "--no-prompts")
     assert code == 0 and "indexed 2 save(s)" in out, err
+
+
+@pytest.mark.parametrize("setting, variable, value", [
+    ("distributed.scheduler.no-workers-timeout", "DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT", "garbage"),
+    ("distributed.scheduler.no-workers-timeout", "DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT", "-5s"),
+    ("distributed.comm.timeouts.connect", "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "garbage"),
+])
+def test_a_timeout_dask_cannot_read_is_one_line_naming_it_not_a_traceback(saves, tmp_path, capsys, setting, variable, value):
+    # Trial 51: a KeyError (garbage) or ValueError (-5s) traceback, exit 1.
+    import dask
+
+    with dask.config.set({setting: value}):
+        code, out, err = run(capsys, "corpus", str(saves), "--out", str(tmp_path / "c"), "--no-prompts",
+                             "--scheduler", "tcp://127.0.0.1:18786")
+    assert (code, out) == (2, "")
+    assert err == (f"narrative-debugger corpus: {variable} (Dask's {setting}) is {value!r}: not a duration of 0 or more "
+                   "(give e.g. 30s, 2m or 500ms)\n")
+    assert not (tmp_path / "c").exists()  # refused before anything was written
+
+
+@pytest.mark.parametrize("value", ["0", "0s"])
+def test_a_no_workers_timeout_of_0_fails_at_once_as_it_does_in_dasks_scheduler(saves, tmp_path, capsys, value):
+    # Trial 51: 0 waited for ever (wait_for_workers takes 0 as no timeout); to Dask's
+    # scheduler a task no worker can run then fails at once.
+    import dask
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None, protocol="tcp://") as cluster:
+        address = cluster.scheduler_address
+        guard = threading.Timer(GUARD_S, cluster.close)  # ends a wait for ever: the test fails, not hangs
+        guard.start()
+        try:
+            with dask.config.set({"distributed.scheduler.no-workers-timeout": value}):
+                code, out, err = run(capsys, "corpus", str(saves), "--content", str(CONTENT), "--out", str(tmp_path / "c"),
+                                     "--no-prompts", "--scheduler", address)
+        finally:
+            guard.cancel()
+    assert (code, out) == (2, "")
+    assert err.startswith(f"narrative-debugger corpus: --scheduler {address}: no worker joined it within 0 s, so nothing was indexed")

@@ -210,6 +210,9 @@ def test_a_part_that_cannot_be_read_is_not_called_unwritable(samples_corpus, tmp
     code, out, err = run(capsys, "corpus", saves[0], "--content", str(CONTENT), "--out", str(corpus), "--no-prompts")
     assert code == 2
     # It names the part and the save to give again, as for a part damaged at its ends.
+    said, err = err.split("\n", 1)  # tables/npcs.parquet is missing: said first (trial 51)
+    assert said == (f"narrative-debugger corpus: {corpus}: its tables/ could not be read (npcs.parquet is missing); "
+                    "they are made again from the parts")
     assert err.startswith(f"narrative-debugger corpus: {npcs}: the part of {saves[-1]} is damaged (")
     assert "it is removed: give that save to corpus to index it again (" in err and "tables/npcs.parquet was not written)" in err
     assert "cannot be written" not in err

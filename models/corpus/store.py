@@ -440,15 +440,48 @@ def _damaged_among(con, corpus: Path, files: list[Path], target: Path) -> None:
             give that save to corpus to index it again ({target} was not written)``.
     """
     for file in files:
-        try:
-            con.execute("SELECT * FROM read_parquet(?)", [str(file)]).fetchall()
-        except duckdb.Error as exc:
+        problem = _rows_problem(con, file)
+        if problem is not None:
             save = _save_of_part(con, file.parent)
             mark_stale(corpus)  # the tables made before this one hold its rows: read the parts
             remove_part(corpus, file.parent.name)
             of = f"the part of {save}" if save is not None else "a part whose save cannot be read from it"
-            raise CorpusError(f"{file}: {of} is damaged ({_first_line(exc)}); it is removed: give that save to corpus "
-                              f"to index it again ({target} was not written)") from None
+            raise CorpusError(f"{file}: {of} is damaged ({problem}); it is removed: give that save to corpus "
+                              f"to index it again ({target} was not written)")
+
+
+def _rows_problem(con, file: Path) -> str | None:
+    """Why DuckDB cannot read every value of the Parquet ``file``'s rows (the first line of
+    its message: ``Snappy decompression failure``), or None. The values are read within
+    DuckDB (a hash of each row), none brought into Python."""
+    try:
+        con.execute("SELECT bit_xor(hash(t)) FROM read_parquet(?) t", [str(file)]).fetchall()
+    except duckdb.Error as exc:
+        return _first_line(exc)
+    return None
+
+
+def tables_problem(corpus: Path) -> str | None:
+    """What is wrong with ``tables/`` of a corpus that has parts, in words, or None (also
+    when there is no part to make it from). ``… was left stale by a run that stopped or
+    failed``, or the first table file that is not whole as a part's would not be
+    (``_part_problem``: missing, cut short, a damaged footer, lacking a column), or whose
+    rows DuckDB cannot read (``_rows_problem``: damage in the middle of the file, which
+    ``coverage`` and ``query`` meet). Reads every row of ``tables/`` (within DuckDB)."""
+    if not part_folders(corpus):
+        return None
+    folder = corpus / COMPACT
+    if is_stale(corpus):
+        return "were left unfinished by a run that stopped or failed"
+    problem = _part_problem(folder)
+    if problem is None:
+        con = _writer()
+        for name in SCHEMA:
+            rows = _rows_problem(con, folder / f"{name}.parquet")
+            if rows is not None:
+                problem = f"{name}.parquet: {rows}"
+                break
+    return None if problem is None else f"could not be read ({problem})"
 
 
 def _save_of_part(con, folder: Path) -> str | None:
@@ -632,6 +665,18 @@ def indexed(corpus: Path) -> dict[str, tuple[str | None, str | None, bool]]:
         con.close()
 
 
+def unreadable_saves(corpus: Path) -> int:
+    """How many saves of the corpus (all of them, not those of one run) could not be read
+    (``saves.readable`` false). Raises CorpusError as ``connect`` does."""
+    con = connect(corpus, for_indexing=True)
+    try:
+        return con.execute("SELECT count(*) FROM saves WHERE NOT readable").fetchone()[0]
+    except duckdb.Error as exc:
+        raise damaged(corpus, exc, "saves") from None
+    finally:
+        con.close()
+
+
 #: Statements that write files. The allowed directory is the corpus itself (its parts are
 #: read from there), so without this a COPY ... TO or an ATTACH could overwrite its
 #: database or parts, or leave new files in it.
@@ -645,6 +690,8 @@ _READING = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN,
 
 #: Table functions that change the database rather than read it, which DuckDB types as a
 #: CALL: ``CHECKPOINT`` and ``FORCE CHECKPOINT`` are these (trial 51: they printed success).
+#: DuckDB's table functions hold no other that changes anything; a SELECT that reads one
+#: of these (``SELECT * FROM checkpoint()``) is refused as its CALL is.
 _CHANGING_CALLS = frozenset({"checkpoint", "force_checkpoint"})
 
 #: A comment of SQL; blanks and comments, skipped before a keyword (``_explained``).
@@ -719,8 +766,10 @@ def open_query(corpus: Path, sql: str) -> Iterator[QueryResult]:
             if len(given) > 1:  # DuckDB would run them all and give the last one's rows alone
                 raise CorpusError(f"the SQL holds {len(given)} statements: give one at a time")
             for name, kind, text in judged:
-                if not _reads(kind, text):
-                    raise CorpusError(f"{name} is refused: a query reads the corpus's tables "
+                # SELECT * FROM checkpoint() checkpoints as CALL checkpoint() does (trial 51)
+                changing = _changing_table_function(con, text) if kind == duckdb.StatementType.SELECT else None
+                if changing is not None or not _reads(kind, text):
+                    raise CorpusError(f"{changing or name} is refused: a query reads the corpus's tables "
                                       "(SELECT, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN, or a PRAGMA that only reads) and changes nothing")
             if unreadable:  # a damaged table the query names: its message before anything runs
                 named = _tables_named(sql)
@@ -834,6 +883,29 @@ def _reads(kind, text: str) -> bool:
         words = re.findall(r"[A-Za-z_]+", _COMMENT.sub(" ", text))
         return len(words) > 1 and words[0].upper() == "CALL" and words[1].lower() not in _CHANGING_CALLS
     return kind in _READING
+
+
+def _changing_table_function(con, text: str) -> str | None:
+    """The first of ``_CHANGING_CALLS`` that the SELECT ``text`` reads as a table function
+    anywhere (``SELECT * FROM checkpoint()``, in a subquery or a join), named ``checkpoint()``;
+    None when it reads none, or DuckDB cannot give its parse tree (``json_serialize_sql``)."""
+    try:
+        tree = msgspec.json.decode(con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()[0])
+    except (duckdb.Error, msgspec.DecodeError, TypeError):
+        return None
+    nodes = [tree]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, dict):
+            function = node.get("function")
+            if node.get("type") == "TABLE_FUNCTION" and isinstance(function, dict):
+                name = str(function.get("function_name", "")).lower()
+                if name in _CHANGING_CALLS:
+                    return f"{name}()"
+            nodes.extend(node.values())
+        elif isinstance(node, list):
+            nodes.extend(node)
+    return None
 
 
 def _statement_name(text: str, kind) -> str:

@@ -10,6 +10,8 @@ its part is missing or cut short (``store.part_is_whole``); a changed one is rep
 ``saves`` (readable false) with its findings; the run goes on. A save indexed before whose
 file is gone is dropped when it was under a folder given as input, else kept and named;
 a damaged part of no save is removed (``store.damaged_parts``), and said so.
+``tables/`` damaged (among its rows too), missing or left stale is made again from the
+parts, and said so (``store.tables_problem``).
 """
 
 from __future__ import annotations
@@ -157,22 +159,62 @@ NO_WORKERS_TIMEOUT = "distributed.scheduler.no-workers-timeout"
 CONNECT_TIMEOUT = "distributed.comm.timeouts.connect"
 
 
-def wait_for_a_worker(client, address: str) -> None:
-    """Return once the scheduler has at least one worker, waiting at most Dask's
-    ``no-workers-timeout`` (``DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT``) when it is
-    set, else its connect timeout (30 s): a scheduler with no worker took the work and
-    the run waited for ever (trial 51).
+def dask_timeout(setting: str) -> float | None:
+    """Dask's timeout ``setting`` (``NO_WORKERS_TIMEOUT`` or ``CONNECT_TIMEOUT``) in seconds
+    (None when it is not set), as ``dask.utils.parse_timedelta`` reads it (``30s``, ``2m``,
+    ``500ms``, a number of seconds).
 
     Raises:
-        UsageError: ``--scheduler ADDRESS: no worker joined it within T s (...)`` (exit 2).
+        UsageError: ``DASK_… (Dask's SETTING) is 'VALUE': not a duration …`` (exit 2): a
+            value Dask cannot read (``garbage``: a KeyError; ``-5s``: a ValueError) made a
+            traceback (trial 51).
     """
     import dask
     from dask.utils import parse_timedelta
 
-    setting = dask.config.get(NO_WORKERS_TIMEOUT, None)
-    timeout = parse_timedelta(setting if setting is not None else dask.config.get(CONNECT_TIMEOUT), "s")
+    value = dask.config.get(setting, None)
+    if value is None:
+        return None
     try:
-        client.wait_for_workers(1, timeout=timeout)
+        return parse_timedelta(value, "s")
+    except (KeyError, ValueError, TypeError):
+        variable = "DASK_" + setting.upper().replace(".", "__").replace("-", "_")
+        raise UsageError(f"{variable} (Dask's {setting}) is {one_line(str(value))!r}: not a duration of 0 or more "
+                         "(give e.g. 30s, 2m or 500ms)") from None
+
+
+def check_dask_timeouts() -> None:
+    """Read both timeouts ``--scheduler`` uses (``dask_timeout``) before anything is written:
+    a bad one is refused at once, exit 2. Nothing when Dask is missing (``on_cluster`` says so)."""
+    import importlib.util
+
+    if importlib.util.find_spec("dask") is None:
+        return
+    for setting in (CONNECT_TIMEOUT, NO_WORKERS_TIMEOUT):
+        dask_timeout(setting)
+
+
+def wait_for_a_worker(client, address: str) -> None:
+    """Return once the scheduler has at least one worker, waiting at most Dask's
+    ``no-workers-timeout`` (``DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT``) when it is
+    set, else its connect timeout (30 s): a scheduler with no worker took the work and
+    the run waited for ever (trial 51). A no-workers-timeout of 0 means what it means to
+    Dask's scheduler (a task no worker can run fails at once): the scheduler is asked
+    once, not waited on (``wait_for_workers`` took 0 as no timeout: for ever).
+
+    Raises:
+        UsageError: ``--scheduler ADDRESS: no worker joined it within T s (...)`` (exit 2);
+            ``dask_timeout``'s for a setting Dask cannot read.
+    """
+    timeout = dask_timeout(NO_WORKERS_TIMEOUT)
+    if timeout is None:
+        timeout = dask_timeout(CONNECT_TIMEOUT)
+    if timeout is None:  # both set to null in Dask's config: its default connect timeout
+        timeout = 30.0
+    try:
+        # wait_for_workers asks the scheduler before it looks at the deadline: a timeout
+        # just above 0 asks once.
+        client.wait_for_workers(1, timeout=max(timeout, 1e-3))
     except TimeoutError:
         raise UsageError(f"--scheduler {address}: no worker joined it within {timeout:g} s, so nothing was indexed "
                          f"(start workers with 'dask worker {address}'; DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT "
@@ -191,11 +233,9 @@ def connect_client(address: str):
     Raises:
         UsageError: ``--scheduler ADDRESS: cannot reach it (...)`` (exit 2).
     """
-    import dask
     from distributed import Client
-    from dask.utils import parse_timedelta
 
-    timeout = parse_timedelta(dask.config.get(CONNECT_TIMEOUT), "s")
+    timeout = dask_timeout(CONNECT_TIMEOUT)
 
     class BoundedClient(Client):
         def start(self, **kwargs):
@@ -227,6 +267,8 @@ def run(args) -> int:
         raise UsageError(f"--out {corpus} is not a folder")
     if corpus.is_dir() and any(corpus.iterdir()) and not store.is_corpus(corpus) and not store.is_unfinished(corpus):
         raise UsageError(f"--out {corpus} is a folder with other files in it, not a corpus (give a new or empty folder)")
+    if args.scheduler:
+        check_dask_timeouts()
     found, others = saves_in(args.inputs, corpus)
     if others:
         path, first = others[0]
@@ -250,19 +292,18 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
         raise UsageError(f"--out {one_line(corpus)}: the folder cannot be made ({exc.strerror or exc})") from None
     store.clear_leftovers(corpus)
     damaged_parts = store.damaged_parts(corpus)
+    problem = store.tables_problem(corpus)
+    if problem is not None:
+        # tables/ is made from the parts (damaged in the middle, missing, left stale: coverage
+        # and query failed until then, while a run said nothing): read them instead, and make
+        # it again, whole, at the end.
+        store.mark_stale(corpus)
+        print(f"narrative-debugger corpus: {one_line(corpus)}: its tables/ {one_line(problem)}; "
+              "they are made again from the parts", file=sys.stderr)
     try:
         known = store.indexed(corpus)
-    except store.CorpusError as exc:  # a damaged corpus: its tables cannot be read
-        if not store.has_compacted(corpus):
-            raise UsageError(f"--out {exc}") from None
-        # tables/ is made from the parts: read them instead, and make it again at the end.
-        store.mark_stale(corpus)
-        try:
-            known = store.indexed(corpus)
-        except store.CorpusError:
-            raise UsageError(f"--out {exc}") from None
-        print(f"narrative-debugger corpus: {one_line(corpus)}: its tables/ could not be read ({one_line(exc)}); "
-              "they are made again from the parts", file=sys.stderr)
+    except store.CorpusError as exc:  # a damaged corpus: its parts cannot be read
+        raise UsageError(f"--out {exc}") from None
     stamps: dict[str, str] = {}
     work, skipped, replaced = [], 0, 0
     folders: set[str] = set()  # the content folders of the saves to index
@@ -330,7 +371,12 @@ def _index(args, content: Path | None, corpus: Path, found: list[Path]) -> int:
     if work or dropped or not whole:
         store.compact(corpus, [item[0] for item in work] + dropped if whole else None)
     database = store.write_database(corpus)
-    print(f"indexed {len(work)} save(s) ({replaced} replaced), skipped {skipped} unchanged, {unreadable} unreadable"
+    # This run's count, and the corpus's when it differs: "0 unreadable" after a run that
+    # indexed none, in a corpus that holds one, read as "none in the corpus" (trial 51).
+    in_corpus = store.unreadable_saves(corpus)
+    unreadable_words = (f"{unreadable} unreadable" if in_corpus == unreadable
+                        else f"{unreadable} unreadable this run ({in_corpus} in the corpus)")
+    print(f"indexed {len(work)} save(s) ({replaced} replaced), skipped {skipped} unchanged, {unreadable_words}"
           + (f", {failed} failed" if failed else "") + (f", dropped {len(dropped)} no longer in their folder" if dropped else "")
           + f"; database {one_line(database)}")
     if dropped:

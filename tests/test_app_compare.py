@@ -225,9 +225,9 @@ def test_b_curves_stop_at_b_own_last_tick(qtbot, window):
     assert all(float(curve.xData[-1]) == timelines.x_of(s.last_tick) for curve in timelines.curves.values())
     # Past B's end the readout says B has ended instead of repeating its last values.
     s.set_tick(200000)
-    assert "B</b> ended at tick 37,113" in timelines.readout.text()
+    assert "B</b>&nbsp;ended at tick&nbsp;37,113" in timelines.readout.text()
     s.set_tick(30000)
-    assert "B</b> ended" not in timelines.readout.text() and "<b>B</b>" in timelines.readout.text()
+    assert "B</b>&nbsp;ended" not in timelines.readout.text() and "<b>B</b>" in timelines.readout.text()
 
 
 def test_b_stress_fits_the_stress_plot_whatever_is_drawn_after(qtbot, window):

@@ -490,7 +490,7 @@ def test_the_readout_writes_a_and_b_scores_apart(qtbot, nudge):
     qtbot.addWidget(view)
     session.set_comparison(result.comparison)
     session.set_tick(tick)
-    shown = re.findall(r"score <b>([0-9.]+)</b>", view.readout.text())
+    shown = re.findall(r"score&nbsp;<b>([0-9.]+)</b>", view.readout.text())
     assert len(shown) == 2 and shown[0] != shown[1], view.readout.text()
     places = len(shown[0].split(".")[1])
     assert places >= 2 and len(shown[1].split(".")[1]) == places
@@ -726,7 +726,7 @@ def test_hovering_another_npcs_curve_names_none_of_the_selected_npcs_markers(qtb
     _hover(qtbot, view, vb.mapViewToScene(QPointF(view.x_of(100), 50.0)), lambda: "Npc 8" in view.readout.text())  # 8's curve
     assert "Walk-away" not in view.readout.text()
     _hover(qtbot, view, vb.mapViewToScene(QPointF(view.x_of(100), 11.0)), lambda: "Npc 7" in view.readout.text())  # 7's
-    assert "Walk-away</b> at tick 100" in view.readout.text()
+    assert "Walk-away</b> at tick&nbsp;100" in view.readout.text()
 
 
 def test_the_legend_follows_a_dark_palette(qtbot, stepping):
@@ -897,7 +897,7 @@ def test_hover_shows_values(qtbot, stepping):
     scene_pos = view.score_plot.vb.mapViewToScene(QPointF(350, 30.0))
     _hover(qtbot, view, scene_pos, lambda: "Mouse" in view.readout.text())
     text = view.readout.text()
-    for part in ("Mouse", "350", "Npc 7", "30.0", "Acquaintance", "<b>50</b> / 40", "over threshold"):
+    for part in ("Mouse", "350", "Npc 7", "30.0", "Acquaintance", "<b>50</b>&nbsp;/&nbsp;40", "over threshold"):
         assert part in text
     # Outside the plots: back to the cursor values.
     _hover(qtbot, view, QPointF(-50, -50), lambda: view.readout.text().startswith("<b>Cursor</b>"))

@@ -287,7 +287,7 @@ def test_timelines_draw_tick_0_left_of_the_first_event_when_every_tick_is_near_u
         assert lo < line.value() < view.x_of(first)  # in view, left of the first event
         assert view.tick_of(line.value()) == 0
     assert view.cursors[0].label.textItem.toPlainText() == "0"
-    assert "tick 0 " in view.readout.text()
+    assert "tick&nbsp;0 " in view.readout.text()
     window.tickbar.next_event()
     assert [view.tick_of(line.value()) for line in view.cursors] == [first, first]
     assert view.cursors[0].value() == view.x_of(first) and view.tick_of(view.x_of(first) - 1) == 0
@@ -309,7 +309,7 @@ def test_timelines_plot_exactly(qtbot, big_window):
     for line in view.cursors:
         assert view.tick_of(line.value()) == tick
     assert view.cursors[0].label.textItem.toPlainText() == f"{tick:,}"
-    assert f"tick {tick:,}" in view.readout.text()
+    assert f"tick&nbsp;{tick:,}" in view.readout.text()
     # Every step of a curve from the origin on starts at a journal tick, exactly (the
     # initial state's step, at tick 0 far left of an origin past 2^53, is the only one before).
     journal_ticks = {t + offset for t in base.index.ticks} | {0}

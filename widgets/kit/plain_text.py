@@ -267,6 +267,10 @@ class LinesLabel(QLabel):
             self.setToolTip(self._full)
 
 
+#: A non-breaking space in rich text: ties a label to its value ("score 1.39") so that a
+#: ``LinesLabel`` never wraps between them.
+NBSP = "&nbsp;"
+
 #: Characters a cut text does not end in before its "…" (the readouts' " · " between values).
 SEPARATORS = "·,;:"
 

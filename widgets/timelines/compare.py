@@ -17,6 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import RelationshipLevel
 from narrative_debugger.models.explain.chain import fmt_places
+from narrative_debugger.widgets.kit.plain_text import NBSP
 from narrative_debugger.widgets.timelines.layer import STRESS_HEADROOM, stress_frame
 from narrative_debugger.widgets.timelines.tracks import OTHER_WIDTH, SELECTED_WIDTH, StepCurve, build_tracks, faded, plot_origin
 from PySide6.QtCore import Qt
@@ -227,20 +228,23 @@ class ComparisonOverlay:
         return score if np.isfinite(score) else None
 
     def readout(self, tick: int, npc, places: int = 2) -> str:
-        """The readout's B part for ``npc`` at ``tick`` (rich text; names escaped), or "".
-        The score with ``places`` decimals (``fmt_places``), as A's beside it."""
+        """The readout's B part for ``npc`` at ``tick`` (rich text; names escaped), or "";
+        the view shows it on a line of its own. The score with ``places`` decimals
+        (``fmt_places``), as A's beside it. "B", its curve's dash and the score are tied
+        by non-breaking spaces, as each other label to its value: a line never starts
+        with B's values without their label."""
         track = self.tracks.get(npc)
         if track is None:
             return ""
         c = self.session.comparison
         if c is not None and tick > c.b.last_tick:
-            return f" · <b>B</b> ended at tick {c.b.last_tick:,}"
+            return f"<b>B</b>{NBSP}ended at tick{NBSP}{c.b.last_tick:,}"
         x = self.view.x_of(tick)
         score = track.score.at(x)
         if not np.isfinite(score):
-            return " · <b>B</b> no state at this tick"
+            return f"<b>B</b>{NBSP}no state at this tick"
         level = RelationshipLevel.for_score(score).display_name
         stress = track.stress.at(x)
         walk = track.walk_aways.at(x)
-        return (f" · <b>B</b> <span style='color:{escape(track.colour.name())}'>╍</span> score <b>{fmt_places(score, places)}</b> ({level})"
-                f" · stress <b>{stress:.0f}</b> · walk-aways {walk:.0f}")
+        return (f"<b>B</b>{NBSP}<span style='color:{escape(track.colour.name())}'>╍</span>{NBSP}score{NBSP}<b>{fmt_places(score, places)}</b>{NBSP}({level})"
+                f" · stress{NBSP}<b>{stress:.0f}</b> · walk-aways{NBSP}{walk:.0f}")

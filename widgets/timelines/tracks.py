@@ -51,6 +51,18 @@ MARKERS: dict[str, tuple[frozenset[str], QPainterPath]] = {
     "penalty": (frozenset({"WalkAwayPenalty"}), _marker(cross_at=0.3)),
 }
 MARKER_SIZE = 24
+#: The markers' outline (``NpcLayer``: a white pen 0.8 px wide), rounded up, in pixels.
+MARKER_PEN = 1.0
+
+
+def marker_reach(size: float = MARKER_SIZE) -> tuple[float, float]:
+    """(above, below): how many pixels the ``MARKERS`` drawn at ``size`` px reach above and
+    below the point they mark, outline included (a walk-away's ~12 px above, a penalty's
+    ~11 px below at 24 px). The score plot keeps that much room past the ends of its range,
+    so a marker at a score of 0 (or at the top) is drawn whole."""
+    top = min(path.boundingRect().top() for _, path in MARKERS.values())
+    bottom = max(path.boundingRect().bottom() for _, path in MARKERS.values())
+    return max(0.0, -top) * size + MARKER_PEN, max(0.0, bottom) * size + MARKER_PEN
 
 #: Qualitative palette (Tableau 10) for NPC curves; more NPCs fall back to pg.intColor.
 PALETTE = ("#4e79a7", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac", "#e15759", "#f28e2b")

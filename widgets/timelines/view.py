@@ -35,7 +35,7 @@ import numpy as np
 import pyqtgraph as pg
 from narrative_debugger.models.domain.types import LEVEL_BOUNDS, RelationshipLevel
 from narrative_debugger.models.explain.chain import apart_places, fmt_places
-from narrative_debugger.widgets.kit.plain_text import LinesLabel
+from narrative_debugger.widgets.kit.plain_text import NBSP, LinesLabel
 from narrative_debugger.widgets.kit.steady import SteadyLabel
 from narrative_debugger.widgets.kit.plot_palette import PlotPalette
 from narrative_debugger.widgets.timelines.axis import LevelAxis, TickAxis, TickViewBox
@@ -55,6 +55,7 @@ from narrative_debugger.widgets.timelines.tracks import (
     cache_drawing,
     drop_drawings,
     faded,
+    marker_reach,
     prepare,
     tune_curve,
 )
@@ -100,6 +101,29 @@ LEGEND_NAME_CHARS = 40
 
 #: The most lines the readout takes; a longer text ends in "…" and shows whole in its tooltip.
 READOUT_LINES = 3
+
+#: The least room the score plot keeps below 0 and above its top, as fractions of the
+#: range shown: 0 .. top is drawn as -5 % .. 103 % of top when the plot is tall enough.
+SCORE_PADDING = (0.05 / 1.08, 0.03 / 1.08)
+
+
+def score_range(top: float, height: float) -> tuple[float, float]:
+    """The score plot's y range (score points) for scores 0 .. ``top`` in a plot ``height``
+    pixels tall: room below 0 and above ``top`` for the selected NPC's markers drawn whole
+    there (``marker_reach``: a walk-away penalty's ✕ at a score of 0 hangs ~12 px below
+    it, and was cut by the plot's bottom edge at 1040x700), and at least ``SCORE_PADDING``.
+    The level bands keep their bounds (0, 20, .., 100); the room is outside them. A plot
+    not laid out yet (``height`` <= 0) gets ``SCORE_PADDING`` alone, and the room never
+    takes more than half the plot."""
+    above, below = marker_reach()
+    low, high = SCORE_PADDING
+    if height > 0:
+        low, high = max(low, below / height), max(high, above / height)
+        if low + high > 0.5:
+            low, high = 0.5 * low / (low + high), 0.5 * high / (low + high)
+    span = top / (1.0 - low - high)
+    return -low * span, top + high * span
+
 
 class _CursorLabel:
     """The cursor label's format: pyqtgraph calls ``format(value=x)``; this writes the exact tick."""
@@ -251,7 +275,8 @@ class TimelinesView(QWidget):
 
     #: The least height of each plot's data area, in lines of its axes' font: the score
     #: plot's five level names (a band is 20 of the 108 score points shown) and its tick
-    #: labels each a line apart, the stress plot's labels four lines.
+    #: labels each a line apart, the stress plot's labels four lines. The score plot has
+    #: at least the markers' room (``score_range``) more than its five bands' lines.
     PLOT_ROOM_LINES = (("score_plot", 108 / 20), ("stress_plot", 4.0))
 
     #: The right axes' least width (px): the level names at the app's usual font.
@@ -269,7 +294,10 @@ class TimelinesView(QWidget):
             plot = getattr(self, name)
             axis = plot.getAxis("left")
             line = QFontMetrics(axis.style.get("tickFont") or axis.font()).lineSpacing()
-            plot.vb.setMinimumHeight(math.ceil(lines * line))
+            room = lines * line
+            if plot is self.score_plot:  # the bands a line each, besides the markers' room
+                room = max(room, len(RelationshipLevel) * line + sum(marker_reach()) + 1)
+            plot.vb.setMinimumHeight(math.ceil(room))
         width = max(self.LEVEL_AXIS_WIDTH, self.score_plot.getAxis("right").names_width())
         for plot in (self.score_plot, self.stress_plot):  # the same in both plots keeps x aligned
             plot.getAxis("right").setWidth(width)
@@ -321,8 +349,9 @@ class TimelinesView(QWidget):
 
     def _build_score_plot(self) -> None:
         plot = self.score_plot
-        plot.setYRange(-5, 103, padding=0)
-        plot.setLimits(yMin=-6, yMax=106)
+        self._score_top = 100.0  # the highest score bound shown (``fit_scores``)
+        self._frame_scores()
+        plot.vb.sigResized.connect(self._frame_scores)
         plot.getAxis("left").setTicks([[(v, str(v)) for v in (0, 20, 40, 60, 80, 100)], [(v, str(v)) for v in range(5, 100, 5) if v % 20]])
         bounds = [0.0] + [b for b, _ in LEVEL_BOUNDS] + [100.0]
         self.bands = []
@@ -594,7 +623,9 @@ class TimelinesView(QWidget):
         it in the right half. At the last tick every curve ends at the cursor: the label,
         left of it at the top, covered the selected NPC's end at a score near 100 (trial:
         "302,029" over the end of Lera Sessik's curve). Where a curve ends beside the
-        label (within its width, on its side), it goes down, half its height a step, to
+        label (within its width, on its side), it goes down, a quarter of its height a step
+        (half its height skipped a gap between two curves that had room for it once the
+        score axis kept room for the markers, ``score_range``), to
         the highest place beside no curve's end (the curve's last ``height`` pixels) and
         then beside the fewest curves (each curve's values across the label, a pen's
         width apart): a long label in a short plot (a u64 tick, ~170 px) may have no place
@@ -628,7 +659,7 @@ class TimelinesView(QWidget):
                 return position
             if fewest is None or under < fewest:
                 best, fewest = position, under
-            position -= height / 2 / plot_height
+            position -= height / 4 / plot_height
         return best
 
     _tune = staticmethod(tune_curve)
@@ -814,10 +845,20 @@ class TimelinesView(QWidget):
 
     def fit_scores(self, tracks) -> None:
         """Fit the score axis to the highest score of ``tracks``, rounded up to a level
-        bound, so a save whose NPCs never leave Stranger is not a flat line at the bottom."""
+        bound, so a save whose NPCs never leave Stranger is not a flat line at the bottom;
+        with room below 0 and above that bound for the markers (``score_range``)."""
         scores = [float(np.nanmax(t.score.y)) for t in tracks if len(t.score.y) and np.isfinite(t.score.y).any()]
-        top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
-        self.score_plot.setYRange(-0.05 * top, top * 1.03, padding=0)
+        self._score_top = min(100.0, 20.0 * math.ceil((max(scores, default=0.0) + 0.5) / 20.0))
+        self._frame_scores()
+
+    def _frame_scores(self, *_args) -> None:
+        """The score plot's y range (and its limits) for its top (``fit_scores``) at the
+        plot's height now: again when the plot is resized, as the markers' room is pixels."""
+        low, high = score_range(self._score_top, self.score_plot.vb.sceneBoundingRect().height())
+        if self.score_plot.vb.viewRange()[1] == [low, high]:
+            return
+        self.score_plot.setLimits(yMin=low, yMax=high)
+        self.score_plot.setYRange(low, high, padding=0)
 
     def limit_x(self, stop: float) -> float:
         """Let both plots zoom out no further than the axis's first tick (``view_start``: 0,
@@ -968,11 +1009,9 @@ class TimelinesView(QWidget):
                 self._why_plot = "score" if plot is self.score_plot else "stress"
                 tick = self.tick_of(point.x())
                 npc = self._nearest_npc(tick, point.y(), plot) if plot is self.score_plot else self.session.npc
-                self._show_values(tick, npc, hover=True)
                 # The markers are the selected NPC's: named only while the readout is about it.
                 marker = self.marker_near(point.x(), plot) if plot is self.score_plot and npc == self.session.npc else None
-                if marker is not None:
-                    self.readout.setText(self.readout.full_text() + f" · <b>{escape(marker[0])}</b> at tick {marker[1]:,}")
+                self._show_values(tick, npc, hover=True, marker=marker)
                 return
         self.hover_dot.setData([], [])
         self._show_values(self.session.tick, self.session.npc)
@@ -1005,14 +1044,18 @@ class TimelinesView(QWidget):
                 best, best_d = sid, d
         return best
 
-    def _show_values(self, tick: int, npc, hover: bool = False) -> None:
-        """Writes tick, game time and the NPC's score, level and stress into the readout."""
+    def _show_values(self, tick: int, npc, hover: bool = False, marker: tuple[str, int] | None = None) -> None:
+        """Writes tick, game time and the NPC's score, level and stress into the readout,
+        then the hovered ``marker`` (``marker_near``) when given; while comparing, B's
+        values on a line of their own. Each label is tied to its first value by a
+        non-breaking space (``NBSP``): the readout wrapped between "B ╍" and "score 1.39",
+        and B's values began the next line without their label (trial 51, 1040x700)."""
         s = self.session
         if not s.ready:
             self.readout.setText("<i>No save open.</i>")
             return
         where = "Mouse" if hover else "Cursor"
-        text = f"<b>{where}</b> tick {tick:,} ({s.playthrough.save.game_time(tick)})"
+        text = f"<b>{where}</b> tick{NBSP}{tick:,} ({s.playthrough.save.game_time(tick)})"
         track = self.tracks.get(npc)
         x = self.x_of(tick)
         if track is not None:
@@ -1025,19 +1068,24 @@ class TimelinesView(QWidget):
             # with more where they differ but would read the same ("score 0.6 … B score 0.6").
             b_score = self.overlay.score_at(tick, npc)
             places = apart_places(score, b_score) if b_score is not None else 2
-            text += f" · <b><span style='color:{colour}'>■</span> {escape(track.name)}</b>"
+            text += f" · <b><span style='color:{colour}'>■</span>{NBSP}{escape(track.name)}</b>"
             if np.isfinite(score):
                 level = RelationshipLevel.for_score(score).display_name
                 over = " <span style='color:#c0392b'><b>over threshold</b></span>" if stress > threshold else ""
-                text += (f" · score <b>{fmt_places(score, places)}</b> ({level}) · stress <b>{stress:.0f}</b> / {threshold:.0f}{over}"
-                         f" · walk-aways {walk:.0f}")
+                text += (f" · score{NBSP}<b>{fmt_places(score, places)}</b>{NBSP}({level}) · stress{NBSP}<b>{stress:.0f}</b>{NBSP}/{NBSP}{threshold:.0f}{over}"
+                         f" · walk-aways{NBSP}{walk:.0f}")
                 if hover:
                     self.hover_dot.setData([x], [score], brush=pg.mkBrush(track.colour))
             else:
                 text += " · no state at this tick"
-            text += self.overlay.readout(tick, npc, places)
         elif hover:
             self.hover_dot.setData([], [])
+        if marker is not None:
+            text += f" · <b>{escape(marker[0])}</b> at tick{NBSP}{marker[1]:,}"
+        if track is not None:
+            b_part = self.overlay.readout(tick, npc, places)
+            if b_part:
+                text += "<br>" + b_part
         self.readout.setText(text)
 
     def leaveEvent(self, event) -> None:  # noqa: N802 (Qt override)

@@ -56,6 +56,10 @@ def _sorted_keys(mapping: dict) -> dict:
 #: How many missing saves ``missing_note`` names (in text) before "and N more".
 MISSING_NAMED = 5
 
+#: How a save of the corpus whose file is gone (``missing_saves``) is marked where it is
+#: named (a nearest miss in the text, the HTML page and the Coverage dock).
+NO_LONGER_THERE = "no longer at this path"
+
 
 def missing_note(paths: list[str], named: str | None = None) -> str:
     """The one line, for ``corpus``, ``coverage`` and its HTML page alike, on the saves of

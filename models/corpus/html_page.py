@@ -9,7 +9,7 @@ of ten points), findings per code.
 
 from __future__ import annotations
 
-from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LineTally, missing_note
+from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, NO_LONGER_THERE, LineTally, missing_note
 from narrative_debugger.models.report.sinks import html
 
 _STYLE = """
@@ -144,7 +144,7 @@ def coverage_page(doc: dict, line_files: dict[str, str], card_files: dict[str, s
                 continue
             failing = "<br>".join(html(c) for c in miss["failing"]) or html(ELIGIBLE_UNCHOSEN)
             if miss["save"] in gone:
-                where, opened = f"{html(miss['save'])} (no longer at this path)", '<span class="muted">cannot be opened</span>'
+                where, opened = f"{html(miss['save'])} ({NO_LONGER_THERE})", '<span class="muted">cannot be opened</span>'
             else:
                 where, opened = html(miss["save"]), "<br>".join(f"<code>{html(c)}</code>" for c in commands.get(line_id, ()))
             parts.append(f"<tr><td><code>{html(line_id)}</code></td><td>{where} at tick {miss['tick']}</td>"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from narrative_debugger.app.cli.commands.common import EXIT_OK, UsageError, folder_arg
 from narrative_debugger.models.corpus import store
-from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LEGAL_TRANSITIONS, LineTally, card_files, failing_clauses, coverage, final_scores, line_files, line_tally, missing_note, save_contents, saves_without_prompts
+from narrative_debugger.models.corpus.coverage import ELIGIBLE_UNCHOSEN, LEGAL_TRANSITIONS, NO_LONGER_THERE, LineTally, card_files, failing_clauses, coverage, final_scores, line_files, line_tally, missing_note, save_contents, saves_without_prompts
 from narrative_debugger.models.corpus.html_page import coverage_page
 from narrative_debugger.models.playthrough import default_content_dir
 from narrative_debugger.models.report.json_text import dump_strict
@@ -67,10 +67,6 @@ def run(args) -> int:
     else:
         sys.stdout.write(page)
     return EXIT_OK
-
-
-#: How a save of the corpus whose file is gone is marked where it is named.
-NO_LONGER_THERE = "no longer at this path"
 
 
 def cards_counted(doc: dict) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from narrative_debugger.models.playthrough import Playthrough
+from tests.support.files import write_files
 
 DATA = Path(__file__).parent / "data"
 BASE = json.loads((DATA / "minimal.json").read_text())
@@ -29,12 +30,7 @@ CONTENT_FILES = {
 
 @pytest.fixture(scope="module")
 def content_dir(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("content")
-    for rel, text in CONTENT_FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+    return write_files(tmp_path_factory.mktemp("content"), CONTENT_FILES)
 
 
 def run(tmp_path: Path, content_dir: Path, doc=None, raw: bytes | None = None, name="save.json") -> Playthrough:

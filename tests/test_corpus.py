@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from narrative_debugger.app.cli.main import main
-from tests.support.content_lines import never_fired_line
+from tests.support.content_lines import never_fired_line, sample_content_plus
 from tests.support.savegen.generator import generate_save, write_save
 from tests.support.cli import run
 
@@ -51,9 +51,7 @@ EXTRA_LINES = never_fired_line("corpus-test_never_010", "A line gated on fifty a
 def content(tmp_path_factory) -> Path:
     """The sample content plus ``EXTRA_LINES`` (the playtests are played by the sample's)."""
     folder = tmp_path_factory.mktemp("content") / "content"
-    shutil.copytree(CONTENT, folder)
-    pool = folder / "monologues" / "harbor-nights.yaml"
-    pool.write_text(pool.read_text(encoding="utf-8") + EXTRA_LINES, encoding="utf-8")
+    sample_content_plus(folder, EXTRA_LINES)
     return folder
 
 

@@ -13,14 +13,13 @@ from narrative_debugger.widgets.docks.coverage import CoverageModel
 from PySide6.QtWidgets import QApplication
 from tests.support.savegen.generator import generate_save, write_save
 from tests.test_corpus import CONTENT, EXTRA_LINES
+from tests.support.content_lines import sample_content_plus
 
 
 @pytest.fixture()
 def corpus(tmp_path) -> tuple[Path, Path]:
     content = tmp_path / "content"
-    shutil.copytree(CONTENT, content)
-    pool = content / "monologues" / "harbor-nights.yaml"
-    pool.write_text(pool.read_text(encoding="utf-8") + EXTRA_LINES, encoding="utf-8")
+    sample_content_plus(content, EXTRA_LINES)
     saves = tmp_path / "saves"
     saves.mkdir()
     for k in range(2):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.content_lines import never_fired_line
+from tests.support.content_lines import never_fired_line, sample_content_plus
 from tests.support.savegen.generator import generate_save, write_save
 from tests.support.cli import run
 
@@ -25,9 +25,7 @@ NEVER = never_fired_line("paths-test_never_010", "Gated on fifty abandoned quarr
 @pytest.fixture
 def relative_corpus(tmp_path, monkeypatch, capsys) -> Path:
     """A one-save corpus built from ``tmp_path`` with ``--content mine`` (relative)."""
-    shutil.copytree(CONTENT, tmp_path / "mine")
-    pool = tmp_path / "mine" / "monologues" / "harbor-nights.yaml"
-    pool.write_text(pool.read_text(encoding="utf-8") + NEVER, encoding="utf-8")
+    sample_content_plus(tmp_path / "mine", NEVER)
     (tmp_path / "plays").mkdir()
     write_save(generate_save(seed=5, events=150, content_dir=CONTENT), tmp_path / "plays" / "p.json")
     monkeypatch.chdir(tmp_path)

@@ -14,7 +14,7 @@ import pytest
 
 from narrative_debugger.app.cli.main import main
 from narrative_debugger.models.corpus import store
-from tests.support.content_lines import never_fired_line
+from tests.support.content_lines import never_fired_line, sample_content_plus
 from tests.support.savegen.generator import generate_save, write_save
 from tests.support.cli import run
 
@@ -77,9 +77,7 @@ def test_cards_counted_in_some_saves_are_counts_over_those(tmp_path, capsys):
 def two_plays(tmp_path) -> tuple[Path, Path]:
     """Content with a line no playtest fires, and a folder of two small playtests."""
     content = tmp_path / "content"
-    shutil.copytree(CONTENT, content)
-    pool = content / "monologues" / "harbor-nights.yaml"
-    pool.write_text(pool.read_text(encoding="utf-8") + never_fired_line("t50_never_010", "Gated on fifty quarrels."), encoding="utf-8")
+    sample_content_plus(content, never_fired_line("t50_never_010", "Gated on fifty quarrels."))
     plays = tmp_path / "plays"
     plays.mkdir()
     for name, seed in (("a.json", 11), ("b.json", 12)):

@@ -4,13 +4,13 @@ miss is ranked by its failing clauses, then by how far they are from holding (1)
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from narrative_debugger.models.content.monologue import FactPrerequisite, InteractionPrerequisite, MonologueLine, evaluate
 from narrative_debugger.models.domain.types import KnowledgeConfidence
 from tests.support.cli import run
 from tests.support.savegen.generator import generate_save, write_save
+from tests.support.content_lines import sample_content_plus
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_saves"
@@ -66,9 +66,7 @@ def test_the_nearest_miss_is_the_one_least_short_not_the_first_by_path(tmp_path,
     # Trial 51: with one failing clause each, "9 of 400" (a.json, first by path) won over
     # "96 of 400": the misses were ranked by the number of failing clauses alone.
     content = tmp_path / "content"
-    shutil.copytree(CONTENT, content)
-    pool = content / "monologues" / "harbor-nights.yaml"
-    pool.write_text(pool.read_text(encoding="utf-8") + FAR_LINE, encoding="utf-8")
+    sample_content_plus(content, FAR_LINE)
     plays = tmp_path / "plays"
     plays.mkdir()
     write_save(generate_save(seed=21, events=60, content_dir=CONTENT), plays / "a.json")

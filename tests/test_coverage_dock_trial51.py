@@ -14,7 +14,8 @@ from narrative_debugger.models.corpus import store
 from narrative_debugger.models.corpus.coverage import NO_LONGER_THERE, coverage, line_files, missing_note
 from narrative_debugger.widgets.docks.coverage import CoverageModel, CoverageView
 from PySide6.QtCore import Qt
-from tests.conftest import CONTENT, SAMPLES
+from tests.conftest import SAMPLES
+from tests.support.content_lines import sample_content_plus
 
 #: A line that cannot fire in the sample: 400 completed conversations with Kael (evening has 35).
 FAR_LINE = """
@@ -33,9 +34,7 @@ FAR_LINE = """
 @pytest.fixture()
 def corpus(tmp_path) -> tuple[Path, Path, Path]:
     content = tmp_path / "content"
-    shutil.copytree(CONTENT, content)
-    pool = content / "monologues" / "harbor-nights.yaml"
-    pool.write_text(pool.read_text(encoding="utf-8") + FAR_LINE, encoding="utf-8")
+    sample_content_plus(content, FAR_LINE)
     saves = tmp_path / "saves"
     saves.mkdir()
     save = saves / "evening-copy.json"

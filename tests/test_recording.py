@@ -16,6 +16,7 @@ from narrative_debugger.models.timeline.state_json import state_json
 
 from tests.conftest import CONTENT, SAMPLES
 from tests.test_check_codes import BASE, CONTENT_FILES, MUTATIONS
+from tests.support.files import write_files
 
 
 def _ticks(play: Playthrough) -> list[int]:
@@ -52,12 +53,7 @@ def test_the_samples_check_and_state_alike_whatever_is_recorded(name):
 
 @pytest.fixture(scope="module")
 def content_dir(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("content")
-    for rel, text in CONTENT_FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+    return write_files(tmp_path_factory.mktemp("content"), CONTENT_FILES)
 
 
 @pytest.mark.parametrize("code", sorted(MUTATIONS))

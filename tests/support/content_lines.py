@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+SAMPLE_CONTENT = Path(__file__).resolve().parents[2] / "sample_saves" / "content"
+
 
 def never_fired_line(line_id: str, text: str) -> str:
     """A pool entry (YAML) gated on fifty abandoned quarrels with Kael: no generated
@@ -17,3 +22,12 @@ def never_fired_line(line_id: str, text: str) -> str:
       min_count: 50
   tags: [test]
 """
+
+
+def sample_content_plus(folder: Path, extra: str) -> Path:
+    """A copy of the sample content at ``folder`` (made), with the YAML pool entries
+    ``extra`` appended to its harbor-nights pool; returns ``folder``."""
+    shutil.copytree(SAMPLE_CONTENT, folder)
+    pool = folder / "monologues" / "harbor-nights.yaml"
+    pool.write_text(pool.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    return folder

@@ -22,15 +22,21 @@ DEFAULT_ENUMS = {
 DEFAULT_FILES = {"prompt.yaml": DEFAULT_PROMPT, **DEFAULT_ENUMS}
 
 
-def write_enums(root: Path) -> Path:
-    """Write ``DEFAULT_ENUMS`` into the content folder ``root`` (made if needed), for
-    tests that build the rest of a content folder by hand and are not about the enum
-    files; returns ``root``."""
-    for rel, text in DEFAULT_ENUMS.items():
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (relative path -> text, UTF-8) under ``root`` (made if needed),
+    with their folders; returns ``root``."""
+    for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def write_enums(root: Path) -> Path:
+    """Write ``DEFAULT_ENUMS`` into the content folder ``root`` (made if needed), for
+    tests that build the rest of a content folder by hand and are not about the enum
+    files; returns ``root``."""
+    return write_files(root, DEFAULT_ENUMS)
 
 
 def write_content(tmp_path: Path, files: dict[str, str | None]) -> Path:
@@ -39,10 +45,4 @@ def write_content(tmp_path: Path, files: dict[str, str | None]) -> Path:
     (a prompt.yaml and the two enum files, so that the folder has no C012); returns it."""
     root = tmp_path / "content"
     root.mkdir(parents=True, exist_ok=True)
-    for rel, text in {**DEFAULT_FILES, **files}.items():
-        if text is None:
-            continue
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+    return write_files(root, {rel: text for rel, text in {**DEFAULT_FILES, **files}.items() if text is not None})

@@ -180,6 +180,37 @@ def test_lines_label_cuts_at_its_last_line_and_keeps_the_text_whole_in_its_toolt
     assert label.text() == "short" and label.heightForWidth(label.width()) >= 2 * label.fontMetrics().lineSpacing()
 
 
+def test_lines_label_gives_lines_taller_than_its_font_their_whole_height(qtbot):
+    """Three lines taller than the label's own line spacing (a glyph from a taller fallback
+    font: the readout's "■" and "╍" under CJK fonts) are shown whole: the label is as tall
+    as their layout, not three of its font's lines (a 4 px cut, seen with Noto Sans CJK)."""
+    from narrative_debugger.widgets.kit.plain_text import LinesLabel
+
+    from PySide6.QtWidgets import QApplication, QVBoxLayout
+
+    size = 3 * QApplication.font().pointSize()
+    text = "<br>".join(f"line {n} <span style='font-size:{size}pt'>tall</span>" for n in range(3))
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    label = LinesLabel(holder, min_lines=2, max_lines=3)
+    column = QVBoxLayout(holder)
+    column.addWidget(label)
+    column.addStretch(1)
+    holder.resize(40 * label.fontMetrics().averageCharWidth(), 600)
+    holder.show()
+    qtbot.waitExposed(holder)
+    label.setText(text)
+    QApplication.processEvents()
+    doc = QTextDocument()
+    doc.setDocumentMargin(0)
+    doc.setDefaultFont(label.font())
+    doc.setHtml(label.text())
+    doc.setTextWidth(label.contentsRect().width())
+    assert doc.size().height() > 3 * label.fontMetrics().lineSpacing() + 2  # the case: taller lines
+    assert label.text() == text and label.toolTip() == ""  # three lines: nothing cut
+    assert label.height() >= doc.size().height()
+
+
 def test_a_fact_known_in_b_only_is_shown_literally_in_its_tooltip(qtbot, open_window):
     # Trial 47: a what-if giving an NPC a slug of markup made B's interaction facts
     # (interaction.<slug>_001, known in B only); their tooltip rendered the FactId as HTML.

@@ -228,9 +228,14 @@ class LinesLabel(QLabel):
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt override)
         most = self._lines_height(self.max_lines)
         needed = super().heightForWidth(width)
-        if needed > most and width == self.width() and self.isVisible() and self.text() == self._full:
-            self._cut()
-            needed = super().heightForWidth(width)
+        if needed > most and width == self.width() and self.isVisible():
+            if self.text() == self._full:
+                self._cut()
+                needed = super().heightForWidth(width)
+            # At most max_lines lines now, counted by the layout: all of their height, which
+            # a glyph from a taller fallback font (CJK fonts: "■", "╍") makes more than
+            # max_lines of the label's own line spacing.
+            return max(self.minimumHeight(), needed)
         return max(self.minimumHeight(), min(needed, most))
 
     def sizeHint(self):  # noqa: N802 (Qt override)
@@ -263,8 +268,10 @@ class LinesLabel(QLabel):
     def _cut(self) -> None:
         width = self.contentsRect().width() - 2 * self.margin()
         if width > 0:
-            super().setText(cut_rich_text(self._full, self.font(), width, self.max_lines))
-            self.setToolTip(self._full)
+            shown = cut_rich_text(self._full, self.font(), width, self.max_lines)
+            super().setText(shown)
+            if shown != self._full:
+                self.setToolTip(self._full)
 
 
 #: A non-breaking space in rich text: ties a label to its value ("score 1.39") so that a

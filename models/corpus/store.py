@@ -214,26 +214,36 @@ def _part_problem(folder: Path) -> str | None:
 
 def _footer_problem(files: dict[str, Path]) -> str | None:
     """What is wrong with the footers of a part's table files (table -> file), in words, or
-    None: DuckDB reads each footer (``parquet_schema``: the metadata, not the rows), all
-    in one call, then one file at a time to name the one it could not read."""
+    None: the first of ``_footer_problems``, in ``files``' order."""
+    problems = _footer_problems(list(files.items()))
+    return next((problems[file] for file in files.values() if file in problems), None)
+
+
+def _footer_problems(files: list[tuple[str, Path]]) -> dict[Path, str]:
+    """File -> what is wrong with its footer, in words, for the table files ``files``
+    ((table, file) pairs; any number of parts) whose footer DuckDB cannot read or lacks
+    the table's columns. DuckDB reads every footer (``parquet_schema``: the metadata, not
+    the rows) in one call, then one file at a time when that call fails, to name the
+    files it could not read (a full compaction of 1 000 parts: 12 s one file at a time)."""
     con = _writer()
+    problems: dict[Path, str] = {}
     try:
-        rows = con.execute("SELECT file_name, name FROM parquet_schema(?)", [[str(f) for f in files.values()]]).fetchall()
+        rows = con.execute("SELECT file_name, name FROM parquet_schema(?)", [[str(f) for _, f in files]]).fetchall() if files else []
     except duckdb.Error:
-        for name, file in files.items():
+        rows = []
+        for name, file in files:
             try:
-                con.execute("SELECT name FROM parquet_schema(?)", [str(file)]).fetchall()
+                rows += [(str(file), c) for (c,) in con.execute("SELECT name FROM parquet_schema(?)", [str(file)]).fetchall()]
             except duckdb.Error as exc:
-                return f"{name}.parquet has a footer DuckDB cannot read ({_first_line(exc)})"
-        return None  # read one at a time after all
+                problems[file] = f"{name}.parquet has a footer DuckDB cannot read ({_first_line(exc)})"
     names: dict[str, set] = {}
     for file_name, column in rows:
         names.setdefault(file_name, set()).add(column)
-    for name, file in files.items():
+    for name, file in files:
         lacking = [c for c, _ in SCHEMA[name] if c not in names.get(str(file), ())]
-        if lacking:
-            return f"{name}.parquet lacks the column(s) {', '.join(lacking)} (written by another version)"
-    return None
+        if file not in problems and lacking:
+            problems[file] = f"{name}.parquet lacks the column(s) {', '.join(lacking)} (written by another version)"
+    return problems
 
 
 def _first_line(exc: Exception) -> str:
@@ -265,9 +275,11 @@ def part_folders(corpus: Path) -> list[Path]:
 
 def _whole_files(corpus: Path, name: str) -> list[Path]:
     """Table ``name``'s files of the part folders of ``corpus`` that are whole, absolute:
-    ``_parquet_file_whole`` with a footer that holds the table's columns (``_footer_problem``)."""
+    ``_parquet_file_whole`` with a footer that holds the table's columns (``_footer_problems``)."""
     files = [folder.resolve() / f"{name}.parquet" for folder in part_folders(corpus)]
-    return [f for f in files if _parquet_file_whole(f) and _footer_problem({name: f}) is None]
+    whole = [f for f in files if _parquet_file_whole(f)]
+    problems = _footer_problems([(name, f) for f in whole])
+    return [f for f in whole if f not in problems]
 
 
 def damaged_parts(corpus: Path) -> dict[str, str]:

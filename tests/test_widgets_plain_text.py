@@ -136,26 +136,37 @@ def test_plain_tip_and_elided_label(qtbot):
     assert label.text() == label.full_text() and label.toolTip() == ""
 
 
-def test_lines_label_cuts_at_its_last_line_and_keeps_the_text_whole_in_its_tooltip(qtbot):
-    """A ``LinesLabel`` too narrow for its text shows at most ``max_lines`` lines, the last
-    ending in "…" after a whole word, the escaped text whole in its tooltip; wide enough,
-    the whole text and no tooltip (the timelines' readout: trial 50)."""
-    from narrative_debugger.widgets.kit.plain_text import LinesLabel, esc
+def shown_lines_label(qtbot, text: str, chars: int, height: int):
+    """``(holder, label)``: a ``LinesLabel`` of 2 to 3 lines at the top of a shown holder
+    ``chars`` average characters wide and ``height`` px tall, given ``text`` and laid out."""
+    from narrative_debugger.widgets.kit.plain_text import LinesLabel
 
     from PySide6.QtWidgets import QApplication, QVBoxLayout
 
-    words = " · ".join(f"<b>value</b> {n} of {esc(HOSTILE)}" for n in range(40))
     holder = QWidget()
     qtbot.addWidget(holder)
     label = LinesLabel(holder, min_lines=2, max_lines=3)
     column = QVBoxLayout(holder)
     column.addWidget(label)
     column.addStretch(1)
-    holder.resize(20 * label.fontMetrics().averageCharWidth(), 400)
+    holder.resize(chars * label.fontMetrics().averageCharWidth(), height)
     holder.show()
     qtbot.waitExposed(holder)
-    label.setText(words)
-    QApplication.processEvents()  # laid out: cut to the label's width
+    label.setText(text)
+    QApplication.processEvents()
+    return holder, label
+
+
+def test_lines_label_cuts_at_its_last_line_and_keeps_the_text_whole_in_its_tooltip(qtbot):
+    """A ``LinesLabel`` too narrow for its text shows at most ``max_lines`` lines, the last
+    ending in "…" after a whole word, the escaped text whole in its tooltip; wide enough,
+    the whole text and no tooltip (the timelines' readout: trial 50)."""
+    from narrative_debugger.widgets.kit.plain_text import esc
+
+    from PySide6.QtWidgets import QApplication
+
+    words = " · ".join(f"<b>value</b> {n} of {esc(HOSTILE)}" for n in range(40))
+    holder, label = shown_lines_label(qtbot, words, chars=20, height=400)  # laid out: cut to the label's width
 
     def shown_lines() -> tuple[str, int]:
         doc = QTextDocument()
@@ -184,23 +195,11 @@ def test_lines_label_gives_lines_taller_than_its_font_their_whole_height(qtbot):
     """Three lines taller than the label's own line spacing (a glyph from a taller fallback
     font: the readout's "■" and "╍" under CJK fonts) are shown whole: the label is as tall
     as their layout, not three of its font's lines (a 4 px cut, seen with Noto Sans CJK)."""
-    from narrative_debugger.widgets.kit.plain_text import LinesLabel
-
-    from PySide6.QtWidgets import QApplication, QVBoxLayout
+    from PySide6.QtWidgets import QApplication
 
     size = 3 * QApplication.font().pointSize()
     text = "<br>".join(f"line {n} <span style='font-size:{size}pt'>tall</span>" for n in range(3))
-    holder = QWidget()
-    qtbot.addWidget(holder)
-    label = LinesLabel(holder, min_lines=2, max_lines=3)
-    column = QVBoxLayout(holder)
-    column.addWidget(label)
-    column.addStretch(1)
-    holder.resize(40 * label.fontMetrics().averageCharWidth(), 600)
-    holder.show()
-    qtbot.waitExposed(holder)
-    label.setText(text)
-    QApplication.processEvents()
+    _, label = shown_lines_label(qtbot, text, chars=40, height=600)
     doc = QTextDocument()
     doc.setDocumentMargin(0)
     doc.setDefaultFont(label.font())

@@ -14,12 +14,9 @@ import pytest
 
 from narrative_debugger.models.corpus import store
 from tests.support.cli import run
+from tests.conftest import CONTENT, SAMPLES
 
 pytest.importorskip("distributed")
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_saves"
-CONTENT = SAMPLES / "content"
 
 
 @pytest.fixture

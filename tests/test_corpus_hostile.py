@@ -15,10 +15,7 @@ import pytest
 
 from narrative_debugger.app.cli.main import main
 from tests.support.cli import run
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_saves"
-CONTENT = SAMPLES / "content"
+from tests.conftest import CONTENT, SAMPLES
 
 
 @pytest.fixture(scope="module")

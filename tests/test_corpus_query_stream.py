@@ -20,9 +20,8 @@ import pytest
 from narrative_debugger.app.cli.commands.query import BATCH_ROWS
 from narrative_debugger.app.cli.main import main
 from tests.support.cli import run
+from tests.conftest import SAMPLES
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_saves"
 CLI = [sys.executable, "-m", "narrative_debugger.app"]
 #: More rows than two batches, the last one part full.
 ROWS = 2 * BATCH_ROWS + 7

@@ -17,10 +17,7 @@ from narrative_debugger.models.corpus import store
 from tests.support.content_lines import never_fired_line, sample_content_plus
 from tests.support.savegen.generator import generate_save, write_save
 from tests.support.cli import run
-
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_saves"
-CONTENT = SAMPLES / "content"
+from tests.conftest import CONTENT, SAMPLES
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,8 @@ from narrative_debugger.models.domain.types import KnowledgeConfidence
 from tests.support.cli import run
 from tests.support.savegen.generator import generate_save, write_save
 from tests.support.content_lines import sample_content_plus
+from tests.conftest import CONTENT
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_saves"
-CONTENT = SAMPLES / "content"
 
 #: A line no playtest reaches: four hundred interactions with Kael.
 FAR_LINE = """

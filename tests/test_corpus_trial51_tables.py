@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run
+from tests.conftest import SAMPLES
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_saves"
 REFUSED = ("is refused: a query reads the corpus's tables (SELECT, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN, or a PRAGMA "
            "that only reads) and changes nothing")
 

@@ -356,20 +356,21 @@ def _view_sql(corpus: Path, name: str, whole_parts_only: bool = False) -> str:
     return f'CREATE OR REPLACE VIEW "{name}" AS {_parts_view(corpus, name, schema, whole_parts_only)}'
 
 
-def _parts_view(corpus: Path, name: str, schema, whole_parts_only: bool = False) -> str:
+def _parts_view(corpus: Path, name: str, schema, whole_parts_only: bool = False, files: list[Path] | None = None) -> str:
     """A SELECT of the table's columns over its parts (or the content files).
 
     Every part folder must hold the table's file, a regular file (a glob would skip a
     missing one, or one DuckDB cannot read as a file, and answer with fewer rows): else
     ``damaged``'s CorpusError naming it. ``whole_parts_only``: read the part files that
     pass ``part_is_whole``'s test of a file (``_whole_files``) and leave the others out
-    (``corpus`` indexes their saves again)."""
+    (``corpus`` indexes their saves again); ``files``: those files, found already."""
     columns = ", ".join(f'"{c}"' for c, _ in schema)
     if name == "content":
         pattern = corpus.resolve() / CONTENT / "*.parquet"
         source = _sql_text(str(pattern)) if list((corpus / CONTENT).glob("*.parquet")) else None
     else:
-        files = _whole_files(corpus, name) if whole_parts_only else [f.resolve() / f"{name}.parquet" for f in part_folders(corpus)]
+        if files is None:
+            files = _whole_files(corpus, name) if whole_parts_only else [f.resolve() / f"{name}.parquet" for f in part_folders(corpus)]
         for file in files:
             problem = _part_file_problem(file)
             if problem is not None:
@@ -426,7 +427,7 @@ def compact(corpus: Path, changed: list[str] | None = None) -> None:
                     source += f" UNION ALL SELECT {columns} FROM read_parquet({files})"
             else:  # a damaged part (``damaged_parts``: ``corpus`` reported it) is left out
                 present = _whole_files(corpus, name)
-                source = _parts_view(corpus, name, schema, whole_parts_only=True)
+                source = _parts_view(corpus, name, schema, files=present)
             temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
             with _written_as(temp, folder / f"{name}.parquet"):
                 try:
